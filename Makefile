@@ -6,12 +6,13 @@
 
 CC      ?= gcc
 BUILD   := build
+VERSION := 0.1.0
 JDK_HOME := $(or $(JAVA_HOME),$(shell tests/lib/jdks.sh --first 2>/dev/null))
-JNI_INC := -I$(JDK_HOME)/include -I$(JDK_HOME)/include/linux
+JNI_INC := -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux
 
 WARN    := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(CFLAGS) \
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -DHPROF_VERSION=\"$(VERSION)\" -fPIC -fvisibility=hidden $(WARN) $(CFLAGS) \
               -Isrc $(JNI_INC)
 LDLIBS  := -lpthread -ldl
 

@@ -1,0 +1,281 @@
+#include "agent/options.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char HELP_TEXT[] =
+    "\n"
+    "     HPROF: Heap and CPU Profiling Agent for modern JDKs (hprof " HPROF_VERSION ")\n"
+    "\n"
+    "hprof usage: java -agentlib:hprof=[help]|[<option>=<value>, ...]\n"
+    "\n"
+    "Option Name and Value  Description                    Default\n"
+    "---------------------  -----------                    -------\n"
+    "heap=dump|sites|all    heap profiling                 all\n"
+    "cpu=samples|times|old  CPU usage                      off\n"
+    "monitor=y|n            monitor contention             n\n"
+    "format=a|b             text(txt) or binary output     a\n"
+    "file=<file>            write data to file             java.hprof[{.txt}]\n"
+    "net=<host>:<port>      send data over a socket        off\n"
+    "depth=<size>           stack trace depth              4\n"
+    "interval=<ms>          sample interval in ms          10\n"
+    "cutoff=<value>         output cutoff point            0.0001\n"
+    "lineno=y|n             line number in traces?         y\n"
+    "thread=y|n             thread in traces?              n\n"
+    "doe=y|n                dump on exit?                  y\n"
+    "msa=y|n                Solaris micro state accounting n\n"
+    "force=y|n              force output to <file>         y\n"
+    "verbose=y|n            print messages about dumps     y\n"
+    "\n"
+    "Obsolete Options\n"
+    "----------------\n"
+    "gc_okay=y|n\n"
+    "\n"
+    "Examples\n"
+    "--------\n"
+    "  - Get sample cpu information every 20 millisec, with a stack depth of 3:\n"
+    "      java -agentlib:hprof=cpu=samples,interval=20,depth=3 classname\n"
+    "  - Get heap usage information based on the allocation sites:\n"
+    "      java -agentlib:hprof=heap=sites classname\n"
+    "\n"
+    "Notes\n"
+    "-----\n"
+    "  - The option format=b cannot be used with monitor=y.\n"
+    "  - The option format=b cannot be used with cpu=old|times.\n"
+    "  - -Xrunhprof:[help]|[<option>=<value>, ...] and\n"
+    "    -agentpath:/path/to/libhprof.so=[<option>=<value>, ...] behave exactly\n"
+    "    like -agentlib:hprof=[help]|[<option>=<value>, ...]\n"
+    "  - Send SIGQUIT (Ctrl-\\ or kill -QUIT <pid>) to write the profile so far.\n"
+    "\n"
+    "On modern JDKs\n"
+    "--------------\n"
+    "  - msa=y (Solaris micro state accounting) has no meaning on Linux: accepted\n"
+    "    and ignored, with a note.\n"
+    "  - gc_okay is obsolete: accepted and ignored, with a note.\n"
+    "  - Options whose feature this build does not have yet are accepted and\n"
+    "    reported as \"not yet supported\" when the agent starts.\n";
+
+const char *options_help_text(void) { return HELP_TEXT; }
+
+const char *options_heap_name(enum heap_mode m)
+{
+    switch (m) {
+    case HEAP_SITES: return "sites";
+    case HEAP_DUMP: return "dump";
+    case HEAP_ALL: return "all";
+    default: return "none";
+    }
+}
+
+const char *options_cpu_name(enum cpu_mode m)
+{
+    switch (m) {
+    case CPU_SAMPLES: return "samples";
+    case CPU_TIMES: return "times";
+    case CPU_OLD: return "old";
+    default: return "off";
+    }
+}
+
+void options_free(struct options *o)
+{
+    free(o->file);
+    free(o->net_host);
+    o->file = o->net_host = NULL;
+}
+
+static void set_defaults(struct options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->format = 'a';
+    o->depth = 4;
+    o->interval_ms = 10;
+    o->cutoff = 0.0001;
+    o->lineno = true;
+    o->doe = true;
+    o->force = true;
+    o->verbose = true;
+}
+
+/* The parser reads one "name=value" pair at a time from the option string. */
+struct parser {
+    const char *all;     /* the whole string, quoted in error messages */
+    char *err;
+    size_t errlen;
+    bool file_or_net;    /* file= or net= seen: each may appear once, not both */
+};
+
+static enum options_result fail(struct parser *p, const char *fmt, const char *a)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, a);
+    snprintf(p->err, p->errlen, "hprof option error: %s (%s)", msg, p->all);
+    return OPTIONS_ERROR;
+}
+
+static int parse_yes_no(const char *v, bool *out)
+{
+    if (strcmp(v, "y") == 0) *out = true;
+    else if (strcmp(v, "n") == 0) *out = false;
+    else return -1;
+    return 0;
+}
+
+static int parse_int(const char *v, long lo, long hi, int *out)
+{
+    if (!*v) return -1;
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || *end || x < lo || x > hi) return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static enum options_result parse_net(struct parser *p, const char *v, struct options *o)
+{
+    const char *colon = strrchr(v, ':');
+    if (!colon) return fail(p, "net option missing port%s", "");
+    if (colon == v) return fail(p, "net option missing ':'%s", "");
+    int port;
+    if (parse_int(colon + 1, 1, 65535, &port))
+        return fail(p, "net option port must be a number from 1 to 65535: %s", colon + 1);
+    char *host = strndup(v, (size_t)(colon - v));
+    if (!host) return fail(p, "out of memory%s", "");
+    free(o->net_host);
+    o->net_host = host;
+    o->net_port = port;
+    return OPTIONS_OK;
+}
+
+static enum options_result apply(struct parser *p, struct options *o, const char *name,
+                                 const char *value)
+{
+    bool *flag = NULL;
+    if (strcmp(name, "heap") == 0) {
+        /* heap=dump and heap=sites add up, as they always did */
+        if (strcmp(value, "dump") == 0) o->heap |= HEAP_DUMP;
+        else if (strcmp(value, "sites") == 0) o->heap |= HEAP_SITES;
+        else if (strcmp(value, "all") == 0) o->heap = HEAP_ALL;
+        else return fail(p, "heap option value must be dump|sites|all%s", "");
+    } else if (strcmp(name, "cpu") == 0) {
+        if (strcmp(value, "samples") == 0 || strcmp(value, "y") == 0) o->cpu = CPU_SAMPLES;
+        else if (strcmp(value, "times") == 0) o->cpu = CPU_TIMES;
+        else if (strcmp(value, "old") == 0) o->cpu = CPU_OLD;
+        else return fail(p, "cpu option value must be y|samples|times|old%s", "");
+    } else if (strcmp(name, "format") == 0) {
+        if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0)
+            return fail(p, "format option value must be a|b%s", "");
+        o->format = value[0];
+    } else if (strcmp(name, "file") == 0 || strcmp(name, "net") == 0) {
+        if (p->file_or_net) return fail(p, "file or net options should only appear once%s", "");
+        p->file_or_net = true;
+        if (name[0] == 'n') return parse_net(p, value, o);
+        if (!*value) return fail(p, "syntax error parsing file=filename%s", "");
+        free(o->file);
+        o->file = strdup(value);
+        o->file_given = true;
+    } else if (strcmp(name, "depth") == 0) {
+        if (parse_int(value, 0, 65535, &o->depth))
+            return fail(p, "depth option value must be decimal and >= 0 (at most 65535)%s", "");
+    } else if (strcmp(name, "interval") == 0) {
+        if (parse_int(value, 1, 3600000, &o->interval_ms))
+            return fail(p, "interval option value must be decimal and > 0 (a number of ms)%s", "");
+    } else if (strcmp(name, "cutoff") == 0) {
+        char *end;
+        errno = 0;
+        double c = strtod(value, &end);
+        if (!*value || *end || errno || !(c >= 0.0 && c <= 1.0))
+            return fail(p, "cutoff option value must be floating point from 0.0 to 1.0%s", "");
+        o->cutoff = c;
+    } else if (strcmp(name, "monitor") == 0) flag = &o->monitor;
+    else if (strcmp(name, "lineno") == 0) flag = &o->lineno;
+    else if (strcmp(name, "thread") == 0) flag = &o->thread;
+    else if (strcmp(name, "doe") == 0) flag = &o->doe;
+    else if (strcmp(name, "msa") == 0) flag = &o->msa;
+    else if (strcmp(name, "force") == 0) flag = &o->force;
+    else if (strcmp(name, "verbose") == 0) flag = &o->verbose;
+    else if (strcmp(name, "gc_okay") == 0) {
+        bool ignored;
+        if (parse_yes_no(value, &ignored)) return fail(p, "gc_okay option value must be y|n%s", "");
+        o->gc_okay_given = true;
+    } else {
+        return fail(p, "Unknown option: %s", name);
+    }
+    if (flag && parse_yes_no(value, flag)) return fail(p, "%s option value must be y|n", name);
+    return OPTIONS_OK;
+}
+
+static enum options_result check_combinations(struct parser *p, struct options *o)
+{
+    if (o->format == 'b' && (o->cpu == CPU_TIMES || o->cpu == CPU_OLD))
+        return fail(p, "cpu=times|old is not supported with format=b%s", "");
+    if (o->format == 'b' && o->monitor)
+        return fail(p, "monitor=y is not supported with format=b%s", "");
+    return OPTIONS_OK;
+}
+
+/* Reads the next "name=value" of s into name and value; returns the rest, or NULL on a syntax error. */
+static const char *next_pair(const char *s, char *name, size_t namelen, char *value, size_t valuelen)
+{
+    const char *eq = strchr(s, '=');
+    const char *comma = strchr(s, ',');
+    if (!eq || (comma && comma < eq)) return NULL;
+    size_t n = (size_t)(eq - s);
+    if (n == 0 || n >= namelen) return NULL;
+    memcpy(name, s, n);
+    name[n] = 0;
+    const char *v = eq + 1;
+    size_t m = comma ? (size_t)(comma - v) : strlen(v);
+    if (m >= valuelen) return NULL;
+    memcpy(value, v, m);
+    value[m] = 0;
+    return comma ? comma + 1 : v + m;
+}
+
+enum options_result options_parse(const char *text, struct options *o, char *err, size_t errlen)
+{
+    struct parser p = {text ? text : "", err, errlen, false};
+    set_defaults(o);
+    if (errlen) err[0] = 0;
+    if (text && strcmp(text, "help") == 0) {
+        o->help = true;
+        return OPTIONS_HELP;
+    }
+    const char *s = p.all;
+    while (*s) {
+        char name[64], value[4096];
+        const char *rest = next_pair(s, name, sizeof name, value, sizeof value);
+        if (!rest) {
+            /* a bare word: name it if it is one, so "bogus" reads as an unknown option */
+            size_t n = strcspn(s, ",=");
+            if (n > 0 && n < sizeof name && s[n] != '=') {
+                memcpy(name, s, n);
+                name[n] = 0;
+                fail(&p, strcmp(name, "help") == 0 ? "help must be the only option%s"
+                                                   : "Unknown option: %s", strcmp(name, "help") == 0 ? "" : name);
+            } else {
+                fail(&p, "general syntax error parsing options%s", "");
+            }
+            options_free(o);
+            return OPTIONS_ERROR;
+        }
+        if (apply(&p, o, name, value) != OPTIONS_OK) {
+            options_free(o);
+            return OPTIONS_ERROR;
+        }
+        s = rest;
+    }
+    /* With nothing asked for, HPROF profiles the heap (sites and dump), as it always did. */
+    if (o->heap == HEAP_NONE && o->cpu == CPU_OFF && !o->monitor) o->heap = HEAP_ALL;
+    if (check_combinations(&p, o) != OPTIONS_OK) {
+        options_free(o);
+        return OPTIONS_ERROR;
+    }
+    if (!o->file) o->file = strdup(o->format == 'b' ? "java.hprof" : "java.hprof.txt");
+    if (!o->file) return fail(&p, "out of memory%s", "");
+    return OPTIONS_OK;
+}

@@ -1,0 +1,48 @@
+/*
+ * The agent's options: parsing, validation and the `help` text.
+ * Pure C (no JVMTI), so it is unit-tested on its own.
+ */
+#ifndef HPROF_OPTIONS_H
+#define HPROF_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum heap_mode { HEAP_NONE = 0, HEAP_SITES = 1, HEAP_DUMP = 2, HEAP_ALL = 3 };
+enum cpu_mode { CPU_OFF = 0, CPU_SAMPLES, CPU_TIMES, CPU_OLD };
+
+struct options {
+    enum heap_mode heap;
+    enum cpu_mode cpu;
+    bool monitor;
+    char format;             /* 'a' text, 'b' binary */
+    char *file;              /* as given, or the default for the format */
+    bool file_given;
+    char *net_host;          /* NULL unless net= */
+    int net_port;
+    int depth;
+    int interval_ms;
+    double cutoff;
+    bool lineno, thread, doe, msa, force, verbose;
+    bool gc_okay_given;      /* obsolete: accepted, with a note */
+    bool help;
+};
+
+enum options_result { OPTIONS_OK = 0, OPTIONS_HELP = 1, OPTIONS_ERROR = -1 };
+
+/*
+ * Parses "name=value,name=value" (NULL or "" means no options). On error writes one
+ * sentence into err (without the "HPROF ERROR: " prefix) and returns OPTIONS_ERROR.
+ * The result owns its strings: release them with options_free.
+ */
+enum options_result options_parse(const char *text, struct options *o, char *err, size_t errlen);
+void options_free(struct options *o);
+
+/* The text printed for `help`. */
+const char *options_help_text(void);
+
+/* Short names for output and messages. */
+const char *options_heap_name(enum heap_mode m);
+const char *options_cpu_name(enum cpu_mode m);
+
+#endif

@@ -1,0 +1,152 @@
+#include "sources/cpu_sampler.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent/agent.h"
+#include "util/log.h"
+
+struct cpu_sampler {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool stop;          /* asked to stop */
+    bool running;       /* the thread is inside its loop */
+    _Atomic bool enabled;
+    bool has_cpu_time;  /* GetThreadCpuTime is available */
+    jvmtiFrameInfo *frames;
+    jthread *refs;
+    struct thread_info **infos;
+    int cap;
+};
+
+static bool grow(struct cpu_sampler *s, int n)
+{
+    if (n <= s->cap) return true;
+    int cap = n + 64;
+    jthread *r = realloc(s->refs, (size_t)cap * sizeof *r);
+    if (r) s->refs = r;
+    struct thread_info **i = realloc(s->infos, (size_t)cap * sizeof *i);
+    if (i) s->infos = i;
+    if (!r || !i) return false;
+    s->cap = cap;
+    return true;
+}
+
+/*
+ * Is this thread running code right now, as far as we can tell? JVMTI says RUNNABLE
+ * also for threads blocked inside the VM or in a native read, so where the thread's
+ * CPU clock is available it decides: the thread must have used CPU since the last look.
+ */
+static bool is_running(struct agent *a, struct cpu_sampler *s, jthread t, struct thread_info *ti)
+{
+    jint state = 0;
+    if ((*a->jvmti)->GetThreadState(a->jvmti, t, &state) != JVMTI_ERROR_NONE) return false;
+    if (!(state & JVMTI_THREAD_STATE_ALIVE) || !(state & JVMTI_THREAD_STATE_RUNNABLE)) return false;
+    if (state & JVMTI_THREAD_STATE_SUSPENDED) return false;
+    if (!s->has_cpu_time) return !(state & JVMTI_THREAD_STATE_IN_NATIVE);
+    jlong ns = 0;
+    if ((*a->jvmti)->GetThreadCpuTime(a->jvmti, t, &ns) != JVMTI_ERROR_NONE) return false;
+    /* Without a baseline (no CPU clock when it started) trust the state once. */
+    bool first_look = ti->last_cpu_ns == 0;
+    bool busy = first_look ? !(state & JVMTI_THREAD_STATE_IN_NATIVE) : ns > ti->last_cpu_ns;
+    ti->last_cpu_ns = ns > 0 ? ns : 1;
+    return busy;
+}
+
+static void sample_once(struct agent *a, struct cpu_sampler *s, JNIEnv *jni)
+{
+    int live = threads_live_count(&a->threads);
+    if (!grow(s, live) || (*jni)->PushLocalFrame(jni, s->cap + 16) != JNI_OK) return;
+    int n = threads_snapshot_sampled(&a->threads, jni, s->refs, s->infos, s->cap);
+    int depth = a->opt.depth;
+    for (int i = 0; i < n; i++) {
+        if (!is_running(a, s, s->refs[i], s->infos[i])) continue;
+        jint count = 0;
+        if ((*a->jvmti)->GetStackTrace(a->jvmti, s->refs[i], 0, depth, s->frames, &count) != JVMTI_ERROR_NONE)
+            continue;
+        if (count <= 0) continue;       /* not in Java code yet (or any more) */
+        uint32_t thread_serial = a->opt.thread ? s->infos[i]->serial : 0;
+        struct trace *t = traces_of(&a->traces, a->jvmti, jni, thread_serial, s->frames, count);
+        if (t) atomic_fetch_add_explicit(&t->cpu_samples, 1, memory_order_relaxed);
+    }
+    (*jni)->PopLocalFrame(jni, NULL);
+}
+
+static void deadline_after(struct timespec *ts, int ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
+{
+    struct agent *a = arg;
+    struct cpu_sampler *s = a->sampler;
+    pthread_mutex_lock(&s->lock);
+    while (!s->stop) {
+        /* The interval is the pause between passes, as in the original agent. */
+        struct timespec until;
+        deadline_after(&until, a->opt.interval_ms);
+        while (!s->stop && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
+        if (s->stop) break;
+        pthread_mutex_unlock(&s->lock);
+        if (atomic_load(&s->enabled)) sample_once(a, s, jni);
+        pthread_mutex_lock(&s->lock);
+    }
+    s->running = false;
+    pthread_cond_broadcast(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+}
+
+int cpu_sampler_start(struct agent *a, JNIEnv *jni)
+{
+    struct cpu_sampler *s = calloc(1, sizeof *s);
+    if (!s) return -1;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    atomic_init(&s->enabled, true);
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    (*a->jvmti)->GetCapabilities(a->jvmti, &caps);
+    s->has_cpu_time = caps.can_get_thread_cpu_time;
+    s->frames = calloc((size_t)(a->opt.depth > 0 ? a->opt.depth : 1), sizeof *s->frames);
+    if (!s->frames || !grow(s, 64)) return -1;
+    s->running = true;
+    a->sampler = s;
+    if (!agent_start_thread(a, jni, "HPROF cpu sampling thread", sampler_main, a)) {
+        s->running = false;
+        log_error("cannot start the CPU sampling thread; no CPU samples will be taken");
+        return -1;
+    }
+    return 0;
+}
+
+void cpu_sampler_stop(struct agent *a)
+{
+    struct cpu_sampler *s = a->sampler;
+    if (!s) return;
+    pthread_mutex_lock(&s->lock);
+    s->stop = true;
+    pthread_cond_broadcast(&s->wake);
+    /* Bounded wait: a sampler stuck in the VM must not hang the exit. */
+    struct timespec until;
+    deadline_after(&until, 5000);
+    while (s->running && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
+    pthread_mutex_unlock(&s->lock);
+}
+
+void cpu_sampler_enable(struct agent *a, bool on)
+{
+    if (a->sampler) atomic_store(&a->sampler->enabled, on);
+}

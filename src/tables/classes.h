@@ -1,0 +1,41 @@
+/*
+ * Classes hprof has named: serial number, object ID, name and source file.
+ *
+ * A class is found from its jclass through its JVMTI tag, which holds the entry's
+ * address, so two classes of the same name from different loaders stay apart.
+ */
+#ifndef HPROF_CLASSES_H
+#define HPROF_CLASSES_H
+
+#include <jvmti.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/registry.h"
+
+struct class_info {
+    uint32_t serial;       /* 100001 ... */
+    uint32_t object_id;    /* the class object's ID */
+    char *signature;       /* "Ljava/lang/String;" */
+    char *name;            /* "java.lang.String" */
+    char *source_file;     /* "String.java", or NULL when the class has none */
+    bool load_written;     /* binary LOAD CLASS written (output lock held) */
+};
+
+struct class_table {
+    pthread_mutex_t lock;  /* only taken when a class is seen for the first time */
+    struct registry all;
+    struct class_info unknown;   /* stands in when JVMTI cannot tell */
+};
+
+struct ids;
+
+void classes_init(struct class_table *t);
+void classes_destroy(struct class_table *t);
+/* The entry of a class, made on first sight. Never NULL (falls back to `unknown`). */
+struct class_info *classes_of(struct class_table *t, jvmtiEnv *jvmti, jclass cls, struct ids *ids);
+uint32_t classes_count(struct class_table *t);
+struct class_info *classes_at(struct class_table *t, uint32_t i);
+
+#endif

@@ -1,0 +1,56 @@
+#include "tables/frames.h"
+
+#include <stdlib.h>
+
+#include "tables/ids.h"
+#include "tables/methods.h"
+
+struct frame_key {
+    struct method_info *method;
+    jlocation location;
+    struct frame_table *table;
+};
+
+void frames_init(struct frame_table *t)
+{
+    cmap_init(&t->map);
+    registry_init(&t->all);
+}
+
+void frames_destroy(struct frame_table *t)
+{
+    for (uint32_t i = 0; i < registry_count(&t->all); i++) free(registry_get(&t->all, i));
+    registry_destroy(&t->all);
+    cmap_destroy(&t->map);
+}
+
+static bool frame_eq(const struct cmap_node *n, const void *key)
+{
+    const struct frame *f = (const struct frame *)n;
+    const struct frame_key *k = key;
+    return f->method == k->method && f->location == k->location;
+}
+
+static struct cmap_node *frame_make(const void *key, void *ctx)
+{
+    const struct frame_key *k = key;
+    struct frame *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    uint32_t i = registry_add(&k->table->all, f);
+    if (i == UINT32_MAX) {
+        free(f);
+        return NULL;
+    }
+    f->id = ID_FRAME_BASE + 1 + i;
+    f->method = k->method;
+    f->location = k->location;
+    f->line = methods_line(k->method, k->location);
+    return &f->node;
+}
+
+struct frame *frames_of(struct frame_table *t, struct method_info *m, jlocation location)
+{
+    struct frame_key k = {m, location, t};
+    uint64_t h = hash_mix64((uint64_t)(uintptr_t)m * 31 + (uint64_t)location);
+    return (struct frame *)cmap_intern(&t->map, h, &k, frame_eq, frame_make, NULL, NULL);
+}

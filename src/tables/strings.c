@@ -1,0 +1,62 @@
+#include "tables/strings.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tables/ids.h"
+
+struct string_entry {
+    struct cmap_node node;
+    uint32_t id;
+    size_t len;
+    char text[];
+};
+
+struct string_ctx {
+    struct string_table *t;
+    size_t len;
+};
+
+static bool string_eq(const struct cmap_node *n, const void *key)
+{
+    const struct string_entry *e = (const struct string_entry *)n;
+    return strcmp(e->text, key) == 0;
+}
+
+static struct cmap_node *string_make(const void *key, void *ctx)
+{
+    struct string_ctx *c = ctx;
+    struct string_entry *e = malloc(sizeof *e + c->len + 1);
+    if (!e) return NULL;
+    memcpy(e->text, key, c->len + 1);
+    e->len = c->len;
+    uint32_t i = registry_add(&c->t->all, e);
+    if (i == UINT32_MAX) {
+        free(e);
+        return NULL;
+    }
+    e->id = ID_STRING_BASE + 1 + i;
+    return &e->node;
+}
+
+void strings_init(struct string_table *t)
+{
+    cmap_init(&t->map);
+    registry_init(&t->all);
+}
+
+void strings_destroy(struct string_table *t)
+{
+    for (uint32_t i = 0; i < registry_count(&t->all); i++) free(registry_get(&t->all, i));
+    registry_destroy(&t->all);
+    cmap_destroy(&t->map);
+}
+
+uint32_t strings_id(struct string_table *t, const char *s, bool *is_new)
+{
+    *is_new = false;
+    if (!s) return 0;
+    struct string_ctx c = {t, strlen(s)};
+    struct cmap_node *n = cmap_intern(&t->map, hash_bytes(s, c.len), s, string_eq, string_make, &c, is_new);
+    return n ? ((struct string_entry *)n)->id : 0;
+}

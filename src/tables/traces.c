@@ -1,0 +1,114 @@
+#include "tables/traces.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tables/frames.h"
+#include "tables/ids.h"
+#include "tables/methods.h"
+
+struct trace_key {
+    uint32_t thread_serial;
+    int nframes;
+    const jvmtiFrameInfo *frames;
+};
+
+void traces_init(struct trace_table *t, struct method_table *methods, struct frame_table *frames)
+{
+    cmap_init(&t->map);
+    registry_init(&t->all);
+    t->methods = methods;
+    t->frames = frames;
+    memset(&t->empty, 0, sizeof t->empty);
+    t->empty.serial = SERIAL_TRACE_BASE;
+}
+
+void traces_destroy(struct trace_table *t)
+{
+    for (uint32_t i = 0; i < registry_count(&t->all); i++) {
+        struct trace *tr = registry_get(&t->all, i);
+        free(tr->frames);
+        free(tr);
+    }
+    registry_destroy(&t->all);
+    cmap_destroy(&t->map);
+}
+
+uint32_t traces_count(struct trace_table *t) { return registry_count(&t->all); }
+struct trace *traces_at(struct trace_table *t, uint32_t i) { return registry_get(&t->all, i); }
+
+static uint64_t key_hash(const struct trace_key *k)
+{
+    uint64_t h = hash_mix64(k->thread_serial + ((uint64_t)k->nframes << 32));
+    for (int i = 0; i < k->nframes; i++) {
+        h = hash_mix64(h ^ (uint64_t)(uintptr_t)k->frames[i].method);
+        h = hash_mix64(h ^ (uint64_t)k->frames[i].location);
+    }
+    return h;
+}
+
+static bool trace_eq(const struct cmap_node *n, const void *key)
+{
+    const struct trace *t = (const struct trace *)n;
+    const struct trace_key *k = key;
+    if (t->thread_serial != k->thread_serial || t->nframes != (uint32_t)k->nframes) return false;
+    for (int i = 0; i < k->nframes; i++)
+        if (t->raw[i].method != k->frames[i].method || t->raw[i].location != k->frames[i].location)
+            return false;
+    return true;
+}
+
+struct trace_make_ctx {
+    struct trace_table *table;
+    struct frame **resolved;
+};
+
+static struct cmap_node *trace_make(const void *key, void *ctx)
+{
+    const struct trace_key *k = key;
+    struct trace_make_ctx *c = ctx;
+    struct trace *t = calloc(1, sizeof *t + (size_t)k->nframes * sizeof(jvmtiFrameInfo));
+    if (!t) return NULL;
+    t->frames = c->resolved;
+    uint32_t i = registry_add(&c->table->all, t);
+    if (i == UINT32_MAX) {
+        free(t);
+        return NULL;
+    }
+    c->resolved = NULL;            /* the trace owns them now */
+    t->serial = SERIAL_TRACE_BASE + 1 + i;
+    t->thread_serial = k->thread_serial;
+    t->nframes = (uint32_t)k->nframes;
+    memcpy(t->raw, k->frames, (size_t)k->nframes * sizeof(jvmtiFrameInfo));
+    return &t->node;
+}
+
+struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
+                        const jvmtiFrameInfo *frames, int nframes)
+{
+    struct trace_key k = {thread_serial, nframes, frames};
+    uint64_t h = key_hash(&k);
+    struct cmap_node *n = cmap_find(&t->map, h, &k, trace_eq);
+    if (n) return (struct trace *)n;
+
+    /* First sight: resolve the frames outside any table lock. */
+    struct trace_make_ctx c = {t, calloc((size_t)(nframes ? nframes : 1), sizeof(struct frame *))};
+    if (!c.resolved) return NULL;
+    for (int i = 0; i < nframes; i++) {
+        struct method_info *m = methods_of(t->methods, jvmti, jni, frames[i].method);
+        c.resolved[i] = m ? frames_of(t->frames, m, frames[i].location) : NULL;
+        if (!c.resolved[i]) {
+            free(c.resolved);
+            return NULL;
+        }
+    }
+    n = cmap_intern(&t->map, h, &k, trace_eq, trace_make, &c, NULL);
+    free(c.resolved);              /* NULL unless another thread made it first */
+    return (struct trace *)n;
+}
+
+void traces_clear_cpu_samples(struct trace_table *t)
+{
+    uint32_t n = traces_count(t);
+    for (uint32_t i = 0; i < n; i++) atomic_store(&traces_at(t, i)->cpu_samples, 0);
+}

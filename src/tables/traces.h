@@ -1,0 +1,54 @@
+/*
+ * Stack traces, de-duplicated, each with its serial number and its counters.
+ *
+ * A trace is found by its raw frames (jmethodID, location) and thread, which is all a
+ * sampler or an allocation hook has in hand: the fast path is one hash lookup. The
+ * frames are resolved to methods and lines once, when the trace is first seen.
+ */
+#ifndef HPROF_TRACES_H
+#define HPROF_TRACES_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/cmap.h"
+#include "util/registry.h"
+
+struct frame;
+struct method_table;
+struct frame_table;
+struct ids;
+
+struct trace {
+    struct cmap_node node;
+    uint32_t serial;              /* 300001 ... (300000 is the empty trace) */
+    uint32_t thread_serial;       /* 0 unless thread=y */
+    uint32_t nframes;
+    _Atomic uint64_t cpu_samples; /* times cpu=samples found a thread here */
+    bool written;                 /* TRACE record written (output lock held) */
+    struct frame **frames;        /* resolved, top frame first */
+    jvmtiFrameInfo raw[];         /* the key */
+};
+
+struct trace_table {
+    struct cmap map;
+    struct registry all;
+    struct method_table *methods;
+    struct frame_table *frames;
+    struct trace empty;           /* serial 300000: no frames */
+};
+
+void traces_init(struct trace_table *t, struct method_table *methods, struct frame_table *frames);
+void traces_destroy(struct trace_table *t);
+/* The trace of these frames on this thread (0 = any), made on first sight; NULL if out of memory. */
+struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
+                        const jvmtiFrameInfo *frames, int nframes);
+uint32_t traces_count(struct trace_table *t);
+struct trace *traces_at(struct trace_table *t, uint32_t i);
+/* Zeroes every trace's CPU sample count (the socket's "clear CPU samples"). */
+void traces_clear_cpu_samples(struct trace_table *t);
+
+#endif

@@ -1,0 +1,87 @@
+#include "util/buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void buf_init(struct buf *b) { memset(b, 0, sizeof *b); }
+
+void buf_free(struct buf *b)
+{
+    free(b->data);
+    buf_init(b);
+}
+
+void buf_reset(struct buf *b) { b->len = 0; }
+
+int buf_reserve(struct buf *b, size_t extra)
+{
+    if (b->oom) return -1;
+    if (b->len + extra <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + extra) cap *= 2;
+    uint8_t *d = realloc(b->data, cap);
+    if (!d) {
+        b->oom = 1;
+        return -1;
+    }
+    b->data = d;
+    b->cap = cap;
+    return 0;
+}
+
+void buf_put(struct buf *b, const void *p, size_t n)
+{
+    if (n == 0 || buf_reserve(b, n)) return;
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+void buf_u1(struct buf *b, uint8_t v) { buf_put(b, &v, 1); }
+
+void buf_u2(struct buf *b, uint16_t v)
+{
+    uint8_t x[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+    buf_put(b, x, 2);
+}
+
+void buf_u4(struct buf *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    buf_put(b, x, 4);
+}
+
+void buf_u8(struct buf *b, uint64_t v)
+{
+    buf_u4(b, (uint32_t)(v >> 32));
+    buf_u4(b, (uint32_t)v);
+}
+
+void buf_patch_u4(struct buf *b, size_t at, uint32_t v)
+{
+    if (b->oom || at + 4 > b->len) return;
+    b->data[at] = (uint8_t)(v >> 24);
+    b->data[at + 1] = (uint8_t)(v >> 16);
+    b->data[at + 2] = (uint8_t)(v >> 8);
+    b->data[at + 3] = (uint8_t)v;
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char small[512];
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof small) {
+        buf_put(b, small, (size_t)n);
+        return;
+    }
+    if (buf_reserve(b, (size_t)n + 1)) return;
+    va_start(ap, fmt);
+    vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}

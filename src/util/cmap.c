@@ -1,0 +1,91 @@
+#include "util/cmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cmap_init(struct cmap *m)
+{
+    memset(m, 0, sizeof *m);
+    for (int i = 0; i < CMAP_STRIPES; i++) pthread_mutex_init(&m->stripes[i].lock, NULL);
+}
+
+void cmap_destroy(struct cmap *m)
+{
+    for (int i = 0; i < CMAP_STRIPES; i++) {
+        free(m->stripes[i].buckets);
+        m->stripes[i].buckets = NULL;
+        pthread_mutex_destroy(&m->stripes[i].lock);
+    }
+}
+
+static struct cmap_stripe *stripe_of(struct cmap *m, uint64_t hash)
+{
+    return &m->stripes[hash % CMAP_STRIPES];
+}
+
+/* The low bits pick the stripe; the bucket index uses the bits above them. */
+static uint32_t bucket_of(const struct cmap_stripe *s, uint64_t hash)
+{
+    return (uint32_t)(hash >> 6) & (s->nbuckets - 1);
+}
+
+static struct cmap_node *lookup(struct cmap_stripe *s, uint64_t hash, const void *key,
+                                cmap_eq_fn eq)
+{
+    if (!s->nbuckets) return NULL;
+    for (struct cmap_node *n = s->buckets[bucket_of(s, hash)]; n; n = n->next)
+        if (n->hash == hash && eq(n, key)) return n;
+    return NULL;
+}
+
+static void grow(struct cmap_stripe *s)
+{
+    uint32_t nb = s->nbuckets ? s->nbuckets * 2 : 16;
+    struct cmap_node **b = calloc(nb, sizeof *b);
+    if (!b) return;   /* keep the old, longer chains */
+    for (uint32_t i = 0; i < s->nbuckets; i++) {
+        struct cmap_node *n = s->buckets[i];
+        while (n) {
+            struct cmap_node *next = n->next;
+            uint32_t j = (uint32_t)(n->hash >> 6) & (nb - 1);
+            n->next = b[j];
+            b[j] = n;
+            n = next;
+        }
+    }
+    free(s->buckets);
+    s->buckets = b;
+    s->nbuckets = nb;
+}
+
+struct cmap_node *cmap_find(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq)
+{
+    struct cmap_stripe *s = stripe_of(m, hash);
+    pthread_mutex_lock(&s->lock);
+    struct cmap_node *n = lookup(s, hash, key, eq);
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+struct cmap_node *cmap_intern(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq,
+                              cmap_make_fn make, void *ctx, bool *created)
+{
+    struct cmap_stripe *s = stripe_of(m, hash);
+    if (created) *created = false;
+    pthread_mutex_lock(&s->lock);
+    struct cmap_node *n = lookup(s, hash, key, eq);
+    if (!n) {
+        if (s->count >= s->nbuckets) grow(s);
+        n = s->nbuckets ? make(key, ctx) : NULL;
+        if (n) {
+            n->hash = hash;
+            uint32_t i = bucket_of(s, hash);
+            n->next = s->buckets[i];
+            s->buckets[i] = n;
+            s->count++;
+            if (created) *created = true;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}

@@ -1,0 +1,28 @@
+/* Tags and constants of the HPROF binary format (see the manual). */
+#ifndef HPROF_BINARY_FORMAT_H
+#define HPROF_BINARY_FORMAT_H
+
+enum hprof_tag {
+    TAG_STRING = 0x01,
+    TAG_LOAD_CLASS = 0x02,
+    TAG_UNLOAD_CLASS = 0x03,
+    TAG_STACK_FRAME = 0x04,
+    TAG_STACK_TRACE = 0x05,
+    TAG_ALLOC_SITES = 0x06,
+    TAG_HEAP_SUMMARY = 0x07,
+    TAG_START_THREAD = 0x0A,
+    TAG_END_THREAD = 0x0B,
+    TAG_HEAP_DUMP = 0x0C,
+    TAG_CPU_SAMPLES = 0x0D,
+    TAG_CONTROL_SETTINGS = 0x0E,
+    TAG_HEAP_DUMP_SEGMENT = 0x1C,
+    TAG_HEAP_DUMP_END = 0x2C,
+};
+
+/* CONTROL SETTINGS flags */
+#define CONTROL_ALLOC_TRACES 0x1
+#define CONTROL_CPU_SAMPLING 0x2
+
+#define HPROF_ID_SIZE 4
+
+#endif

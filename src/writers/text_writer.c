@@ -1,0 +1,126 @@
+/* The text format (java.hprof.txt): one line per event, sections at each dump. */
+#include <stdio.h>
+#include <time.h>
+
+#include "agent/options.h"
+#include "tables/classes.h"
+#include "tables/frames.h"
+#include "tables/ids.h"
+#include "tables/methods.h"
+#include "tables/threads.h"
+#include "tables/traces.h"
+#include "writers/output.h"
+#include "writers/writer.h"
+
+static const char LEGEND[] =
+    "This file was written by hprof, a heap and CPU profiling agent for the JVM.\n"
+    "\n"
+    "How to read it:\n"
+    "  THREAD START / THREAD END   a thread began or finished; id is its serial number\n"
+    "                              (threads are numbered from 200001).\n"
+    "  TRACE nnnnnn:               a stack trace, top frame first, as class.method\n"
+    "                              (source file:line). Traces are numbered from 300001\n"
+    "                              and are written once, before the first section that\n"
+    "                              names them. With thread=y a trace names its thread.\n"
+    "  CPU SAMPLES BEGIN ... END   cpu=samples: how often a running thread was found in\n"
+    "                              each trace, most frequent first. self is the share of\n"
+    "                              all samples, accum the running total, count the\n"
+    "                              number of samples, trace the trace number and method\n"
+    "                              its top frame. Lines under the cutoff are left out.\n"
+    "Each dump (at exit, or on SIGQUIT) adds its sections after the earlier ones.\n";
+
+/* ctime() without the trailing newline. */
+static const char *now_text(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(buf, n, "%a %b %e %H:%M:%S %Y", &tm);
+    return buf;
+}
+
+static void text_file_header(struct writer_ctx *w)
+{
+    struct buf *b = output_buf(w->out);
+    char when[64];
+    buf_printf(b, "JAVA PROFILE 1.0.1, created %s\n\n", now_text(when, sizeof when));
+    buf_put(b, LEGEND, sizeof LEGEND - 1);
+    buf_printf(b, "--------\n\n");
+    output_record_end(w->out);
+}
+
+static void text_thread_start(struct writer_ctx *w, const struct thread_info *t)
+{
+    buf_printf(output_buf(w->out), "THREAD START (obj=%x, id = %u, name=\"%s\", group=\"%s\")\n",
+               t->object_id, t->serial, t->name ? t->name : "", t->group ? t->group : "");
+    output_record_end(w->out);
+}
+
+static void text_thread_end(struct writer_ctx *w, const struct thread_info *t)
+{
+    buf_printf(output_buf(w->out), "THREAD END (id = %u)\n", t->serial);
+    output_record_end(w->out);
+}
+
+static const char *line_text(int line, char *buf, size_t n)
+{
+    switch (line) {
+    case LINE_COMPILED: return "Compiled method";
+    case LINE_NATIVE: return "Native method";
+    case LINE_UNKNOWN:
+    case LINE_NONE: return "Unknown line";
+    default: snprintf(buf, n, "%d", line); return buf;
+    }
+}
+
+static void text_trace(struct writer_ctx *w, struct trace *t)
+{
+    if (t->written) return;
+    t->written = true;
+    struct buf *b = output_buf(w->out);
+    buf_printf(b, "TRACE %u:", t->serial);
+    if (t->thread_serial) buf_printf(b, " (thread=%u)", t->thread_serial);
+    buf_printf(b, "\n");
+    if (t->nframes == 0) buf_printf(b, "\t<empty>\n");
+    for (uint32_t i = 0; i < t->nframes; i++) {
+        const struct frame *f = t->frames[i];
+        const struct method_info *m = f->method;
+        char line[16];
+        buf_printf(b, "\t%s.%s(%s:%s)\n", m->cls->name, m->name,
+                   m->cls->source_file ? m->cls->source_file : "<Unknown Source>",
+                   line_text(f->line, line, sizeof line));
+    }
+    output_record_end(w->out);
+}
+
+static void text_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total)
+{
+    struct buf *b = output_buf(w->out);
+    char when[64];
+    buf_printf(b, "CPU SAMPLES BEGIN (total = %llu) %s\n", (unsigned long long)total,
+               now_text(when, sizeof when));
+    if (nrows > 0) buf_printf(b, "rank   self  accum   count trace method\n");
+    double accum = 0;
+    for (int i = 0; i < nrows; i++) {
+        const struct trace *t = rows[i].trace;
+        double self = total ? 100.0 * (double)rows[i].count / (double)total : 0;
+        accum += self;
+        buf_printf(b, "%4d %5.2f%% %5.2f%% %7llu %5u", i + 1, self, accum,
+                   (unsigned long long)rows[i].count, t->serial);
+        if (t->nframes > 0)
+            buf_printf(b, " %s.%s\n", t->frames[0]->method->cls->name, t->frames[0]->method->name);
+        else
+            buf_printf(b, " <empty trace>\n");
+        output_record_end(w->out);
+    }
+    buf_printf(b, "CPU SAMPLES END\n");
+    output_record_end(w->out);
+}
+
+const struct writer text_writer = {
+    .file_header = text_file_header,
+    .thread_start = text_thread_start,
+    .thread_end = text_thread_end,
+    .trace = text_trace,
+    .cpu_samples = text_cpu_samples,
+};

@@ -1,0 +1,42 @@
+/*
+ * A writer turns table entries into one output format. The text and binary formats
+ * each implement this interface; every call is made with the output lock held, so
+ * a writer may keep "already written" marks on table entries without more locking.
+ */
+#ifndef HPROF_WRITER_H
+#define HPROF_WRITER_H
+
+#include <stdint.h>
+
+struct output;
+struct options;
+struct string_table;
+struct thread_info;
+struct trace;
+
+struct writer_ctx {
+    struct output *out;
+    struct string_table *strings;    /* binary only: names written as STRING records */
+    const struct options *opt;
+};
+
+/* One line of a ranked section (CPU SAMPLES, later SITES and others). */
+struct rank_row {
+    struct trace *trace;
+    uint64_t count;
+};
+
+struct writer {
+    void (*file_header)(struct writer_ctx *w);
+    void (*thread_start)(struct writer_ctx *w, const struct thread_info *t);
+    void (*thread_end)(struct writer_ctx *w, const struct thread_info *t);
+    /* Writes the trace (and, in binary, what it names) unless written before. */
+    void (*trace)(struct writer_ctx *w, struct trace *t);
+    /* The CPU SAMPLES section: rows ranked, already cut at the cutoff. */
+    void (*cpu_samples)(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total);
+};
+
+extern const struct writer text_writer;
+extern const struct writer binary_writer;
+
+#endif
