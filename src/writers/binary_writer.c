@@ -133,7 +133,7 @@ static void stack_frame(struct writer_ctx *w, struct frame *f)
     buf_u4(b, sig);
     buf_u4(b, src);
     buf_u4(b, m->cls->serial);
-    buf_u4(b, (uint32_t)f->line);
+    buf_u4(b, (uint32_t)(w->opt->lineno ? f->line : LINE_UNKNOWN));
     record_end(w, at);
 }
 

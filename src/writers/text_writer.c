@@ -88,7 +88,7 @@ static void text_trace(struct writer_ctx *w, struct trace *t)
         char line[16];
         buf_printf(b, "\t%s.%s(%s:%s)\n", m->cls->name, m->name,
                    m->cls->source_file ? m->cls->source_file : "<Unknown Source>",
-                   line_text(f->line, line, sizeof line));
+                   line_text(w->opt->lineno ? f->line : LINE_UNKNOWN, line, sizeof line));
     }
     output_record_end(w->out);
 }

@@ -36,3 +36,28 @@ has_line() { grep -Eq -- "$2" "$1"; }
 
 # hprof_check FILE: the project's reader validates a binary file.
 hprof_check() { "$HPROF_DUMP" --check "$1" >"$WORK/check.txt" 2>&1; }
+
+# --- reading text profiles ---
+
+# cpu_rows FILE [N]: the rows of the Nth CPU SAMPLES section (default: the last) as
+# "rank self accum count trace method" lines.
+cpu_rows() {
+  awk -v want="${2:-0}" '
+    /^CPU SAMPLES BEGIN/ { n++; cur = n; inside = 1; rows[n] = ""; next }
+    /^CPU SAMPLES END/ { inside = 0; next }
+    inside && $1 ~ /^[0-9]+$/ { rows[cur] = rows[cur] $0 "\n" }
+    END { k = (want > 0 ? want : n); printf "%s", rows[k] }' "$1"
+}
+# cpu_total FILE [N]: the "total = N" of the Nth (default last) CPU SAMPLES section.
+cpu_total() {
+  awk -v want="${2:-0}" '/^CPU SAMPLES BEGIN/ { n++; match($0, /total = [0-9]+/); t[n] = substr($0, RSTART + 8, RLENGTH - 8) }
+    END { print t[(want > 0 ? want : n)] }' "$1"
+}
+# cpu_sections FILE: how many CPU SAMPLES sections the file has.
+cpu_sections() { grep -c '^CPU SAMPLES BEGIN' "$1" || true; }
+# rank1_method FILE: the method of the top row of the last CPU SAMPLES section.
+rank1_method() { cpu_rows "$1" | awk 'NR == 1 { print $6 }'; }
+# trace_frames FILE SERIAL: the frame lines of TRACE SERIAL (without the tab).
+trace_frames() {
+  awk -v s="TRACE $2:" 'index($0, s) == 1 { inside = 1; next } /^[^\t]/ { inside = 0 } inside { sub(/^\t/, ""); print }' "$1"
+}

@@ -1,0 +1,150 @@
+/* Internals shared by the classfile sources. Not part of the public API. */
+#ifndef HPROF_CF_INTERNAL_H
+#define HPROF_CF_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "classfile/classfile.h"
+
+/* Format errors; build with -DCF_TRACE to see where a class was rejected. */
+#ifdef CF_TRACE
+#include <stdio.h>
+#define CF_BAD (fprintf(stderr, "cf: format error at %s:%d\n", __FILE__, __LINE__), CF_ERR_FORMAT)
+#else
+#define CF_BAD CF_ERR_FORMAT
+#endif
+
+/* Internal names kept apart from the agent's util/buf.h (both end up in libhprof). */
+#define buf_init cf_buf_init
+#define buf_free cf_buf_free
+#define buf_bytes cf_buf_bytes
+#define buf_u1 cf_buf_u1
+#define buf_u2 cf_buf_u2
+#define buf_u4 cf_buf_u4
+
+/* ---- Arena: every allocation of one class lives here and goes at once. --------------- */
+typedef struct cf_block cf_block;
+typedef struct {
+    cf_block *head;
+    size_t total;   /* bytes allocated so far */
+    size_t limit;   /* cap, derived from the input size */
+    int failed;
+} cf_arena;
+
+void cf_arena_init(cf_arena *a, size_t input_len);
+void *cf_arena_alloc(cf_arena *a, size_t n); /* zeroed, NULL when over the cap */
+void *cf_arena_array(cf_arena *a, size_t count, size_t size);
+void cf_arena_release(cf_arena *a);
+
+/* ---- Big-endian reader with a sticky error flag. ------------------------------------- */
+typedef struct {
+    const uint8_t *p;
+    size_t n, i;
+    int bad;
+} cf_rd;
+
+static inline void rd_init(cf_rd *r, const uint8_t *p, size_t n) { r->p = p; r->n = n; r->i = 0; r->bad = 0; }
+static inline int rd_has(cf_rd *r, size_t k) {
+    if (r->bad || r->n - r->i < k) { r->bad = 1; return 0; }
+    return 1;
+}
+static inline uint32_t rd_u1(cf_rd *r) { return rd_has(r, 1) ? r->p[r->i++] : 0; }
+static inline uint32_t rd_u2(cf_rd *r) {
+    if (!rd_has(r, 2)) return 0;
+    uint32_t v = ((uint32_t)r->p[r->i] << 8) | r->p[r->i + 1];
+    r->i += 2;
+    return v;
+}
+static inline uint32_t rd_u4(cf_rd *r) {
+    if (!rd_has(r, 4)) return 0;
+    const uint8_t *q = r->p + r->i;
+    r->i += 4;
+    return ((uint32_t)q[0] << 24) | ((uint32_t)q[1] << 16) | ((uint32_t)q[2] << 8) | q[3];
+}
+static inline const uint8_t *rd_skip(cf_rd *r, size_t k) {
+    if (!rd_has(r, k)) return NULL;
+    const uint8_t *q = r->p + r->i;
+    r->i += k;
+    return q;
+}
+static inline uint32_t get_u2(const uint8_t *p) { return ((uint32_t)p[0] << 8) | p[1]; }
+static inline uint32_t get_u4(const uint8_t *p) {
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static inline void put_u2(uint8_t *p, uint32_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static inline void put_u4(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+}
+
+/* ---- Growable output buffer (malloc), capped. ---------------------------------------- */
+typedef struct {
+    uint8_t *p;
+    size_t len, cap, limit;
+    int bad;
+} cf_buf;
+
+void buf_init(cf_buf *b, size_t limit);
+void buf_free(cf_buf *b);
+void buf_bytes(cf_buf *b, const void *p, size_t n);
+void buf_u1(cf_buf *b, uint32_t v);
+void buf_u2(cf_buf *b, uint32_t v);
+void buf_u4(cf_buf *b, uint32_t v);
+
+/* ---- The parsed class. --------------------------------------------------------------- */
+typedef struct {
+    const uint8_t *raw; /* tag byte then payload; NULL for the slot after a Long/Double */
+    uint32_t len;       /* bytes at raw, tag included */
+} cf_cpe;
+
+typedef struct {
+    uint16_t name;
+    uint32_t len;
+    const uint8_t *data;
+} cf_attr;
+
+typedef struct {
+    uint16_t access, name, desc, nattr;
+    cf_attr *attrs;
+    int code;           /* index of the Code attribute in attrs, or -1 */
+    const char *sname, *sdesc; /* NUL-terminated copies */
+} cf_method;
+
+struct cf_class {
+    cf_arena ar;
+    const uint8_t *in;
+    size_t in_len;
+    uint16_t minor, major;
+    uint32_t cp_count, cp_cap; /* cp_count as in the file: entries 1..cp_count-1 */
+    cf_cpe *cp;
+    uint16_t access, this_idx, super_idx;
+    const uint8_t *middle;     /* interfaces + fields, kept raw */
+    size_t middle_len;
+    uint16_t nmethods;
+    cf_method *methods;
+    const uint8_t *tail;       /* class attributes (count included), kept raw */
+    size_t tail_len;
+    const char *name, *super_name;
+};
+
+/* Constant pool helpers (cf_class.c). */
+int cp_is(const cf_class *c, uint32_t i, unsigned tag);
+int cp_utf8_eq(const cf_class *c, uint32_t i, const char *s);
+const char *cp_utf8_dup(cf_class *c, uint32_t i); /* NUL-terminated arena copy or NULL */
+uint32_t cp_add(cf_class *c, const uint8_t *raw, uint32_t len); /* 0 on failure */
+uint32_t cp_find_or_add_utf8(cf_class *c, const char *s);
+uint32_t cp_find_or_add_class(cf_class *c, const char *name, size_t name_len);
+uint32_t cp_find_or_add_int(cf_class *c, int32_t v);
+uint32_t cp_find_or_add_methodref(cf_class *c, const char *cls, const char *name, const char *desc);
+/* Name of the NameAndType of a Methodref/InterfaceMethodref, or 0. */
+uint32_t cp_ref_name(const cf_class *c, uint32_t ref);
+
+/* Code analysis and rewriting (cf_code.c). */
+typedef struct cf_inject_ctx cf_inject_ctx;
+int cf_check_code(cf_class *c, unsigned mi); /* CF_OK or CF_ERR_* */
+/* Rewrites method mi. Returns CF_M_* (>= 0) or a negative CF_ERR_*. */
+int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_spec *spec,
+                      const uint32_t hooks[5], cf_result *res);
+
+#endif

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Where output goes and what is said about it: file, force, net, verbose, doe, format.
+source "$(dirname "$0")/../lib/common.sh"
+
+run_java "$(agent cpu=samples)" HotMethod 300
+check "default text file is java.hprof.txt" bash -c "[[ -s java.hprof.txt ]] && grep -q '^CPU SAMPLES END' java.hprof.txt"
+run_java "$(agent cpu=samples,format=b)" HotMethod 300
+check "default binary file is java.hprof" bash -c "head -c 18 java.hprof | grep -q 'JAVA PROFILE 1.0.1'"
+
+run_java "$(agent cpu=samples,file=custom.out)" HotMethod 300
+check "file= is used exactly as given" bash -c "[[ -s custom.out && ! -e custom.out.txt ]]"
+
+# force=y (default) replaces; force=n keeps the old file and says which new name it used.
+echo "old content" >keep.txt
+run_java "$(agent cpu=samples,file=keep.txt)" HotMethod 300
+check "force=y replaces an existing file" bash -c "head -1 keep.txt | grep -q '^JAVA PROFILE'"
+echo "old content" >keep.txt
+run_java "$(agent cpu=samples,file=keep.txt,force=n)" HotMethod 300
+newname=$(ls keep.*.txt 2>/dev/null | head -1)
+check "force=n leaves the existing file alone" bash -c "[[ \$(cat keep.txt) == 'old content' ]]"
+check "force=n writes to keep.<pid>.txt and says so" bash -c "[[ -n '$newname' ]] && grep -q '^CPU SAMPLES END' '$newname' && grep -q '$newname' out.txt"
+echo "old" >bin.hprof
+run_java "$(agent cpu=samples,file=bin.hprof,force=n,format=b)" HotMethod 300
+check "force=n in binary: bin.hprof.<pid>" bash -c "ls bin.hprof.[0-9]* >/dev/null 2>&1 && [[ \$(cat bin.hprof) == old ]]"
+
+# A file that cannot be opened stops the JVM with an HPROF ERROR.
+run_java "$(agent cpu=samples,file=/nonexistent-dir/x.txt)" HotMethod 300
+check "unwritable file: HPROF ERROR and non-zero exit" bash -c "[[ $RC -ne 0 ]] && grep -q '^HPROF ERROR: .*nonexistent-dir' out.txt && ! grep -q '^done' out.txt"
+
+# verbose
+run_java "$(agent cpu=samples,file=v.txt)" HotMethod 300
+check "verbose=y (default): the Dumping line on stderr" has_line out.txt '^Dumping CPU usage by sampling running threads \.\.\. done\.$'
+run_java "$(agent cpu=samples,file=v.txt,verbose=n)" HotMethod 300
+check "verbose=n: no Dumping line" bash -c "! grep -q Dumping out.txt && grep -q '^CPU SAMPLES END' v.txt"
+
+# doe
+run_java "$(agent cpu=samples,file=doe.txt,doe=n)" HotMethod 300
+check "doe=n: no dump at exit" bash -c "[[ $RC -eq 0 ]] && grep -q '^THREAD START' doe.txt && ! grep -q '^CPU SAMPLES' doe.txt"
+
+# net=host:port: the same bytes go to a TCP peer
+"$HPROF_ROOT/build/hprof-listen" port.txt net.txt 2>listen.err &
+LPID=$!
+for _ in $(seq 50); do [[ -s port.txt ]] && break; sleep 0.1; done
+run_java "$(agent "cpu=samples,net=127.0.0.1:$(cat port.txt)")" HotMethod 500
+wait $LPID
+check "net=: the text profile arrives over TCP" bash -c "[[ $RC -eq 0 ]] && head -1 net.txt | grep -q '^JAVA PROFILE 1.0.1' && grep -q '^CPU SAMPLES END' net.txt && [[ ! -e java.hprof.txt || \$(stat -c %Y java.hprof.txt) -lt \$(stat -c %Y net.txt) ]]"
+"$HPROF_ROOT/build/hprof-listen" port.txt netb.hprof 2>listen.err &
+LPID=$!
+for _ in $(seq 50); do [[ -s port.txt ]] && break; sleep 0.1; done
+run_java "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port.txt)")" HotMethod 500
+wait $LPID
+check "net=: the binary profile arrives whole" hprof_check netb.hprof
+
+# Nothing listening: a clear error and a non-zero exit, as for a file it cannot open.
+PORT=$(( (RANDOM % 20000) + 30000 ))
+run_java "$(agent cpu=samples,net=127.0.0.1:$PORT)" HotMethod 300
+check "net= with nobody listening: HPROF ERROR and non-zero exit" bash -c "[[ $RC -ne 0 ]] && grep -q '^HPROF ERROR: .*127.0.0.1:$PORT' out.txt && ! grep -q '^done' out.txt"
