@@ -1,0 +1,182 @@
+/* Class-file reader/writer and bytecode instrumenter (pure C, no JVMTI/JNI).
+ *
+ * Reads class files of versions 45 to 69 (JDK 1.1 to JDK 25), writes them back byte for
+ * byte, and injects static calls to a tracker class:
+ *   - at method entry:             Tracker.entry(cnum, mnum)
+ *   - before every return opcode:  Tracker.return(cnum, mnum)
+ *   - after newarray/anewarray/multianewarray: dup + Tracker.newarray(array)
+ *   - at entry of java/lang/Object.<init>:      Tracker.objinit(this)
+ *   - optionally an exception exit: a catch-all handler over the body (in constructors
+ *     starting after the super()/this() call) that calls the return hook and rethrows.
+ * Everything the insertions move is fixed: branch and switch offsets (16-bit branches are
+ * widened when needed), exception tables, LineNumberTable, LocalVariable(Type)Table,
+ * StackMapTable, type annotations with code offsets, max_stack.
+ *
+ * Inputs are untrusted: a malformed class gives an error code and no output, never a crash,
+ * and every allocation is bounded by a multiple of the input size. All functions are
+ * reentrant (no global state), so the agent may call them from any thread.
+ */
+#ifndef HPROF_CLASSFILE_H
+#define HPROF_CLASSFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Return codes. */
+enum {
+    CF_OK = 0,          /* success; for cf_instrument: result->data holds the new class */
+    CF_UNCHANGED = 1,   /* cf_instrument: nothing was injected; keep the original bytes */
+    CF_ERR_FORMAT = -1, /* malformed or truncated class file */
+    CF_ERR_VERSION = -2,/* class-file version outside 45..69 */
+    CF_ERR_LIMIT = -3,  /* a class-file limit would be exceeded (constant pool full, ...) */
+    CF_ERR_NOMEM = -4,  /* out of memory, or the allocation cap for this input was reached */
+    CF_ERR_ARG = -5     /* bad arguments */
+};
+const char *cf_strerror(int rc);
+
+#define CF_MAJOR_MIN 45
+#define CF_MAJOR_MAX 69
+
+/* ---- Reading and writing ------------------------------------------------------------ */
+
+typedef struct cf_class cf_class;
+
+/* Flags for cf_parse. */
+#define CF_PARSE_DEEP 1u /* also decode every Code attribute: instructions, branch and switch
+                            targets, exception table, StackMapTable, type annotations */
+
+/* Parses buf[0..len). The class keeps pointers into buf: buf must outlive it.
+ * On success *out is set (free with cf_free); on error *out is NULL. */
+int cf_parse(const uint8_t *buf, size_t len, unsigned flags, cf_class **out);
+void cf_free(cf_class *c);
+
+/* Serialises the class into a malloc'd buffer (caller frees with free()). For a class
+ * that was only parsed, the output is byte-identical to the input. */
+int cf_write(const cf_class *c, uint8_t **out, size_t *out_len);
+
+/* Accessors. Strings are NUL-terminated copies owned by the class. */
+const char *cf_class_name(const cf_class *c);  /* internal form, e.g. "java/lang/String" */
+const char *cf_super_name(const cf_class *c);  /* NULL for java/lang/Object */
+unsigned cf_major(const cf_class *c);
+unsigned cf_minor(const cf_class *c);
+unsigned cf_cp_count(const cf_class *c);       /* constant_pool_count */
+unsigned cf_cp_tag(const cf_class *c, unsigned index); /* 0 for unusable slots */
+unsigned cf_method_count(const cf_class *c);
+const char *cf_method_name(const cf_class *c, unsigned i);
+const char *cf_method_desc(const cf_class *c, unsigned i);
+unsigned cf_method_access(const cf_class *c, unsigned i);
+long cf_method_code_length(const cf_class *c, unsigned i); /* -1 when there is no Code */
+
+/* ---- Instrumentation ---------------------------------------------------------------- */
+
+/* Injection kinds, also used as the mask a filter returns. */
+enum {
+    CF_INJ_ENTRY = 1,     /* entry hook */
+    CF_INJ_RETURN = 2,    /* hook before each return opcode */
+    CF_INJ_OBJINIT = 4,   /* objinit hook (only ever applies to java/lang/Object.<init>) */
+    CF_INJ_NEWARRAY = 8,  /* hook after array allocations */
+    CF_INJ_EXC_EXIT = 16, /* catch-all calling the return hook, then rethrowing */
+    CF_INJ_ALL = 31
+};
+
+/* Decides per method which injections happen: returns a mask of CF_INJ_* (0 skips the
+ * method; the method still gets its mnum). class_name/name/desc are NUL-terminated. */
+typedef unsigned (*cf_filter_fn)(void *ctx, const char *class_name, const char *name,
+                                 const char *desc, unsigned access, unsigned mnum);
+
+typedef struct {
+    const char *tracker_class;               /* internal name, e.g. "hprof/Tracker" */
+    const char *entry_name, *entry_desc;     /* static (II)V (cnum, mnum) at method entry, or NULL */
+    const char *return_name, *return_desc;   /* static (II)V before every return (and on exception
+                                                exit if enabled), or NULL */
+    const char *objinit_name, *objinit_desc; /* static (Ljava/lang/Object;)V at entry of
+                                                java/lang/Object.<init>, or NULL */
+    const char *newarray_name, *newarray_desc; /* static (Ljava/lang/Object;)V after each array
+                                                  allocation, or NULL */
+    int exception_exit;                      /* wrap bodies in a catch-all calling the return hook */
+    unsigned cnum;                           /* class number passed as first int */
+    cf_filter_fn filter;                     /* NULL: every method gets every configured hook */
+    void *filter_ctx;
+} cf_inject_spec;
+
+/* What happened to one method. */
+enum {
+    CF_M_INSTRUMENTED = 0, /* code was injected */
+    CF_M_NO_CODE,          /* abstract or native */
+    CF_M_FILTERED,         /* the filter returned 0 (or the class is the tracker itself) */
+    CF_M_NOTHING,          /* nothing to inject (e.g. only newarray asked and none there) */
+    CF_M_TOO_BIG,          /* the new code would pass 65535 bytes: left as it was */
+    CF_M_UNREWRITABLE      /* could not be rewritten safely (e.g. no room to widen a branch,
+                              max_stack overflow): left as it was */
+};
+
+typedef struct {
+    char *name, *desc;   /* NUL-terminated, modified UTF-8 as in the class file */
+    unsigned access;
+    unsigned status;     /* CF_M_* */
+} cf_method_info;
+
+typedef struct {
+    uint8_t *data;              /* the new class file (malloc'd) when CF_OK, else NULL */
+    size_t len;
+    char *class_name;           /* internal name; set whenever the class parsed */
+    unsigned method_count;      /* methods[mnum] in class-file order: mnum is the index */
+    cf_method_info *methods;
+    /* per-status counts over methods[] */
+    unsigned instrumented, no_code, filtered, nothing, too_big, unrewritable;
+    /* sites */
+    unsigned entry_sites, return_sites, newarray_sites, objinit_sites;
+    unsigned exc_exits;         /* catch-all handlers added */
+    unsigned exc_exit_skipped;  /* methods where it was asked but unsafe (odd constructors) */
+    unsigned widened;           /* branches widened (goto_w, inverted, trampolines) */
+} cf_result;
+
+/* Instruments a class. res is always initialised; release it with cf_result_free.
+ * Returns CF_OK (res->data/len hold the new class), CF_UNCHANGED (nothing injected; the
+ * methods list is still filled) or a negative error (res holds no data; the caller keeps
+ * the original class). The tracker class itself is never instrumented. */
+int cf_instrument(const uint8_t *buf, size_t len, const cf_inject_spec *spec, cf_result *res);
+void cf_result_free(cf_result *res);
+
+/* ---- A small class-file assembler, for tests and tools ------------------------------ */
+
+typedef struct cf_asm cf_asm;
+
+cf_asm *cfa_new(unsigned major, unsigned minor, unsigned access, const char *this_name,
+                const char *super_name);
+void cfa_free(cf_asm *a);
+/* Constant-pool entries (always appended, no sharing); return the index, 0 on failure. */
+unsigned cfa_utf8(cf_asm *a, const char *s);
+unsigned cfa_class(cf_asm *a, const char *name);
+unsigned cfa_string(cf_asm *a, const char *s);
+unsigned cfa_int(cf_asm *a, int32_t v);
+unsigned cfa_float_bits(cf_asm *a, uint32_t bits);
+unsigned cfa_long(cf_asm *a, int64_t v);
+unsigned cfa_double_bits(cf_asm *a, uint64_t bits);
+unsigned cfa_nat(cf_asm *a, const char *name, const char *desc);
+unsigned cfa_fieldref(cf_asm *a, const char *cls, const char *name, const char *desc);
+unsigned cfa_methodref(cf_asm *a, const char *cls, const char *name, const char *desc);
+unsigned cfa_imethodref(cf_asm *a, const char *cls, const char *name, const char *desc);
+unsigned cfa_method_handle(cf_asm *a, unsigned kind, unsigned ref_index);
+unsigned cfa_method_type(cf_asm *a, const char *desc);
+unsigned cfa_dynamic(cf_asm *a, unsigned tag /* 17 or 18 */, unsigned bsm, const char *name,
+                     const char *desc);
+unsigned cfa_module(cf_asm *a, const char *name);
+unsigned cfa_package(cf_asm *a, const char *name);
+/* Appends a raw attribute (name + body) to a byte buffer that cfa_field/cfa_method take. */
+typedef struct { uint8_t *p; size_t len, cap; unsigned count; } cfa_attrs;
+void cfa_attr(cf_asm *a, cfa_attrs *list, const char *name, const void *body, size_t len);
+void cfa_attrs_free(cfa_attrs *list);
+/* Adds a Code attribute to list: exc is n_exc entries of 4 u16 (start, end, handler, type). */
+void cfa_code(cf_asm *a, cfa_attrs *list, unsigned max_stack, unsigned max_locals,
+              const uint8_t *code, size_t code_len, const uint16_t *exc, unsigned n_exc,
+              const cfa_attrs *code_attrs);
+void cfa_field(cf_asm *a, unsigned access, const char *name, const char *desc,
+               const cfa_attrs *attrs);
+void cfa_method(cf_asm *a, unsigned access, const char *name, const char *desc,
+                const cfa_attrs *attrs);
+void cfa_class_attrs(cf_asm *a, const cfa_attrs *attrs);
+/* Produces the class file (malloc'd). Returns 0, or -1 when something overflowed. */
+int cfa_finish(cf_asm *a, uint8_t **out, size_t *out_len);
+
+#endif
