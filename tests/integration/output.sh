@@ -55,3 +55,10 @@ check "net=: the binary profile arrives whole" hprof_check netb.hprof
 PORT=$(( (RANDOM % 20000) + 30000 ))
 run_java "$(agent cpu=samples,net=127.0.0.1:$PORT)" HotMethod 300
 check "net= with nobody listening: HPROF ERROR and non-zero exit" bash -c "[[ $RC -ne 0 ]] && grep -q '^HPROF ERROR: .*127.0.0.1:$PORT' out.txt && ! grep -q '^done' out.txt"
+
+# A full disk: reported once, the program goes on with its own output and status.
+if [[ -w /dev/full ]]; then
+  run_java "$(agent cpu=samples,file=/dev/full)" Lifecycle exit-thread 5
+  check "full disk: one HPROF ERROR, program output and exit status unchanged" \
+    bash -c "[[ $RC -eq 5 && \$(grep -c '^HPROF ERROR' out.txt) -eq 1 ]] && grep -q 'No space left' out.txt"
+fi

@@ -8,14 +8,13 @@ static int unit_failures;
 
 #define CHECK(cond, ...)                                                   \
     do {                                                                   \
-        if (cond) {                                                        \
-            printf("ok - ");                                               \
-        } else {                                                           \
-            printf("not ok - ");                                           \
-            unit_failures++;                                               \
-        }                                                                  \
+        int pass_ = (cond) ? 1 : 0;                                        \
+        printf(pass_ ? "ok - " : "not ok - ");                             \
         printf(__VA_ARGS__);                                               \
-        if (!(cond)) printf("  [%s:%d: %s]", __FILE__, __LINE__, #cond);   \
+        if (!pass_) {                                                      \
+            unit_failures++;                                               \
+            printf("  [%s:%d: %s]", __FILE__, __LINE__, #cond);            \
+        }                                                                  \
         printf("\n");                                                      \
     } while (0)
 

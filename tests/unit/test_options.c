@@ -1,0 +1,105 @@
+/* Option parsing: defaults, every option, and every error the manual implies. */
+#include <stdlib.h>
+
+#include "agent/options.h"
+#include "unit.h"
+
+static struct options parse_ok(const char *text, int *ok)
+{
+    struct options o;
+    char err[512];
+    *ok = options_parse(text, &o, err, sizeof err) == OPTIONS_OK;
+    if (!*ok) printf("#   unexpected error: %s\n", err);
+    return o;
+}
+
+static void expect_error(const char *text, const char *fragment)
+{
+    struct options o;
+    char err[512];
+    enum options_result r = options_parse(text, &o, err, sizeof err);
+    CHECK(r == OPTIONS_ERROR && strstr(err, fragment) != NULL, "'%s' is rejected mentioning '%s' (got: %s)",
+          text, fragment, err);
+    if (r == OPTIONS_OK) options_free(&o);
+}
+
+int main(void)
+{
+    int ok;
+    struct options o = parse_ok(NULL, &ok);
+    CHECK(ok && o.heap == HEAP_ALL && o.cpu == CPU_OFF && !o.monitor, "no options means heap=all");
+    CHECK(o.format == 'a' && strcmp(o.file, "java.hprof.txt") == 0, "default text file java.hprof.txt");
+    CHECK(o.depth == 4 && o.interval_ms == 10 && o.cutoff == 0.0001, "defaults depth=4 interval=10 cutoff=0.0001");
+    CHECK(o.lineno && !o.thread && o.doe && !o.msa && o.force && o.verbose, "default y/n flags");
+    CHECK(o.net_host == NULL, "no socket by default");
+    options_free(&o);
+
+    o = parse_ok("cpu=samples", &ok);
+    CHECK(ok && o.cpu == CPU_SAMPLES && o.heap == HEAP_NONE, "cpu=samples alone turns heap off");
+    options_free(&o);
+    o = parse_ok("cpu=y", &ok);
+    CHECK(ok && o.cpu == CPU_SAMPLES, "cpu=y means samples");
+    options_free(&o);
+    o = parse_ok("cpu=times", &ok);
+    CHECK(ok && o.cpu == CPU_TIMES, "cpu=times");
+    options_free(&o);
+    o = parse_ok("cpu=old", &ok);
+    CHECK(ok && o.cpu == CPU_OLD, "cpu=old");
+    options_free(&o);
+    o = parse_ok("heap=sites", &ok);
+    CHECK(ok && o.heap == HEAP_SITES, "heap=sites");
+    options_free(&o);
+    o = parse_ok("heap=dump,heap=sites", &ok);
+    CHECK(ok && o.heap == HEAP_ALL, "heap=dump plus heap=sites is all");
+    options_free(&o);
+    o = parse_ok("monitor=y", &ok);
+    CHECK(ok && o.monitor && o.heap == HEAP_NONE, "monitor=y alone");
+    options_free(&o);
+    o = parse_ok("format=b", &ok);
+    CHECK(ok && o.format == 'b' && strcmp(o.file, "java.hprof") == 0, "format=b defaults to java.hprof");
+    options_free(&o);
+    o = parse_ok("file=out.bin", &ok);
+    CHECK(ok && strcmp(o.file, "out.bin") == 0 && o.file_given, "file= used as given");
+    options_free(&o);
+    o = parse_ok("net=localhost:8000", &ok);
+    CHECK(ok && strcmp(o.net_host, "localhost") == 0 && o.net_port == 8000, "net=host:port");
+    options_free(&o);
+    o = parse_ok("depth=0,interval=1,cutoff=0,lineno=n,thread=y,doe=n,msa=y,force=n,verbose=n,gc_okay=y", &ok);
+    CHECK(ok && o.depth == 0 && o.interval_ms == 1 && o.cutoff == 0 && !o.lineno && o.thread && !o.doe && o.msa &&
+              !o.force && !o.verbose && o.gc_okay_given,
+          "every y/n and number option is read");
+    options_free(&o);
+    o = parse_ok("cpu=samples,", &ok);
+    CHECK(ok, "a trailing comma is fine");
+    options_free(&o);
+
+    char err[512];
+    CHECK(options_parse("help", &o, err, sizeof err) == OPTIONS_HELP, "help");
+    CHECK(strstr(options_help_text(), "heap=dump|sites|all    heap profiling                 all\n") != NULL,
+          "help has the option table");
+
+    expect_error("bogus=1", "Unknown option: bogus (bogus=1)");
+    expect_error("bogus", "Unknown option: bogus");
+    expect_error("depth=-1", "depth");
+    expect_error("depth=4x", "depth");
+    expect_error("interval=abc", "interval");
+    expect_error("interval=0", "interval");
+    expect_error("cutoff=2", "cutoff");
+    expect_error("cutoff=-0.1", "cutoff");
+    expect_error("file=", "file");
+    expect_error("net=host", "net option missing port");
+    expect_error("net=:1", "net option missing ':'");
+    expect_error("net=h:0", "port");
+    expect_error("net=h:x", "port");
+    expect_error("file=a,net=h:1", "only appear once");
+    expect_error("format=c", "format");
+    expect_error("heap=x", "heap");
+    expect_error("cpu=x", "cpu");
+    expect_error("lineno=yes", "lineno");
+    expect_error("=y", "syntax");
+    expect_error("format=b,monitor=y", "monitor=y is not supported with format=b");
+    expect_error("format=b,cpu=times", "cpu=times|old is not supported with format=b");
+    expect_error("cpu=old,format=b", "cpu=times|old is not supported with format=b");
+    expect_error("cpu=samples,help", "help");
+    return UNIT_DONE();
+}

@@ -1,0 +1,85 @@
+/* The small generic pieces: names, buffers, the concurrent map and the registry. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "unit.h"
+#include "util/buf.h"
+#include "util/cmap.h"
+#include "util/names.h"
+#include "util/registry.h"
+
+struct entry {
+    struct cmap_node node;
+    long key;
+};
+
+static bool entry_eq(const struct cmap_node *n, const void *key)
+{
+    return ((const struct entry *)n)->key == *(const long *)key;
+}
+
+static struct cmap_node *entry_make(const void *key, void *ctx)
+{
+    struct entry *e = calloc(1, sizeof *e);
+    e->key = *(const long *)key;
+    registry_add(ctx, e);
+    return &e->node;
+}
+
+static struct cmap map;
+static struct registry reg;
+
+static void *hammer(void *arg)
+{
+    for (long i = 0; i < 20000; i++) {
+        long k = i % 5000;
+        cmap_intern(&map, hash_mix64((uint64_t)k), &k, entry_eq, entry_make, &reg, NULL);
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    char out[128];
+    CHECK_STR(names_from_signature("Ljava/lang/String;", out, sizeof out), "java.lang.String", "class name");
+    CHECK_STR(names_from_signature("[I", out, sizeof out), "int[]", "int array");
+    CHECK_STR(names_from_signature("[[Ljava/lang/Object;", out, sizeof out), "java.lang.Object[][]", "2-d object array");
+    CHECK_STR(names_from_signature("LOuter$Inner;", out, sizeof out), "Outer$Inner", "inner class keeps $");
+    CHECK_STR(names_from_signature("LSample$$Lambda$38/0x00000007c00c0208;", out, sizeof out),
+              "Sample$$Lambda$38.0x00000007c00c0208", "hidden class");
+    CHECK_STR(names_from_signature("Z", out, sizeof out), "boolean", "primitive");
+    CHECK_STR(names_from_signature("[J", out, sizeof out), "long[]", "long array");
+    CHECK_STR(names_from_signature("", out, sizeof out), "Unknown_class", "empty signature");
+    char tiny[6];
+    names_from_signature("Ljava/lang/String;", tiny, sizeof tiny);
+    CHECK(strlen(tiny) == 5, "truncates safely");
+
+    struct buf b;
+    buf_init(&b);
+    buf_u1(&b, 1);
+    buf_u2(&b, 0x0203);
+    buf_u4(&b, 0x04050607);
+    buf_u8(&b, 0x08090a0b0c0d0e0fULL);
+    const unsigned char want[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    CHECK(b.len == 15 && memcmp(b.data, want, 15) == 0, "big-endian writers");
+    buf_patch_u4(&b, 3, 0xdeadbeef);
+    CHECK(b.data[3] == 0xde && b.data[6] == 0xef, "patch a u4");
+    buf_reset(&b);
+    for (int i = 0; i < 1000; i++) buf_printf(&b, "%04d", i);
+    CHECK(b.len == 4000 && memcmp(b.data + 3996, "0999", 4) == 0, "printf grows the buffer");
+    buf_free(&b);
+
+    cmap_init(&map);
+    registry_init(&reg);
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, hammer, NULL);
+    for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    CHECK(registry_count(&reg) == 5000, "4 threads interning 5000 keys make exactly 5000 entries (%u)",
+          registry_count(&reg));
+    long k = 1234;
+    struct entry *e = (struct entry *)cmap_find(&map, hash_mix64(1234), &k, entry_eq);
+    CHECK(e && e->key == 1234, "find after concurrent inserts");
+    k = 99999;
+    CHECK(cmap_find(&map, hash_mix64(99999), &k, entry_eq) == NULL, "missing key not found");
+    return UNIT_DONE();
+}
