@@ -9,10 +9,11 @@
  * and the layout is redone until nothing changes:
  *   goto -> goto_w, jsr -> jsr_w;
  *   if<cond> L -> if<!cond> +8; goto_w L        (methods without a StackMapTable)
- *   if<cond> L -> if<cond> T, T: goto_w L       (methods with one: T is a trampoline
- *            placed right after a nearby unconditional transfer (goto, return, athrow,
- *            switch) outside every exception range, so the only new frame needed is the
- *            one at T, a copy of L's frame.)
+ *   if<cond> L -> if<cond> T, T: goto_w L       (methods with one: T is a trampoline in
+ *            an "island" placed before a nearby instruction N that has a frame or follows
+ *            an unconditional transfer, outside every exception range. The island is
+ *            [goto_w N when N can be reached by falling through] T1: goto_w L1, T2: ...
+ *            so the only new frames are the ones at T1, T2..., copies of L1, L2... frames.)
  * Then the code is emitted and every table that holds code offsets is remapped:
  * exception table (plus the catch-all entry), LineNumberTable, LocalVariable(Type)Table,
  * StackMapTable (decoded to full frames, remapped, new frames added, re-compressed) and
@@ -32,7 +33,8 @@ typedef struct {
     uint32_t tgt;            /* branch target: instruction index */
     uint32_t sw, nsw;        /* switch targets: M->swt[sw .. sw+nsw), default first */
     /* layout */
-    uint32_t pre, post, ntr, size, start, at;
+    uint32_t pre, post, size, start, at;
+    uint32_t ntr, skip, island;  /* trampolines in the island just before this instruction */
     uint32_t tr;             /* trampoline used (widen == 2) */
 } insn_t;
 
@@ -180,7 +182,7 @@ static int decode(meth_t *M) {
         pc += l;
     }
     M->ninsn = n;
-    M->in = cf_arena_array(&M->c->ar, n, sizeof(insn_t));
+    M->in = cf_arena_array(&M->c->ar, (size_t)n + 1, sizeof(insn_t));
     M->idx = cf_arena_array(&M->c->ar, (size_t)M->code_len + 1, sizeof(uint32_t));
     M->swt = cf_arena_array(&M->c->ar, nsw ? nsw : 1, sizeof(uint32_t));
     if (!M->in || !M->idx || !M->swt) return CF_ERR_NOMEM;
@@ -577,19 +579,22 @@ static uint32_t isize(const insn_t *I, uint32_t at) {
 
 static void layout(meth_t *M) {
     uint32_t pos = M->prologue;
-    for (uint32_t i = 0; i < M->ninsn; i++) {
-        insn_t *I = &M->in[i];
+    for (uint32_t i = 0; i <= M->ninsn; i++) {
+        insn_t *I = &M->in[i];   /* in[ninsn] is a sentinel that only holds an island */
+        I->island = pos;
+        if (I->ntr) pos += 5 * (I->ntr + I->skip);
+        if (i == M->ninsn) break;
         I->start = pos;
         pos += I->pre;
         I->at = pos;
         I->size = isize(I, pos);
-        pos += I->size + I->post + 5 * I->ntr;
+        pos += I->size + I->post;
     }
     M->body_end = pos;
     M->total = pos + M->epilogue;
 }
 
-static int is_host_op(const insn_t *I) {
+static int is_uncond(const insn_t *I) {
     unsigned op = I->op;
     return op == 167 || op == 200 || op == 169 || op == 170 || op == 171 ||
            (op >= 172 && op <= 177) || op == 191;
@@ -622,9 +627,8 @@ static uint32_t pick_host(const meth_t *M, const uint32_t *hosts, uint32_t nh, u
             int64_t j = side ? (int64_t)lo + k : (int64_t)lo - 1 - k;
             if (j < 0 || j >= (int64_t)nh) break;
             uint32_t h = hosts[j];
-            if (split != NONE && ((h < split) != (tgt < split))) continue;
-            const insn_t *H = &M->in[h];
-            int64_t d = (int64_t)H->at + H->size + H->post - at;
+            if (split != NONE && h > split && tgt < split) continue;
+            int64_t d = (int64_t)M->in[h].island - at;
             if (d < 0) d = -d;
             if (best == NONE || d < bestd) { best = h; bestd = d; }
             break;
@@ -733,7 +737,12 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
     uint32_t cstart = NONE, split = NONE;
     int exc_skipped = 0;
     if (mask & CF_INJ_EXC_EXIT) {
-        if (strcmp(M.m->sname, "<init>") == 0 && strcmp(c->name, "java/lang/Object") != 0) {
+        int is_init = strcmp(M.m->sname, "<init>") == 0;
+        if (is_init && strcmp(c->name, "java/lang/Object") == 0) {
+            /* Object.<init> holds nothing that throws, and HotSpot's C2 crashes compiling
+             * it with a handler (seen on JDK 17): never wrap it. */
+            exc_skipped = 1;
+        } else if (is_init) {
             cstart = after_super_call(&M);
             split = cstart;
             if (cstart == NONE) exc_skipped = 1;
@@ -755,22 +764,31 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
     if (M.epilogue && ms < 3) ms = 3;
     if (ms > (M.old_fmt ? 255u : 65535u)) return CF_M_UNREWRITABLE;
 
-    /* Trampoline hosts (only for methods with a StackMapTable). */
+    /* Where islands of trampolines may go (only for methods with a StackMapTable): before
+     * instruction p (or at the end, p == ninsn) when no exception range covers p-1, and p
+     * either follows an unconditional transfer or has a frame (then the island starts with
+     * a goto_w over itself). */
     const int frames = M.smt >= 0;
     uint32_t *hosts = NULL, nh = 0;
     if (frames) {
         int32_t *cov = cf_arena_array(&c->ar, (size_t)M.ninsn + 1, sizeof(int32_t));
-        hosts = cf_arena_array(&c->ar, M.ninsn, sizeof(uint32_t));
-        if (!cov || !hosts) return CF_ERR_NOMEM;
+        uint8_t *hasf = cf_arena_alloc(&c->ar, (size_t)M.ninsn + 1);
+        hosts = cf_arena_array(&c->ar, (size_t)M.ninsn + 1, sizeof(uint32_t));
+        if (!cov || !hosts || !hasf) return CF_ERR_NOMEM;
         for (uint32_t i = 0; i < M.nexc; i++) {
             const uint8_t *e = M.exc + 8 * i;
             cov[M.idx[get_u2(e)]]++;
             cov[M.idx[get_u2(e + 2)]]--;
         }
-        int32_t depth = 0;
-        for (uint32_t i = 0; i < M.ninsn; i++) {
-            depth += cov[i];
-            if (depth == 0 && is_host_op(&M.in[i])) hosts[nh++] = i;
+        for (uint32_t k = 0; k < M.nframes; k++) hasf[M.fr[k].idx] = 1;
+        int32_t depth = 0; /* ranges covering p-1 */
+        for (uint32_t p = 0; p <= M.ninsn; p++) {
+            int after_jump = p > 0 && is_uncond(&M.in[p - 1]);
+            if ((p == 0 || depth == 0) && (after_jump || (p < M.ninsn && hasf[p]))) {
+                hosts[nh++] = p;
+                M.in[p].skip = !after_jump;
+            }
+            if (p < M.ninsn) depth += cov[p];
         }
     }
 
@@ -824,7 +842,7 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
         for (uint32_t t = 0; t < M.ntr; t++) {
             const insn_t *H = &M.in[M.tr[t].host];
             if (t == 0 || M.tr[t].host != M.tr[t - 1].host) k = 0;
-            M.tr[t].pos = H->at + H->size + H->post + 5 * k++;
+            M.tr[t].pos = H->island + 5 * (H->skip + k++);
             tr_slot[M.tr[t].order] = t;
         }
     }
@@ -841,8 +859,19 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
     if (entry) { push_emit(&b, cnum, cldc); push_emit(&b, mnum, mldc); buf_u1(&b, 184); buf_u2(&b, hooks[0]); }
     if (objinit) { buf_u1(&b, 42); buf_u1(&b, 184); buf_u2(&b, hooks[2]); }
     uint32_t tcur = 0;
-    for (uint32_t i = 0; i < M.ninsn; i++) {
+    for (uint32_t i = 0; i <= M.ninsn; i++) {
         const insn_t *I = &M.in[i];
+        if (I->ntr) {
+            if (b.len != I->island) { b.bad = 1; break; }
+            if (I->skip) { buf_u1(&b, 200); buf_u4(&b, 5 * (I->ntr + 1)); }
+        }
+        while (tcur < M.ntr && M.tr[tcur].host == i) {
+            if (b.len != M.tr[tcur].pos) { b.bad = 1; break; }
+            buf_u1(&b, 200);
+            buf_u4(&b, (uint32_t)(int32_t)((int64_t)M.in[M.tr[tcur].tgt].start - M.tr[tcur].pos));
+            tcur++;
+        }
+        if (i == M.ninsn) break;
         if (I->pre) { push_emit(&b, cnum, cldc); push_emit(&b, mnum, mldc); buf_u1(&b, 184); buf_u2(&b, hooks[1]); }
         if (b.len != I->at) { b.bad = 1; break; }
         const uint8_t *p = M.code + I->off;
@@ -892,12 +921,6 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
             break;
         }
         if (I->post) { buf_u1(&b, 89); buf_u1(&b, 184); buf_u2(&b, hooks[3]); }
-        while (tcur < M.ntr && M.tr[tcur].host == i) {
-            if (b.len != M.tr[tcur].pos) { b.bad = 1; break; }
-            buf_u1(&b, 200);
-            buf_u4(&b, (uint32_t)(int32_t)((int64_t)M.in[M.tr[tcur].tgt].start - M.tr[tcur].pos));
-            tcur++;
-        }
     }
     if (b.len != M.body_end) b.bad = 1;
     if (M.epilogue) {

@@ -10,6 +10,7 @@
  *   -t CLASS        tracker class (default hprof/Tracker)
  *   --hooks LIST    comma list of entry,return,objinit,newarray,exc (default all)
  *   --cnum N        class number (default 1; with -r each class gets the next number)
+ *   --skip NAMES    comma list of method names left alone (e.g. "<clinit>")
  *   -v              list every failure and skipped method
  * Prints a summary line "key=value ..." at the end; exits 1 on any error or mismatch.
  */
@@ -24,6 +25,20 @@
 #include "classfile/classfile.h"
 
 static cf_inject_spec spec;
+static const char *skip_list; /* comma-separated method names never instrumented */
+
+static unsigned skip_filter(void *ctx, const char *cls, const char *name, const char *desc,
+                            unsigned access, unsigned mnum) {
+    (void)ctx; (void)cls; (void)desc; (void)access; (void)mnum;
+    size_t n = strlen(name);
+    for (const char *p = skip_list; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t k = e ? (size_t)(e - p) : strlen(p);
+        if (k == n && memcmp(p, name, n) == 0) return 0;
+        p = e ? e + 1 : p + k;
+    }
+    return CF_INJ_ALL;
+}
 static const char *in_root, *out_root;
 static int verbose, check_mode;
 static unsigned long n_files, n_parsed, n_rewritten, n_unchanged, n_errors, n_version, n_reparse_fail,
@@ -273,6 +288,7 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "-t") && i + 1 < argc) tracker = argv[++i];
         else if (!strcmp(argv[i], "--hooks") && i + 1 < argc) hooks = argv[++i];
         else if (!strcmp(argv[i], "--cnum") && i + 1 < argc) spec.cnum = (unsigned)strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--skip") && i + 1 < argc) { skip_list = argv[++i]; spec.filter = skip_filter; }
         else if (!strcmp(argv[i], "-v")) verbose = 1;
         else if (!strcmp(argv[i], "-r")) recursive = 1;
         else if (!strcmp(argv[i], "--check")) check_mode = 1;
