@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# The class-file instrumenter (src/classfile, driven by build/cf-rewrite) against real JDKs:
+#  1. every class of each JDK's lib/modules is rewritten with all injections on, and each
+#     output re-parsed (deep) and each input round-tripped byte for byte;
+#  2. java.base and jdk.compiler, fully instrumented (no-op tracker inside java.base), run
+#     javac under -Xverify:all and must produce the same class files as the plain javac;
+#  3. the programs in tests/java/cf (plus a generated class with 300 locals, a loop body
+#     past 32 KiB after injection and a near-64 KiB method), rewritten with a counting
+#     tracker, run under -Xverify:all with the same output as the originals;
+#  4. a hand-assembled version-49 class with jsr/ret, wide and a tableswitch, likewise.
+# Prints ok/not ok lines; needs build/cf-rewrite (make).
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TOOL=$ROOT/build/cf-rewrite
+CF=$ROOT/tests/java/cf
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/hprof-classfile-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+ok()     { echo "ok - classfile_jdk: $*"; }
+not_ok() { echo "not ok - classfile_jdk: $*"; }
+# field KEY FILE: value of KEY=... in the summary line of cf-rewrite
+field() { sed -n "s/.*\b$1=\([0-9]*\).*/\1/p" "$2" | tail -n 1; }
+
+[[ -x "$TOOL" ]] || { not_ok "build/cf-rewrite missing (run make)"; exit 1; }
+mapfile -t JDKS < <("$ROOT/tests/lib/jdks.sh")
+[[ ${#JDKS[@]} -gt 0 ]] || { not_ok "no JDK found"; exit 1; }
+
+gen_java() {  # the generated test class
+  local f=$1/cfprog/Generated.java
+  mkdir -p "$1/cfprog"
+  {
+    echo 'package cfprog;'
+    echo 'public class Generated {'
+    echo '  public static void run() {'
+    echo '    System.out.println("locals " + manyLocals(3) + " loop " + longLoop(3) + " cond " + condBlock(true) + " " + condBlock(false) + " big " + nearLimit());'
+    echo '  }'
+    echo '  static int manyLocals(int x) {'
+    for i in $(seq 0 299); do echo "    int l$i = x + $i;"; done
+    echo -n '    return 0'
+    for i in $(seq 0 10 299); do echo -n " + l$i"; done
+    echo ';'
+    echo '  }'
+    echo '  static int longLoop(int n) {'
+    echo '    int s = 0;'
+    echo '    for (int i = 0; i < n; i++) {'
+    for i in $(seq 1 4500); do echo '      s += new int[1].length;'; done
+    echo '    }'
+    echo '    return s;'
+    echo '  }'
+    echo '  static int condBlock(boolean flag) {'
+    echo '    int s = 1;'
+    echo '    if (flag) {'
+    for i in $(seq 1 4500); do echo '      s += new int[1].length;'; done
+    echo '    }'
+    echo '    return s;'
+    echo '  }'
+    echo '  static int nearLimit() {'
+    echo '    int s = 0;'
+    for i in $(seq 1 9000); do echo '    s += new int[1].length;'; done
+    echo '    return s;'
+    echo '  }'
+    echo '}'
+  } >"$f"
+}
+
+for JDK in "${JDKS[@]}"; do
+  N=$(basename "$JDK")
+  J=$JDK/bin
+  W=$WORK/$N
+  mkdir -p "$W"
+
+  # 1. Every class of the JDK.
+  t0=$SECONDS
+  if "$J/jimage" extract --dir "$W/mods" "$JDK/lib/modules" 2>"$W/jimage.err"; then
+    "$TOOL" -t hprof/Tracker -r "$W/mods" >"$W/all.txt" 2>"$W/all.err"
+    rc=$?
+    files=$(field files "$W/all.txt"); rew=$(field rewritten "$W/all.txt")
+    echo "# [$N] $(cat "$W/all.txt") ($((SECONDS - t0)) s)"
+    if [[ $rc -eq 0 && ${files:-0} -gt 10000 && $(field errors "$W/all.txt") == 0 ]]; then
+      ok "[$N] all $files classes parse and rewrite ($rew rewritten, $(field unchanged "$W/all.txt") without code to change)"
+    else
+      not_ok "[$N] rewriting all classes (rc=$rc)"; head -20 "$W/all.err"
+    fi
+    if [[ $(field reparse_fail "$W/all.txt") == 0 && $(field roundtrip_fail "$W/all.txt") == 0 ]]; then
+      ok "[$N] every output re-parses, every input round-trips byte for byte"
+    else
+      not_ok "[$N] re-parse or round trip failed"; grep -E 'reparse|roundtrip' "$W/all.err" | head
+    fi
+    echo "# [$N] methods: instrumented=$(field methods_instrumented "$W/all.txt") too_big=$(field methods_too_big "$W/all.txt") unrewritable=$(field methods_unrewritable "$W/all.txt") widened=$(field widened "$W/all.txt")"
+  else
+    not_ok "[$N] jimage extract"; head -5 "$W/jimage.err"
+  fi
+
+  # 2. java.base + jdk.compiler instrumented, running javac under -Xverify:all.
+  if [[ -d "$W/mods/java.base" ]]; then
+    mkdir -p "$W/nop/jdk/internal/misc"
+    cat >"$W/nop/jdk/internal/misc/CfTracker.java" <<'EOF'
+package jdk.internal.misc;
+/** No-op tracker living in java.base, so instrumented java.base classes can reach it early. */
+public final class CfTracker {
+    private CfTracker() {}
+    public static void CallSite(int cnum, int mnum) {}
+    public static void ReturnSite(int cnum, int mnum) {}
+    public static void NewArray(Object array) {}
+    public static void ObjectInit(Object obj) {}
+}
+EOF
+    "$J/javac" --patch-module java.base="$W/nop" -d "$W/nopc" "$W/nop/jdk/internal/misc/CfTracker.java" 2>"$W/nop.err"
+    # finalize: an instrumented Object.finalize is no longer empty, and every object would
+    # then be registered for finalization (the real agent's filter skips it too).
+    "$TOOL" --skip finalize -t jdk/internal/misc/CfTracker -r "$W/mods/java.base" "$W/pbase" >"$W/pbase.txt" 2>&1
+    "$TOOL" --skip finalize -t jdk/internal/misc/CfTracker -r "$W/mods/jdk.compiler" "$W/pcomp" >"$W/pcomp.txt" 2>&1
+    rm -f "$W/pbase/module-info.class" "$W/pcomp/module-info.class"
+    cp "$W/nopc/jdk/internal/misc/CfTracker.class" "$W/pbase/jdk/internal/misc/" 2>/dev/null
+    gen_java "$W/gen"
+    SRCS=("$CF/prog/cfprog/Main.java" "$W/gen/cfprog/Generated.java")
+    "$J/javac" -nowarn -d "$W/javac-plain" "${SRCS[@]}" >"$W/javac-plain.txt" 2>&1
+    "$J/java" -Xshare:off -Xverify:all --patch-module java.base="$W/pbase" --patch-module jdk.compiler="$W/pcomp" \
+      --add-exports java.base/jdk.internal.misc=jdk.compiler,ALL-UNNAMED \
+      -m jdk.compiler/com.sun.tools.javac.Main -nowarn -d "$W/javac-bci" "${SRCS[@]}" >"$W/javac-bci.txt" 2>&1
+    rc=$?
+    if [[ $rc -eq 0 ]] && diff -r "$W/javac-plain" "$W/javac-bci" >/dev/null; then
+      ok "[$N] javac on instrumented java.base + jdk.compiler (-Xverify:all) compiles the same classes ($(field rewritten "$W/pbase.txt")+$(field rewritten "$W/pcomp.txt") classes rewritten)"
+    else
+      not_ok "[$N] javac on instrumented java.base + jdk.compiler (rc=$rc)"; head -20 "$W/javac-bci.txt"
+    fi
+  fi
+
+  # 3. The test programs, rewritten with a counting tracker.
+  gen_java "$W/gen"
+  "$J/javac" -nowarn -d "$W/tracker" "$CF/tracker/cftest/Tracker.java" >"$W/javac.txt" 2>&1 &&
+    "$J/javac" -nowarn -d "$W/orig" "$CF/prog/cfprog/Main.java" "$W/gen/cfprog/Generated.java" >>"$W/javac.txt" 2>&1
+  if [[ $? -ne 0 ]]; then
+    not_ok "[$N] javac of tests/java/cf"; head -20 "$W/javac.txt"
+  else
+    "$TOOL" -v -t cftest/Tracker -r "$W/orig" "$W/rw" >"$W/rw.txt" 2>"$W/rw.err"
+    rc=$?
+    echo "# [$N] test programs: $(cat "$W/rw.txt")"
+    if [[ $rc -eq 0 && $(field methods_too_big "$W/rw.txt") -ge 1 && $(field widened "$W/rw.txt") -ge 1 ]]; then
+      ok "[$N] test programs rewritten: near-64 KiB method skipped as too big, branches widened"
+    else
+      not_ok "[$N] test programs rewritten (rc=$rc, too_big=$(field methods_too_big "$W/rw.txt") widened=$(field widened "$W/rw.txt"))"
+      head "$W/rw.err"
+    fi
+    "$J/java" -Xverify:all -Xbootclasspath/a:"$W/tracker" -cp "$W/orig" cfprog.Main >"$W/o1.txt" 2>"$W/e1.txt"
+    rc1=$?
+    "$J/java" -Xverify:all -Xbootclasspath/a:"$W/tracker" -cp "$W/rw" cfprog.Main >"$W/o2.txt" 2>"$W/e2.txt"
+    rc2=$?
+    if [[ $rc1 -eq 0 && $rc2 -eq 0 ]] && diff "$W/o1.txt" "$W/o2.txt" >/dev/null; then
+      ok "[$N] rewritten test program runs under -Xverify:all with the original's output"
+    else
+      not_ok "[$N] rewritten test program (rc $rc1/$rc2)"; diff "$W/o1.txt" "$W/o2.txt" | head; head -20 "$W/e2.txt"
+    fi
+    line=$(grep '^tracker:' "$W/e2.txt")
+    ent=$(echo "$line" | sed -n 's/.*entries=\([0-9]*\).*/\1/p')
+    arr=$(echo "$line" | sed -n 's/.*arrays=\([0-9]*\).*/\1/p')
+    # main and report are still running when the counts are read: 2 open frames
+    if [[ ${ent:-0} -gt 100 && ${arr:-0} -gt 10 && "$line" == *" open=2 "* && "$line" == *"unbalanced=false"* ]]; then
+      ok "[$N] hooks ran and balance through exceptions ($line)"
+    else
+      not_ok "[$N] hook counts: '$line'"
+    fi
+  fi
+
+  # 4. jsr/ret (version 49), original and rewritten.
+  rm -rf "$W/jsr" "$W/jsr-rw"
+  if "$TOOL" --emit-jsr "$W/jsr"; then
+    "$TOOL" -t cftest/Tracker -r "$W/jsr" "$W/jsr-rw" >"$W/jsr.txt" 2>&1
+    "$J/java" -Xverify:all -cp "$W/jsr" cfjsr.Jsr >"$W/j1.txt" 2>&1
+    "$J/java" -Xverify:all -Xbootclasspath/a:"$W/tracker" -cp "$W/jsr-rw" cfjsr.Jsr >"$W/j2.txt" 2>&1
+    if [[ "$(tr '\n' ' ' <"$W/j1.txt")" == "106 42 " ]] && diff "$W/j1.txt" "$W/j2.txt" >/dev/null &&
+       [[ $(field rewritten "$W/jsr.txt") == 1 ]]; then
+      ok "[$N] version-49 class with jsr/ret/wide/tableswitch runs the same after rewriting"
+    else
+      not_ok "[$N] jsr class"; cat "$W/jsr.txt" "$W/j1.txt" "$W/j2.txt" | head -20
+    fi
+  else
+    not_ok "[$N] cf-rewrite --emit-jsr"
+  fi
+  rm -rf "$W"
+done
