@@ -1,0 +1,574 @@
+/* HEAP DUMP / HEAP DUMP SEGMENT sub-records.
+ *
+ * Pass 1 runs while streaming: it prints, checks the structure, the string / trace /
+ * thread / class references that must be defined before, and (with --check) collects the
+ * dumped object ids and the CLASS DUMP field layouts. When a dump is complete (HEAP DUMP
+ * record, or HEAP DUMP END after segments), pass 2 reads the dump's bodies again from
+ * the file (or from a spool copy when the input cannot seek) and resolves every object
+ * and class reference, which may point forward. */
+#include "hd.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SIZE_NOT_COMPUTED (-1)
+#define SIZE_UNKNOWN (-2)
+#define SIZE_IN_PROGRESS (-3)
+#define MAX_INSTANCE_CHECK (64u << 20) /* larger instances are not decoded in pass 2 */
+
+const char *hd_sub_name(int tag)
+{
+    switch (tag) {
+    case 0xFF: return "ROOT_UNKNOWN";
+    case 0x01: return "ROOT_JNI_GLOBAL";
+    case 0x02: return "ROOT_JNI_LOCAL";
+    case 0x03: return "ROOT_JAVA_FRAME";
+    case 0x04: return "ROOT_NATIVE_STACK";
+    case 0x05: return "ROOT_STICKY_CLASS";
+    case 0x06: return "ROOT_THREAD_BLOCK";
+    case 0x07: return "ROOT_MONITOR_USED";
+    case 0x08: return "ROOT_THREAD_OBJECT";
+    case 0x20: return "CLASS_DUMP";
+    case 0x21: return "INSTANCE_DUMP";
+    case 0x22: return "OBJ_ARRAY_DUMP";
+    case 0x23: return "PRIM_ARRAY_DUMP";
+    default: return NULL;
+    }
+}
+
+static void add_obj(hd_state *st, uint64_t id)
+{
+    if (!st->check)
+        return;
+    HD_GROW(st->objs, st->nobjs, st->capobjs);
+    if (st->nobjs && id < st->objs[st->nobjs - 1])
+        st->objs_sorted = 0;
+    st->objs[st->nobjs++] = id;
+}
+
+static int obj_known(const hd_state *st, uint64_t id)
+{
+    size_t lo = 0, hi = st->nobjs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (st->objs[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < st->nobjs && st->objs[lo] == id;
+}
+
+static void ref_obj(hd_state *st, uint64_t id, uint64_t off, const char *user)
+{
+    if (id && !obj_known(st, id))
+        hd_undefined(st, K_OBJECT, id, off, user);
+}
+
+static hd_hclass *hclass(hd_state *st, uint64_t id)
+{
+    uint64_t *slot = hd_map_get(&st->hclasses, id);
+    return slot ? &st->hcv[*slot] : NULL;
+}
+
+static void ref_class(hd_state *st, uint64_t id, uint64_t off, const char *user)
+{
+    if (id && !hclass(st, id))
+        hd_undefined(st, K_HCLASS, id, off, user);
+}
+
+static void put_value(hd_sb *sb, int type, uint64_t v)
+{
+    switch (type) {
+    case 2: hd_sb_printf(sb, "0x%llx", (unsigned long long)v); break;
+    case 6: {
+        uint32_t u = (uint32_t)v;
+        float f;
+        memcpy(&f, &u, sizeof f);
+        hd_sb_printf(sb, "%g", (double)f);
+        break;
+    }
+    case 7: {
+        double d;
+        memcpy(&d, &v, sizeof d);
+        hd_sb_printf(sb, "%g", d);
+        break;
+    }
+    case 8: hd_sb_printf(sb, "%d", (int)(int8_t)v); break;
+    case 9: hd_sb_printf(sb, "%d", (int)(int16_t)v); break;
+    case 10: hd_sb_printf(sb, "%d", (int)(int32_t)v); break;
+    case 11: hd_sb_printf(sb, "%lld", (long long)(int64_t)v); break;
+    default: hd_sb_printf(sb, "%llu", (unsigned long long)v); break; /* boolean, char */
+    }
+}
+
+/* Field bytes of a class and its supers, with the offsets of its object fields. */
+static int64_t layout(hd_state *st, hd_hclass *c)
+{
+    if (c->size != SIZE_NOT_COMPUTED)
+        return c->size >= 0 ? c->size : SIZE_UNKNOWN;
+    c->size = SIZE_IN_PROGRESS; /* a cycle of supers ends here */
+    size_t ci = (size_t)(c - st->hcv);
+    int64_t own = 0;
+    for (uint32_t i = 0; i < c->nfields; i++) {
+        int sz = hd_type_size(st, st->ftypes[c->ftypes + i]);
+        if (!sz) {
+            c->size = SIZE_UNKNOWN;
+            return SIZE_UNKNOWN;
+        }
+        own += sz;
+    }
+    int64_t sup = 0;
+    size_t si = 0;
+    if (c->super) {
+        hd_hclass *s = hclass(st, c->super);
+        sup = s ? layout(st, s) : SIZE_UNKNOWN;
+        c = &st->hcv[ci];
+        if (sup < 0) {
+            c->size = SIZE_UNKNOWN;
+            return SIZE_UNKNOWN;
+        }
+        si = (size_t)(s - st->hcv);
+    }
+    c->refs = st->nrefoffs;
+    uint32_t pos = 0;
+    for (uint32_t i = 0; i < c->nfields; i++) {
+        int t = st->ftypes[c->ftypes + i];
+        if (t == 2) {
+            HD_GROW(st->refoffs, st->nrefoffs, st->caprefoffs);
+            st->refoffs[st->nrefoffs++] = pos;
+        }
+        pos += (uint32_t)hd_type_size(st, t);
+    }
+    if (c->super) {
+        hd_hclass *s = &st->hcv[si];
+        for (uint32_t k = 0; k < s->nrefs; k++) {
+            HD_GROW(st->refoffs, st->nrefoffs, st->caprefoffs);
+            st->refoffs[st->nrefoffs++] = (uint32_t)own + st->refoffs[s->refs + k];
+        }
+    }
+    c->nrefs = (uint32_t)(st->nrefoffs - c->refs);
+    c->size = own + sup;
+    return c->size;
+}
+
+static uint64_t decode_id(const unsigned char *p, int idsize)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < idsize; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Pass 2 of an INSTANCE DUMP: the class, the byte count, the object fields. */
+static void check_instance(hd_state *st, hd_body *b, uint64_t soff, uint64_t id, uint64_t cls, uint32_t nbytes)
+{
+    hd_hclass *c = hclass(st, cls);
+    if (!c) {
+        ref_class(st, cls, soff, "INSTANCE_DUMP");
+        hd_b_skip(b, nbytes);
+        return;
+    }
+    int64_t want = layout(st, c);
+    c = hclass(st, cls);
+    if (want >= 0 && want != (int64_t)nbytes) {
+        hd_error(st, soff, "INSTANCE_DUMP 0x%llx: %u bytes of field values, but class 0x%llx and its supers declare %lld",
+                 (unsigned long long)id, nbytes, (unsigned long long)cls, (long long)want);
+        want = SIZE_UNKNOWN;
+    }
+    if (want < 0 || !c->nrefs || nbytes > MAX_INSTANCE_CHECK) {
+        hd_b_skip(b, nbytes);
+        return;
+    }
+    if (st->captmp < nbytes) {
+        st->captmp = nbytes;
+        st->tmp = hd_xrealloc(st->tmp, st->captmp);
+    }
+    if (!hd_b_has(b, nbytes) || hd_read(b->r, st->tmp, nbytes) < nbytes)
+        return;
+    b->left -= nbytes;
+    for (uint32_t k = 0; k < c->nrefs; k++)
+        ref_obj(st, decode_id(st->tmp + st->refoffs[c->refs + k], st->idsize), soff, "INSTANCE_DUMP");
+}
+
+/* One CLASS DUMP. Returns 0 when the rest of the record cannot be parsed. */
+static int class_dump(hd_state *st, hd_body *b, uint64_t soff, int pass)
+{
+    const char *U = "CLASS_DUMP";
+    uint64_t id = hd_b_id(b);
+    uint32_t trace = hd_b_u4(b);
+    uint64_t super = hd_b_id(b), loader = hd_b_id(b), signers = hd_b_id(b), domain = hd_b_id(b);
+    hd_b_id(b);
+    hd_b_id(b);
+    uint32_t isize = hd_b_u4(b);
+    int print = pass == 1 && st->print;
+    hd_sb *L = &st->line;
+    if (print) {
+        hd_line_begin(st, soff, 1, 0);
+        hd_sb_printf(L, "CLASS_DUMP obj=0x%llx name=", (unsigned long long)id);
+        hd_put_class_obj(st, id);
+        hd_sb_printf(L, " trace=%u super=0x%llx loader=0x%llx signers=0x%llx domain=0x%llx instance_size=%u",
+                     trace, (unsigned long long)super, (unsigned long long)loader, (unsigned long long)signers,
+                     (unsigned long long)domain, isize);
+    }
+    if (pass == 2) {
+        ref_class(st, super, soff, U);
+        ref_obj(st, loader, soff, U);
+        ref_obj(st, signers, soff, U);
+        ref_obj(st, domain, soff, U);
+    }
+    /* constant pool, statics, instance fields */
+    static const char *const part[3] = {" cp=", " statics=", " fields="};
+    size_t ftypes_start = st->nftypes;
+    uint32_t nfields = 0;
+    for (int p = 0; p < 3; p++) {
+        uint16_t n = hd_b_u2(b);
+        if (print)
+            hd_sb_add(L, part[p], strlen(part[p]));
+        if (print && !n)
+            hd_sb_add(L, "-", 1);
+        for (uint32_t i = 0; i < n && !hd_b_bad(b); i++) {
+            uint64_t key = p == 0 ? hd_b_u2(b) : hd_b_id(b);
+            int type = hd_b_u1(b);
+            if (hd_b_bad(b))
+                break;
+            int sz = hd_type_size(st, type);
+            if (!sz) {
+                if (pass == 1)
+                    hd_error(st, soff, "CLASS_DUMP 0x%llx: invalid basic type %d in its %s", (unsigned long long)id,
+                             type, p == 0 ? "constant pool" : p == 1 ? "static fields" : "instance fields");
+                if (p < 2) {
+                    st->nftypes = ftypes_start;
+                    return 0; /* the value's size is unknown: stop */
+                }
+            }
+            uint64_t v = 0;
+            if (p < 2)
+                v = hd_b_un(b, sz);
+            if (pass == 1 && p > 0)
+                hd_use(st, K_STRING, key, soff, U, 0);
+            if (pass == 2 && p < 2 && type == 2)
+                ref_obj(st, v, soff, U);
+            if (pass == 1 && p == 2 && st->check) {
+                HD_GROW(st->ftypes, st->nftypes, st->capftypes);
+                st->ftypes[st->nftypes++] = (uint8_t)type;
+                nfields++;
+            }
+            if (print) {
+                if (i)
+                    hd_sb_add(L, ",", 1);
+                if (p == 0)
+                    hd_sb_printf(L, "%llu", (unsigned long long)key);
+                else
+                    hd_put_sid(st, key, 0);
+                hd_sb_printf(L, ":%s", sz ? hd_type_name(type) : "?");
+                if (p < 2) {
+                    hd_sb_add(L, "=", 1);
+                    put_value(L, type, v);
+                }
+            }
+        }
+    }
+    if (hd_b_bad(b)) {
+        st->nftypes = ftypes_start;
+        return 1; /* reported by the caller */
+    }
+    if (print)
+        hd_line_end(st);
+    if (pass == 1) {
+        hd_use(st, K_TRACE, trace, soff, U, 1);
+        hd_use(st, K_CLASSOBJ, id, soff, U, 0);
+        add_obj(st, id);
+        if (st->check && hd_map_put(&st->hclasses, id, st->nhc, NULL)) {
+            HD_GROW(st->hcv, st->nhc, st->caphc);
+            st->hcv[st->nhc++] = (hd_hclass){id, super, nfields, ftypes_start, SIZE_NOT_COMPUTED, 0, 0};
+        } else {
+            st->nftypes = ftypes_start; /* a second dump of the class: reported as a duplicate id */
+        }
+    }
+    return 1;
+}
+
+/* Parses sub-records to the end of the body. */
+static void subrecords(hd_state *st, hd_body *b, int pass, const char *rec)
+{
+    int print = pass == 1 && st->print;
+    hd_sb *L = &st->line;
+    uint64_t end = b->r->off + b->left;
+    while (b->left && !hd_b_bad(b)) {
+        uint64_t soff = b->r->off;
+        int tag = hd_b_u1(b);
+        const char *name = hd_sub_name(tag);
+        if (!name) {
+            if (pass == 1)
+                hd_error(st, soff, "%s: unknown sub-record tag 0x%02x; the rest of the record (%llu bytes) is skipped",
+                         rec, tag, (unsigned long long)b->left);
+            return;
+        }
+        if (pass == 1) {
+            st->sub_count[tag]++;
+            st->subrecords++;
+        }
+        if (tag == 0x20) {
+            if (!class_dump(st, b, soff, pass))
+                return;
+            if (hd_b_bad(b)) {
+                if (pass == 1 && b->short_)
+                    hd_error(st, soff, "%s: %s sub-record runs past the end of its record (which ends at 0x%llx)",
+                             rec, name, (unsigned long long)end);
+                return;
+            }
+            continue;
+        }
+        uint64_t obj = hd_b_id(b);
+        uint32_t thread = 0, trace = 0, count = 0;
+        uint64_t other = 0;
+        switch (tag) {
+        case 0xFF: case 0x05: case 0x07: /* ROOT_UNKNOWN, ROOT_STICKY_CLASS, ROOT_MONITOR_USED */
+            if (print && !hd_b_bad(b)) {
+                hd_line_begin(st, soff, 1, 0);
+                hd_sb_printf(L, "%s obj=0x%llx", name, (unsigned long long)obj);
+            }
+            break;
+        case 0x01: /* ROOT_JNI_GLOBAL */
+            other = hd_b_id(b);
+            if (print && !hd_b_bad(b)) {
+                hd_line_begin(st, soff, 1, 0);
+                hd_sb_printf(L, "%s obj=0x%llx ref=0x%llx", name, (unsigned long long)obj, (unsigned long long)other);
+            }
+            break;
+        case 0x02: case 0x03: /* ROOT_JNI_LOCAL, ROOT_JAVA_FRAME */
+            thread = hd_b_u4(b);
+            other = hd_b_u4(b);
+            if (print && !hd_b_bad(b)) {
+                hd_line_begin(st, soff, 1, 0);
+                hd_sb_printf(L, "%s obj=0x%llx thread=%u frame=%d", name, (unsigned long long)obj, thread,
+                             (int)(int32_t)other);
+            }
+            break;
+        case 0x04: case 0x06: /* ROOT_NATIVE_STACK, ROOT_THREAD_BLOCK */
+            thread = hd_b_u4(b);
+            if (print && !hd_b_bad(b)) {
+                hd_line_begin(st, soff, 1, 0);
+                hd_sb_printf(L, "%s obj=0x%llx thread=%u", name, (unsigned long long)obj, thread);
+            }
+            break;
+        case 0x08: /* ROOT_THREAD_OBJECT */
+            thread = hd_b_u4(b);
+            trace = hd_b_u4(b);
+            if (print && !hd_b_bad(b)) {
+                hd_line_begin(st, soff, 1, 0);
+                hd_sb_printf(L, "%s obj=0x%llx thread=%u trace=%u", name, (unsigned long long)obj, thread, trace);
+            }
+            break;
+        case 0x21: { /* INSTANCE_DUMP */
+            trace = hd_b_u4(b);
+            other = hd_b_id(b);
+            count = hd_b_u4(b);
+            if (hd_b_bad(b) || !hd_b_has(b, count))
+                break;
+            if (pass == 2) {
+                check_instance(st, b, soff, obj, other, count);
+                break;
+            }
+            hd_b_skip(b, count);
+            if (print) {
+                hd_line_begin(st, soff, 1, 0);
+                hd_sb_printf(L, "%s obj=0x%llx trace=%u class=0x%llx(", name, (unsigned long long)obj, trace,
+                             (unsigned long long)other);
+                hd_put_class_obj(st, other);
+                hd_sb_printf(L, ") nbytes=%u", count);
+            }
+            break;
+        }
+        case 0x22: { /* OBJ_ARRAY_DUMP */
+            trace = hd_b_u4(b);
+            count = hd_b_u4(b);
+            other = hd_b_id(b);
+            if (hd_b_bad(b) || !hd_b_has(b, (uint64_t)count * (uint64_t)st->idsize))
+                break;
+            if (pass == 2) {
+                ref_class(st, other, soff, name);
+                for (uint32_t i = 0; i < count && !hd_b_bad(b); i++)
+                    ref_obj(st, hd_b_id(b), soff, name);
+                break;
+            }
+            hd_b_skip(b, (uint64_t)count * (uint64_t)st->idsize);
+            if (print) {
+                hd_line_begin(st, soff, 1, 0);
+                hd_sb_printf(L, "%s obj=0x%llx trace=%u n=%u class=0x%llx(", name, (unsigned long long)obj, trace,
+                             count, (unsigned long long)other);
+                hd_put_class_obj(st, other);
+                hd_sb_add(L, ")", 1);
+            }
+            break;
+        }
+        case 0x23: { /* PRIM_ARRAY_DUMP */
+            trace = hd_b_u4(b);
+            count = hd_b_u4(b);
+            int type = hd_b_u1(b);
+            if (hd_b_bad(b))
+                break;
+            int sz = type == 2 ? 0 : hd_type_size(st, type);
+            if (!sz) {
+                if (pass == 1)
+                    hd_error(st, soff, "PRIM_ARRAY_DUMP 0x%llx: invalid element type %d; the rest of the %s record is skipped",
+                             (unsigned long long)obj, type, rec);
+                return;
+            }
+            if (!hd_b_has(b, (uint64_t)count * (uint64_t)sz))
+                break;
+            hd_b_skip(b, (uint64_t)count * (uint64_t)sz);
+            if (print) {
+                hd_line_begin(st, soff, 1, 0);
+                hd_sb_printf(L, "%s obj=0x%llx trace=%u n=%u type=%s", name, (unsigned long long)obj, trace, count,
+                             hd_type_name(type));
+            }
+            break;
+        }
+        }
+        if (hd_b_bad(b)) {
+            if (pass == 1 && b->short_)
+                hd_error(st, soff, "%s: %s sub-record runs past the end of its record (which ends at 0x%llx)", rec,
+                         name, (unsigned long long)end);
+            return;
+        }
+        if (print)
+            hd_line_end(st);
+        int dumped = tag >= 0x21 && tag <= 0x23; /* else a root */
+        if (pass == 1) {
+            if (tag == 0x02 || tag == 0x03 || tag == 0x04 || tag == 0x06 || tag == 0x08)
+                hd_use(st, K_THREAD, thread, soff, name, 1);
+            if (tag == 0x08 || dumped)
+                hd_use(st, K_TRACE, trace, soff, name, 1);
+            if (dumped)
+                add_obj(st, obj);
+        } else if (!dumped) {
+            ref_obj(st, obj, soff, name);
+        }
+    }
+}
+
+static void dump_open(hd_state *st, uint64_t off, const char *kind)
+{
+    st->in_dump = 1;
+    st->dump_off = off;
+    st->dump_kind = kind;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The dump is complete: duplicate ids, then pass 2 over its bodies. */
+static void dump_close(hd_state *st)
+{
+    if (st->check) {
+        if (!st->objs_sorted)
+            qsort(st->objs, st->nobjs, sizeof *st->objs, cmp_u64);
+        for (size_t i = 0, j; i < st->nobjs; i = j) {
+            for (j = i + 1; j < st->nobjs && st->objs[j] == st->objs[i];)
+                j++;
+            if (j - i > 1)
+                hd_error(st, st->dump_off, "%s: object ID 0x%llx is dumped %zu times", st->dump_kind,
+                         (unsigned long long)st->objs[i], j - i);
+        }
+        hd_reader r2;
+        int fd = st->spool_fd >= 0 ? st->spool_fd : st->fd;
+        hd_reader_init(&r2, fd, 0, 1);
+        for (size_t i = 0; i < st->nsegs && !r2.err; i++) {
+            r2.pos = r2.len = 0;
+            r2.eof = 0;
+            r2.file_off = r2.off = st->segs[i].off;
+            hd_body b = {&r2, st->segs[i].len, st->idsize, 0};
+            subrecords(st, &b, 2, st->dump_kind);
+        }
+        if (r2.err && !st->io_error)
+            st->io_error = r2.err;
+        hd_reader_free(&r2);
+        if (st->spool_fd >= 0) {
+            if (ftruncate(st->spool_fd, 0) != 0 && !st->io_error)
+                st->io_error = 5;
+            lseek(st->spool_fd, 0, SEEK_SET);
+            st->r.tee_len = 0;
+        }
+    }
+    st->heap_dumps++;
+    st->in_dump = st->seg_open = 0;
+    st->nsegs = st->nobjs = st->nhc = st->nftypes = st->nrefoffs = 0;
+    st->objs_sorted = 1;
+    hd_map_free(&st->hclasses);
+}
+
+void hd_heap_record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t time)
+{
+    const char *name = hd_tag_name(tag);
+    if (tag == 0x2C) {
+        if (b->left)
+            hd_error(st, off, "HEAP_DUMP_END: record length %llu (must be 0)", (unsigned long long)b->left);
+        if (st->print) {
+            hd_line_begin(st, off, 0, time);
+            hd_sb_add(&st->line, "HEAP_DUMP_END", 13);
+            hd_line_end(st);
+        }
+        if (!st->seg_open)
+            hd_error(st, off, "HEAP_DUMP_END without a HEAP_DUMP_SEGMENT before it");
+        else
+            dump_close(st);
+        return;
+    }
+    if (st->seg_open && tag == 0x0C) {
+        hd_error(st, off, "HEAP_DUMP while the HEAP_DUMP_SEGMENTs from 0x%llx are not closed by HEAP_DUMP_END",
+                 (unsigned long long)st->dump_off);
+        dump_close(st);
+    }
+    if (tag == 0x1C && st->minor == 1 && st->rec_count[0x1C] == 1)
+        hd_error(st, off, "HEAP_DUMP_SEGMENT in a \"JAVA PROFILE 1.0.1\" file (segments need 1.0.2)");
+    if (!st->in_dump)
+        dump_open(st, off, name);
+    if (tag == 0x1C)
+        st->seg_open = 1;
+    if (st->print) {
+        hd_line_begin(st, off, 0, time);
+        hd_sb_printf(&st->line, "%s length=%llu", name, (unsigned long long)b->left);
+        hd_line_end(st);
+    }
+    uint64_t len = b->left;
+    hd_span span = {st->r.off, 0};
+    if (st->check && st->spool_fd >= 0) {
+        hd_tee_start(&st->r, st->spool_fd);
+        span.off = st->r.tee_len;
+    }
+    subrecords(st, b, 1, name);
+    if (st->r.tee_fd >= 0)
+        hd_tee_stop(&st->r);
+    span.len = len - b->left;
+    if (st->check) {
+        HD_GROW(st->segs, st->nsegs, st->capsegs);
+        st->segs[st->nsegs++] = span;
+    }
+    if (tag == 0x0C)
+        dump_close(st);
+}
+
+void hd_heap_finish(hd_state *st)
+{
+    if (!st->seg_open)
+        return;
+    hd_error(st, st->dump_off, "the HEAP_DUMP_SEGMENTs from here are not closed by HEAP_DUMP_END");
+    dump_close(st);
+}
+
+void hd_heap_free(hd_state *st)
+{
+    free(st->segs);
+    free(st->objs);
+    free(st->hcv);
+    free(st->ftypes);
+    free(st->refoffs);
+    free(st->tmp);
+    hd_map_free(&st->hclasses);
+}

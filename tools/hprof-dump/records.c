@@ -1,0 +1,632 @@
+/* Top-level records: the header, the record loop, and every non-heap record. */
+#include "hd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *hd_tag_name(int tag)
+{
+    switch (tag) {
+    case 0x01: return "STRING";
+    case 0x02: return "LOAD_CLASS";
+    case 0x03: return "UNLOAD_CLASS";
+    case 0x04: return "FRAME";
+    case 0x05: return "TRACE";
+    case 0x06: return "ALLOC_SITES";
+    case 0x07: return "HEAP_SUMMARY";
+    case 0x0A: return "START_THREAD";
+    case 0x0B: return "END_THREAD";
+    case 0x0C: return "HEAP_DUMP";
+    case 0x0D: return "CPU_SAMPLES";
+    case 0x0E: return "CONTROL_SETTINGS";
+    case 0x1C: return "HEAP_DUMP_SEGMENT";
+    case 0x2C: return "HEAP_DUMP_END";
+    default: return NULL;
+    }
+}
+
+const char *hd_type_name(int type)
+{
+    static const char *const names[12] = {
+        NULL, NULL, "object", NULL, "boolean", "char", "float", "double", "byte", "short", "int", "long",
+    };
+    return type >= 0 && type < 12 ? names[type] : NULL;
+}
+
+int hd_type_size(hd_state *st, int type)
+{
+    static const int sizes[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
+    if (type == 2)
+        return st->idsize;
+    return type >= 0 && type < 12 ? sizes[type] : 0;
+}
+
+void hd_use(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user, int zero_ok)
+{
+    if (!st->check || (id == 0 && zero_ok))
+        return;
+    const hd_map *m;
+    switch (kind) {
+    case K_STRING: m = &st->strings; break;
+    case K_CLASS: m = &st->classes_by_serial; break;
+    case K_FRAME: m = &st->frames; break;
+    case K_TRACE: m = &st->traces; break;
+    case K_THREAD: m = &st->threads; break;
+    case K_CLASSOBJ: m = &st->classes_by_obj; break;
+    default: return;
+    }
+    if (!hd_map_get(m, id))
+        hd_undefined(st, kind, id, off, user);
+}
+
+/* A fixed-size record, or a variable one once its counts are known. */
+static int want_len(hd_state *st, uint64_t off, const char *name, uint64_t len, uint64_t want)
+{
+    if (len == want)
+        return 1;
+    hd_error(st, off, "%s: record length %llu, but its content takes %llu bytes", name,
+             (unsigned long long)len, (unsigned long long)want);
+    return 0;
+}
+
+static int min_len(hd_state *st, uint64_t off, const char *name, uint64_t len, uint64_t min)
+{
+    if (len >= min)
+        return 1;
+    hd_error(st, off, "%s: record length %llu is shorter than its fixed part (%llu bytes)", name,
+             (unsigned long long)len, (unsigned long long)min);
+    return 0;
+}
+
+/* Same id defined again: identical is fine, different is an error. */
+static void redefined(hd_state *st, int same, uint64_t off, const char *name, const char *idfmt,
+                      uint64_t id, uint64_t first)
+{
+    if (same) {
+        st->dup_defs++;
+        return;
+    }
+    if (!st->check)
+        return;
+    char idtxt[32];
+    snprintf(idtxt, sizeof idtxt, idfmt, (unsigned long long)id);
+    hd_error(st, off, "%s %s defined again with different content (first at 0x%llx)", name, idtxt,
+             (unsigned long long)first);
+}
+
+static int same_def(const void *a, const void *b, size_t size)
+{
+    return memcmp((const char *)a + sizeof(uint64_t), (const char *)b + sizeof(uint64_t),
+                  size - sizeof(uint64_t)) == 0;
+}
+
+/* Adds definition VAL (a struct whose first member is `def`) to st->ARR under KEY,
+ * or compares it with the earlier definition of KEY. */
+#define DEFINE(MAP, ARR, N, CAP, KIND, KEY, VAL, WHAT, IDFMT)                                        \
+    do {                                                                                             \
+        uint64_t *slot_;                                                                             \
+        if (hd_map_put(&st->MAP, (KEY), st->N, &slot_)) {                                            \
+            HD_GROW(st->ARR, st->N, st->CAP);                                                        \
+            st->ARR[st->N++] = (VAL);                                                                \
+            hd_defined(st, (KIND), (KEY), (VAL).def);                                                \
+        } else {                                                                                     \
+            redefined(st, same_def(&st->ARR[*slot_], &(VAL), sizeof(VAL)), (VAL).def, WHAT, IDFMT,   \
+                      (KEY), st->ARR[*slot_].def);                                                   \
+        }                                                                                            \
+    } while (0)
+
+static int rec_string(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
+{
+    int I = st->idsize;
+    if (!min_len(st, off, "STRING", b->left, (uint64_t)I))
+        return 0;
+    uint64_t id = hd_b_id(b);
+    uint64_t n = b->left;
+    while (st->pool_len + n + 1 > st->pool_cap) {
+        st->pool_cap = st->pool_cap ? st->pool_cap * 2 : 1 << 16;
+        st->pool = hd_xrealloc(st->pool, st->pool_cap);
+    }
+    unsigned char *text = st->pool + st->pool_len;
+    if (hd_read(b->r, text, (size_t)n) < n)
+        return 0;
+    b->left = 0;
+    uint64_t *slot;
+    if (hd_map_put(&st->strings, id, st->nstr, &slot)) {
+        HD_GROW(st->strv, st->nstr, st->capstr);
+        st->strv[st->nstr++] = (hd_string){off, st->pool_len, n};
+        st->pool_len += n;
+        hd_defined(st, K_STRING, id, off);
+    } else {
+        hd_string *old = &st->strv[*slot];
+        int same = old->len == n && memcmp(st->pool + old->off, text, (size_t)n) == 0;
+        redefined(st, same, off, "STRING", "0x%llx", id, old->def);
+    }
+    if (st->print) {
+        hd_line_begin(st, off, 0, time);
+        hd_sb_printf(&st->line, "STRING id=0x%llx ", (unsigned long long)id);
+        hd_sb_put_quoted(&st->line, text, (size_t)n);
+        hd_line_end(st);
+    }
+    return 1;
+}
+
+static int rec_load_class(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
+{
+    int I = st->idsize;
+    if (!want_len(st, off, "LOAD_CLASS", b->left, 8 + 2 * (uint64_t)I))
+        return 0;
+    hd_class c = {0};
+    c.serial = hd_b_u4(b);
+    c.obj = hd_b_id(b);
+    c.trace = hd_b_u4(b);
+    c.name = hd_b_id(b);
+    c.def = off;
+    if (hd_b_bad(b))
+        return 0;
+    if (c.serial == 0 && st->check)
+        hd_error(st, off, "LOAD_CLASS: class serial number 0 (must be > 0)");
+    hd_use(st, K_TRACE, c.trace, off, "LOAD_CLASS", 1);
+    hd_use(st, K_STRING, c.name, off, "LOAD_CLASS", 0);
+    DEFINE(classes_by_serial, clsv, ncls, capcls, K_CLASS, c.serial, c, "LOAD_CLASS", "serial %llu");
+    uint64_t *slot;
+    if (!hd_map_put(&st->classes_by_obj, c.obj, c.serial, &slot))
+        *slot = c.serial;
+    hd_defined(st, K_CLASSOBJ, c.obj, off);
+    if (st->print) {
+        hd_line_begin(st, off, 0, time);
+        hd_sb_printf(&st->line, "LOAD_CLASS serial=%u obj=0x%llx trace=%u name=", c.serial,
+                     (unsigned long long)c.obj, c.trace);
+        hd_put_sid(st, c.name, 1);
+        hd_line_end(st);
+    }
+    return 1;
+}
+
+static int rec_unload_class(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
+{
+    if (!want_len(st, off, "UNLOAD_CLASS", b->left, 4))
+        return 0;
+    uint32_t serial = hd_b_u4(b);
+    if (hd_b_bad(b))
+        return 0;
+    hd_use(st, K_CLASS, serial, off, "UNLOAD_CLASS", 0);
+    if (st->print) {
+        hd_line_begin(st, off, 0, time);
+        hd_sb_printf(&st->line, "UNLOAD_CLASS serial=%u name=", serial);
+        uint64_t *slot = hd_map_get(&st->classes_by_serial, serial);
+        if (slot)
+            hd_put_sid(st, st->clsv[*slot].name, 1);
+        else
+            hd_sb_add(&st->line, "?", 1);
+        hd_line_end(st);
+    }
+    return 1;
+}
+
+static int rec_frame(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
+{
+    int I = st->idsize;
+    if (!want_len(st, off, "FRAME", b->left, 4 * (uint64_t)I + 8))
+        return 0;
+    hd_frame f = {0};
+    f.id = hd_b_id(b);
+    f.method = hd_b_id(b);
+    f.sig = hd_b_id(b);
+    f.source = hd_b_id(b);
+    f.cls = hd_b_u4(b);
+    f.line = (int32_t)hd_b_u4(b);
+    f.def = off;
+    if (hd_b_bad(b))
+        return 0;
+    hd_use(st, K_STRING, f.method, off, "FRAME", 0);
+    hd_use(st, K_STRING, f.sig, off, "FRAME", 0);
+    hd_use(st, K_STRING, f.source, off, "FRAME", 1);
+    hd_use(st, K_CLASS, f.cls, off, "FRAME", 0);
+    DEFINE(frames, frv, nfr, capfr, K_FRAME, f.id, f, "FRAME", "0x%llx");
+    if (st->print) {
+        hd_line_begin(st, off, 0, time);
+        hd_sb_printf(&st->line, "FRAME id=0x%llx method=", (unsigned long long)f.id);
+        hd_put_sid(st, f.method, 0);
+        hd_sb_add(&st->line, " sig=", 5);
+        hd_put_sid(st, f.sig, 0);
+        hd_sb_add(&st->line, " source=", 8);
+        hd_put_sid(st, f.source, 0);
+        hd_sb_printf(&st->line, " class=%u(", f.cls);
+        hd_put_class_serial(st, f.cls);
+        hd_sb_printf(&st->line, ") line=%d", f.line);
+        hd_line_end(st);
+    }
+    return 1;
+}
+
+static int rec_trace(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
+{
+    int I = st->idsize;
+    uint64_t len = b->left;
+    if (!min_len(st, off, "TRACE", len, 12))
+        return 0;
+    hd_trace t = {0};
+    t.serial = hd_b_u4(b);
+    t.thread = hd_b_u4(b);
+    t.nframes = hd_b_u4(b);
+    t.def = off;
+    if (hd_b_bad(b) || !want_len(st, off, "TRACE", len, 12 + (uint64_t)t.nframes * (uint64_t)I))
+        return 0;
+    hd_use(st, K_THREAD, t.thread, off, "TRACE", 1);
+    t.first = st->ntrframes;
+    for (uint32_t i = 0; i < t.nframes && !hd_b_bad(b); i++) {
+        uint64_t fid = hd_b_id(b);
+        hd_use(st, K_FRAME, fid, off, "TRACE", 0);
+        HD_GROW(st->trframes, st->ntrframes, st->captrframes);
+        st->trframes[st->ntrframes++] = fid;
+    }
+    if (hd_b_bad(b))
+        return 0;
+    uint64_t *slot;
+    int is_new = hd_map_put(&st->traces, t.serial, st->ntr, &slot);
+    if (is_new) {
+        HD_GROW(st->trv, st->ntr, st->captr);
+        st->trv[st->ntr++] = t;
+        hd_defined(st, K_TRACE, t.serial, off);
+    } else {
+        hd_trace *o = &st->trv[*slot];
+        int same = o->thread == t.thread && o->nframes == t.nframes &&
+                   memcmp(&st->trframes[o->first], &st->trframes[t.first], t.nframes * sizeof(uint64_t)) == 0;
+        redefined(st, same, off, "TRACE", "serial %llu", t.serial, o->def);
+    }
+    if (st->print) {
+        hd_line_begin(st, off, 0, time);
+        hd_sb_printf(&st->line, "TRACE serial=%u thread=%u nframes=%u frames=", t.serial, t.thread, t.nframes);
+        for (uint32_t i = 0; i < t.nframes; i++)
+            hd_sb_printf(&st->line, i ? ",0x%llx" : "0x%llx", (unsigned long long)st->trframes[t.first + i]);
+        if (!t.nframes)
+            hd_sb_add(&st->line, "-", 1);
+        hd_line_end(st);
+    }
+    if (!is_new)
+        st->ntrframes = t.first; /* a repeated definition keeps the first one's frames */
+    return 1;
+}
+
+static float bits_to_float(uint32_t v)
+{
+    float f;
+    memcpy(&f, &v, sizeof f);
+    return f;
+}
+
+static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
+{
+    uint64_t len = b->left;
+    if (!min_len(st, off, "ALLOC_SITES", len, 34))
+        return 0;
+    uint16_t flags = hd_b_u2(b);
+    float cutoff = bits_to_float(hd_b_u4(b));
+    uint32_t live_bytes = hd_b_u4(b), live_objs = hd_b_u4(b);
+    uint64_t alloc_bytes = hd_b_u8(b), alloc_objs = hd_b_u8(b);
+    uint32_t n = hd_b_u4(b);
+    if (hd_b_bad(b) || !want_len(st, off, "ALLOC_SITES", len, 34 + 25 * (uint64_t)n))
+        return 0;
+    st->alloc_sites += n;
+    if (st->print) {
+        hd_line_begin(st, off, 0, time);
+        hd_sb_printf(&st->line,
+                     "ALLOC_SITES flags=0x%x cutoff=%g live_bytes=%u live_objs=%u alloc_bytes=%llu "
+                     "alloc_objs=%llu nsites=%u",
+                     flags, (double)cutoff, live_bytes, live_objs, (unsigned long long)alloc_bytes,
+                     (unsigned long long)alloc_objs, n);
+        hd_line_end(st);
+    }
+    for (uint32_t i = 0; i < n && !hd_b_bad(b); i++) {
+        uint64_t soff = b->r->off;
+        uint8_t array = hd_b_u1(b);
+        uint32_t cls = hd_b_u4(b), trace = hd_b_u4(b);
+        uint32_t lb = hd_b_u4(b), lo = hd_b_u4(b), ab = hd_b_u4(b), ao = hd_b_u4(b);
+        if (hd_b_bad(b))
+            return 0;
+        if (array && !hd_type_name(array))
+            hd_error(st, soff, "ALLOC_SITES: site %u has invalid array type %u", i, array);
+        hd_use(st, K_CLASS, cls, soff, "ALLOC_SITES", 0);
+        hd_use(st, K_TRACE, trace, soff, "ALLOC_SITES", 1);
+        if (st->print) {
+            hd_line_begin(st, soff, 1, 0);
+            hd_sb_printf(&st->line, "SITE array=%u class=%u(", array, cls);
+            hd_put_class_serial(st, cls);
+            hd_sb_printf(&st->line, ") trace=%u live_bytes=%u live_objs=%u alloc_bytes=%u alloc_objs=%u", trace, lb,
+                         lo, ab, ao);
+            hd_line_end(st);
+        }
+    }
+    return 1;
+}
+
+static int rec_heap_summary(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
+{
+    if (!want_len(st, off, "HEAP_SUMMARY", b->left, 24))
+        return 0;
+    uint32_t lb = hd_b_u4(b), lo = hd_b_u4(b);
+    uint64_t ab = hd_b_u8(b), ao = hd_b_u8(b);
+    if (hd_b_bad(b))
+        return 0;
+    if (st->print) {
+        hd_line_begin(st, off, 0, time);
+        hd_sb_printf(&st->line, "HEAP_SUMMARY live_bytes=%u live_objs=%u alloc_bytes=%llu alloc_objs=%llu", lb, lo,
+                     (unsigned long long)ab, (unsigned long long)ao);
+        hd_line_end(st);
+    }
+    return 1;
+}
+
+static int rec_start_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
+{
+    int I = st->idsize;
+    if (!want_len(st, off, "START_THREAD", b->left, 8 + 4 * (uint64_t)I))
+        return 0;
+    hd_thread t = {0};
+    t.serial = hd_b_u4(b);
+    t.obj = hd_b_id(b);
+    t.trace = hd_b_u4(b);
+    t.name = hd_b_id(b);
+    t.group = hd_b_id(b);
+    t.parent = hd_b_id(b);
+    t.def = off;
+    if (hd_b_bad(b))
+        return 0;
+    hd_use(st, K_TRACE, t.trace, off, "START_THREAD", 1);
+    hd_use(st, K_STRING, t.name, off, "START_THREAD", 1);
+    hd_use(st, K_STRING, t.group, off, "START_THREAD", 1);
+    hd_use(st, K_STRING, t.parent, off, "START_THREAD", 1);
+    DEFINE(threads, thv, nth, capth, K_THREAD, t.serial, t, "START_THREAD", "serial %llu");
+    if (st->print) {
+        hd_line_begin(st, off, 0, time);
+        hd_sb_printf(&st->line, "START_THREAD serial=%u obj=0x%llx trace=%u name=", t.serial,
+                     (unsigned long long)t.obj, t.trace);
+        hd_put_sid(st, t.name, 1);
+        hd_sb_add(&st->line, " group=", 7);
+        hd_put_sid(st, t.group, 1);
+        hd_sb_add(&st->line, " parent=", 8);
+        hd_put_sid(st, t.parent, 1);
+        hd_line_end(st);
+    }
+    return 1;
+}
+
+static int rec_end_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
+{
+    if (!want_len(st, off, "END_THREAD", b->left, 4))
+        return 0;
+    uint32_t serial = hd_b_u4(b);
+    if (hd_b_bad(b))
+        return 0;
+    hd_use(st, K_THREAD, serial, off, "END_THREAD", 0);
+    if (st->print) {
+        hd_line_begin(st, off, 0, time);
+        hd_sb_printf(&st->line, "END_THREAD serial=%u", serial);
+        hd_line_end(st);
+    }
+    return 1;
+}
+
+/* "pkg.Class.method" of a trace's top frame; "-" for an empty trace, "?" when unknown. */
+static void put_top(hd_state *st, uint32_t trace)
+{
+    uint64_t *slot = hd_map_get(&st->traces, trace);
+    if (!slot) {
+        hd_sb_add(&st->line, "?", 1);
+        return;
+    }
+    hd_trace *t = &st->trv[*slot];
+    if (!t->nframes) {
+        hd_sb_add(&st->line, "-", 1);
+        return;
+    }
+    slot = hd_map_get(&st->frames, st->trframes[t->first]);
+    if (!slot) {
+        hd_sb_add(&st->line, "?", 1);
+        return;
+    }
+    hd_frame *f = &st->frv[*slot];
+    size_t cn = 1, mn = 1;
+    const unsigned char *cname = (const unsigned char *)"?", *mname = (const unsigned char *)"?";
+    slot = hd_map_get(&st->classes_by_serial, f->cls);
+    if (slot) {
+        const unsigned char *s = hd_string_text(st, st->clsv[*slot].name, &cn);
+        if (s)
+            cname = s;
+        else
+            cn = 1;
+    }
+    const unsigned char *m = hd_string_text(st, f->method, &mn);
+    if (m)
+        mname = m;
+    else
+        mn = 1;
+    hd_sb top = {0};
+    hd_sb_add(&top, cname, cn);
+    hd_sb_add(&top, ".", 1);
+    hd_sb_add(&top, mname, mn);
+    hd_sb_put_token(&st->line, (const unsigned char *)top.p, top.len);
+    free(top.p);
+}
+
+static int rec_cpu_samples(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
+{
+    uint64_t len = b->left;
+    if (!min_len(st, off, "CPU_SAMPLES", len, 8))
+        return 0;
+    uint32_t total = hd_b_u4(b), n = hd_b_u4(b);
+    if (hd_b_bad(b) || !want_len(st, off, "CPU_SAMPLES", len, 8 + 8 * (uint64_t)n))
+        return 0;
+    st->cpu_total += total;
+    st->cpu_traces += n;
+    if (st->print) {
+        hd_line_begin(st, off, 0, time);
+        hd_sb_printf(&st->line, "CPU_SAMPLES total=%u ntraces=%u", total, n);
+        hd_line_end(st);
+    }
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n && !hd_b_bad(b); i++) {
+        uint64_t soff = b->r->off;
+        uint32_t count = hd_b_u4(b), trace = hd_b_u4(b);
+        if (hd_b_bad(b))
+            return 0;
+        sum += count;
+        hd_use(st, K_TRACE, trace, soff, "CPU_SAMPLES", 1);
+        if (st->print) {
+            hd_line_begin(st, soff, 1, 0);
+            hd_sb_printf(&st->line, "SAMPLE count=%u trace=%u top=", count, trace);
+            put_top(st, trace);
+            hd_line_end(st);
+        }
+    }
+    if (st->check && sum > total)
+        hd_error(st, off, "CPU_SAMPLES: the traces' counts add up to %llu, more than the total %u",
+                 (unsigned long long)sum, total);
+    return 1;
+}
+
+static int rec_control(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
+{
+    if (!want_len(st, off, "CONTROL_SETTINGS", b->left, 6))
+        return 0;
+    uint32_t flags = hd_b_u4(b);
+    uint16_t depth = hd_b_u2(b);
+    if (hd_b_bad(b))
+        return 0;
+    if (st->print) {
+        hd_line_begin(st, off, 0, time);
+        hd_sb_printf(&st->line, "CONTROL_SETTINGS flags=0x%x depth=%u", flags, depth);
+        hd_line_end(st);
+    }
+    return 1;
+}
+
+static int header(hd_state *st)
+{
+    hd_reader *r = &st->r;
+    char name[64];
+    size_t n = 0;
+    for (;;) {
+        unsigned char c;
+        if (hd_read(r, &c, 1) != 1) {
+            hd_error(st, 0, "bad header: the file ends inside the format name");
+            return 0;
+        }
+        if (!c)
+            break;
+        if (n + 1 >= sizeof name) {
+            hd_error(st, 0, "bad header: no NUL-terminated format name in the first %zu bytes", sizeof name);
+            return 0;
+        }
+        name[n++] = (char)c;
+    }
+    name[n] = 0;
+    snprintf(st->version, sizeof st->version, "%s", name);
+    if (!strcmp(name, "JAVA PROFILE 1.0.1"))
+        st->minor = 1;
+    else if (!strcmp(name, "JAVA PROFILE 1.0.2"))
+        st->minor = 2;
+    else {
+        hd_sb tmp = {0};
+        hd_sb_put_quoted(&tmp, (const unsigned char *)name, n);
+        hd_error(st, 0, "bad header: format name %s (expected \"JAVA PROFILE 1.0.1\" or \"JAVA PROFILE 1.0.2\")",
+                 tmp.p);
+        free(tmp.p);
+    }
+    hd_body b = {r, 12, 4, 0};
+    uint64_t idsize = hd_b_u4(&b);
+    uint64_t hi = hd_b_u4(&b), lo = hd_b_u4(&b);
+    if (r->eof) {
+        hd_error(st, r->off, "bad header: the file ends inside the header");
+        return 0;
+    }
+    if (idsize != 4 && idsize != 8) {
+        hd_error(st, n + 1, "bad header: identifier size %llu (must be 4 or 8)", (unsigned long long)idsize);
+        return 0;
+    }
+    st->idsize = (int)idsize;
+    st->time_ms = hi << 32 | lo;
+    if (st->print) {
+        hd_line_begin(st, 0, 0, 0);
+        hd_sb_add(&st->line, "HEADER version=", 15);
+        hd_sb_put_quoted(&st->line, (const unsigned char *)name, n);
+        hd_sb_printf(&st->line, " idsize=%d time_ms=%llu", st->idsize, (unsigned long long)st->time_ms);
+        hd_line_end(st);
+    }
+    return 1;
+}
+
+int hd_run(hd_state *st)
+{
+    hd_reader *r = &st->r;
+    if (!header(st))
+        return 0;
+    for (;;) {
+        uint64_t off = r->off;
+        size_t avail = hd_fill(r, 9);
+        if (r->err || avail == 0)
+            break;
+        if (avail < 9) {
+            hd_error(st, off, "truncated record: the file ends inside a record header (%zu of 9 bytes)", avail);
+            break;
+        }
+        hd_body hb = {r, 9, 4, 0};
+        int tag = hd_b_u1(&hb);
+        uint32_t time = hd_b_u4(&hb);
+        uint32_t len = hd_b_u4(&hb);
+        const char *name = hd_tag_name(tag);
+        st->records++;
+        st->rec_count[tag]++;
+        if (st->fsize && off + 9 + len > st->fsize) {
+            char lbl[16];
+            snprintf(lbl, sizeof lbl, "tag 0x%02x", tag);
+            hd_error(st, off, "truncated record: %s record of length %u, but only %llu bytes follow",
+                     name ? name : lbl, len, (unsigned long long)(st->fsize - off - 9));
+            break;
+        }
+        hd_body b = {r, len, st->idsize, 0};
+        int done;
+        switch (tag) {
+        case 0x01: done = rec_string(st, &b, off, time); break;
+        case 0x02: done = rec_load_class(st, &b, off, time); break;
+        case 0x03: done = rec_unload_class(st, &b, off, time); break;
+        case 0x04: done = rec_frame(st, &b, off, time); break;
+        case 0x05: done = rec_trace(st, &b, off, time); break;
+        case 0x06: done = rec_alloc_sites(st, &b, off, time); break;
+        case 0x07: done = rec_heap_summary(st, &b, off, time); break;
+        case 0x0A: done = rec_start_thread(st, &b, off, time); break;
+        case 0x0B: done = rec_end_thread(st, &b, off, time); break;
+        case 0x0D: done = rec_cpu_samples(st, &b, off, time); break;
+        case 0x0E: done = rec_control(st, &b, off, time); break;
+        case 0x0C:
+        case 0x1C:
+        case 0x2C:
+            hd_heap_record(st, &b, tag, off, time);
+            done = 0; /* heap records report their own problems */
+            break;
+        default:
+            hd_error(st, off, "unknown record tag 0x%02x (length %u)", tag, len);
+            if (st->print) {
+                hd_line_begin(st, off, 0, time);
+                hd_sb_printf(&st->line, "UNKNOWN tag=0x%02x length=%u", tag, len);
+                hd_line_end(st);
+            }
+            done = 0;
+        }
+        if (r->err)
+            break;
+        if (!r->eof && done && b.left)
+            hd_error(st, off, "%s: record length %u, but its content ends %llu bytes earlier", name, len,
+                     (unsigned long long)b.left);
+        hd_b_skip(&b, b.left);
+        if (r->eof) {
+            hd_error(st, off, "truncated record: the file ends inside this %s record (length %u)",
+                     name ? name : "unknown", len);
+            break;
+        }
+    }
+    hd_heap_finish(st);
+    if (r->err)
+        st->io_error = r->err;
+    return 1;
+}
