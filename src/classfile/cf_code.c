@@ -313,7 +313,14 @@ static int read_vts(meth_t *M, cf_rd *r, vt_t *v, uint32_t n) {
 }
 
 static int decode_frames(meth_t *M) {
-    if (M->smt < 0) return CF_OK;
+    if (M->smt < 0) {
+        /* still check the descriptor: a StackMapTable may be added to this method */
+        int ro = M->readonly;
+        M->readonly = 1;
+        int rc = init_frame(M);
+        M->readonly = ro;
+        return rc;
+    }
     int rc = init_frame(M);
     if (rc != CF_OK) return rc;
     cf_attr *a = &M->attrs[M->smt];

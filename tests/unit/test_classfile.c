@@ -1,0 +1,996 @@
+/* Unit tests for src/classfile: hand-assembled class files (cf_asm), round trips, every
+ * constant-pool tag, attribute passthrough, and the instrumenter. Rewritten code is checked
+ * two ways: structurally (tables point at the same instructions as before) and by running
+ * original and rewritten methods in a tiny interpreter for the int subset of the JVM
+ * instruction set (branches, switches, jsr/ret, wide, newarray, the tracker calls), which
+ * must give the same results, with the expected hook counts and never more stack than
+ * max_stack. Set CF_TEST_DUMP=DIR to save every class built here (fuzz seeds). */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classfile/classfile.h"
+#include "unit.h"
+
+/* ---- helpers -------------------------------------------------------------------------- */
+
+static void dump(const char *name, const uint8_t *p, size_t n) {
+    const char *dir = getenv("CF_TEST_DUMP");
+    if (!dir) return;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/unit-%s.class", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (f) { fwrite(p, 1, n, f); fclose(f); }
+}
+
+static uint32_t u2(const uint8_t *p) { return ((uint32_t)p[0] << 8) | p[1]; }
+static uint32_t u4(const uint8_t *p) {
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static void w2(uint8_t *p, uint32_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static void w4(uint8_t *p, uint32_t v) { w2(p, v >> 16); w2(p + 2, v); }
+
+/* A growable code buffer. */
+typedef struct { uint8_t *p; size_t n, cap; } code_t;
+static void emit(code_t *c, int n, ...) {
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++) {
+        if (c->n == c->cap) { c->cap = c->cap ? c->cap * 2 : 256; c->p = realloc(c->p, c->cap); }
+        c->p[c->n++] = (uint8_t)va_arg(ap, int);
+    }
+    va_end(ap);
+}
+
+/* ---- a small independent class reader (test side) ------------------------------------- */
+
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+    uint32_t cpn;
+    uint32_t *cpoff;
+    size_t methods; /* offset of methods_count */
+} tcls;
+
+typedef struct {
+    uint32_t max_stack, max_locals, code_len, nexc, nattr;
+    const uint8_t *code, *exc, *attrs;
+} tcode;
+
+static size_t skip_attrs(const uint8_t *p, size_t i) {
+    uint32_t n = u2(p + i);
+    i += 2;
+    for (uint32_t k = 0; k < n; k++) i += 6 + u4(p + i + 2);
+    return i;
+}
+
+static int tparse(tcls *t, const uint8_t *p, size_t n) {
+    t->p = p;
+    t->n = n;
+    t->cpn = u2(p + 8);
+    t->cpoff = calloc(t->cpn + 1, sizeof(uint32_t));
+    size_t i = 10;
+    for (uint32_t k = 1; k < t->cpn; k++) {
+        t->cpoff[k] = (uint32_t)i;
+        switch (p[i]) {
+        case 1: i += 3 + u2(p + i + 1); break;
+        case 3: case 4: i += 5; break;
+        case 5: case 6: i += 9; k++; break;
+        case 7: case 8: case 16: case 19: case 20: i += 3; break;
+        case 15: i += 4; break;
+        default: i += 5; break;
+        }
+    }
+    i += 6;
+    i += 2 + 2 * u2(p + i);
+    uint32_t nf = u2(p + i);
+    i += 2;
+    for (uint32_t k = 0; k < nf; k++) i = skip_attrs(p, i + 6);
+    t->methods = i;
+    return 0;
+}
+static void tfree(tcls *t) { free(t->cpoff); }
+
+static int tutf8(const tcls *t, uint32_t idx, const char *s) {
+    const uint8_t *e = t->p + t->cpoff[idx];
+    return e[0] == 1 && u2(e + 1) == strlen(s) && memcmp(e + 3, s, strlen(s)) == 0;
+}
+
+static const char *tref_name(const tcls *t, uint32_t ref, char *buf, size_t cap) {
+    const uint8_t *e = t->p + t->cpoff[ref];
+    const uint8_t *nat = t->p + t->cpoff[u2(e + 3)];
+    const uint8_t *u = t->p + t->cpoff[u2(nat + 1)];
+    size_t l = u2(u + 1);
+    if (l >= cap) l = cap - 1;
+    memcpy(buf, u + 3, l);
+    buf[l] = 0;
+    return buf;
+}
+
+static int tcode_of(const tcls *t, const char *name, tcode *c) {
+    size_t i = t->methods;
+    uint32_t nm = u2(t->p + i);
+    i += 2;
+    for (uint32_t k = 0; k < nm; k++) {
+        uint32_t mname = u2(t->p + i + 2), na = u2(t->p + i + 6);
+        size_t a = i + 8;
+        for (uint32_t j = 0; j < na; j++) {
+            uint32_t an = u2(t->p + a), al = u4(t->p + a + 2);
+            if (tutf8(t, mname, name) && tutf8(t, an, "Code")) {
+                const uint8_t *q = t->p + a + 6;
+                c->max_stack = u2(q);
+                c->max_locals = u2(q + 2);
+                c->code_len = u4(q + 4);
+                c->code = q + 8;
+                c->nexc = u2(q + 8 + c->code_len);
+                c->exc = q + 10 + c->code_len;
+                c->nattr = u2(c->exc + 8 * c->nexc);
+                c->attrs = c->exc + 8 * c->nexc + 2;
+                return 1;
+            }
+            a += 6 + al;
+        }
+        i = a;
+    }
+    return 0;
+}
+
+static const uint8_t *tcode_attr(const tcls *t, const tcode *c, const char *name, uint32_t *len) {
+    const uint8_t *a = c->attrs;
+    for (uint32_t j = 0; j < c->nattr; j++) {
+        uint32_t l = u4(a + 2);
+        if (tutf8(t, u2(a), name)) { *len = l; return a + 6; }
+        a += 6 + l;
+    }
+    return NULL;
+}
+
+/* ---- a tiny interpreter for the int subset -------------------------------------------- */
+
+typedef struct { long entries, returns, arrays, objinits, maxsp; int bad; } hooks_t;
+
+static uint32_t pad4(uint32_t pc) { return (4 - ((pc + 1) & 3)) & 3; }
+
+static int64_t run(const tcls *t, const tcode *c, int64_t arg, hooks_t *h) {
+    int64_t loc[1024] = {0}, st[1024];
+    int sp = 0;
+    uint32_t pc = 0;
+    long steps = 0;
+    loc[0] = arg;
+#define PUSH(v) do { st[sp++] = (v); if (sp > h->maxsp) h->maxsp = sp; if (sp > (int)c->max_stack || sp > 1000) { h->bad = 1; return -1; } } while (0)
+#define POP() (sp > 0 ? st[--sp] : (h->bad = 1, 0))
+    while (pc < c->code_len && steps++ < 50000000) {
+        const uint8_t *q = c->code + pc;
+        uint32_t op = q[0];
+        int64_t a, b;
+        switch (op) {
+        case 0: pc += 1; break;
+        case 2: case 3: case 4: case 5: case 6: case 7: case 8: PUSH((int64_t)op - 3); pc += 1; break;
+        case 16: PUSH((int8_t)q[1]); pc += 2; break;
+        case 17: PUSH((int16_t)u2(q + 1)); pc += 3; break;
+        case 19: { const uint8_t *e = t->p + t->cpoff[u2(q + 1)]; PUSH((int32_t)u4(e + 1)); pc += 3; break; }
+        case 21: case 25: PUSH(loc[q[1]]); pc += 2; break;
+        case 26: case 27: case 28: case 29: PUSH(loc[op - 26]); pc += 1; break;
+        case 42: case 43: case 44: case 45: PUSH(loc[op - 42]); pc += 1; break;
+        case 54: case 58: loc[q[1]] = POP(); pc += 2; break;
+        case 59: case 60: case 61: case 62: loc[op - 59] = POP(); pc += 1; break;
+        case 75: case 76: case 77: case 78: loc[op - 75] = POP(); pc += 1; break;
+        case 87: POP(); pc += 1; break;
+        case 89: a = POP(); PUSH(a); PUSH(a); pc += 1; break;
+        case 96: b = POP(); a = POP(); PUSH((int32_t)(a + b)); pc += 1; break;
+        case 100: b = POP(); a = POP(); PUSH((int32_t)(a - b)); pc += 1; break;
+        case 104: b = POP(); a = POP(); PUSH((int32_t)(a * b)); pc += 1; break;
+        case 132: loc[q[1]] += (int8_t)q[2]; pc += 3; break;
+        case 153: case 154: case 155: case 156: case 157: case 158:
+        case 159: case 160: case 161: case 162: case 163: case 164: {
+            if (op >= 159) { b = POP(); a = POP(); } else { a = POP(); b = 0; }
+            int k = (int)(op >= 159 ? op - 159 : op - 153), take;
+            switch (k) {
+            case 0: take = a == b; break; case 1: take = a != b; break; case 2: take = a < b; break;
+            case 3: take = a >= b; break; case 4: take = a > b; break; default: take = a <= b; break;
+            }
+            pc = take ? pc + (uint32_t)(int16_t)u2(q + 1) : pc + 3;
+            break;
+        }
+        case 167: pc += (uint32_t)(int16_t)u2(q + 1); break;
+        case 200: pc += u4(q + 1); break;
+        case 168: PUSH(pc + 3); pc += (uint32_t)(int16_t)u2(q + 1); break;
+        case 201: PUSH(pc + 5); pc += u4(q + 1); break;
+        case 169: pc = (uint32_t)loc[q[1]]; break;
+        case 170: case 171: {
+            uint32_t base = pc + 1 + pad4(pc);
+            int32_t key = (int32_t)POP(), def = (int32_t)u4(c->code + base), off = def;
+            if (op == 170) {
+                int32_t lo = (int32_t)u4(c->code + base + 4), hi = (int32_t)u4(c->code + base + 8);
+                if (key >= lo && key <= hi) off = (int32_t)u4(c->code + base + 12 + 4 * (uint32_t)(key - lo));
+            } else {
+                uint32_t np = u4(c->code + base + 4);
+                for (uint32_t j = 0; j < np; j++)
+                    if ((int32_t)u4(c->code + base + 8 + 8 * j) == key) off = (int32_t)u4(c->code + base + 12 + 8 * j);
+            }
+            pc += (uint32_t)off;
+            break;
+        }
+        case 172: return POP();
+        case 177: return 0;
+        case 184: {
+            char nm[64];
+            tref_name(t, u2(q + 1), nm, sizeof(nm));
+            if (!strcmp(nm, "CallSite")) { POP(); POP(); h->entries++; }
+            else if (!strcmp(nm, "ReturnSite")) { POP(); POP(); h->returns++; }
+            else if (!strcmp(nm, "NewArray")) { POP(); h->arrays++; }
+            else if (!strcmp(nm, "ObjectInit")) { POP(); h->objinits++; }
+            else { h->bad = 1; return -1; }
+            pc += 3;
+            break;
+        }
+        case 188: a = POP(); PUSH(a + 1000000); pc += 2; break; /* an "array" of length a */
+        case 189: a = POP(); PUSH(a + 1000000); pc += 3; break;
+        case 190: a = POP(); PUSH(a - 1000000); pc += 1; break;
+        case 196:
+            switch (q[1]) {
+            case 21: PUSH(loc[u2(q + 2)]); pc += 4; break;
+            case 54: case 58: loc[u2(q + 2)] = POP(); pc += 4; break;
+            case 132: loc[u2(q + 2)] += (int16_t)u2(q + 4); pc += 6; break;
+            case 169: pc = (uint32_t)loc[u2(q + 2)]; break;
+            default: h->bad = 1; return -1;
+            }
+            break;
+        default:
+            h->bad = 1;
+            return -1;
+        }
+    }
+    h->bad = 1;
+    return -1;
+#undef PUSH
+#undef POP
+}
+
+/* ---- building classes ----------------------------------------------------------------- */
+
+static cf_inject_spec all_hooks(unsigned cnum) {
+    cf_inject_spec s;
+    memset(&s, 0, sizeof(s));
+    s.tracker_class = "hprof/Tracker";
+    s.entry_name = "CallSite"; s.entry_desc = "(II)V";
+    s.return_name = "ReturnSite"; s.return_desc = "(II)V";
+    s.objinit_name = "ObjectInit"; s.objinit_desc = "(Ljava/lang/Object;)V";
+    s.newarray_name = "NewArray"; s.newarray_desc = "(Ljava/lang/Object;)V";
+    s.exception_exit = 1;
+    s.cnum = cnum;
+    return s;
+}
+
+/* One static method "f" (or name) with the given code in a class of the given version. */
+static uint8_t *one_method(unsigned major, const char *name, const char *desc, const code_t *code,
+                           unsigned max_stack, unsigned max_locals, const uint16_t *exc, unsigned nexc,
+                           cfa_attrs *code_attrs, size_t *len, cf_asm **keep) {
+    cf_asm *a = keep && *keep ? *keep : cfa_new(major, major == 45 ? 3 : 0, 0x21, "t/T", "java/lang/Object");
+    cfa_attrs m = {0};
+    cfa_code(a, &m, max_stack, max_locals, code->p, code->n, exc, nexc, code_attrs);
+    cfa_method(a, 0x09, name, desc, &m);
+    cfa_attrs_free(&m);
+    uint8_t *out = NULL;
+    int rc = cfa_finish(a, &out, len);
+    if (!keep) cfa_free(a);
+    else *keep = a;
+    return rc == 0 ? out : NULL;
+}
+
+/* Runs method f of the original and of the instrumented class on each argument. */
+static void same_results(const char *what, const uint8_t *orig, size_t olen, const uint8_t *inst,
+                         size_t ilen, const char *mname, const int64_t *args, int nargs,
+                         long expect_arrays_per_call) {
+    tcls a, b;
+    tparse(&a, orig, olen);
+    tparse(&b, inst, ilen);
+    tcode ca, cb;
+    int found = tcode_of(&a, mname, &ca) && tcode_of(&b, mname, &cb);
+    CHECK(found, "%s: method %s found in both", what, mname);
+    if (found) {
+        int same = 1, bad = 0, balanced = 1;
+        long arrays = 0;
+        for (int i = 0; i < nargs; i++) {
+            hooks_t h1 = {0}, h2 = {0};
+            int64_t r1 = run(&a, &ca, args[i], &h1), r2 = run(&b, &cb, args[i], &h2);
+            if (r1 != r2) same = 0;
+            if (h1.bad || h2.bad) bad = 1;
+            if (h2.entries != 1 || h2.returns != 1) balanced = 0;
+            arrays += h2.arrays;
+            if (r1 != r2 || h2.bad) printf("#   arg %lld: %lld vs %lld (bad %d/%d)\n", (long long)args[i], (long long)r1, (long long)r2, h1.bad, h2.bad);
+        }
+        CHECK(same && !bad, "%s: same results, within max_stack", what);
+        CHECK(balanced, "%s: one entry and one return hook per call", what);
+        if (expect_arrays_per_call >= 0)
+            CHECK(arrays == expect_arrays_per_call, "%s: newarray hooks %ld (want %ld)", what, arrays, expect_arrays_per_call);
+    }
+    tfree(&a);
+    tfree(&b);
+}
+
+static int deep_ok(const uint8_t *p, size_t n) {
+    cf_class *c = NULL;
+    int rc = cf_parse(p, n, CF_PARSE_DEEP, &c);
+    cf_free(c);
+    return rc == CF_OK;
+}
+
+static int roundtrip_ok(const uint8_t *p, size_t n) {
+    cf_class *c = NULL;
+    if (cf_parse(p, n, CF_PARSE_DEEP, &c) != CF_OK) return 0;
+    uint8_t *o = NULL;
+    size_t on = 0;
+    int ok = cf_write(c, &o, &on) == CF_OK && on == n && memcmp(o, p, n) == 0;
+    free(o);
+    cf_free(c);
+    return ok;
+}
+
+/* ---- tests ---------------------------------------------------------------------------- */
+
+static void test_cp_tags(void) {
+    cf_asm *a = cfa_new(69, 0, 0x21, "t/AllTags", "java/lang/Object");
+    unsigned idx[20] = {0};
+    idx[1] = cfa_utf8(a, "hello");
+    idx[3] = cfa_int(a, -42);
+    idx[4] = cfa_float_bits(a, 0x3f800000u);
+    idx[5] = cfa_long(a, 0x123456789abcdefLL);
+    idx[6] = cfa_double_bits(a, 0x400921fb54442d18ULL);
+    idx[7] = cfa_class(a, "java/lang/String");
+    idx[8] = cfa_string(a, "str");
+    idx[9] = cfa_fieldref(a, "t/AllTags", "x", "I");
+    idx[10] = cfa_methodref(a, "t/AllTags", "m", "()V");
+    idx[11] = cfa_imethodref(a, "java/lang/Runnable", "run", "()V");
+    idx[12] = cfa_nat(a, "n", "()V");
+    idx[15] = cfa_method_handle(a, 6, idx[10]);
+    idx[16] = cfa_method_type(a, "(I)V");
+    idx[17] = cfa_dynamic(a, 17, 0, "dyn", "I");
+    idx[18] = cfa_dynamic(a, 18, 0, "indy", "()Ljava/lang/Runnable;");
+    idx[19] = cfa_module(a, "java.base");
+    unsigned pkg = cfa_package(a, "t");
+    code_t c = {0};
+    emit(&c, 1, 177);
+    cfa_attrs m = {0};
+    cfa_code(a, &m, 0, 0, c.p, c.n, NULL, 0, NULL);
+    cfa_method(a, 0x09, "m", "()V", &m);
+    cfa_attrs_free(&m);
+    /* a BootstrapMethods attribute so the dynamic entries mean something */
+    uint8_t bsm[6] = {0, 1, 0, 0, 0, 0};
+    w2(bsm + 2, idx[15]);
+    cfa_attrs ca = {0};
+    cfa_attr(a, &ca, "BootstrapMethods", bsm, sizeof(bsm));
+    cfa_class_attrs(a, &ca);
+    cfa_attrs_free(&ca);
+    uint8_t *p;
+    size_t n;
+    CHECK(cfa_finish(a, &p, &n) == 0, "cp tags: assembled");
+    cfa_free(a);
+    free(c.p);
+    dump("cptags", p, n);
+    cf_class *cls = NULL;
+    CHECK(cf_parse(p, n, CF_PARSE_DEEP, &cls) == CF_OK, "cp tags: parses");
+    if (cls) {
+        int all = 1;
+        static const unsigned tags[] = {1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19};
+        for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+            if (cf_cp_tag(cls, idx[tags[i]]) != tags[i]) { all = 0; printf("# tag %u at %u: %u\n", tags[i], idx[tags[i]], cf_cp_tag(cls, idx[tags[i]])); }
+        CHECK(all && cf_cp_tag(cls, pkg) == 20, "cp tags: all 17 tags read back");
+        CHECK(cf_cp_tag(cls, idx[5] + 1) == 0 && cf_cp_tag(cls, idx[6] + 1) == 0, "cp tags: slot after Long/Double unusable");
+        CHECK_STR(cf_class_name(cls), "t/AllTags", "cp tags: class name");
+        CHECK(cf_major(cls) == 69, "cp tags: version 69");
+        cf_free(cls);
+    }
+    CHECK(roundtrip_ok(p, n), "cp tags: byte-identical round trip");
+    cf_inject_spec s = all_hooks(7);
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && deep_ok(r.data, r.len), "cp tags: instrumented and re-parsed");
+    cf_result_free(&r);
+    free(p);
+}
+
+static void test_versions(void) {
+    for (unsigned major = 44; major <= 70; major++) {
+        code_t c = {0};
+        emit(&c, 3, 4, 172, 0); /* iconst_1 ireturn */
+        c.n = 2;
+        size_t n;
+        uint8_t *p = one_method(major, "f", "(I)I", &c, 1, 1, NULL, 0, NULL, &n, NULL);
+        cf_class *cls = NULL;
+        int rc = cf_parse(p, n, 0, &cls);
+        cf_free(cls);
+        int want = (major >= 45 && major <= 69) ? CF_OK : CF_ERR_VERSION;
+        if (major == 44 || major == 45 || major == 50 || major == 61 || major == 69 || major == 70) {
+            CHECK(rc == want, "version %u: %s", major, want == CF_OK ? "accepted" : "rejected");
+            if (want == CF_OK) {
+                cf_inject_spec s = all_hooks(1);
+                cf_result r;
+                rc = cf_instrument(p, n, &s, &r);
+                CHECK(rc == CF_OK && deep_ok(r.data, r.len), "version %u: instrumented", major);
+                if (rc == CF_OK) same_results("version", p, n, r.data, r.len, "f", (int64_t[]){0}, 1, 0);
+                cf_result_free(&r);
+            }
+        }
+        free(p);
+        free(c.p);
+    }
+    /* JDK 1.0.2 Code layout (45.0-45.2): u1 max_stack, u1 max_locals, u2 code_length */
+    cf_asm *a = cfa_new(45, 2, 0x21, "t/Old", "java/lang/Object");
+    code_t c = {0};
+    emit(&c, 4, 26, 4, 96, 172); /* iload_0 iconst_1 iadd ireturn */
+    size_t n;
+    uint8_t *p = one_method(45, "f", "(I)I", &c, 2, 1, NULL, 0, NULL, &n, &a);
+    cfa_free(a);
+    CHECK(p && p[4] == 0 && p[5] == 2 && roundtrip_ok(p, n), "45.2: old Code layout parses and round-trips");
+    cf_inject_spec s = all_hooks(1);
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && deep_ok(r.data, r.len), "45.2: instrumented with the old Code layout");
+    cf_result_free(&r);
+    free(p);
+    free(c.p);
+}
+
+static void test_unknown_attrs(void) {
+    cf_asm *a = cfa_new(61, 0, 0x21, "t/Attrs", "java/lang/Object");
+    static const uint8_t b1[] = "class-level \x01\x02\x03 body";
+    static const uint8_t b2[] = "field-level \xff\xfe body";
+    static const uint8_t b3[] = "method-level \x10\x20 body";
+    static const uint8_t b4[] = "code-level \x7f\x00\x01 body";
+    cfa_attrs fa = {0}, ma = {0}, cattr = {0}, cla = {0};
+    cfa_attr(a, &fa, "XFieldThing", b2, sizeof(b2));
+    cfa_attr(a, &fa, "Signature", "\0\1", 2);
+    cfa_field(a, 0x02, "x", "I", &fa);
+    cfa_attr(a, &cattr, "XCodeThing", b4, sizeof(b4));
+    code_t c = {0};
+    emit(&c, 5, 26, 188, 10, 190, 172); /* iload_0 newarray int arraylength ireturn */
+    cfa_code(a, &ma, 1, 1, c.p, c.n, NULL, 0, &cattr);
+    cfa_attr(a, &ma, "XMethodThing", b3, sizeof(b3));
+    cfa_method(a, 0x09, "f", "(I)I", &ma);
+    cfa_attr(a, &cla, "XClassThing", b1, sizeof(b1));
+    cfa_attr(a, &cla, "SourceFile", "\0\1", 2);
+    cfa_class_attrs(a, &cla);
+    uint8_t *p;
+    size_t n;
+    cfa_finish(a, &p, &n);
+    cfa_free(a);
+    dump("attrs", p, n);
+    CHECK(roundtrip_ok(p, n), "unknown attributes: byte-identical round trip");
+    cf_inject_spec s = all_hooks(3);
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK, "unknown attributes: instrumented");
+    if (rc == CF_OK) {
+        CHECK(memmem(r.data, r.len, b1, sizeof(b1)) && memmem(r.data, r.len, b2, sizeof(b2)) &&
+              memmem(r.data, r.len, b3, sizeof(b3)) && memmem(r.data, r.len, b4, sizeof(b4)),
+              "unknown attributes: class, field, method and code attributes kept byte for byte");
+        same_results("newarray", p, n, r.data, r.len, "f", (int64_t[]){0, 5}, 2, 2);
+    }
+    cf_result_free(&r);
+    cfa_attrs_free(&fa); cfa_attrs_free(&ma); cfa_attrs_free(&cattr); cfa_attrs_free(&cla);
+    free(c.p);
+    free(p);
+}
+
+/* f(n): if (n == 0) return 2; <K blocks of 'iconst_1 newarray int arraylength pop'>; return 1.
+ * The ifeq spans the blocks: it fits before injection and not after. Version 49 (no
+ * StackMapTable): conditional becomes an inverted branch over a goto_w. */
+static void test_widen_noframes(void) {
+    code_t c = {0};
+    const int K = 6000;
+    emit(&c, 4, 26, 153, 0, 0); /* iload_0 ifeq L */
+    for (int i = 0; i < K; i++) emit(&c, 5, 4, 188, 10, 190, 87);
+    emit(&c, 2, 4, 172);        /* iconst_1 ireturn */
+    uint32_t L = (uint32_t)c.n;
+    emit(&c, 2, 5, 172);        /* L: iconst_2 ireturn */
+    w2(c.p + 2, L - 1);
+    /* plus a backward goto over the same distance: g(n) loops n times */
+    size_t n;
+    uint8_t *p = one_method(49, "f", "(I)I", &c, 2, 1, NULL, 0, NULL, &n, NULL);
+    dump("widen49", p, n);
+    CHECK(roundtrip_ok(p, n), "widen (v49): round trip");
+    cf_inject_spec s = all_hooks(1);
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && r.widened >= 1, "widen (v49): conditional branch widened (%u)", r.widened);
+    if (rc == CF_OK) {
+        tcls t;
+        tparse(&t, r.data, r.len);
+        tcode tc;
+        tcode_of(&t, "f", &tc);
+        /* entry hook = iconst_1 iconst_0 invokestatic (5 bytes), then iload_0, ifne +8, goto_w */
+        CHECK(tc.code[5] == 26 && tc.code[6] == 154 && u2(tc.code + 7) == 8 && tc.code[9] == 200,
+              "widen (v49): ifeq became ifne +8; goto_w");
+        CHECK(tc.code_len > 32767 + 6, "widen (v49): code grew past 32 KiB (%u)", tc.code_len);
+        tfree(&t);
+        CHECK(deep_ok(r.data, r.len), "widen (v49): re-parses");
+        same_results("widen (v49)", p, n, r.data, r.len, "f", (int64_t[]){0, 1}, 2, K);
+    }
+    cf_result_free(&r);
+    free(p);
+    free(c.p);
+}
+
+/* With a StackMapTable (version 52): a loop whose exit test and back edge both grow past
+ * 32 KiB. The back edge becomes goto_w; the exit test jumps to a trampoline island placed
+ * before the loop head. */
+static void test_widen_frames(void) {
+    cf_asm *a = cfa_new(52, 0, 0x21, "t/W", "java/lang/Object");
+    code_t c = {0};
+    const int K = 5500;
+    emit(&c, 2, 3, 60);              /* 0: iconst_0 istore_1 */
+    emit(&c, 4, 27, 26, 162, 0);     /* 2: LOOP iload_1 iload_0 if_icmpge END */
+    emit(&c, 1, 0);
+    for (int i = 0; i < K; i++) emit(&c, 5, 4, 188, 10, 190, 87);
+    emit(&c, 3, 132, 1, 1);          /* iinc 1 1 */
+    uint32_t g = (uint32_t)c.n;
+    emit(&c, 3, 167, 0, 0);          /* goto LOOP */
+    uint32_t end = (uint32_t)c.n;
+    emit(&c, 2, 27, 172);            /* END: iload_1 ireturn */
+    w2(c.p + 5, end - 4);
+    w2(c.p + g + 1, (uint32_t)(2 - (int)g));
+    /* frames: at 2 append [int]; at END same */
+    uint8_t smt[2 + 4 + 3];
+    size_t k = 0;
+    w2(smt, 2); k = 2;
+    smt[k++] = 252; w2(smt + k, 2); k += 2; smt[k++] = 1;   /* append_frame delta 2 [Integer] */
+    smt[k++] = 251; w2(smt + k, end - 2 - 1); k += 2;      /* same_frame_extended */
+    cfa_attrs ca = {0};
+    cfa_attr(a, &ca, "StackMapTable", smt, k);
+    size_t n;
+    uint8_t *p = one_method(52, "f", "(I)I", &c, 2, 2, NULL, 0, &ca, &n, &a);
+    cfa_free(a);
+    cfa_attrs_free(&ca);
+    dump("widen52", p, n);
+    CHECK(deep_ok(p, n) && roundtrip_ok(p, n), "widen (v52): round trip");
+    cf_inject_spec s = all_hooks(2);
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && r.widened == 2 && r.unrewritable == 0, "widen (v52): back edge and exit test widened (%u)", r.widened);
+    if (rc == CF_OK) {
+        CHECK(deep_ok(r.data, r.len), "widen (v52): re-parses with the new frames");
+        tcls t;
+        tparse(&t, r.data, r.len);
+        tcode tc;
+        tcode_of(&t, "f", &tc);
+        /* island before the loop head: goto_w over it, then goto_w END */
+        CHECK(tc.code[7] == 200 && tc.code[12] == 200, "widen (v52): trampoline island before the loop head");
+        uint32_t sl;
+        const uint8_t *sm = tcode_attr(&t, &tc, "StackMapTable", &sl);
+        CHECK(sm && u2(sm) == 4, "widen (v52): frames for the trampoline and the handler added (%u)", sm ? u2(sm) : 0);
+        tfree(&t);
+        same_results("widen (v52)", p, n, r.data, r.len, "f", (int64_t[]){0, 1, 3}, 3, 4 * K);
+    }
+    cf_result_free(&r);
+    free(p);
+    free(c.p);
+}
+
+/* tableswitch + lookupswitch behind prologues of 5..10 bytes: all four paddings. */
+static void test_switches(void) {
+    code_t c = {0};
+    emit(&c, 1, 26);                              /* 0: iload_0 */
+    emit(&c, 1, 170);                             /* 1: tableswitch, pad 2 */
+    emit(&c, 2, 0, 0);
+    uint32_t base = 4;
+    for (int i = 0; i < 3 + 4; i++) emit(&c, 4, 0, 0, 0, 0);
+    w4(c.p + base + 4, (uint32_t)-1);             /* low -1 */
+    w4(c.p + base + 8, 2);                        /* high 2 */
+    uint32_t after_t = (uint32_t)c.n;             /* 32 */
+    uint32_t cases[5];
+    for (int i = 0; i < 5; i++) { cases[i] = (uint32_t)c.n; emit(&c, 6, 16, 10 + i, 60, 167, 0, 0); }
+    uint32_t look = (uint32_t)c.n;
+    /* L: iload_0 iconst_3 imul lookupswitch */
+    emit(&c, 3, 26, 6, 104);
+    uint32_t ls = (uint32_t)c.n;
+    emit(&c, 1, 171);
+    while ((c.n & 3) != 0) emit(&c, 1, 0);
+    uint32_t lbase = (uint32_t)c.n;
+    for (int i = 0; i < 2 + 2 * 3; i++) emit(&c, 4, 0, 0, 0, 0);
+    uint32_t lcases[4];
+    for (int i = 0; i < 4; i++) { lcases[i] = (uint32_t)c.n; emit(&c, 3, 27, 16, 100 * (i + 1)); emit(&c, 2, 96, 172); }
+    /* fill the tableswitch: default -> cases[4], -1..2 -> cases[0..3] */
+    w4(c.p + base, cases[4] - 1);
+    for (int i = 0; i < 4; i++) w4(c.p + base + 12 + 4 * i, cases[i] - 1);
+    (void)after_t;
+    /* each case: bipush v; istore_1; goto look */
+    for (int i = 0; i < 5; i++) w2(c.p + cases[i] + 4, look - (cases[i] + 3));
+    /* lookupswitch keys -3, 0, 6 (sorted), default */
+    w4(c.p + lbase, lcases[3] - ls);
+    w4(c.p + lbase + 4, 3);
+    int32_t keys[3] = {-3, 0, 6};
+    for (int i = 0; i < 3; i++) { w4(c.p + lbase + 8 + 8 * i, (uint32_t)keys[i]); w4(c.p + lbase + 12 + 8 * i, lcases[i] - ls); }
+    size_t n;
+    uint8_t *p = one_method(49, "f", "(I)I", &c, 3, 2, NULL, 0, NULL, &n, NULL);
+    dump("switch", p, n);
+    CHECK(deep_ok(p, n) && roundtrip_ok(p, n), "switches: parse and round trip");
+    static const unsigned cnums[] = {1, 100, 1000, 100000, 5, 120};
+    int64_t args[] = {-2, -1, 0, 1, 2, 3, 7};
+    for (size_t i = 0; i < sizeof(cnums) / sizeof(cnums[0]); i++) {
+        cf_inject_spec s = all_hooks(cnums[i]);
+        cf_result r;
+        int rc = cf_instrument(p, n, &s, &r);
+        char what[64];
+        snprintf(what, sizeof(what), "switches (cnum %u)", cnums[i]);
+        CHECK(rc == CF_OK && deep_ok(r.data, r.len), "%s: instrumented", what);
+        if (rc == CF_OK) same_results(what, p, n, r.data, r.len, "f", args, 7, 0);
+        cf_result_free(&r);
+    }
+    free(p);
+    free(c.p);
+}
+
+/* jsr/ret (version 49) with wide locals: counter += subroutine calls in a loop. */
+static void test_jsr_wide(void) {
+    code_t c = {0};
+    emit(&c, 4, 3, 60, 3, 62);               /* 0 */
+    emit(&c, 5, 29, 26, 162, 0, 15);         /* 4: LOOP, if_icmpge -> 19 */
+    emit(&c, 3, 168, 0, 0);                  /* 9: jsr SUB */
+    emit(&c, 3, 132, 3, 1);                  /* 12 */
+    emit(&c, 3, 167, 0xff, 0xf5);            /* 15: goto 4 */
+    emit(&c, 1, 0);                          /* 18: nop */
+    emit(&c, 4, 27, 196, 54, 1); emit(&c, 1, 44); /* 19: iload_1; wide istore 300 */
+    emit(&c, 4, 196, 21, 1, 44);             /* 24: wide iload 300 */
+    emit(&c, 1, 172);                        /* 28: ireturn */
+    uint32_t sub = (uint32_t)c.n;            /* 29: SUB */
+    emit(&c, 1, 77);                         /* astore_2 */
+    emit(&c, 6, 196, 132, 0, 1, 0, 10);      /* wide iinc 1 10 */
+    emit(&c, 4, 196, 169, 0, 2);             /* wide ret 2 */
+    w2(c.p + 10, sub - 9);
+    w2(c.p + 7, 19 - 6);
+    size_t n;
+    uint8_t *p = one_method(49, "f", "(I)I", &c, 2, 301, NULL, 0, NULL, &n, NULL);
+    dump("jsr", p, n);
+    CHECK(deep_ok(p, n) && roundtrip_ok(p, n), "jsr/wide: parse and round trip");
+    cf_inject_spec s = all_hooks(9);
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && deep_ok(r.data, r.len), "jsr/wide: instrumented");
+    if (rc == CF_OK) same_results("jsr/wide", p, n, r.data, r.len, "f", (int64_t[]){0, 1, 4}, 3, 0);
+    cf_result_free(&r);
+    free(p);
+    free(c.p);
+}
+
+/* Exception table, LineNumberTable, LocalVariableTable, StackMapTable and a type annotation
+ * must point at the same instructions after injection. */
+static void test_tables(void) {
+    cf_asm *a = cfa_new(52, 0, 0x21, "t/Tables", "java/lang/Object");
+    unsigned objinit = cfa_methodref(a, "java/lang/Object", "<init>", "()V");
+    unsigned objcls = cfa_class(a, "java/lang/Object");
+    unsigned exc = cfa_class(a, "java/lang/RuntimeException");
+    code_t c = {0};
+    emit(&c, 2, 26, 153); emit(&c, 2, 0, 0);      /* 0: iload_0 ifeq RET0 (fixed below) */
+    emit(&c, 1, 187); emit(&c, 2, objcls >> 8, objcls & 0xff); /* 4: new Object   (try start) */
+    emit(&c, 2, 89, 183); emit(&c, 2, objinit >> 8, objinit & 0xff); /* 7: dup invokespecial */
+    emit(&c, 1, 87);                              /* 11: pop */
+    emit(&c, 3, 26, 188, 10); emit(&c, 1, 87);    /* 12: iload_0 newarray int pop  (try end 16) */
+    emit(&c, 2, 4, 172);                          /* 16: iconst_1 ireturn */
+    emit(&c, 3, 87, 5, 172);                      /* 18: HANDLER pop iconst_2 ireturn */
+    emit(&c, 2, 3, 172);                          /* 21: RET0 iconst_0 ireturn */
+    w2(c.p + 2, 21 - 1);
+    uint16_t ex[4] = {4, 16, 18, (uint16_t)exc};
+    cfa_attrs ca = {0};
+    uint8_t lnt[2 + 4 * 4];
+    w2(lnt, 4);
+    uint16_t lines[4][2] = {{0, 10}, {4, 11}, {16, 12}, {21, 13}};
+    for (int i = 0; i < 4; i++) { w2(lnt + 2 + 4 * i, lines[i][0]); w2(lnt + 4 + 4 * i, lines[i][1]); }
+    cfa_attr(a, &ca, "LineNumberTable", lnt, sizeof(lnt));
+    uint8_t lvt[2 + 10];
+    w2(lvt, 1); w2(lvt + 2, 0); w2(lvt + 4, 23); w2(lvt + 6, cfa_utf8(a, "n")); w2(lvt + 8, cfa_utf8(a, "I")); w2(lvt + 10, 0);
+    cfa_attr(a, &ca, "LocalVariableTable", lvt, sizeof(lvt));
+    uint8_t smt[] = {0, 2, 64 + 18, 7, 0, 0, 2}; /* at 18: same_locals_1 [RuntimeException]; at 21: same */
+    w2(smt + 4, exc);
+    cfa_attr(a, &ca, "StackMapTable", smt, sizeof(smt));
+    /* type annotation: new at 4 (offset_target 0x44), annotation type #, 0 pairs */
+    uint8_t ta[2 + 1 + 2 + 1 + 2 + 2];
+    w2(ta, 1); ta[2] = 0x44; w2(ta + 3, 4); ta[5] = 0; w2(ta + 6, cfa_utf8(a, "LAnno;")); w2(ta + 8, 0);
+    cfa_attr(a, &ca, "RuntimeVisibleTypeAnnotations", ta, sizeof(ta));
+    size_t n;
+    uint8_t *p = one_method(52, "f", "(I)I", &c, 2, 1, ex, 1, &ca, &n, &a);
+    cfa_free(a);
+    cfa_attrs_free(&ca);
+    dump("tables", p, n);
+    CHECK(deep_ok(p, n) && roundtrip_ok(p, n), "tables: parse and round trip");
+    cf_inject_spec s = all_hooks(1);
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && deep_ok(r.data, r.len), "tables: instrumented and re-parsed");
+    if (rc != CF_OK) { cf_result_free(&r); free(p); free(c.p); return; }
+    tcls t;
+    tparse(&t, r.data, r.len);
+    tcode tc;
+    tcode_of(&t, "f", &tc);
+    /* new offsets: prologue 5 bytes; ireturn at 17 gets a 5-byte pre-hook, newarray +4 */
+    const uint32_t P = 5;
+    CHECK(tc.nexc == 2, "tables: exception table has the catch-all appended");
+    CHECK(u2(tc.exc) == 4 + P && u2(tc.exc + 2) == 16 + P + 4 && u2(tc.exc + 4) == 18 + P + 4 + 5 && u2(tc.exc + 6) == exc,
+          "tables: exception entry remapped (%u %u %u)", u2(tc.exc), u2(tc.exc + 2), u2(tc.exc + 4));
+    CHECK(tc.code[u2(tc.exc)] == 187 && tc.code[u2(tc.exc + 4)] == 87, "tables: range starts at new, handler at pop");
+    CHECK(u2(tc.exc + 8) == P && u2(tc.exc + 10) == u2(tc.exc + 12) && u2(tc.exc + 14) == 0 &&
+          tc.code[tc.code_len - 1] == 191, "tables: catch-all covers the body, handler rethrows");
+    uint32_t l;
+    const uint8_t *ln = tcode_attr(&t, &tc, "LineNumberTable", &l);
+    CHECK(ln && u2(ln + 2) == 0 && u2(ln + 6) == 4 + P && u2(ln + 10) == 16 + P + 4 && u2(ln + 14) == 21 + P + 4 + 5 + 5,
+          "tables: LineNumberTable remapped (0 stays 0)");
+    const uint8_t *lv = tcode_attr(&t, &tc, "LocalVariableTable", &l);
+    CHECK(lv && u2(lv + 2) == 0 && u2(lv + 4) == tc.code_len - 6,
+          "tables: LocalVariableTable covers the whole body (%u)", lv ? u2(lv + 4) : 0);
+    const uint8_t *sm = tcode_attr(&t, &tc, "StackMapTable", &l);
+    int smok = 0;
+    if (sm && u2(sm) == 3) {
+        /* frame 1: same_locals_1 at handler; frame 2: same (251 ext or small) at RET0; frame 3 full at end */
+        uint32_t off = 0, i = 2, ok = 1;
+        uint32_t want[3] = {18 + P + 4 + 5, 21 + P + 4 + 5 + 5, tc.code_len - 6};
+        for (int f = 0; f < 3; f++) {
+            uint32_t ft = sm[i], d;
+            if (ft < 64) { d = ft; i += 1; }
+            else if (ft < 128) { d = ft - 64; i += 1 + (sm[i + 1] == 7 ? 3 : 1); }
+            else if (ft == 251) { d = u2(sm + i + 1); i += 3; }
+            else if (ft == 255) { d = u2(sm + i + 1); i += 3; i += 2; i += 2; i += 3; }
+            else { ok = 0; break; }
+            off = f == 0 ? d : off + d + 1;
+            if (off != want[f]) ok = 0;
+        }
+        smok = ok;
+    }
+    CHECK(smok, "tables: StackMapTable frames moved with their instructions, handler frame added");
+    const uint8_t *tav = tcode_attr(&t, &tc, "RuntimeVisibleTypeAnnotations", &l);
+    CHECK(tav && u2(tav + 3) == 4 + P && tc.code[u2(tav + 3)] == 187, "tables: type annotation offset remapped");
+    tfree(&t);
+    cf_result_free(&r);
+    free(p);
+    free(c.p);
+}
+
+/* Constructors: the catch-all starts after super(); odd constructors get none. */
+static void test_constructors(void) {
+    cf_asm *a = cfa_new(52, 0, 0x21, "t/C", "java/lang/Object");
+    unsigned sup = cfa_methodref(a, "java/lang/Object", "<init>", "()V");
+    cfa_attrs m = {0};
+    uint8_t c1[] = {42, 183, 0, 0, 177};
+    w2(c1 + 2, sup);
+    cfa_code(a, &m, 1, 1, c1, sizeof(c1), NULL, 0, NULL);
+    cfa_method(a, 0x01, "<init>", "()V", &m);
+    cfa_attrs_free(&m);
+    /* two super() calls on two paths (iload_1 ifeq; aload_0 invokespecial; return; aload_0 invokespecial; return) */
+    uint8_t c2[] = {27, 153, 0, 8, 42, 183, 0, 0, 177, 42, 183, 0, 0, 177};
+    w2(c2 + 6, sup);
+    w2(c2 + 11, sup);
+    cfa_attrs ca = {0};
+    uint8_t smt[] = {0, 1, 9}; /* same_frame at 9: locals [uninitializedThis, int] */
+    cfa_attr(a, &ca, "StackMapTable", smt, sizeof(smt));
+    cfa_code(a, &m, 1, 2, c2, sizeof(c2), NULL, 0, &ca);
+    cfa_method(a, 0x01, "<init>", "(I)V", &m);
+    cfa_attrs_free(&m);
+    cfa_attrs_free(&ca);
+    uint8_t *p;
+    size_t n;
+    cfa_finish(a, &p, &n);
+    cfa_free(a);
+    dump("ctor", p, n);
+    CHECK(deep_ok(p, n), "constructors: parse");
+    cf_inject_spec s = all_hooks(1);
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && r.exc_exits == 1 && r.exc_exit_skipped == 1 && r.instrumented == 2,
+          "constructors: catch-all in the simple one, skipped in the odd one");
+    if (rc == CF_OK) {
+        tcls t;
+        tparse(&t, r.data, r.len);
+        tcode tc;
+        tcode_of(&t, "<init>", &tc);
+        /* entry 5 bytes, aload_0 invokespecial (4): range starts at 9, the return's pre-hook */
+        CHECK(tc.code[0] == 4 && tc.code[5] == 42 && tc.code[6] == 183 && tc.nexc == 1 && u2(tc.exc) == 9,
+              "constructors: entry hook before super(), catch-all from after it");
+        tfree(&t);
+        CHECK(deep_ok(r.data, r.len), "constructors: re-parse");
+    }
+    cf_result_free(&r);
+    free(p);
+}
+
+static void test_object_init(void) {
+    cf_asm *a = cfa_new(61, 0, 0x21, "java/lang/Object", NULL);
+    cfa_attrs m = {0};
+    uint8_t c1[] = {177};
+    cfa_code(a, &m, 0, 1, c1, 1, NULL, 0, NULL);
+    cfa_method(a, 0x01, "<init>", "()V", &m);
+    cfa_attrs_free(&m);
+    uint8_t *p;
+    size_t n;
+    cfa_finish(a, &p, &n);
+    cfa_free(a);
+    dump("object", p, n);
+    cf_inject_spec s = all_hooks(0);
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && r.objinit_sites == 1, "Object.<init>: objinit hook injected");
+    if (rc == CF_OK) {
+        tcls t;
+        tparse(&t, r.data, r.len);
+        tcode tc;
+        tcode_of(&t, "<init>", &tc);
+        char nm[64];
+        CHECK(tc.code[5] == 42 && tc.code[6] == 184 && !strcmp(tref_name(&t, u2(tc.code + 7), nm, sizeof(nm)), "ObjectInit"),
+              "Object.<init>: aload_0 + invokestatic ObjectInit after the entry hook");
+        CHECK(tc.nexc == 0, "Object.<init>: no catch-all");
+        hooks_t h = {0};
+        run(&t, &tc, 0, &h);
+        CHECK(!h.bad && h.objinits == 1 && h.entries == 1 && h.returns == 1, "Object.<init>: runs");
+        tfree(&t);
+    }
+    cf_result_free(&r);
+    free(p);
+}
+
+static void test_too_big(void) {
+    cf_asm *a = NULL;
+    code_t c = {0};
+    for (int i = 0; i < 12000; i++) emit(&c, 5, 4, 188, 10, 190, 87);
+    emit(&c, 2, 4, 172);
+    size_t n;
+    code_t small = {0};
+    emit(&small, 2, 4, 172);
+    uint8_t *p0 = one_method(52, "g", "()I", &small, 1, 0, NULL, 0, NULL, &n, &a);
+    free(p0);
+    uint8_t *p = one_method(52, "f", "()I", &c, 2, 0, NULL, 0, NULL, &n, &a);
+    cfa_free(a);
+    cf_inject_spec s = all_hooks(1);
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && r.too_big == 1 && r.instrumented == 1 && r.method_count == 2 &&
+          r.methods[1].status == CF_M_TOO_BIG && r.methods[0].status == CF_M_INSTRUMENTED,
+          "64 KiB: the method that would pass 65535 bytes is left alone and counted");
+    if (rc == CF_OK) {
+        tcls t;
+        tparse(&t, r.data, r.len);
+        tcode tc;
+        CHECK(tcode_of(&t, "f", &tc) && tc.code_len == c.n && memcmp(tc.code, c.p, c.n) == 0,
+              "64 KiB: its code is unchanged");
+        tfree(&t);
+    }
+    cf_result_free(&r);
+    free(p);
+    free(c.p);
+    free(small.p);
+}
+
+static unsigned only_g(void *ctx, const char *cls, const char *name, const char *desc, unsigned acc, unsigned mnum) {
+    (void)cls; (void)desc; (void)acc; (void)mnum;
+    ++*(int *)ctx;
+    return strcmp(name, "g") == 0 ? CF_INJ_ENTRY : 0;
+}
+
+static void test_api(void) {
+    cf_asm *a = NULL;
+    code_t c = {0};
+    emit(&c, 2, 4, 172);
+    size_t n;
+    uint8_t *p0 = one_method(52, "f", "()I", &c, 1, 0, NULL, 0, NULL, &n, &a);
+    free(p0);
+    uint8_t *p = one_method(52, "g", "(I)I", &c, 1, 1, NULL, 0, NULL, &n, &a);
+    cfa_free(a);
+    cf_inject_spec s = all_hooks(40000);
+    int calls = 0;
+    s.filter = only_g;
+    s.filter_ctx = &calls;
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && calls == 2 && r.instrumented == 1 && r.filtered == 1, "api: filter called per method, mask honoured");
+    CHECK(r.method_count == 2 && !strcmp(r.methods[0].name, "f") && !strcmp(r.methods[1].desc, "(I)I") &&
+          !strcmp(r.class_name, "t/T"), "api: methods listed in mnum order");
+    if (rc == CF_OK) {
+        tcls t;
+        tparse(&t, r.data, r.len);
+        tcode tc;
+        tcode_of(&t, "g", &tc);
+        CHECK(tc.code[0] == 19 && tc.code[3] == 4 && tc.code[4] == 184, "api: cnum 40000 pushed with ldc_w, mnum 1 with iconst_1");
+        hooks_t h = {0};
+        CHECK(run(&t, &tc, 0, &h) == 1 && h.entries == 1 && h.returns == 0, "api: entry hook only");
+        tfree(&t);
+    }
+    cf_result_free(&r);
+    /* no hooks configured: unchanged */
+    cf_inject_spec none;
+    memset(&none, 0, sizeof(none));
+    none.tracker_class = "hprof/Tracker";
+    rc = cf_instrument(p, n, &none, &r);
+    CHECK(rc == CF_UNCHANGED && r.data == NULL && r.method_count == 2, "api: nothing to inject gives CF_UNCHANGED");
+    cf_result_free(&r);
+    /* the tracker class itself is never instrumented */
+    cf_inject_spec self = all_hooks(1);
+    self.tracker_class = "t/T";
+    rc = cf_instrument(p, n, &self, &r);
+    CHECK(rc == CF_UNCHANGED, "api: tracker class left alone");
+    cf_result_free(&r);
+    rc = cf_instrument(p, n, NULL, &r);
+    CHECK(rc == CF_ERR_ARG, "api: NULL spec rejected");
+    cf_result_free(&r);
+    CHECK(cf_strerror(CF_ERR_FORMAT) && strlen(cf_strerror(CF_ERR_FORMAT)) > 0, "api: cf_strerror");
+    free(p);
+    free(c.p);
+}
+
+static void test_garbage(void) {
+    /* a valid class with a bit of everything */
+    cf_asm *a = cfa_new(52, 0, 0x21, "t/G", "java/lang/Object");
+    code_t c = {0};
+    emit(&c, 6, 26, 153, 0, 5, 4, 172);
+    emit(&c, 2, 3, 172);
+    uint8_t smt[] = {0, 1, 6};
+    cfa_attrs ca = {0};
+    cfa_attr(a, &ca, "StackMapTable", smt, sizeof(smt));
+    size_t n;
+    uint8_t *p = one_method(52, "f", "(I)I", &c, 1, 1, NULL, 0, &ca, &n, &a);
+    cfa_free(a);
+    cfa_attrs_free(&ca);
+    CHECK(deep_ok(p, n), "garbage: the base class is valid");
+    cf_inject_spec s = all_hooks(1);
+    int trunc_ok = 1;
+    for (size_t k = 0; k < n; k++) {
+        cf_result r;
+        int rc = cf_instrument(p, k, &s, &r);
+        cf_class *cls = NULL;
+        if (rc >= 0 || r.data || cf_parse(p, k, 0, &cls) == CF_OK) trunc_ok = 0;
+        cf_free(cls);
+        cf_result_free(&r);
+    }
+    CHECK(trunc_ok, "garbage: every truncation is an error, with no output");
+    /* trailing byte */
+    uint8_t *q = malloc(n + 1);
+    memcpy(q, p, n);
+    q[n] = 0;
+    cf_class *cls = NULL;
+    CHECK(cf_parse(q, n + 1, 0, &cls) == CF_ERR_FORMAT, "garbage: trailing bytes rejected");
+    cf_free(cls);
+    /* every single-byte change: no crash, and either an error or a class that re-parses */
+    int flips_ok = 1;
+    unsigned errors = 0;
+    for (size_t k = 0; k < n; k++) {
+        for (int v = 0; v < 3; v++) {
+            memcpy(q, p, n);
+            q[k] = (uint8_t)(v == 0 ? 0xff : v == 1 ? 0 : q[k] ^ 0x01);
+            cf_result r;
+            int rc = cf_instrument(q, n, &s, &r);
+            if (rc < 0) errors++;
+            if (rc < 0 && r.data) flips_ok = 0;
+            if (rc == CF_OK) {
+                cf_class *c2 = NULL;
+                if (cf_parse(r.data, r.len, 0, &c2) != CF_OK) flips_ok = 0;
+                cf_free(c2);
+            }
+            cf_result_free(&r);
+        }
+    }
+    CHECK(flips_ok && errors > 0, "garbage: byte changes give errors (%u) or valid output", errors);
+    static const uint8_t junk[] = {0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 52, 0xff, 0xff};
+    cf_result r;
+    CHECK(cf_instrument(junk, sizeof(junk), &s, &r) == CF_ERR_FORMAT && !r.data, "garbage: huge constant pool count in a tiny file");
+    cf_result_free(&r);
+    CHECK(cf_instrument((const uint8_t *)"", 0, &s, &r) == CF_ERR_FORMAT, "garbage: empty input");
+    cf_result_free(&r);
+    free(q);
+    free(p);
+    free(c.p);
+}
+
+int main(void) {
+    test_cp_tags();
+    test_versions();
+    test_unknown_attrs();
+    test_widen_noframes();
+    test_widen_frames();
+    test_switches();
+    test_jsr_wide();
+    test_tables();
+    test_constructors();
+    test_object_init();
+    test_too_big();
+    test_api();
+    test_garbage();
+    return UNIT_DONE();
+}
