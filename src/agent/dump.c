@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agent/agent.h"
 #include "util/log.h"
@@ -68,21 +69,21 @@ void dump_cpu_samples(struct agent *a, double cutoff)
 
 void dump_all(struct agent *a, JNIEnv *jni, enum dump_reason why)
 {
-    /* A request that comes while a dump is being written is dropped, as before. */
-    if (pthread_mutex_trylock(&a->dump_lock) != 0) return;
-    bool verbose = a->opt.verbose;
-    if (verbose) fputs("Dumping", stderr);
+    /* A request that comes while a dump is being written is dropped, as before;
+     * the dump at exit waits for it instead, so it is never lost. */
+    if (why == DUMP_AT_EXIT) pthread_mutex_lock(&a->dump_lock);
+    else if (pthread_mutex_trylock(&a->dump_lock) != 0) return;
+    /* The verbose line names each section written; it is printed whole at the end
+     * so that an error reported meanwhile stays on a line of its own. */
+    char said[256] = "Dumping";
     output_lock(&a->out);
     if (a->opt.cpu == CPU_SAMPLES) {
-        if (verbose) fputs(" CPU usage by sampling running threads ...", stderr);
+        strcat(said, " CPU usage by sampling running threads ...");
         write_cpu_samples(a, a->opt.cutoff, true);
     }
     output_flush(&a->out);
     output_unlock(&a->out);
-    if (verbose) {
-        fputs(" done.\n", stderr);
-        fflush(stderr);
-    }
+    if (a->opt.verbose) log_plain("%s done.", said);
     a->dumps++;
     pthread_mutex_unlock(&a->dump_lock);
 }

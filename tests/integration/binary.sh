@@ -33,3 +33,4 @@ wait $JPID
 set -e
 check "binary with a SIGQUIT dump validates" hprof_check q.hprof
 check "binary with a SIGQUIT dump has two CPU SAMPLES records" bash -c "[[ \$('$HPROF_DUMP' q.hprof | grep -c '^CPU_SAMPLES') -eq 2 ]]"
+jni_clean

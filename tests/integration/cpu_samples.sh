@@ -56,3 +56,4 @@ run_java "$(agent cpu=samples,cutoff=0.5,file=c5.txt)" Mixed 2000
 check "cutoff=0: both hot methods listed" bash -c "cpu_rows() { awk '/^CPU SAMPLES BEGIN/{i=1;next}/^CPU SAMPLES END/{i=0}i&&/^ *[0-9]/' c0.txt; }; cpu_rows | grep -q 'Mixed.hotA\$' && cpu_rows | grep -q 'Mixed.hotB\$'"
 check "cutoff=0.5: only rows of 50% or more" bash -c "awk '/^CPU SAMPLES BEGIN/{i=1;next}/^CPU SAMPLES END/{i=0} i&&/^ *[0-9]/{n++; if (\$2+0 < 50) bad=1} END{exit bad || n < 1}' c5.txt && ! grep -q 'Mixed.hotB\$' c5.txt"
 check "cutoff=0.5: total still counts every sample" bash -c "[[ \$(awk '/^CPU SAMPLES BEGIN/{i=1;next}/^CPU SAMPLES END/{i=0} i&&/^ *[0-9]/{s+=\$4} END{print s+0}' c5.txt) -lt \$(sed -n 's/^CPU SAMPLES BEGIN (total = \\([0-9]*\\)).*/\\1/p' c5.txt) ]]"
+jni_clean

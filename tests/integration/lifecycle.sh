@@ -45,3 +45,4 @@ check "each section is complete and in order" bash -c "[[ \$(grep -c '^CPU SAMPL
 check "each section shows the busy method first" bash -c "for n in 1 2 3; do awk -v want=\$n '/^CPU SAMPLES BEGIN/{k++} k==want&&\$1==1{print \$6; exit}' q.txt | grep -q 'Lifecycle.busy' || exit 1; done"
 check "traces are written once across sections" bash -c "! grep '^TRACE ' q.txt | sort | uniq -d | grep -q ."
 check "three Dumping lines on stderr" test "$(grep -c '^Dumping CPU usage by sampling running threads ... done.$' out.txt)" -eq 3
+jni_clean

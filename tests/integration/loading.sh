@@ -37,3 +37,4 @@ RC=$?
 set -e
 check "make install: -agentlib:hprof finds the library in the JDK" bash -c "[[ $RC -eq 0 ]] && grep -q '^CPU SAMPLES END' inst.txt"
 rm -rf "$JDKCOPY"
+jni_clean

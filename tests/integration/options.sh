@@ -62,3 +62,4 @@ run_java "$(agent)" HotMethod 100
 check "no options: the program runs and java.hprof.txt is written" \
   bash -c "[[ $RC -eq 0 ]] && grep -q '^done' out.txt && head -1 java.hprof.txt | grep -q '^JAVA PROFILE 1.0.1, created '"
 check "no options: heap=all is the default (said when not yet supported)" has_line out.txt 'heap=(sites|dump)'
+jni_clean

@@ -62,3 +62,4 @@ if [[ -w /dev/full ]]; then
   check "full disk: one HPROF ERROR, program output and exit status unchanged" \
     bash -c "[[ $RC -eq 5 && \$(grep -c '^HPROF ERROR' out.txt) -eq 1 ]] && grep -q 'No space left' out.txt"
 fi
+jni_clean

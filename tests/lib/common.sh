@@ -25,7 +25,17 @@ run_java() {
   set +e
   "$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" "$@" >"$WORK/out.txt" 2>&1
   RC=$?
+  cat "$WORK/out.txt" >>"$WORK/all-runs.txt"
   set -e
+}
+
+# jni_clean: no -Xcheck:jni complaint in any run_java of this script so far.
+jni_clean() {
+  if grep -Eq 'WARNING in native method|WARNING: JNI|FATAL ERROR in native method' "$WORK/all-runs.txt" 2>/dev/null; then
+    not_ok "-Xcheck:jni reported: $(grep -Em1 'WARNING in native method|WARNING: JNI|FATAL ERROR' "$WORK/all-runs.txt")"
+  else
+    ok "no -Xcheck:jni warnings in any run"
+  fi
 }
 
 # agent OPTIONS: the -agentpath argument for the library under test.

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Nothing breaks with other collectors, many threads, virtual threads, big heaps.
+source "$(dirname "$0")/../lib/common.sh"
+
+set +e
+BASE=$("$JAVA" -cp "$TEST_CLASSES" Workers 4 50 40 2>&1)
+set -e
+
+for gc in UseSerialGC UseParallelGC UseG1GC UseZGC UseShenandoahGC; do
+  if ! "$JAVA" -XX:+$gc -version >/dev/null 2>&1; then
+    ok "-XX:+$gc not in this JVM: skipped"
+    continue
+  fi
+  run_java -XX:+$gc "$(agent cpu=samples,file=gc.txt)" Workers 4 50 40
+  check "-XX:+$gc: same output, status 0, profile written" \
+    bash -c "[[ $RC -eq 0 ]] && grep -qx '$BASE' out.txt && grep -q '^CPU SAMPLES END' gc.txt && grep -q 'Workers.work' gc.txt"
+done
+
+run_java -Xmx4g -Xms4g "$(agent cpu=samples,file=big.txt,thread=y)" Workers 8 300 0
+check "300 blocked threads + 8 busy ones: same output, profile written" \
+  bash -c "[[ $RC -eq 0 ]] && grep -q '^checksum' out.txt && grep -q '^CPU SAMPLES END' big.txt"
+check "blocked threads are not sampled as busy" bash -c "! awk '/^TRACE/{t=\$0} /^\t/ && t ~ /thread=/ {print}' big.txt | grep -q 'CountDownLatch.await'"
+check "every started thread has an END" bash -c "[[ \$(grep -c '^THREAD START.*name=\"\\(idle\\|worker\\)-' big.txt) -eq 308 && \$(grep -c '^THREAD END' big.txt) -ge 308 ]]"
+
+if [[ "$JDK_FEATURE" -ge 21 ]]; then
+  run_java "$(agent cpu=samples,file=vt.txt,format=b)" Workers 0 0 200
+  check "200 virtual threads: same output, valid binary profile" \
+    bash -c "[[ $RC -eq 0 ]] && grep -qx '$(set +e; "$JAVA" -cp "$TEST_CLASSES" Workers 0 0 200 2>&1)' out.txt && '$HPROF_DUMP' --check vt.txt >/dev/null"
+fi
+
+jni_clean
