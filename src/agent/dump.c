@@ -67,6 +67,27 @@ void dump_cpu_samples(struct agent *a, double cutoff)
     output_unlock(&a->out);
 }
 
+static void section_cpu_samples(struct agent *a, JNIEnv *jni)
+{
+    output_lock(&a->out);
+    write_cpu_samples(a, a->opt.cutoff, true);
+    output_unlock(&a->out);
+}
+
+static bool wants_cpu_samples(const struct options *o) { return o->cpu == CPU_SAMPLES; }
+
+/*
+ * The sections of a dump, in the order the original agent wrote them (monitors, heap
+ * dump, sites, CPU). Each takes the output lock itself, for as long as it needs.
+ */
+static const struct section {
+    const char *said;                           /* for the verbose "Dumping" line */
+    bool (*wanted)(const struct options *o);
+    void (*write)(struct agent *a, JNIEnv *jni);
+} SECTIONS[] = {
+    {" CPU usage by sampling running threads ...", wants_cpu_samples, section_cpu_samples},
+};
+
 void dump_all(struct agent *a, JNIEnv *jni, enum dump_reason why)
 {
     /* A request that comes while a dump is being written is dropped, as before;
@@ -75,12 +96,13 @@ void dump_all(struct agent *a, JNIEnv *jni, enum dump_reason why)
     else if (pthread_mutex_trylock(&a->dump_lock) != 0) return;
     /* The verbose line names each section written; it is printed whole at the end
      * so that an error reported meanwhile stays on a line of its own. */
-    char said[256] = "Dumping";
-    output_lock(&a->out);
-    if (a->opt.cpu == CPU_SAMPLES) {
-        strcat(said, " CPU usage by sampling running threads ...");
-        write_cpu_samples(a, a->opt.cutoff, true);
+    char said[512] = "Dumping";
+    for (size_t i = 0; i < sizeof SECTIONS / sizeof SECTIONS[0]; i++) {
+        if (!SECTIONS[i].wanted(&a->opt)) continue;
+        strncat(said, SECTIONS[i].said, sizeof said - strlen(said) - 1);
+        SECTIONS[i].write(a, jni);
     }
+    output_lock(&a->out);
     output_flush(&a->out);
     output_unlock(&a->out);
     if (a->opt.verbose) log_plain("%s done.", said);

@@ -5,6 +5,7 @@
 
 #include "tables/ids.h"
 #include "tables/object_ids.h"
+#include "tables/tags.h"
 #include "util/names.h"
 
 void classes_init(struct class_table *t)
@@ -62,16 +63,15 @@ struct class_info *classes_of(struct class_table *t, jvmtiEnv *jvmti, jclass cls
 {
     jlong tag = 0;
     if (!cls) return &t->unknown;
-    if ((*jvmti)->GetTag(jvmti, cls, &tag) == JVMTI_ERROR_NONE && tag)
-        return (struct class_info *)(intptr_t)tag;
+    if ((*jvmti)->GetTag(jvmti, cls, &tag) == JVMTI_ERROR_NONE && tag_is_class(tag)) return tag_class(tag);
     pthread_mutex_lock(&t->lock);
     /* Another thread may have named it while we waited. */
     struct class_info *c = NULL;
-    if ((*jvmti)->GetTag(jvmti, cls, &tag) == JVMTI_ERROR_NONE && tag) {
-        c = (struct class_info *)(intptr_t)tag;
+    if ((*jvmti)->GetTag(jvmti, cls, &tag) == JVMTI_ERROR_NONE && tag_is_class(tag)) {
+        c = tag_class(tag);
     } else {
         c = make_class(t, jvmti, cls, ids);
-        if (c) (*jvmti)->SetTag(jvmti, cls, (jlong)(intptr_t)c);
+        if (c) (*jvmti)->SetTag(jvmti, cls, tag_for_class(c));
     }
     pthread_mutex_unlock(&t->lock);
     return c ? c : &t->unknown;

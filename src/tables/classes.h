@@ -2,7 +2,8 @@
  * Classes hprof has named: serial number, object ID, name and source file.
  *
  * A class is found from its jclass through its JVMTI tag, which holds the entry's
- * address, so two classes of the same name from different loaders stay apart.
+ * address (see tags.h), so two classes of the same name from different loaders stay
+ * apart.
  */
 #ifndef HPROF_CLASSES_H
 #define HPROF_CLASSES_H

@@ -13,11 +13,12 @@
 #include "tables/threads.h"
 #include "tables/traces.h"
 #include "writers/binary_format.h"
+#include "writers/binary_records.h"
 #include "writers/output.h"
 #include "writers/writer.h"
 
 /* Starts a record; returns where its length goes, patched by record_end. */
-static size_t record_begin(struct writer_ctx *w, enum hprof_tag tag)
+size_t bin_record_begin(struct writer_ctx *w, enum hprof_tag tag)
 {
     struct buf *b = output_buf(w->out);
     buf_u1(b, (uint8_t)tag);
@@ -27,7 +28,7 @@ static size_t record_begin(struct writer_ctx *w, enum hprof_tag tag)
     return at;
 }
 
-static void record_end(struct writer_ctx *w, size_t length_at)
+void bin_record_end(struct writer_ctx *w, size_t length_at)
 {
     struct buf *b = output_buf(w->out);
     buf_patch_u4(b, length_at, (uint32_t)(b->len - length_at - 4));
@@ -35,15 +36,15 @@ static void record_end(struct writer_ctx *w, size_t length_at)
 }
 
 /* The ID of a name, writing its STRING record the first time. */
-static uint32_t name_id(struct writer_ctx *w, const char *s)
+uint32_t bin_name_id(struct writer_ctx *w, const char *s)
 {
     bool is_new;
     uint32_t id = strings_id(w->strings, s, &is_new);
     if (is_new) {
-        size_t at = record_begin(w, TAG_STRING);
+        size_t at = bin_record_begin(w, TAG_STRING);
         buf_u4(output_buf(w->out), id);
         buf_put(output_buf(w->out), s, strlen(s));
-        record_end(w, at);
+        bin_record_end(w, at);
     }
     return id;
 }
@@ -51,13 +52,13 @@ static uint32_t name_id(struct writer_ctx *w, const char *s)
 static void write_trace_record(struct writer_ctx *w, uint32_t serial, uint32_t thread_serial,
                                uint32_t nframes, struct frame **frames)
 {
-    size_t at = record_begin(w, TAG_STACK_TRACE);
+    size_t at = bin_record_begin(w, TAG_STACK_TRACE);
     struct buf *b = output_buf(w->out);
     buf_u4(b, serial);
     buf_u4(b, thread_serial);
     buf_u4(b, nframes);
     for (uint32_t i = 0; i < nframes; i++) buf_u4(b, frames[i]->id);
-    record_end(w, at);
+    bin_record_end(w, at);
 }
 
 static void bin_file_header(struct writer_ctx *w)
@@ -71,10 +72,10 @@ static void bin_file_header(struct writer_ctx *w)
     uint32_t flags = 0;
     if (w->opt->heap != HEAP_NONE) flags |= CONTROL_ALLOC_TRACES;
     if (w->opt->cpu == CPU_SAMPLES) flags |= CONTROL_CPU_SAMPLING;
-    size_t at = record_begin(w, TAG_CONTROL_SETTINGS);
+    size_t at = bin_record_begin(w, TAG_CONTROL_SETTINGS);
     buf_u4(b, flags);
     buf_u2(b, (uint16_t)w->opt->depth);
-    record_end(w, at);
+    bin_record_end(w, at);
 
     /* The empty trace, which thread and class records name when no stack is known. */
     write_trace_record(w, SERIAL_TRACE_BASE, 0, 0, NULL);
@@ -82,10 +83,10 @@ static void bin_file_header(struct writer_ctx *w)
 
 static void bin_thread_start(struct writer_ctx *w, const struct thread_info *t)
 {
-    uint32_t name = name_id(w, t->name);
-    uint32_t group = name_id(w, t->group);
-    uint32_t parent = name_id(w, t->parent_group);
-    size_t at = record_begin(w, TAG_START_THREAD);
+    uint32_t name = bin_name_id(w, t->name);
+    uint32_t group = bin_name_id(w, t->group);
+    uint32_t parent = bin_name_id(w, t->parent_group);
+    size_t at = bin_record_begin(w, TAG_START_THREAD);
     struct buf *b = output_buf(w->out);
     buf_u4(b, t->serial);
     buf_u4(b, t->object_id);
@@ -93,28 +94,28 @@ static void bin_thread_start(struct writer_ctx *w, const struct thread_info *t)
     buf_u4(b, name);
     buf_u4(b, group);
     buf_u4(b, parent);
-    record_end(w, at);
+    bin_record_end(w, at);
 }
 
 static void bin_thread_end(struct writer_ctx *w, const struct thread_info *t)
 {
-    size_t at = record_begin(w, TAG_END_THREAD);
+    size_t at = bin_record_begin(w, TAG_END_THREAD);
     buf_u4(output_buf(w->out), t->serial);
-    record_end(w, at);
+    bin_record_end(w, at);
 }
 
-static void load_class(struct writer_ctx *w, struct class_info *c)
+void bin_load_class(struct writer_ctx *w, struct class_info *c)
 {
     if (c->load_written) return;
     c->load_written = true;
-    uint32_t name = name_id(w, c->name);
-    size_t at = record_begin(w, TAG_LOAD_CLASS);
+    uint32_t name = bin_name_id(w, c->name);
+    size_t at = bin_record_begin(w, TAG_LOAD_CLASS);
     struct buf *b = output_buf(w->out);
     buf_u4(b, c->serial);
     buf_u4(b, c->object_id);
     buf_u4(b, SERIAL_TRACE_BASE);
     buf_u4(b, name);
-    record_end(w, at);
+    bin_record_end(w, at);
 }
 
 static void stack_frame(struct writer_ctx *w, struct frame *f)
@@ -122,11 +123,11 @@ static void stack_frame(struct writer_ctx *w, struct frame *f)
     if (f->written) return;
     f->written = true;
     struct method_info *m = f->method;
-    load_class(w, m->cls);
-    uint32_t name = name_id(w, m->name);
-    uint32_t sig = name_id(w, m->signature);
-    uint32_t src = name_id(w, m->cls->source_file);
-    size_t at = record_begin(w, TAG_STACK_FRAME);
+    bin_load_class(w, m->cls);
+    uint32_t name = bin_name_id(w, m->name);
+    uint32_t sig = bin_name_id(w, m->signature);
+    uint32_t src = bin_name_id(w, m->cls->source_file);
+    size_t at = bin_record_begin(w, TAG_STACK_FRAME);
     struct buf *b = output_buf(w->out);
     buf_u4(b, f->id);
     buf_u4(b, name);
@@ -134,10 +135,10 @@ static void stack_frame(struct writer_ctx *w, struct frame *f)
     buf_u4(b, src);
     buf_u4(b, m->cls->serial);
     buf_u4(b, (uint32_t)(w->opt->lineno ? f->line : LINE_UNKNOWN));
-    record_end(w, at);
+    bin_record_end(w, at);
 }
 
-static void bin_trace(struct writer_ctx *w, struct trace *t)
+void bin_trace(struct writer_ctx *w, struct trace *t)
 {
     if (t->written) return;
     t->written = true;
@@ -147,7 +148,7 @@ static void bin_trace(struct writer_ctx *w, struct trace *t)
 
 static void bin_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total)
 {
-    size_t at = record_begin(w, TAG_CPU_SAMPLES);
+    size_t at = bin_record_begin(w, TAG_CPU_SAMPLES);
     struct buf *b = output_buf(w->out);
     buf_u4(b, (uint32_t)total);
     buf_u4(b, (uint32_t)nrows);
@@ -155,7 +156,7 @@ static void bin_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, i
         buf_u4(b, (uint32_t)rows[i].count);
         buf_u4(b, rows[i].trace->serial);
     }
-    record_end(w, at);
+    bin_record_end(w, at);
 }
 
 const struct writer binary_writer = {

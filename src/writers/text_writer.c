@@ -10,6 +10,7 @@
 #include "tables/threads.h"
 #include "tables/traces.h"
 #include "writers/output.h"
+#include "writers/text_records.h"
 #include "writers/writer.h"
 
 static const char LEGEND[] =
@@ -29,8 +30,7 @@ static const char LEGEND[] =
     "                              its top frame. Lines under the cutoff are left out.\n"
     "Each dump (at exit, or on SIGQUIT) adds its sections after the earlier ones.\n";
 
-/* ctime() without the trailing newline. */
-static const char *now_text(char *buf, size_t n)
+const char *text_now(char *buf, size_t n)
 {
     time_t t = time(NULL);
     struct tm tm;
@@ -43,7 +43,7 @@ static void text_file_header(struct writer_ctx *w)
 {
     struct buf *b = output_buf(w->out);
     char when[64];
-    buf_printf(b, "JAVA PROFILE 1.0.1, created %s\n\n", now_text(when, sizeof when));
+    buf_printf(b, "JAVA PROFILE 1.0.1, created %s\n\n", text_now(when, sizeof when));
     buf_put(b, LEGEND, sizeof LEGEND - 1);
     buf_printf(b, "--------\n\n");
     output_record_end(w->out);
@@ -62,7 +62,7 @@ static void text_thread_end(struct writer_ctx *w, const struct thread_info *t)
     output_record_end(w->out);
 }
 
-static const char *line_text(int line, char *buf, size_t n)
+const char *text_line(int line, char *buf, size_t n)
 {
     switch (line) {
     case LINE_COMPILED: return "Compiled method";
@@ -88,7 +88,7 @@ static void text_trace(struct writer_ctx *w, struct trace *t)
         char line[16];
         buf_printf(b, "\t%s.%s(%s:%s)\n", m->cls->name, m->name,
                    m->cls->source_file ? m->cls->source_file : "<Unknown Source>",
-                   line_text(w->opt->lineno ? f->line : LINE_UNKNOWN, line, sizeof line));
+                   text_line(w->opt->lineno ? f->line : LINE_UNKNOWN, line, sizeof line));
     }
     output_record_end(w->out);
 }
@@ -98,7 +98,7 @@ static void text_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, 
     struct buf *b = output_buf(w->out);
     char when[64];
     buf_printf(b, "CPU SAMPLES BEGIN (total = %llu) %s\n", (unsigned long long)total,
-               now_text(when, sizeof when));
+               text_now(when, sizeof when));
     if (nrows > 0) buf_printf(b, "rank   self  accum   count trace method\n");
     double accum = 0;
     for (int i = 0; i < nrows; i++) {
