@@ -25,6 +25,9 @@
 #include "classfile/cf_internal.h"
 
 enum { K_PLAIN, K_BR16, K_BR32, K_TSW, K_LSW };
+typedef struct { uint8_t tag; uint16_t v; } vt_t;  /* v: cp index (7) or old offset (8) */
+typedef struct frame_s { uint32_t idx, nl, ns, full; vt_t *l, *s; } frame_t;
+
 #define NONE 0xFFFFFFFFu
 
 typedef struct {
@@ -36,10 +39,9 @@ typedef struct {
     uint32_t pre, post, size, start, at;
     uint32_t ntr, skip, island;  /* trampolines in the island just before this instruction */
     uint32_t tr;             /* trampoline used (widen == 2) */
+    struct frame_s *nf;      /* inferred frame after an inverted branch (widen == 1) */
 } insn_t;
 
-typedef struct { uint8_t tag; uint16_t v; } vt_t;  /* v: cp index (7) or old offset (8) */
-typedef struct { uint32_t idx, nl, ns, full; vt_t *l, *s; } frame_t;
 typedef struct { uint32_t host, tgt, pos, order; } tramp_t;
 
 typedef struct {
@@ -651,13 +653,368 @@ static int cmp_tramp(const void *a, const void *b) {
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* ---- Frame inference ------------------------------------------------------------------
+ * The type state right after a conditional branch, for widening it as
+ * "if<!cond> N; goto_w L; N:" in a method with a StackMapTable (N then needs a frame).
+ * Between the last frame at or before the branch and the branch the code is straight-line
+ * (anything after an unconditional transfer has a frame), so running the verifier's
+ * transfer function from that frame gives exactly the state the verifier sees. Returns
+ * NULL for anything unexpected; the caller then leaves the method alone. */
+
+typedef struct {
+    meth_t *M;
+    vt_t *loc;      /* max_locals slots; a Long/Double fills two (the second is Top) */
+    vt_t *stk;      /* entries; a Long/Double is one entry */
+    uint32_t ns, cap;
+    int bad;
+} ts_t;
+
+static int cat2(const vt_t *v) { return v->tag == 3 || v->tag == 4; }
+static vt_t vt_make(uint8_t tag, uint16_t v) { vt_t x; x.tag = tag; x.v = v; return x; }
+
+static void ts_push(ts_t *t, vt_t v) {
+    if (t->ns >= t->cap) { t->bad = 1; return; }
+    t->stk[t->ns++] = v;
+}
+static vt_t ts_pop(ts_t *t) {
+    if (t->ns == 0) { t->bad = 1; return vt_make(0, 0); }
+    return t->stk[--t->ns];
+}
+static void ts_popn(ts_t *t, uint32_t n) { while (n-- && !t->bad) ts_pop(t); }
+
+static vt_t ts_load(ts_t *t, uint32_t n) {
+    if (n >= t->M->max_locals) { t->bad = 1; return vt_make(0, 0); }
+    return t->loc[n];
+}
+static void ts_store(ts_t *t, uint32_t n, vt_t v) {
+    uint32_t c = cat2(&v) ? 2 : 1;
+    if ((uint64_t)n + c > t->M->max_locals) { t->bad = 1; return; }
+    if (n > 0 && cat2(&t->loc[n - 1])) t->loc[n - 1] = vt_make(0, 0);
+    t->loc[n] = v;
+    if (c == 2) t->loc[n + 1] = vt_make(0, 0);
+}
+
+static vt_t class_vt(ts_t *t, const char *name, size_t len) {
+    uint32_t i = cp_find_or_add_class(t->M->c, name, len);
+    if (!i) { t->bad = 1; return vt_make(0, 0); }
+    return vt_make(7, (uint16_t)i);
+}
+
+/* Type of the field descriptor at d[0..n); sets *len to its length. Void gives tag 0xFF. */
+static vt_t desc_vt(ts_t *t, const char *d, size_t n, size_t *len) {
+    size_t i = 0;
+    while (i < n && d[i] == '[') i++;
+    if (i >= n) { t->bad = 1; *len = n; return vt_make(0, 0); }
+    size_t end = i + 1;
+    if (d[i] == 'L') {
+        const char *semi = memchr(d + i, ';', n - i);
+        if (!semi) { t->bad = 1; *len = n; return vt_make(0, 0); }
+        end = (size_t)(semi - d) + 1;
+    }
+    *len = end;
+    if (i > 0) return class_vt(t, d, end);
+    switch (d[0]) {
+    case 'B': case 'C': case 'I': case 'S': case 'Z': return vt_make(1, 0);
+    case 'F': return vt_make(2, 0);
+    case 'D': return vt_make(3, 0);
+    case 'J': return vt_make(4, 0);
+    case 'V': return vt_make(0xFF, 0);
+    case 'L': return class_vt(t, d + 1, end - 2);
+    default: t->bad = 1; return vt_make(0, 0);
+    }
+}
+
+static const uint8_t *cp_utf8_raw(const cf_class *c, uint32_t i, size_t *n) {
+    if (!cp_is(c, i, 1)) return NULL;
+    *n = c->cp[i].len - 3;
+    return c->cp[i].raw + 3;
+}
+
+/* Descriptor utf8 of a Fieldref/Methodref/InterfaceMethodref/InvokeDynamic/Dynamic. */
+static const char *ref_desc(ts_t *t, uint32_t ref, size_t *n) {
+    const cf_class *c = t->M->c;
+    if (!(cp_is(c, ref, 9) || cp_is(c, ref, 10) || cp_is(c, ref, 11) || cp_is(c, ref, 17) || cp_is(c, ref, 18))) {
+        t->bad = 1;
+        return NULL;
+    }
+    uint32_t nat = get_u2(c->cp[ref].raw + 3);
+    const char *d = cp_is(c, nat, 12) ? (const char *)cp_utf8_raw(c, get_u2(c->cp[nat].raw + 3), n) : NULL;
+    if (!d || *n == 0) t->bad = 1;
+    return d;
+}
+
+static void do_invoke(ts_t *t, uint32_t ref, int has_recv, int is_special) {
+    size_t n;
+    const char *d = ref_desc(t, ref, &n);
+    if (!d || d[0] != '(') { t->bad = 1; return; }
+    size_t i = 1;
+    uint32_t nargs = 0;
+    while (i < n && d[i] != ')' && !t->bad) {
+        size_t l;
+        size_t j = i;
+        while (j < n && d[j] == '[') j++;
+        if (j >= n) { t->bad = 1; return; }
+        if (d[j] == 'L') {
+            const char *semi = memchr(d + j, ';', n - j);
+            if (!semi) { t->bad = 1; return; }
+            l = (size_t)(semi - d) + 1 - i;
+        } else {
+            l = j + 1 - i;
+        }
+        i += l;
+        nargs++;
+    }
+    if (i >= n) { t->bad = 1; return; }
+    ts_popn(t, nargs);
+    if (has_recv) {
+        vt_t r = ts_pop(t);
+        uint32_t nm = cp_ref_name(t->M->c, ref);
+        if (is_special && cp_utf8_eq(t->M->c, nm, "<init>") && (r.tag == 6 || r.tag == 8)) {
+            vt_t init;
+            if (r.tag == 6) {
+                init = vt_make(7, t->M->c->this_idx);
+            } else {
+                if (r.v + 2u >= t->M->code_len || t->M->code[r.v] != 187) { t->bad = 1; return; }
+                init = vt_make(7, (uint16_t)get_u2(t->M->code + r.v + 1));
+            }
+            for (uint32_t k = 0; k < t->M->max_locals; k++)
+                if (t->loc[k].tag == r.tag && t->loc[k].v == r.v) t->loc[k] = init;
+            for (uint32_t k = 0; k < t->ns; k++)
+                if (t->stk[k].tag == r.tag && t->stk[k].v == r.v) t->stk[k] = init;
+        }
+    }
+    size_t l;
+    vt_t ret = desc_vt(t, d + i + 1, n - i - 1, &l);
+    if (!t->bad && ret.tag != 0xFF) ts_push(t, ret);
+}
+
+static void do_ldc(ts_t *t, uint32_t idx) {
+    const cf_class *c = t->M->c;
+    if (idx == 0 || idx >= c->cp_count || !c->cp[idx].raw) { t->bad = 1; return; }
+    switch (c->cp[idx].raw[0]) {
+    case 3: ts_push(t, vt_make(1, 0)); break;
+    case 4: ts_push(t, vt_make(2, 0)); break;
+    case 5: ts_push(t, vt_make(4, 0)); break;
+    case 6: ts_push(t, vt_make(3, 0)); break;
+    case 7: ts_push(t, class_vt(t, "java/lang/Class", 15)); break;
+    case 8: ts_push(t, class_vt(t, "java/lang/String", 16)); break;
+    case 15: ts_push(t, class_vt(t, "java/lang/invoke/MethodHandle", 29)); break;
+    case 16: ts_push(t, class_vt(t, "java/lang/invoke/MethodType", 27)); break;
+    case 17: {
+        size_t n, l;
+        const char *d = ref_desc(t, idx, &n);
+        if (d) ts_push(t, desc_vt(t, d, n, &l));
+        break;
+    }
+    default: t->bad = 1;
+    }
+}
+
+static void do_stackop(ts_t *t, unsigned op) {
+    vt_t a, b, c, d;
+    switch (op) {
+    case 87: ts_pop(t); break;
+    case 88: a = ts_pop(t); if (!cat2(&a)) ts_pop(t); break;
+    case 89: a = ts_pop(t); ts_push(t, a); ts_push(t, a); break;
+    case 90: a = ts_pop(t); b = ts_pop(t); ts_push(t, a); ts_push(t, b); ts_push(t, a); break;
+    case 91:
+        a = ts_pop(t); b = ts_pop(t);
+        if (cat2(&b)) { ts_push(t, a); ts_push(t, b); ts_push(t, a); break; }
+        c = ts_pop(t); ts_push(t, a); ts_push(t, c); ts_push(t, b); ts_push(t, a);
+        break;
+    case 92:
+        a = ts_pop(t);
+        if (cat2(&a)) { ts_push(t, a); ts_push(t, a); break; }
+        b = ts_pop(t); ts_push(t, b); ts_push(t, a); ts_push(t, b); ts_push(t, a);
+        break;
+    case 93:
+        a = ts_pop(t); b = ts_pop(t);
+        if (cat2(&a)) { ts_push(t, a); ts_push(t, b); ts_push(t, a); break; }
+        c = ts_pop(t); ts_push(t, b); ts_push(t, a); ts_push(t, c); ts_push(t, b); ts_push(t, a);
+        break;
+    case 94:
+        a = ts_pop(t); b = ts_pop(t);
+        if (cat2(&a)) {
+            if (cat2(&b)) { ts_push(t, a); ts_push(t, b); ts_push(t, a); break; }
+            c = ts_pop(t); ts_push(t, a); ts_push(t, c); ts_push(t, b); ts_push(t, a);
+            break;
+        }
+        c = ts_pop(t);
+        if (cat2(&c)) { ts_push(t, b); ts_push(t, a); ts_push(t, c); ts_push(t, b); ts_push(t, a); break; }
+        d = ts_pop(t);
+        ts_push(t, b); ts_push(t, a); ts_push(t, d); ts_push(t, c); ts_push(t, b); ts_push(t, a);
+        break;
+    case 95: a = ts_pop(t); b = ts_pop(t); ts_push(t, a); ts_push(t, b); break;
+    }
+}
+
+static const uint8_t prim_tag[4] = {1, 4, 2, 3}; /* I L F D */
+
+/* Applies instruction I to the state. */
+static void ts_step(ts_t *t, const insn_t *I) {
+    const uint8_t *q = t->M->code + I->off;
+    unsigned op = I->op;
+    if (op == 0 || op == 132) return;
+    if (op == 1) { ts_push(t, vt_make(5, 0)); return; }
+    if (op >= 2 && op <= 8) { ts_push(t, vt_make(1, 0)); return; }
+    if (op == 9 || op == 10) { ts_push(t, vt_make(4, 0)); return; }
+    if (op >= 11 && op <= 13) { ts_push(t, vt_make(2, 0)); return; }
+    if (op == 14 || op == 15) { ts_push(t, vt_make(3, 0)); return; }
+    if (op == 16 || op == 17) { ts_push(t, vt_make(1, 0)); return; }
+    if (op == 18) { do_ldc(t, q[1]); return; }
+    if (op == 19 || op == 20) { do_ldc(t, get_u2(q + 1)); return; }
+    if (op >= 21 && op <= 24) { (void)ts_load(t, q[1]); ts_push(t, vt_make(prim_tag[op - 21], 0)); return; }
+    if (op == 25) { ts_push(t, ts_load(t, q[1])); return; }
+    if (op >= 26 && op <= 41) { ts_push(t, vt_make(prim_tag[(op - 26) / 4], 0)); return; }
+    if (op >= 42 && op <= 45) { ts_push(t, ts_load(t, op - 42)); return; }
+    if (op >= 46 && op <= 53) {
+        ts_pop(t);
+        vt_t arr = ts_pop(t);
+        if (op == 50) {
+            if (arr.tag == 5) { ts_push(t, arr); return; }
+            size_t n;
+            const uint8_t *nm = arr.tag == 7 ? cp_utf8_raw(t->M->c, get_u2(t->M->c->cp[arr.v].raw + 1), &n) : NULL;
+            if (!nm || n < 2 || nm[0] != '[') { t->bad = 1; return; }
+            size_t l;
+            ts_push(t, desc_vt(t, (const char *)nm + 1, n - 1, &l));
+            return;
+        }
+        static const uint8_t at[8] = {1, 4, 2, 3, 0, 1, 1, 1};
+        ts_push(t, vt_make(at[op - 46], 0));
+        return;
+    }
+    if (op >= 54 && op <= 58) { ts_store(t, q[1], ts_pop(t)); return; }
+    if (op >= 59 && op <= 78) { ts_store(t, (op - 59) % 4, ts_pop(t)); return; }
+    if (op >= 79 && op <= 86) { ts_popn(t, 3); return; }
+    if (op >= 87 && op <= 95) { do_stackop(t, op); return; }
+    if (op >= 96 && op <= 115) { ts_popn(t, 2); ts_push(t, vt_make(prim_tag[(op - 96) % 4], 0)); return; }
+    if (op >= 116 && op <= 119) { ts_pop(t); ts_push(t, vt_make(prim_tag[op - 116], 0)); return; }
+    if (op >= 120 && op <= 131) { ts_popn(t, 2); ts_push(t, vt_make(prim_tag[(op - 120) % 2], 0)); return; }
+    if (op >= 133 && op <= 147) {
+        static const uint8_t cv[15] = {4, 2, 3, 1, 2, 3, 1, 4, 3, 1, 4, 2, 1, 1, 1};
+        ts_pop(t);
+        ts_push(t, vt_make(cv[op - 133], 0));
+        return;
+    }
+    if (op >= 148 && op <= 152) { ts_popn(t, 2); ts_push(t, vt_make(1, 0)); return; }
+    if ((op >= 153 && op <= 158) || op == 198 || op == 199) { ts_pop(t); return; }
+    if (op >= 159 && op <= 166) { ts_popn(t, 2); return; }
+    if (op == 178 || op == 180) {
+        if (op == 180) ts_pop(t);
+        size_t n, l;
+        const char *d = ref_desc(t, get_u2(q + 1), &n);
+        if (d) ts_push(t, desc_vt(t, d, n, &l));
+        return;
+    }
+    if (op == 179) { ts_pop(t); return; }
+    if (op == 181) { ts_popn(t, 2); return; }
+    if (op == 182 || op == 183 || op == 185) { do_invoke(t, get_u2(q + 1), 1, op == 183); return; }
+    if (op == 184 || op == 186) { do_invoke(t, get_u2(q + 1), 0, 0); return; }
+    if (op == 187) { ts_push(t, vt_make(8, (uint16_t)I->off)); return; }
+    if (op == 188) {
+        static const char *const an[8] = {"[Z", "[C", "[F", "[D", "[B", "[S", "[I", "[J"};
+        ts_pop(t);
+        if (q[1] < 4 || q[1] > 11) { t->bad = 1; return; }
+        ts_push(t, class_vt(t, an[q[1] - 4], 2));
+        return;
+    }
+    if (op == 189) {
+        ts_pop(t);
+        uint32_t ci = get_u2(q + 1);
+        size_t n;
+        const uint8_t *nm = cp_is(t->M->c, ci, 7) ? cp_utf8_raw(t->M->c, get_u2(t->M->c->cp[ci].raw + 1), &n) : NULL;
+        if (!nm || n == 0 || n > 65000) { t->bad = 1; return; }
+        char *buf = cf_arena_alloc(&t->M->c->ar, n + 3);
+        if (!buf) { t->bad = 1; return; }
+        size_t k = 0;
+        buf[k++] = '[';
+        if (nm[0] == '[') { memcpy(buf + k, nm, n); k += n; }
+        else { buf[k++] = 'L'; memcpy(buf + k, nm, n); k += n; buf[k++] = ';'; }
+        ts_push(t, class_vt(t, buf, k));
+        return;
+    }
+    if (op == 190) { ts_pop(t); ts_push(t, vt_make(1, 0)); return; }
+    if (op == 192) {
+        ts_pop(t);
+        uint32_t ci = get_u2(q + 1);
+        if (!cp_is(t->M->c, ci, 7)) { t->bad = 1; return; }
+        ts_push(t, vt_make(7, (uint16_t)ci));
+        return;
+    }
+    if (op == 193) { ts_pop(t); ts_push(t, vt_make(1, 0)); return; }
+    if (op == 194 || op == 195) { ts_pop(t); return; }
+    if (op == 196) {
+        unsigned op2 = q[1], n = get_u2(q + 2);
+        if (op2 >= 21 && op2 <= 24) { (void)ts_load(t, n); ts_push(t, vt_make(prim_tag[op2 - 21], 0)); }
+        else if (op2 == 25) ts_push(t, ts_load(t, n));
+        else if (op2 >= 54 && op2 <= 58) ts_store(t, n, ts_pop(t));
+        else if (op2 != 132) t->bad = 1;
+        return;
+    }
+    if (op == 197) {
+        uint32_t ci = get_u2(q + 1);
+        ts_popn(t, q[3]);
+        if (!cp_is(t->M->c, ci, 7)) { t->bad = 1; return; }
+        ts_push(t, vt_make(7, (uint16_t)ci));
+        return;
+    }
+    t->bad = 1; /* control transfers, jsr/ret, returns, athrow, switches */
+}
+
+/* The frame right after the conditional branch at instruction b (its operands popped). */
+static frame_t *infer_after(meth_t *M, uint32_t b) {
+    ts_t t;
+    memset(&t, 0, sizeof(t));
+    t.M = M;
+    t.cap = M->max_stack + 1;
+    t.loc = cf_arena_array(&M->c->ar, M->max_locals + 1, sizeof(vt_t));
+    t.stk = cf_arena_array(&M->c->ar, t.cap, sizeof(vt_t));
+    if (!t.loc || !t.stk) return NULL;
+    /* last frame at or before b */
+    const frame_t *f = &M->init;
+    uint32_t from = 0;
+    for (uint32_t lo = 0, hi = M->nframes; lo < hi;) {
+        uint32_t mid = (lo + hi) / 2;
+        if (M->fr[mid].idx <= b) { f = &M->fr[mid]; from = M->fr[mid].idx; lo = mid + 1; }
+        else hi = mid;
+    }
+    uint32_t s = 0;
+    for (uint32_t i = 0; i < f->nl; i++) {
+        vt_t v = f->l[i];
+        uint32_t c = cat2(&v) ? 2 : 1;
+        if ((uint64_t)s + c > M->max_locals) return NULL;
+        t.loc[s] = v;
+        s += c;
+    }
+    for (uint32_t i = 0; i < f->ns; i++) ts_push(&t, f->s[i]);
+    for (uint32_t i = from; i <= b && !t.bad; i++) ts_step(&t, &M->in[i]);
+    if (t.bad) return NULL;
+    frame_t *out = cf_arena_alloc(&M->c->ar, sizeof(frame_t));
+    if (!out) return NULL;
+    uint32_t nl = 0, last = 0;
+    vt_t *l = cf_arena_array(&M->c->ar, M->max_locals + 1, sizeof(vt_t));
+    vt_t *st = cf_arena_array(&M->c->ar, t.ns + 1, sizeof(vt_t));
+    if (!l || !st) return NULL;
+    for (uint32_t i = 0; i < M->max_locals; i += cat2(&t.loc[i]) ? 2 : 1) {
+        l[nl++] = t.loc[i];
+        if (t.loc[i].tag != 0) last = nl;
+    }
+    memcpy(st, t.stk, t.ns * sizeof(vt_t));
+    out->l = l;
+    out->nl = last;
+    out->s = st;
+    out->ns = t.ns;
+    return out;
+}
+
 /* ---- StackMapTable encoding ----------------------------------------------------------- */
 
-typedef struct { uint32_t pos; const frame_t *f; } pframe_t;
+typedef struct { uint32_t pos, prio; const frame_t *f; } pframe_t;
 
 static int cmp_pframe(const void *a, const void *b) {
     const pframe_t *x = a, *y = b;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
+    if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+    return x->prio < y->prio ? -1 : x->prio > y->prio;
 }
 
 static int vt_eq(const vt_t *a, const vt_t *b, uint32_t n) {
@@ -809,13 +1166,18 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
         for (uint32_t i = 0; i < M.ninsn; i++) {
             insn_t *I = &M.in[i];
             if (I->kind != K_BR16 || I->widen) continue;
-            if (fits16((int64_t)M.in[I->tgt].start - I->at)) continue;
+            if (fits16((int64_t)M.in[I->tgt].start - I->at) && !(spec->debug & CF_DEBUG_WIDEN_ALL)) continue;
             changed = 1;
             widened++;
             if (I->op == 167 || I->op == 168 || !frames) { I->widen = 1; continue; }
-            if (!frame_at(&M, I->tgt)) return CF_M_UNREWRITABLE;
-            uint32_t h = pick_host(&M, hosts, nh, i, I->tgt, split);
-            if (h == NONE) return CF_M_UNREWRITABLE;
+            uint32_t h = (!(spec->debug & CF_DEBUG_NO_ISLANDS) && frame_at(&M, I->tgt))
+                             ? pick_host(&M, hosts, nh, i, I->tgt, split) : NONE;
+            if (h == NONE) {
+                /* no island in reach: invert, with an inferred frame after the goto_w */
+                if (!(I->nf = infer_after(&M, i))) return CF_M_UNREWRITABLE;
+                I->widen = 1;
+                continue;
+            }
             uint32_t t;
             for (t = 0; t < M.ntr; t++)
                 if (M.tr[t].host == h && M.tr[t].tgt == I->tgt) break;
@@ -990,14 +1352,22 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
         }
         if (kind == A_SMT) {
             uint32_t n = M.nframes + M.ntr + (M.epilogue ? 1 : 0);
-            if (n > 0xFFFF) { buf_free(&a); return CF_M_UNREWRITABLE; }
+            for (uint32_t j = 0; j < M.ninsn; j++) n += M.in[j].nf != NULL;
             pframe_t *pf = cf_arena_array(&c->ar, n ? n : 1, sizeof(pframe_t));
             if (!pf) { buf_free(&a); return CF_ERR_NOMEM; }
             uint32_t k = 0;
             for (uint32_t j = 0; j < M.nframes; j++) { pf[k].pos = M.in[M.fr[j].idx].start; pf[k++].f = &M.fr[j]; }
-            for (uint32_t j = 0; j < M.ntr; j++) { pf[k].pos = M.tr[j].pos; pf[k++].f = frame_at(&M, M.tr[j].tgt); }
-            if (M.epilogue) { pf[k].pos = M.body_end; pf[k++].f = &handler; }
+            for (uint32_t j = 0; j < M.ntr; j++) { pf[k].pos = M.tr[j].pos; pf[k].prio = 1; pf[k++].f = frame_at(&M, M.tr[j].tgt); }
+            for (uint32_t j = 0; j < M.ninsn; j++)
+                if (M.in[j].nf) { pf[k].pos = M.in[j].at + 8; pf[k].prio = 1; pf[k++].f = M.in[j].nf; }
+            if (M.epilogue) { pf[k].pos = M.body_end; pf[k].prio = 1; pf[k++].f = &handler; }
             qsort(pf, n, sizeof(pframe_t), cmp_pframe);
+            /* one frame per position: an original frame wins over an inferred one */
+            k = 0;
+            for (uint32_t j = 0; j < n; j++)
+                if (k == 0 || pf[k - 1].pos != pf[j].pos) pf[k++] = pf[j];
+            n = k;
+            if (n > 0xFFFF) { buf_free(&a); return CF_M_UNREWRITABLE; }
             cf_buf s;
             buf_init(&s, 0x7FFFFFF0);
             encode_frames(&s, &M, pf, n);

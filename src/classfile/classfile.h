@@ -97,7 +97,13 @@ typedef struct {
     unsigned cnum;                           /* class number passed as first int */
     cf_filter_fn filter;                     /* NULL: every method gets every configured hook */
     void *filter_ctx;
+    unsigned debug;                          /* 0, or CF_DEBUG_* (testing only) */
 } cf_inject_spec;
+
+/* Testing knobs for cf_inject_spec.debug: exercise the rare paths on ordinary code. */
+#define CF_DEBUG_WIDEN_ALL 1u  /* widen every 16-bit branch as if it no longer fit */
+#define CF_DEBUG_NO_ISLANDS 2u /* never use trampoline islands: always invert the branch
+                                  (inferring the frame after it when there is a StackMapTable) */
 
 /* What happened to one method. */
 enum {

@@ -4,6 +4,8 @@
 #     output re-parsed (deep) and each input round-tripped byte for byte;
 #  2. java.base and jdk.compiler, fully instrumented (no-op tracker inside java.base), run
 #     javac under -Xverify:all and must produce the same class files as the plain javac;
+#     again with every branch widened (trampoline islands), and again with every branch
+#     widened by inversion with inferred StackMapTable frames;
 #  3. the programs in tests/java/cf (plus a generated class with 300 locals, a loop body
 #     past 32 KiB after injection and a near-64 KiB method), rewritten with a counting
 #     tracker, run under -Xverify:all with the same output as the originals;
@@ -87,6 +89,14 @@ for JDK in "${JDKS[@]}"; do
       not_ok "[$N] re-parse or round trip failed"; grep -E 'reparse|roundtrip' "$W/all.err" | head
     fi
     echo "# [$N] methods: instrumented=$(field methods_instrumented "$W/all.txt") too_big=$(field methods_too_big "$W/all.txt") unrewritable=$(field methods_unrewritable "$W/all.txt") widened=$(field widened "$W/all.txt")"
+    # every branch widened by inversion: frame inference must handle all of the JDK's code
+    "$TOOL" --widen-all --no-islands -t hprof/Tracker -r "$W/mods" >"$W/wide.txt" 2>"$W/wide.err"
+    rc=$?
+    if [[ $rc -eq 0 && $(field reparse_fail "$W/wide.txt") == 0 ]]; then
+      ok "[$N] all classes with every branch widened by inversion: $(field widened "$W/wide.txt") branches, $(field methods_too_big "$W/wide.txt") methods too big, $(field methods_unrewritable "$W/wide.txt") frames not inferable"
+    else
+      not_ok "[$N] widening every branch (rc=$rc)"; head "$W/wide.err"
+    fi
   else
     not_ok "[$N] jimage extract"; head -5 "$W/jimage.err"
   fi
@@ -106,24 +116,29 @@ public final class CfTracker {
 }
 EOF
     "$J/javac" --patch-module java.base="$W/nop" -d "$W/nopc" "$W/nop/jdk/internal/misc/CfTracker.java" 2>"$W/nop.err"
-    # finalize: an instrumented Object.finalize is no longer empty, and every object would
-    # then be registered for finalization (the real agent's filter skips it too).
-    "$TOOL" --skip finalize -t jdk/internal/misc/CfTracker -r "$W/mods/java.base" "$W/pbase" >"$W/pbase.txt" 2>&1
-    "$TOOL" --skip finalize -t jdk/internal/misc/CfTracker -r "$W/mods/jdk.compiler" "$W/pcomp" >"$W/pcomp.txt" 2>&1
-    rm -f "$W/pbase/module-info.class" "$W/pcomp/module-info.class"
-    cp "$W/nopc/jdk/internal/misc/CfTracker.class" "$W/pbase/jdk/internal/misc/" 2>/dev/null
     gen_java "$W/gen"
     SRCS=("$CF/prog/cfprog/Main.java" "$W/gen/cfprog/Generated.java")
     "$J/javac" -nowarn -d "$W/javac-plain" "${SRCS[@]}" >"$W/javac-plain.txt" 2>&1
-    "$J/java" -Xshare:off -Xverify:all --patch-module java.base="$W/pbase" --patch-module jdk.compiler="$W/pcomp" \
-      --add-exports java.base/jdk.internal.misc=jdk.compiler,ALL-UNNAMED \
-      -m jdk.compiler/com.sun.tools.javac.Main -nowarn -d "$W/javac-bci" "${SRCS[@]}" >"$W/javac-bci.txt" 2>&1
-    rc=$?
-    if [[ $rc -eq 0 ]] && diff -r "$W/javac-plain" "$W/javac-bci" >/dev/null; then
-      ok "[$N] javac on instrumented java.base + jdk.compiler (-Xverify:all) compiles the same classes ($(field rewritten "$W/pbase.txt")+$(field rewritten "$W/pcomp.txt") classes rewritten)"
-    else
-      not_ok "[$N] javac on instrumented java.base + jdk.compiler (rc=$rc)"; head -20 "$W/javac-bci.txt"
-    fi
+    # Three ways: as is; every 16-bit branch widened as if it no longer fit (islands of
+    # trampolines where possible); every branch widened by inversion with inferred frames.
+    for mode in "" "--widen-all" "--widen-all --no-islands"; do
+      rm -rf "$W/pbase" "$W/pcomp" "$W/javac-bci"
+      # finalize: an instrumented Object.finalize is no longer empty, and every object would
+      # then be registered for finalization (the real agent's filter skips it too).
+      "$TOOL" $mode --skip finalize -t jdk/internal/misc/CfTracker -r "$W/mods/java.base" "$W/pbase" >"$W/pbase.txt" 2>&1
+      "$TOOL" $mode --skip finalize -t jdk/internal/misc/CfTracker -r "$W/mods/jdk.compiler" "$W/pcomp" >"$W/pcomp.txt" 2>&1
+      rm -f "$W/pbase/module-info.class" "$W/pcomp/module-info.class"
+      cp "$W/nopc/jdk/internal/misc/CfTracker.class" "$W/pbase/jdk/internal/misc/" 2>/dev/null
+      "$J/java" -Xshare:off -Xverify:all --patch-module java.base="$W/pbase" --patch-module jdk.compiler="$W/pcomp" \
+        --add-exports java.base/jdk.internal.misc=jdk.compiler,ALL-UNNAMED \
+        -m jdk.compiler/com.sun.tools.javac.Main -nowarn -d "$W/javac-bci" "${SRCS[@]}" >"$W/javac-bci.txt" 2>&1
+      rc=$?
+      if [[ $rc -eq 0 ]] && diff -r "$W/javac-plain" "$W/javac-bci" >/dev/null; then
+        ok "[$N] javac on instrumented java.base + jdk.compiler ${mode:+($mode) }under -Xverify:all compiles the same classes ($(field rewritten "$W/pbase.txt")+$(field rewritten "$W/pcomp.txt") classes rewritten, $(field widened "$W/pbase.txt")+$(field widened "$W/pcomp.txt") branches widened)"
+      else
+        not_ok "[$N] javac on instrumented java.base + jdk.compiler $mode (rc=$rc)"; head -20 "$W/javac-bci.txt"
+      fi
+    done
   fi
 
   # 3. The test programs, rewritten with a counting tracker.

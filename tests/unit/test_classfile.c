@@ -607,10 +607,11 @@ static void test_switches(void) {
     uint8_t *p = one_method(49, "f", "(I)I", &c, 3, 2, NULL, 0, NULL, &n, NULL);
     dump("switch", p, n);
     CHECK(deep_ok(p, n) && roundtrip_ok(p, n), "switches: parse and round trip");
-    static const unsigned cnums[] = {1, 100, 1000, 100000, 5, 120};
+    static const unsigned cnums[] = {1, 100, 1000, 100000, 5, 120, 7, 8};
     int64_t args[] = {-2, -1, 0, 1, 2, 3, 7};
     for (size_t i = 0; i < sizeof(cnums) / sizeof(cnums[0]); i++) {
         cf_inject_spec s = all_hooks(cnums[i]);
+        if (i >= 6) s.debug = CF_DEBUG_WIDEN_ALL; /* every goto and if widened too */
         cf_result r;
         int rc = cf_instrument(p, n, &s, &r);
         char what[64];
@@ -978,6 +979,59 @@ static void test_garbage(void) {
     free(c.p);
 }
 
+/* The debug knobs on a method with frames: every branch widened through islands, then by
+ * inversion with inferred frames; the result must still run the same. */
+static void test_widen_all(void) {
+    cf_asm *a = cfa_new(52, 0, 0x21, "t/WA", "java/lang/Object");
+    code_t c = {0};
+    /* s = 0; for (i = 0; i < n; i++) { if (i == 2) continue; s += i; } return s;
+     * locals: 0 n, 1 s, 2 i */
+    emit(&c, 4, 3, 60, 3, 61);                  /* 0: iconst_0 istore_1 iconst_0 istore_2 */
+    emit(&c, 5, 28, 26, 162, 0, 0);             /* 4: LOOP iload_2 iload_0 if_icmpge END */
+    emit(&c, 5, 28, 5, 159, 0, 0);              /* 9: iload_2 iconst_2 if_icmpeq NEXT */
+    emit(&c, 4, 27, 28, 96, 60);                /* 14: iload_1 iload_2 iadd istore_1 */
+    emit(&c, 3, 132, 2, 1);                     /* 18: NEXT iinc 2 1 */
+    emit(&c, 3, 167, 0xff, 0xef);               /* 21: goto LOOP (-17) */
+    emit(&c, 2, 27, 172);                       /* 24: END iload_1 ireturn */
+    w2(c.p + 7, 24 - 6);
+    w2(c.p + 12, 18 - 11);
+    /* frames: 4 append [I I]; 18 same; 24 same */
+    uint8_t smt[] = {0, 3, 253, 0, 4, 1, 1, 13, 5};
+    cfa_attrs ca = {0};
+    cfa_attr(a, &ca, "StackMapTable", smt, sizeof(smt));
+    size_t n;
+    uint8_t *p = one_method(52, "f", "(I)I", &c, 2, 3, NULL, 0, &ca, &n, &a);
+    cfa_free(a);
+    cfa_attrs_free(&ca);
+    dump("widenall", p, n);
+    CHECK(deep_ok(p, n), "widen all: base class valid");
+    static const unsigned modes[] = {CF_DEBUG_WIDEN_ALL, CF_DEBUG_WIDEN_ALL | CF_DEBUG_NO_ISLANDS};
+    for (int m = 0; m < 2; m++) {
+        cf_inject_spec s = all_hooks(1);
+        s.debug = modes[m];
+        cf_result r;
+        int rc = cf_instrument(p, n, &s, &r);
+        CHECK(rc == CF_OK && r.widened == 3 && r.unrewritable == 0 && deep_ok(r.data, r.len),
+              "widen all (%s): three branches widened, re-parses", m ? "inversion" : "islands");
+        if (rc == CF_OK) {
+            same_results(m ? "widen all (inversion)" : "widen all (islands)", p, n, r.data, r.len, "f",
+                         (int64_t[]){0, 1, 2, 3, 6}, 5, 0);
+            tcls t;
+            tparse(&t, r.data, r.len);
+            tcode tc;
+            tcode_of(&t, "f", &tc);
+            uint32_t l;
+            const uint8_t *sm = tcode_attr(&t, &tc, "StackMapTable", &l);
+            /* islands: + trampolines for END and NEXT; inversion: + frames after the 2 goto_w */
+            CHECK(sm && u2(sm) >= 6, "widen all (%s): new frames (%u)", m ? "inversion" : "islands", sm ? u2(sm) : 0);
+            tfree(&t);
+        }
+        cf_result_free(&r);
+    }
+    free(p);
+    free(c.p);
+}
+
 int main(void) {
     test_cp_tags();
     test_versions();
@@ -985,6 +1039,7 @@ int main(void) {
     test_widen_noframes();
     test_widen_frames();
     test_switches();
+    test_widen_all();
     test_jsr_wide();
     test_tables();
     test_constructors();

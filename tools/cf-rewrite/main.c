@@ -11,6 +11,8 @@
  *   --hooks LIST    comma list of entry,return,objinit,newarray,exc (default all)
  *   --cnum N        class number (default 1; with -r each class gets the next number)
  *   --skip NAMES    comma list of method names left alone (e.g. "<clinit>")
+ *   --widen-all     (testing) widen every 16-bit branch as if it no longer fit
+ *   --no-islands    (testing) never use trampoline islands, always invert branches
  *   -v              list every failure and skipped method
  * Prints a summary line "key=value ..." at the end; exits 1 on any error or mismatch.
  */
@@ -289,6 +291,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--hooks") && i + 1 < argc) hooks = argv[++i];
         else if (!strcmp(argv[i], "--cnum") && i + 1 < argc) spec.cnum = (unsigned)strtoul(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--skip") && i + 1 < argc) { skip_list = argv[++i]; spec.filter = skip_filter; }
+        else if (!strcmp(argv[i], "--widen-all")) spec.debug |= CF_DEBUG_WIDEN_ALL;
+        else if (!strcmp(argv[i], "--no-islands")) spec.debug |= CF_DEBUG_NO_ISLANDS;
         else if (!strcmp(argv[i], "-v")) verbose = 1;
         else if (!strcmp(argv[i], "-r")) recursive = 1;
         else if (!strcmp(argv[i], "--check")) check_mode = 1;
