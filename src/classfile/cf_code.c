@@ -66,6 +66,9 @@ typedef struct {
     uint32_t prologue, epilogue, body_end, total;
     tramp_t *tr;
     uint32_t ntr, trcap;
+    /* frame inference: the state after instruction memo_b, run from the frame at memo_from */
+    struct ts_s *memo;
+    uint32_t memo_from, memo_b;
 } meth_t;
 
 static int oplen(unsigned op) {
@@ -474,13 +477,14 @@ static int ta_walk(const meth_t *M, const uint8_t *data, uint32_t len, uint8_t *
     return (r.bad || r.i != len) ? CF_ERR_FORMAT : CF_OK;
 }
 
-enum { A_OTHER, A_LNT, A_LVT, A_TA, A_SMT };
+enum { A_OTHER, A_LNT, A_LVT, A_TA, A_SMT, A_CRT };
 static int attr_kind(const meth_t *M, uint32_t i) {
     if ((int)i == M->smt) return A_SMT;
     uint32_t nm = M->attrs[i].name;
     if (cp_utf8_eq(M->c, nm, "LineNumberTable")) return A_LNT;
     if (cp_utf8_eq(M->c, nm, "LocalVariableTable") || cp_utf8_eq(M->c, nm, "LocalVariableTypeTable"))
         return A_LVT;
+    if (cp_utf8_eq(M->c, nm, "CharacterRangeTable")) return A_CRT; /* javac -Xjcov */
     if (M->c->major >= 52 && (cp_utf8_eq(M->c, nm, "RuntimeVisibleTypeAnnotations") ||
                               cp_utf8_eq(M->c, nm, "RuntimeInvisibleTypeAnnotations")))
         return A_TA;
@@ -496,6 +500,9 @@ static int check_attrs(meth_t *M) {
             break;
         case A_LVT:
             if (a->len < 2 || a->len != 2 + 10 * get_u2(a->data)) return CF_BAD;
+            break;
+        case A_CRT:
+            if (a->len < 2 || a->len != 2 + 14 * get_u2(a->data)) return CF_BAD;
             break;
         case A_TA:
             if (ta_walk(M, a->data, a->len, NULL) != CF_OK) return CF_BAD;
@@ -661,7 +668,7 @@ static int cmp_tramp(const void *a, const void *b) {
  * transfer function from that frame gives exactly the state the verifier sees. Returns
  * NULL for anything unexpected; the caller then leaves the method alone. */
 
-typedef struct {
+typedef struct ts_s {
     meth_t *M;
     vt_t *loc;      /* max_locals slots; a Long/Double fills two (the second is Top) */
     vt_t *stk;      /* entries; a Long/Double is one entry */
@@ -963,14 +970,19 @@ static void ts_step(ts_t *t, const insn_t *I) {
 
 /* The frame right after the conditional branch at instruction b (its operands popped). */
 static frame_t *infer_after(meth_t *M, uint32_t b) {
-    ts_t t;
-    memset(&t, 0, sizeof(t));
-    t.M = M;
-    t.cap = M->max_stack + 1;
-    t.loc = cf_arena_array(&M->c->ar, M->max_locals + 1, sizeof(vt_t));
-    t.stk = cf_arena_array(&M->c->ar, t.cap, sizeof(vt_t));
-    if (!t.loc || !t.stk) return NULL;
-    /* last frame at or before b */
+    ts_t *tp = M->memo;
+    if (!tp) {
+        tp = cf_arena_alloc(&M->c->ar, sizeof(ts_t));
+        if (!tp) return NULL;
+        tp->M = M;
+        tp->cap = M->max_stack + 1;
+        tp->loc = cf_arena_array(&M->c->ar, M->max_locals + 1, sizeof(vt_t));
+        tp->stk = cf_arena_array(&M->c->ar, tp->cap, sizeof(vt_t));
+        if (!tp->loc || !tp->stk) return NULL;
+        M->memo = tp;
+        M->memo_b = NONE;
+    }
+    /* last frame at or before b (or the method's initial frame) */
     const frame_t *f = &M->init;
     uint32_t from = 0;
     for (uint32_t lo = 0, hi = M->nframes; lo < hi;) {
@@ -978,16 +990,28 @@ static frame_t *infer_after(meth_t *M, uint32_t b) {
         if (M->fr[mid].idx <= b) { f = &M->fr[mid]; from = M->fr[mid].idx; lo = mid + 1; }
         else hi = mid;
     }
-    uint32_t s = 0;
-    for (uint32_t i = 0; i < f->nl; i++) {
-        vt_t v = f->l[i];
-        uint32_t c = cat2(&v) ? 2 : 1;
-        if ((uint64_t)s + c > M->max_locals) return NULL;
-        t.loc[s] = v;
-        s += c;
+    uint32_t start = from;
+    if (M->memo_b != NONE && M->memo_from == from && M->memo_b < b) {
+        start = M->memo_b + 1; /* go on from the previous branch of the same stretch */
+    } else {
+        memset(tp->loc, 0, (M->max_locals + 1) * sizeof(vt_t));
+        tp->ns = 0;
+        tp->bad = 0;
+        uint32_t s = 0;
+        for (uint32_t i = 0; i < f->nl; i++) {
+            vt_t v = f->l[i];
+            uint32_t c = cat2(&v) ? 2 : 1;
+            if ((uint64_t)s + c > M->max_locals) { M->memo_b = NONE; return NULL; }
+            tp->loc[s] = v;
+            s += c;
+        }
+        for (uint32_t i = 0; i < f->ns; i++) ts_push(tp, f->s[i]);
     }
-    for (uint32_t i = 0; i < f->ns; i++) ts_push(&t, f->s[i]);
-    for (uint32_t i = from; i <= b && !t.bad; i++) ts_step(&t, &M->in[i]);
+    ts_t t = *tp;
+    for (uint32_t i = start; i <= b && !t.bad; i++) ts_step(&t, &M->in[i]);
+    *tp = t;
+    M->memo_from = from;
+    M->memo_b = t.bad ? NONE : b;
     if (t.bad) return NULL;
     frame_t *out = cf_arena_alloc(&M->c->ar, sizeof(frame_t));
     if (!out) return NULL;
@@ -1393,6 +1417,17 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
                 uint32_t ns = map_start(&M, s), ne = map_tgt(&M, s + l);
                 put_u2(e, ns);
                 put_u2(e + 2, ne > ns ? ne - ns : 0);
+            }
+        } else if (kind == A_CRT) {
+            /* entries: start_pc, end_pc (inclusive), character range, flags */
+            uint32_t n = get_u2(copy);
+            for (uint32_t j = 0; j < n; j++) {
+                uint8_t *e = copy + 2 + 14 * j;
+                uint32_t s = get_u2(e), en = get_u2(e + 2);
+                uint32_t ns = map_tgt(&M, s);
+                uint32_t ne = en < M.code_len ? map_tgt(&M, M.in[M.idx[en]].off + M.in[M.idx[en]].len) : M.body_end;
+                put_u2(e, ns);
+                put_u2(e + 2, ne > ns ? ne - 1 : ns);
             }
         } else if (kind == A_TA) {
             if (ta_walk(&M, at->data, at->len, copy) != CF_OK) { buf_free(&a); return CF_BAD; }

@@ -16,6 +16,30 @@
  * and every allocation is bounded by a multiple of the input size. All functions are
  * reentrant (no global state), so the agent may call them from any thread.
  */
+/* Notes for the agent (what the JDK tests in tests/tools/classfile_jdk.sh taught):
+ *  - Never instrument java/lang/Object.finalize (nor any empty finalize): HotSpot registers
+ *    a finalizer for every object of a class whose finalize is not empty.
+ *  - A tracker on -Xbootclasspath/a (or AddToBootstrapClassLoaderSearch) cannot be loaded
+ *    by code that runs during VM genesis: instrumented java.base classes used that early
+ *    fail with NoClassDefFoundError. Leave classes hooked before VMInit alone (or hook them
+ *    with a mask of 0), as the old hprof did for its "system classes". A no-op tracker
+ *    placed inside java.base itself works from the very start (see the tests).
+ *
+ * Usage:
+ *     cf_inject_spec spec = { .tracker_class = "hprof/Tracker",
+ *         .entry_name = "CallSite", .entry_desc = "(II)V",
+ *         .return_name = "ReturnSite", .return_desc = "(II)V",
+ *         .newarray_name = "NewArray", .newarray_desc = "(Ljava/lang/Object;)V",
+ *         .exception_exit = 1, .cnum = next_class_number, .filter = my_filter };
+ *     cf_result res;
+ *     if (cf_instrument(bytes, len, &spec, &res) == CF_OK) { hand res.data/res.len to the VM }
+ *     record res.methods[mnum].name/.desc for (cnum, mnum)
+ *     cf_result_free(&res);
+ *  - The tracker class is skipped automatically; skip whatever the tracker itself calls
+ *    (e.g. java/lang/Thread.currentThread) with the filter.
+ *  - java/lang/Object.<init> never gets the exception exit (C2 on JDK 17 crashed on it).
+ *  - Typical cost on a JDK's 26,000 classes: about 2 s for everything (one thread). */
+
 #ifndef HPROF_CLASSFILE_H
 #define HPROF_CLASSFILE_H
 

@@ -53,6 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const unsigned cnums[4] = {3, 100, 30000, 1000000};
     spec.cnum = cnums[size % 4];
     if (size % 3 == 0) spec.filter = filter;
+    /* and now and then widen every branch, through islands or by inversion */
+    if (size % 5 == 1) spec.debug = CF_DEBUG_WIDEN_ALL;
+    if (size % 5 == 2) spec.debug = CF_DEBUG_WIDEN_ALL | CF_DEBUG_NO_ISLANDS;
 
     cf_result res;
     int rc = cf_instrument(data, size, &spec, &res);

@@ -690,6 +690,8 @@ static void test_tables(void) {
     uint8_t ta[2 + 1 + 2 + 1 + 2 + 2];
     w2(ta, 1); ta[2] = 0x44; w2(ta + 3, 4); ta[5] = 0; w2(ta + 6, cfa_utf8(a, "LAnno;")); w2(ta + 8, 0);
     cfa_attr(a, &ca, "RuntimeVisibleTypeAnnotations", ta, sizeof(ta));
+    uint8_t crt[2 + 14] = {0, 1, 0, 4, 0, 15, 0, 0, 1, 0, 0, 0, 2, 0, 0, 1}; /* pc 4..15 */
+    cfa_attr(a, &ca, "CharacterRangeTable", crt, sizeof(crt));
     size_t n;
     uint8_t *p = one_method(52, "f", "(I)I", &c, 2, 1, ex, 1, &ca, &n, &a);
     cfa_free(a);
@@ -741,6 +743,9 @@ static void test_tables(void) {
     CHECK(smok, "tables: StackMapTable frames moved with their instructions, handler frame added");
     const uint8_t *tav = tcode_attr(&t, &tc, "RuntimeVisibleTypeAnnotations", &l);
     CHECK(tav && u2(tav + 3) == 4 + P && tc.code[u2(tav + 3)] == 187, "tables: type annotation offset remapped");
+    const uint8_t *cr = tcode_attr(&t, &tc, "CharacterRangeTable", &l);
+    CHECK(cr && u2(cr + 2) == 4 + P && u2(cr + 4) == 15 + P + 4 && tc.code[u2(cr + 4)] == 87,
+          "tables: CharacterRangeTable remapped (%u..%u)", cr ? u2(cr + 2) : 0, cr ? u2(cr + 4) : 0);
     tfree(&t);
     cf_result_free(&r);
     free(p);
