@@ -119,16 +119,12 @@ unsigned cfa_module(cf_asm *a, const char *name) { return ref1(a, 19, cfa_utf8(a
 unsigned cfa_package(cf_asm *a, const char *name) { return ref1(a, 20, cfa_utf8(a, name)); }
 
 static void list_grow(cf_asm *a, cfa_attrs *l, const void *p, size_t n) {
-    if (l->len + n > l->cap) {
-        size_t nc = l->cap ? l->cap : 64;
-        while (nc < l->len + n) nc *= 2;
-        uint8_t *q = realloc(l->p, nc);
-        if (!q) { a->bad = 1; return; }
-        l->p = q;
-        l->cap = nc;
-    }
-    if (n) memcpy(l->p + l->len, p, n);
-    l->len += n;
+    cf_buf b = {l->p, l->len, l->cap, (size_t)1 << 28, 0};
+    buf_bytes(&b, p, n);
+    if (b.bad) a->bad = 1;
+    l->p = b.p;
+    l->len = b.len;
+    l->cap = b.cap;
 }
 
 void cfa_attr(cf_asm *a, cfa_attrs *list, const char *name, const void *body, size_t len) {

@@ -5,6 +5,7 @@
  * instruction set (branches, switches, jsr/ret, wide, newarray, the tracker calls), which
  * must give the same results, with the expected hook counts and never more stack than
  * max_stack. Set CF_TEST_DUMP=DIR to save every class built here (fuzz seeds). */
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1037,6 +1038,40 @@ static void test_widen_all(void) {
     free(c.p);
 }
 
+/* Inputs the fuzzer once found (tests/fuzz/regressions): no crash, invariants hold. */
+static void test_regressions(void) {
+    const char *dir = "tests/fuzz/regressions";
+    DIR *d = opendir(dir);
+    if (!d) { CHECK(1, "regressions: %s not found here, skipped", dir); return; }
+    struct dirent *e;
+    int count = 0, good = 1;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        static uint8_t buf[1 << 20];
+        size_t n = fread(buf, 1, sizeof(buf), f);
+        fclose(f);
+        count++;
+        int deep = deep_ok(buf, n);
+        if (deep && !roundtrip_ok(buf, n)) good = 0;
+        cf_inject_spec s = all_hooks(1);
+        cf_result r;
+        int rc = cf_instrument(buf, n, &s, &r);
+        if (deep && rc == CF_ERR_FORMAT) good = 0;
+        if (rc == CF_OK) {
+            cf_class *c = NULL;
+            if (cf_parse(r.data, r.len, deep ? CF_PARSE_DEEP : 0, &c) != CF_OK) good = 0;
+            cf_free(c);
+        }
+        cf_result_free(&r);
+    }
+    closedir(d);
+    CHECK(good, "regressions: %d fuzzer finds replayed", count);
+}
+
 int main(void) {
     test_cp_tags();
     test_versions();
@@ -1052,5 +1087,6 @@ int main(void) {
     test_too_big();
     test_api();
     test_garbage();
+    test_regressions();
     return UNIT_DONE();
 }
