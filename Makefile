@@ -19,7 +19,7 @@ LDLIBS  := -lpthread -ldl
 # Every layer of the agent; the classfile layer has no JVMTI in it.
 AGENT_DIRS  := src/agent src/sources src/tables src/writers src/util src/classfile
 AGENT_SRCS  := $(foreach d,$(AGENT_DIRS),$(wildcard $(d)/*.c))
-AGENT_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(AGENT_SRCS))
+AGENT_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(AGENT_SRCS)) $(BUILD)/obj/gen/tracker_class.o
 
 # Tools: one folder each under tools/, every .c in it linked into build/<name>.
 TOOL_NAMES  := $(notdir $(wildcard tools/*))
@@ -34,6 +34,24 @@ all: $(BUILD)/libhprof.so $(TOOL_BINS) $(UNIT_BINS)
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# The Tracker class is compiled for the oldest JDK we run on and embedded in the library.
+$(BUILD)/tracker/hprof/Tracker.class: java/hprof/Tracker.java
+	@mkdir -p $(BUILD)/tracker
+	$(JDK_HOME)/bin/javac -nowarn --release 11 -d $(BUILD)/tracker $<
+
+$(BUILD)/gen/tracker_class.c: $(BUILD)/tracker/hprof/Tracker.class
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from java/hprof/Tracker.java: the Tracker class file. */'; \
+	   echo '#include <stddef.h>'; \
+	   echo 'const unsigned char hprof_tracker_class[] = {'; \
+	   od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	   echo '};'; \
+	   echo 'const size_t hprof_tracker_class_len = sizeof hprof_tracker_class;'; } >$@
+
+$(BUILD)/obj/gen/tracker_class.o: $(BUILD)/gen/tracker_class.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libhprof.a: $(AGENT_OBJS)
 	@rm -f $@

@@ -14,6 +14,7 @@
 #include "agent/dump.h"
 #include "sources/cpu_sampler.h"
 #include "sources/thread_events.h"
+#include "sources/tracker.h"
 #include "util/log.h"
 
 /* The one agent context; everything else hangs off it. */
@@ -59,6 +60,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
     struct agent *a = agent_get();
     atomic_store(&a->phase, PHASE_LIVE);
     thread_events_vm_init(a, jni, thread);
+    if (a->tracker) tracker_vm_init(a, jni);
     if (a->opt.cpu == CPU_SAMPLES) cpu_sampler_start(a, jni);
 }
 
@@ -77,6 +79,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
     int expected = PHASE_LIVE;
     if (!atomic_compare_exchange_strong(&a->phase, &expected, PHASE_DEAD)) return;
     cpu_sampler_stop(a);
+    if (a->tracker) tracker_vm_death(a, jni);
     if (a->opt.doe) dump_all(a, jni, DUMP_AT_EXIT);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_THREAD_START, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_THREAD_END, NULL);
@@ -102,8 +105,6 @@ static void note_limits(const struct options *o)
 {
     if (o->heap & HEAP_SITES) log_warning("heap=sites is not yet supported by this build; no SITES will be written");
     if (o->heap & HEAP_DUMP) log_warning("heap=dump is not yet supported by this build; no HEAP DUMP will be written");
-    if (o->cpu == CPU_TIMES || o->cpu == CPU_OLD)
-        log_warning("cpu=%s is not yet supported by this build; no CPU times will be written", options_cpu_name(o->cpu));
     if (o->monitor) log_warning("monitor=y is not yet supported by this build; no monitor profile will be written");
     if (o->net_host && o->format == 'b')
         log_warning("commands on the net= socket are not yet supported by this build; output is sent, commands are ignored");
@@ -167,11 +168,14 @@ static int set_callbacks(struct agent *a)
     cb.ThreadStart = thread_events_on_start;
     cb.ThreadEnd = thread_events_on_end;
     cb.DataDumpRequest = on_data_dump_request;
+    cb.ClassFileLoadHook = tracker_on_class_file_load;
+    cb.ClassPrepare = tracker_on_class_prepare;
     jvmtiEnv *jvmti = a->jvmti;
     if ((*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb) != JVMTI_ERROR_NONE) return -1;
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_DATA_DUMP_REQUEST, NULL);
+    if (a->tracker) tracker_enable_events(a);
     return 0;
 }
 
@@ -211,6 +215,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     }
     note_limits(&a->opt);
     init_tables(a);
+    if (tracker_wanted(a) && tracker_onload(a) != 0) exit(1);
     if (open_output(a) != 0) exit(1);
     a->writer = a->opt.format == 'b' ? &binary_writer : &text_writer;
     a->wctx.out = &a->out;

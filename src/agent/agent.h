@@ -25,6 +25,9 @@
 enum agent_phase { PHASE_ONLOAD, PHASE_LIVE, PHASE_DEAD };
 
 struct cpu_sampler;
+struct tracker;
+struct bci_class_table;
+struct method_times;
 
 struct agent {
     JavaVM *vm;
@@ -48,6 +51,9 @@ struct agent {
 
     /* sources */
     struct cpu_sampler *sampler;
+    struct tracker *tracker;                 /* bytecode instrumentation (cpu=times|old) */
+    struct bci_class_table *bci_classes;     /* classes it numbered */
+    struct method_times *method_times;       /* shadow call stacks of cpu=times|old */
     jobject agent_threads[4];        /* our own Java threads, kept out of the profile */
     int nagent_threads;
 

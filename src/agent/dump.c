@@ -7,20 +7,45 @@
 #include "agent/agent.h"
 #include "util/log.h"
 
-/* Most samples first; equal counts in trace order, so output is stable. */
-static int by_count_desc(const void *x, const void *y)
+/* Highest cost first; equal costs in trace order, so output is stable. */
+static int by_cost_desc(const void *x, const void *y)
 {
     const struct rank_row *a = x, *b = y;
+    if (a->cost != b->cost) return a->cost < b->cost ? 1 : -1;
     if (a->count != b->count) return a->count < b->count ? 1 : -1;
     return (a->trace->serial > b->trace->serial) - (a->trace->serial < b->trace->serial);
 }
 
+/* What one trace contributes to a ranked section (and zeroes it when `take`). */
+typedef void (*row_fn)(struct trace *t, bool take, struct rank_row *row);
+
+static void samples_row(struct trace *t, bool take, struct rank_row *row)
+{
+    row->count = take ? atomic_exchange(&t->cpu_samples, 0) : atomic_load(&t->cpu_samples);
+    row->cost = row->count;
+}
+
+static void times_row(struct trace *t, bool take, struct rank_row *row)
+{
+    row->count = take ? atomic_exchange(&t->calls, 0) : atomic_load(&t->calls);
+    uint64_t ns = take ? atomic_exchange(&t->cost_ns, 0) : atomic_load(&t->cost_ns);
+    row->cost = ns / 1000000u;
+}
+
+/* Calls rank the old prof format, as in the original's output. */
+static void old_row(struct trace *t, bool take, struct rank_row *row)
+{
+    times_row(t, take, row);
+    row->time_ms = row->cost;
+    row->cost = row->count;
+}
+
 /*
- * Takes every trace's CPU samples (leaving zero behind, so each section counts what
- * happened since the previous dump) and ranks them. Returns the rows kept by the
- * cutoff; *total counts all samples, kept or not.
+ * Ranks every trace with something to report (taking the counts, so that each dump
+ * covers the time since the previous one, as in the original). Returns the rows the
+ * cutoff keeps; *total adds up every row, kept or not.
  */
-static struct rank_row *rank_cpu_samples(struct agent *a, double cutoff, bool take, int *nrows, uint64_t *total)
+static struct rank_row *rank(struct agent *a, row_fn fn, double cutoff, bool take, int *nrows, uint64_t *total)
 {
     uint32_t n = traces_count(&a->traces);
     struct rank_row *rows = calloc(n ? n : 1, sizeof *rows);
@@ -30,16 +55,15 @@ static struct rank_row *rank_cpu_samples(struct agent *a, double cutoff, bool ta
     int k = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct trace *t = traces_at(&a->traces, i);
-        uint64_t c = take ? atomic_exchange(&t->cpu_samples, 0) : atomic_load(&t->cpu_samples);
-        if (!c) continue;
         rows[k].trace = t;
-        rows[k].count = c;
-        *total += c;
+        fn(t, take, &rows[k]);
+        if (!rows[k].count && !rows[k].cost) continue;
+        *total += rows[k].cost;
         k++;
     }
-    qsort(rows, (size_t)k, sizeof *rows, by_count_desc);
+    qsort(rows, (size_t)k, sizeof *rows, by_cost_desc);
     int keep = 0;
-    while (keep < k && (double)rows[keep].count / (double)*total >= cutoff) keep++;
+    while (keep < k && *total && (double)rows[keep].cost / (double)*total >= cutoff) keep++;
     *nrows = keep;
     return rows;
 }
@@ -49,7 +73,7 @@ static void write_cpu_samples(struct agent *a, double cutoff, bool take)
 {
     int nrows;
     uint64_t total;
-    struct rank_row *rows = rank_cpu_samples(a, cutoff, take, &nrows, &total);
+    struct rank_row *rows = rank(a, samples_row, cutoff, take, &nrows, &total);
     if (!rows) {
         log_error("out of memory writing CPU samples");
         return;
@@ -76,6 +100,41 @@ static void section_cpu_samples(struct agent *a, JNIEnv *jni)
 
 static bool wants_cpu_samples(const struct options *o) { return o->cpu == CPU_SAMPLES; }
 
+static void section_cpu_times(struct agent *a, JNIEnv *jni)
+{
+    int nrows;
+    uint64_t total;
+    struct rank_row *rows = rank(a, times_row, a->opt.cutoff, true, &nrows, &total);
+    if (!rows || !a->writer->cpu_times) {
+        free(rows);
+        return;
+    }
+    output_lock(&a->out);
+    for (int i = 0; i < nrows; i++) a->writer->trace(&a->wctx, rows[i].trace);
+    a->writer->cpu_times(&a->wctx, rows, nrows, total);
+    output_unlock(&a->out);
+    free(rows);
+}
+
+static bool wants_cpu_times(const struct options *o) { return o->cpu == CPU_TIMES; }
+
+static void section_cpu_old(struct agent *a, JNIEnv *jni)
+{
+    int nrows;
+    uint64_t total;
+    struct rank_row *rows = rank(a, old_row, 0.0, true, &nrows, &total);
+    if (!rows || !a->writer->cpu_old) {
+        free(rows);
+        return;
+    }
+    output_lock(&a->out);
+    a->writer->cpu_old(&a->wctx, rows, nrows);
+    output_unlock(&a->out);
+    free(rows);
+}
+
+static bool wants_cpu_old(const struct options *o) { return o->cpu == CPU_OLD; }
+
 /*
  * The sections of a dump, in the order the original agent wrote them (monitors, heap
  * dump, sites, CPU). Each takes the output lock itself, for as long as it needs.
@@ -86,6 +145,8 @@ static const struct section {
     void (*write)(struct agent *a, JNIEnv *jni);
 } SECTIONS[] = {
     {" CPU usage by sampling running threads ...", wants_cpu_samples, section_cpu_samples},
+    {" CPU usage by timing methods ...", wants_cpu_times, section_cpu_times},
+    {" CPU usage in old prof format ...", wants_cpu_old, section_cpu_old},
 };
 
 void dump_all(struct agent *a, JNIEnv *jni, enum dump_reason why)

@@ -1,6 +1,7 @@
 #include "sources/thread_events.h"
 
 #include "agent/agent.h"
+#include "sources/tracker.h"
 
 /* Registers a thread and writes its THREAD START, unless it is ours or known already. */
 static void thread_seen(struct agent *a, JNIEnv *jni, jthread thread)
@@ -44,6 +45,7 @@ void JNICALL thread_events_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
     struct agent *a = agent_get();
     if (atomic_load(&a->phase) != PHASE_LIVE) return;
+    if (a->tracker) tracker_thread_end(a, jni, thread);
     struct thread_info *ti = threads_ended(&a->threads, jvmti, jni, thread);
     if (!ti) return;
     output_lock(&a->out);

@@ -47,15 +47,24 @@ static uint64_t key_hash(const struct trace_key *k)
     return h;
 }
 
+bool traces_key_equals(const struct trace *t, uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes)
+{
+    if (t->thread_serial != thread_serial || t->nframes != (uint32_t)nframes) return false;
+    for (int i = 0; i < nframes; i++)
+        if (t->raw[i].method != frames[i].method || t->raw[i].location != frames[i].location) return false;
+    return true;
+}
+
 static bool trace_eq(const struct cmap_node *n, const void *key)
 {
-    const struct trace *t = (const struct trace *)n;
     const struct trace_key *k = key;
-    if (t->thread_serial != k->thread_serial || t->nframes != (uint32_t)k->nframes) return false;
-    for (int i = 0; i < k->nframes; i++)
-        if (t->raw[i].method != k->frames[i].method || t->raw[i].location != k->frames[i].location)
-            return false;
-    return true;
+    return traces_key_equals((const struct trace *)n, k->thread_serial, k->frames, k->nframes);
+}
+
+uint64_t traces_key_hash(uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes)
+{
+    struct trace_key k = {thread_serial, nframes, frames};
+    return key_hash(&k);
 }
 
 struct trace_make_ctx {

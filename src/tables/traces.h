@@ -28,6 +28,8 @@ struct trace {
     uint32_t thread_serial;       /* 0 unless thread=y */
     uint32_t nframes;
     _Atomic uint64_t cpu_samples; /* times cpu=samples found a thread here */
+    _Atomic uint64_t calls;       /* cpu=times/old: exits of the method on top */
+    _Atomic uint64_t cost_ns;     /* cpu=times/old: time in that method, callees excluded */
     bool written;                 /* TRACE record written (output lock held) */
     struct frame **frames;        /* resolved, top frame first */
     jvmtiFrameInfo raw[];         /* the key */
@@ -46,6 +48,9 @@ void traces_destroy(struct trace_table *t);
 /* The trace of these frames on this thread (0 = any), made on first sight; NULL if out of memory. */
 struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
                         const jvmtiFrameInfo *frames, int nframes);
+/* The key hash and key test traces_of uses, for callers that keep a cache in front of it. */
+uint64_t traces_key_hash(uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
+bool traces_key_equals(const struct trace *t, uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
 uint32_t traces_count(struct trace_table *t);
 struct trace *traces_at(struct trace_table *t, uint32_t i);
 /* Zeroes every trace's CPU sample count (the socket's "clear CPU samples"). */

@@ -41,6 +41,7 @@ const char *text_now(char *buf, size_t n)
 
 static void text_file_header(struct writer_ctx *w)
 {
+    if (w->opt->cpu == CPU_OLD) return;      /* the old prof format has no header */
     struct buf *b = output_buf(w->out);
     char when[64];
     buf_printf(b, "JAVA PROFILE 1.0.1, created %s\n\n", text_now(when, sizeof when));
@@ -51,6 +52,7 @@ static void text_file_header(struct writer_ctx *w)
 
 static void text_thread_start(struct writer_ctx *w, const struct thread_info *t)
 {
+    if (w->opt->cpu == CPU_OLD) return;
     buf_printf(output_buf(w->out), "THREAD START (obj=%x, id = %u, name=\"%s\", group=\"%s\")\n",
                t->object_id, t->serial, t->name ? t->name : "", t->group ? t->group : "");
     output_record_end(w->out);
@@ -58,6 +60,7 @@ static void text_thread_start(struct writer_ctx *w, const struct thread_info *t)
 
 static void text_thread_end(struct writer_ctx *w, const struct thread_info *t)
 {
+    if (w->opt->cpu == CPU_OLD) return;
     buf_printf(output_buf(w->out), "THREAD END (id = %u)\n", t->serial);
     output_record_end(w->out);
 }
@@ -93,18 +96,20 @@ static void text_trace(struct writer_ctx *w, struct trace *t)
     output_record_end(w->out);
 }
 
-static void text_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total)
+/* CPU SAMPLES and CPU TIME (ms) share one layout: ranked by cost, count beside it. */
+static void cpu_section(struct writer_ctx *w, const char *title, const struct rank_row *rows, int nrows,
+                        uint64_t total)
 {
     struct buf *b = output_buf(w->out);
     char when[64];
-    buf_printf(b, "CPU SAMPLES BEGIN (total = %llu) %s\n", (unsigned long long)total,
-               text_now(when, sizeof when));
+    buf_printf(b, "%s BEGIN (total = %llu) %s\n", title, (unsigned long long)total, text_now(when, sizeof when));
     if (nrows > 0) buf_printf(b, "rank   self  accum   count trace method\n");
-    double accum = 0;
+    uint64_t sum = 0;
     for (int i = 0; i < nrows; i++) {
         const struct trace *t = rows[i].trace;
-        double self = total ? 100.0 * (double)rows[i].count / (double)total : 0;
-        accum += self;
+        sum += rows[i].cost;
+        double self = total ? 100.0 * (double)rows[i].cost / (double)total : 0;
+        double accum = total ? 100.0 * (double)sum / (double)total : 0;
         buf_printf(b, "%4d %5.2f%% %5.2f%% %7llu %5u", i + 1, self, accum,
                    (unsigned long long)rows[i].count, t->serial);
         if (t->nframes > 0)
@@ -113,8 +118,42 @@ static void text_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, 
             buf_printf(b, " <empty trace>\n");
         output_record_end(w->out);
     }
-    buf_printf(b, "CPU SAMPLES END\n");
+    buf_printf(b, "%s END\n", title);
     output_record_end(w->out);
+}
+
+static void text_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total)
+{
+    cpu_section(w, "CPU SAMPLES", rows, nrows, total);
+}
+
+static void text_cpu_times(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ms)
+{
+    cpu_section(w, "CPU TIME (ms)", rows, nrows, total_ms);
+}
+
+static void old_method(struct buf *b, const struct trace *t, uint32_t i, const char *none)
+{
+    if (i >= t->nframes) {
+        buf_printf(b, "%s", none);
+        return;
+    }
+    const struct method_info *m = t->frames[i]->method;
+    buf_printf(b, "%s.%s%s", m->cls->name, m->name, m->signature);
+}
+
+static void text_cpu_old(struct writer_ctx *w, const struct rank_row *rows, int nrows)
+{
+    struct buf *b = output_buf(w->out);
+    buf_printf(b, "count callee caller time\n");
+    for (int i = 0; i < nrows; i++) {
+        buf_printf(b, "%llu ", (unsigned long long)rows[i].count);
+        old_method(b, rows[i].trace, 0, "<unknown callee>");
+        buf_printf(b, " ");
+        old_method(b, rows[i].trace, 1, "<unknown caller>");
+        buf_printf(b, " %llu\n", (unsigned long long)rows[i].time_ms);
+        output_record_end(w->out);
+    }
 }
 
 const struct writer text_writer = {
@@ -123,4 +162,6 @@ const struct writer text_writer = {
     .thread_end = text_thread_end,
     .trace = text_trace,
     .cpu_samples = text_cpu_samples,
+    .cpu_times = text_cpu_times,
+    .cpu_old = text_cpu_old,
 };

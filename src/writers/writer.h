@@ -23,7 +23,9 @@ struct writer_ctx {
 /* One line of a ranked section (CPU SAMPLES, later SITES and others). */
 struct rank_row {
     struct trace *trace;
-    uint64_t count;
+    uint64_t count;       /* samples, or calls */
+    uint64_t cost;        /* what the ranking and percentages use: samples, ms or calls */
+    uint64_t time_ms;     /* cpu=old: the time column */
 };
 
 struct writer {
@@ -34,6 +36,10 @@ struct writer {
     void (*trace)(struct writer_ctx *w, struct trace *t);
     /* The CPU SAMPLES section: rows ranked, already cut at the cutoff. */
     void (*cpu_samples)(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total);
+    /* cpu=times: the CPU TIME (ms) section (text only; NULL in binary). */
+    void (*cpu_times)(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ms);
+    /* cpu=old: caller/callee pairs in the old prof format (text only; NULL in binary). */
+    void (*cpu_old)(struct writer_ctx *w, const struct rank_row *rows, int nrows);
 };
 
 extern const struct writer text_writer;

@@ -1,0 +1,98 @@
+package hprof;
+
+/*
+ * The Tracker: static methods that instrumented bytecode calls (see src/classfile).
+ *
+ * Calls are inert until the agent engages the tracker at VM start, and the tracker
+ * never calls anything that is itself instrumented (the agent leaves out
+ * Thread.currentThread, Thread.getId and Thread.threadId), so it cannot recurse.
+ *
+ * cpu=times: method entries and exits are not sent to native code one by one. Each
+ * thread appends (event, System.nanoTime()) pairs to its own long[] buffer, found by
+ * its thread id, and hands the buffer to the agent in bulk when it fills. Slot 0 of a
+ * buffer holds its fill index.
+ */
+public final class Tracker {
+    private Tracker() {}
+
+    /* Set by the agent: 0 = inert, 1 = record method entries and exits. */
+    private static volatile int engaged;
+
+    private static final int PAIRS = 8192;
+    private static final int MAX_DIRECT = 1 << 16;
+    private static final long EXIT = Long.MIN_VALUE;
+
+    /* One buffer per thread id below MAX_DIRECT; threads above use the shared path. */
+    private static volatile long[][] buffers = new long[256][];
+
+    private static native void drain(long threadId, long[] buffer, int length);
+
+    private static long threadId(Thread t) {
+        return t.getId();
+    }
+
+    private static long[] bufferOf(long id) {
+        long[][] all = buffers;
+        if (id < all.length) {
+            long[] b = all[(int) id];
+            if (b != null) return b;
+        }
+        return newBuffer(id);
+    }
+
+    private static synchronized long[] newBuffer(long id) {
+        if (id >= MAX_DIRECT) return null;
+        long[][] all = buffers;
+        if (id >= all.length) {
+            int n = all.length;
+            while (n <= id) n *= 2;
+            long[][] bigger = new long[n][];
+            System.arraycopy(all, 0, bigger, 0, all.length);
+            buffers = all = bigger;
+        }
+        long[] b = all[(int) id];
+        if (b == null) {
+            b = new long[1 + 2 * PAIRS];
+            b[0] = 1;
+            all[(int) id] = b;
+        }
+        return b;
+    }
+
+    private static void record(long event) {
+        Thread t = Thread.currentThread();
+        long id = threadId(t);
+        long[] b = bufferOf(id);
+        if (b == null) {                     // a thread id too large: hand over one by one
+            long[] one = new long[] {3, event, System.nanoTime()};
+            drain(id, one, 3);
+            return;
+        }
+        int n = (int) b[0];
+        b[n] = event;
+        b[n + 1] = System.nanoTime();
+        n += 2;
+        if (n >= b.length) {
+            drain(id, b, n);
+            n = 1;
+        }
+        b[0] = n;
+    }
+
+    /* Method entry: (class number, method number). */
+    public static void CallSite(int cnum, int mnum) {
+        if (engaged != 0) record(((long) cnum << 16) | mnum);
+    }
+
+    /* Method exit, normal or by exception. */
+    public static void ReturnSite(int cnum, int mnum) {
+        if (engaged != 0) record(EXIT | ((long) cnum << 16) | mnum);
+    }
+
+    /* Allocation hooks, used by heap=sites. */
+    public static void ObjectInit(Object obj) {
+    }
+
+    public static void NewArray(Object obj) {
+    }
+}

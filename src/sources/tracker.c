@@ -1,0 +1,329 @@
+#include "sources/tracker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "classfile/classfile.h"
+#include "sources/method_times.h"
+#include "tables/bci_classes.h"
+#include "util/log.h"
+
+extern const unsigned char hprof_tracker_class[];
+extern const size_t hprof_tracker_class_len;
+
+struct tracker {
+    char dir[64];                 /* where Tracker.class was put for the boot class path */
+    jclass cls;                   /* the Tracker, once VM init found it */
+    _Atomic unsigned classes, methods, too_big, failed;
+    _Atomic unsigned deferred;    /* seen before the Tracker could be reached */
+};
+
+bool tracker_wanted(const struct agent *a)
+{
+    return a->opt.cpu == CPU_TIMES || a->opt.cpu == CPU_OLD;
+}
+
+/* Methods the Tracker itself calls must stay plain, or it would call itself. */
+static unsigned filter(void *ctx, const char *class_name, const char *name, const char *desc,
+                       unsigned access, unsigned mnum)
+{
+    if (strcmp(class_name, "java/lang/Thread") == 0 &&
+        (strcmp(name, "currentThread") == 0 || strcmp(name, "getId") == 0 || strcmp(name, "threadId") == 0 ||
+         strcmp(name, "currentCarrierThread") == 0))
+        return 0;
+    return CF_INJ_ALL;
+}
+
+void JNICALL tracker_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_redefined, jobject loader,
+                                        const char *name, jobject protection_domain, jint len,
+                                        const unsigned char *data, jint *new_len, unsigned char **new_data)
+{
+    struct agent *a = agent_get();
+    if (!name || !a || !a->tracker || atomic_load(&a->phase) == PHASE_DEAD) return;
+    if (strcmp(name, TRACKER_CLASS) == 0) return;
+    /*
+     * Before the module system is up (the primordial phase) the boot loader cannot
+     * find the Tracker on the appended class path, so code calling it would fail:
+     * those classes are left as they are now and retransformed at VM init.
+     */
+    jvmtiPhase phase = JVMTI_PHASE_LIVE;
+    (*jvmti)->GetPhase(jvmti, &phase);
+    if (phase == JVMTI_PHASE_PRIMORDIAL || phase == JVMTI_PHASE_ONLOAD) {
+        atomic_fetch_add(&a->tracker->deferred, 1);
+        return;
+    }
+    struct bci_class *c = bci_classes_add(a->bci_classes, jni, name, loader);
+    if (!c) return;
+    cf_inject_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.tracker_class = TRACKER_CLASS;
+    spec.entry_name = "CallSite";
+    spec.entry_desc = "(II)V";
+    spec.return_name = "ReturnSite";
+    spec.return_desc = "(II)V";
+    spec.exception_exit = 1;
+    spec.cnum = c->cnum;
+    spec.filter = filter;
+    cf_result res;
+    int rc = cf_instrument(data, (size_t)len, &spec, &res);
+    struct tracker *t = a->tracker;
+    if (rc == CF_OK || rc == CF_UNCHANGED) {
+        char **names = calloc(res.method_count ? res.method_count : 1, sizeof *names);
+        char **descs = calloc(res.method_count ? res.method_count : 1, sizeof *descs);
+        if (names && descs) {
+            for (unsigned i = 0; i < res.method_count; i++) {
+                names[i] = res.methods[i].name;
+                descs[i] = res.methods[i].desc;
+            }
+            bci_classes_set_methods(c, res.method_count, names, descs);
+            if (being_redefined) bci_classes_bind(c, jvmti, being_redefined);
+        }
+        free(names);
+        free(descs);
+        atomic_fetch_add(&t->too_big, res.too_big + res.unrewritable);
+        atomic_fetch_add(&t->methods, res.instrumented);
+    } else {
+        atomic_fetch_add(&t->failed, 1);   /* left unchanged, as it came */
+    }
+    if (rc == CF_OK) {
+        unsigned char *out = NULL;
+        if ((*jvmti)->Allocate(jvmti, (jlong)res.len, &out) == JVMTI_ERROR_NONE) {
+            memcpy(out, res.data, res.len);
+            *new_data = out;
+            *new_len = (jint)res.len;
+            atomic_fetch_add(&t->classes, 1);
+        }
+    }
+    cf_result_free(&res);
+}
+
+void JNICALL tracker_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass cls)
+{
+    struct agent *a = agent_get();
+    if (a && a->bci_classes) bci_classes_prepared(a->bci_classes, jvmti, jni, cls);
+}
+
+/* Writes the embedded Tracker.class where the boot class path can find it. */
+static int place_tracker_class(struct tracker *t)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(t->dir, sizeof t->dir, "%s/hprof-XXXXXX", tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+    if (!mkdtemp(t->dir)) return -1;
+    char path[128];
+    snprintf(path, sizeof path, "%s/hprof", t->dir);
+    if (mkdir(path, 0700) != 0) return -1;
+    snprintf(path, sizeof path, "%s/hprof/Tracker.class", t->dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    ssize_t n = write(fd, hprof_tracker_class, hprof_tracker_class_len);
+    close(fd);
+    return n == (ssize_t)hprof_tracker_class_len ? 0 : -1;
+}
+
+static void remove_tracker_class(struct tracker *t)
+{
+    if (!t->dir[0]) return;
+    char path[128];
+    snprintf(path, sizeof path, "%s/hprof/Tracker.class", t->dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/hprof", t->dir);
+    rmdir(path);
+    rmdir(t->dir);
+    t->dir[0] = 0;
+}
+
+int tracker_onload(struct agent *a)
+{
+    jvmtiEnv *jvmti = a->jvmti;
+    struct tracker *t = calloc(1, sizeof *t);
+    a->bci_classes = calloc(1, sizeof *a->bci_classes);
+    a->method_times = method_times_new();
+    if (!t || !a->bci_classes || !a->method_times) return -1;
+    bci_classes_init(a->bci_classes);
+    a->tracker = t;
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.can_generate_all_class_hook_events = 1;
+    caps.can_generate_early_class_hook_events = 1;
+    caps.can_retransform_classes = 1;
+    jvmtiCapabilities have;
+    memset(&have, 0, sizeof have);
+    (*jvmti)->GetPotentialCapabilities(jvmti, &have);
+    caps.can_get_current_thread_cpu_time = have.can_get_current_thread_cpu_time;
+    if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
+        log_error("the JVM refused the class-hook capabilities that cpu=times needs");
+        return -1;
+    }
+    if (place_tracker_class(t) != 0 ||
+        (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, t->dir) != JVMTI_ERROR_NONE) {
+        log_error("cannot put the Tracker class on the boot class path (%s): %s", t->dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The events the class hook and class preparation need; called once callbacks are set. */
+void tracker_enable_events(struct agent *a)
+{
+    (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+    (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
+}
+
+static void JNICALL native_drain(JNIEnv *jni, jclass cls, jlong tid, jlongArray buffer, jint length)
+{
+    struct agent *a = agent_get();
+    if (length <= 1 || !buffer) return;
+    jint pairs = (length - 1) / 2;
+    int64_t *copy = malloc((size_t)pairs * 2 * sizeof *copy);
+    if (!copy) return;
+    (*jni)->GetLongArrayRegion(jni, buffer, 1, pairs * 2, (jlong *)copy);
+    jlong cpu = -1;
+    if ((*a->jvmti)->GetCurrentThreadCpuTime(a->jvmti, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
+    uint32_t serial = 0;
+    if (a->opt.thread) {
+        struct thread_info *ti = threads_lookup(a->jvmti, NULL);
+        serial = ti ? ti->serial : 0;
+    }
+    method_times_batch(a, jni, tid, copy, pairs, cpu, serial);
+    free(copy);
+}
+
+/* Hands over a thread's buffer from outside the Tracker (thread end, VM death). */
+static void drain_buffer_of(struct agent *a, JNIEnv *jni, jlong tid, jlongArray buf, bool current)
+{
+    jlong head = 0;
+    (*jni)->GetLongArrayRegion(jni, buf, 0, 1, &head);
+    if (head <= 1) return;
+    jint len = (jint)head;
+    if (len > (*jni)->GetArrayLength(jni, buf)) return;
+    int64_t *copy = malloc((size_t)len * sizeof *copy);
+    if (!copy) return;
+    (*jni)->GetLongArrayRegion(jni, buf, 0, len, (jlong *)copy);
+    jlong cpu = -1;
+    if (current && (*a->jvmti)->GetCurrentThreadCpuTime(a->jvmti, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
+    uint32_t serial = 0;
+    if (a->opt.thread && current) {
+        struct thread_info *ti = threads_lookup(a->jvmti, NULL);
+        serial = ti ? ti->serial : 0;
+    }
+    method_times_batch(a, jni, tid, copy + 1, (len - 1) / 2, cpu, serial);
+    jlong one = 1;
+    (*jni)->SetLongArrayRegion(jni, buf, 0, 1, &one);
+    free(copy);
+}
+
+static jobjectArray buffers_of(struct tracker *t, JNIEnv *jni)
+{
+    jfieldID f = (*jni)->GetStaticFieldID(jni, t->cls, "buffers", "[[J");
+    if (!f) {
+        (*jni)->ExceptionClear(jni);
+        return NULL;
+    }
+    return (*jni)->GetStaticObjectField(jni, t->cls, f);
+}
+
+void tracker_thread_end(struct agent *a, JNIEnv *jni, jthread thread)
+{
+    struct tracker *t = a->tracker;
+    if (!t || !t->cls) return;
+    jclass tc = (*jni)->GetObjectClass(jni, thread);
+    jmethodID get_id = (*jni)->GetMethodID(jni, tc, "getId", "()J");
+    (*jni)->DeleteLocalRef(jni, tc);
+    if (!get_id) {
+        (*jni)->ExceptionClear(jni);
+        return;
+    }
+    jlong tid = (*jni)->CallLongMethod(jni, thread, get_id);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        return;
+    }
+    jobjectArray all = buffers_of(t, jni);
+    if (!all || tid < 0 || tid >= (*jni)->GetArrayLength(jni, all)) return;
+    jlongArray buf = (*jni)->GetObjectArrayElement(jni, all, (jsize)tid);
+    if (buf) drain_buffer_of(a, jni, tid, buf, true);
+}
+
+/*
+ * Instruments the classes loaded before the Tracker was reachable by retransforming
+ * them, and names the methods of classes loaded before prepare events were seen.
+ */
+static void catch_up(struct agent *a, JNIEnv *jni)
+{
+    jvmtiEnv *jvmti = a->jvmti;
+    jint n = 0;
+    jclass *classes = NULL;
+    if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE) return;
+    (*jni)->EnsureLocalCapacity(jni, n + 32);
+    jclass *redo = calloc((size_t)(n ? n : 1), sizeof *redo);
+    jint nredo = 0;
+    for (jint i = 0; i < n; i++) {
+        jboolean modifiable = JNI_FALSE;
+        jint status = 0;
+        (*jvmti)->GetClassStatus(jvmti, classes[i], &status);
+        (*jvmti)->IsModifiableClass(jvmti, classes[i], &modifiable);
+        if (redo && modifiable && !(status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) &&
+            !bci_classes_is_numbered(a->bci_classes, jvmti, jni, classes[i]))
+            redo[nredo++] = classes[i];
+        else
+            bci_classes_prepared(a->bci_classes, jvmti, jni, classes[i]);
+    }
+    if (nredo > 0) {
+        jvmtiError err = (*jvmti)->RetransformClasses(jvmti, nredo, redo);
+        if (err != JVMTI_ERROR_NONE) {
+            /* One bad class fails the whole call: go one by one. */
+            for (jint i = 0; i < nredo; i++) (*jvmti)->RetransformClasses(jvmti, 1, &redo[i]);
+        }
+    }
+    for (jint i = 0; i < n; i++) (*jni)->DeleteLocalRef(jni, classes[i]);
+    free(redo);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+}
+
+void tracker_vm_init(struct agent *a, JNIEnv *jni)
+{
+    struct tracker *t = a->tracker;
+    catch_up(a, jni);
+    jclass cls = (*jni)->FindClass(jni, TRACKER_CLASS);
+    if (!cls) {
+        (*jni)->ExceptionClear(jni);
+        log_error("the Tracker class could not be loaded; cpu=%s has no data", options_cpu_name(a->opt.cpu));
+        return;
+    }
+    t->cls = (*jni)->NewGlobalRef(jni, cls);
+    JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain}};
+    jfieldID engaged = (*jni)->GetStaticFieldID(jni, cls, "engaged", "I");
+    if ((*jni)->RegisterNatives(jni, cls, natives, 1) != 0 || !engaged) {
+        (*jni)->ExceptionClear(jni);
+        log_error("the Tracker class does not match this agent; cpu=%s has no data", options_cpu_name(a->opt.cpu));
+        return;
+    }
+    (*jni)->SetStaticIntField(jni, cls, engaged, 1);
+    remove_tracker_class(t);     /* loaded now; nothing will look for the file again */
+}
+
+void tracker_vm_death(struct agent *a, JNIEnv *jni)
+{
+    struct tracker *t = a->tracker;
+    if (!t || !t->cls) {
+        if (t) remove_tracker_class(t);
+        return;
+    }
+    jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
+    if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, 0);
+    /* What every thread still holds, as it is now: threads still running keep going. */
+    jobjectArray all = buffers_of(t, jni);
+    jsize n = all ? (*jni)->GetArrayLength(jni, all) : 0;
+    for (jsize i = 0; i < n; i++) {
+        jlongArray buf = (*jni)->GetObjectArrayElement(jni, all, i);
+        if (!buf) continue;
+        drain_buffer_of(a, jni, i, buf, false);
+        (*jni)->DeleteLocalRef(jni, buf);
+    }
+}
