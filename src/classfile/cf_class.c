@@ -122,6 +122,31 @@ const char *cp_utf8_dup(cf_class *c, uint32_t i) {
     return s;
 }
 
+static uint32_t raw_hash(const uint8_t *p, uint32_t n) {
+    uint32_t h = 2166136261u;
+    for (uint32_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
+static void hash_put(cf_class *c, uint32_t i) {
+    uint32_t k = raw_hash(c->cp[i].raw, c->cp[i].len) & c->hash_mask;
+    while (c->hash[k]) k = (k + 1) & c->hash_mask;
+    c->hash[k] = i;
+}
+
+/* (Re)builds the lookup index so that it holds room for at least `want` entries. */
+static int hash_build(cf_class *c, uint32_t want) {
+    uint32_t size = 64;
+    while (size < 2 * want) size *= 2;
+    uint32_t *h = cf_arena_array(&c->ar, size, sizeof(uint32_t));
+    if (!h) return 0;
+    c->hash = h;
+    c->hash_mask = size - 1;
+    for (uint32_t i = 1; i < c->cp_count; i++)
+        if (c->cp[i].raw) hash_put(c, i);
+    return 1;
+}
+
 uint32_t cp_add(cf_class *c, const uint8_t *raw, uint32_t len) {
     if (c->cp_count >= 0xFFFF) return 0;
     if (c->cp_count >= c->cp_cap) {
@@ -137,13 +162,30 @@ uint32_t cp_add(cf_class *c, const uint8_t *raw, uint32_t len) {
     memcpy(copy, raw, len);
     c->cp[c->cp_count].raw = copy;
     c->cp[c->cp_count].len = len;
-    return c->cp_count++;
+    uint32_t i = c->cp_count++;
+    if (c->hash) {
+        if (2 * c->cp_count > c->hash_mask + 1) {
+            if (!hash_build(c, c->cp_count)) c->hash = NULL;
+        } else {
+            hash_put(c, i);
+        }
+    }
+    return i;
 }
 
-static uint32_t cp_find_raw(const cf_class *c, const uint8_t *raw, uint32_t len) {
-    for (uint32_t i = 1; i < c->cp_count; i++)
-        if (c->cp[i].raw && c->cp[i].len == len && memcmp(c->cp[i].raw, raw, len) == 0) return i;
-    return 0;
+static uint32_t cp_find_raw(cf_class *c, const uint8_t *raw, uint32_t len) {
+    if (!c->hash && !hash_build(c, c->cp_count)) {
+        for (uint32_t i = 1; i < c->cp_count; i++)
+            if (c->cp[i].raw && c->cp[i].len == len && memcmp(c->cp[i].raw, raw, len) == 0) return i;
+        return 0;
+    }
+    /* the lowest index wins among equal entries, as a linear scan would give */
+    uint32_t best = 0;
+    for (uint32_t k = raw_hash(raw, len) & c->hash_mask; c->hash[k]; k = (k + 1) & c->hash_mask) {
+        uint32_t i = c->hash[k];
+        if (c->cp[i].len == len && memcmp(c->cp[i].raw, raw, len) == 0 && (!best || i < best)) best = i;
+    }
+    return best;
 }
 
 static uint32_t cp_find_or_add_raw(cf_class *c, const uint8_t *raw, uint32_t len) {

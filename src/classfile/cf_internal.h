@@ -126,6 +126,8 @@ struct cf_class {
     const uint8_t *tail;       /* class attributes (count included), kept raw */
     size_t tail_len;
     const char *name, *super_name;
+    uint32_t *hash;            /* lazily built index for cp lookups: cp index or 0 */
+    uint32_t hash_mask;
 };
 
 /* Constant pool helpers (cf_class.c). */
