@@ -17,8 +17,9 @@
  * reentrant (no global state), so the agent may call them from any thread.
  */
 /* Notes for the agent (what the JDK tests in tests/tools/classfile_jdk.sh taught):
- *  - Never instrument java/lang/Object.finalize (nor any empty finalize): HotSpot registers
- *    a finalizer for every object of a class whose finalize is not empty.
+ *  - An empty finalize()V (java/lang/Object's, say) is never instrumented (CF_M_FILTERED):
+ *    HotSpot registers a finalizer for every object of a class whose finalize is not empty,
+ *    so hooks there would register one for every object.
  *  - A tracker on -Xbootclasspath/a (or AddToBootstrapClassLoaderSearch) cannot be loaded
  *    by code that runs during VM genesis: instrumented java.base classes used that early
  *    fail with NoClassDefFoundError. Leave classes hooked before VMInit alone (or hook them
@@ -133,7 +134,8 @@ typedef struct {
 enum {
     CF_M_INSTRUMENTED = 0, /* code was injected */
     CF_M_NO_CODE,          /* abstract or native */
-    CF_M_FILTERED,         /* the filter returned 0 (or the class is the tracker itself) */
+    CF_M_FILTERED,         /* the filter returned 0, the class is the tracker itself, or
+                              the method is an empty finalize()V */
     CF_M_NOTHING,          /* nothing to inject (e.g. only newarray asked and none there) */
     CF_M_TOO_BIG,          /* the new code would pass 65535 bytes: left as it was */
     CF_M_UNREWRITABLE      /* could not be rewritten safely (e.g. no room to widen a branch,
@@ -164,7 +166,8 @@ typedef struct {
 /* Instruments a class. res is always initialised; release it with cf_result_free.
  * Returns CF_OK (res->data/len hold the new class), CF_UNCHANGED (nothing injected; the
  * methods list is still filled) or a negative error (res holds no data; the caller keeps
- * the original class). The tracker class itself is never instrumented. */
+ * the original class). Never instrumented: the tracker class itself, empty finalize()V
+ * methods. */
 int cf_instrument(const uint8_t *buf, size_t len, const cf_inject_spec *spec, cf_result *res);
 void cf_result_free(cf_result *res);
 

@@ -914,6 +914,22 @@ static void test_api(void) {
     rc = cf_instrument(p, n, &self, &r);
     CHECK(rc == CF_UNCHANGED, "api: tracker class left alone");
     cf_result_free(&r);
+    /* an empty finalize() stays empty */
+    {
+        cf_asm *fa = NULL;
+        code_t ret = {0};
+        emit(&ret, 1, 177);
+        size_t fn;
+        uint8_t *fp = one_method(52, "finalize", "()V", &ret, 0, 1, NULL, 0, NULL, &fn, &fa);
+        cfa_free(fa);
+        cf_inject_spec fs = all_hooks(1);
+        cf_result fr;
+        int frc = cf_instrument(fp, fn, &fs, &fr);
+        CHECK(frc == CF_UNCHANGED && fr.filtered == 1, "api: empty finalize() left alone");
+        cf_result_free(&fr);
+        free(fp);
+        free(ret.p);
+    }
     rc = cf_instrument(p, n, NULL, &r);
     CHECK(rc == CF_ERR_ARG, "api: NULL spec rejected");
     cf_result_free(&r);
