@@ -146,9 +146,9 @@ void cfa_code(cf_asm *a, cfa_attrs *list, unsigned max_stack, unsigned max_local
               const cfa_attrs *code_attrs) {
     cf_buf b;
     buf_init(&b, 1u << 26);
-    int old = a->major == 45 && a->minor <= 2;
-    if (old) { buf_u1(&b, max_stack); buf_u1(&b, max_locals); buf_u2(&b, (uint32_t)code_len); }
-    else { buf_u2(&b, max_stack); buf_u2(&b, max_locals); buf_u4(&b, (uint32_t)code_len); }
+    buf_u2(&b, max_stack);
+    buf_u2(&b, max_locals);
+    buf_u4(&b, (uint32_t)code_len);
     buf_bytes(&b, code, code_len);
     buf_u2(&b, n_exc);
     for (unsigned i = 0; i < 4 * n_exc; i++) buf_u2(&b, exc[i]);

@@ -480,8 +480,6 @@ unsigned cf_method_access(const cf_class *c, unsigned i) {
 long cf_method_code_length(const cf_class *c, unsigned i) {
     if (!c || i >= c->nmethods || c->methods[i].code < 0) return -1;
     const cf_attr *a = &c->methods[i].attrs[c->methods[i].code];
-    int old = c->major == 45 && c->minor <= 2;
-    if (old) return a->len >= 4 ? (long)get_u2(a->data + 2) : -1;
     return a->len >= 8 ? (long)get_u4(a->data + 4) : -1;
 }
 

@@ -47,7 +47,7 @@ typedef struct { uint32_t host, tgt, pos, order; } tramp_t;
 typedef struct {
     cf_class *c;
     cf_method *m;
-    int old_fmt, readonly;
+    int readonly;
     uint32_t max_stack, max_locals, code_len;
     const uint8_t *code;
     uint32_t nexc;
@@ -146,15 +146,11 @@ static int load_code(meth_t *M) {
     cf_attr *a = &M->m->attrs[M->m->code];
     cf_rd r;
     rd_init(&r, a->data, a->len);
-    if (M->old_fmt) {
-        M->max_stack = rd_u1(&r);
-        M->max_locals = rd_u1(&r);
-        M->code_len = rd_u2(&r);
-    } else {
-        M->max_stack = rd_u2(&r);
-        M->max_locals = rd_u2(&r);
-        M->code_len = rd_u4(&r);
-    }
+    /* (JDK 1.0 betas wrote u1/u1/u2 here for versions below 45.3; HotSpot reads every
+     * version with this layout, and so do we.) */
+    M->max_stack = rd_u2(&r);
+    M->max_locals = rd_u2(&r);
+    M->code_len = rd_u4(&r);
     if (r.bad || M->code_len == 0 || M->code_len > 65535) return CF_BAD;
     M->code = rd_skip(&r, M->code_len);
     M->nexc = rd_u2(&r);
@@ -515,7 +511,6 @@ static int check_attrs(meth_t *M) {
 
 static int analyse(meth_t *M) {
     int rc;
-    M->old_fmt = M->c->major == 45 && M->c->minor <= 2;
     if ((rc = load_code(M)) != CF_OK) return rc;
     if ((rc = decode(M)) != CF_OK) return rc;
     if ((rc = check_exc(M)) != CF_OK) return rc;
@@ -1150,7 +1145,7 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
     if (entry && ms < 2) ms = 2;
     if (objinit && ms < 1) ms = 1;
     if (M.epilogue && ms < 3) ms = 3;
-    if (ms > (M.old_fmt ? 255u : 65535u)) return CF_M_UNREWRITABLE;
+    if (ms > 65535u) return CF_M_UNREWRITABLE;
 
     /* Where islands of trampolines may go (only for methods with a StackMapTable): before
      * instruction p (or at the end, p == ninsn) when no exception range covers p-1, and p
@@ -1334,8 +1329,9 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
     /* Assemble the Code attribute. */
     cf_buf a;
     buf_init(&a, 0x7FFFFFF0);
-    if (M.old_fmt) { buf_u1(&a, ms); buf_u1(&a, M.max_locals); buf_u2(&a, M.total); }
-    else { buf_u2(&a, ms); buf_u2(&a, M.max_locals); buf_u4(&a, M.total); }
+    buf_u2(&a, ms);
+    buf_u2(&a, M.max_locals);
+    buf_u4(&a, M.total);
     buf_bytes(&a, b.p, b.len);
     buf_free(&b);
     uint32_t nexc = M.nexc + (M.epilogue ? 1 : 0);

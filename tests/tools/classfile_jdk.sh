@@ -9,7 +9,8 @@
 #  3. the programs in tests/java/cf (plus a generated class with 300 locals, a loop body
 #     past 32 KiB after injection and a near-64 KiB method), rewritten with a counting
 #     tracker, run under -Xverify:all with the same output as the originals;
-#  4. a hand-assembled version-49 class with jsr/ret, wide and a tableswitch, likewise.
+#  4. hand-assembled version-49 and 45.0 classes with jsr/ret, wide and a tableswitch,
+#     likewise.
 # Prints ok/not ok lines; needs build/cf-rewrite (make).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -123,10 +124,8 @@ EOF
     # trampolines where possible); every branch widened by inversion with inferred frames.
     for mode in "" "--widen-all" "--widen-all --no-islands"; do
       rm -rf "$W/pbase" "$W/pcomp" "$W/javac-bci"
-      # finalize: an instrumented Object.finalize is no longer empty, and every object would
-      # then be registered for finalization (the real agent's filter skips it too).
-      "$TOOL" $mode --skip finalize -t jdk/internal/misc/CfTracker -r "$W/mods/java.base" "$W/pbase" >"$W/pbase.txt" 2>&1
-      "$TOOL" $mode --skip finalize -t jdk/internal/misc/CfTracker -r "$W/mods/jdk.compiler" "$W/pcomp" >"$W/pcomp.txt" 2>&1
+      "$TOOL" $mode -t jdk/internal/misc/CfTracker -r "$W/mods/java.base" "$W/pbase" >"$W/pbase.txt" 2>&1
+      "$TOOL" $mode -t jdk/internal/misc/CfTracker -r "$W/mods/jdk.compiler" "$W/pcomp" >"$W/pcomp.txt" 2>&1
       rm -f "$W/pbase/module-info.class" "$W/pcomp/module-info.class"
       cp "$W/nopc/jdk/internal/misc/CfTracker.class" "$W/pbase/jdk/internal/misc/" 2>/dev/null
       "$J/java" -Xshare:off -Xverify:all --patch-module java.base="$W/pbase" --patch-module jdk.compiler="$W/pcomp" \
@@ -177,18 +176,20 @@ EOF
     fi
   fi
 
-  # 4. jsr/ret (version 49), original and rewritten.
+  # 4. jsr/ret (versions 49 and 45.0), original and rewritten.
   rm -rf "$W/jsr" "$W/jsr-rw"
   if "$TOOL" --emit-jsr "$W/jsr"; then
     "$TOOL" -t cftest/Tracker -r "$W/jsr" "$W/jsr-rw" >"$W/jsr.txt" 2>&1
-    "$J/java" -Xverify:all -cp "$W/jsr" cfjsr.Jsr >"$W/j1.txt" 2>&1
-    "$J/java" -Xverify:all -Xbootclasspath/a:"$W/tracker" -cp "$W/jsr-rw" cfjsr.Jsr >"$W/j2.txt" 2>&1
-    if [[ "$(tr '\n' ' ' <"$W/j1.txt")" == "106 42 " ]] && diff "$W/j1.txt" "$W/j2.txt" >/dev/null &&
-       [[ $(field rewritten "$W/jsr.txt") == 1 ]]; then
-      ok "[$N] version-49 class with jsr/ret/wide/tableswitch runs the same after rewriting"
-    else
-      not_ok "[$N] jsr class"; cat "$W/jsr.txt" "$W/j1.txt" "$W/j2.txt" | head -20
-    fi
+    for cls in cfjsr.Jsr cfjsr.Old; do
+      "$J/java" -Xverify:all -cp "$W/jsr" $cls >"$W/j1.txt" 2>&1
+      "$J/java" -Xverify:all -Xbootclasspath/a:"$W/tracker" -cp "$W/jsr-rw" $cls >"$W/j2.txt" 2>&1
+      if [[ "$(tr '\n' ' ' <"$W/j1.txt")" == "106 42 " ]] && diff "$W/j1.txt" "$W/j2.txt" >/dev/null &&
+         [[ $(field rewritten "$W/jsr.txt") == 2 ]]; then
+        ok "[$N] hand-assembled $cls (jsr/ret, wide, tableswitch) runs the same after rewriting"
+      else
+        not_ok "[$N] $cls"; cat "$W/jsr.txt" "$W/j1.txt" "$W/j2.txt" | head -20
+      fi
+    done
   else
     not_ok "[$N] cf-rewrite --emit-jsr"
   fi

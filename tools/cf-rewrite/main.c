@@ -4,8 +4,9 @@
  *   cf-rewrite [opts] -r INDIR [OUTDIR]    every *.class under INDIR; without OUTDIR nothing
  *                                          is written (rewrite + re-parse in memory only)
  *   cf-rewrite --check PATH...             deep-parse and round-trip files or trees
- *   cf-rewrite --emit-jsr DIR              writes cfjsr/Jsr.class, a hand-assembled
- *                                          version-49 class with jsr/ret, wide, a switch
+ *   cf-rewrite --emit-jsr DIR              writes cfjsr/Jsr.class and cfjsr/Old.class,
+ *                                          hand-assembled version-49 and 45.0 classes with
+ *                                          jsr/ret, wide, a switch
  * Options:
  *   -t CLASS        tracker class (default hprof/Tracker)
  *   --hooks LIST    comma list of entry,return,objinit,newarray,exc (default all)
@@ -209,8 +210,11 @@ static void summary(void) {
 
 /* ---- The hand-assembled jsr/ret class ------------------------------------------------- */
 
-static int emit_jsr(const char *dir) {
-    cf_asm *a = cfa_new(49, 0, 0x21, "cfjsr/Jsr", "java/lang/Object");
+/* The class: main() counts with a jsr subroutine in a loop (5) and a try/finally of the
+ * old javac kind (+100, +1), keeps the count in wide local `slot`, prints it, then prints
+ * what a tableswitch makes of the length of a new int[3]: "106" and "42". */
+static int emit_one(const char *dir, const char *name, unsigned major, unsigned minor, unsigned slot) {
+    cf_asm *a = cfa_new(major, minor, 0x21, name, "java/lang/Object");
     if (!a) return 1;
     unsigned out = cfa_fieldref(a, "java/lang/System", "out", "Ljava/io/PrintStream;");
     unsigned println = cfa_methodref(a, "java/io/PrintStream", "println", "(I)V");
@@ -244,6 +248,8 @@ static int emit_jsr(const char *dir) {
         /*116 */ 0xc4, 0xa9, 0x00, 0x02,             /* wide ret 2 */
     };
     memcpy(code, tmpl, sizeof(code));
+    code[45] = code[52] = (uint8_t)slot; /* the wide local's index */
+    code[44] = code[51] = (uint8_t)(slot >> 8);
     const unsigned fix_out[] = {47, 93, 104}, fix_println[] = {54, 98, 109};
     for (int i = 0; i < 3; i++) {
         code[fix_out[i]] = (uint8_t)(out >> 8); code[fix_out[i] + 1] = (uint8_t)out;
@@ -253,7 +259,7 @@ static int emit_jsr(const char *dir) {
     cfa_attrs lnt = {0}, mattrs = {0}, ctor = {0};
     uint8_t lt[2 + 4 * 3] = {0, 3, 0, 0, 0, 1, 0, 41, 0, 2, 0, 112, 0, 3};
     cfa_attr(a, &lnt, "LineNumberTable", lt, sizeof(lt));
-    cfa_code(a, &mattrs, 2, 301, code, sizeof(code), exc, 1, &lnt);
+    cfa_code(a, &mattrs, 2, slot + 1, code, sizeof(code), exc, 1, &lnt);
     cfa_method(a, 0x09, "main", "([Ljava/lang/String;)V", &mattrs);
     unsigned sup = cfa_methodref(a, "java/lang/Object", "<init>", "()V");
     uint8_t ccode[5] = {0x2a, 0xb7, (uint8_t)(sup >> 8), (uint8_t)sup, 0xb1};
@@ -268,10 +274,15 @@ static int emit_jsr(const char *dir) {
     cfa_free(a);
     if (rc != 0) return 1;
     char path[4096];
-    snprintf(path, sizeof(path), "%s/cfjsr/Jsr.class", dir);
+    snprintf(path, sizeof(path), "%s/%s.class", dir, name);
     rc = write_file(path, bytes, len);
     free(bytes);
     return rc != 0;
+}
+
+/* cfjsr/Jsr (49.0, local 300) and cfjsr/Old (45.0: JDK 1.0.2 Code layout, local 200). */
+static int emit_jsr(const char *dir) {
+    return emit_one(dir, "cfjsr/Jsr", 49, 0, 300) | emit_one(dir, "cfjsr/Old", 45, 0, 200);
 }
 
 static void usage(void) {
