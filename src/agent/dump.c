@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "sources/method_times.h"
+#include "sources/heap_walker.h"
+#include "sources/monitor_events.h"
 #include "util/log.h"
 
 /* Highest cost first; equal costs in trace order, so output is stable. */
@@ -91,6 +94,14 @@ void dump_cpu_samples(struct agent *a, double cutoff)
     output_unlock(&a->out);
 }
 
+void dump_unwritten_traces(struct agent *a)
+{
+    uint32_t n = traces_count(&a->traces);
+    for (uint32_t i = 0; i < n; i++) a->writer->trace(&a->wctx, traces_at(&a->traces, i));
+}
+
+static bool wants_monitors(const struct options *o) { return o->monitor; }
+
 static void section_cpu_samples(struct agent *a, JNIEnv *jni)
 {
     output_lock(&a->out);
@@ -102,6 +113,7 @@ static bool wants_cpu_samples(const struct options *o) { return o->cpu == CPU_SA
 
 static void section_cpu_times(struct agent *a, JNIEnv *jni)
 {
+    method_times_flush(a);
     int nrows;
     uint64_t total;
     struct rank_row *rows = rank(a, times_row, a->opt.cutoff, true, &nrows, &total);
@@ -120,6 +132,7 @@ static bool wants_cpu_times(const struct options *o) { return o->cpu == CPU_TIME
 
 static void section_cpu_old(struct agent *a, JNIEnv *jni)
 {
+    method_times_flush(a);
     int nrows;
     uint64_t total;
     struct rank_row *rows = rank(a, old_row, 0.0, true, &nrows, &total);
@@ -135,6 +148,8 @@ static void section_cpu_old(struct agent *a, JNIEnv *jni)
 
 static bool wants_cpu_old(const struct options *o) { return o->cpu == CPU_OLD; }
 
+static bool wants_heap_dump(const struct options *o) { return (o->heap & HEAP_DUMP) != 0; }
+
 /*
  * The sections of a dump, in the order the original agent wrote them (monitors, heap
  * dump, sites, CPU). Each takes the output lock itself, for as long as it needs.
@@ -144,6 +159,8 @@ static const struct section {
     bool (*wanted)(const struct options *o);
     void (*write)(struct agent *a, JNIEnv *jni);
 } SECTIONS[] = {
+    {" contended monitor usage ...", wants_monitors, monitor_events_dump},
+    {" Java heap ...", wants_heap_dump, heap_walker_dump},
     {" CPU usage by sampling running threads ...", wants_cpu_samples, section_cpu_samples},
     {" CPU usage by timing methods ...", wants_cpu_times, section_cpu_times},
     {" CPU usage in old prof format ...", wants_cpu_old, section_cpu_old},

@@ -12,6 +12,7 @@
 
 struct call_frame {
     uint32_t cnum, mnum;
+    jmethodID method;     /* named when the entry is processed */
     int64_t start;        /* nanoTime at entry */
     int64_t callees;      /* time spent in callees so far */
 };
@@ -30,14 +31,36 @@ struct call_stack {
     } cache[CACHE_SLOTS];            /* recent traces, in front of the shared table */
 };
 
+/* A batch of events handed over by one thread, waiting for the timer thread. */
+struct batch {
+    struct batch *next;
+    int64_t tid;
+    uint32_t thread_serial;
+    int64_t cpu_ns;            /* the thread's CPU time when it handed the batch over */
+    int64_t wall_ns;           /* and the wall clock then */
+    int npairs;
+    int64_t pairs[];
+};
+
+#define MAX_QUEUED 64          /* batches; past this, threads wait (bounded memory) */
+
 struct method_times {
     struct cmap stacks;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    struct batch *head, *tail;
+    int queued;
+    bool worker;               /* the timer thread runs: batches are queued for it */
+    bool busy;                 /* it is processing one */
 };
 
 struct method_times *method_times_new(void)
 {
     struct method_times *m = calloc(1, sizeof *m);
-    if (m) cmap_init(&m->stacks);
+    if (!m) return NULL;
+    cmap_init(&m->stacks);
+    pthread_mutex_init(&m->lock, NULL);
+    pthread_cond_init(&m->changed, NULL);
     return m;
 }
 
@@ -69,7 +92,7 @@ static struct trace *trace_at(struct agent *a, JNIEnv *jni, struct call_stack *s
     if (depth > (int)(sizeof s->key / sizeof s->key[0])) depth = (int)(sizeof s->key / sizeof s->key[0]);
     int n = 0;
     for (int i = top; i >= 0 && n < depth; i--, n++) {
-        s->key[n].method = method_of(a, s->frames[i].cnum, s->frames[i].mnum);
+        s->key[n].method = s->frames[i].method;
         s->key[n].location = -1;
     }
     uint64_t h = traces_key_hash(thread_serial, s->key, n);
@@ -84,7 +107,7 @@ static struct trace *trace_at(struct agent *a, JNIEnv *jni, struct call_stack *s
     return t;
 }
 
-static void push(struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when)
+static void push(struct agent *a, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when)
 {
     if (s->n == s->cap) {
         if (s->cap >= MAX_STACK) return;
@@ -94,7 +117,7 @@ static void push(struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t whe
         s->frames = f;
         s->cap = cap;
     }
-    s->frames[s->n++] = (struct call_frame){cnum, mnum, when, 0};
+    s->frames[s->n++] = (struct call_frame){cnum, mnum, method_of(a, cnum, mnum), when, 0};
 }
 
 /* Closes frame i (and every frame above it) at time `when`. */
@@ -130,7 +153,7 @@ static void on_method_exit(struct agent *a, JNIEnv *jni, struct call_stack *s, u
     /* An exit with no entry (the method began before the Tracker was engaged): ignored. */
 }
 
-static int64_t monotonic_ns(void)
+int64_t method_times_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -138,37 +161,118 @@ static int64_t monotonic_ns(void)
 }
 
 /* CPU time over wall time since the thread's previous batch (1 when unknown). */
-static double cpu_ratio(struct call_stack *s, int64_t cpu_ns, int64_t first_event)
+static double cpu_ratio(struct call_stack *s, const struct batch *b)
 {
-    int64_t wall = monotonic_ns();
     double r = 1.0;
-    if (cpu_ns >= 0) {
-        int64_t since = s->wall_last ? s->wall_last : first_event;
-        int64_t dw = wall - since, dc = cpu_ns - s->cpu_last;
+    if (b->cpu_ns >= 0) {
+        int64_t since = s->wall_last ? s->wall_last : b->pairs[1];
+        int64_t dw = b->wall_ns - since, dc = b->cpu_ns - s->cpu_last;
         if (dw > 0 && dc >= 0) r = (double)dc / (double)dw;
         if (r > 1.0) r = 1.0;
-        s->cpu_last = cpu_ns;
+        s->cpu_last = b->cpu_ns;
     }
-    s->wall_last = wall;
+    s->wall_last = b->wall_ns;
     return r;
 }
 
-void method_times_batch(struct agent *a, JNIEnv *jni, int64_t tid, const int64_t *pairs, int npairs,
-                        int64_t cpu_ns, uint32_t thread_serial)
+static void process(struct agent *a, JNIEnv *jni, struct batch *b)
 {
-    if (npairs <= 0) return;
+    int64_t tid = b->tid;
     struct call_stack *s = (struct call_stack *)cmap_intern(&a->method_times->stacks, hash_mix64((uint64_t)tid),
                                                             &tid, stack_eq, stack_make, NULL, NULL);
     if (!s) return;
     pthread_mutex_lock(&s->lock);
-    double ratio = cpu_ratio(s, cpu_ns, pairs[1]);
-    for (int i = 0; i < npairs; i++) {
-        int64_t ev = pairs[2 * i], when = pairs[2 * i + 1];
+    double ratio = cpu_ratio(s, b);
+    for (int i = 0; i < b->npairs; i++) {
+        int64_t ev = b->pairs[2 * i], when = b->pairs[2 * i + 1];
         bool is_exit = ev < 0;
         uint64_t code = (uint64_t)ev & ~(uint64_t)TRACKER_EXIT_BIT;
         uint32_t cnum = (uint32_t)(code >> 16), mnum = (uint32_t)(code & 0xffff);
-        if (is_exit) on_method_exit(a, jni, s, cnum, mnum, when, ratio, thread_serial);
-        else push(s, cnum, mnum, when);
+        if (is_exit) on_method_exit(a, jni, s, cnum, mnum, when, ratio, b->thread_serial);
+        else push(a, s, cnum, mnum, when);
     }
     pthread_mutex_unlock(&s->lock);
+}
+
+struct batch *method_times_batch_new(int npairs)
+{
+    struct batch *b = malloc(sizeof *b + (size_t)npairs * 2 * sizeof(int64_t));
+    if (b) {
+        memset(b, 0, sizeof *b);
+        b->npairs = npairs;
+    }
+    return b;
+}
+
+int64_t *method_times_batch_pairs(struct batch *b) { return b->pairs; }
+
+void method_times_submit(struct agent *a, JNIEnv *jni, struct batch *b, int64_t tid, int64_t cpu_ns,
+                         uint32_t thread_serial)
+{
+    struct method_times *m = a->method_times;
+    b->tid = tid;
+    b->cpu_ns = cpu_ns;
+    b->wall_ns = method_times_now_ns();
+    b->thread_serial = thread_serial;
+    pthread_mutex_lock(&m->lock);
+    if (!m->worker) {                    /* no timer thread: do it here */
+        pthread_mutex_unlock(&m->lock);
+        process(a, jni, b);
+        free(b);
+        return;
+    }
+    while (m->queued >= MAX_QUEUED && m->worker) pthread_cond_wait(&m->changed, &m->lock);
+    b->next = NULL;
+    if (m->tail) m->tail->next = b;
+    else m->head = b;
+    m->tail = b;
+    m->queued++;
+    pthread_cond_broadcast(&m->changed);
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* The timer thread: processes batches in the order threads handed them over. */
+static void JNICALL timer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
+{
+    struct agent *a = arg;
+    struct method_times *m = a->method_times;
+    pthread_mutex_lock(&m->lock);
+    for (;;) {
+        while (!m->head) pthread_cond_wait(&m->changed, &m->lock);
+        struct batch *b = m->head;
+        m->head = b->next;
+        if (!m->head) m->tail = NULL;
+        m->busy = true;
+        pthread_mutex_unlock(&m->lock);
+        process(a, jni, b);
+        free(b);
+        pthread_mutex_lock(&m->lock);
+        m->queued--;
+        m->busy = false;
+        pthread_cond_broadcast(&m->changed);
+    }
+}
+
+int method_times_start(struct agent *a, JNIEnv *jni)
+{
+    struct method_times *m = a->method_times;
+    pthread_mutex_lock(&m->lock);
+    m->worker = true;
+    pthread_mutex_unlock(&m->lock);
+    if (!agent_start_thread(a, jni, "HPROF method timer", timer_main, a)) {
+        pthread_mutex_lock(&m->lock);
+        m->worker = false;
+        pthread_mutex_unlock(&m->lock);
+        return -1;
+    }
+    return 0;
+}
+
+void method_times_flush(struct agent *a)
+{
+    struct method_times *m = a->method_times;
+    if (!m) return;
+    pthread_mutex_lock(&m->lock);
+    while (m->worker && (m->head || m->busy)) pthread_cond_wait(&m->changed, &m->lock);
+    pthread_mutex_unlock(&m->lock);
 }

@@ -180,9 +180,9 @@ static void JNICALL native_drain(JNIEnv *jni, jclass cls, jlong tid, jlongArray 
     struct agent *a = agent_get();
     if (length <= 1 || !buffer) return;
     jint pairs = (length - 1) / 2;
-    int64_t *copy = malloc((size_t)pairs * 2 * sizeof *copy);
-    if (!copy) return;
-    (*jni)->GetLongArrayRegion(jni, buffer, 1, pairs * 2, (jlong *)copy);
+    struct batch *b = method_times_batch_new(pairs);
+    if (!b) return;
+    (*jni)->GetLongArrayRegion(jni, buffer, 1, pairs * 2, (jlong *)method_times_batch_pairs(b));
     jlong cpu = -1;
     if ((*a->jvmti)->GetCurrentThreadCpuTime(a->jvmti, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
     uint32_t serial = 0;
@@ -190,32 +190,25 @@ static void JNICALL native_drain(JNIEnv *jni, jclass cls, jlong tid, jlongArray 
         struct thread_info *ti = threads_lookup(a->jvmti, NULL);
         serial = ti ? ti->serial : 0;
     }
-    method_times_batch(a, jni, tid, copy, pairs, cpu, serial);
-    free(copy);
+    method_times_submit(a, jni, b, tid, cpu, serial);
 }
 
-/* Hands over a thread's buffer from outside the Tracker (thread end, VM death). */
-static void drain_buffer_of(struct agent *a, JNIEnv *jni, jlong tid, jlongArray buf, bool current)
+/* Hands over a thread's buffer from outside the Tracker (thread end, VM death), with
+ * the thread's CPU time now (-1 if unknown) and its serial for thread=y. */
+static void drain_buffer_of(struct agent *a, JNIEnv *jni, jlong tid, jlongArray buf, jlong cpu, uint32_t serial)
 {
     jlong head = 0;
     (*jni)->GetLongArrayRegion(jni, buf, 0, 1, &head);
     if (head <= 1) return;
     jint len = (jint)head;
     if (len > (*jni)->GetArrayLength(jni, buf)) return;
-    int64_t *copy = malloc((size_t)len * sizeof *copy);
-    if (!copy) return;
-    (*jni)->GetLongArrayRegion(jni, buf, 0, len, (jlong *)copy);
-    jlong cpu = -1;
-    if (current && (*a->jvmti)->GetCurrentThreadCpuTime(a->jvmti, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
-    uint32_t serial = 0;
-    if (a->opt.thread && current) {
-        struct thread_info *ti = threads_lookup(a->jvmti, NULL);
-        serial = ti ? ti->serial : 0;
-    }
-    method_times_batch(a, jni, tid, copy + 1, (len - 1) / 2, cpu, serial);
+    jint pairs = (len - 1) / 2;
+    struct batch *b = method_times_batch_new(pairs);
+    if (!b) return;
+    (*jni)->GetLongArrayRegion(jni, buf, 1, pairs * 2, (jlong *)method_times_batch_pairs(b));
+    method_times_submit(a, jni, b, tid, cpu, serial);
     jlong one = 1;
     (*jni)->SetLongArrayRegion(jni, buf, 0, 1, &one);
-    free(copy);
 }
 
 static jobjectArray buffers_of(struct tracker *t, JNIEnv *jni)
@@ -228,26 +221,43 @@ static jobjectArray buffers_of(struct tracker *t, JNIEnv *jni)
     return (*jni)->GetStaticObjectField(jni, t->cls, f);
 }
 
-void tracker_thread_end(struct agent *a, JNIEnv *jni, jthread thread)
+/* The Java thread id (Thread.getId, which the Tracker keys buffers by), or -1. */
+static jlong java_thread_id(JNIEnv *jni, jthread thread)
 {
-    struct tracker *t = a->tracker;
-    if (!t || !t->cls) return;
     jclass tc = (*jni)->GetObjectClass(jni, thread);
     jmethodID get_id = (*jni)->GetMethodID(jni, tc, "getId", "()J");
     (*jni)->DeleteLocalRef(jni, tc);
     if (!get_id) {
         (*jni)->ExceptionClear(jni);
-        return;
+        return -1;
     }
     jlong tid = (*jni)->CallLongMethod(jni, thread, get_id);
     if ((*jni)->ExceptionCheck(jni)) {
         (*jni)->ExceptionClear(jni);
-        return;
+        return -1;
     }
-    jobjectArray all = buffers_of(t, jni);
+    return tid;
+}
+
+/* Drains the buffer of one thread, named by its jthread (cpu time and serial from it). */
+static void drain_thread(struct agent *a, JNIEnv *jni, jobjectArray all, jthread thread, uint32_t serial)
+{
+    jlong tid = java_thread_id(jni, thread);
     if (!all || tid < 0 || tid >= (*jni)->GetArrayLength(jni, all)) return;
     jlongArray buf = (*jni)->GetObjectArrayElement(jni, all, (jsize)tid);
-    if (buf) drain_buffer_of(a, jni, tid, buf, true);
+    if (!buf) return;
+    jlong cpu = -1;
+    if ((*a->jvmti)->GetThreadCpuTime(a->jvmti, thread, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
+    drain_buffer_of(a, jni, tid, buf, cpu, a->opt.thread ? serial : 0);
+    (*jni)->DeleteLocalRef(jni, buf);
+}
+
+void tracker_thread_end(struct agent *a, JNIEnv *jni, jthread thread)
+{
+    struct tracker *t = a->tracker;
+    if (!t || !t->cls) return;
+    struct thread_info *ti = threads_lookup(a->jvmti, thread);
+    drain_thread(a, jni, buffers_of(t, jni), thread, ti ? ti->serial : 0);
 }
 
 /*
@@ -304,6 +314,7 @@ void tracker_vm_init(struct agent *a, JNIEnv *jni)
         log_error("the Tracker class does not match this agent; cpu=%s has no data", options_cpu_name(a->opt.cpu));
         return;
     }
+    method_times_start(a, jni);
     (*jni)->SetStaticIntField(jni, cls, engaged, 1);
     remove_tracker_class(t);     /* loaded now; nothing will look for the file again */
 }
@@ -317,13 +328,24 @@ void tracker_vm_death(struct agent *a, JNIEnv *jni)
     }
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
     if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, 0);
-    /* What every thread still holds, as it is now: threads still running keep going. */
+    /* What every live thread still holds, as it is now (they may still be running). */
     jobjectArray all = buffers_of(t, jni);
-    jsize n = all ? (*jni)->GetArrayLength(jni, all) : 0;
-    for (jsize i = 0; i < n; i++) {
+    int n = threads_live_count(&a->threads) + 16;
+    jthread *refs = calloc((size_t)n, sizeof *refs);
+    struct thread_info **infos = calloc((size_t)n, sizeof *infos);
+    if (refs && infos && (*jni)->PushLocalFrame(jni, n + 32) == JNI_OK) {
+        int k = threads_snapshot_sampled(&a->threads, jni, refs, infos, n);
+        for (int i = 0; i < k; i++) drain_thread(a, jni, all, refs[i], infos[i]->serial);
+        (*jni)->PopLocalFrame(jni, NULL);
+    }
+    free(refs);
+    free(infos);
+    /* Any other buffer (a thread we never registered): its CPU time is not known. */
+    jsize nb = all ? (*jni)->GetArrayLength(jni, all) : 0;
+    for (jsize i = 0; i < nb; i++) {
         jlongArray buf = (*jni)->GetObjectArrayElement(jni, all, i);
         if (!buf) continue;
-        drain_buffer_of(a, jni, i, buf, false);
+        drain_buffer_of(a, jni, i, buf, -1, 0);
         (*jni)->DeleteLocalRef(jni, buf);
     }
 }
