@@ -13,6 +13,8 @@
 
 #include "agent/dump.h"
 #include "sources/cpu_sampler.h"
+#include "sources/monitor_events.h"
+#include "sources/socket_commands.h"
 #include "sources/thread_events.h"
 #include "sources/tracker.h"
 #include "util/log.h"
@@ -62,6 +64,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
     thread_events_vm_init(a, jni, thread);
     if (a->tracker) tracker_vm_init(a, jni);
     if (a->opt.cpu == CPU_SAMPLES) cpu_sampler_start(a, jni);
+    if (a->monitors) monitor_events_enable(a);
+    if (a->opt.net_host && a->opt.format == 'b') socket_commands_start(a, jni);
 }
 
 static void JNICALL on_data_dump_request(jvmtiEnv *jvmti)
@@ -78,6 +82,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
     struct agent *a = agent_get();
     int expected = PHASE_LIVE;
     if (!atomic_compare_exchange_strong(&a->phase, &expected, PHASE_DEAD)) return;
+    socket_commands_stop(a);
     cpu_sampler_stop(a);
     if (a->tracker) tracker_vm_death(a, jni);
     if (a->opt.doe) dump_all(a, jni, DUMP_AT_EXIT);
@@ -105,9 +110,6 @@ static void note_limits(const struct options *o)
 {
     if (o->heap & HEAP_SITES) log_warning("heap=sites is not yet supported by this build; no SITES will be written");
     if (o->heap & HEAP_DUMP) log_warning("heap=dump is not yet supported by this build; no HEAP DUMP will be written");
-    if (o->monitor) log_warning("monitor=y is not yet supported by this build; no monitor profile will be written");
-    if (o->net_host && o->format == 'b')
-        log_warning("commands on the net= socket are not yet supported by this build; output is sent, commands are ignored");
     if (o->msa) log_warning("msa=y (Solaris micro state accounting) has no meaning on this platform; ignored");
     if (o->gc_okay_given) log_warning("gc_okay is an obsolete option; ignored");
 }
@@ -122,6 +124,7 @@ static int add_capabilities(struct agent *a)
     want.can_get_source_file_name = have.can_get_source_file_name;
     want.can_tag_objects = 1;
     want.can_get_thread_cpu_time = have.can_get_thread_cpu_time;
+    if (a->opt.monitor) monitor_events_capabilities(&want, &have);
     return (*a->jvmti)->AddCapabilities(a->jvmti, &want) == JVMTI_ERROR_NONE ? 0 : -1;
 }
 
@@ -168,6 +171,7 @@ static int set_callbacks(struct agent *a)
     cb.ThreadStart = thread_events_on_start;
     cb.ThreadEnd = thread_events_on_end;
     cb.DataDumpRequest = on_data_dump_request;
+    if (a->monitors) monitor_events_callbacks(&cb);
     cb.ClassFileLoadHook = tracker_on_class_file_load;
     cb.ClassPrepare = tracker_on_class_prepare;
     jvmtiEnv *jvmti = a->jvmti;
@@ -215,6 +219,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     }
     note_limits(&a->opt);
     init_tables(a);
+    if (a->opt.monitor && monitor_events_onload(a) != 0) exit(1);
     if (tracker_wanted(a) && tracker_onload(a) != 0) exit(1);
     if (open_output(a) != 0) exit(1);
     a->writer = a->opt.format == 'b' ? &binary_writer : &text_writer;

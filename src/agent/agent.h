@@ -28,6 +28,8 @@ struct cpu_sampler;
 struct tracker;
 struct bci_class_table;
 struct method_times;
+struct monitor_events;
+struct listener;
 
 struct agent {
     JavaVM *vm;
@@ -54,6 +56,9 @@ struct agent {
     struct tracker *tracker;                 /* bytecode instrumentation (cpu=times|old) */
     struct bci_class_table *bci_classes;     /* classes it numbered */
     struct method_times *method_times;       /* shadow call stacks of cpu=times|old */
+    struct monitor_events *monitors;         /* monitor=y: contention and waits */
+    struct listener *listener;               /* commands on the net= socket (format=b) */
+    _Atomic bool alloc_traces_off;           /* socket CONTROL 2: allocation sites stop counting */
     jobject agent_threads[4];        /* our own Java threads, kept out of the profile */
     int nagent_threads;
 

@@ -12,5 +12,18 @@ enum dump_reason { DUMP_AT_EXIT, DUMP_ON_SIGNAL, DUMP_ON_REQUEST };
 void dump_all(struct agent *a, JNIEnv *jni, enum dump_reason why);
 /* Only the CPU samples section (used by the socket command too). */
 void dump_cpu_samples(struct agent *a, double cutoff);
+/* Every trace not yet written, in serial order (output lock held): DUMP TRACES, and
+ * the sections that name all traces before them (monitors, sites, heap dump). */
+void dump_unwritten_traces(struct agent *a);
+
+/*
+ * The answers to the socket commands DUMP HEAP, ALLOC SITES (flags and cutoff as the
+ * command gives them) and HEAP SUMMARY. They belong to the heap sections and take the
+ * output lock themselves. Declared weak: a build without them leaves them NULL and the
+ * listener answers those commands with nothing.
+ */
+void dump_heap_section(struct agent *a, JNIEnv *jni) __attribute__((weak, visibility("hidden")));
+void dump_sites(struct agent *a, JNIEnv *jni, unsigned flags, double cutoff) __attribute__((weak, visibility("hidden")));
+void dump_heap_summary(struct agent *a, JNIEnv *jni) __attribute__((weak, visibility("hidden")));
 
 #endif

@@ -16,6 +16,7 @@ struct cpu_sampler {
     _Atomic bool enabled;
     bool has_cpu_time;  /* GetThreadCpuTime is available */
     jvmtiFrameInfo *frames;
+    int nframes;        /* room in frames */
     jthread *refs;
     struct thread_info **infos;
     int cap;
@@ -60,7 +61,16 @@ static void sample_once(struct agent *a, struct cpu_sampler *s, JNIEnv *jni)
     int live = threads_live_count(&a->threads);
     if (!grow(s, live) || (*jni)->PushLocalFrame(jni, s->cap + 16) != JNI_OK) return;
     int n = threads_snapshot_sampled(&a->threads, jni, s->refs, s->infos, s->cap);
-    int depth = a->opt.depth;
+    /* The depth may change at any time (socket CONTROL): read once a pass. */
+    int depth = __atomic_load_n(&a->opt.depth, __ATOMIC_RELAXED);
+    if (depth > s->nframes) {
+        jvmtiFrameInfo *f = realloc(s->frames, (size_t)depth * sizeof *f);
+        if (f) {
+            s->frames = f;
+            s->nframes = depth;
+        }
+        if (depth > s->nframes) depth = s->nframes;
+    }
     for (int i = 0; i < n; i++) {
         if (!is_running(a, s, s->refs[i], s->infos[i])) continue;
         jint count = 0;
@@ -120,7 +130,8 @@ int cpu_sampler_start(struct agent *a, JNIEnv *jni)
     memset(&caps, 0, sizeof caps);
     (*a->jvmti)->GetCapabilities(a->jvmti, &caps);
     s->has_cpu_time = caps.can_get_thread_cpu_time;
-    s->frames = calloc((size_t)(a->opt.depth > 0 ? a->opt.depth : 1), sizeof *s->frames);
+    s->nframes = a->opt.depth > 0 ? a->opt.depth : 1;
+    s->frames = calloc((size_t)s->nframes, sizeof *s->frames);
     if (!s->frames || !grow(s, 64)) return -1;
     s->running = true;
     a->sampler = s;

@@ -176,3 +176,18 @@ void threads_set_sampled(struct thread_table *t, JNIEnv *jni, jobject thread, bo
     }
     pthread_mutex_unlock(&t->lock);
 }
+
+bool threads_set_sampled_by_id(struct thread_table *t, uint32_t object_id, bool on)
+{
+    bool found = false;
+    pthread_mutex_lock(&t->lock);
+    for (uint32_t i = 0; i < t->nlive; i++) {
+        struct thread_info *ti = t->live[i];
+        if (ti->object_id == object_id) {
+            ti->sampled = on;
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&t->lock);
+    return found;
+}

@@ -55,6 +55,8 @@ int threads_snapshot_sampled(struct thread_table *t, JNIEnv *jni, jthread *refs,
 int threads_live_count(struct thread_table *t);
 /* CPU sampling on or off for one thread (by its object) or for all (thread == NULL). */
 void threads_set_sampled(struct thread_table *t, JNIEnv *jni, jobject thread, bool on);
+/* The same for the live thread with this object ID; false when there is none. */
+bool threads_set_sampled_by_id(struct thread_table *t, uint32_t object_id, bool on);
 
 uint32_t threads_count(struct thread_table *t);
 struct thread_info *threads_at(struct thread_table *t, uint32_t i);

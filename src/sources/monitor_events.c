@@ -1,0 +1,423 @@
+#include "sources/monitor_events.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent/agent.h"
+#include "agent/dump.h"
+#include "tables/ids.h"
+#include "tables/monitors.h"
+#include "util/log.h"
+#include "writers/monitor_text.h"
+
+/* What a thread is blocked on right now: set when it starts to block, taken when it stops. */
+struct pending {
+    struct monitor_entry *enter;
+    uint64_t enter_start;
+    struct monitor_entry *wait;
+    uint64_t wait_start;
+    jweak wait_object;             /* what it waits on, for the MONITOR DUMP */
+};
+
+struct monitor_events {
+    struct monitor_table table;
+    pthread_mutex_t lock;          /* guards `slots` */
+    struct pending *slots;         /* by thread serial - 200001 */
+    uint32_t nslots;
+};
+
+/* Threads hprof has no serial for (none normally; virtual threads, say) keep theirs here. */
+static _Thread_local struct pending unknown_thread_pending;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void monitor_events_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have)
+{
+    want->can_generate_monitor_events = have->can_generate_monitor_events;
+    want->can_get_monitor_info = have->can_get_monitor_info;
+    want->can_get_owned_monitor_info = have->can_get_owned_monitor_info;
+    want->can_get_current_contended_monitor = have->can_get_current_contended_monitor;
+}
+
+int monitor_events_onload(struct agent *a)
+{
+    struct monitor_events *m = calloc(1, sizeof *m);
+    if (!m) return -1;
+    monitors_init(&m->table);
+    pthread_mutex_init(&m->lock, NULL);
+    a->monitors = m;
+    return 0;
+}
+
+/*
+ * Runs `fn` on the thread's pending slot with the slot lock held (the slot array may
+ * grow under other threads). Threads without a serial use a thread-local slot.
+ */
+typedef void (*pending_fn)(struct pending *p, void *arg);
+
+static void with_pending(struct monitor_events *m, uint32_t serial, pending_fn fn, void *arg)
+{
+    if (serial <= SERIAL_THREAD_BASE) {
+        fn(&unknown_thread_pending, arg);
+        return;
+    }
+    uint32_t i = serial - SERIAL_THREAD_BASE - 1;
+    pthread_mutex_lock(&m->lock);
+    if (i >= m->nslots) {
+        uint32_t n = m->nslots ? m->nslots : 64;
+        while (n <= i) n *= 2;
+        struct pending *s = realloc(m->slots, n * sizeof *s);
+        if (!s) {
+            pthread_mutex_unlock(&m->lock);
+            return;
+        }
+        memset(s + m->nslots, 0, (n - m->nslots) * sizeof *s);
+        m->slots = s;
+        m->nslots = n;
+    }
+    fn(&m->slots[i], arg);
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* Is this an event we count? Live phase, a thread that is not ours. */
+static struct agent *counting(JNIEnv *jni, jthread thread)
+{
+    struct agent *a = agent_get();
+    if (!a || !a->monitors || atomic_load(&a->phase) != PHASE_LIVE) return NULL;
+    if (agent_is_own_thread(a, jni, thread)) return NULL;
+    return a;
+}
+
+static uint32_t serial_of(struct agent *a, jthread thread)
+{
+    struct thread_info *ti = threads_lookup(a->jvmti, thread);
+    return ti ? ti->serial : 0;
+}
+
+/* The trace of the thread's stack now (the empty trace if it has no Java frames). */
+static struct trace *trace_now(struct agent *a, JNIEnv *jni, jthread thread, uint32_t thread_serial)
+{
+    int depth = __atomic_load_n(&a->opt.depth, __ATOMIC_RELAXED);
+    jvmtiFrameInfo small[64];
+    jvmtiFrameInfo *frames = depth <= 64 ? small : malloc((size_t)depth * sizeof *frames);
+    struct trace *t = NULL;
+    jint count = 0;
+    if (frames && depth > 0 &&
+        (*a->jvmti)->GetStackTrace(a->jvmti, thread, 0, depth, frames, &count) == JVMTI_ERROR_NONE && count > 0)
+        t = traces_of(&a->traces, a->jvmti, jni, a->opt.thread ? thread_serial : 0, frames, count);
+    if (frames != small) free(frames);
+    return t ? t : &a->traces.empty;
+}
+
+static struct class_info *class_of(struct agent *a, JNIEnv *jni, jobject object)
+{
+    jclass c = (*jni)->GetObjectClass(jni, object);
+    struct class_info *ci = classes_of(&a->classes, a->jvmti, c, &a->ids);
+    if (c) (*jni)->DeleteLocalRef(jni, c);
+    return ci;
+}
+
+struct began {
+    struct monitor_entry *e;
+    uint64_t at;
+    jweak object;
+};
+
+static void enter_began(struct pending *p, void *arg)
+{
+    struct began *b = arg;
+    p->enter = b->e;
+    p->enter_start = b->at;
+}
+
+static void wait_began(struct pending *p, void *arg)
+{
+    struct began *b = arg;
+    p->wait = b->e;
+    p->wait_start = b->at;
+    b->object = p->wait_object;     /* a stale one, should a Waited have been missed */
+    p->wait_object = NULL;
+}
+
+static void wait_object_set(struct pending *p, void *arg)
+{
+    p->wait_object = arg;
+}
+
+static void enter_ended(struct pending *p, void *arg)
+{
+    struct began *b = arg;
+    b->e = p->enter;
+    b->at = p->enter_start;
+    p->enter = NULL;
+}
+
+static void wait_ended(struct pending *p, void *arg)
+{
+    struct began *b = arg;
+    b->e = p->wait;
+    b->at = p->wait_start;
+    b->object = p->wait_object;
+    p->wait = NULL;
+    p->wait_object = NULL;
+}
+
+static struct monitor_entry *entry_now(struct agent *a, JNIEnv *jni, jthread thread, jobject object, uint32_t serial)
+{
+    struct trace *t = trace_now(a, jni, thread, serial);
+    struct class_info *c = class_of(a, jni, object);
+    return monitors_of(&a->monitors->table, t, c);
+}
+
+static void JNICALL on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
+{
+    struct agent *a = counting(jni, thread);
+    if (!a) return;
+    uint32_t serial = serial_of(a, thread);
+    struct began b = {entry_now(a, jni, thread, object, serial), 0, NULL};
+    if (!b.e) return;
+    b.at = now_ns();
+    with_pending(a->monitors, serial, enter_began, &b);
+}
+
+static void JNICALL on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
+{
+    uint64_t end = now_ns();
+    struct agent *a = counting(jni, thread);
+    if (!a) return;
+    struct began b = {NULL, 0, NULL};
+    with_pending(a->monitors, serial_of(a, thread), enter_ended, &b);
+    if (b.e) monitors_add(b.e, end > b.at ? end - b.at : 0);
+}
+
+static void JNICALL on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jlong timeout)
+{
+    struct agent *a = counting(jni, thread);
+    if (!a) return;
+    uint32_t serial = serial_of(a, thread);
+    struct began b = {entry_now(a, jni, thread, object, serial), 0, NULL};
+    if (!b.e) return;
+    output_lock(&a->out);
+    monitor_text_wait(&a->wctx, b.e->cls->signature ? b.e->cls->signature : "<unknown>", (int64_t)timeout, serial);
+    output_unlock(&a->out);
+    b.at = now_ns();
+    with_pending(a->monitors, serial, wait_began, &b);
+    if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
+    /* Kept so that a dump can list the monitor: JVMTI no longer reports the monitor a
+     * thread waits on in Object.wait as its contended monitor (JDK 23 and later). */
+    if (serial > SERIAL_THREAD_BASE) {
+        jweak w = (*jni)->NewWeakGlobalRef(jni, object);
+        if (w) with_pending(a->monitors, serial, wait_object_set, w);
+    }
+}
+
+static void JNICALL on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jboolean timed_out)
+{
+    uint64_t end = now_ns();
+    struct agent *a = counting(jni, thread);
+    if (!a) return;
+    uint32_t serial = serial_of(a, thread);
+    struct began b = {NULL, 0, NULL};
+    with_pending(a->monitors, serial, wait_ended, &b);
+    if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
+    if (!b.e) return;
+    uint64_t ns = end > b.at ? end - b.at : 0;
+    monitors_add(b.e, ns);
+    output_lock(&a->out);
+    monitor_text_waited(&a->wctx, b.e->cls->signature ? b.e->cls->signature : "<unknown>",
+                        (int64_t)(ns / 1000000u), serial);
+    output_unlock(&a->out);
+}
+
+void monitor_events_callbacks(jvmtiEventCallbacks *cb)
+{
+    cb->MonitorContendedEnter = on_contended_enter;
+    cb->MonitorContendedEntered = on_contended_entered;
+    cb->MonitorWait = on_wait;
+    cb->MonitorWaited = on_waited;
+}
+
+void monitor_events_enable(struct agent *a)
+{
+    static const jvmtiEvent events[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
+                                        JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED};
+    if (!a->monitors) return;
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
+        if ((*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, events[i], NULL) != JVMTI_ERROR_NONE) {
+            log_warning("monitor=y: the JVM cannot report monitor events; no monitor times will be gathered");
+            return;
+        }
+}
+
+/* ---- the dump ---- */
+
+struct dump_state {
+    struct monitor_dump_thread *threads;
+    int nthreads;
+    jobject *objects;                 /* global references to the monitors seen */
+    int nobjects, capobjects;
+    struct monitor_dump_monitor *mons;
+    int nmons;
+};
+
+static void note_monitor(JNIEnv *jni, struct dump_state *d, jobject o)
+{
+    if (!o) return;
+    for (int i = 0; i < d->nobjects; i++)
+        if ((*jni)->IsSameObject(jni, d->objects[i], o)) return;
+    if (d->nobjects == d->capobjects) {
+        int cap = d->capobjects ? d->capobjects * 2 : 16;
+        jobject *n = realloc(d->objects, (size_t)cap * sizeof *n);
+        if (!n) return;
+        d->objects = n;
+        d->capobjects = cap;
+    }
+    jobject g = (*jni)->NewGlobalRef(jni, o);
+    if (g) d->objects[d->nobjects++] = g;
+}
+
+/* Every thread hprof has seen, in serial order, with its trace and state now. */
+static void gather_threads(struct agent *a, JNIEnv *jni, struct dump_state *d)
+{
+    jvmtiEnv *jvmti = a->jvmti;
+    uint32_t n = threads_count(&a->threads);
+    d->threads = calloc(n ? n : 1, sizeof *d->threads);
+    if (!d->threads) return;
+    for (uint32_t i = 0; i < n; i++) {
+        struct thread_info *ti = threads_at(&a->threads, i);
+        struct monitor_dump_thread *t = &d->threads[d->nthreads++];
+        t->serial = ti->serial;
+        t->trace_serial = SERIAL_TRACE_BASE;
+        t->state = JVMTI_THREAD_STATE_TERMINATED;
+        if ((*jni)->PushLocalFrame(jni, 64) != JNI_OK) {
+            (*jni)->ExceptionClear(jni);
+            continue;
+        }
+        pthread_mutex_lock(&a->threads.lock);
+        jthread thread = ti->ref ? (*jni)->NewLocalRef(jni, ti->ref) : NULL;
+        pthread_mutex_unlock(&a->threads.lock);
+        if (thread) {
+            jint state = 0;
+            if ((*jvmti)->GetThreadState(jvmti, thread, &state) == JVMTI_ERROR_NONE) t->state = state;
+            if (state & JVMTI_THREAD_STATE_ALIVE) {
+                t->trace_serial = trace_now(a, jni, thread, ti->serial)->serial;
+                jint nowned = 0;
+                jobject *owned = NULL;
+                if ((*jvmti)->GetOwnedMonitorInfo(jvmti, thread, &nowned, &owned) == JVMTI_ERROR_NONE) {
+                    for (jint k = 0; k < nowned; k++) note_monitor(jni, d, owned[k]);
+                    (*jvmti)->Deallocate(jvmti, (unsigned char *)owned);
+                }
+                jobject contended = NULL;
+                if ((*jvmti)->GetCurrentContendedMonitor(jvmti, thread, &contended) == JVMTI_ERROR_NONE)
+                    note_monitor(jni, d, contended);
+            }
+        }
+        (*jni)->PopLocalFrame(jni, NULL);
+    }
+}
+
+static uint32_t *serials_of(struct agent *a, JNIEnv *jni, jthread *threads, jint n, jthread *skip, jint nskip,
+                            int *out_n)
+{
+    *out_n = 0;
+    uint32_t *s = calloc((size_t)(n > 0 ? n : 1), sizeof *s);
+    for (jint i = 0; i < n; i++) {
+        bool skipped = false;
+        for (jint k = 0; k < nskip && !skipped; k++) skipped = (*jni)->IsSameObject(jni, threads[i], skip[k]);
+        uint32_t serial = skipped ? 0 : serial_of(a, threads[i]);
+        if (s && serial) s[(*out_n)++] = serial;
+    }
+    return s;
+}
+
+/* The monitors threads wait on in Object.wait, from the waits under way. */
+static void gather_waited_on(struct agent *a, JNIEnv *jni, struct dump_state *d)
+{
+    struct monitor_events *m = a->monitors;
+    if ((*jni)->PushLocalFrame(jni, 16) != JNI_OK) {
+        (*jni)->ExceptionClear(jni);
+        return;
+    }
+    pthread_mutex_lock(&m->lock);
+    for (uint32_t i = 0; i < m->nslots; i++) {
+        if (!m->slots[i].wait_object) continue;
+        jobject o = (*jni)->NewLocalRef(jni, m->slots[i].wait_object);
+        if (!o) continue;
+        note_monitor(jni, d, o);
+        (*jni)->DeleteLocalRef(jni, o);
+    }
+    pthread_mutex_unlock(&m->lock);
+    (*jni)->PopLocalFrame(jni, NULL);
+}
+
+/* Owner, entry count and waiters of every monitor seen. */
+static void gather_monitors(struct agent *a, JNIEnv *jni, struct dump_state *d)
+{
+    jvmtiEnv *jvmti = a->jvmti;
+    d->mons = calloc((size_t)(d->nobjects ? d->nobjects : 1), sizeof *d->mons);
+    if (!d->mons) return;
+    for (int i = 0; i < d->nobjects; i++) {
+        if ((*jni)->PushLocalFrame(jni, 64) != JNI_OK) {
+            (*jni)->ExceptionClear(jni);
+            continue;
+        }
+        jvmtiMonitorUsage u;
+        memset(&u, 0, sizeof u);
+        if ((*jvmti)->GetObjectMonitorUsage(jvmti, d->objects[i], &u) == JVMTI_ERROR_NONE) {
+            struct monitor_dump_monitor *m = &d->mons[d->nmons++];
+            struct class_info *c = class_of(a, jni, d->objects[i]);
+            m->signature = c->signature ? c->signature : "<unknown>";
+            m->owner = u.owner ? serial_of(a, u.owner) : 0;
+            m->entry_count = u.entry_count;
+            /* Older VMs count the threads waiting to be notified among those waiting
+             * to enter as well; each is listed once, where it belongs. */
+            m->enter_waiters = serials_of(a, jni, u.waiters, u.waiter_count, u.notify_waiters,
+                                          u.notify_waiter_count, &m->nenter_waiters);
+            m->notify_waiters = serials_of(a, jni, u.notify_waiters, u.notify_waiter_count, NULL, 0,
+                                           &m->nnotify_waiters);
+            if (u.waiters) (*jvmti)->Deallocate(jvmti, (unsigned char *)u.waiters);
+            if (u.notify_waiters) (*jvmti)->Deallocate(jvmti, (unsigned char *)u.notify_waiters);
+        }
+        (*jni)->PopLocalFrame(jni, NULL);
+    }
+}
+
+static void free_state(JNIEnv *jni, struct dump_state *d)
+{
+    for (int i = 0; i < d->nobjects; i++) (*jni)->DeleteGlobalRef(jni, d->objects[i]);
+    for (int i = 0; i < d->nmons; i++) {
+        free(d->mons[i].enter_waiters);
+        free(d->mons[i].notify_waiters);
+    }
+    free(d->objects);
+    free(d->mons);
+    free(d->threads);
+}
+
+void monitor_events_dump(struct agent *a, JNIEnv *jni)
+{
+    if (!a->monitors || !jni) return;
+    int nrows = 0;
+    uint64_t total_ns = 0, total_count = 0;
+    struct monitor_row *rows = monitors_rank(&a->monitors->table, true, a->opt.cutoff, &nrows, &total_ns, &total_count);
+    struct dump_state d;
+    memset(&d, 0, sizeof d);
+    gather_threads(a, jni, &d);
+    gather_waited_on(a, jni, &d);
+    gather_monitors(a, jni, &d);
+    output_lock(&a->out);
+    /* As in the original: every trace not yet written, in serial order, first. */
+    a->writer->trace(&a->wctx, &a->traces.empty);
+    dump_unwritten_traces(a);
+    monitor_text_dump(&a->wctx, d.mons, d.nmons, d.threads, d.nthreads);
+    if (total_count > 0) monitor_text_time(&a->wctx, rows, nrows, total_ns);
+    output_unlock(&a->out);
+    free(rows);
+    free_state(jni, &d);
+}

@@ -1,0 +1,202 @@
+#include "sources/socket_protocol.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static uint16_t get_u2(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static uint32_t get_u4(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static uint8_t *put_u2(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+    return p + 2;
+}
+static uint8_t *put_u4(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+    return p + 4;
+}
+
+static float bits_to_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint32_t float_to_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+const char *cmd_name(uint8_t tag)
+{
+    switch (tag) {
+    case CMD_FORCE_GC: return "FORCE GC";
+    case CMD_DUMP_HEAP: return "DUMP HEAP";
+    case CMD_ALLOC_SITES: return "ALLOC SITES";
+    case CMD_HEAP_SUMMARY: return "HEAP SUMMARY";
+    case CMD_EXIT: return "EXIT THE VM";
+    case CMD_DUMP_TRACES: return "DUMP TRACES";
+    case CMD_CPU_SAMPLES: return "CPU SAMPLES";
+    case CMD_CONTROL: return "CONTROL";
+    case CMD_EOF: return "EOF";
+    default: return NULL;
+    }
+}
+
+static void say(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *why, size_t n, const char *fmt, ...)
+{
+    if (!why || !n) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+}
+
+/* The body length a command must have; -1 for an unknown tag or sub-command. */
+static long body_length(uint8_t tag, const uint8_t *body, uint32_t len)
+{
+    switch (tag) {
+    case CMD_FORCE_GC:
+    case CMD_DUMP_HEAP:
+    case CMD_HEAP_SUMMARY:
+    case CMD_EXIT:
+    case CMD_DUMP_TRACES:
+    case CMD_EOF:
+        return 0;
+    case CMD_ALLOC_SITES:
+    case CMD_CPU_SAMPLES:
+        return 6;
+    case CMD_CONTROL:
+        if (len < 2) return 2;
+        switch (get_u2(body)) {
+        case CTL_ALLOC_ON:
+        case CTL_ALLOC_OFF:
+        case CTL_CPU_CLEAR:
+            return 2;
+        case CTL_CPU_ON:
+        case CTL_CPU_OFF:
+            return 6;
+        case CTL_DEPTH:
+            return 4;
+        default:
+            return -1;
+        }
+    default:
+        return -1;
+    }
+}
+
+static int good_cutoff(uint32_t bits, double *out)
+{
+    float f = bits_to_float(bits);
+    if (!isfinite(f) || f < 0.0f || f > 1.0f) return 0;
+    *out = (double)f;
+    return 1;
+}
+
+enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, size_t *used,
+                         char *why, size_t whylen)
+{
+    *used = 0;
+    if (len < CMD_HEADER_SIZE) return CMD_NEED_MORE;
+    memset(cmd, 0, sizeof *cmd);
+    cmd->tag = buf[0];
+    cmd->serial = get_u4(buf + 1);
+    cmd->length = get_u4(buf + 5);
+    const char *name = cmd_name(cmd->tag);
+    if (cmd->length > CMD_MAX_BODY) {
+        if (name)
+            say(why, whylen, "%s (serial %u) says %u bytes follow; no command is that long", name, cmd->serial,
+                cmd->length);
+        else
+            say(why, whylen, "unknown command tag 0x%02x (serial %u) saying %u bytes follow", cmd->tag,
+                cmd->serial, cmd->length);
+        return CMD_DESYNC;
+    }
+    if (len < CMD_HEADER_SIZE + (size_t)cmd->length) return CMD_NEED_MORE;
+    *used = CMD_HEADER_SIZE + cmd->length;
+    const uint8_t *body = buf + CMD_HEADER_SIZE;
+    if (!name) {
+        say(why, whylen, "unknown command tag 0x%02x (serial %u, %u bytes)", cmd->tag, cmd->serial, cmd->length);
+        return CMD_DROPPED;
+    }
+    long want = body_length(cmd->tag, body, cmd->length);
+    if (want < 0) {
+        say(why, whylen, "CONTROL (serial %u) with unknown sub-command %u", cmd->serial, (unsigned)get_u2(body));
+        return CMD_DROPPED;
+    }
+    if ((long)cmd->length != want) {
+        say(why, whylen, "%s (serial %u) with a body of %u bytes; it takes %ld", name, cmd->serial, cmd->length, want);
+        return CMD_DROPPED;
+    }
+    switch (cmd->tag) {
+    case CMD_ALLOC_SITES:
+    case CMD_CPU_SAMPLES:
+        cmd->flags = get_u2(body);
+        if (cmd->tag == CMD_ALLOC_SITES && (cmd->flags & ~0x7u)) {
+            say(why, whylen, "ALLOC SITES (serial %u) with unknown flags 0x%x", cmd->serial, cmd->flags);
+            return CMD_DROPPED;
+        }
+        if (!good_cutoff(get_u4(body + 2), &cmd->cutoff)) {
+            say(why, whylen, "%s (serial %u) with a cutoff that is not a number from 0 to 1", name, cmd->serial);
+            return CMD_DROPPED;
+        }
+        if (cmd->tag == CMD_CPU_SAMPLES) cmd->flags = 0;
+        break;
+    case CMD_CONTROL:
+        cmd->control = get_u2(body);
+        if (cmd->control == CTL_CPU_ON || cmd->control == CTL_CPU_OFF) cmd->thread_id = get_u4(body + 2);
+        if (cmd->control == CTL_DEPTH) cmd->depth = get_u2(body + 2);
+        break;
+    default:
+        break;
+    }
+    return CMD_READY;
+}
+
+size_t cmd_encode(const struct command *cmd, uint8_t *out, size_t n)
+{
+    uint8_t body[16];
+    uint8_t *p = body;
+    switch (cmd->tag) {
+    case CMD_FORCE_GC:
+    case CMD_DUMP_HEAP:
+    case CMD_HEAP_SUMMARY:
+    case CMD_EXIT:
+    case CMD_DUMP_TRACES:
+    case CMD_EOF:
+        break;
+    case CMD_ALLOC_SITES:
+    case CMD_CPU_SAMPLES:
+        p = put_u2(p, cmd->tag == CMD_ALLOC_SITES ? cmd->flags : 0);
+        p = put_u4(p, float_to_bits((float)cmd->cutoff));
+        break;
+    case CMD_CONTROL:
+        p = put_u2(p, cmd->control);
+        if (cmd->control == CTL_CPU_ON || cmd->control == CTL_CPU_OFF) p = put_u4(p, cmd->thread_id);
+        else if (cmd->control == CTL_DEPTH) p = put_u2(p, cmd->depth);
+        break;
+    default:
+        return 0;
+    }
+    size_t blen = (size_t)(p - body);
+    if (n < CMD_HEADER_SIZE + blen) return 0;
+    out[0] = cmd->tag;
+    put_u4(out + 1, cmd->serial);
+    put_u4(out + 5, (uint32_t)blen);
+    memcpy(out + CMD_HEADER_SIZE, body, blen);
+    return CMD_HEADER_SIZE + blen;
+}

@@ -1,0 +1,50 @@
+/*
+ * The text of monitor=y (there is no binary form: format=b with monitor=y is an
+ * option error, as in the original). Every call needs the output lock held.
+ *
+ *   WAIT: MONITOR <sig>, timeout=<ms>, thread <id>          when Object.wait begins
+ *   WAITED: MONITOR <sig>, time_waited=<ms>, thread <id>    when it ends
+ *   MONITOR DUMP BEGIN ... END     monitors in use (owner, entry count, threads
+ *                                  waiting to enter and to be notified), then every
+ *                                  thread with its trace and state
+ *   MONITOR TIME BEGIN (total = N ms) <date> ... END
+ *                                  time blocked or waiting, per trace and monitor class
+ */
+#ifndef HPROF_MONITOR_TEXT_H
+#define HPROF_MONITOR_TEXT_H
+
+#include <jvmti.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct writer_ctx;
+struct monitor_row;
+
+struct monitor_dump_thread {
+    uint32_t serial;
+    uint32_t trace_serial;
+    jint state;                  /* JVMTI thread state bits */
+};
+
+struct monitor_dump_monitor {
+    const char *signature;       /* the monitor's class, "Ljava/lang/Object;" */
+    uint32_t owner;              /* thread serial, 0 when unowned */
+    int entry_count;
+    uint32_t *enter_waiters;     /* thread serials */
+    int nenter_waiters;
+    uint32_t *notify_waiters;
+    int nnotify_waiters;
+};
+
+/* The status column of a thread: "R", "CW", "MW", "SL", "ZO", "NS", "UN", with "S|",
+ * "intr|" and "native|" in front when suspended, interrupted or in native code. */
+const char *monitor_status(jint state, char *buf, size_t n);
+
+void monitor_text_wait(struct writer_ctx *w, const char *signature, int64_t timeout_ms, uint32_t thread_serial);
+void monitor_text_waited(struct writer_ctx *w, const char *signature, int64_t waited_ms, uint32_t thread_serial);
+void monitor_text_dump(struct writer_ctx *w, const struct monitor_dump_monitor *mons, int nmons,
+                       const struct monitor_dump_thread *threads, int nthreads);
+/* Written only when there is something to report (rows, already cut at the cutoff). */
+void monitor_text_time(struct writer_ctx *w, const struct monitor_row *rows, int nrows, uint64_t total_ns);
+
+#endif

@@ -1,0 +1,133 @@
+/* monitor=y without a JVM: the table's ranking and cutoff, the status column, the text. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tables/classes.h"
+#include "tables/monitors.h"
+#include "tables/traces.h"
+#include "unit.h"
+#include "writers/monitor_text.h"
+#include "writers/output.h"
+#include "writers/writer.h"
+
+static struct trace *fake_trace(uint32_t serial)
+{
+    struct trace *t = calloc(1, sizeof *t);
+    t->serial = serial;
+    return t;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    static char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    return text;
+}
+
+int main(void)
+{
+    struct monitor_table t;
+    monitors_init(&t);
+    struct class_info lock = {.signature = "LLock;", .name = "Lock"};
+    struct class_info sig = {.signature = "LSignal;", .name = "Signal"};
+    struct trace *t1 = fake_trace(300001), *t2 = fake_trace(300002), *t3 = fake_trace(300003);
+
+    struct monitor_entry *a = monitors_of(&t, t1, &lock);
+    CHECK(a && monitors_of(&t, t1, &lock) == a, "same trace and class: one entry");
+    CHECK(monitors_of(&t, t1, &sig) != a && monitors_of(&t, t2, &lock) != a, "other trace or class: other entry");
+    int n;
+    uint64_t total, count;
+    CHECK(monitors_rank(&t, false, 0.0, &n, &total, &count) == NULL && n == 0, "nothing to report: no rows");
+
+    for (int i = 0; i < 10; i++) monitors_add(a, 30000000);           /* 10 x 30 ms */
+    monitors_add(monitors_of(&t, t2, &sig), 900000000);                  /* 1 x 900 ms */
+    monitors_add(monitors_of(&t, t3, &lock), 1000);                      /* 1 x 1 us */
+    struct monitor_row *rows = monitors_rank(&t, false, 0.0, &n, &total, &count);
+    CHECK(n == 3 && total == 1200001000u && count == 12, "three rows, totals of time and events");
+    CHECK(rows && rows[0].entry->trace == t2 && rows[0].count == 1, "most time first");
+    CHECK(rows && rows[1].entry->trace == t1 && rows[1].count == 10 && rows[1].ns == 300000000u,
+          "second: ten enters adding up");
+    free(rows);
+    rows = monitors_rank(&t, false, 0.0001, &n, &total, &count);
+    CHECK(n == 2 && total == 1200001000u, "cutoff drops rows under it, total keeps them");
+    free(rows);
+    rows = monitors_rank(&t, false, 0.26, &n, &total, &count);
+    CHECK(n == 1, "cutoff 0.26 keeps only the row with 75%%");
+    free(rows);
+
+    /* The text of the section. */
+    char dir[] = "/tmp/hprof-unit-XXXXXX";
+    if (!mkdtemp(dir)) return 1;
+    char path[256], err[256];
+    snprintf(path, sizeof path, "%s/m.txt", dir);
+    struct output o;
+    char *chosen = NULL;
+    if (output_open_file(&o, path, 1, 1, &chosen, err, sizeof err) != 0) return 1;
+    struct writer_ctx w = {.out = &o};
+    rows = monitors_rank(&t, true, 0.0001, &n, &total, &count);
+    output_lock(&o);
+    monitor_text_time(&w, rows, n, total);
+    uint32_t enter[] = {200004}, notify[] = {200005, 200006};
+    struct monitor_dump_monitor mons[] = {
+        {"LLock;", 200001, 1, enter, 1, NULL, 0},
+        {"LSignal;", 0, 0, NULL, 0, notify, 2},
+    };
+    struct monitor_dump_thread threads[] = {
+        {200001, 300001, JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_SLEEPING | JVMTI_THREAD_STATE_WAITING},
+        {200002, 300000, JVMTI_THREAD_STATE_TERMINATED},
+    };
+    monitor_text_dump(&w, mons, 2, threads, 2);
+    monitor_text_wait(&w, "LSignal;", 0, 200005);
+    monitor_text_waited(&w, "LSignal;", 42, 0);
+    output_unlock(&o);
+    output_close(&o);
+    free(rows);
+    const char *text = slurp(path);
+    CHECK(text && strstr(text, "MONITOR TIME BEGIN (total = 1200 ms) ") == text, "header: total in ms, then the date");
+    CHECK(text && strstr(text, "\nrank   self  accum   count trace monitor\n"
+                               "   1 75.00% 75.00%       1 300002 Signal (Java)\n"
+                               "   2 25.00% 100.00%      10 300001 Lock (Java)\n"
+                               "MONITOR TIME END\n"),
+          "rows as %%4u %%5.2f%%%% %%5.2f%%%% %%7u %%5u class (Java)");
+    CHECK(text && strstr(text, "MONITOR DUMP BEGIN\n"
+                               "    MONITOR LLock;\n"
+                               "\towner: thread 200001, entry count: 1\n"
+                               "\twaiting to enter: thread 200004\n"
+                               "\twaiting to be notified:\n"
+                               "    MONITOR LSignal; unowned\n"
+                               "\twaiting to enter:\n"
+                               "\twaiting to be notified: thread 200005, thread 200006\n"
+                               "    THREAD 200001, trace 300001, status: SL\n"
+                               "    THREAD 200002, trace 300000, status: ZO\n"
+                               "MONITOR DUMP END\n"),
+          "MONITOR DUMP: monitors with owner and waiters, then threads");
+    CHECK(text && strstr(text, "WAIT: MONITOR LSignal;, timeout=0, thread 200005\n"
+                               "WAITED: MONITOR LSignal;, time_waited=42, <unknown thread>\n"),
+          "WAIT and WAITED lines");
+    rows = monitors_rank(&t, false, 0.0, &n, &total, &count);
+    CHECK(rows == NULL && n == 0 && total == 0, "a dump takes the times: the next starts from zero");
+    unlink(path);
+    rmdir(dir);
+
+    char s[40];
+    CHECK_STR(monitor_status(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE, s, sizeof s), "R", "running: R");
+    CHECK_STR(monitor_status(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER, s, sizeof s), "MW",
+              "blocked on a monitor: MW");
+    CHECK_STR(monitor_status(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING |
+                                 JVMTI_THREAD_STATE_IN_OBJECT_WAIT | JVMTI_THREAD_STATE_WAITING_INDEFINITELY, s, sizeof s),
+              "CW", "in Object.wait: CW");
+    CHECK_STR(monitor_status(0, s, sizeof s), "NS", "not started: NS");
+    CHECK_STR(monitor_status(JVMTI_THREAD_STATE_ALIVE, s, sizeof s), "UN", "alive, no state known: UN");
+    CHECK_STR(monitor_status(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE | JVMTI_THREAD_STATE_SUSPENDED |
+                                 JVMTI_THREAD_STATE_INTERRUPTED | JVMTI_THREAD_STATE_IN_NATIVE, s, sizeof s),
+              "S|intr|native|R", "suspended, interrupted, in native: prefixes");
+    monitors_destroy(&t);
+    free(t1);
+    free(t2);
+    free(t3);
+    return UNIT_DONE();
+}
