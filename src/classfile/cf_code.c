@@ -776,7 +776,8 @@ static void do_invoke(ts_t *t, uint32_t ref, int has_recv, int is_special) {
             if (r.tag == 6) {
                 init = vt_make(7, t->M->c->this_idx);
             } else {
-                if (r.v + 2u >= t->M->code_len || t->M->code[r.v] != 187) { t->bad = 1; return; }
+                if (r.v + 2u >= t->M->code_len || t->M->code[r.v] != 187 ||
+                    !cp_is(t->M->c, get_u2(t->M->code + r.v + 1), 7)) { t->bad = 1; return; }
                 init = vt_make(7, (uint16_t)get_u2(t->M->code + r.v + 1));
             }
             for (uint32_t k = 0; k < t->M->max_locals; k++)

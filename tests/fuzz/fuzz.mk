@@ -11,7 +11,7 @@ FUZZ_FLAGS   := -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,un
 .PHONY: fuzz fuzz-build fuzz-seed
 fuzz-build: $(FUZZ_OUT)/fuzz_classfile
 
-$(FUZZ_OUT)/fuzz_classfile: tests/fuzz/fuzz_classfile.c $(FUZZ_CF_SRCS) $(wildcard src/classfile/*.h)
+$(FUZZ_OUT)/fuzz_classfile: tests/fuzz/fuzz_classfile.c tests/fuzz/fuzz_one.h $(FUZZ_CF_SRCS) $(wildcard src/classfile/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_classfile.c $(FUZZ_CF_SRCS)
 

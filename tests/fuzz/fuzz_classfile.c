@@ -1,78 +1,16 @@
-/* libFuzzer target for src/classfile: parse (deep), round trip, instrument, re-parse.
- * Aborts when an invariant breaks:
- *   - a class that parses must write back byte for byte;
- *   - a class that deep-parses must not be called malformed by the instrumenter;
- *   - an instrumented class must deep-parse again, and instrument again.
- * ASan/UBSan catch the rest. Build and run with `make fuzz` (tests/fuzz/fuzz.mk). */
-#include <stdint.h>
+/* libFuzzer target for src/classfile: parse (deep), round trip, instrument, re-parse; the
+ * invariants are in fuzz_one.h. ASan/UBSan catch the rest. Build and run with `make fuzz`
+ * (tests/fuzz/fuzz.mk); inputs it once broke live in tests/fuzz/regressions and are
+ * replayed by tests/unit/test_classfile.c. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "classfile/classfile.h"
-
-static unsigned filter(void *ctx, const char *cls, const char *name, const char *desc,
-                       unsigned access, unsigned mnum) {
-    (void)ctx; (void)cls; (void)desc; (void)access;
-    if (strcmp(name, "skipme") == 0) return 0;
-    return (mnum % 7 == 3) ? (CF_INJ_ENTRY | CF_INJ_NEWARRAY) : CF_INJ_ALL;
-}
-
-static void die(const char *what) {
-    fprintf(stderr, "invariant broken: %s\n", what);
-    abort();
-}
+#include "fuzz_one.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    cf_class *c = NULL;
-    int deep_ok = cf_parse(data, size, CF_PARSE_DEEP, &c) == CF_OK;
-    if (deep_ok) {
-        uint8_t *out = NULL;
-        size_t n = 0;
-        if (cf_write(c, &out, &n) != CF_OK) die("write failed");
-        if (n != size || memcmp(out, data, size) != 0) die("round trip differs");
-        free(out);
-        for (unsigned i = 0; i < cf_method_count(c); i++)
-            if (!cf_method_name(c, i) || !cf_method_desc(c, i)) die("method names");
-        cf_free(c);
+    const char *broken = cf_fuzz_one(data, size);
+    if (broken) {
+        fprintf(stderr, "invariant broken: %s\n", broken);
+        abort();
     }
-
-    cf_inject_spec spec;
-    memset(&spec, 0, sizeof(spec));
-    spec.tracker_class = "hprof/Tracker";
-    spec.entry_name = "CallSite";
-    spec.entry_desc = "(II)V";
-    spec.return_name = "ReturnSite";
-    spec.return_desc = "(II)V";
-    spec.objinit_name = "ObjectInit";
-    spec.objinit_desc = "(Ljava/lang/Object;)V";
-    spec.newarray_name = "NewArray";
-    spec.newarray_desc = "(Ljava/lang/Object;)V";
-    spec.exception_exit = 1;
-    /* vary the class number so every push form (iconst, bipush, sipush, ldc_w) is used */
-    static const unsigned cnums[4] = {3, 100, 30000, 1000000};
-    spec.cnum = cnums[size % 4];
-    if (size % 3 == 0) spec.filter = filter;
-    /* and now and then widen every branch, through islands or by inversion */
-    if (size % 5 == 1) spec.debug = CF_DEBUG_WIDEN_ALL;
-    if (size % 5 == 2) spec.debug = CF_DEBUG_WIDEN_ALL | CF_DEBUG_NO_ISLANDS;
-
-    cf_result res;
-    int rc = cf_instrument(data, size, &spec, &res);
-    if (deep_ok && rc == CF_ERR_FORMAT) die("deep-parsed class called malformed by cf_instrument");
-    if (rc == CF_OK) {
-        /* methods left alone (filtered, too big) may hold anything the input held */
-        cf_class *c2 = NULL;
-        if (cf_parse(res.data, res.len, deep_ok ? CF_PARSE_DEEP : 0, &c2) != CF_OK)
-            die("instrumented class does not re-parse");
-        cf_free(c2);
-        cf_result res2;
-        int rc2 = cf_instrument(res.data, res.len, &spec, &res2);
-        if (rc2 == CF_ERR_FORMAT) die("instrumented class cannot be instrumented again");
-        cf_result_free(&res2);
-    } else if (res.data) {
-        die("data without CF_OK");
-    }
-    cf_result_free(&res);
     return 0;
 }
