@@ -109,7 +109,6 @@ static char *gather_options(const char *given)
 static void note_limits(const struct options *o)
 {
     if (o->heap & HEAP_SITES) log_warning("heap=sites is not yet supported by this build; no SITES will be written");
-    if (o->heap & HEAP_DUMP) log_warning("heap=dump is not yet supported by this build; no HEAP DUMP will be written");
     if (o->msa) log_warning("msa=y (Solaris micro state accounting) has no meaning on this platform; ignored");
     if (o->gc_okay_given) log_warning("gc_okay is an obsolete option; ignored");
 }
@@ -124,6 +123,8 @@ static int add_capabilities(struct agent *a)
     want.can_get_source_file_name = have.can_get_source_file_name;
     want.can_tag_objects = 1;
     want.can_get_thread_cpu_time = have.can_get_thread_cpu_time;
+    /* heap=dump: monitors owned by each thread are roots of the dump */
+    if (a->opt.heap & HEAP_DUMP) want.can_get_owned_monitor_info = have.can_get_owned_monitor_info;
     if (a->opt.monitor) monitor_events_capabilities(&want, &have);
     return (*a->jvmti)->AddCapabilities(a->jvmti, &want) == JVMTI_ERROR_NONE ? 0 : -1;
 }

@@ -64,8 +64,9 @@ static void write_trace_record(struct writer_ctx *w, uint32_t serial, uint32_t t
 static void bin_file_header(struct writer_ctx *w)
 {
     struct buf *b = output_buf(w->out);
-    static const char version[] = "JAVA PROFILE 1.0.1";
-    buf_put(b, version, sizeof version);          /* with its NUL */
+    /* Heap dumps are written as HEAP DUMP SEGMENTs, which need 1.0.2. */
+    const char *version = (w->opt->heap & HEAP_DUMP) ? "JAVA PROFILE 1.0.2" : "JAVA PROFILE 1.0.1";
+    buf_put(b, version, strlen(version) + 1);     /* with its NUL */
     buf_u4(b, HPROF_ID_SIZE);
     buf_u8(b, w->out->header_millis);
 

@@ -1,0 +1,994 @@
+/*
+ * heap=dump: the heap at the moment of the dump, after a GC.
+ *
+ * 1. Every loaded class is named (class table, tag = its class_info) and laid out: its
+ *    own instance and static fields with their basic types, and for each JVMTI field
+ *    index where the value goes in the binary layout (own fields first, then the super's).
+ *    Thread objects are tagged with their thread_info's object ID, so START THREAD and
+ *    the dump agree.
+ * 2. One JVMTI FollowReferences walk from the roots. Roots become ROOT sub-records. Every
+ *    object the walk reaches is first reported as a referee, where it gets its ID (an odd
+ *    tag, see tags.h; an array's length rides in the tag's high bits, since JVMTI tells
+ *    it only then). Then the walk visits it: the reference to its class comes first, then
+ *    its fields or elements (HotSpot reports one object's references together), so the
+ *    record of the object being visited is complete when the walk moves to the next one
+ *    and is written at once: the dump streams, and the agent keeps nothing per object.
+ * 3. The classes (CLASS DUMP, with the static values and loader, signers and protection
+ *    domain the walk reported), then the end of the dump.
+ *
+ * The walk's callbacks run inside the VM (no JNI, no JVMTI but raw memory), with the
+ * output lock held by the dumping thread.
+ */
+#include "sources/heap_walker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent.h"
+#include "tables/ids.h"
+#include "tables/tags.h"
+#include "util/log.h"
+#include "writers/heap_dump.h"
+
+/* The high bits of an object's tag: an array's length (bits 33..63). */
+#define TAG_ID_MASK 0x1FFFFFFFFLL
+#define TAG_LEN_SHIFT 33
+
+/* What the walker knows of a class beyond what the writers see. */
+struct cls_extra {
+    jclass ref;                 /* local reference while the dump runs */
+    uint32_t nall;              /* fields GetClassFields returned, statics included */
+    uint8_t *all_static;        /* per field: static? */
+    uint8_t *all_type;          /* per field: enum hd_type */
+    uint32_t *all_off;          /* per field: offset among its kind (instance/static) */
+    jfieldID *fids;             /* per field: its ID (for objects read through JNI) */
+    uint32_t chain;             /* fields of this class and its supers (JVMTI index space) */
+    uint32_t nifields;          /* fields of every interface it implements */
+    int state;                  /* 0 not laid out, 1 in progress, 2 done */
+    uint32_t stamp;
+};
+
+struct walk {
+    struct agent *a;
+    JNIEnv *jni;
+    const struct heap_dump_writer *wr;
+    struct hd_session s;
+    struct hd_class *cls;
+    struct cls_extra *ext;
+    uint32_t ncls;
+    uint32_t stamp;
+    struct hd_class *class_class;          /* java.lang.Class */
+
+    struct { uint32_t id, serial; } *threads;
+    uint32_t nthreads;
+
+    /* the object being visited */
+    jlong cur;                             /* its tag (an object's: the ID part); 0 none */
+    jlong done;                            /* the object written last */
+    enum { CUR_NONE, CUR_INSTANCE, CUR_OBJ_ARRAY, CUR_PRIM_ARRAY, CUR_CLASS } cur_kind;
+    struct hd_class *cur_cls;
+    uint32_t cur_len;
+    uint8_t *vals;
+    size_t vals_cap;
+    uint32_t *elems;
+    size_t elems_cap;
+    uint8_t *pbuf;
+    size_t pbuf_cap;
+
+    uint32_t gref;                         /* JNI global refs numbered from 1 */
+    uint32_t *monitors;                    /* objects whose monitor a thread owns */
+    uint32_t nmonitors;
+    jlong *pending;                        /* tags of objects named but not visited */
+    size_t npending, pending_cap;
+    int arr_base, ref_size;                /* object array size = align8(base + n*ref) */
+    uint64_t nobjects, nbytes;
+    uint64_t unnamed;                      /* objects of classes the dump does not know */
+    /* Two bits per object ID: named (referred to) in this dump, written in it. */
+    uint8_t *marks;
+    size_t marks_cap;
+    bool oom;
+};
+
+static struct hd_class *class_of_tag(struct walk *w, jlong tag)
+{
+    if (!tag_is_class(tag)) return NULL;
+    struct class_info *ci = tag_class(tag);
+    uint32_t i = ci->serial - SERIAL_CLASS_BASE - 1;
+    if (ci->serial <= SERIAL_CLASS_BASE || i >= w->ncls || w->cls[i].info != ci) return NULL;
+    return &w->cls[i];
+}
+
+static struct hd_class *class_of_ref(struct walk *w, jclass c)
+{
+    struct class_info *ci = classes_of(&w->a->classes, w->a->jvmti, c, &w->a->ids);
+    uint32_t i = ci->serial - SERIAL_CLASS_BASE - 1;
+    if (ci->serial <= SERIAL_CLASS_BASE || i >= w->ncls || w->cls[i].info != ci) return NULL;
+    return &w->cls[i];
+}
+
+static int type_of_sig(char c)
+{
+    switch (c) {
+    case 'Z': return HD_BOOLEAN;
+    case 'B': return HD_BYTE;
+    case 'C': return HD_CHAR;
+    case 'S': return HD_SHORT;
+    case 'I': return HD_INT;
+    case 'J': return HD_LONG;
+    case 'F': return HD_FLOAT;
+    case 'D': return HD_DOUBLE;
+    default: return HD_OBJECT;
+    }
+}
+
+#define MARK_NAMED 1u
+#define MARK_WRITTEN 2u
+
+static void mark(struct walk *w, uint32_t id, unsigned bit)
+{
+    if (id <= ID_OBJECT_BASE) return;
+    size_t i = id - ID_OBJECT_BASE;
+    if (i / 4 >= w->marks_cap) {
+        size_t n = w->marks_cap ? w->marks_cap : 1u << 16;
+        while (n <= i / 4) n *= 2;
+        uint8_t *m = realloc(w->marks, n);
+        if (!m) {
+            w->oom = true;
+            return;
+        }
+        memset(m + w->marks_cap, 0, n - w->marks_cap);
+        w->marks = m;
+        w->marks_cap = n;
+    }
+    w->marks[i / 4] |= (uint8_t)(bit << (2 * (i % 4)));
+}
+
+static unsigned marks_of(struct walk *w, uint32_t id)
+{
+    if (id <= ID_OBJECT_BASE) return 0;
+    size_t i = id - ID_OBJECT_BASE;
+    if (i / 4 >= w->marks_cap) return 0;
+    return (w->marks[i / 4] >> (2 * (i % 4))) & 3u;
+}
+
+/* The ID of an object reached through JNI, naming it if it has none. */
+static uint32_t id_of_object(struct walk *w, jobject o)
+{
+    if (!o) return 0;
+    jvmtiEnv *jvmti = w->a->jvmti;
+    jlong tag = 0;
+    (*jvmti)->GetTag(jvmti, o, &tag);
+    if (tag_is_class(tag)) return tag_class(tag)->object_id;
+    uint32_t id;
+    if (tag_is_object(tag)) {
+        id = tag_object_id(tag);
+    } else {
+        id = ids_new_object(&w->a->ids);
+        (*jvmti)->SetTag(jvmti, o, tag_for_object_id(id));
+    }
+    mark(w, id, MARK_NAMED);
+    return id;
+}
+
+/* ---- step 1: classes ---- */
+
+/* Own fields of a class, in GetClassFields order. */
+static void read_fields(struct walk *w, struct hd_class *c, struct cls_extra *x)
+{
+    jvmtiEnv *jvmti = w->a->jvmti;
+    jint n = 0;
+    jfieldID *ids = NULL;
+    if (c->is_array || (*jvmti)->GetClassFields(jvmti, x->ref, &n, &ids) != JVMTI_ERROR_NONE) return;
+    x->nall = (uint32_t)n;
+    x->all_static = calloc(n ? (size_t)n : 1, 1);
+    x->all_type = calloc(n ? (size_t)n : 1, 1);
+    x->all_off = calloc(n ? (size_t)n : 1, sizeof *x->all_off);
+    c->fields = calloc(n ? (size_t)n : 1, sizeof *c->fields);
+    c->statics = calloc(n ? (size_t)n : 1, sizeof *c->statics);
+    if (!x->all_static || !x->all_type || !x->all_off || !c->fields || !c->statics) {
+        w->oom = true;
+        x->nall = 0;
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
+        return;
+    }
+    for (jint i = 0; i < n; i++) {
+        char *name = NULL, *sig = NULL;
+        jint mods = 0;
+        (*jvmti)->GetFieldName(jvmti, x->ref, ids[i], &name, &sig, NULL);
+        (*jvmti)->GetFieldModifiers(jvmti, x->ref, ids[i], &mods);
+        int t = type_of_sig(sig ? sig[0] : 'L');
+        bool st = (mods & 0x0008) != 0;
+        struct hd_field *f = st ? &c->statics[c->nstatics++] : &c->fields[c->nfields++];
+        f->name = strdup(name ? name : "?");
+        f->type = (uint8_t)t;
+        x->all_static[i] = st;
+        x->all_type[i] = (uint8_t)t;
+        if (st) {
+            x->all_off[i] = c->static_bytes;
+            c->static_bytes += hd_type_size(t);
+        } else {
+            x->all_off[i] = c->own_bytes;
+            c->own_bytes += hd_type_size(t);
+        }
+        if (name) (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+        if (sig) (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    }
+    x->fids = malloc((n ? (size_t)n : 1) * sizeof *x->fids);
+    if (x->fids) memcpy(x->fids, ids, (size_t)n * sizeof *ids);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
+    c->static_values = calloc(c->static_bytes ? c->static_bytes : 1, 1);
+    if (!c->static_values) w->oom = true;
+}
+
+/* Adds the fields of interface `i` and its superinterfaces not counted yet. */
+static uint32_t count_interface_fields(struct walk *w, jclass k)
+{
+    jvmtiEnv *jvmti = w->a->jvmti;
+    jint n = 0;
+    jclass *ifs = NULL;
+    uint32_t sum = 0;
+    if ((*jvmti)->GetImplementedInterfaces(jvmti, k, &n, &ifs) != JVMTI_ERROR_NONE) return 0;
+    for (jint i = 0; i < n; i++) {
+        struct hd_class *ic = class_of_ref(w, ifs[i]);
+        if (ic) {
+            struct cls_extra *ix = &w->ext[ic - w->cls];
+            if (ix->stamp != w->stamp) {
+                ix->stamp = w->stamp;
+                sum += ix->nall + count_interface_fields(w, ifs[i]);
+            }
+        }
+        (*w->jni)->DeleteLocalRef(w->jni, ifs[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)ifs);
+    return sum;
+}
+
+/* Fields of every interface class c implements (through its supers too), each counted once. */
+static uint32_t interface_fields(struct walk *w, struct hd_class *c)
+{
+    w->stamp++;
+    uint32_t sum = 0;
+    for (struct hd_class *k = c; k; k = k->super) sum += count_interface_fields(w, w->ext[k - w->cls].ref);
+    return sum;
+}
+
+/*
+ * The JVMTI field indexes (its FollowReferences field numbering): the fields of every
+ * interface the class implements come first, then the fields of java.lang.Object, ...,
+ * then the class's own, each class's in GetClassFields order. An interface's own static
+ * fields come after those of its superinterfaces.
+ */
+static void lay_out(struct walk *w, struct hd_class *c)
+{
+    struct cls_extra *x = &w->ext[c - w->cls];
+    if (x->state != 0) return;
+    x->state = 1;
+    if (c->super) lay_out(w, c->super);
+    struct cls_extra *sx = c->super ? &w->ext[c->super - w->cls] : NULL;
+    c->inst_bytes = c->own_bytes + (c->super ? c->super->inst_bytes : 0);
+    x->chain = x->nall + (sx ? sx->chain : 0);
+    if (c->is_array) {
+        x->state = 2;
+        return;
+    }
+    uint32_t nif;
+    if (c->is_interface) {
+        w->stamp++;
+        nif = count_interface_fields(w, x->ref);     /* its superinterfaces' fields */
+    } else {
+        nif = interface_fields(w, c);
+    }
+    x->nifields = nif;
+    /* instance view */
+    uint32_t n = c->is_interface ? 0 : nif + x->chain;
+    c->nslots = n;
+    c->inst_slot_off = malloc((n ? n : 1) * sizeof *c->inst_slot_off);
+    c->inst_slot_type = calloc(n ? n : 1, 1);
+    /* static view: this class's own fields only */
+    uint32_t sbase = c->is_interface ? nif : nif + (sx ? sx->chain : 0);
+    uint32_t sn = sbase + x->nall;
+    c->nstatic_slots = sn;
+    c->static_slot_off = malloc((sn ? sn : 1) * sizeof *c->static_slot_off);
+    c->static_slot_type = calloc(sn ? sn : 1, 1);
+    if (!c->inst_slot_off || !c->inst_slot_type || !c->static_slot_off || !c->static_slot_type) {
+        w->oom = true;
+        c->nslots = c->nstatic_slots = 0;
+        x->state = 2;
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) c->inst_slot_off[i] = -1;
+    for (uint32_t i = 0; i < sn; i++) c->static_slot_off[i] = -1;
+    for (uint32_t j = 0; j < x->nall; j++) {
+        if (!x->all_static[j]) continue;
+        c->static_slot_off[sbase + j] = (int32_t)x->all_off[j];
+        c->static_slot_type[sbase + j] = x->all_type[j];
+    }
+    if (!c->is_interface) {
+        for (struct hd_class *k = c; k; k = k->super) {
+            struct cls_extra *kx = &w->ext[k - w->cls];
+            struct cls_extra *ksx = k->super ? &w->ext[k->super - w->cls] : NULL;
+            uint32_t base = nif + (ksx ? ksx->chain : 0);
+            uint32_t start = c->inst_bytes - k->inst_bytes;    /* k's own values start here */
+            for (uint32_t j = 0; j < kx->nall; j++) {
+                if (kx->all_static[j] || base + j >= n) continue;
+                c->inst_slot_off[base + j] = (int32_t)(start + kx->all_off[j]);
+                c->inst_slot_type[base + j] = kx->all_type[j];
+            }
+        }
+    }
+    x->state = 2;
+}
+
+static int load_classes(struct walk *w)
+{
+    struct agent *a = w->a;
+    jvmtiEnv *jvmti = a->jvmti;
+    JNIEnv *jni = w->jni;
+    jint n = 0;
+    jclass *all = NULL;
+    if ((*jvmti)->GetLoadedClasses(jvmti, &n, &all) != JVMTI_ERROR_NONE) return -1;
+    (*jni)->EnsureLocalCapacity(jni, n + 64);
+    for (jint i = 0; i < n; i++) classes_of(&a->classes, jvmti, all[i], &a->ids);
+    w->ncls = classes_count(&a->classes);
+    w->cls = calloc(w->ncls ? w->ncls : 1, sizeof *w->cls);
+    w->ext = calloc(w->ncls ? w->ncls : 1, sizeof *w->ext);
+    if (!w->cls || !w->ext) {
+        for (jint i = 0; i < n; i++) (*jni)->DeleteLocalRef(jni, all[i]);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+        return -1;
+    }
+    for (jint i = 0; i < n; i++) {
+        jlong tag = 0;
+        (*jvmti)->GetTag(jvmti, all[i], &tag);
+        if (!tag_is_class(tag)) {
+            (*jni)->DeleteLocalRef(jni, all[i]);
+            continue;
+        }
+        struct class_info *ci = tag_class(tag);
+        uint32_t k = ci->serial - SERIAL_CLASS_BASE - 1;
+        if (ci->serial <= SERIAL_CLASS_BASE || k >= w->ncls || w->cls[k].info) {
+            (*jni)->DeleteLocalRef(jni, all[i]);
+            continue;
+        }
+        w->cls[k].info = ci;
+        w->ext[k].ref = all[i];
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+
+    for (uint32_t k = 0; k < w->ncls; k++) {
+        struct hd_class *c = &w->cls[k];
+        struct cls_extra *x = &w->ext[k];
+        if (!c->info) continue;
+        const char *sig = c->info->signature;
+        c->is_array = sig[0] == '[';
+        if (c->is_array) c->elem_type = (uint8_t)type_of_sig(sig[1]);
+        jint mods = 0;
+        (*jvmti)->GetClassModifiers(jvmti, x->ref, &mods);
+        c->is_interface = (mods & 0x0200) != 0;
+        jclass sup = (*jni)->GetSuperclass(jni, x->ref);
+        if (sup) {
+            c->super = class_of_ref(w, sup);
+            (*jni)->DeleteLocalRef(jni, sup);
+        }
+        if (strcmp(sig, "Ljava/lang/Class;") == 0) w->class_class = c;
+        read_fields(w, c, x);
+    }
+    for (uint32_t k = 0; k < w->ncls; k++)
+        if (w->cls[k].info) lay_out(w, &w->cls[k]);
+    /* Let go of the classes before the walk, or they would show as JNI local roots. */
+    for (uint32_t k = 0; k < w->ncls; k++)
+        if (w->ext[k].ref) {
+            (*jni)->DeleteLocalRef(jni, w->ext[k].ref);
+            w->ext[k].ref = NULL;
+        }
+    return 0;
+}
+
+/* Thread objects carry their thread_info's object ID; the map gives their serials. */
+static int by_id(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static void tag_threads(struct walk *w)
+{
+    struct agent *a = w->a;
+    struct thread_table *t = &a->threads;
+    pthread_mutex_lock(&t->lock);
+    uint32_t n = threads_count(t);
+    w->threads = calloc(n ? n : 1, sizeof *w->threads);
+    for (uint32_t i = 0; w->threads && i < n; i++) {
+        struct thread_info *ti = threads_at(t, i);
+        if (!ti || !ti->ref) continue;
+        (*a->jvmti)->SetTag(a->jvmti, ti->ref, tag_for_object_id(ti->object_id));
+        w->threads[w->nthreads].id = ti->object_id;
+        w->threads[w->nthreads].serial = ti->serial;
+        w->nthreads++;
+    }
+    pthread_mutex_unlock(&t->lock);
+    if (w->threads) qsort(w->threads, w->nthreads, sizeof *w->threads, by_id);
+}
+
+static uint32_t thread_serial(struct walk *w, jlong thread_tag)
+{
+    if (!tag_is_object(thread_tag)) return 0;
+    uint32_t id = tag_object_id(thread_tag), lo = 0, hi = w->nthreads;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (w->threads[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < w->nthreads && w->threads[lo].id == id ? w->threads[lo].serial : 0;
+}
+
+/* Monitors owned by live threads: roots of their own. (HotSpot does not tell of monitors
+ * entered through JNI.) */
+static void find_monitors(struct walk *w)
+{
+    jvmtiEnv *jvmti = w->a->jvmti;
+    JNIEnv *jni = w->jni;
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    if ((*jvmti)->GetCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE || !caps.can_get_owned_monitor_info) return;
+    jint n = 0;
+    jthread *all = NULL;
+    if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return;
+    uint32_t cap = 0;
+    for (jint i = 0; i < n; i++) {
+        jint m = 0;
+        jobject *owned = NULL;
+        if ((*jvmti)->GetOwnedMonitorInfo(jvmti, all[i], &m, &owned) == JVMTI_ERROR_NONE) {
+            for (jint k = 0; k < m; k++) {
+                if (w->nmonitors == cap) {
+                    cap = cap ? cap * 2 : 16;
+                    uint32_t *p = realloc(w->monitors, cap * sizeof *p);
+                    if (!p) break;
+                    w->monitors = p;
+                }
+                if (w->nmonitors < cap) w->monitors[w->nmonitors++] = id_of_object(w, owned[k]);
+                (*jni)->DeleteLocalRef(jni, owned[k]);
+            }
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)owned);
+        }
+        (*jni)->DeleteLocalRef(jni, all[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+}
+
+/* Object array sizes (text sz=): fitted to what JVMTI says of a few small arrays. */
+static void measure_arrays(struct walk *w)
+{
+    JNIEnv *jni = w->jni;
+    jvmtiEnv *jvmti = w->a->jvmti;
+    jlong sz[4] = {0, 0, 0, 0};
+    jclass obj = (*jni)->FindClass(jni, "java/lang/Object");
+    for (int n = 0; obj && n < 4; n++) {
+        jobjectArray arr = (*jni)->NewObjectArray(jni, n, obj, NULL);
+        if (arr) {
+            (*jvmti)->GetObjectSize(jvmti, arr, &sz[n]);
+            (*jni)->DeleteLocalRef(jni, arr);
+        }
+    }
+    if (obj) (*jni)->DeleteLocalRef(jni, obj);
+    (*jni)->ExceptionClear(jni);
+    w->arr_base = 16;
+    w->ref_size = 4;
+    for (int r = 4; r <= 8; r += 4)
+        for (int base = 8; base <= 32; base++) {
+            bool fits = true;
+            for (int n = 0; n < 4; n++)
+                if (((base + n * r + 7) & ~7) != sz[n]) fits = false;
+            if (fits) {
+                w->arr_base = base;
+                w->ref_size = r;
+                return;
+            }
+        }
+}
+
+/* ---- step 2: the walk ---- */
+
+static void put_be(uint8_t *p, int type, jvalue v)
+{
+    uint64_t x;
+    switch (type) {
+    case HD_BOOLEAN: p[0] = v.z; return;
+    case HD_BYTE: p[0] = (uint8_t)v.b; return;
+    case HD_CHAR: x = v.c; break;
+    case HD_SHORT: x = (uint16_t)v.s; break;
+    case HD_INT: x = (uint32_t)v.i; break;
+    case HD_FLOAT: { uint32_t u; memcpy(&u, &v.f, 4); x = u; break; }
+    case HD_LONG: x = (uint64_t)v.j; break;
+    case HD_DOUBLE: memcpy(&x, &v.d, 8); break;
+    default: x = (uint32_t)v.i; break;
+    }
+    unsigned n = hd_type_size(type);
+    for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(x >> (8 * (n - 1 - i)));
+}
+
+static void put_id(uint8_t *p, uint32_t id)
+{
+    p[0] = (uint8_t)(id >> 24);
+    p[1] = (uint8_t)(id >> 16);
+    p[2] = (uint8_t)(id >> 8);
+    p[3] = (uint8_t)id;
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return true;
+    size_t n = *cap ? *cap : 256;
+    while (n < need) n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q) return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+/* Writes the object being visited (its record is complete). */
+static void finish(struct walk *w)
+{
+    uint32_t id = (uint32_t)(w->cur >> 1);
+    struct hd_class *c = w->cur_cls;
+    switch (w->cur_kind) {
+    case CUR_INSTANCE:
+        w->wr->instance(&w->s, id, c, c->obj_size, w->vals);
+        break;
+    case CUR_OBJ_ARRAY: {
+        uint32_t size = (uint32_t)(((uint64_t)w->arr_base + (uint64_t)w->cur_len * (uint64_t)w->ref_size + 7) & ~7ull);
+        w->wr->obj_array(&w->s, id, c, size, w->cur_len, w->elems);
+        break;
+    }
+    case CUR_PRIM_ARRAY:        /* no elements were reported: an empty array */
+        w->wr->prim_array(&w->s, id, c, 16, 0, c->elem_type, NULL);
+        break;
+    default: break;
+    }
+    mark(w, id, MARK_WRITTEN);
+    w->done = w->cur;
+    w->cur = 0;
+    w->cur_kind = CUR_NONE;
+}
+
+/* The walk moved to object `tag` (of class `class_tag`): start its record. */
+static void begin(struct walk *w, jlong tag, jlong class_tag)
+{
+    jlong id = tag_is_class(tag) ? tag : tag & TAG_ID_MASK;
+    if (w->cur == id) return;
+    if (w->cur_kind != CUR_NONE) finish(w);
+    w->cur = id;
+    w->cur_kind = CUR_NONE;
+    if (id == w->done) return;          /* more of an object already written: ignored */
+    if (tag_is_class(tag)) {
+        w->cur_cls = class_of_tag(w, tag);
+        w->cur_kind = w->cur_cls ? CUR_CLASS : CUR_NONE;
+        if (w->cur_cls) w->cur_cls->visited = true;
+        return;
+    }
+    struct hd_class *c = class_of_tag(w, class_tag);
+    w->cur_cls = c;
+    w->cur_kind = CUR_NONE;
+    if (!c || !tag_is_object(tag)) {
+        if (!tag_is_class(tag)) w->unnamed++;
+        return;
+    }
+    if (c->is_array) {
+        uint32_t len = (uint32_t)((uint64_t)tag >> TAG_LEN_SHIFT);
+        w->cur_len = len;
+        if (c->elem_type == HD_OBJECT) {
+            if (!grow((void **)&w->elems, &w->elems_cap, len ? len : 1, sizeof *w->elems)) {
+                w->oom = true;
+                return;
+            }
+            memset(w->elems, 0, (size_t)len * sizeof *w->elems);
+            w->cur_kind = CUR_OBJ_ARRAY;
+        } else {
+            w->cur_kind = CUR_PRIM_ARRAY;
+        }
+        return;
+    }
+    if (!grow((void **)&w->vals, &w->vals_cap, c->inst_bytes ? c->inst_bytes : 1, 1)) {
+        w->oom = true;
+        return;
+    }
+    memset(w->vals, 0, c->inst_bytes);
+    w->cur_kind = CUR_INSTANCE;
+}
+
+/* Gives an object reached for the first time its ID (arrays: with their length). */
+static jlong name_referee(struct walk *w, jlong *tag_ptr, jint length)
+{
+    jlong tag = *tag_ptr;
+    if (tag_is_class(tag)) return tag;
+    if (!tag) tag = tag_for_object_id(ids_new_object(&w->a->ids));
+    if (length >= 0) tag = (tag & TAG_ID_MASK) | ((jlong)(uint64_t)(uint32_t)length << TAG_LEN_SHIFT);
+    *tag_ptr = tag;
+    mark(w, tag_object_id(tag), MARK_NAMED);
+    return tag;
+}
+
+static uint32_t id_of_tag(jlong tag)
+{
+    if (tag_is_class(tag)) return tag_class(tag)->object_id;
+    return tag_is_object(tag) ? tag_object_id(tag) : 0;
+}
+
+static void root(struct walk *w, int kind, uint32_t id, uint32_t serial, int frame, const char *name)
+{
+    struct hd_root_info r = {.kind = kind, .id = id, .thread_serial = serial, .frame = frame,
+                             .trace_serial = SERIAL_TRACE_BASE, .name = name};
+    if (kind == HD_ROOT_JNI_GLOBAL) r.gref = ++w->gref;
+    w->wr->root(&w->s, &r);
+}
+
+static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong class_tag,
+                                 jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
+                                 jint length, void *user_data)
+{
+    struct walk *w = user_data;
+    jlong tag = name_referee(w, tag_ptr, length);
+    uint32_t id = id_of_tag(tag);
+    if (length < 0 && !tag_is_class(tag)) {
+        struct hd_class *c = class_of_tag(w, class_tag);
+        if (c && !c->obj_size) c->obj_size = (uint32_t)size;
+    }
+    if (!referrer_tag_ptr) {                  /* a root */
+        if (w->cur_kind != CUR_NONE) finish(w);
+        switch (kind) {
+        case JVMTI_HEAP_REFERENCE_JNI_GLOBAL: root(w, HD_ROOT_JNI_GLOBAL, id, 0, 0, NULL); break;
+        case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS: {
+            struct hd_class *c = class_of_tag(w, tag);
+            root(w, HD_ROOT_STICKY_CLASS, id, 0, 0, c ? c->info->name : "<Unknown Class>");
+            break;
+        }
+        case JVMTI_HEAP_REFERENCE_MONITOR: root(w, HD_ROOT_MONITOR_USED, id, 0, 0, NULL); break;
+        case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
+            root(w, HD_ROOT_JAVA_FRAME, id, thread_serial(w, info->stack_local.thread_tag), info->stack_local.depth,
+                 NULL);
+            break;
+        case JVMTI_HEAP_REFERENCE_JNI_LOCAL:
+            root(w, HD_ROOT_JNI_LOCAL, id, thread_serial(w, info->jni_local.thread_tag), info->jni_local.depth, NULL);
+            break;
+        case JVMTI_HEAP_REFERENCE_THREAD: {
+            uint32_t serial = thread_serial(w, tag);
+            root(w, HD_ROOT_THREAD_OBJECT, id, serial, 0, NULL);
+            root(w, HD_ROOT_THREAD_BLOCK, id, serial, 0, NULL);
+            break;
+        }
+        default: root(w, HD_ROOT_UNKNOWN, id, 0, 0, NULL); break;
+        }
+        return JVMTI_VISIT_OBJECTS;
+    }
+    begin(w, *referrer_tag_ptr, referrer_class_tag);
+    struct hd_class *c = w->cur_cls;
+    switch (w->cur_kind) {
+    case CUR_INSTANCE:
+        if (kind == JVMTI_HEAP_REFERENCE_FIELD) {
+            jint i = info->field.index;
+            if (i >= 0 && (uint32_t)i < c->nslots && c->inst_slot_off[i] >= 0 && c->inst_slot_type[i] == HD_OBJECT)
+                put_id(w->vals + c->inst_slot_off[i], id);
+        }
+        break;
+    case CUR_OBJ_ARRAY:
+        if (kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT) {
+            jint i = info->array.index;
+            if (i >= 0 && (uint32_t)i < w->cur_len) w->elems[i] = id;
+        }
+        break;
+    case CUR_CLASS:
+        switch (kind) {
+        case JVMTI_HEAP_REFERENCE_STATIC_FIELD: {
+            jint i = info->field.index;
+            if (i >= 0 && (uint32_t)i < c->nstatic_slots && c->static_slot_off[i] >= 0 && c->static_slot_type[i] == HD_OBJECT)
+                put_id(c->static_values + c->static_slot_off[i], id);
+            break;
+        }
+        case JVMTI_HEAP_REFERENCE_CLASS_LOADER: c->loader_id = id; break;
+        case JVMTI_HEAP_REFERENCE_SIGNERS: c->signers_id = id; break;
+        case JVMTI_HEAP_REFERENCE_PROTECTION_DOMAIN: c->domain_id = id; break;
+        default: break;
+        }
+        break;
+    default: break;
+    }
+    return JVMTI_VISIT_OBJECTS;
+}
+
+static jint JNICALL on_primitive_field(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+                                       jlong object_class_tag, jlong *object_tag_ptr, jvalue value,
+                                       jvmtiPrimitiveType value_type, void *user_data)
+{
+    struct walk *w = user_data;
+    begin(w, *object_tag_ptr, object_class_tag);
+    struct hd_class *c = w->cur_cls;
+    int t = type_of_sig((char)value_type);
+    jint i = info->field.index;
+    if (w->cur_kind == CUR_INSTANCE && kind == JVMTI_HEAP_REFERENCE_FIELD) {
+        if (i >= 0 && (uint32_t)i < c->nslots && c->inst_slot_off[i] >= 0 && c->inst_slot_type[i] == t)
+            put_be(w->vals + c->inst_slot_off[i], t, value);
+    } else if (w->cur_kind == CUR_CLASS && kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD) {
+        if (i >= 0 && (uint32_t)i < c->nstatic_slots && c->static_slot_off[i] >= 0 && c->static_slot_type[i] == t)
+            put_be(c->static_values + c->static_slot_off[i], t, value);
+    }
+    return 0;
+}
+
+static jint JNICALL on_array_values(jlong class_tag, jlong size, jlong *tag_ptr, jint count,
+                                    jvmtiPrimitiveType element_type, const void *elements, void *user_data)
+{
+    struct walk *w = user_data;
+    begin(w, *tag_ptr, class_tag);
+    if (w->cur_kind != CUR_PRIM_ARRAY) return 0;
+    int t = type_of_sig((char)element_type);
+    unsigned es = hd_type_size(t);
+    size_t n = (size_t)(count > 0 ? count : 0);
+    if (!grow((void **)&w->pbuf, &w->pbuf_cap, n * es + 1, 1)) {
+        w->oom = true;
+        return 0;
+    }
+    const uint8_t *src = elements;
+    uint8_t *dst = w->pbuf;
+    if (es == 1) {
+        memcpy(dst, src, n);
+    } else {
+        for (size_t i = 0; i < n; i++, src += es, dst += es)
+            for (unsigned k = 0; k < es; k++) dst[k] = src[es - 1 - k];   /* little- to big-endian */
+    }
+    uint32_t id = (uint32_t)(w->cur >> 1);
+    w->wr->prim_array(&w->s, id, w->cur_cls, (uint32_t)size, (uint32_t)n, t, w->pbuf);
+    mark(w, id, MARK_WRITTEN);
+    w->cur_kind = CUR_NONE;
+    w->done = w->cur;
+    return 0;
+}
+
+/* Text header counts: every object in the heap after the GC. */
+static jint JNICALL on_count(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
+{
+    struct walk *w = user_data;
+    w->nobjects++;
+    w->nbytes += (uint64_t)size;
+    return 0;
+}
+
+/* ---- objects the walk named but did not visit ---- */
+
+/*
+ * HotSpot's walk reports references to some objects it then never visits (objects of the
+ * class-data-sharing archive, int.class and the other primitive mirrors). They are found
+ * by their marks, read through JNI and written after the walk; what they refer to may
+ * need the same, so this goes round until nothing is left.
+ */
+static jint JNICALL on_find_unvisited(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
+{
+    struct walk *w = user_data;
+    jlong tag = *tag_ptr;
+    if (!tag_is_object(tag) || marks_of(w, tag_object_id(tag)) != MARK_NAMED) return 0;
+    if (!grow((void **)&w->pending, &w->pending_cap, w->npending + 1, sizeof *w->pending)) {
+        w->oom = true;
+        return 0;
+    }
+    w->pending[w->npending++] = tag;
+    return 0;
+}
+
+static jvalue read_field(JNIEnv *jni, jobject o, jfieldID f, int type)
+{
+    jvalue v;
+    memset(&v, 0, sizeof v);
+    switch (type) {
+    case HD_BOOLEAN: v.z = (*jni)->GetBooleanField(jni, o, f); break;
+    case HD_BYTE: v.b = (*jni)->GetByteField(jni, o, f); break;
+    case HD_CHAR: v.c = (*jni)->GetCharField(jni, o, f); break;
+    case HD_SHORT: v.s = (*jni)->GetShortField(jni, o, f); break;
+    case HD_INT: v.i = (*jni)->GetIntField(jni, o, f); break;
+    case HD_LONG: v.j = (*jni)->GetLongField(jni, o, f); break;
+    case HD_FLOAT: v.f = (*jni)->GetFloatField(jni, o, f); break;
+    case HD_DOUBLE: v.d = (*jni)->GetDoubleField(jni, o, f); break;
+    default: break;
+    }
+    return v;
+}
+
+static void write_prim_array_jni(struct walk *w, jobject o, uint32_t id, struct hd_class *c, uint32_t size)
+{
+    JNIEnv *jni = w->jni;
+    jsize n = (*jni)->GetArrayLength(jni, o);
+    unsigned es = hd_type_size(c->elem_type);
+    if (!grow((void **)&w->pbuf, &w->pbuf_cap, (size_t)n * es + 1, 1)) {
+        w->oom = true;
+        return;
+    }
+    void *p = w->pbuf;
+    switch (c->elem_type) {
+    case HD_BOOLEAN: (*jni)->GetBooleanArrayRegion(jni, o, 0, n, p); break;
+    case HD_BYTE: (*jni)->GetByteArrayRegion(jni, o, 0, n, p); break;
+    case HD_CHAR: (*jni)->GetCharArrayRegion(jni, o, 0, n, p); break;
+    case HD_SHORT: (*jni)->GetShortArrayRegion(jni, o, 0, n, p); break;
+    case HD_INT: (*jni)->GetIntArrayRegion(jni, o, 0, n, p); break;
+    case HD_LONG: (*jni)->GetLongArrayRegion(jni, o, 0, n, p); break;
+    case HD_FLOAT: (*jni)->GetFloatArrayRegion(jni, o, 0, n, p); break;
+    case HD_DOUBLE: (*jni)->GetDoubleArrayRegion(jni, o, 0, n, p); break;
+    default: break;
+    }
+    if (es > 1) {
+        uint8_t *q = w->pbuf;
+        for (jsize i = 0; i < n; i++, q += es)
+            for (unsigned k = 0; k < es / 2; k++) {
+                uint8_t t = q[k];
+                q[k] = q[es - 1 - k];
+                q[es - 1 - k] = t;
+            }
+    }
+    w->wr->prim_array(&w->s, id, c, size, (uint32_t)n, c->elem_type, w->pbuf);
+}
+
+static void write_object_jni(struct walk *w, jobject o, jlong tag)
+{
+    JNIEnv *jni = w->jni;
+    uint32_t id = tag_object_id(tag);
+    mark(w, id, MARK_WRITTEN);
+    jclass k = (*jni)->GetObjectClass(jni, o);
+    struct hd_class *c = k ? class_of_ref(w, k) : NULL;
+    if (k) (*jni)->DeleteLocalRef(jni, k);
+    if (!c) return;
+    jlong size = 0;
+    (*w->a->jvmti)->GetObjectSize(w->a->jvmti, o, &size);
+    if (c->is_array && c->elem_type != HD_OBJECT) {
+        write_prim_array_jni(w, o, id, c, (uint32_t)size);
+    } else if (c->is_array) {
+        jsize n = (*jni)->GetArrayLength(jni, o);
+        if (!grow((void **)&w->elems, &w->elems_cap, (size_t)n + 1, sizeof *w->elems)) {
+            w->oom = true;
+            return;
+        }
+        for (jsize i = 0; i < n; i++) {
+            jobject e = (*jni)->GetObjectArrayElement(jni, o, i);
+            w->elems[i] = id_of_object(w, e);
+            if (e) (*jni)->DeleteLocalRef(jni, e);
+        }
+        w->wr->obj_array(&w->s, id, c, (uint32_t)size, (uint32_t)n, w->elems);
+    } else {
+        if (!grow((void **)&w->vals, &w->vals_cap, (size_t)c->inst_bytes + 1, 1)) {
+            w->oom = true;
+            return;
+        }
+        memset(w->vals, 0, c->inst_bytes);
+        for (struct hd_class *h = c; h; h = h->super) {
+            struct cls_extra *x = &w->ext[h - w->cls];
+            uint32_t start = c->inst_bytes - h->inst_bytes;
+            for (uint32_t j = 0; j < x->nall && x->fids; j++) {
+                if (x->all_static[j]) continue;
+                uint8_t *p = w->vals + start + x->all_off[j];
+                if (x->all_type[j] == HD_OBJECT) {
+                    jobject v = (*jni)->GetObjectField(jni, o, x->fids[j]);
+                    put_id(p, id_of_object(w, v));
+                    if (v) (*jni)->DeleteLocalRef(jni, v);
+                } else {
+                    put_be(p, x->all_type[j], read_field(jni, o, x->fids[j], x->all_type[j]));
+                }
+            }
+        }
+        w->wr->instance(&w->s, id, c, (uint32_t)size, w->vals);
+    }
+}
+
+static void write_unvisited(struct walk *w)
+{
+    jvmtiEnv *jvmti = w->a->jvmti;
+    JNIEnv *jni = w->jni;
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_iteration_callback = on_find_unvisited;
+    for (int round = 0; round < 32 && !w->oom; round++) {
+        w->npending = 0;
+        if ((*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &cb, w) != JVMTI_ERROR_NONE || !w->npending) break;
+        for (size_t at = 0; at < w->npending; at += 1024) {
+            jint want = (jint)(w->npending - at < 1024 ? w->npending - at : 1024), got = 0;
+            jobject *objs = NULL;
+            jlong *tags = NULL;
+            (*jni)->EnsureLocalCapacity(jni, want + 256);
+            if ((*jvmti)->GetObjectsWithTags(jvmti, want, w->pending + at, &got, &objs, &tags) != JVMTI_ERROR_NONE)
+                continue;
+            for (jint i = 0; i < got; i++) {
+                write_object_jni(w, objs[i], tags[i]);
+                (*jni)->DeleteLocalRef(jni, objs[i]);
+            }
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)objs);
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)tags);
+        }
+    }
+}
+
+static void free_walk(struct walk *w)
+{
+    for (uint32_t k = 0; k < w->ncls; k++) {
+        struct hd_class *c = &w->cls[k];
+        struct cls_extra *x = &w->ext[k];
+        for (uint32_t i = 0; i < c->nfields; i++) free(c->fields[i].name);
+        for (uint32_t i = 0; i < c->nstatics; i++) free(c->statics[i].name);
+        free(c->fields);
+        free(c->statics);
+        free(c->static_values);
+        free(c->inst_slot_off);
+        free(c->inst_slot_type);
+        free(c->static_slot_off);
+        free(c->static_slot_type);
+        free(x->all_static);
+        free(x->all_type);
+        free(x->all_off);
+        free(x->fids);
+        if (x->ref) (*w->jni)->DeleteLocalRef(w->jni, x->ref);
+    }
+    free(w->cls);
+    free(w->ext);
+    free(w->threads);
+    free(w->vals);
+    free(w->elems);
+    free(w->pbuf);
+    free(w->marks);
+    free(w->pending);
+    free(w->monitors);
+}
+
+void heap_walker_dump(struct agent *a, JNIEnv *jni)
+{
+    jvmtiEnv *jvmti = a->jvmti;
+    struct walk *w = calloc(1, sizeof *w);
+    if (!w) {
+        log_error("out of memory for the heap dump");
+        return;
+    }
+    w->a = a;
+    w->jni = jni;
+    w->wr = a->opt.format == 'b' ? &heap_dump_binary : &heap_dump_text;
+    w->s.w = &a->wctx;
+    (*jni)->PushLocalFrame(jni, 64);
+
+    (*jvmti)->ForceGarbageCollection(jvmti);
+    if (load_classes(w) != 0 || w->oom) {
+        log_error("cannot read the loaded classes; no heap dump written");
+        free_walk(w);
+        free(w);
+        (*jni)->PopLocalFrame(jni, NULL);
+        return;
+    }
+    tag_threads(w);
+    find_monitors(w);
+    if (a->opt.format != 'b') {
+        measure_arrays(w);
+        jvmtiHeapCallbacks count;
+        memset(&count, 0, sizeof count);
+        count.heap_iteration_callback = on_count;
+        (*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &count, w);
+    }
+
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_reference_callback = on_reference;
+    cb.primitive_field_callback = on_primitive_field;
+    cb.array_primitive_value_callback = on_array_values;
+
+    output_lock(&a->out);
+    /* Traces not written yet come first, as in the original. */
+    for (uint32_t i = 0; i < traces_count(&a->traces); i++) a->writer->trace(&a->wctx, traces_at(&a->traces, i));
+    w->wr->prepare(&w->s, w->cls, w->ncls);
+    w->wr->begin(&w->s, w->nobjects, w->nbytes);
+    for (uint32_t i = 0; i < w->nmonitors; i++) root(w, HD_ROOT_MONITOR_USED, w->monitors[i], 0, 0, NULL);
+    jvmtiError err = (*jvmti)->FollowReferences(jvmti, 0, NULL, NULL, &cb, w);
+    if (w->cur_kind != CUR_NONE) finish(w);
+    write_unvisited(w);
+    for (uint32_t k = 0; k < w->ncls; k++)
+        if (w->cls[k].info) w->wr->class_dump(&w->s, &w->cls[k]);
+    w->wr->end(&w->s);
+    output_flush(&a->out);
+    output_unlock(&a->out);
+    if (err != JVMTI_ERROR_NONE) log_error("the heap walk failed (JVMTI error %d); the heap dump is incomplete", (int)err);
+    if (w->oom) log_error("out of memory during the heap dump; some values are missing");
+    free_walk(w);
+    free(w);
+    (*jni)->PopLocalFrame(jni, NULL);
+}

@@ -1,0 +1,198 @@
+/*
+ * The HEAP DUMP section in the binary format: HEAP DUMP SEGMENT records of bounded size
+ * (so the dump streams to the output and the agent's buffer stays small), closed by
+ * HEAP DUMP END. Each segment ends at a sub-record boundary and is a whole record, so a
+ * failing disk cuts the file between records. Names (STRING) and LOAD CLASS records are
+ * written before the first segment.
+ */
+#include <string.h>
+
+#include "tables/classes.h"
+#include "tables/ids.h"
+#include "writers/binary_records.h"
+#include "writers/heap_dump.h"
+#include "writers/output.h"
+#include "writers/writer.h"
+
+/* A segment is closed once it holds this much (one sub-record may go beyond). */
+#define SEGMENT_BYTES (4u * 1024 * 1024)
+/* No record may pass what its u4 length can say. */
+#define RECORD_MAX 0xFFFFFF00u
+
+const char *hd_type_name(int t)
+{
+    switch (t) {
+    case HD_OBJECT: return "object";
+    case HD_BOOLEAN: return "boolean";
+    case HD_CHAR: return "char";
+    case HD_FLOAT: return "float";
+    case HD_DOUBLE: return "double";
+    case HD_BYTE: return "byte";
+    case HD_SHORT: return "short";
+    case HD_INT: return "int";
+    case HD_LONG: return "long";
+    default: return "?";
+    }
+}
+
+static void seg_close(struct hd_session *s)
+{
+    if (!s->seg_open) return;
+    bin_record_end(s->w, s->seg_len_at);
+    s->seg_open = false;
+}
+
+/* The buffer to append a sub-record of about `need` bytes to, in an open segment. */
+static struct buf *seg_room(struct hd_session *s, size_t need)
+{
+    struct buf *b = output_buf(s->w->out);
+    if (s->seg_open && b->len - s->seg_len_at - 4 + need > SEGMENT_BYTES) seg_close(s);
+    if (!s->seg_open) {
+        s->seg_len_at = bin_record_begin(s->w, TAG_HEAP_DUMP_SEGMENT);
+        s->seg_open = true;
+        s->segments++;
+    }
+    return b;
+}
+
+static void bin_prepare(struct hd_session *s, struct hd_class *classes, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct hd_class *c = &classes[i];
+        if (!c->info) continue;
+        bin_load_class(s->w, c->info);
+        for (uint32_t k = 0; k < c->nfields; k++) c->fields[k].name_id = bin_name_id(s->w, c->fields[k].name);
+        for (uint32_t k = 0; k < c->nstatics; k++) c->statics[k].name_id = bin_name_id(s->w, c->statics[k].name);
+    }
+}
+
+static void bin_begin(struct hd_session *s, uint64_t nobjects, uint64_t nbytes)
+{
+    s->seg_open = false;
+    s->segments = 0;
+}
+
+static void bin_root(struct hd_session *s, const struct hd_root_info *r)
+{
+    struct buf *b = seg_room(s, 17);
+    buf_u1(b, (uint8_t)r->kind);
+    buf_u4(b, r->id);
+    switch (r->kind) {
+    case HD_ROOT_JNI_GLOBAL: buf_u4(b, r->gref); break;
+    case HD_ROOT_JNI_LOCAL:
+    case HD_ROOT_JAVA_FRAME:
+        buf_u4(b, r->thread_serial);
+        buf_u4(b, (uint32_t)r->frame);
+        break;
+    case HD_ROOT_NATIVE_STACK:
+    case HD_ROOT_THREAD_BLOCK: buf_u4(b, r->thread_serial); break;
+    case HD_ROOT_THREAD_OBJECT:
+        buf_u4(b, r->thread_serial);
+        buf_u4(b, r->trace_serial);
+        break;
+    default: break;
+    }
+}
+
+static void put_value(struct buf *b, int type, const uint8_t *v)
+{
+    buf_put(b, v, hd_type_size(type));
+}
+
+static void bin_class_dump(struct hd_session *s, const struct hd_class *c)
+{
+    size_t need = 64 + (size_t)c->nstatics * 13 + (size_t)c->nfields * 5;
+    struct buf *b = seg_room(s, need);
+    buf_u1(b, HD_CLASS_DUMP);
+    buf_u4(b, c->info->object_id);
+    buf_u4(b, SERIAL_TRACE_BASE);
+    buf_u4(b, c->super ? c->super->info->object_id : 0);
+    buf_u4(b, c->loader_id);
+    buf_u4(b, c->signers_id);
+    buf_u4(b, c->domain_id);
+    buf_u4(b, 0);
+    buf_u4(b, 0);
+    buf_u4(b, c->is_array ? 0 : c->inst_bytes);
+    buf_u2(b, 0);                               /* constant pool entries */
+    buf_u2(b, (uint16_t)c->nstatics);
+    const uint8_t *v = c->static_values;
+    for (uint32_t k = 0; k < c->nstatics; k++) {
+        buf_u4(b, c->statics[k].name_id);
+        buf_u1(b, c->statics[k].type);
+        put_value(b, c->statics[k].type, v);
+        v += hd_type_size(c->statics[k].type);
+    }
+    buf_u2(b, (uint16_t)c->nfields);
+    for (uint32_t k = 0; k < c->nfields; k++) {
+        buf_u4(b, c->fields[k].name_id);
+        buf_u1(b, c->fields[k].type);
+    }
+}
+
+static void bin_instance(struct hd_session *s, uint32_t id, const struct hd_class *c, uint32_t size,
+                         const uint8_t *values)
+{
+    struct buf *b = seg_room(s, 17 + (size_t)c->inst_bytes);
+    buf_u1(b, HD_INSTANCE_DUMP);
+    buf_u4(b, id);
+    buf_u4(b, SERIAL_TRACE_BASE);
+    buf_u4(b, c->info->object_id);
+    buf_u4(b, c->inst_bytes);
+    buf_put(b, values, c->inst_bytes);
+}
+
+static void bin_obj_array(struct hd_session *s, uint32_t id, const struct hd_class *c, uint32_t size,
+                          uint32_t n, const uint32_t *elems)
+{
+    if ((uint64_t)n * 4 + 32 > RECORD_MAX) n = (RECORD_MAX - 32) / 4;   /* cannot be said in a u4 length */
+    struct buf *b = seg_room(s, 17 + (size_t)n * 4);
+    buf_u1(b, HD_OBJ_ARRAY_DUMP);
+    buf_u4(b, id);
+    buf_u4(b, SERIAL_TRACE_BASE);
+    buf_u4(b, n);
+    buf_u4(b, c->info->object_id);
+    if (buf_reserve(b, (size_t)n * 4) != 0) return;
+    uint8_t *p = b->data + b->len;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t e = elems[i];
+        p[0] = (uint8_t)(e >> 24);
+        p[1] = (uint8_t)(e >> 16);
+        p[2] = (uint8_t)(e >> 8);
+        p[3] = (uint8_t)e;
+        p += 4;
+    }
+    b->len += (size_t)n * 4;
+}
+
+static void bin_prim_array(struct hd_session *s, uint32_t id, const struct hd_class *c, uint32_t size,
+                           uint32_t n, int type, const uint8_t *elems)
+{
+    unsigned es = hd_type_size(type);
+    if ((uint64_t)n * es + 32 > RECORD_MAX) n = (uint32_t)((RECORD_MAX - 32) / es);
+    struct buf *b = seg_room(s, 14 + (size_t)n * es);
+    buf_u1(b, HD_PRIM_ARRAY_DUMP);
+    buf_u4(b, id);
+    buf_u4(b, SERIAL_TRACE_BASE);
+    buf_u4(b, n);
+    buf_u1(b, (uint8_t)type);
+    buf_put(b, elems, (size_t)n * es);
+}
+
+static void bin_end(struct hd_session *s)
+{
+    seg_room(s, 0);             /* at least one segment, even for an empty dump */
+    seg_close(s);
+    size_t at = bin_record_begin(s->w, TAG_HEAP_DUMP_END);
+    bin_record_end(s->w, at);
+}
+
+const struct heap_dump_writer heap_dump_binary = {
+    .prepare = bin_prepare,
+    .begin = bin_begin,
+    .root = bin_root,
+    .class_dump = bin_class_dump,
+    .instance = bin_instance,
+    .obj_array = bin_obj_array,
+    .prim_array = bin_prim_array,
+    .end = bin_end,
+};
