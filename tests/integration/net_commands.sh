@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# net= with format=b: a session driven through the front end (build/hprof-front), one
+# command after another, each answer checked with the project's reader (hprof-dump).
+source "$(dirname "$0")/../lib/common.sh"
+FRONT=$HPROF_ROOT/build/hprof-front
+
+# dumped: the records received so far, one a line.
+dumped() { "$HPROF_DUMP" s.hprof 2>/dev/null; }
+# samples N: the SAMPLE lines of the Nth CPU_SAMPLES record.
+samples() { dumped | awk -v want="$1" '/^CPU_SAMPLES/ { n++; next } /^[A-Z]/ { if (n == want) exit } n == want && /^  SAMPLE/'; }
+# samples_total N: the total of the Nth CPU_SAMPLES record.
+samples_total() { dumped | awk -v want="$1" '/^CPU_SAMPLES/ { n++; if (n == want) { sub(/.*total=/, ""); sub(/ .*/, ""); print } }'; }
+count_records() { dumped | grep -c "^$1" || true; }
+send() { echo "$*" >&3; }
+# wait_for N: until N CPU_SAMPLES records have arrived (10 s at most).
+wait_for() { for _ in $(seq 100); do [[ $(count_records CPU_SAMPLES) -ge $1 ]] && return 0; sleep 0.1; done; return 1; }
+
+mkfifo cmds
+"$FRONT" -P port.txt -o s.hprof -t 60 <cmds 2>front.err &
+FPID=$!
+exec 3>cmds
+for _ in $(seq 100); do [[ -s port.txt ]] && break; sleep 0.1; done
+set +e
+"$JAVA" -Xcheck:jni -Xlog:gc -cp "$TEST_CLASSES" "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port.txt)")" \
+  NetServer 60000 >out.txt 2>&1 &
+JPID=$!
+set -e
+for _ in $(seq 100); do grep -qs '^started' out.txt && break; sleep 0.1; done
+
+send "pause 700"
+send "cpu samples 0.2"
+send "traces"
+wait_for 1
+sleep 0.5
+check "CPU SAMPLES: a CPU_SAMPLES record with samples" bash -c "[[ \$(samples_total() { \"$HPROF_DUMP\" s.hprof 2>/dev/null | awk '/^CPU_SAMPLES/ { sub(/.*total=/, \"\"); sub(/ .*/, \"\"); print; exit }'; }; samples_total) -gt 0 ]]"
+dumped >d1.txt
+check "DUMP TRACES: traces follow the first CPU_SAMPLES, all of them written" bash -c "
+  awk '/^CPU_SAMPLES/ { s = 1 } s && /^TRACE/ { t++ } END { exit !(t > 0) }' d1.txt"
+spin_a=$(sed -n 's/^START_THREAD serial=[0-9]* obj=\(0x[0-9a-f]*\) .*name="spin-a".*/\1/p' d1.txt)
+check "START_THREAD of spin-a arrived (its object ID: $spin_a)" test -n "$spin_a"
+
+# CPU sampling off for spin-a only: its samples stop, spin-b's go on.
+send "cpu off $spin_a"
+send "pause 100"
+send "cpu clear"
+send "pause 700"
+send "cpu samples 0"
+wait_for 2
+samples 2 >s2.txt
+check "CONTROL cpu off for one thread: no sample in spinA, some in spinB" bash -c "
+  ! grep -Eq 'top=NetServer\\.(spinA|deep)' s2.txt && grep -q 'top=NetServer.spinB' s2.txt"
+
+# On again, deeper stacks.
+send "cpu on $spin_a"
+send "depth 8"
+send "cpu clear"
+send "pause 700"
+send "cpu samples 0"
+wait_for 3
+samples 3 >s3.txt
+dumped >d3.txt
+check "CONTROL cpu on for one thread: spinA is sampled again" grep -q 'top=NetServer.spinA' s3.txt
+check "CONTROL depth 8: spin-a's traces now have 8 frames, none more" bash -c "
+  awk '/^TRACE/ { sub(/.*nframes=/, \"\"); sub(/ .*/, \"\"); if (\$0 + 0 > m) m = \$0 + 0 } END { exit !(m == 8) }' d3.txt"
+check "before the depth command, traces had at most 4 frames" bash -c "
+  awk '/^TRACE/ { sub(/.*nframes=/, \"\"); sub(/ .*/, \"\"); if (\$0 + 0 > m) m = \$0 + 0 } END { exit !(m <= 4) }' d1.txt"
+
+# Off for all, cleared: nothing is counted.
+send "cpu off"
+send "pause 100"
+send "cpu clear"
+send "pause 500"
+send "cpu samples 0"
+wait_for 4
+check "CONTROL cpu off for all and clear: CPU_SAMPLES total=0" test "$(samples_total 4)" = 0
+send "cpu on"
+
+# The heap commands (answered once the heap sections are in this build).
+send "gc"
+send "dump heap"
+send "sites 0.01"
+send "heap summary"
+send "alloc off"
+send "alloc on"
+send "pause 1000"
+send "exit"
+wait $JPID && RC=0 || RC=$?
+exec 3>&-
+wait $FPID && FRC=0 || FRC=$?
+cat out.txt >>"$WORK/all-runs.txt"
+
+check "FORCE GC: the VM ran a GC for JVMTI" grep -q 'Pause Full (JvmtiEnv ForceGarbageCollection)' out.txt
+if nm "$HPROF_LIB" | grep -qw dump_heap_section; then
+  check "DUMP HEAP: a heap dump arrived" bash -c "[[ \$(\"$HPROF_DUMP\" s.hprof | grep -Ec '^HEAP_DUMP( |_SEGMENT)') -ge 1 ]]"
+else
+  check "DUMP HEAP (not in this build yet): said once, nothing written" bash -c "
+    grep -q 'has no answer in this build yet' out.txt && ! \"$HPROF_DUMP\" s.hprof | grep -q '^HEAP_DUMP'"
+fi
+if nm "$HPROF_LIB" | grep -qw dump_sites; then
+  check "ALLOC SITES: an ALLOC_SITES record arrived" bash -c "\"$HPROF_DUMP\" s.hprof | grep -q '^ALLOC_SITES'"
+fi
+if nm "$HPROF_LIB" | grep -qw dump_heap_summary; then
+  check "HEAP SUMMARY: a HEAP_SUMMARY record arrived" bash -c "\"$HPROF_DUMP\" s.hprof | grep -q '^HEAP_SUMMARY'"
+fi
+check "EXIT THE VM: status 0 before the program's own end" bash -c "[[ $RC -eq 0 ]] && grep -qx started out.txt && ! grep -q finished out.txt"
+check "EXIT THE VM: said, and the final dump written" bash -c "
+  grep -q 'HPROF: received exit event, exiting' out.txt && [[ \$(\"$HPROF_DUMP\" s.hprof | grep -c '^CPU_SAMPLES') -eq 5 ]]"
+check "the whole session is a valid HPROF file" hprof_check s.hprof
+check "the front end ended by itself with status 0 when the agent closed" test "$FRC" -eq 0
+check "no bad-command warning in a clean session" bash -c "! grep -q 'bad command' out.txt"
+
+# The front end refuses what it cannot understand, and says how to get help.
+printf 'frobnicate\ndepth -1\nsites 2.0\ncpu samples 0.1\n' | "$FRONT" -P port2.txt -o t.hprof -t 60 2>front2.err &
+FPID=$!
+for _ in $(seq 100); do [[ -s port2.txt ]] && break; sleep 0.1; done
+run_java "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port2.txt)")" NetServer 1500
+wait $FPID && FRC=0 || FRC=$?
+check "front end: bad lines reported (3), good ones sent, status 1" bash -c "
+  [[ $FRC -eq 1 && \$(grep -c 'not understood' front2.err) -eq 3 ]] && grep -q 'type help' front2.err &&
+  [[ \$(\"$HPROF_DUMP\" t.hprof | grep -c '^CPU_SAMPLES') -eq 2 ]] && [[ $RC -eq 4 ]]"
+check "front end: help lists the commands and the CONTROL numbering" bash -c "
+  \"$FRONT\" -h | grep -q 'cpu samples \\[CUTOFF\\]' && \"$FRONT\" -h | grep -q 'CONTROL numbers follow the manual'"
+jni_clean
