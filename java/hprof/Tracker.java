@@ -8,15 +8,21 @@ package hprof;
  * Thread.currentThread, Thread.getId and Thread.threadId), so it cannot recurse.
  *
  * cpu=times: method entries and exits are not sent to native code one by one. Each
- * thread appends (event, System.nanoTime()) pairs to its own long[] buffer, found by
- * its thread id, and hands the buffer to the agent in bulk when it fills. Slot 0 of a
- * buffer holds its fill index.
+ * thread appends (event, time) pairs to its own long[] buffer, found by its thread id,
+ * and hands the buffer to the agent in bulk when it fills. Slot 0 of a buffer holds its
+ * fill index. The time is read from `now`, a nanosecond clock the agent advances every
+ * 100 microseconds: far cheaper than System.nanoTime() on every call, and still an
+ * unbiased measure of a method's time (a call is charged one tick for each tick that
+ * falls inside it, so on average exactly its duration).
  */
 public final class Tracker {
     private Tracker() {}
 
     /* Set by the agent: 0 = inert, 1 = record method entries and exits. */
     private static volatile int engaged;
+
+    /* Set by the agent's clock thread: monotonic nanoseconds, advanced in ticks. */
+    private static volatile long now;
 
     private static final int PAIRS = 8192;
     private static final int MAX_DIRECT = 1 << 16;
@@ -64,13 +70,13 @@ public final class Tracker {
         long id = threadId(t);
         long[] b = bufferOf(id);
         if (b == null) {                     // a thread id too large: hand over one by one
-            long[] one = new long[] {3, event, System.nanoTime()};
+            long[] one = new long[] {3, event, now};
             drain(id, one, 3);
             return;
         }
         int n = (int) b[0];
         b[n] = event;
-        b[n + 1] = System.nanoTime();
+        b[n + 1] = now;
         n += 2;
         if (n >= b.length) {
             drain(id, b, n);

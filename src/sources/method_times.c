@@ -95,7 +95,10 @@ static struct trace *trace_at(struct agent *a, JNIEnv *jni, struct call_stack *s
         s->key[n].method = s->frames[i].method;
         s->key[n].location = -1;
     }
-    uint64_t h = traces_key_hash(thread_serial, s->key, n);
+    /* A cheap hash for the cache; the table below has its own. */
+    uint64_t h = thread_serial * 0x9E3779B97F4A7C15ULL + (uint64_t)n;
+    for (int i = 0; i < n; i++) h = (h ^ (uint64_t)(uintptr_t)s->key[i].method) * 0xff51afd7ed558ccdULL;
+    h ^= h >> 29;
     unsigned slot = (unsigned)(h % CACHE_SLOTS);
     struct trace *t = s->cache[slot].trace;
     if (t && s->cache[slot].hash == h && traces_key_equals(t, thread_serial, s->key, n)) return t;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/agent.h"
@@ -20,6 +21,8 @@ extern const size_t hprof_tracker_class_len;
 struct tracker {
     char dir[64];                 /* where Tracker.class was put for the boot class path */
     jclass cls;                   /* the Tracker, once VM init found it */
+    jfieldID now;                 /* Tracker.now, advanced by the clock thread */
+    _Atomic bool stop_clock;
     _Atomic unsigned classes, methods, too_big, failed;
     _Atomic unsigned deferred;    /* seen before the Tracker could be reached */
 };
@@ -296,6 +299,32 @@ static void catch_up(struct agent *a, JNIEnv *jni)
     (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
 }
 
+#define CLOCK_TICK_NS 100000      /* Tracker.now advances every 100 us */
+
+/* The clock thread: keeps Tracker.now close to the monotonic clock. */
+static void JNICALL clock_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
+{
+    struct agent *a = arg;
+    struct tracker *t = a->tracker;
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    while (!atomic_load(&t->stop_clock)) {
+        next.tv_nsec += CLOCK_TICK_NS;
+        if (next.tv_nsec >= 1000000000L) {
+            next.tv_sec++;
+            next.tv_nsec -= 1000000000L;
+        }
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
+        int64_t now = method_times_now_ns();
+        /* Fallen behind (the machine was busy): start again from now. */
+        if (now - ((int64_t)next.tv_sec * 1000000000 + next.tv_nsec) > 10 * CLOCK_TICK_NS) {
+            next.tv_sec = (time_t)(now / 1000000000);
+            next.tv_nsec = (long)(now % 1000000000);
+        }
+        (*jni)->SetStaticLongField(jni, t->cls, t->now, now);
+    }
+}
+
 void tracker_vm_init(struct agent *a, JNIEnv *jni)
 {
     struct tracker *t = a->tracker;
@@ -315,6 +344,13 @@ void tracker_vm_init(struct agent *a, JNIEnv *jni)
         return;
     }
     method_times_start(a, jni);
+    t->now = (*jni)->GetStaticFieldID(jni, cls, "now", "J");
+    if (t->now) {
+        (*jni)->SetStaticLongField(jni, cls, t->now, method_times_now_ns());
+        agent_start_thread(a, jni, "HPROF clock", clock_main, a);
+    } else {
+        (*jni)->ExceptionClear(jni);
+    }
     (*jni)->SetStaticIntField(jni, cls, engaged, 1);
     remove_tracker_class(t);     /* loaded now; nothing will look for the file again */
 }
@@ -328,6 +364,7 @@ void tracker_vm_death(struct agent *a, JNIEnv *jni)
     }
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
     if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, 0);
+    atomic_store(&t->stop_clock, true);
     /* What every live thread still holds, as it is now (they may still be running). */
     jobjectArray all = buffers_of(t, jni);
     int n = threads_live_count(&a->threads) + 16;
