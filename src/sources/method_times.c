@@ -28,6 +28,7 @@ struct call_stack {
     struct {
         uint64_t hash;
         struct trace *trace;
+        uint64_t calls, ns;          /* not yet added to the trace (one atomic per batch) */
     } cache[CACHE_SLOTS];            /* recent traces, in front of the shared table */
 };
 
@@ -85,8 +86,19 @@ static jmethodID method_of(struct agent *a, uint32_t cnum, uint32_t mnum)
     return atomic_load_explicit(&c->ids[mnum], memory_order_relaxed);
 }
 
-/* The trace of frame `top` and those under it, through the per-thread cache. */
-static struct trace *trace_at(struct agent *a, JNIEnv *jni, struct call_stack *s, int top, uint32_t thread_serial)
+static void flush_slot(struct call_stack *s, unsigned slot)
+{
+    struct trace *t = s->cache[slot].trace;
+    if (!t || (!s->cache[slot].calls && !s->cache[slot].ns)) return;
+    atomic_fetch_add_explicit(&t->calls, s->cache[slot].calls, memory_order_relaxed);
+    atomic_fetch_add_explicit(&t->cost_ns, s->cache[slot].ns, memory_order_relaxed);
+    s->cache[slot].calls = s->cache[slot].ns = 0;
+}
+
+/* Adds one call of frame `top` (and the frames under it) to its trace, through the
+ * per-thread cache, which adds up counts and hands them to the trace once per batch. */
+static void count_call(struct agent *a, JNIEnv *jni, struct call_stack *s, int top, uint32_t thread_serial,
+                       uint64_t ns)
 {
     int depth = a->opt.cpu == CPU_OLD ? 2 : a->opt.depth;
     if (depth > (int)(sizeof s->key / sizeof s->key[0])) depth = (int)(sizeof s->key / sizeof s->key[0]);
@@ -95,19 +107,21 @@ static struct trace *trace_at(struct agent *a, JNIEnv *jni, struct call_stack *s
         s->key[n].method = s->frames[i].method;
         s->key[n].location = -1;
     }
-    /* A cheap hash for the cache; the table below has its own. */
+    /* A cheap hash for the cache; the table behind it has its own. */
     uint64_t h = thread_serial * 0x9E3779B97F4A7C15ULL + (uint64_t)n;
     for (int i = 0; i < n; i++) h = (h ^ (uint64_t)(uintptr_t)s->key[i].method) * 0xff51afd7ed558ccdULL;
     h ^= h >> 29;
     unsigned slot = (unsigned)(h % CACHE_SLOTS);
     struct trace *t = s->cache[slot].trace;
-    if (t && s->cache[slot].hash == h && traces_key_equals(t, thread_serial, s->key, n)) return t;
-    t = traces_of(&a->traces, a->jvmti, jni, thread_serial, s->key, n);
-    if (t) {
+    if (!t || s->cache[slot].hash != h || !traces_key_equals(t, thread_serial, s->key, n)) {
+        flush_slot(s, slot);
+        t = traces_of(&a->traces, a->jvmti, jni, thread_serial, s->key, n);
+        if (!t) return;
         s->cache[slot].hash = h;
         s->cache[slot].trace = t;
     }
-    return t;
+    s->cache[slot].calls++;
+    s->cache[slot].ns += ns;
 }
 
 static void push(struct agent *a, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when)
@@ -134,11 +148,7 @@ static void pop_to(struct agent *a, JNIEnv *jni, struct call_stack *s, int i, in
         if (total < 0) total = 0;
         int64_t own = total - f->callees;
         if (own < 0) own = 0;
-        struct trace *t = trace_at(a, jni, s, top, thread_serial);
-        if (t) {
-            atomic_fetch_add_explicit(&t->calls, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&t->cost_ns, (uint64_t)((double)own * ratio), memory_order_relaxed);
-        }
+        count_call(a, jni, s, top, thread_serial, (uint64_t)((double)own * ratio));
         if (top > 0) s->frames[top - 1].callees += total;
         s->n = top;
     }
@@ -194,6 +204,7 @@ static void process(struct agent *a, JNIEnv *jni, struct batch *b)
         if (is_exit) on_method_exit(a, jni, s, cnum, mnum, when, ratio, b->thread_serial);
         else push(a, s, cnum, mnum, when);
     }
+    for (unsigned slot = 0; slot < CACHE_SLOTS; slot++) flush_slot(s, slot);
     pthread_mutex_unlock(&s->lock);
 }
 
