@@ -14,10 +14,10 @@
 # JFR runs a non-empty output file in a per-run temporary directory (removed afterwards).
 # A configuration with one failed run is reported as FAILED, never as a number.
 #
-# The machine is shared, so before each run it waits up to --quiet-wait seconds (default 5)
-# for the other processes to use less than --busy CPUs (default 0.5), and a run during
-# which they used more than that on average is run once more (the second one counts).
-# The table shows how many CPUs other work took during the runs (median).
+# The machine is shared, so before each run it waits up to --quiet-wait seconds (default 10,
+# and 120 in all) for the other processes to use less than --busy CPUs (default 0.5). The
+# table shows how many CPUs other work took during the runs (median), and the ratio of the
+# fastest runs, which suffers least from such work.
 #
 # Output: a Markdown table on stdout and in FILE (default build/bench/results-<jdk>.md),
 # every run in FILE.tsv, and the logs of failed runs in build/bench/logs/.
@@ -40,7 +40,7 @@ WARMUP=1
 TIMEOUT=300
 AGENT="$ROOT/build/libhprof.so"
 JAVA_OPTS=""
-QUIET_WAIT=5
+QUIET_WAIT=10
 BUSY=0.5
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -148,29 +148,29 @@ busy_cpus() {
   awk -v a="$a" -v b="$b" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (b - a) / hz / 0.5 }'
 }
 
-# wait_quiet: waits up to QUIET_WAIT seconds for other work to use less than BUSY CPUs.
+# wait_quiet: waits up to QUIET_WAIT seconds for other work to use less than BUSY CPUs,
+# and no more once it has waited QUIET_TOTAL seconds in all.
+QUIET_TOTAL=120
+WAITED=0
 wait_quiet() {
-  local deadline=$((SECONDS + QUIET_WAIT)) b
+  local start=$SECONDS b
+  local deadline=$((SECONDS + QUIET_WAIT))
+  ((QUIET_TOTAL - WAITED < QUIET_WAIT)) && deadline=$((SECONDS + QUIET_TOTAL - WAITED))
   while :; do
     b=$(busy_cpus)
-    awk -v b="$b" -v max="$BUSY" 'BEGIN { exit !(b < max) }' && return 0
-    ((SECONDS >= deadline)) && return 1
+    if awk -v b="$b" -v max="$BUSY" 'BEGIN { exit !(b < max) }'; then
+      WAITED=$((WAITED + SECONDS - start)); return 0
+    fi
+    if ((SECONDS >= deadline)); then
+      WAITED=$((WAITED + SECONDS - start)); return 1
+    fi
     sleep 0.5
   done
 }
 
-# run_one WORKLOAD CFG_INDEX LABEL: runs once (twice when other work disturbed the first run)
-# and appends a row to the TSV unless it is a warm-up.
+# run_one WORKLOAD CFG_INDEX LABEL: runs once, appends a row to the TSV unless it is a warm-up.
 run_one() {
-  local attempt
-  for attempt in 1 2; do
-    run_attempt "$@" "$attempt" && return 0
-  done
-}
-
-# run_attempt WORKLOAD CFG_INDEX LABEL ATTEMPT: fails only when it wants to be repeated.
-run_attempt() {
-  local w=$1 ci=$2 label=$3 attempt=$4
+  local w=$1 ci=$2 label=$3
   local kind=${CFG_KIND[$ci]} name=${CFG_NAME[$ci]}
   local dir="$WORK/run"
   rm -rf "$dir"; mkdir -p "$dir"
@@ -192,7 +192,7 @@ run_attempt() {
     alloc) cmd=("$JDK/bin/java" "${jvm[@]}" -cp "$CLASSES" AllocWork) ;;
     threads) cmd=("$JDK/bin/java" "${jvm[@]}" -cp "$CLASSES" ThreadsWork) ;;
   esac
-  wait_quiet
+  wait_quiet || echo "  (other work keeps $BUSY CPUs or more busy: running anyway)" >&2
   "$RUNSTAT" -t "$TIMEOUT" -o "$dir/stat" -C "$cwd" -- "${cmd[@]}" >"$dir/log" 2>&1 &
   RUNNING=$!
   wait "$RUNNING"
@@ -220,26 +220,16 @@ run_attempt() {
     printf '  %-8s %-28s %-7s FAILED: %s\n' "$w" "$name" "$label" "$why" >&2
     tail -n 5 "$dir/log" | sed 's/^/      | /' >&2
   else
-    local disturbed=0 note=""
-    awk -v o="$others" -v max="$BUSY" 'BEGIN { exit !(o >= max) }' && disturbed=1
-    if [[ $disturbed -eq 1 ]]; then
-      note=" (others used $others CPUs"; [[ $attempt -eq 1 ]] && note+=": again" ; note+=")"
-    fi
-    printf '  %-8s %-28s %-7s %7.2f s %6d MiB  cpu %6.2f s%s\n' "$w" "$name" "$label" "$wall" $((rss / 1024)) \
-      "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$note" >&2
-    if [[ $disturbed -eq 1 && $attempt -eq 1 ]]; then
-      rm -rf "$dir"
-      return 1
-    fi
-    [[ "$label" == warmup* ]] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-      "$JDK_NAME" "$w" "$name" "$label" "$wall" "$rss" "$user" "$sys" "$others" "$attempt" >>"$TSV"
+    printf '  %-8s %-28s %-7s %7.2f s %6d MiB  cpu %6.2f s  others %4.2f CPUs\n' "$w" "$name" "$label" "$wall" \
+      $((rss / 1024)) "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$others" >&2
+    [[ "$label" == warmup* ]] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+      "$JDK_NAME" "$w" "$name" "$label" "$wall" "$rss" "$user" "$sys" "$others" >>"$TSV"
   fi
   rm -rf "$dir"
-  return 0
 }
 
 # --- the runs -----------------------------------------------------------------------------
-printf 'jdk\tworkload\tmode\trun\twall_s\tmaxrss_kb\tuser_s\tsys_s\tothers_cpus\tattempt\n' >"$TSV"
+printf 'jdk\tworkload\tmode\trun\twall_s\tmaxrss_kb\tuser_s\tsys_s\tothers_cpus\n' >"$TSV"
 if [[ ${#CFG_NAME[@]} -gt 1 && " ${CFG_KIND[*]} " == *" agent "* && ! -f "$AGENT" ]]; then
   for w in "${WL[@]}"; do
     for ci in "${!CFG_NAME[@]}"; do
@@ -287,26 +277,27 @@ stats() {
        "load average ${LOAD_BEFORE// /\/} before, ${LOAD_AFTER// /\/} after, ${ELAPSED}s in all." \
        "javac corpus: $CORPUS_FILES files, $CORPUS_LINES lines."
   echo
-  echo "| workload | mode | median wall s | ratio | min–max s | median peak RSS MiB | RSS ratio | median CPU s | CPU ratio | others' CPUs |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| workload | mode | median wall s | ratio | min–max s | min ratio | median peak RSS MiB | RSS ratio | median CPU s | CPU ratio | others' CPUs |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for w in "${WL[@]}"; do
-    read -r bwall _ _ brss bcpu _ _ <<<"$(stats "$w" baseline)"
+    read -r bwall bmin _ brss bcpu _ _ <<<"$(stats "$w" baseline)"
     for ci in "${!CFG_NAME[@]}"; do
       name=${CFG_NAME[$ci]}
       if [[ -n "${FAILED[$w|$ci]:-}" ]]; then
-        echo "| $w | $name | FAILED: ${FAILED[$w|$ci]} | | | | | | | |"
+        echo "| $w | $name | FAILED: ${FAILED[$w|$ci]} | | | | | | | | |"
         continue
       fi
       read -r wall min max rss cpu n others <<<"$(stats "$w" "$name")"
-      [[ "$wall" == "-" ]] && { echo "| $w | $name | no runs | | | | | | | |"; continue; }
-      ratio="–"; rratio="–"; cratio="–"
+      [[ "$wall" == "-" ]] && { echo "| $w | $name | no runs | | | | | | | | |"; continue; }
+      ratio="–"; rratio="–"; cratio="–"; mratio="–"
       if [[ -n "${bwall:-}" && "$bwall" != "-" ]]; then
+        mratio=$(awk -v a="$min" -v b="$bmin" 'BEGIN { printf "%.2fx", a / b }')
         ratio=$(awk -v a="$wall" -v b="$bwall" 'BEGIN { printf "%.2fx", a / b }')
         rratio=$(awk -v a="$rss" -v b="$brss" 'BEGIN { printf "%.2fx", a / b }')
         cratio=$(awk -v a="$cpu" -v b="$bcpu" 'BEGIN { printf "%.2fx", a / b }')
       fi
-      printf '| %s | %s | %.2f | %s | %s–%s | %d | %s | %.1f | %s | %s |\n' "$w" "$name" "$wall" "$ratio" "$min" "$max" \
-        $((rss / 1024)) "$rratio" "$cpu" "$cratio" "$others"
+      printf '| %s | %s | %.2f | %s | %s–%s | %s | %d | %s | %.1f | %s | %s |\n' "$w" "$name" "$wall" "$ratio" \
+        "$min" "$max" "$mratio" $((rss / 1024)) "$rratio" "$cpu" "$cratio" "$others"
     done
   done
 } >"$OUT"
