@@ -5,7 +5,8 @@
 #  2. java.base and jdk.compiler, fully instrumented (no-op tracker inside java.base), run
 #     javac under -Xverify:all and must produce the same class files as the plain javac;
 #     again with every branch widened (trampoline islands), and again with every branch
-#     widened by inversion with inferred StackMapTable frames;
+#     widened by inversion with inferred StackMapTable frames; each time every class of the
+#     instrumented java.base is also loaded and initialised under -Xverify:all;
 #  3. the programs in tests/java/cf (plus a generated class with 300 locals, a loop body
 #     past 32 KiB after injection and a near-64 KiB method), rewritten with a counting
 #     tracker, run under -Xverify:all with the same output as the originals;
@@ -117,6 +118,8 @@ public final class CfTracker {
 }
 EOF
     "$J/javac" --patch-module java.base="$W/nop" -d "$W/nopc" "$W/nop/jdk/internal/misc/CfTracker.java" 2>"$W/nop.err"
+    "$J/javac" -d "$W/verify" "$CF/verify/cfverify/VerifyAll.java" 2>>"$W/nop.err"
+    (cd "$W/mods/java.base" && find . -name '*.class' ! -name module-info.class | sed 's|^\./||; s|\.class$||; s|/|.|g') >"$W/base-names.txt"
     gen_java "$W/gen"
     SRCS=("$CF/prog/cfprog/Main.java" "$W/gen/cfprog/Generated.java")
     "$J/javac" -nowarn -d "$W/javac-plain" "${SRCS[@]}" >"$W/javac-plain.txt" 2>&1
@@ -125,9 +128,13 @@ EOF
     for mode in "" "--widen-all" "--widen-all --no-islands"; do
       rm -rf "$W/pbase" "$W/pcomp" "$W/javac-bci"
       "$TOOL" $mode -t jdk/internal/misc/CfTracker -r "$W/mods/java.base" "$W/pbase" >"$W/pbase.txt" 2>&1
-      "$TOOL" $mode -t jdk/internal/misc/CfTracker -r "$W/mods/jdk.compiler" "$W/pcomp" >"$W/pcomp.txt" 2>&1
+      [[ "$mode" == "--widen-all" ]] ||
+        "$TOOL" $mode -t jdk/internal/misc/CfTracker -r "$W/mods/jdk.compiler" "$W/pcomp" >"$W/pcomp.txt" 2>&1
       rm -f "$W/pbase/module-info.class" "$W/pcomp/module-info.class"
       cp "$W/nopc/jdk/internal/misc/CfTracker.class" "$W/pbase/jdk/internal/misc/" 2>/dev/null
+      if [[ "$mode" == "--widen-all" ]]; then
+        :  # (javac runs on the other two; this one only loads java.base below, to save time)
+      else
       "$J/java" -Xshare:off -Xverify:all --patch-module java.base="$W/pbase" --patch-module jdk.compiler="$W/pcomp" \
         --add-exports java.base/jdk.internal.misc=jdk.compiler,ALL-UNNAMED \
         -m jdk.compiler/com.sun.tools.javac.Main -nowarn -d "$W/javac-bci" "${SRCS[@]}" >"$W/javac-bci.txt" 2>&1
@@ -136,6 +143,17 @@ EOF
         ok "[$N] javac on instrumented java.base + jdk.compiler ${mode:+($mode) }under -Xverify:all compiles the same classes ($(field rewritten "$W/pbase.txt")+$(field rewritten "$W/pcomp.txt") classes rewritten, $(field widened "$W/pbase.txt")+$(field widened "$W/pcomp.txt") branches widened)"
       else
         not_ok "[$N] javac on instrumented java.base + jdk.compiler $mode (rc=$rc)"; head -20 "$W/javac-bci.txt"
+      fi
+      fi
+      # every class of the instrumented java.base loaded and initialised under -Xverify:all
+      "$J/java" -Xshare:off -Xverify:all --patch-module java.base="$W/pbase" -cp "$W/verify" \
+        cfverify.VerifyAll "$W/base-names.txt" >"$W/verify.txt" 2>&1
+      line=$(grep '^loaded=' "$W/verify.txt")
+      loaded=$(echo "$line" | sed -n 's/.*loaded=\([0-9]*\).*/\1/p')
+      if [[ "$line" == *" verify_errors=0 "* && ${loaded:-0} -gt 5000 ]]; then
+        ok "[$N] all java.base classes ${mode:+($mode) }load under -Xverify:all ($line)"
+      else
+        not_ok "[$N] java.base classes ${mode:+($mode) }under -Xverify:all: '$line'"; grep -m5 VerifyError "$W/verify.txt"; tail -3 "$W/verify.txt"
       fi
     done
   fi
