@@ -932,6 +932,24 @@ static void test_api(void) {
         free(fp);
         free(ret.p);
     }
+    /* a constant pool with no room for the hooks' entries */
+    {
+        cf_asm *fa = cfa_new(52, 0, 0x21, "t/Full", "java/lang/Object");
+        char nm[16];
+        for (int i = 0; i < 65520; i++) { snprintf(nm, sizeof(nm), "u%d", i); cfa_utf8(fa, nm); }
+        code_t ret = {0};
+        emit(&ret, 1, 177);
+        size_t fn;
+        uint8_t *fp = one_method(52, "m", "()V", &ret, 0, 0, NULL, 0, NULL, &fn, &fa);
+        cfa_free(fa);
+        cf_inject_spec fs = all_hooks(1);
+        cf_result fr;
+        int frc = cf_instrument(fp, fn, &fs, &fr);
+        CHECK(fp && deep_ok(fp, fn) && frc == CF_ERR_LIMIT && !fr.data, "api: full constant pool gives CF_ERR_LIMIT (%d)", frc);
+        cf_result_free(&fr);
+        free(fp);
+        free(ret.p);
+    }
     rc = cf_instrument(p, n, NULL, &r);
     CHECK(rc == CF_ERR_ARG, "api: NULL spec rejected");
     cf_result_free(&r);
