@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# heap=dump: known objects dumped in both formats; values, roots and references checked
+# (binary with the independent reader tests/java/HeapDumpRead.java), SIGQUIT dumps, the
+# default heap=all, a full disk.
+source "$(dirname "$0")/../lib/common.sh"
+
+gcc -shared -fPIC -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" -o "$WORK/libhdjni.so" \
+  "$HPROF_ROOT/tests/java/native/heapdump_jni.c"
+NATIVE=()
+[[ $JDK_FEATURE -ge 22 ]] && NATIVE=(--enable-native-access=ALL-UNNAMED)
+KNOWN='HeapDumpKnown$Known'
+
+# ---- binary ----
+run_java "${NATIVE[@]}" "$(agent heap=dump,format=b,file=k.hprof)" HeapDumpKnown "$WORK/libhdjni.so"
+check "binary run exits 0 and says it dumped the heap" bash -c "[[ $RC -eq 0 ]] && grep -q 'Dumping Java heap ... done.' out.txt"
+check "no warning that heap=dump is unsupported" bash -c "! grep -q 'heap=dump is not yet supported' out.txt"
+check "reader validates the dump (every reference resolves, byte counts match)" hprof_check k.hprof
+"$HPROF_DUMP" k.hprof >dump.txt 2>&1 || true
+check "header JAVA PROFILE 1.0.2" has_line dump.txt '^HEADER version="JAVA PROFILE 1\.0\.2" idsize=4'
+check "HEAP DUMP SEGMENT records closed by HEAP DUMP END" \
+  bash -c "grep -q '^HEAP_DUMP_SEGMENT' dump.txt && [[ \$(grep -c '^HEAP_DUMP_END' dump.txt) -eq 1 ]]"
+check "LOAD CLASS for array classes, named as in Java" \
+  bash -c "grep -q '^LOAD_CLASS .*name=\"int\[\]\"' dump.txt && grep -q '^LOAD_CLASS .*name=\"java.lang.String\[\]\[\]\"' dump.txt"
+check "every sub-record kind: class, instance, object array, primitive array" \
+  bash -c "grep -q '^  CLASS_DUMP .*name=HeapDumpKnown\$Known .*fields=z:boolean,b:byte,c:char,s:short,i:int,j:long,f:float,d:double,str:object,self:object' dump.txt && grep -q '^  INSTANCE_DUMP' dump.txt && grep -q '^  OBJ_ARRAY_DUMP' dump.txt && grep -q '^  PRIM_ARRAY_DUMP' dump.txt"
+
+"$JAVA" -cp "$TEST_CLASSES" HeapDumpRead k.hprof "$KNOWN" HeapDumpKnown 'HeapDumpKnown$Node' \
+  'HeapDumpKnown$Konst2' >read.txt 2>&1
+obj_block() { awk -v c="OBJ $1 " 'index($0, c) == 1 { on = 1; next } /^[^ ]/ { on = 0 } on' read.txt; }
+obj_block "$KNOWN" >known.txt
+printf '  %s\n' z=true b=123 c=Q s=-12345 i=305419896 j=1234605616436508552 f=1.5 d=-2.25 >want_known.txt
+check "instance: every primitive field with its value, own fields first" bash -c "head -8 known.txt | diff - want_known.txt"
+check "instance: a String field with its text" grep -q '^  str=@[0-9a-f]* "hprof-known-text"$' known.txt
+KID=$(awk -v c="OBJ $KNOWN " 'index($0, c) == 1 { print $3 }' read.txt)
+check "instance: a reference to itself" grep -q "^  self=@$KID $KNOWN\$" known.txt
+check "instance: the super class's fields after its own" \
+  bash -c "tail -2 known.txt | tr '\n' ' ' | grep -q '^  baseInt=47710   baseRef=@[0-9a-f]* \"base-ref-text\"'"
+check "static fields with values" \
+  bash -c "grep -q '^STATIC HeapDumpKnown.sInt=987654321$' read.txt && grep -q '^STATIC HeapDumpKnown.sLong=-5$' read.txt && grep -q '^STATIC HeapDumpKnown.sBool=true$' read.txt && grep -q '^STATIC HeapDumpKnown.sDouble=3.5$' read.txt && grep -q '^STATIC HeapDumpKnown.sChar=x$' read.txt && grep -q '^STATIC HeapDumpKnown.sStr=@[0-9a-f]* \"static-text\"$' read.txt && grep -q '^STATIC HeapDumpKnown\$Known.knownStatic=77$' read.txt"
+check "interface static field" grep -q '^STATIC HeapDumpKnown$Konst2.NAME=@[0-9a-f]* "konst2-name"$' read.txt
+check "arrays of every primitive type with their values" \
+  bash -c "grep -q '^STATIC HeapDumpKnown.za=@[0-9a-f]* \[true, false, true\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ba=@[0-9a-f]* \[1, -2, 3\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ca=@[0-9a-f]* \[a, b\]$' read.txt && grep -q '^STATIC HeapDumpKnown.sa=@[0-9a-f]* \[-1, 300\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ia=@[0-9a-f]* \[1, 2, 3, -4\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ja=@[0-9a-f]* \[1099511627776, -1\]$' read.txt && grep -q '^STATIC HeapDumpKnown.fa=@[0-9a-f]* \[0.5, -8.0\]$' read.txt && grep -q '^STATIC HeapDumpKnown.da=@[0-9a-f]* \[1.0E100, -0.25\]$' read.txt && grep -q '^STATIC HeapDumpKnown.empty=@[0-9a-f]* \[\]$' read.txt"
+check "object arrays with nulls and references" \
+  bash -c "grep -q '^STATIC HeapDumpKnown.oa=@[0-9a-f]* \[null, @[0-9a-f]*, null\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ssa=@[0-9a-f]* \[@[0-9a-f]*, null\]$' read.txt"
+obj_block 'HeapDumpKnown$Node' >nodes.txt
+check "a cycle: two nodes naming each other" \
+  bash -c "[[ \$(grep -c 'next=@[0-9a-f]* HeapDumpKnown\$Node' nodes.txt) -eq 2 ]] && grep -q 'name=@[0-9a-f]* \"cycle-a\"' nodes.txt && grep -q 'name=@[0-9a-f]* \"cycle-b\"' nodes.txt"
+STACK_SERIAL=$(sed -n 's/^START_THREAD serial=\([0-9]*\) .*name="stack-holder".*/\1/p' dump.txt | head -1)
+STACK_OBJ=$(sed -n 's/^START_THREAD serial=[0-9]* obj=0x\([0-9a-f]*\) .*name="stack-holder".*/\1/p' dump.txt | head -1)
+check "an object held only by a thread's stack: Java frame root of that thread" \
+  grep -Eq "^ROOT JAVA_FRAME [0-9a-f]+ HeapDumpKnown\\\$OnStack thread=$STACK_SERIAL frame=[0-9]+\$" read.txt
+check "the thread object's root carries the ID and serial of its START THREAD" \
+  grep -q "^ROOT THREAD_OBJECT $STACK_OBJ java.lang.Thread thread=$STACK_SERIAL\$" read.txt
+check "thread block roots" grep -q "^ROOT THREAD_BLOCK $STACK_OBJ java.lang.Thread thread=$STACK_SERIAL\$" read.txt
+check "an object held only by a JNI global reference: JNI global root" grep -q '^ROOT JNI_GLOBAL [0-9a-f]* HeapDumpKnown$ByJni$' read.txt
+check "an object whose monitor a thread holds: monitor used root" grep -q '^ROOT MONITOR_USED [0-9a-f]* HeapDumpKnown$ByMonitor$' read.txt
+check "system classes are sticky class roots" grep -q '^ROOT STICKY_CLASS [0-9a-f]* class:java.lang.String$' read.txt
+check "independent reader: every reference resolves, no object twice" \
+  bash -c "grep -q '^UNRESOLVED 0$' read.txt && grep -q '^DUPLICATES 0$' read.txt"
+
+# ---- text ----
+run_java "${NATIVE[@]}" "$(agent heap=dump,file=k.txt)" HeapDumpKnown "$WORK/libhdjni.so"
+check "text run exits 0" test "$RC" -eq 0
+check "HEAP DUMP BEGIN (N objects, M bytes) <date> ... HEAP DUMP END" \
+  bash -c "grep -Eq '^HEAP DUMP BEGIN \([0-9]+ objects, [0-9]+ bytes\) [A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} [0-9]{4}$' k.txt && [[ \$(tail -1 k.txt) == 'HEAP DUMP END' ]]"
+TKID=$(sed -n 's/^OBJ \([0-9a-f]*\) (sz=[0-9]*, trace=300000, class=HeapDumpKnown\$Known@[0-9a-f]*)$/\1/p' k.txt)
+check "OBJ line of the instance: size, trace and class@id" test -n "$TKID"
+awk -v id="OBJ $TKID " 'index($0, id) == 1 { on = 1; next } /^[^\t]/ { on = 0 } on' k.txt >tknown.txt
+check "OBJ field lines: short names with two tabs, the reference to itself" \
+  bash -c "grep -qP '^\tstr\t\t[0-9a-f]+$' tknown.txt && grep -qP '^\tself\t\t$TKID$' tknown.txt && grep -qP '^\tbaseRef\t\t[0-9a-f]+$' tknown.txt"
+STR=$(grep -P '^\tstr\t' tknown.txt | awk '{print $2}')
+check "the String field names a java.lang.String object" grep -Eq "^OBJ $STR \\(sz=[0-9]+, trace=300000, class=java.lang.String@[0-9a-f]+\\)$" k.txt
+check "ARR lines: primitive arrays with their element type" grep -Eq '^ARR [0-9a-f]+ \(sz=[0-9]+, trace=300000, nelems=4, elem type=int\[\]\)$' k.txt
+check "ARR lines: object arrays with class@id and [index] lines" \
+  bash -c "grep -A1 -E '^ARR [0-9a-f]+ \(sz=[0-9]+, trace=300000, nelems=3, elem type=java.lang.Object\[\]@[0-9a-f]+\)$' k.txt | grep -qP '^\t\[1\]\t\t[0-9a-f]+$'"
+check "CLS line with super, loader and static references" \
+  bash -c "grep -A4 -E '^CLS [0-9a-f]+ \(name=HeapDumpKnown, trace=300000\)$' k.txt | grep -qP '^\tsuper\t\t[0-9a-f]+$' && grep -A6 -E '^CLS [0-9a-f]+ \(name=HeapDumpKnown, trace=300000\)$' k.txt | grep -qP '^\tloader\t\t[0-9a-f]+$' && grep -A30 -E '^CLS [0-9a-f]+ \(name=HeapDumpKnown, trace=300000\)$' k.txt | grep -qP '^\tstatic sStr\t[0-9a-f]+$'"
+ONSTACK=$(sed -n 's/^OBJ \([0-9a-f]*\) (sz=[0-9]*, trace=300000, class=HeapDumpKnown\$OnStack@[0-9a-f]*)$/\1/p' k.txt)
+BYJNI=$(sed -n 's/^OBJ \([0-9a-f]*\) (sz=[0-9]*, trace=300000, class=HeapDumpKnown\$ByJni@[0-9a-f]*)$/\1/p' k.txt)
+BYMON=$(sed -n 's/^OBJ \([0-9a-f]*\) (sz=[0-9]*, trace=300000, class=HeapDumpKnown\$ByMonitor@[0-9a-f]*)$/\1/p' k.txt)
+check "ROOT lines: Java stack, JNI global ref, busy monitor, thread, system class" \
+  bash -c "grep -Eq '^ROOT $ONSTACK \(kind=<Java stack>, thread=2[0-9]{5}, frame=[0-9]+\)$' k.txt && grep -Eq '^ROOT $BYJNI \(kind=<JNI global ref>, id=[0-9a-f]+, trace=300000\)$' k.txt && grep -Eq '^ROOT $BYMON \(kind=<busy monitor>\)$' k.txt && grep -Eq '^ROOT [0-9a-f]+ \(kind=<thread>, id=2[0-9]{5}, trace=300000\)$' k.txt && grep -Eq '^ROOT [0-9a-f]+ \(kind=<system class>, name=java.lang.String\)$' k.txt"
+
+# ---- SIGQUIT: each dump complete and separate ----
+sigquit_run() {  # sigquit_run OPTIONS: two SIGQUITs, then the program is ended
+  set +e
+  "$JAVA" -Xcheck:jni "${NATIVE[@]}" "$(agent "$1")" -cp "$TEST_CLASSES" HeapDumpKnown "$WORK/libhdjni.so" wait >q.out 2>&1 &
+  local pid=$!
+  for _ in $(seq 100); do grep -q ready q.out 2>/dev/null && break; sleep 0.1; done
+  kill -QUIT $pid
+  for _ in $(seq 100); do [[ $(grep -c 'Dumping Java heap' q.out) -ge 1 ]] && break; sleep 0.1; done
+  kill -QUIT $pid
+  for _ in $(seq 100); do [[ $(grep -c 'Dumping Java heap' q.out) -ge 2 ]] && break; sleep 0.1; done
+  kill $pid
+  wait $pid
+  cat q.out >>"$WORK/all-runs.txt"
+  set -e
+}
+sigquit_run heap=dump,format=b,file=q.hprof
+check "binary: two SIGQUIT dumps and the one at exit, each closed, the file valid" \
+  bash -c "'$HPROF_DUMP' --check q.hprof >/dev/null 2>&1 && [[ \$('$HPROF_DUMP' q.hprof | grep -c '^HEAP_DUMP_END') -eq 3 ]]"
+sigquit_run heap=dump,file=q.txt
+check "text: two SIGQUIT dumps and the one at exit, each BEGIN with its END" \
+  bash -c "[[ \$(grep -c '^HEAP DUMP BEGIN' q.txt) -eq 3 && \$(grep -c '^HEAP DUMP END' q.txt) -eq 3 ]]"
+
+# ---- heap=all, the default ----
+run_java "$(agent format=b,file=all.hprof)" HotMethod 200
+check "no options (heap=all): the dump at exit holds a heap dump" \
+  bash -c "'$HPROF_DUMP' --check all.hprof >/dev/null 2>&1 && '$HPROF_DUMP' all.hprof | grep -q '^HEAP_DUMP_END'"
+
+# ---- a full disk ----
+if [[ -w /dev/full ]]; then
+  run_java "$(agent heap=dump,format=b,file=/dev/full)" HotMethod 200
+  check "full disk: one HPROF ERROR, the program goes on and exits 0" \
+    bash -c "[[ $RC -eq 0 && \$(grep -c 'HPROF ERROR' out.txt) -eq 1 ]]"
+fi
+jni_clean
