@@ -18,11 +18,11 @@ void dump_unwritten_traces(struct agent *a);
 
 /*
  * The answers to the socket commands DUMP HEAP, ALLOC SITES (flags and cutoff as the
- * command gives them) and HEAP SUMMARY. They belong to the heap sections and take the
- * output lock themselves. Declared weak: a build without them leaves them NULL and the
- * listener answers those commands with nothing.
+ * command gives them) and HEAP SUMMARY. They take the output lock themselves. The last
+ * two belong to heap=sites and are declared weak: a build without them leaves them NULL
+ * and the listener answers those commands with nothing.
  */
-void dump_heap_section(struct agent *a, JNIEnv *jni) __attribute__((weak, visibility("hidden")));
+void dump_heap_section(struct agent *a, JNIEnv *jni);
 void dump_sites(struct agent *a, JNIEnv *jni, unsigned flags, double cutoff) __attribute__((weak, visibility("hidden")));
 void dump_heap_summary(struct agent *a, JNIEnv *jni) __attribute__((weak, visibility("hidden")));
 

@@ -83,8 +83,7 @@ static void run(struct agent *a, JNIEnv *jni, struct listener *l, const struct c
         (*a->jvmti)->ForceGarbageCollection(a->jvmti);
         break;
     case CMD_DUMP_HEAP:
-        if (dump_heap_section) dump_heap_section(a, jni);
-        else missing(l, "DUMP HEAP");
+        dump_heap_section(a, jni);
         break;
     case CMD_ALLOC_SITES:
         if (c->flags & 0x4) (*a->jvmti)->ForceGarbageCollection(a->jvmti);
