@@ -76,8 +76,18 @@ static void exit_vm(struct agent *a, JNIEnv *jni)
     exit(0);
 }
 
+/* Does the command write a section? Those wait for a dump under way (and a dump
+ * asked for meanwhile by SIGQUIT is dropped, as during any other dump). */
+static bool writes_section(uint8_t tag)
+{
+    return tag == CMD_DUMP_HEAP || tag == CMD_ALLOC_SITES || tag == CMD_HEAP_SUMMARY || tag == CMD_DUMP_TRACES ||
+           tag == CMD_CPU_SAMPLES;
+}
+
 static void run(struct agent *a, JNIEnv *jni, struct listener *l, const struct command *c)
 {
+    bool locked = writes_section(c->tag);
+    if (locked) pthread_mutex_lock(&a->dump_lock);
     switch (c->tag) {
     case CMD_FORCE_GC:
         (*a->jvmti)->ForceGarbageCollection(a->jvmti);
@@ -120,6 +130,7 @@ static void run(struct agent *a, JNIEnv *jni, struct listener *l, const struct c
     output_lock(&a->out);
     output_flush(&a->out);
     output_unlock(&a->out);
+    if (locked) pthread_mutex_unlock(&a->dump_lock);
 }
 
 /* Reads and runs commands until told to stop, EOF, or the stream goes bad. */
