@@ -29,6 +29,16 @@ struct listener {
 
 #define POLL_MS 100
 
+/* heap=sites' switch for allocation counting (sources/alloc_tracker.h); weak, so that
+ * a build without heap=sites links, and CONTROL 1/2 then only set the flag. */
+void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on) __attribute__((weak, visibility("hidden")));
+
+static void alloc_traces(struct agent *a, JNIEnv *jni, bool on)
+{
+    atomic_store(&a->alloc_traces_off, !on);
+    if (alloc_tracker_enable) alloc_tracker_enable(a, jni, on);
+}
+
 static void bad_input(struct listener *l, const char *why, const char *then)
 {
     if (l->bad++ == 0)
@@ -117,8 +127,8 @@ static void run(struct agent *a, JNIEnv *jni, struct listener *l, const struct c
         break;
     case CMD_CONTROL:
         switch (c->control) {
-        case CTL_ALLOC_ON: atomic_store(&a->alloc_traces_off, false); break;
-        case CTL_ALLOC_OFF: atomic_store(&a->alloc_traces_off, true); break;
+        case CTL_ALLOC_ON: alloc_traces(a, jni, true); break;
+        case CTL_ALLOC_OFF: alloc_traces(a, jni, false); break;
         case CTL_CPU_ON: cpu_sampling(a, jni, l, c->thread_id, true); break;
         case CTL_CPU_OFF: cpu_sampling(a, jni, l, c->thread_id, false); break;
         case CTL_CPU_CLEAR: traces_clear_cpu_samples(&a->traces); break;
