@@ -207,6 +207,7 @@ struct session {
     size_t linelen;
     uint64_t resume_at;     /* a pause runs until then (0: none) */
     int bad_lines;
+    int chatty;             /* a person at a terminal: say what was sent */
 };
 
 /* Runs the whole lines read so far, until a pause; -1 when the connection is to close. */
@@ -227,6 +228,8 @@ static int run_lines(struct session *ss)
         switch (act) {
         case SEND:
             if (send_all(ss->conn, bytes, blen) != 0) fprintf(stderr, "hprof-front: send: %s\n", strerror(errno));
+            else if (ss->chatty && cmd_name(bytes[0]))
+                fprintf(stderr, "hprof-front: sent %s; the answer goes to the profile file\n", cmd_name(bytes[0]));
             break;
         case PAUSE: ss->resume_at = now_ms() + ms; break;
         case CLOSE: return -1;
@@ -314,7 +317,7 @@ int main(int argc, char **argv)
     }
     if (!quiet) fprintf(stderr, "hprof-front: connected; writing the profile to %s (type help for the commands)\n", outname);
 
-    struct session ss = {.conn = c, .out = out};
+    struct session ss = {.conn = c, .out = out, .chatty = !quiet && isatty(0)};
     uint8_t rbuf[65536];
     int stdin_open = 1;
     uint64_t total = 0;
