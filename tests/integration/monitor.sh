@@ -83,6 +83,13 @@ check "SIGQUIT dump: thread states MW (contender), CW (waiter), SL (main)" bash 
   grep -Eq '^    THREAD $qmain, trace [0-9]+, status: SL\$' first.txt"
 check "SIGQUIT dump, then the exit dump: two MONITOR DUMP sections" test "$(grep -c '^MONITOR DUMP BEGIN' q.txt)" -eq 2
 
+# Many threads (virtual ones on JDK 21+, which may move between carriers while blocked)
+# fighting over one lock and waiting on it: nothing breaks, the lock is reported.
+run_java "$(agent monitor=y,file=v.txt)" MonitorVirtual 100 20
+check "100 threads on one lock: same output, MONITOR TIME names java.lang.Object" bash -c "
+  [[ $RC -eq 0 ]] && grep -qx 'count 2000' out.txt && grep -q '^MONITOR DUMP END' v.txt &&
+  awk '/^MONITOR TIME BEGIN/{i=1;next} /^MONITOR TIME END/{i=0} i && / java.lang.Object \\(Java\\)\$/ { n++ } END { exit !(n > 0) }' v.txt"
+
 # format=b with monitor=y stays an option error.
 run_java "$(agent monitor=y,format=b)" HotMethod 100
 check "format=b with monitor=y: option error, exit 1" bash -c "[[ $RC -eq 1 ]] && grep -q 'monitor=y is not supported with format=b' out.txt"
