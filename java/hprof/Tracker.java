@@ -95,10 +95,18 @@ public final class Tracker {
         if (engaged != 0) record(EXIT | ((long) cnum << 16) | mnum);
     }
 
-    /* Allocation hooks, used by heap=sites. */
+    /* heap=sites: 1 while allocations are counted. */
+    private static volatile int allocs;
+
+    private static native void allocated(Object obj, boolean array);
+
+    /* At the entry of java.lang.Object.<init>: a new object. */
     public static void ObjectInit(Object obj) {
+        if (allocs != 0) allocated(obj, false);
     }
 
+    /* Right after newarray, anewarray or multianewarray: a new array. */
     public static void NewArray(Object obj) {
+        if (allocs != 0) allocated(obj, true);
     }
 }

@@ -15,6 +15,7 @@
 #include "sources/cpu_sampler.h"
 #include "sources/monitor_events.h"
 #include "sources/socket_commands.h"
+#include "sources/alloc_tracker.h"
 #include "sources/thread_events.h"
 #include "sources/tracker.h"
 #include "util/log.h"
@@ -108,7 +109,6 @@ static char *gather_options(const char *given)
 /* Says once, at start-up, which asked-for parts this build cannot do yet or here. */
 static void note_limits(const struct options *o)
 {
-    if (o->heap & HEAP_SITES) log_warning("heap=sites is not yet supported by this build; no SITES will be written");
     if (o->msa) log_warning("msa=y (Solaris micro state accounting) has no meaning on this platform; ignored");
     if (o->gc_okay_given) log_warning("gc_okay is an obsolete option; ignored");
 }
@@ -175,6 +175,7 @@ static int set_callbacks(struct agent *a)
     if (a->monitors) monitor_events_callbacks(&cb);
     cb.ClassFileLoadHook = tracker_on_class_file_load;
     cb.ClassPrepare = tracker_on_class_prepare;
+    cb.VMObjectAlloc = alloc_tracker_on_vm_object_alloc;
     jvmtiEnv *jvmti = a->jvmti;
     if ((*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb) != JVMTI_ERROR_NONE) return -1;
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
@@ -222,6 +223,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     init_tables(a);
     if (a->opt.monitor && monitor_events_onload(a) != 0) exit(1);
     if (tracker_wanted(a) && tracker_onload(a) != 0) exit(1);
+    if (alloc_tracker_wanted(a) && alloc_tracker_onload(a) != 0) {
+        log_error("cannot set up allocation counting for heap=sites (a second JVMTI environment with object tags)");
+        exit(1);
+    }
     if (open_output(a) != 0) exit(1);
     a->writer = a->opt.format == 'b' ? &binary_writer : &text_writer;
     a->wctx.out = &a->out;

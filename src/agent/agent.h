@@ -28,6 +28,7 @@ struct cpu_sampler;
 struct tracker;
 struct bci_class_table;
 struct method_times;
+struct alloc_tracker;
 struct monitor_events;
 struct listener;
 
@@ -56,6 +57,7 @@ struct agent {
     struct tracker *tracker;                 /* bytecode instrumentation (cpu=times|old) */
     struct bci_class_table *bci_classes;     /* classes it numbered */
     struct method_times *method_times;       /* shadow call stacks of cpu=times|old */
+    struct alloc_tracker *alloc;             /* heap=sites: allocations by site */
     struct monitor_events *monitors;         /* monitor=y: contention and waits */
     struct listener *listener;               /* commands on the net= socket (format=b) */
     _Atomic bool alloc_traces_off;           /* socket CONTROL 2: allocation sites stop counting */

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "sources/alloc_tracker.h"
 #include "sources/method_times.h"
+#include "tables/sites.h"
 #include "sources/heap_walker.h"
 #include "sources/monitor_events.h"
 #include "util/log.h"
@@ -151,6 +153,64 @@ static void section_cpu_old(struct agent *a, JNIEnv *jni)
 
 static bool wants_cpu_old(const struct options *o) { return o->cpu == CPU_OLD; }
 
+static int by_live_bytes(const void *x, const void *y)
+{
+    const struct site *a = *(struct site *const *)x, *b = *(struct site *const *)y;
+    if (a->live_bytes != b->live_bytes) return a->live_bytes < b->live_bytes ? 1 : -1;
+    uint64_t aa = atomic_load(&a->alloc_bytes), ba = atomic_load(&b->alloc_bytes);
+    if (aa != ba) return aa < ba ? 1 : -1;
+    if (a->trace->serial != b->trace->serial) return a->trace->serial < b->trace->serial ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+static int by_trace_serial(const void *x, const void *y)
+{
+    const struct site *a = *(struct site *const *)x, *b = *(struct site *const *)y;
+    return (a->trace->serial > b->trace->serial) - (a->trace->serial < b->trace->serial);
+}
+
+/* heap=sites: a GC, the live count, then the sites ranked by live bytes (as the original). */
+static void section_sites(struct agent *a, JNIEnv *jni)
+{
+    struct site_table *st = alloc_tracker_sites(a);
+    if (!st || !a->writer->sites) return;
+    alloc_tracker_count_live(a);
+    uint32_t n = sites_count(st);
+    struct site **rows = calloc(n ? n : 1, sizeof *rows);
+    struct site **named = calloc(n ? n : 1, sizeof *named);
+    if (!rows || !named) {
+        free(rows);
+        free(named);
+        return;
+    }
+    struct site_totals tot = {0, 0, 0, 0, a->opt.cutoff};
+    for (uint32_t i = 0; i < n; i++) {
+        struct site *s = sites_by_id(st, i + 1);
+        rows[i] = s;
+        tot.live_bytes += s->live_bytes;
+        tot.live_objs += s->live_objs;
+        tot.alloc_bytes += atomic_load(&s->alloc_bytes);
+        tot.alloc_objs += atomic_load(&s->alloc_objs);
+    }
+    qsort(rows, n, sizeof *rows, by_live_bytes);
+    int keep = 0;
+    while (keep < (int)n) {
+        double share = tot.live_bytes ? (double)rows[keep]->live_bytes / (double)tot.live_bytes : 0;
+        if (share < a->opt.cutoff) break;
+        keep++;
+    }
+    memcpy(named, rows, (size_t)keep * sizeof *rows);
+    qsort(named, (size_t)keep, sizeof *named, by_trace_serial);
+    output_lock(&a->out);
+    for (int i = 0; i < keep; i++) a->writer->trace(&a->wctx, named[i]->trace);
+    a->writer->sites(&a->wctx, rows, keep, &tot);
+    output_unlock(&a->out);
+    free(rows);
+    free(named);
+}
+
+static bool wants_sites(const struct options *o) { return (o->heap & HEAP_SITES) != 0; }
+
 static bool wants_heap_dump(const struct options *o) { return (o->heap & HEAP_DUMP) != 0; }
 
 /*
@@ -164,6 +224,7 @@ static const struct section {
 } SECTIONS[] = {
     {" contended monitor usage ...", wants_monitors, monitor_events_dump},
     {" Java heap ...", wants_heap_dump, heap_walker_dump},
+    {" allocation sites ...", wants_sites, section_sites},
     {" CPU usage by sampling running threads ...", wants_cpu_samples, section_cpu_samples},
     {" CPU usage by timing methods ...", wants_cpu_times, section_cpu_times},
     {" CPU usage in old prof format ...", wants_cpu_old, section_cpu_old},

@@ -11,6 +11,7 @@
 
 #include "agent/agent.h"
 #include "classfile/classfile.h"
+#include "sources/alloc_tracker.h"
 #include "sources/method_times.h"
 #include "tables/bci_classes.h"
 #include "util/log.h"
@@ -27,9 +28,11 @@ struct tracker {
     _Atomic unsigned deferred;    /* seen before the Tracker could be reached */
 };
 
+static bool wants_times(const struct agent *a) { return a->opt.cpu == CPU_TIMES || a->opt.cpu == CPU_OLD; }
+
 bool tracker_wanted(const struct agent *a)
 {
-    return a->opt.cpu == CPU_TIMES || a->opt.cpu == CPU_OLD;
+    return wants_times(a) || alloc_tracker_wanted(a);
 }
 
 /* Methods the Tracker itself calls must stay plain, or it would call itself. */
@@ -66,11 +69,19 @@ void JNICALL tracker_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bei
     cf_inject_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.tracker_class = TRACKER_CLASS;
-    spec.entry_name = "CallSite";
-    spec.entry_desc = "(II)V";
-    spec.return_name = "ReturnSite";
-    spec.return_desc = "(II)V";
-    spec.exception_exit = 1;
+    if (wants_times(a)) {
+        spec.entry_name = "CallSite";
+        spec.entry_desc = "(II)V";
+        spec.return_name = "ReturnSite";
+        spec.return_desc = "(II)V";
+        spec.exception_exit = 1;
+    }
+    if (alloc_tracker_wanted(a)) {
+        spec.objinit_name = "ObjectInit";
+        spec.objinit_desc = "(Ljava/lang/Object;)V";
+        spec.newarray_name = "NewArray";
+        spec.newarray_desc = "(Ljava/lang/Object;)V";
+    }
     spec.cnum = c->cnum;
     spec.filter = filter;
     cf_result res;
@@ -336,6 +347,9 @@ void tracker_vm_init(struct agent *a, JNIEnv *jni)
         return;
     }
     t->cls = (*jni)->NewGlobalRef(jni, cls);
+    remove_tracker_class(t);     /* loaded now; nothing will look for the file again */
+    if (alloc_tracker_wanted(a)) alloc_tracker_vm_init(a, jni, cls);
+    if (!wants_times(a)) return;
     JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain}};
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, cls, "engaged", "I");
     if ((*jni)->RegisterNatives(jni, cls, natives, 1) != 0 || !engaged) {
@@ -352,7 +366,6 @@ void tracker_vm_init(struct agent *a, JNIEnv *jni)
         (*jni)->ExceptionClear(jni);
     }
     (*jni)->SetStaticIntField(jni, cls, engaged, 1);
-    remove_tracker_class(t);     /* loaded now; nothing will look for the file again */
 }
 
 void tracker_vm_death(struct agent *a, JNIEnv *jni)
@@ -362,6 +375,8 @@ void tracker_vm_death(struct agent *a, JNIEnv *jni)
         if (t) remove_tracker_class(t);
         return;
     }
+    if (alloc_tracker_wanted(a)) alloc_tracker_enable(a, jni, false);
+    if (!wants_times(a)) return;
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
     if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, 0);
     atomic_store(&t->stop_clock, true);

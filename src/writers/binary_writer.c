@@ -9,6 +9,7 @@
 #include "tables/frames.h"
 #include "tables/ids.h"
 #include "tables/methods.h"
+#include "tables/sites.h"
 #include "tables/strings.h"
 #include "tables/threads.h"
 #include "tables/traces.h"
@@ -161,10 +162,63 @@ static void bin_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, i
     bin_record_end(w, at);
 }
 
+/* The ALLOC SITES array indicator: 0 for objects, else the basic type of the elements. */
+static uint8_t array_kind(const char *sig)
+{
+    if (sig[0] != '[') return 0;
+    switch (sig[1]) {
+    case 'Z': return 4;
+    case 'C': return 5;
+    case 'F': return 6;
+    case 'D': return 7;
+    case 'B': return 8;
+    case 'S': return 9;
+    case 'I': return 10;
+    case 'J': return 11;
+    default: return 2;          /* an array of references */
+    }
+}
+
+static void bin_sites(struct writer_ctx *w, struct site *const *rows, int nrows, const struct site_totals *tot)
+{
+    for (int i = 0; i < nrows; i++) bin_load_class(w, rows[i]->cls);
+    size_t at = bin_record_begin(w, TAG_HEAP_SUMMARY);
+    struct buf *b = output_buf(w->out);
+    buf_u4(b, (uint32_t)tot->live_bytes);
+    buf_u4(b, (uint32_t)tot->live_objs);
+    buf_u8(b, tot->alloc_bytes);
+    buf_u8(b, tot->alloc_objs);
+    bin_record_end(w, at);
+
+    at = bin_record_begin(w, TAG_ALLOC_SITES);
+    buf_u2(b, 0);                              /* complete, sorted by live bytes */
+    float cutoff = (float)tot->cutoff;
+    uint32_t bits;
+    memcpy(&bits, &cutoff, sizeof bits);
+    buf_u4(b, bits);
+    buf_u4(b, (uint32_t)tot->live_bytes);
+    buf_u4(b, (uint32_t)tot->live_objs);
+    buf_u8(b, tot->alloc_bytes);
+    buf_u8(b, tot->alloc_objs);
+    buf_u4(b, (uint32_t)nrows);
+    for (int i = 0; i < nrows; i++) {
+        const struct site *s = rows[i];
+        buf_u1(b, array_kind(s->cls->signature));
+        buf_u4(b, s->cls->serial);
+        buf_u4(b, s->trace->serial);
+        buf_u4(b, (uint32_t)s->live_bytes);
+        buf_u4(b, (uint32_t)s->live_objs);
+        buf_u4(b, (uint32_t)atomic_load(&s->alloc_bytes));
+        buf_u4(b, (uint32_t)atomic_load(&s->alloc_objs));
+    }
+    bin_record_end(w, at);
+}
+
 const struct writer binary_writer = {
     .file_header = bin_file_header,
     .thread_start = bin_thread_start,
     .thread_end = bin_thread_end,
     .trace = bin_trace,
     .cpu_samples = bin_cpu_samples,
+    .sites = bin_sites,
 };

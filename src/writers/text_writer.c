@@ -7,6 +7,7 @@
 #include "tables/frames.h"
 #include "tables/ids.h"
 #include "tables/methods.h"
+#include "tables/sites.h"
 #include "tables/threads.h"
 #include "tables/traces.h"
 #include "writers/output.h"
@@ -156,6 +157,29 @@ static void text_cpu_old(struct writer_ctx *w, const struct rank_row *rows, int 
     }
 }
 
+static void text_sites(struct writer_ctx *w, struct site *const *rows, int nrows, const struct site_totals *tot)
+{
+    struct buf *b = output_buf(w->out);
+    char when[64];
+    buf_printf(b, "SITES BEGIN (ordered by live bytes) %s\n", text_now(when, sizeof when));
+    buf_printf(b, "          percent          live          alloc'ed  stack class\n");
+    buf_printf(b, " rank   self  accum     bytes objs     bytes  objs trace name\n");
+    uint64_t sum = 0;
+    for (int i = 0; i < nrows; i++) {
+        const struct site *s = rows[i];
+        sum += s->live_bytes;
+        double self = tot->live_bytes ? 100.0 * (double)s->live_bytes / (double)tot->live_bytes : 0;
+        double accum = tot->live_bytes ? 100.0 * (double)sum / (double)tot->live_bytes : 0;
+        buf_printf(b, "%5d %5.2f%% %5.2f%% %9llu %4llu %9llu %5llu %5u %s\n", i + 1, self, accum,
+                   (unsigned long long)s->live_bytes, (unsigned long long)s->live_objs,
+                   (unsigned long long)atomic_load(&s->alloc_bytes), (unsigned long long)atomic_load(&s->alloc_objs),
+                   s->trace->serial, s->cls->name);
+        output_record_end(w->out);
+    }
+    buf_printf(b, "SITES END\n");
+    output_record_end(w->out);
+}
+
 const struct writer text_writer = {
     .file_header = text_file_header,
     .thread_start = text_thread_start,
@@ -164,4 +188,5 @@ const struct writer text_writer = {
     .cpu_samples = text_cpu_samples,
     .cpu_times = text_cpu_times,
     .cpu_old = text_cpu_old,
+    .sites = text_sites,
 };

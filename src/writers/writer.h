@@ -28,6 +28,14 @@ struct rank_row {
     uint64_t time_ms;     /* cpu=old: the time column */
 };
 
+struct site;
+
+/* What a SITES section adds up (over every site, listed or not). */
+struct site_totals {
+    uint64_t live_bytes, live_objs, alloc_bytes, alloc_objs;
+    double cutoff;
+};
+
 struct writer {
     void (*file_header)(struct writer_ctx *w);
     void (*thread_start)(struct writer_ctx *w, const struct thread_info *t);
@@ -38,6 +46,9 @@ struct writer {
     void (*cpu_samples)(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total);
     /* cpu=times: the CPU TIME (ms) section (text only; NULL in binary). */
     void (*cpu_times)(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ms);
+    /* heap=sites: the SITES section (text) or HEAP SUMMARY + ALLOC SITES (binary);
+     * rows ranked by live bytes and cut at the cutoff, their traces written before. */
+    void (*sites)(struct writer_ctx *w, struct site *const *rows, int nrows, const struct site_totals *t);
     /* cpu=old: caller/callee pairs in the old prof format (text only; NULL in binary). */
     void (*cpu_old)(struct writer_ctx *w, const struct rank_row *rows, int nrows);
 };

@@ -61,5 +61,6 @@ check "_JAVA_HPROF_OPTIONS is read" bash -c "[[ $RC -ne 0 ]] && grep -q 'Unknown
 run_java "$(agent)" HotMethod 100
 check "no options: the program runs and java.hprof.txt is written" \
   bash -c "[[ $RC -eq 0 ]] && grep -q '^done' out.txt && head -1 java.hprof.txt | grep -q '^JAVA PROFILE 1.0.1, created '"
-check "no options: heap=all is the default (said when not yet supported)" has_line out.txt 'heap=(sites|dump)'
+check "no options: heap=all is the default (a heap dump and the allocation sites)" \
+  bash -c "grep -q '^HEAP DUMP BEGIN' java.hprof.txt && grep -q '^SITES BEGIN' java.hprof.txt && grep -q '^Dumping Java heap ... allocation sites ... done.\$' out.txt"
 jni_clean

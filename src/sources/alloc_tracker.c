@@ -1,0 +1,230 @@
+#include "sources/alloc_tracker.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent.h"
+#include "tables/sites.h"
+#include "util/log.h"
+
+#define MAX_SKIP 8                    /* Tracker and Object.<init> frames on top of a stack */
+
+struct alloc_tracker {
+    jvmtiEnv *tags;                   /* tags here name each counted object's site */
+    struct site_table sites;
+    jmethodID skip[MAX_SKIP];         /* frames that are not the allocation site */
+    int nskip;
+    jclass tracker;
+    jfieldID allocs;                  /* Tracker.allocs: 1 while counting */
+    jniNativeInterface *jni_table;    /* the JNI functions as they were, before ours */
+    _Atomic bool on;
+};
+
+bool alloc_tracker_wanted(const struct agent *a) { return (a->opt.heap & HEAP_SITES) != 0; }
+
+struct site_table *alloc_tracker_sites(struct agent *a) { return a->alloc ? &a->alloc->sites : NULL; }
+
+int alloc_tracker_onload(struct agent *a)
+{
+    struct alloc_tracker *t = calloc(1, sizeof *t);
+    if (!t) return -1;
+    sites_init(&t->sites);
+    if ((*a->vm)->GetEnv(a->vm, (void **)&t->tags, JVMTI_VERSION_1_2) != JNI_OK) return -1;
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.can_tag_objects = 1;
+    if ((*t->tags)->AddCapabilities(t->tags, &caps) != JVMTI_ERROR_NONE) return -1;
+    memset(&caps, 0, sizeof caps);
+    caps.can_generate_vm_object_alloc_events = 1;
+    caps.can_generate_garbage_collection_events = 0;
+    if ((*a->jvmti)->AddCapabilities(a->jvmti, &caps) != JVMTI_ERROR_NONE) return -1;
+    a->alloc = t;
+    return 0;
+}
+
+static bool skipped(struct alloc_tracker *t, jmethodID m)
+{
+    for (int i = 0; i < t->nskip; i++)
+        if (t->skip[i] == m) return true;
+    return false;
+}
+
+static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace, bool inner_arrays);
+
+/*
+ * The arrays a multianewarray made inside the outer one are new too: count each at the
+ * same site. Only called right after the bytecode made them, when nothing else can
+ * have been stored in them yet.
+ */
+static void count_inner_arrays(struct agent *a, JNIEnv *jni, jobjectArray outer, struct trace *trace)
+{
+    jsize n = (*jni)->GetArrayLength(jni, outer);
+    for (jsize i = 0; i < n; i++) {
+        jobject inner = (*jni)->GetObjectArrayElement(jni, outer, i);
+        if (!inner) continue;
+        count(a, jni, inner, trace, true);
+        (*jni)->DeleteLocalRef(jni, inner);
+    }
+}
+
+static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace, bool inner_arrays)
+{
+    struct alloc_tracker *t = a->alloc;
+    jlong tag = 0;
+    if ((*t->tags)->GetTag(t->tags, obj, &tag) != JVMTI_ERROR_NONE || tag) return;   /* counted already */
+    jclass cls = (*jni)->GetObjectClass(jni, obj);
+    struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
+    (*jni)->DeleteLocalRef(jni, cls);
+    jlong size = 0;
+    (*a->jvmti)->GetObjectSize(a->jvmti, obj, &size);
+    struct site *s = sites_of(&t->sites, trace, ci);
+    if (!s) return;
+    atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->alloc_bytes, (uint64_t)size, memory_order_relaxed);
+    (*t->tags)->SetTag(t->tags, obj, (jlong)s->id);
+    if (inner_arrays && ci->signature[0] == '[' && ci->signature[1] == '[')
+        count_inner_arrays(a, jni, obj, trace);
+}
+
+/* The allocation site of the current (or given) thread: its stack without our frames. */
+static struct trace *site_trace(struct agent *a, JNIEnv *jni, jthread thread)
+{
+    struct alloc_tracker *t = a->alloc;
+    int depth = a->opt.depth;
+    jvmtiFrameInfo local[64], *frames = local;
+    int want = depth + MAX_SKIP;
+    if (want > 64 && !(frames = malloc((size_t)want * sizeof *frames))) return NULL;
+    jint n = 0;
+    struct trace *tr = NULL;
+    if ((*a->jvmti)->GetStackTrace(a->jvmti, thread, 0, want, frames, &n) == JVMTI_ERROR_NONE) {
+        int skip = 0;
+        while (skip < n && skip < MAX_SKIP && skipped(t, frames[skip].method)) skip++;
+        int keep = n - skip < depth ? n - skip : depth;
+        uint32_t serial = 0;
+        if (a->opt.thread) {
+            struct thread_info *ti = threads_lookup(a->jvmti, thread);
+            serial = ti ? ti->serial : 0;
+        }
+        tr = traces_of(&a->traces, a->jvmti, jni, serial, frames + skip, keep);
+    }
+    if (frames != local) free(frames);
+    return tr;
+}
+
+static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jboolean array)
+{
+    struct agent *a = agent_get();
+    if (!obj || !a->alloc || !atomic_load_explicit(&a->alloc->on, memory_order_relaxed) ||
+        atomic_load(&a->phase) != PHASE_LIVE)
+        return;
+    jlong tag = 0;
+    if ((*a->alloc->tags)->GetTag(a->alloc->tags, obj, &tag) == JVMTI_ERROR_NONE && tag) return;
+    struct trace *tr = site_trace(a, jni, NULL);
+    if (tr) count(a, jni, obj, tr, array);
+}
+
+void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                              jclass cls, jlong size)
+{
+    struct agent *a = agent_get();
+    if (!a->alloc || !atomic_load_explicit(&a->alloc->on, memory_order_relaxed) ||
+        atomic_load(&a->phase) != PHASE_LIVE || agent_is_own_thread(a, jni, thread))
+        return;
+    jlong tag = 0;
+    if ((*a->alloc->tags)->GetTag(a->alloc->tags, object, &tag) == JVMTI_ERROR_NONE && tag) return;
+    struct trace *tr = site_trace(a, jni, thread);
+    if (tr) count(a, jni, object, tr, false);
+}
+
+/*
+ * JNI AllocObject makes an object without a constructor and without a VMObjectAlloc
+ * event, so the JNI function is wrapped: the original runs, then the object is counted
+ * at the native method's stack.
+ */
+static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
+{
+    struct agent *a = agent_get();
+    jobject obj = a->alloc->jni_table->AllocObject(jni, cls);
+    if (obj && atomic_load_explicit(&a->alloc->on, memory_order_relaxed) && atomic_load(&a->phase) == PHASE_LIVE) {
+        struct trace *tr = site_trace(a, jni, NULL);
+        if (tr) count(a, jni, obj, tr, false);
+    }
+    return obj;
+}
+
+static void wrap_jni(struct agent *a)
+{
+    struct alloc_tracker *t = a->alloc;
+    jniNativeInterface *table = NULL;
+    if ((*a->jvmti)->GetJNIFunctionTable(a->jvmti, &table) != JVMTI_ERROR_NONE || !table) return;
+    t->jni_table = table;                /* kept: our wrapper calls through it */
+    jniNativeInterface *ours = NULL;
+    if ((*a->jvmti)->Allocate(a->jvmti, sizeof *ours, (unsigned char **)&ours) != JVMTI_ERROR_NONE) return;
+    *ours = *table;
+    ours->AllocObject = jni_alloc_object;
+    (*a->jvmti)->SetJNIFunctionTable(a->jvmti, ours);
+}
+
+static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig, bool is_static)
+{
+    jmethodID m = is_static ? (*jni)->GetStaticMethodID(jni, cls, name, sig) : (*jni)->GetMethodID(jni, cls, name, sig);
+    if (!m) (*jni)->ExceptionClear(jni);
+    else if (t->nskip < MAX_SKIP) t->skip[t->nskip++] = m;
+}
+
+void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker)
+{
+    struct alloc_tracker *t = a->alloc;
+    if (!t || !tracker) return;
+    JNINativeMethod natives[] = {{"allocated", "(Ljava/lang/Object;Z)V", (void *)native_allocated}};
+    if ((*jni)->RegisterNatives(jni, tracker, natives, 1) != 0) {
+        (*jni)->ExceptionClear(jni);
+        log_error("the Tracker class does not match this agent; heap=sites has no data");
+        return;
+    }
+    add_skip(t, jni, tracker, "allocated", "(Ljava/lang/Object;Z)V", true);
+    add_skip(t, jni, tracker, "ObjectInit", "(Ljava/lang/Object;)V", true);
+    add_skip(t, jni, tracker, "NewArray", "(Ljava/lang/Object;)V", true);
+    jclass object = (*jni)->FindClass(jni, "java/lang/Object");
+    if (object) add_skip(t, jni, object, "<init>", "()V", false);
+    t->tracker = (*jni)->NewGlobalRef(jni, tracker);
+    t->allocs = (*jni)->GetStaticFieldID(jni, tracker, "allocs", "I");
+    if (!t->allocs) (*jni)->ExceptionClear(jni);
+    wrap_jni(a);
+    alloc_tracker_enable(a, jni, true);
+    (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_OBJECT_ALLOC, NULL);
+}
+
+void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on)
+{
+    struct alloc_tracker *t = a->alloc;
+    if (!t) return;
+    atomic_store(&t->on, on);
+    if (t->tracker && t->allocs) (*jni)->SetStaticIntField(jni, t->tracker, t->allocs, on ? 1 : 0);
+}
+
+static jint JNICALL live_object(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
+{
+    struct site *s = sites_by_id(user_data, (uint32_t)*tag_ptr);
+    if (s) {
+        s->live_objs++;
+        s->live_bytes += (uint64_t)size;
+    }
+    return JVMTI_VISIT_OBJECTS;
+}
+
+void alloc_tracker_count_live(struct agent *a)
+{
+    struct alloc_tracker *t = a->alloc;
+    if (!t) return;
+    (*a->jvmti)->ForceGarbageCollection(a->jvmti);
+    uint32_t n = sites_count(&t->sites);
+    for (uint32_t i = 1; i <= n; i++) {
+        struct site *s = sites_by_id(&t->sites, i);
+        s->live_objs = s->live_bytes = 0;
+    }
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_iteration_callback = live_object;
+    (*t->tags)->IterateThroughHeap(t->tags, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, &t->sites);
+}

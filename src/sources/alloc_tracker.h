@@ -1,0 +1,37 @@
+/*
+ * heap=sites: every allocation counted at its site (stack trace + class), exactly.
+ *
+ * Objects are seen as they are made: the Tracker calls in at the entry of
+ * java.lang.Object.<init> and after each array allocation, and the VM reports the
+ * objects it makes itself for Java code (clone, reflection, JNI) with VMObjectAlloc.
+ * Each counted object is tagged with its site in an environment of its own, so that a
+ * dump can count, after a GC, the objects of each site that are still alive; tags of
+ * collected objects vanish with them, so memory follows the live objects and the sites,
+ * not the number of allocations.
+ */
+#ifndef HPROF_ALLOC_TRACKER_H
+#define HPROF_ALLOC_TRACKER_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct agent;
+struct site_table;
+
+bool alloc_tracker_wanted(const struct agent *a);
+/* In Agent_OnLoad: the tag environment and capabilities. 0 on success. */
+int alloc_tracker_onload(struct agent *a);
+/* At VM init, once the Tracker class is loaded: bind the native and start counting. */
+void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker);
+/* Allocation counting on or off (socket CONTROL). */
+void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on);
+/* Before a SITES section: a GC, then the live objects and bytes of every site. */
+void alloc_tracker_count_live(struct agent *a);
+struct site_table *alloc_tracker_sites(struct agent *a);
+
+void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                              jclass cls, jlong size);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * Allocation sites: a stack trace and the class allocated there, with the objects and
+ * bytes allocated (exact, counted as they happen) and live (counted at each dump, after
+ * a GC, from the objects still tagged with the site).
+ */
+#ifndef HPROF_SITES_H
+#define HPROF_SITES_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "util/cmap.h"
+#include "util/registry.h"
+
+struct trace;
+struct class_info;
+
+struct site {
+    struct cmap_node node;
+    uint32_t id;                     /* 1 ... (the tag of its objects) */
+    struct trace *trace;
+    struct class_info *cls;
+    _Atomic uint64_t alloc_objs, alloc_bytes;
+    uint64_t live_objs, live_bytes;  /* set by the live count at a dump */
+};
+
+struct site_table {
+    struct cmap map;
+    struct registry all;
+};
+
+void sites_init(struct site_table *t);
+/* The site of this trace and class, made on first sight; NULL if out of memory. */
+struct site *sites_of(struct site_table *t, struct trace *trace, struct class_info *cls);
+struct site *sites_by_id(struct site_table *t, uint32_t id);
+uint32_t sites_count(struct site_table *t);
+
+#endif

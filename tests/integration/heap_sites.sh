@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# heap=sites: exact allocation counts per site, live counts after a GC, text and binary.
+source "$(dirname "$0")/../lib/common.sh"
+
+gcc -shared -fPIC -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" -o "$WORK/libsitesjni.so" \
+  "$HPROF_ROOT/tests/java/native/sites_jni.c"
+set +e
+BASE=$("$JAVA" -cp "$TEST_CLASSES" SitesKnown "$WORK/libsitesjni.so" 2>&1)
+set -e
+
+run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=s.txt)" SitesKnown "$WORK/libsitesjni.so"
+check "same output and status as without the agent" bash -c "[[ $RC -eq 0 ]] && grep -qxF '$BASE' out.txt"
+check "SITES section with the original's headers" bash -c "grep -Eq '^SITES BEGIN \\(ordered by live bytes\\) [A-Z][a-z]{2} ' s.txt && grep -qx \"          percent          live          alloc'ed  stack class\" s.txt && grep -qx ' rank   self  accum     bytes objs     bytes  objs trace name' s.txt && grep -qx 'SITES END' s.txt"
+awk '/^SITES BEGIN/{i=1;next} /^SITES END/{i=0} i && $1 ~ /^[0-9]+$/' s.txt >rows.txt
+check "rows have the original's layout" bash -c "[[ -s rows.txt ]] && awk '{ r = sprintf(\"%5d %5.2f%% %5.2f%% %9d %4d %9d %5d %5d %s\", \$1, \$2, \$3, \$4, \$5, \$6, \$7, \$8, \$9); if (r != \$0) bad = 1 } END { exit bad }' rows.txt"
+
+# Sums over all rows of one class (a class can be allocated at several sites).
+sum() { awk -v c="$1" -v f="$2" '$9 == c { s += $f } END { print s + 0 }' rows.txt; }
+# The row whose trace's top frames name these methods.
+site_of() {  # site_of CLASS METHOD: alloc objs of CLASS at traces containing METHOD
+  awk -v c="$1" -v m="$2" '
+    /^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); next }
+    /^\t/ { if (index($0, m)) has[tr] = 1; next }
+    /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+    i && $9 == c && ($8 in has) { s += $7 } END { print s + 0 }' s.txt
+}
+check "12345 Foo allocated by new in makeFoos" test "$(site_of 'SitesKnown$Foo' SitesKnown.makeFoos)" -eq 12345
+check "6173 of them live (the even ones kept)" test "$(awk '$9 == "SitesKnown$Foo" && $7 == 12345 { print $5 }' rows.txt)" -eq 6173
+check "300 Foo from Constructor.newInstance" test "$(( $(sum 'SitesKnown$Foo' 7) - 12345 ))" -eq 300
+check "777 int[][] from new int[3][4], 100 live" bash -c "[[ $(site_of 'int[][]' SitesKnown.makeArrays) -eq 777 && \$(awk '\$9 == \"int[][]\" && \$7 == 777 { print \$5 }' rows.txt) -eq 100 ]]"
+check "2331 int[] (3 per int[3][4]), 300 live" bash -c "[[ $(site_of 'int[]' SitesKnown.makeArrays) -eq 2331 && \$(awk '\$9 == \"int[]\" && \$7 == 2331 { print \$5 }' rows.txt) -eq 300 ]]"
+check "500 Bar from clone()" test "$(site_of 'SitesKnown$Bar' SitesKnown.makeClones)" -eq 501
+check "200 long[] from Array.newInstance" test "$(site_of 'long[]' SitesKnown.makeReflective)" -eq 200
+check "650 Qux from JNI AllocObject + NewObject, counted once each" test "$(sum 'SitesKnown$Qux' 7)" -eq 650
+check "16 threads x 1000 Baz: no count lost" test "$(sum 'SitesKnown$Baz' 7)" -eq 16000
+check "live never exceeds allocated" bash -c "awk '\$4 > \$6 || \$5 > \$7 { bad = 1 } END { exit bad }' rows.txt"
+
+# Binary: HEAP SUMMARY and ALLOC SITES agree with the text output of the same program.
+run_java -Xverify:all "$(agent heap=sites,cutoff=0,format=b,file=s.hprof)" SitesKnown "$WORK/libsitesjni.so"
+check "binary file validates" hprof_check s.hprof
+"$HPROF_DUMP" s.hprof >dump.txt
+check "ALLOC SITES: 12345 Foo at one site, 6173 live" has_line dump.txt '^  SITE array=0 class=[0-9]+\(SitesKnown\$Foo\) trace=[0-9]+ live_bytes=[0-9]+ live_objs=6173 alloc_bytes=[0-9]+ alloc_objs=12345$'
+check "ALLOC SITES: int[][] marked as an array of objects, 777 allocated" has_line dump.txt '^  SITE array=2 class=[0-9]+\(int\[\]\[\]\) .*alloc_objs=777$'
+check "ALLOC SITES: int[] marked as an int array (10)" has_line dump.txt '^  SITE array=10 class=[0-9]+\(int\[\]\) .*alloc_objs=2331$'
+check "HEAP SUMMARY written" has_line dump.txt '^HEAP_SUMMARY live_bytes=[0-9]+ live_objs=[0-9]+ alloc_bytes=[0-9]+ alloc_objs=[0-9]+'
+jni_clean
