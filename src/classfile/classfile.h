@@ -8,23 +8,17 @@
  *   - at entry of java/lang/Object.<init>:      Tracker.objinit(this)
  *   - optionally an exception exit: a catch-all handler over the body (in constructors
  *     starting after the super()/this() call) that calls the return hook and rethrows.
- * Everything the insertions move is fixed: branch and switch offsets (16-bit branches are
- * widened when needed), exception tables, LineNumberTable, LocalVariable(Type)Table,
- * StackMapTable, type annotations with code offsets, max_stack.
+ * mnum is the method's index in the class file's methods array (res->methods[mnum]).
+ * Everything the insertions move is fixed: branch and switch offsets, exception tables,
+ * LineNumberTable, LocalVariable(Type)Table, CharacterRangeTable, StackMapTable, type
+ * annotations with code offsets, max_stack. A 16-bit branch that no longer fits becomes
+ * goto_w / jsr_w, or for a conditional either "if<!cond> +8; goto_w" (with a StackMapTable
+ * frame inferred for the instruction after it) or a jump to a nearby island of goto_w
+ * trampolines. A method that would pass 65535 bytes is left as it was (CF_M_TOO_BIG).
  *
  * Inputs are untrusted: a malformed class gives an error code and no output, never a crash,
  * and every allocation is bounded by a multiple of the input size. All functions are
  * reentrant (no global state), so the agent may call them from any thread.
- */
-/* Notes for the agent (what the JDK tests in tests/tools/classfile_jdk.sh taught):
- *  - An empty finalize()V (java/lang/Object's, say) is never instrumented (CF_M_FILTERED):
- *    HotSpot registers a finalizer for every object of a class whose finalize is not empty,
- *    so hooks there would register one for every object.
- *  - A tracker on -Xbootclasspath/a (or AddToBootstrapClassLoaderSearch) cannot be loaded
- *    by code that runs during VM genesis: instrumented java.base classes used that early
- *    fail with NoClassDefFoundError. Leave classes hooked before VMInit alone (or hook them
- *    with a mask of 0), as the old hprof did for its "system classes". A no-op tracker
- *    placed inside java.base itself works from the very start (see the tests).
  *
  * Usage:
  *     cf_inject_spec spec = { .tracker_class = "hprof/Tracker",
@@ -33,14 +27,25 @@
  *         .newarray_name = "NewArray", .newarray_desc = "(Ljava/lang/Object;)V",
  *         .exception_exit = 1, .cnum = next_class_number, .filter = my_filter };
  *     cf_result res;
- *     if (cf_instrument(bytes, len, &spec, &res) == CF_OK) { hand res.data/res.len to the VM }
- *     record res.methods[mnum].name/.desc for (cnum, mnum)
+ *     int rc = cf_instrument(bytes, len, &spec, &res);
+ *     if (rc == CF_OK)  copy res.data/res.len into JVMTI-allocated memory for the VM
+ *     if (rc >= 0)     keep res.methods[mnum].name/.desc to map (cnum, mnum) back
  *     cf_result_free(&res);
- *  - The tracker class is skipped automatically; skip whatever the tracker itself calls
- *    (e.g. java/lang/Thread.currentThread) with the filter.
- *  - java/lang/Object.<init> never gets the exception exit (C2 on JDK 17 crashed on it).
- *  - Typical cost on a JDK's 26,000 classes: about 2 s for everything (one thread). */
-
+ *
+ * Notes for the agent (what the JDK tests in tests/tools/classfile_jdk.sh taught):
+ *  - The tracker class itself is never instrumented; methods the tracker calls (e.g.
+ *    java/lang/Thread.currentThread) must be filtered out by the agent.
+ *  - An empty finalize()V (java/lang/Object's, say) is never instrumented (CF_M_FILTERED):
+ *    HotSpot registers a finalizer for every object of a class whose finalize is not empty.
+ *  - java/lang/Object.<init> never gets the exception exit (C2 on JDK 17 crashed compiling
+ *    it with a handler); it counts in exc_exit_skipped.
+ *  - A tracker on -Xbootclasspath/a (or AddToBootstrapClassLoaderSearch) cannot be loaded
+ *    by code that runs during VM genesis: instrumented java.base classes used that early
+ *    fail with NoClassDefFoundError. Leave classes hooked before VMInit alone (or
+ *    retransform them later), as the old hprof did for its "system classes". A no-op
+ *    tracker placed inside java.base itself works from the very start (see the tests).
+ *  - Cost: about 2 s for all 26,000 classes of a JDK on one thread (~80 us a class).
+ */
 #ifndef HPROF_CLASSFILE_H
 #define HPROF_CLASSFILE_H
 
