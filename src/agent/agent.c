@@ -64,6 +64,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
     atomic_store(&a->phase, PHASE_LIVE);
     thread_events_vm_init(a, jni, thread);
     if (a->tracker) tracker_vm_init(a, jni);
+    if (a->alloc && !alloc_tracker_exact(a)) alloc_tracker_vm_init_sampled(a, jni);
     if (a->opt.cpu == CPU_SAMPLES) cpu_sampler_start(a, jni);
     if (a->monitors) monitor_events_enable(a);
     if (a->opt.net_host && a->opt.format == 'b') socket_commands_start(a, jni);
@@ -176,12 +177,15 @@ static int set_callbacks(struct agent *a)
     cb.ClassFileLoadHook = tracker_on_class_file_load;
     cb.ClassPrepare = tracker_on_class_prepare;
     cb.VMObjectAlloc = alloc_tracker_on_vm_object_alloc;
+    cb.SampledObjectAlloc = alloc_tracker_on_sampled_alloc;
     jvmtiEnv *jvmti = a->jvmti;
     if ((*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb) != JVMTI_ERROR_NONE) return -1;
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_DATA_DUMP_REQUEST, NULL);
     if (a->tracker) tracker_enable_events(a);
+    if (a->alloc && !alloc_tracker_exact(a))
+        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
     return 0;
 }
 

@@ -30,6 +30,10 @@ static const char HELP_TEXT[] =
     "force=y|n              force output to <file>         y\n"
     "verbose=y|n            print messages about dumps     y\n"
     "\n"
+    "New Options (not in the original HPROF)\n"
+    "---------------------------------------\n"
+    "alloc_sample=<bytes>   heap=sites by sampling         0 (exact)\n"
+    "\n"
     "Obsolete Options\n"
     "----------------\n"
     "gc_okay=y|n\n"
@@ -55,6 +59,10 @@ static const char HELP_TEXT[] =
     "  - msa=y (Solaris micro state accounting) has no meaning on Linux: accepted\n"
     "    and ignored, with a note.\n"
     "  - gc_okay is obsolete: accepted and ignored, with a note.\n"
+    "  - alloc_sample=<bytes> is new: heap=sites from the JVM's allocation sampling\n"
+    "    (one sample about every <bytes> allocated), with counts scaled to\n"
+    "    estimates; low overhead for large services. 0 (the default) counts\n"
+    "    every allocation exactly, through bytecode instrumentation.\n"
     "  - Options whose feature this build does not have yet are accepted and\n"
     "    reported as \"not yet supported\" when the agent starts.\n";
 
@@ -191,6 +199,13 @@ static enum options_result apply(struct parser *p, struct options *o, const char
         if (!*value || *end || errno || !(c >= 0.0 && c <= 1.0))
             return fail(p, "cutoff option value must be floating point from 0.0 to 1.0%s", "");
         o->cutoff = c;
+    } else if (strcmp(name, "alloc_sample") == 0) {
+        char *end;
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if (!*value || *end || errno || v < 0 || v > (1L << 30))
+            return fail(p, "alloc_sample option value must be a number of bytes from 0 to 1073741824%s", "");
+        o->alloc_sample = v;
     } else if (strcmp(name, "monitor") == 0) flag = &o->monitor;
     else if (strcmp(name, "lineno") == 0) flag = &o->lineno;
     else if (strcmp(name, "thread") == 0) flag = &o->thread;

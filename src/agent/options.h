@@ -25,6 +25,7 @@ struct options {
     double cutoff;
     bool lineno, thread, doe, msa, force, verbose;
     bool gc_okay_given;      /* obsolete: accepted, with a note */
+    long alloc_sample;       /* heap=sites sampled every this many bytes (0: exact counts) */
     bool help;
 };
 

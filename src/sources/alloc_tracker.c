@@ -21,6 +21,7 @@ struct alloc_tracker {
 };
 
 bool alloc_tracker_wanted(const struct agent *a) { return (a->opt.heap & HEAP_SITES) != 0; }
+bool alloc_tracker_exact(const struct agent *a) { return alloc_tracker_wanted(a) && a->opt.alloc_sample == 0; }
 
 struct site_table *alloc_tracker_sites(struct agent *a) { return a->alloc ? &a->alloc->sites : NULL; }
 
@@ -34,11 +35,18 @@ int alloc_tracker_onload(struct agent *a)
     memset(&caps, 0, sizeof caps);
     caps.can_tag_objects = 1;
     if ((*t->tags)->AddCapabilities(t->tags, &caps) != JVMTI_ERROR_NONE) return -1;
-    memset(&caps, 0, sizeof caps);
-    caps.can_generate_vm_object_alloc_events = 1;
-    caps.can_generate_garbage_collection_events = 0;
-    if ((*a->jvmti)->AddCapabilities(a->jvmti, &caps) != JVMTI_ERROR_NONE) return -1;
     a->alloc = t;
+    memset(&caps, 0, sizeof caps);
+    if (alloc_tracker_exact(a)) caps.can_generate_vm_object_alloc_events = 1;
+    else caps.can_generate_sampled_object_alloc_events = 1;
+    if ((*a->jvmti)->AddCapabilities(a->jvmti, &caps) != JVMTI_ERROR_NONE) return -1;
+    /* Sampling starts now: a thread's sampling point is set when it takes a new TLAB,
+     * so starting late would miss the first TLAB of every thread already running. */
+    if (!alloc_tracker_exact(a) &&
+        (*a->jvmti)->SetHeapSamplingInterval(a->jvmti, (jint)a->opt.alloc_sample) != JVMTI_ERROR_NONE) {
+        log_error("the JVM refused the allocation sampling interval %ld", a->opt.alloc_sample);
+        return -1;
+    }
     return 0;
 }
 
@@ -165,6 +173,33 @@ static void wrap_jni(struct agent *a)
     (*a->jvmti)->SetJNIFunctionTable(a->jvmti, ours);
 }
 
+/* One sampled object stands for about alloc_sample bytes of objects like it. */
+void JNICALL alloc_tracker_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                            jclass cls, jlong size)
+{
+    struct agent *a = agent_get();
+    struct alloc_tracker *t = a->alloc;
+    if (!t || !atomic_load_explicit(&t->on, memory_order_relaxed) || atomic_load(&a->phase) != PHASE_LIVE)
+        return;
+    struct trace *tr = site_trace(a, jni, thread);
+    if (!tr) return;
+    struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
+    struct site *s = sites_of(&t->sites, tr, ci);
+    if (!s) return;
+    uint64_t bytes = size > 0 ? (uint64_t)size : 1;
+    uint64_t weight = bytes >= (uint64_t)a->opt.alloc_sample ? 1 : ((uint64_t)a->opt.alloc_sample + bytes / 2) / bytes;
+    atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->alloc_objs, weight, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->alloc_bytes, weight * bytes, memory_order_relaxed);
+    (*t->tags)->SetTag(t->tags, object, (jlong)s->id);
+}
+
+void alloc_tracker_vm_init_sampled(struct agent *a, JNIEnv *jni)
+{
+    struct alloc_tracker *t = a->alloc;
+    if (t) atomic_store(&t->on, true);
+}
+
 static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig, bool is_static)
 {
     jmethodID m = is_static ? (*jni)->GetStaticMethodID(jni, cls, name, sig) : (*jni)->GetMethodID(jni, cls, name, sig);
@@ -227,4 +262,14 @@ void alloc_tracker_count_live(struct agent *a)
     memset(&cb, 0, sizeof cb);
     cb.heap_iteration_callback = live_object;
     (*t->tags)->IterateThroughHeap(t->tags, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, &t->sites);
+    if (alloc_tracker_exact(a)) return;
+    /* Sampled: each live sample stands for as many objects as samples did at allocation. */
+    for (uint32_t i = 1; i <= n; i++) {
+        struct site *s = sites_by_id(&t->sites, i);
+        uint64_t samples = atomic_load(&s->samples);
+        if (!samples) continue;
+        double per = (double)atomic_load(&s->alloc_objs) / (double)samples;
+        s->live_objs = (uint64_t)((double)s->live_objs * per + 0.5);
+        s->live_bytes = (uint64_t)((double)s->live_bytes * per + 0.5);
+    }
 }

@@ -8,6 +8,10 @@
  * dump can count, after a GC, the objects of each site that are still alive; tags of
  * collected objects vanish with them, so memory follows the live objects and the sites,
  * not the number of allocations.
+ *
+ * With alloc_sample=<bytes> nothing is instrumented: the JVM samples about one
+ * allocation every <bytes> (JVMTI SampledObjectAlloc) and each sample stands for the
+ * allocations around it, so counts are estimates, and say so.
  */
 #ifndef HPROF_ALLOC_TRACKER_H
 #define HPROF_ALLOC_TRACKER_H
@@ -21,16 +25,22 @@ struct agent;
 struct site_table;
 
 bool alloc_tracker_wanted(const struct agent *a);
+/* Exact counting (bytecode instrumentation), rather than alloc_sample=<bytes> sampling. */
+bool alloc_tracker_exact(const struct agent *a);
 /* In Agent_OnLoad: the tag environment and capabilities. 0 on success. */
 int alloc_tracker_onload(struct agent *a);
 /* At VM init, once the Tracker class is loaded: bind the native and start counting. */
 void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker);
+/* At VM init, in alloc_sample mode: start the JVM's allocation sampling. */
+void alloc_tracker_vm_init_sampled(struct agent *a, JNIEnv *jni);
 /* Allocation counting on or off (socket CONTROL). */
 void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on);
 /* Before a SITES section: a GC, then the live objects and bytes of every site. */
 void alloc_tracker_count_live(struct agent *a);
 struct site_table *alloc_tracker_sites(struct agent *a);
 
+void JNICALL alloc_tracker_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                            jclass cls, jlong size);
 void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                               jclass cls, jlong size);
 

@@ -32,7 +32,7 @@ static bool wants_times(const struct agent *a) { return a->opt.cpu == CPU_TIMES 
 
 bool tracker_wanted(const struct agent *a)
 {
-    return wants_times(a) || alloc_tracker_wanted(a);
+    return wants_times(a) || alloc_tracker_exact(a);
 }
 
 /* Methods the Tracker itself calls must stay plain, or it would call itself. */
@@ -76,7 +76,7 @@ void JNICALL tracker_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bei
         spec.return_desc = "(II)V";
         spec.exception_exit = 1;
     }
-    if (alloc_tracker_wanted(a)) {
+    if (alloc_tracker_exact(a)) {
         spec.objinit_name = "ObjectInit";
         spec.objinit_desc = "(Ljava/lang/Object;)V";
         spec.newarray_name = "NewArray";
@@ -348,7 +348,7 @@ void tracker_vm_init(struct agent *a, JNIEnv *jni)
     }
     t->cls = (*jni)->NewGlobalRef(jni, cls);
     remove_tracker_class(t);     /* loaded now; nothing will look for the file again */
-    if (alloc_tracker_wanted(a)) alloc_tracker_vm_init(a, jni, cls);
+    if (alloc_tracker_exact(a)) alloc_tracker_vm_init(a, jni, cls);
     if (!wants_times(a)) return;
     JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain}};
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, cls, "engaged", "I");
@@ -375,7 +375,7 @@ void tracker_vm_death(struct agent *a, JNIEnv *jni)
         if (t) remove_tracker_class(t);
         return;
     }
-    if (alloc_tracker_wanted(a)) alloc_tracker_enable(a, jni, false);
+    if (alloc_tracker_exact(a)) alloc_tracker_enable(a, jni, false);
     if (!wants_times(a)) return;
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
     if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, 0);

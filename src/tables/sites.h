@@ -21,6 +21,7 @@ struct site {
     struct trace *trace;
     struct class_info *cls;
     _Atomic uint64_t alloc_objs, alloc_bytes;
+    _Atomic uint64_t samples;        /* alloc_sample mode: objects actually sampled */
     uint64_t live_objs, live_bytes;  /* set by the live count at a dump */
 };
 

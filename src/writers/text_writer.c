@@ -161,7 +161,11 @@ static void text_sites(struct writer_ctx *w, struct site *const *rows, int nrows
 {
     struct buf *b = output_buf(w->out);
     char when[64];
-    buf_printf(b, "SITES BEGIN (ordered by live bytes) %s\n", text_now(when, sizeof when));
+    if (w->opt->alloc_sample > 0)
+        buf_printf(b, "SITES BEGIN (ordered by live bytes, estimated from allocation samples every %ld bytes) %s\n",
+                   w->opt->alloc_sample, text_now(when, sizeof when));
+    else
+        buf_printf(b, "SITES BEGIN (ordered by live bytes) %s\n", text_now(when, sizeof when));
     buf_printf(b, "          percent          live          alloc'ed  stack class\n");
     buf_printf(b, " rank   self  accum     bytes objs     bytes  objs trace name\n");
     uint64_t sum = 0;

@@ -43,4 +43,16 @@ check "ALLOC SITES: 12345 Foo at one site, 6173 live" has_line dump.txt '^  SITE
 check "ALLOC SITES: int[][] marked as an array of objects, 777 allocated" has_line dump.txt '^  SITE array=2 class=[0-9]+\(int\[\]\[\]\) .*alloc_objs=777$'
 check "ALLOC SITES: int[] marked as an int array (10)" has_line dump.txt '^  SITE array=10 class=[0-9]+\(int\[\]\) .*alloc_objs=2331$'
 check "HEAP SUMMARY written" has_line dump.txt '^HEAP_SUMMARY live_bytes=[0-9]+ live_objs=[0-9]+ alloc_bytes=[0-9]+ alloc_objs=[0-9]+'
+
+# alloc_sample=<bytes>: no instrumentation, estimates labelled as such, near the truth.
+run_java "$(agent heap=sites,alloc_sample=65536,cutoff=0,file=e.txt)" SitesMany
+check "alloc_sample: same output" bash -c "[[ $RC -eq 0 ]] && grep -qx 'kept 500000' out.txt"
+check "alloc_sample: the SITES header says the numbers are estimates" \
+  has_line e.txt '^SITES BEGIN \(ordered by live bytes, estimated from allocation samples every 65536 bytes\) '
+est=$(awk '/^SITES BEGIN/{i=1;next} /^SITES END/{i=0} i && $9 == "SitesMany$Cell" { s += $7 } END { print s + 0 }' e.txt)
+live=$(awk '/^SITES BEGIN/{i=1;next} /^SITES END/{i=0} i && $9 == "SitesMany$Cell" { s += $5 } END { print s + 0 }' e.txt)
+check "alloc_sample: 2,000,000 Cells estimated within 35% ($est)" bash -c "[[ $est -ge 1300000 && $est -le 2700000 ]]"
+check "alloc_sample: 500,000 live Cells estimated within 50% ($live)" bash -c "[[ $live -ge 250000 && $live -le 750000 ]]"
+run_java -Xlog:class+load=info "$(agent heap=sites,alloc_sample=65536,file=e2.txt)" HotMethod 100
+check "alloc_sample: no bytecode instrumentation" bash -c "[[ $RC -eq 0 ]] && ! grep -q 'hprof.Tracker' out.txt"
 jni_clean
