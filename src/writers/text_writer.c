@@ -29,6 +29,15 @@ static const char LEGEND[] =
     "                              all samples, accum the running total, count the\n"
     "                              number of samples, trace the trace number and method\n"
     "                              its top frame. Lines under the cutoff are left out.\n"
+    "  MONITOR DUMP BEGIN ... END  monitor=y: each monitor in use with its owner, entry\n"
+    "                              count and the threads waiting to enter it or to be\n"
+    "                              notified, then every thread with its trace and status\n"
+    "                              (R running, MW blocked on a monitor, CW waiting, SL\n"
+    "                              sleeping, ZO ended, NS not started, UN unknown).\n"
+    "  MONITOR TIME BEGIN ... END  monitor=y: time threads spent blocked on a monitor or\n"
+    "                              waiting in Object.wait, per trace and monitor class,\n"
+    "                              longest first; count is how many times.\n"
+    "  WAIT: / WAITED:             monitor=y: a thread began or ended an Object.wait.\n"
     "Each dump (at exit, or on SIGQUIT) adds its sections after the earlier ones.\n";
 
 const char *text_now(char *buf, size_t n)
