@@ -8,6 +8,7 @@
 #include "util/log.h"
 
 #define MAX_SKIP 8                    /* Tracker and Object.<init> frames on top of a stack */
+#define TOP_SKIP 3                    /* at most that many of them above an allocation site */
 
 struct alloc_tracker {
     jvmtiEnv *tags;                   /* tags here name each counted object's site */
@@ -57,7 +58,7 @@ static bool skipped(struct alloc_tracker *t, jmethodID m)
     return false;
 }
 
-static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace, bool inner_arrays);
+static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace, bool inner_arrays, bool fresh);
 
 /*
  * The arrays a multianewarray made inside the outer one are new too: count each at the
@@ -70,16 +71,20 @@ static void count_inner_arrays(struct agent *a, JNIEnv *jni, jobjectArray outer,
     for (jsize i = 0; i < n; i++) {
         jobject inner = (*jni)->GetObjectArrayElement(jni, outer, i);
         if (!inner) continue;
-        count(a, jni, inner, trace, true);
+        count(a, jni, inner, trace, true, true);
         (*jni)->DeleteLocalRef(jni, inner);
     }
 }
 
-static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace, bool inner_arrays)
+/*
+ * Counts one new object at its site. `fresh` says it cannot have been counted before
+ * (the bytecode hooks see each object once); other paths check its tag first.
+ */
+static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace, bool inner_arrays, bool fresh)
 {
     struct alloc_tracker *t = a->alloc;
     jlong tag = 0;
-    if ((*t->tags)->GetTag(t->tags, obj, &tag) != JVMTI_ERROR_NONE || tag) return;   /* counted already */
+    if (!fresh && ((*t->tags)->GetTag(t->tags, obj, &tag) != JVMTI_ERROR_NONE || tag)) return;
     jclass cls = (*jni)->GetObjectClass(jni, obj);
     struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
     (*jni)->DeleteLocalRef(jni, cls);
@@ -100,7 +105,7 @@ static struct trace *site_trace(struct agent *a, JNIEnv *jni, jthread thread)
     struct alloc_tracker *t = a->alloc;
     int depth = a->opt.depth;
     jvmtiFrameInfo local[64], *frames = local;
-    int want = depth + MAX_SKIP;
+    int want = depth + TOP_SKIP;
     if (want > 64 && !(frames = malloc((size_t)want * sizeof *frames))) return NULL;
     jint n = 0;
     struct trace *tr = NULL;
@@ -125,10 +130,8 @@ static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jbool
     if (!obj || !a->alloc || !atomic_load_explicit(&a->alloc->on, memory_order_relaxed) ||
         atomic_load(&a->phase) != PHASE_LIVE)
         return;
-    jlong tag = 0;
-    if ((*a->alloc->tags)->GetTag(a->alloc->tags, obj, &tag) == JVMTI_ERROR_NONE && tag) return;
     struct trace *tr = site_trace(a, jni, NULL);
-    if (tr) count(a, jni, obj, tr, array);
+    if (tr) count(a, jni, obj, tr, array, true);
 }
 
 void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
@@ -141,7 +144,7 @@ void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthr
     jlong tag = 0;
     if ((*a->alloc->tags)->GetTag(a->alloc->tags, object, &tag) == JVMTI_ERROR_NONE && tag) return;
     struct trace *tr = site_trace(a, jni, thread);
-    if (tr) count(a, jni, object, tr, false);
+    if (tr) count(a, jni, object, tr, false, false);
 }
 
 /*
@@ -155,7 +158,7 @@ static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
     jobject obj = a->alloc->jni_table->AllocObject(jni, cls);
     if (obj && atomic_load_explicit(&a->alloc->on, memory_order_relaxed) && atomic_load(&a->phase) == PHASE_LIVE) {
         struct trace *tr = site_trace(a, jni, NULL);
-        if (tr) count(a, jni, obj, tr, false);
+        if (tr) count(a, jni, obj, tr, false, false);
     }
     return obj;
 }
