@@ -77,8 +77,8 @@ static void count_inner_arrays(struct agent *a, JNIEnv *jni, jobjectArray outer,
 }
 
 /*
- * Counts one new object at its site. `fresh` says it cannot have been counted before
- * (the bytecode hooks see each object once); other paths check its tag first.
+ * Counts one new object at its site. `fresh` says its tag was checked already, or that
+ * it is a new array, which nothing else can have counted.
  */
 static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace, bool inner_arrays, bool fresh)
 {
@@ -130,6 +130,12 @@ static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jbool
     if (!obj || !a->alloc || !atomic_load_explicit(&a->alloc->on, memory_order_relaxed) ||
         atomic_load(&a->phase) != PHASE_LIVE)
         return;
+    /* An object may have been counted already when the VM made it (Unsafe.allocateInstance
+     * behind reflection) before its constructor ran; a new array is always new. */
+    if (!array) {
+        jlong tag = 0;
+        if ((*a->alloc->tags)->GetTag(a->alloc->tags, obj, &tag) != JVMTI_ERROR_NONE || tag) return;
+    }
     struct trace *tr = site_trace(a, jni, NULL);
     if (tr) count(a, jni, obj, tr, array, true);
 }
