@@ -5,6 +5,7 @@
 #                [--modes "cpu=samples,interval=10;heap=sites"] [--jfr] [--out FILE]
 #                [--warmup N] [--timeout S] [--agent PATH] [--java-opts "OPTS"]
 #                [--quiet-wait S] [--busy CPUS]
+#   bench/run.sh --report FILE.tsv [--busy CPUS]     (the table again, from earlier runs)
 #
 # Workloads: javac (javac compiling the generated corpus, build/bench/corpus), cpu, alloc,
 # threads (bench/java/*Work.java). For each workload it runs one discarded warm-up without
@@ -16,8 +17,10 @@
 #
 # The machine is shared, so before each run it waits up to --quiet-wait seconds (default 10,
 # and 120 in all) for the other processes to use less than --busy CPUs (default 0.5). The
-# table shows how many CPUs other work took during the runs (median), and the ratio of the
-# fastest runs, which suffers least from such work.
+# table shows how many CPUs other work took during the runs (median), the ratio of the
+# fastest runs, and the ratio of the medians of the quiet runs (those during which other
+# work used less than --busy CPUs), with how many runs of the mode were quiet: the two
+# suffer least from such work.
 #
 # Output: a Markdown table on stdout and in FILE (default build/bench/results-<jdk>.md),
 # every run in FILE.tsv, and the logs of failed runs in build/bench/logs/.
@@ -41,6 +44,7 @@ TIMEOUT=300
 AGENT="$ROOT/build/libhprof.so"
 JAVA_OPTS=""
 QUIET_WAIT=10
+REPORT=""
 BUSY=0.5
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -56,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     --java-opts) JAVA_OPTS=${2-}; shift ;;
     --quiet-wait) QUIET_WAIT=${2:?}; shift ;;
     --busy) BUSY=${2:?}; shift ;;
+    --report) REPORT=${2:?}; shift ;;
     -h|--help) usage 0 ;;
     *) echo "run.sh: unknown argument: $1" >&2; usage 2 >&2 ;;
   esac
@@ -68,6 +73,69 @@ die() { echo "run.sh: $*" >&2; exit 2; }
 [[ "$TIMEOUT" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds"
 [[ "$QUIET_WAIT" =~ ^[0-9]+$ ]] || die "--quiet-wait wants a number of seconds"
 [[ "$BUSY" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--busy wants a number of CPUs"
+
+# --- the table ----------------------------------------------------------------------------
+# stats WORKLOAD MODE: "median_wall min max median_rss_kb median_cpu n median_others
+# quiet_median_wall quiet_n" from the TSV; the quiet runs are those during which other work
+# used less than BUSY CPUs.
+stats() {
+  awk -F'\t' -v w="$1" -v m="$2" -v busy="$BUSY" '
+    function median(a, n,   i, j, t) {
+      if (n == 0) return "-"
+      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    NR > 1 && $2 == w && $3 == m {
+      n++; wall[n] = $5; rss[n] = $6; cpu[n] = $7 + $8; oth[n] = $9
+      if ($9 < busy) { q++; quiet[q] = $5 }
+    }
+    END {
+      if (n == 0) { print "-"; exit }
+      min = wall[1]; max = wall[1]
+      for (i = 2; i <= n; i++) { if (wall[i] < min) min = wall[i]; if (wall[i] > max) max = wall[i] }
+      printf "%.3f %.2f %.2f %d %.2f %d %.2f %s %d\n", median(wall, n), min, max, median(rss, n), median(cpu, n), n,
+        median(oth, n), median(quiet, q + 0), q + 0
+    }' "$TSV"
+}
+
+# ratio A B: A/B as "1.23x", or "–" when either is missing.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || a == "" || b == "" || b == 0) print "–"; else printf "%.2fx", a / b }'; }
+
+# table: the Markdown table of WL x CFG_NAME from the TSV (FAILED rows say why).
+table() {
+  echo "| workload | mode | median wall s | ratio | min–max s | min ratio | quiet runs: ratio | median peak RSS MiB | RSS ratio | median CPU s | CPU ratio | others' CPUs |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  local w ci name wall min max rss cpu n others qwall qn bwall bmin brss bcpu bq
+  for w in "${WL[@]}"; do
+    read -r bwall bmin _ brss bcpu _ _ bq _ <<<"$(stats "$w" baseline)"
+    for ci in "${!CFG_NAME[@]}"; do
+      name=${CFG_NAME[$ci]}
+      if [[ -n "${FAILED[$w|$ci]:-}" ]]; then
+        echo "| $w | $name | FAILED: ${FAILED[$w|$ci]} | | | | | | | | | |"
+        continue
+      fi
+      read -r wall min max rss cpu n others qwall qn <<<"$(stats "$w" "$name")"
+      [[ "$wall" == "-" ]] && { echo "| $w | $name | no runs | | | | | | | | | |"; continue; }
+      printf '| %s | %s | %.2f | %s | %s–%s | %s | %s: %s | %d | %s | %.1f | %s | %s |\n' "$w" "$name" "$wall" \
+        "$(ratio "$wall" "$bwall")" "$min" "$max" "$(ratio "$min" "$bmin")" "$qn" "$(ratio "$qwall" "$bq")" \
+        $((rss / 1024)) "$(ratio "$rss" "$brss")" "$cpu" "$(ratio "$cpu" "$bcpu")" "$others"
+    done
+  done
+}
+
+declare -A FAILED=()
+if [[ -n "$REPORT" ]]; then
+  # Only the table again, from the runs an earlier invocation wrote.
+  [[ -f "$REPORT" ]] || die "no such file: $REPORT"
+  TSV=$REPORT
+  mapfile -t WL < <(awk -F'\t' 'NR > 1 && !seen[$2]++ { print $2 }' "$TSV")
+  mapfile -t CFG_NAME < <(awk -F'\t' 'NR > 1 && !seen[$3]++ { print $3 }' "$TSV")
+  echo "### $(awk -F'\t' 'NR == 2 { print $1 }' "$TSV") (from $TSV)"
+  echo
+  table
+  exit 0
+fi
+
 
 if [[ -z "$JDK" ]]; then JDK=${JAVA_HOME:-$(tests/lib/jdks.sh --first 2>/dev/null)}; fi
 [[ -n "$JDK" && -x "$JDK/bin/java" && -x "$JDK/bin/javac" ]] || die "no JDK (give --jdk DIR or set JAVA_HOME)"
@@ -136,7 +204,6 @@ trap 'rm -rf "$WORK"' EXIT
 trap '[[ -n "$RUNNING" ]] && kill -TERM "$RUNNING" 2>/dev/null; wait; exit 130' INT TERM
 
 # --- one run ------------------------------------------------------------------------------
-declare -A FAILED=()
 read -r -a EXTRA <<<"$JAVA_OPTS"
 
 # busy_cpus: how many CPUs the machine keeps busy, over half a second.
@@ -253,23 +320,6 @@ done
 ELAPSED=$(( $(date +%s) - START ))
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# --- the table ----------------------------------------------------------------------------
-# stats WORKLOAD MODE: "median_wall min max median_rss_kb median_cpu n median_others" from the TSV.
-stats() {
-  awk -F'\t' -v w="$1" -v m="$2" '
-    function median(a, n,   i, j, t) {
-      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
-    NR > 1 && $2 == w && $3 == m { n++; wall[n] = $5; rss[n] = $6; cpu[n] = $7 + $8; oth[n] = $9 }
-    END {
-      if (n == 0) { print "-"; exit }
-      min = wall[1]; max = wall[1]
-      for (i = 2; i <= n; i++) { if (wall[i] < min) min = wall[i]; if (wall[i] > max) max = wall[i] }
-      printf "%.3f %.2f %.2f %d %.2f %d %.2f\n", median(wall, n), min, max, median(rss, n), median(cpu, n), n, median(oth, n)
-    }' "$TSV"
-}
-
 {
   echo "### $JDK_NAME ($JDK_VERSION)"
   echo
@@ -277,29 +327,7 @@ stats() {
        "load average ${LOAD_BEFORE// /\/} before, ${LOAD_AFTER// /\/} after, ${ELAPSED}s in all." \
        "javac corpus: $CORPUS_FILES files, $CORPUS_LINES lines."
   echo
-  echo "| workload | mode | median wall s | ratio | min–max s | min ratio | median peak RSS MiB | RSS ratio | median CPU s | CPU ratio | others' CPUs |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-  for w in "${WL[@]}"; do
-    read -r bwall bmin _ brss bcpu _ _ <<<"$(stats "$w" baseline)"
-    for ci in "${!CFG_NAME[@]}"; do
-      name=${CFG_NAME[$ci]}
-      if [[ -n "${FAILED[$w|$ci]:-}" ]]; then
-        echo "| $w | $name | FAILED: ${FAILED[$w|$ci]} | | | | | | | | |"
-        continue
-      fi
-      read -r wall min max rss cpu n others <<<"$(stats "$w" "$name")"
-      [[ "$wall" == "-" ]] && { echo "| $w | $name | no runs | | | | | | | | |"; continue; }
-      ratio="–"; rratio="–"; cratio="–"; mratio="–"
-      if [[ -n "${bwall:-}" && "$bwall" != "-" ]]; then
-        mratio=$(awk -v a="$min" -v b="$bmin" 'BEGIN { printf "%.2fx", a / b }')
-        ratio=$(awk -v a="$wall" -v b="$bwall" 'BEGIN { printf "%.2fx", a / b }')
-        rratio=$(awk -v a="$rss" -v b="$brss" 'BEGIN { printf "%.2fx", a / b }')
-        cratio=$(awk -v a="$cpu" -v b="$bcpu" 'BEGIN { printf "%.2fx", a / b }')
-      fi
-      printf '| %s | %s | %.2f | %s | %s–%s | %s | %d | %s | %.1f | %s | %s |\n' "$w" "$name" "$wall" "$ratio" \
-        "$min" "$max" "$mratio" $((rss / 1024)) "$rratio" "$cpu" "$cratio" "$others"
-    done
-  done
+  table
 } >"$OUT"
 echo >&2
 cat "$OUT"
