@@ -81,14 +81,29 @@ struct walk {
     uint32_t nmonitors;
     jlong *pending;                        /* tags of objects named but not visited */
     size_t npending, pending_cap;
+    jlong *pending_class;                  /* their class tags */
+    size_t pending_class_cap;
+    uint32_t *fetch_order;                 /* see write_unvisited */
+    size_t fetch_seen;
+    bool fetch_bad;
     int arr_base, ref_size;                /* object array size = align8(base + n*ref) */
     uint64_t nobjects, nbytes;
     uint64_t unnamed;                      /* objects of classes the dump does not know */
     /* Two bits per object ID: named (referred to) in this dump, written in it. */
     uint8_t *marks;
     size_t marks_cap;
+    uint64_t named;                        /* objects named so far */
     bool oom;
 };
+
+#include <time.h>
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+#define PHASE(what) do { if (getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: %-10s %.3f s\n", what, now_s() - t0); } while (0)
 
 static struct hd_class *class_of_tag(struct walk *w, jlong tag)
 {
@@ -141,7 +156,9 @@ static void mark(struct walk *w, uint32_t id, unsigned bit)
         w->marks = m;
         w->marks_cap = n;
     }
-    w->marks[i / 4] |= (uint8_t)(bit << (2 * (i % 4)));
+    uint8_t m = (uint8_t)(bit << (2 * (i % 4)));
+    if (!(w->marks[i / 4] & m) && bit == MARK_NAMED) w->named++;
+    w->marks[i / 4] |= m;
 }
 
 static unsigned marks_of(struct walk *w, uint32_t id)
@@ -761,17 +778,50 @@ static jint JNICALL on_count(jlong class_tag, jlong size, jlong *tag_ptr, jint l
  * class-data-sharing archive, int.class and the other primitive mirrors). They are found
  * by their marks, read through JNI and written after the walk; what they refer to may
  * need the same, so this goes round until nothing is left.
+ *
+ * JNI needs references to them, which JVMTI gives for tags (GetObjectsWithTags) at a cost
+ * of (tagged objects x tags asked for). So they are fetched with one tag for all: a pass
+ * over the heap notes their IDs in heap order and gives them the one tag; the objects
+ * fetched for it are tagged 0, 1, 2 ... and a second pass in heap order matches those
+ * numbers to the IDs and puts the IDs back. (Should a full GC move them in between, the
+ * order check fails and they are left out, with an error.)
  */
+#define TAG_FETCH ((jlong)((1ull << 62) | 1u))          /* ID 0: never an object's */
+#define TAG_NUMBER(i) ((jlong)((1ull << 61) | ((uint64_t)(i) << 1) | 1u))
+
 static jint JNICALL on_find_unvisited(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
 {
     struct walk *w = user_data;
     jlong tag = *tag_ptr;
     if (!tag_is_object(tag) || marks_of(w, tag_object_id(tag)) != MARK_NAMED) return 0;
-    if (!grow((void **)&w->pending, &w->pending_cap, w->npending + 1, sizeof *w->pending)) {
+    if (!grow((void **)&w->pending, &w->pending_cap, w->npending + 1, sizeof *w->pending) ||
+        !grow((void **)&w->pending_class, &w->pending_class_cap, w->npending + 1, sizeof *w->pending_class)) {
         w->oom = true;
         return 0;
     }
+    w->pending_class[w->npending] = class_tag;
     w->pending[w->npending++] = tag;
+    *tag_ptr = TAG_FETCH;
+    return 0;
+}
+
+/* Second pass: object numbered i is, in heap order, the k-th one found; its tag comes back. */
+static jint JNICALL on_number_unvisited(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
+{
+    struct walk *w = user_data;
+    jlong tag = *tag_ptr;
+    if (tag != TAG_FETCH && (tag & (jlong)(3ull << 61)) != (jlong)(1ull << 61)) return 0;
+    size_t k = w->fetch_seen++;
+    if (k >= w->npending || w->pending_class[k] != class_tag) {
+        w->fetch_bad = true;
+        return 0;
+    }
+    if (tag != TAG_FETCH) {
+        uint64_t i = ((uint64_t)tag & ~(3ull << 61)) >> 1;
+        if (i < w->npending) w->fetch_order[i] = (uint32_t)k;
+        else w->fetch_bad = true;
+    }
+    *tag_ptr = w->pending[k];
     return 0;
 }
 
@@ -886,20 +936,35 @@ static void write_unvisited(struct walk *w)
     for (int round = 0; round < 32 && !w->oom; round++) {
         w->npending = 0;
         if ((*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &cb, w) != JVMTI_ERROR_NONE || !w->npending) break;
-        for (size_t at = 0; at < w->npending; at += 1024) {
-            jint want = (jint)(w->npending - at < 1024 ? w->npending - at : 1024), got = 0;
-            jobject *objs = NULL;
-            jlong *tags = NULL;
-            (*jni)->EnsureLocalCapacity(jni, want + 256);
-            if ((*jvmti)->GetObjectsWithTags(jvmti, want, w->pending + at, &got, &objs, &tags) != JVMTI_ERROR_NONE)
-                continue;
-            for (jint i = 0; i < got; i++) {
-                write_object_jni(w, objs[i], tags[i]);
-                (*jni)->DeleteLocalRef(jni, objs[i]);
-            }
-            (*jvmti)->Deallocate(jvmti, (unsigned char *)objs);
-            (*jvmti)->Deallocate(jvmti, (unsigned char *)tags);
+        if (getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: round %d: %zu objects not visited\n", round, w->npending);
+        jobject *objs = NULL;
+        jint got = 0;
+        (*jni)->EnsureLocalCapacity(jni, (jint)w->npending + 256);
+        jlong fetch = TAG_FETCH;
+        if ((*jvmti)->GetObjectsWithTags(jvmti, 1, &fetch, &got, &objs, NULL) != JVMTI_ERROR_NONE) got = 0;
+        w->fetch_order = calloc(w->npending + 1, sizeof *w->fetch_order);
+        w->fetch_seen = 0;
+        w->fetch_bad = !w->fetch_order || (size_t)got != w->npending;
+        for (jint i = 0; i < got && !w->fetch_bad; i++) (*jvmti)->SetTag(jvmti, objs[i], TAG_NUMBER(i));
+        jvmtiHeapCallbacks cb2;
+        memset(&cb2, 0, sizeof cb2);
+        cb2.heap_iteration_callback = on_number_unvisited;
+        (*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &cb2, w);    /* puts every tag back */
+        if (w->fetch_seen != w->npending) w->fetch_bad = true;
+        uint64_t named_before = w->named;
+        if (!w->fetch_bad) {
+            for (jint i = 0; i < got; i++) write_object_jni(w, objs[i], w->pending[w->fetch_order[i]]);
         }
+        for (jint i = 0; i < got; i++) (*jni)->DeleteLocalRef(jni, objs[i]);
+        if (objs) (*jvmti)->Deallocate(jvmti, (unsigned char *)objs);
+        free(w->fetch_order);
+        w->fetch_order = NULL;
+        if (w->fetch_bad) {
+            log_error("the heap moved while the heap dump was being read; %zu objects are missing from it",
+                      w->npending);
+            break;
+        }
+        if (w->named == named_before) break;     /* they named nothing new: all done */
     }
 }
 
@@ -931,6 +996,7 @@ static void free_walk(struct walk *w)
     free(w->pbuf);
     free(w->marks);
     free(w->pending);
+    free(w->pending_class);
     free(w->monitors);
 }
 
@@ -947,8 +1013,10 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     w->wr = a->opt.format == 'b' ? &heap_dump_binary : &heap_dump_text;
     w->s.w = &a->wctx;
     (*jni)->PushLocalFrame(jni, 64);
+    double t0 = now_s();
 
     (*jvmti)->ForceGarbageCollection(jvmti);
+    PHASE("gc");
     if (load_classes(w) != 0 || w->oom) {
         log_error("cannot read the loaded classes; no heap dump written");
         free_walk(w);
@@ -956,6 +1024,7 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
         (*jni)->PopLocalFrame(jni, NULL);
         return;
     }
+    PHASE("classes");
     tag_threads(w);
     find_monitors(w);
     if (a->opt.format != 'b') {
@@ -980,11 +1049,14 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     for (uint32_t i = 0; i < w->nmonitors; i++) root(w, HD_ROOT_MONITOR_USED, w->monitors[i], 0, 0, NULL);
     jvmtiError err = (*jvmti)->FollowReferences(jvmti, 0, NULL, NULL, &cb, w);
     if (w->cur_kind != CUR_NONE) finish(w);
+    PHASE("walk");
     write_unvisited(w);
+    PHASE("unvisited");
     for (uint32_t k = 0; k < w->ncls; k++)
         if (w->cls[k].info) w->wr->class_dump(&w->s, &w->cls[k]);
     w->wr->end(&w->s);
     output_flush(&a->out);
+    PHASE("end");
     output_unlock(&a->out);
     if (err != JVMTI_ERROR_NONE) log_error("the heap walk failed (JVMTI error %d); the heap dump is incomplete", (int)err);
     if (w->oom) log_error("out of memory during the heap dump; some values are missing");
