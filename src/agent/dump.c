@@ -11,6 +11,7 @@
 #include "sources/heap_walker.h"
 #include "sources/monitor_events.h"
 #include "util/log.h"
+#include "writers/binary_records.h"
 
 /* Highest cost first; equal costs in trace order, so output is stable. */
 static int by_cost_desc(const void *x, const void *y)
@@ -169,11 +170,27 @@ static int by_trace_serial(const void *x, const void *y)
     return (a->trace->serial > b->trace->serial) - (a->trace->serial < b->trace->serial);
 }
 
+/* What every site adds up to; each site is put in rows[] when rows is not NULL. */
+static struct site_totals sum_sites(struct site_table *st, struct site **rows, double cutoff)
+{
+    struct site_totals tot = {0, 0, 0, 0, cutoff};
+    uint32_t n = sites_count(st);
+    for (uint32_t i = 0; i < n; i++) {
+        struct site *s = sites_by_id(st, i + 1);
+        if (rows) rows[i] = s;
+        tot.live_bytes += s->live_bytes;
+        tot.live_objs += s->live_objs;
+        tot.alloc_bytes += atomic_load(&s->alloc_bytes);
+        tot.alloc_objs += atomic_load(&s->alloc_objs);
+    }
+    return tot;
+}
+
 /* heap=sites: a GC, the live count, then the sites ranked by live bytes (as the original). */
-static void section_sites(struct agent *a, JNIEnv *jni)
+static bool write_sites(struct agent *a, double cutoff)
 {
     struct site_table *st = alloc_tracker_sites(a);
-    if (!st || !a->writer->sites) return;
+    if (!st || !a->writer->sites) return false;
     alloc_tracker_count_live(a);
     uint32_t n = sites_count(st);
     struct site **rows = calloc(n ? n : 1, sizeof *rows);
@@ -181,22 +198,14 @@ static void section_sites(struct agent *a, JNIEnv *jni)
     if (!rows || !named) {
         free(rows);
         free(named);
-        return;
+        return true;
     }
-    struct site_totals tot = {0, 0, 0, 0, a->opt.cutoff};
-    for (uint32_t i = 0; i < n; i++) {
-        struct site *s = sites_by_id(st, i + 1);
-        rows[i] = s;
-        tot.live_bytes += s->live_bytes;
-        tot.live_objs += s->live_objs;
-        tot.alloc_bytes += atomic_load(&s->alloc_bytes);
-        tot.alloc_objs += atomic_load(&s->alloc_objs);
-    }
+    struct site_totals tot = sum_sites(st, rows, cutoff);
     qsort(rows, n, sizeof *rows, by_live_bytes);
     int keep = 0;
     while (keep < (int)n) {
         double share = tot.live_bytes ? (double)rows[keep]->live_bytes / (double)tot.live_bytes : 0;
-        if (share < a->opt.cutoff) break;
+        if (share < cutoff) break;
         keep++;
     }
     memcpy(named, rows, (size_t)keep * sizeof *rows);
@@ -207,6 +216,29 @@ static void section_sites(struct agent *a, JNIEnv *jni)
     output_unlock(&a->out);
     free(rows);
     free(named);
+    return true;
+}
+
+static void section_sites(struct agent *a, JNIEnv *jni) { write_sites(a, a->opt.cutoff); }
+
+bool dump_sites(struct agent *a, JNIEnv *jni, unsigned flags, double cutoff) { return write_sites(a, cutoff); }
+
+bool dump_heap_summary(struct agent *a, JNIEnv *jni)
+{
+    struct site_table *st = alloc_tracker_sites(a);
+    if (!st || a->opt.format != 'b') return false;
+    alloc_tracker_count_live(a);
+    struct site_totals tot = sum_sites(st, NULL, 0);
+    output_lock(&a->out);
+    size_t at = bin_record_begin(&a->wctx, TAG_HEAP_SUMMARY);
+    struct buf *b = output_buf(&a->out);
+    buf_u4(b, (uint32_t)tot.live_bytes);
+    buf_u4(b, (uint32_t)tot.live_objs);
+    buf_u8(b, tot.alloc_bytes);
+    buf_u8(b, tot.alloc_objs);
+    bin_record_end(&a->wctx, at);
+    output_unlock(&a->out);
+    return true;
 }
 
 static bool wants_sites(const struct options *o) { return (o->heap & HEAP_SITES) != 0; }

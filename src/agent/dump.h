@@ -3,6 +3,7 @@
 #define HPROF_DUMP_H
 
 #include <jni.h>
+#include <stdbool.h>
 
 struct agent;
 
@@ -17,13 +18,14 @@ void dump_cpu_samples(struct agent *a, double cutoff);
 void dump_unwritten_traces(struct agent *a);
 
 /*
- * The answers to the socket commands DUMP HEAP, ALLOC SITES (flags and cutoff as the
- * command gives them) and HEAP SUMMARY. They take the output lock themselves. The last
- * two belong to heap=sites and are declared weak: a build without them leaves them NULL
- * and the listener answers those commands with nothing.
+ * The answers to the socket commands DUMP HEAP, ALLOC SITES and HEAP SUMMARY. They take
+ * the output lock themselves. ALLOC SITES writes the complete list ranked by live bytes,
+ * cut at `cutoff` (the incremental and by-allocation flags are not honoured, and the
+ * record's flags say so). The last two need heap=sites: without it they write nothing
+ * and return false.
  */
 void dump_heap_section(struct agent *a, JNIEnv *jni);
-void dump_sites(struct agent *a, JNIEnv *jni, unsigned flags, double cutoff) __attribute__((weak, visibility("hidden")));
-void dump_heap_summary(struct agent *a, JNIEnv *jni) __attribute__((weak, visibility("hidden")));
+bool dump_sites(struct agent *a, JNIEnv *jni, unsigned flags, double cutoff);
+bool dump_heap_summary(struct agent *a, JNIEnv *jni);
 
 #endif

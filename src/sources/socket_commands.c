@@ -50,7 +50,7 @@ static void missing(struct listener *l, const char *what)
 {
     if (l->said_missing) return;
     l->said_missing = true;
-    log_warning("the net= command %s has no answer in this build yet; nothing is written for it", what);
+    log_warning("the net= command %s needs heap=sites; nothing is written for it", what);
 }
 
 /* CPU sampling on or off for one thread (by its object ID) or all (0). */
@@ -107,12 +107,10 @@ static void run(struct agent *a, JNIEnv *jni, struct listener *l, const struct c
         break;
     case CMD_ALLOC_SITES:
         if (c->flags & 0x4) (*a->jvmti)->ForceGarbageCollection(a->jvmti);
-        if (dump_sites) dump_sites(a, jni, c->flags, c->cutoff);
-        else missing(l, "ALLOC SITES");
+        if (!dump_sites(a, jni, c->flags, c->cutoff)) missing(l, "ALLOC SITES");
         break;
     case CMD_HEAP_SUMMARY:
-        if (dump_heap_summary) dump_heap_summary(a, jni);
-        else missing(l, "HEAP SUMMARY");
+        if (!dump_heap_summary(a, jni)) missing(l, "HEAP SUMMARY");
         break;
     case CMD_EXIT:
         exit_vm(a, jni);

@@ -75,7 +75,7 @@ wait_for 4
 check "CONTROL cpu off for all and clear: CPU_SAMPLES total=0" test "$(samples_total 4)" = 0
 send "cpu on"
 
-# The heap commands (answered once the heap sections are in this build).
+# The heap commands: a heap dump works whatever heap= says; sites need heap=sites.
 send "gc"
 send "dump heap"
 send "sites 0.01"
@@ -90,24 +90,45 @@ wait $FPID && FRC=0 || FRC=$?
 cat out.txt >>"$WORK/all-runs.txt"
 
 check "FORCE GC: the VM ran a GC for JVMTI" grep -q 'Pause Full (JvmtiEnv ForceGarbageCollection)' out.txt
-if nm "$HPROF_LIB" | grep -qw dump_heap_section; then
-  check "DUMP HEAP: a heap dump arrived" bash -c "[[ \$(\"$HPROF_DUMP\" s.hprof | grep -Ec '^HEAP_DUMP( |_SEGMENT)') -ge 1 ]]"
-else
-  check "DUMP HEAP (not in this build yet): said once, nothing written" bash -c "
-    grep -q 'has no answer in this build yet' out.txt && ! \"$HPROF_DUMP\" s.hprof | grep -q '^HEAP_DUMP'"
-fi
-if nm "$HPROF_LIB" | grep -qw dump_sites; then
-  check "ALLOC SITES: an ALLOC_SITES record arrived" bash -c "\"$HPROF_DUMP\" s.hprof | grep -q '^ALLOC_SITES'"
-fi
-if nm "$HPROF_LIB" | grep -qw dump_heap_summary; then
-  check "HEAP SUMMARY: a HEAP_SUMMARY record arrived" bash -c "\"$HPROF_DUMP\" s.hprof | grep -q '^HEAP_SUMMARY'"
-fi
+check "DUMP HEAP: a heap dump arrived (without heap=dump)" bash -c "[[ \$(\"$HPROF_DUMP\" s.hprof | grep -Ec '^HEAP_DUMP( |_SEGMENT)') -ge 1 ]]"
+check "ALLOC SITES and HEAP SUMMARY without heap=sites: said once, nothing written" bash -c "
+  [[ \$(grep -c 'needs heap=sites' out.txt) -eq 1 ]] && ! \"$HPROF_DUMP\" s.hprof | grep -Eq '^(ALLOC_SITES|HEAP_SUMMARY)'"
 check "EXIT THE VM: status 0 before the program's own end" bash -c "[[ $RC -eq 0 ]] && grep -qx started out.txt && ! grep -q finished out.txt"
 check "EXIT THE VM: said, and the final dump written" bash -c "
   grep -q 'HPROF: received exit event, exiting' out.txt && [[ \$(\"$HPROF_DUMP\" s.hprof | grep -c '^CPU_SAMPLES') -eq 5 ]]"
 check "the whole session is a valid HPROF file" hprof_check s.hprof
 check "the front end ended by itself with status 0 when the agent closed" test "$FRC" -eq 0
 check "no bad-command warning in a clean session" bash -c "! grep -q 'bad command' out.txt"
+
+# With heap=sites: ALLOC SITES with its cutoff, HEAP SUMMARY, allocation counting off and on.
+rm -f port.txt
+"$FRONT" -q -P port.txt -o h.hprof -t 60 <<'CMDS' 2>fronth.err &
+pause 800
+sites 0.01
+heap summary
+alloc off
+pause 200
+sites 0
+pause 700
+sites 0
+alloc on
+pause 700
+sites 0
+exit
+CMDS
+FPID=$!
+for _ in $(seq 100); do [[ -s port.txt ]] && break; sleep 0.1; done
+run_java "$(agent "heap=sites,format=b,net=127.0.0.1:$(cat port.txt)")" NetServer 60000
+wait $FPID || true
+"$HPROF_DUMP" h.hprof >h.txt 2>&1 || true
+alloc_objs() { awk -v want="$1" '/^ALLOC_SITES/ { n++; if (n == want) { sub(/.*alloc_objs=/, ""); sub(/ .*/, ""); print } }' h.txt; }
+check "heap=sites session: exit status 0, a valid file" bash -c "[[ $RC -eq 0 ]] && \"$HPROF_DUMP\" --check h.hprof >/dev/null"
+check "ALLOC SITES: the record carries the command's cutoff (0.01)" bash -c "grep '^ALLOC_SITES' h.txt | head -1 | grep -q 'cutoff=0.01 '"
+check "HEAP SUMMARY: one more HEAP_SUMMARY than the sites answers bring" bash -c "
+  [[ \$(grep -c '^HEAP_SUMMARY' h.txt) -eq \$(( \$(grep -c '^ALLOC_SITES' h.txt) + 1 )) ]]"
+a2=$(alloc_objs 2); a3=$(alloc_objs 3); a4=$(alloc_objs 4)
+check "CONTROL alloc off: allocations stop counting ($a2 -> $a3), alloc on: they count again (-> $a4)" \
+  bash -c "[[ -n '$a2' && '$a2' == '$a3' && '$a4' -gt '$a3' ]]"
 
 # The front end refuses what it cannot understand, and says how to get help.
 printf 'frobnicate\ndepth -1\nsites 2.0\ncpu samples 0.1\n' | "$FRONT" -P port2.txt -o t.hprof -t 60 2>front2.err &
