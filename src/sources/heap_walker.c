@@ -51,6 +51,7 @@ struct cls_extra {
 
 struct walk {
     struct agent *a;
+    jvmtiEnv *tj;                          /* this dump's own JVMTI environment: its tags */
     JNIEnv *jni;
     const struct heap_dump_writer *wr;
     struct hd_session s;
@@ -81,8 +82,9 @@ struct walk {
     uint32_t nmonitors;
     jlong *pending;                        /* tags of objects named but not visited */
     size_t npending, pending_cap;
-    jlong *pending_class;                  /* their class tags */
-    size_t pending_class_cap;
+    jlong *pending_size;                   /* their sizes */
+    size_t pending_size_cap;
+    uint64_t named_unwritten;              /* objects named since, and not written */
     uint32_t *fetch_order;                 /* see write_unvisited */
     size_t fetch_seen;
     bool fetch_bad;
@@ -157,7 +159,10 @@ static void mark(struct walk *w, uint32_t id, unsigned bit)
         w->marks_cap = n;
     }
     uint8_t m = (uint8_t)(bit << (2 * (i % 4)));
-    if (!(w->marks[i / 4] & m) && bit == MARK_NAMED) w->named++;
+    if (!(w->marks[i / 4] & m) && bit == MARK_NAMED) {
+        w->named++;
+        if (!(w->marks[i / 4] & (uint8_t)(MARK_WRITTEN << (2 * (i % 4))))) w->named_unwritten++;
+    }
     w->marks[i / 4] |= m;
 }
 
@@ -173,7 +178,7 @@ static unsigned marks_of(struct walk *w, uint32_t id)
 static uint32_t id_of_object(struct walk *w, jobject o)
 {
     if (!o) return 0;
-    jvmtiEnv *jvmti = w->a->jvmti;
+    jvmtiEnv *jvmti = w->tj;
     jlong tag = 0;
     (*jvmti)->GetTag(jvmti, o, &tag);
     if (tag_is_class(tag)) return tag_class(tag)->object_id;
@@ -356,13 +361,7 @@ static int load_classes(struct walk *w)
         return -1;
     }
     for (jint i = 0; i < n; i++) {
-        jlong tag = 0;
-        (*jvmti)->GetTag(jvmti, all[i], &tag);
-        if (!tag_is_class(tag)) {
-            (*jni)->DeleteLocalRef(jni, all[i]);
-            continue;
-        }
-        struct class_info *ci = tag_class(tag);
+        struct class_info *ci = classes_of(&a->classes, jvmti, all[i], &a->ids);
         uint32_t k = ci->serial - SERIAL_CLASS_BASE - 1;
         if (ci->serial <= SERIAL_CLASS_BASE || k >= w->ncls || w->cls[k].info) {
             (*jni)->DeleteLocalRef(jni, all[i]);
@@ -370,6 +369,7 @@ static int load_classes(struct walk *w)
         }
         w->cls[k].info = ci;
         w->ext[k].ref = all[i];
+        (*w->tj)->SetTag(w->tj, all[i], tag_for_class(ci));
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
 
@@ -419,7 +419,7 @@ static void tag_threads(struct walk *w)
     for (uint32_t i = 0; w->threads && i < n; i++) {
         struct thread_info *ti = threads_at(t, i);
         if (!ti || !ti->ref) continue;
-        (*a->jvmti)->SetTag(a->jvmti, ti->ref, tag_for_object_id(ti->object_id));
+        (*w->tj)->SetTag(w->tj, ti->ref, tag_for_object_id(ti->object_id));
         w->threads[w->nthreads].id = ti->object_id;
         w->threads[w->nthreads].serial = ti->serial;
         w->nthreads++;
@@ -782,12 +782,12 @@ static jint JNICALL on_count(jlong class_tag, jlong size, jlong *tag_ptr, jint l
  * JNI needs references to them, which JVMTI gives for tags (GetObjectsWithTags) at a cost
  * of (tagged objects x tags asked for). So they are fetched with one tag for all: a pass
  * over the heap notes their IDs in heap order and gives them the one tag; the objects
- * fetched for it are tagged 0, 1, 2 ... and a second pass in heap order matches those
- * numbers to the IDs and puts the IDs back. (Should a full GC move them in between, the
- * order check fails and they are left out, with an error.)
+ * fetched for it are numbered 1, 2, 3 ... in a JVMTI environment of their own, where a
+ * second pass sees only them, in heap order, which matches the numbers to the IDs; then
+ * their IDs are put back. (Should a full GC move them in between, the order check fails
+ * and they are left out, with an error.)
  */
 #define TAG_FETCH ((jlong)((1ull << 62) | 1u))          /* ID 0: never an object's */
-#define TAG_NUMBER(i) ((jlong)((1ull << 61) | ((uint64_t)(i) << 1) | 1u))
 
 static jint JNICALL on_find_unvisited(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
 {
@@ -795,33 +795,28 @@ static jint JNICALL on_find_unvisited(jlong class_tag, jlong size, jlong *tag_pt
     jlong tag = *tag_ptr;
     if (!tag_is_object(tag) || marks_of(w, tag_object_id(tag)) != MARK_NAMED) return 0;
     if (!grow((void **)&w->pending, &w->pending_cap, w->npending + 1, sizeof *w->pending) ||
-        !grow((void **)&w->pending_class, &w->pending_class_cap, w->npending + 1, sizeof *w->pending_class)) {
+        !grow((void **)&w->pending_size, &w->pending_size_cap, w->npending + 1, sizeof *w->pending_size)) {
         w->oom = true;
         return 0;
     }
-    w->pending_class[w->npending] = class_tag;
+    w->pending_size[w->npending] = size;
     w->pending[w->npending++] = tag;
     *tag_ptr = TAG_FETCH;
     return 0;
 }
 
-/* Second pass: object numbered i is, in heap order, the k-th one found; its tag comes back. */
+/* Second pass, in an environment where only the fetched objects carry tags (their
+ * numbers): object number i is, in heap order, the k-th one the first pass found. */
 static jint JNICALL on_number_unvisited(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
 {
     struct walk *w = user_data;
-    jlong tag = *tag_ptr;
-    if (tag != TAG_FETCH && (tag & (jlong)(3ull << 61)) != (jlong)(1ull << 61)) return 0;
     size_t k = w->fetch_seen++;
-    if (k >= w->npending || w->pending_class[k] != class_tag) {
+    uint64_t i = ((uint64_t)*tag_ptr >> 1) - 1;
+    if (k >= w->npending || i >= w->npending || w->pending_size[k] != size) {
         w->fetch_bad = true;
         return 0;
     }
-    if (tag != TAG_FETCH) {
-        uint64_t i = ((uint64_t)tag & ~(3ull << 61)) >> 1;
-        if (i < w->npending) w->fetch_order[i] = (uint32_t)k;
-        else w->fetch_bad = true;
-    }
-    *tag_ptr = w->pending[k];
+    w->fetch_order[i] = (uint32_t)k;
     return 0;
 }
 
@@ -928,7 +923,7 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
 
 static void write_unvisited(struct walk *w)
 {
-    jvmtiEnv *jvmti = w->a->jvmti;
+    jvmtiEnv *jvmti = w->tj;
     JNIEnv *jni = w->jni;
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
@@ -945,14 +940,25 @@ static void write_unvisited(struct walk *w)
         w->fetch_order = calloc(w->npending + 1, sizeof *w->fetch_order);
         w->fetch_seen = 0;
         w->fetch_bad = !w->fetch_order || (size_t)got != w->npending;
-        for (jint i = 0; i < got && !w->fetch_bad; i++) (*jvmti)->SetTag(jvmti, objs[i], TAG_NUMBER(i));
-        jvmtiHeapCallbacks cb2;
-        memset(&cb2, 0, sizeof cb2);
-        cb2.heap_iteration_callback = on_number_unvisited;
-        (*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &cb2, w);    /* puts every tag back */
-        if (w->fetch_seen != w->npending) w->fetch_bad = true;
-        uint64_t named_before = w->named;
+        jvmtiEnv *nj = NULL;
+        jvmtiCapabilities caps;
+        memset(&caps, 0, sizeof caps);
+        caps.can_tag_objects = 1;
+        if ((*w->a->vm)->GetEnv(w->a->vm, (void **)&nj, JVMTI_VERSION_1_2) != JNI_OK ||
+            (*nj)->AddCapabilities(nj, &caps) != JVMTI_ERROR_NONE)
+            w->fetch_bad = true;
+        for (jint i = 0; i < got && !w->fetch_bad; i++) (*nj)->SetTag(nj, objs[i], tag_for_object_id((uint32_t)i + 1));
         if (!w->fetch_bad) {
+            jvmtiHeapCallbacks cb2;
+            memset(&cb2, 0, sizeof cb2);
+            cb2.heap_iteration_callback = on_number_unvisited;
+            (*nj)->IterateThroughHeap(nj, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb2, w);
+            if (w->fetch_seen != w->npending) w->fetch_bad = true;
+        }
+        if (nj) (*nj)->DisposeEnvironment(nj);
+        w->named_unwritten = 0;
+        if (!w->fetch_bad) {
+            for (jint i = 0; i < got; i++) (*jvmti)->SetTag(jvmti, objs[i], w->pending[w->fetch_order[i]]);
             for (jint i = 0; i < got; i++) write_object_jni(w, objs[i], w->pending[w->fetch_order[i]]);
         }
         for (jint i = 0; i < got; i++) (*jni)->DeleteLocalRef(jni, objs[i]);
@@ -964,7 +970,7 @@ static void write_unvisited(struct walk *w)
                       w->npending);
             break;
         }
-        if (w->named == named_before) break;     /* they named nothing new: all done */
+        if (!w->named_unwritten) break;          /* they named nothing new: all done */
     }
 }
 
@@ -996,7 +1002,7 @@ static void free_walk(struct walk *w)
     free(w->pbuf);
     free(w->marks);
     free(w->pending);
-    free(w->pending_class);
+    free(w->pending_size);
     free(w->monitors);
 }
 
@@ -1010,6 +1016,21 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     }
     w->a = a;
     w->jni = jni;
+    /*
+     * The objects are named with the tags of a JVMTI environment of the dump's own, let go
+     * of at its end: the JVM's tag table (what naming every object costs) is freed at
+     * once, and later GCs do not carry it. So object IDs are new at every dump; classes
+     * and threads keep theirs.
+     */
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.can_tag_objects = 1;
+    if ((*a->vm)->GetEnv(a->vm, (void **)&w->tj, JVMTI_VERSION_1_2) != JNI_OK ||
+        (*w->tj)->AddCapabilities(w->tj, &caps) != JVMTI_ERROR_NONE) {
+        log_error("cannot get a JVMTI environment for the heap dump; no heap dump written");
+        free(w);
+        return;
+    }
     w->wr = a->opt.format == 'b' ? &heap_dump_binary : &heap_dump_text;
     w->s.w = &a->wctx;
     (*jni)->PushLocalFrame(jni, 64);
@@ -1020,6 +1041,7 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     if (load_classes(w) != 0 || w->oom) {
         log_error("cannot read the loaded classes; no heap dump written");
         free_walk(w);
+        (*w->tj)->DisposeEnvironment(w->tj);
         free(w);
         (*jni)->PopLocalFrame(jni, NULL);
         return;
@@ -1032,7 +1054,7 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
         jvmtiHeapCallbacks count;
         memset(&count, 0, sizeof count);
         count.heap_iteration_callback = on_count;
-        (*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &count, w);
+        (*w->tj)->IterateThroughHeap(w->tj, 0, NULL, &count, w);
     }
 
     jvmtiHeapCallbacks cb;
@@ -1047,7 +1069,7 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     w->wr->prepare(&w->s, w->cls, w->ncls);
     w->wr->begin(&w->s, w->nobjects, w->nbytes);
     for (uint32_t i = 0; i < w->nmonitors; i++) root(w, HD_ROOT_MONITOR_USED, w->monitors[i], 0, 0, NULL);
-    jvmtiError err = (*jvmti)->FollowReferences(jvmti, 0, NULL, NULL, &cb, w);
+    jvmtiError err = (*w->tj)->FollowReferences(w->tj, 0, NULL, NULL, &cb, w);
     if (w->cur_kind != CUR_NONE) finish(w);
     PHASE("walk");
     write_unvisited(w);
@@ -1061,6 +1083,7 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     if (err != JVMTI_ERROR_NONE) log_error("the heap walk failed (JVMTI error %d); the heap dump is incomplete", (int)err);
     if (w->oom) log_error("out of memory during the heap dump; some values are missing");
     free_walk(w);
+    (*w->tj)->DisposeEnvironment(w->tj);
     free(w);
     (*jni)->PopLocalFrame(jni, NULL);
 }
