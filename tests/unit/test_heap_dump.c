@@ -1,0 +1,225 @@
+/* Unit tests of the heap dump writers (writers/heap_dump_*.c), without a JVM. */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/options.h"
+#include "tables/classes.h"
+#include "tables/strings.h"
+#include "unit.h"
+#include "writers/heap_dump.h"
+#include "writers/output.h"
+#include "writers/writer.h"
+
+static char *slurp(const char *path, size_t *n)
+{
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) return NULL;
+    char *p = malloc((size_t)st.st_size + 1);
+    *n = (size_t)read(fd, p, (size_t)st.st_size);
+    p[*n] = 0;
+    close(fd);
+    return p;
+}
+
+static uint32_t be4(const uint8_t *p) { return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]; }
+
+/* Two classes: Base (int a) and Derived extends Base (Object ref, long b). */
+static struct class_info ci_base = {.serial = 100001, .object_id = 0x50000001, .name = "Base"};
+static struct class_info ci_der = {.serial = 100002, .object_id = 0x50000002, .name = "Derived"};
+static struct class_info ci_arr = {.serial = 100003, .object_id = 0x50000003, .name = "Derived[]"};
+static struct class_info ci_ints = {.serial = 100004, .object_id = 0x50000004, .name = "int[]"};
+
+static void make_classes(struct hd_class *c)
+{
+    memset(c, 0, 4 * sizeof *c);
+    static struct hd_field base_f[] = {{"a", HD_INT, 0}};
+    static struct hd_field der_f[] = {{"ref", HD_OBJECT, 0}, {"b", HD_LONG, 0}};
+    static struct hd_field der_s[] = {{"count", HD_INT, 0}, {"self", HD_OBJECT, 0}};
+    static uint8_t der_sv[8] = {0, 0, 0, 7, 0x50, 0, 0, 0x10};
+    c[0].info = &ci_base;
+    c[0].fields = base_f;
+    c[0].nfields = 1;
+    c[0].inst_bytes = 4;
+    c[1].info = &ci_der;
+    c[1].super = &c[0];
+    c[1].fields = der_f;
+    c[1].nfields = 2;
+    c[1].statics = der_s;
+    c[1].nstatics = 2;
+    c[1].static_values = der_sv;
+    c[1].inst_bytes = 16;
+    c[1].obj_size = 32;
+    c[2].info = &ci_arr;
+    c[2].is_array = true;
+    c[2].elem_type = HD_OBJECT;
+    c[2].super = &c[0];
+    c[3].info = &ci_ints;
+    c[3].is_array = true;
+    c[3].elem_type = HD_INT;
+}
+
+static void write_dump(const struct heap_dump_writer *wr, struct writer_ctx *w, struct hd_class *c, int ninstances)
+{
+    struct hd_session s = {.w = w};
+    output_lock(w->out);
+    wr->prepare(&s, c, 4);
+    wr->begin(&s, 3, 100);
+    struct hd_root_info r = {.kind = HD_ROOT_JNI_GLOBAL, .id = 0x50000010, .gref = 1, .trace_serial = 300000};
+    wr->root(&s, &r);
+    struct hd_root_info t = {.kind = HD_ROOT_JAVA_FRAME, .id = 0x50000010, .thread_serial = 200001, .frame = 2};
+    wr->root(&s, &t);
+    /* Derived: ref (own) = 0x50000010, b = 0x0102030405060708, then Base's a = -1 */
+    uint8_t v[16] = {0x50, 0, 0, 0x10, 1, 2, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 0xff, 0xff};
+    for (int i = 0; i < ninstances; i++) wr->instance(&s, 0x50000010 + (uint32_t)i, &c[1], 32, v);
+    uint32_t elems[3] = {0x50000010, 0, 0x50000011};
+    wr->obj_array(&s, 0x60000000, &c[2], 32, 3, elems);
+    uint8_t ints[8] = {0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe};
+    wr->prim_array(&s, 0x60000001, &c[3], 24, 2, HD_INT, ints);
+    for (int k = 0; k < 4; k++) wr->class_dump(&s, &c[k]);
+    wr->end(&s);
+    output_flush(w->out);
+    output_unlock(w->out);
+}
+
+static void test_binary(void)
+{
+    char path[] = "/tmp/hprof-unit-heap-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    struct output o;
+    char err[256], *chosen = NULL;
+    struct string_table strings;
+    strings_init(&strings);
+    struct options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.heap = HEAP_DUMP;
+    opt.format = 'b';
+    opt.depth = 4;
+    if (output_open_file(&o, path, 0, 1, &chosen, err, sizeof err) != 0) {
+        CHECK(0, "binary heap dump: output opens");
+        return;
+    }
+    struct writer_ctx w = {.out = &o, .strings = &strings, .opt = &opt};
+    struct hd_class c[4];
+    make_classes(c);
+    output_lock(&o);
+    binary_writer.file_header(&w);
+    output_unlock(&o);
+    /* enough instances (33 bytes each) for more than one 4 MiB segment */
+    write_dump(&heap_dump_binary, &w, c, 300000);
+    output_close(&o);
+
+    size_t n;
+    uint8_t *p = (uint8_t *)slurp(path, &n);
+    CHECK(p && n > 20 && memcmp(p, "JAVA PROFILE 1.0.2", 19) == 0, "binary heap dump: header JAVA PROFILE 1.0.2");
+    size_t at = 19 + 4 + 8;
+    int segments = 0, ends = 0, strings_seen = 0, loads = 0, bad = 0, subs = 0, instances = 0;
+    uint32_t biggest = 0;
+    while (p && at + 9 <= n) {
+        uint8_t tag = p[at];
+        uint32_t len = be4(p + at + 5);
+        size_t body = at + 9;
+        if (body + len > n) {
+            bad++;
+            break;
+        }
+        if (tag == 0x01) strings_seen++;
+        if (tag == 0x02) loads++;
+        if (tag == 0x2C) ends++;
+        if (tag == 0x1C) {
+            segments++;
+            if (len > biggest) biggest = len;
+            size_t q = body;
+            while (q < body + len) {      /* walk the sub-records exactly to the end */
+                uint8_t st = p[q++];
+                subs++;
+                if (st == 0x01) q += 8;
+                else if (st == 0x03) q += 12;
+                else if (st == 0x21) {
+                    instances++;
+                    uint32_t nb = be4(p + q + 12);
+                    if (instances == 1)
+                        CHECK(nb == 16 && be4(p + q + 8) == 0x50000002 && be4(p + q + 16) == 0x50000010 &&
+                                  p[q + 20] == 1 && p[q + 27] == 8 && be4(p + q + 28) == 0xffffffffu,
+                              "binary heap dump: INSTANCE DUMP values, own fields first, then the super's");
+                    q += 16 + nb;
+                } else if (st == 0x22) q += 16 + 4 * (size_t)be4(p + q + 8);
+                else if (st == 0x23) q += 13 + 4 * (size_t)be4(p + q + 8);
+                else if (st == 0x20) {
+                    uint32_t cid = be4(p + q);
+                    size_t q0 = q;
+                    q += 36;
+                    q += 2;                                      /* no constant pool entries */
+                    uint16_t ns = (uint16_t)(p[q] << 8 | p[q + 1]);
+                    q += 2;
+                    for (uint16_t i = 0; i < ns; i++) q += 5 + (p[q + 4] == HD_LONG ? 8 : 4);
+                    uint16_t nf = (uint16_t)(p[q] << 8 | p[q + 1]);
+                    q += 2 + 5 * (size_t)nf;
+                    if (cid == 0x50000002)
+                        CHECK(be4(p + q0 + 8) == 0x50000001 && be4(p + q0 + 32) == 16 && ns == 2 && nf == 2,
+                              "binary heap dump: CLASS DUMP with super, instance size (supers included), statics, fields");
+                } else {
+                    bad++;
+                    break;
+                }
+            }
+            if (q != body + len) bad++;
+        }
+        at = body + len;
+    }
+    CHECK(p && at == n && !bad, "binary heap dump: records and sub-records parse exactly to the end");
+    CHECK(segments > 1 && biggest <= 4u * 1024 * 1024 + 64, "binary heap dump: %d segments of at most 4 MiB", segments);
+    CHECK(ends == 1, "binary heap dump: one HEAP DUMP END");
+    CHECK(instances == 300000 && subs == 300000 + 2 + 2 + 4, "binary heap dump: every sub-record written");
+    CHECK(loads == 4 && strings_seen >= 4 + 5, "binary heap dump: LOAD CLASS and field names before the dump");
+    free(p);
+    unlink(path);
+}
+
+static void test_text(void)
+{
+    char path[] = "/tmp/hprof-unit-heap-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    struct output o;
+    char err[256], *chosen = NULL;
+    struct options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.format = 'a';
+    if (output_open_file(&o, path, 1, 1, &chosen, err, sizeof err) != 0) {
+        CHECK(0, "text heap dump: output opens");
+        return;
+    }
+    struct writer_ctx w = {.out = &o, .opt = &opt};
+    struct hd_class c[4];
+    make_classes(c);
+    write_dump(&heap_dump_text, &w, c, 1);
+    output_close(&o);
+    size_t n;
+    char *t = slurp(path, &n);
+    CHECK(t && strncmp(t, "HEAP DUMP BEGIN (3 objects, 100 bytes) ", 39) == 0, "text heap dump: BEGIN line");
+    CHECK(t && strstr(t, "\nROOT 50000010 (kind=<JNI global ref>, id=1, trace=300000)\n"), "text heap dump: JNI global root");
+    CHECK(t && strstr(t, "\nROOT 50000010 (kind=<Java stack>, thread=200001, frame=2)\n"), "text heap dump: Java stack root");
+    CHECK(t && strstr(t, "\nOBJ 50000010 (sz=32, trace=300000, class=Derived@50000002)\n\tref\t\t50000010\n"),
+          "text heap dump: OBJ line, a short field name with two tabs");
+    CHECK(t && strstr(t, "\nARR 60000000 (sz=32, trace=300000, nelems=3, elem type=Derived[]@50000003)\n\t[0]\t\t50000010\n\t[2]\t\t50000011\n"),
+          "text heap dump: object array, null elements left out");
+    CHECK(t && strstr(t, "\nARR 60000001 (sz=24, trace=300000, nelems=2, elem type=int[])\n"), "text heap dump: primitive array");
+    CHECK(t && strstr(t, "\nCLS 50000002 (name=Derived, trace=300000)\n\tsuper\t\t50000001\n\tstatic self\t50000010\n"),
+          "text heap dump: CLS with super and object statics only");
+    CHECK(t && n >= 14 && strcmp(t + n - 14, "HEAP DUMP END\n") == 0, "text heap dump: END line last");
+    free(t);
+    unlink(path);
+}
+
+int main(void)
+{
+    test_binary();
+    test_text();
+    return UNIT_DONE();
+}
