@@ -20,6 +20,7 @@ HEAP=$(( MIB * 3 / 1024 + 2 ))g     # room for the live set, fixed for both runs
 
 kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 start() {  # start JAVA [opts...]: HeapFill in the background; sets PID
+  rm -f "$OUT/run.out"
   "$@" -Xms$HEAP -Xmx$HEAP -cp "$OUT/classes" HeapFill "$MIB" >"$OUT/run.out" 2>&1 &
   PID=$!
   for _ in $(seq 1200); do grep -q ready "$OUT/run.out" 2>/dev/null && return 0; sleep 0.1; done
@@ -43,7 +44,8 @@ for jdk in "${JDKS[@]}"; do
   ours_mem=$(( (hwm1 - (hwm0 > rss0 ? hwm0 : rss0)) / 1024 ))
   [[ $ours_mem -lt 0 ]] && ours_mem=0
   stop
-  objects=$("$ROOT/build/hprof-dump" --summary "$OUT/ours.hprof" | sed -n 's/^subrecords_total=//p')
+  cp "$OUT/run.out" "$OUT/ours-$(basename "$jdk").out"     # with the phase times
+  objects=$("$ROOT/build/hprof-dump" --summary "$OUT/ours.hprof" | sed -n 's/^subrecords_total=//p' || true)
   ours_size=$(stat -c %s "$OUT/ours.hprof")
 
   rm -f "$OUT/jdk.hprof"

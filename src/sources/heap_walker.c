@@ -85,6 +85,7 @@ struct walk {
     jlong *pending_size;                   /* their sizes */
     size_t pending_size_cap;
     uint64_t named_unwritten;              /* objects named since, and not written */
+    double t0, t_fetched;                  /* for HPROF_HEAP_TIMES */
     uint32_t *fetch_order;                 /* see write_unvisited */
     size_t fetch_seen;
     bool fetch_bad;
@@ -931,12 +932,14 @@ static void write_unvisited(struct walk *w)
     for (int round = 0; round < 32 && !w->oom; round++) {
         w->npending = 0;
         if ((*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &cb, w) != JVMTI_ERROR_NONE || !w->npending) break;
-        if (getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: round %d: %zu objects not visited\n", round, w->npending);
+        if (getenv("HPROF_HEAP_TIMES"))
+            fprintf(stderr, "heap dump: round %d: %zu objects not visited (%.3f s)\n", round, w->npending, now_s() - w->t0);
         jobject *objs = NULL;
         jint got = 0;
         (*jni)->EnsureLocalCapacity(jni, (jint)w->npending + 256);
         jlong fetch = TAG_FETCH;
         if ((*jvmti)->GetObjectsWithTags(jvmti, 1, &fetch, &got, &objs, NULL) != JVMTI_ERROR_NONE) got = 0;
+        w->t_fetched = now_s();
         w->fetch_order = calloc(w->npending + 1, sizeof *w->fetch_order);
         w->fetch_seen = 0;
         w->fetch_bad = !w->fetch_order || (size_t)got != w->npending;
@@ -956,6 +959,7 @@ static void write_unvisited(struct walk *w)
             if (w->fetch_seen != w->npending) w->fetch_bad = true;
         }
         if (nj) (*nj)->DisposeEnvironment(nj);
+        if (getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: numbered (%.3f s, fetched at %.3f s)\n", now_s() - w->t0, w->t_fetched - w->t0);
         w->named_unwritten = 0;
         if (!w->fetch_bad) {
             for (jint i = 0; i < got; i++) (*jvmti)->SetTag(jvmti, objs[i], w->pending[w->fetch_order[i]]);
@@ -1035,6 +1039,7 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     w->s.w = &a->wctx;
     (*jni)->PushLocalFrame(jni, 64);
     double t0 = now_s();
+    w->t0 = t0;
 
     (*jvmti)->ForceGarbageCollection(jvmti);
     PHASE("gc");
