@@ -247,21 +247,37 @@ void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on)
     if (t->tracker && t->allocs) (*jni)->SetStaticIntField(jni, t->tracker, t->allocs, on ? 1 : 0);
 }
 
-static jint JNICALL live_object(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
+/*
+ * Live objects are the ones still reachable: the reference walk meets each of them,
+ * perhaps several times, so a counted object's tag is flipped negative until the walk
+ * is over. No GC is forced: at VM death the concurrent collectors (ZGC, Shenandoah)
+ * have already stopped their threads and a forced GC would never finish.
+ */
+static jint JNICALL reach_object(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong class_tag,
+                                 jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
+                                 jint length, void *user_data)
 {
-    struct site *s = sites_by_id(user_data, (uint32_t)*tag_ptr);
-    if (s) {
-        s->live_objs++;
-        s->live_bytes += (uint64_t)size;
+    if (*tag_ptr > 0) {
+        struct site *s = sites_by_id(user_data, (uint32_t)*tag_ptr);
+        if (s) {
+            s->live_objs++;
+            s->live_bytes += (uint64_t)size;
+        }
+        *tag_ptr = -*tag_ptr;
     }
     return JVMTI_VISIT_OBJECTS;
+}
+
+static jint JNICALL unflip(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
+{
+    if (*tag_ptr < 0) *tag_ptr = -*tag_ptr;
+    return 0;
 }
 
 void alloc_tracker_count_live(struct agent *a)
 {
     struct alloc_tracker *t = a->alloc;
     if (!t) return;
-    (*a->jvmti)->ForceGarbageCollection(a->jvmti);
     uint32_t n = sites_count(&t->sites);
     for (uint32_t i = 1; i <= n; i++) {
         struct site *s = sites_by_id(&t->sites, i);
@@ -269,8 +285,11 @@ void alloc_tracker_count_live(struct agent *a)
     }
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
-    cb.heap_iteration_callback = live_object;
-    (*t->tags)->IterateThroughHeap(t->tags, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, &t->sites);
+    cb.heap_reference_callback = reach_object;
+    (*t->tags)->FollowReferences(t->tags, 0, NULL, NULL, &cb, &t->sites);
+    memset(&cb, 0, sizeof cb);
+    cb.heap_iteration_callback = unflip;
+    (*t->tags)->IterateThroughHeap(t->tags, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, NULL);
     if (alloc_tracker_exact(a)) return;
     /* Sampled: each live sample stands for as many objects as samples did at allocation. */
     for (uint32_t i = 1; i <= n; i++) {
