@@ -1041,7 +1041,9 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     double t0 = now_s();
     w->t0 = t0;
 
-    (*jvmti)->ForceGarbageCollection(jvmti);
+    /* Not at VM death: ZGC's and Shenandoah's threads have stopped by then and a forced
+     * GC would never return. The reference walk reports only reachable objects anyway. */
+    if (atomic_load(&a->phase) == PHASE_LIVE) (*jvmti)->ForceGarbageCollection(jvmti);
     PHASE("gc");
     if (load_classes(w) != 0 || w->oom) {
         log_error("cannot read the loaded classes; no heap dump written");

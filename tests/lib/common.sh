@@ -23,7 +23,7 @@ check() {
 # stdout+stderr captured in $WORK/out.txt and the exit code in $RC.
 run_java() {
   set +e
-  "$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" "$@" >"$WORK/out.txt" 2>&1
+  timeout -k 10 "${RUN_TIMEOUT:-300}" "$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" "$@" >"$WORK/out.txt" 2>&1
   RC=$?
   cat "$WORK/out.txt" >>"$WORK/all-runs.txt"
   set -e
