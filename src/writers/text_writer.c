@@ -38,6 +38,13 @@ static const char LEGEND[] =
     "                              waiting in Object.wait, per trace and monitor class,\n"
     "                              longest first; count is how many times.\n"
     "  WAIT: / WAITED:             monitor=y: a thread began or ended an Object.wait.\n"
+    "  HEAP DUMP BEGIN ... END     heap=dump: every live object after a GC, IDs in hex.\n"
+    "                              ROOT id (kind=...): why an object is live (JNI global\n"
+    "                              ref, Java stack of a thread, system class, busy\n"
+    "                              monitor, thread, ...). OBJ id (sz=bytes, trace=,\n"
+    "                              class=name@class id) and ARR id (nelems=, elem type=)\n"
+    "                              list the objects their fields and elements refer to;\n"
+    "                              CLS id: a class, its super, loader and statics.\n"
     "Each dump (at exit, or on SIGQUIT) adds its sections after the earlier ones.\n";
 
 const char *text_now(char *buf, size_t n)
