@@ -86,13 +86,20 @@ static void write_dump(const struct heap_dump_writer *wr, struct writer_ctx *w, 
     output_unlock(w->out);
 }
 
+/* A fresh temporary file as the output (path: a mkstemp template). 0 on success. */
+static int open_out(struct output *o, char *path, bool text)
+{
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    close(fd);
+    char err[256], *chosen = NULL;
+    return output_open_file(o, path, text, 1, &chosen, err, sizeof err);
+}
+
 static void test_binary(void)
 {
     char path[] = "/tmp/hprof-unit-heap-XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
     struct output o;
-    char err[256], *chosen = NULL;
     struct string_table strings;
     strings_init(&strings);
     struct options opt;
@@ -100,7 +107,7 @@ static void test_binary(void)
     opt.heap = HEAP_DUMP;
     opt.format = 'b';
     opt.depth = 4;
-    if (output_open_file(&o, path, 0, 1, &chosen, err, sizeof err) != 0) {
+    if (open_out(&o, path, false) != 0) {
         CHECK(0, "binary heap dump: output opens");
         return;
     }
@@ -184,14 +191,11 @@ static void test_binary(void)
 static void test_text(void)
 {
     char path[] = "/tmp/hprof-unit-heap-XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
     struct output o;
-    char err[256], *chosen = NULL;
     struct options opt;
     memset(&opt, 0, sizeof opt);
     opt.format = 'a';
-    if (output_open_file(&o, path, 1, 1, &chosen, err, sizeof err) != 0) {
+    if (open_out(&o, path, true) != 0) {
         CHECK(0, "text heap dump: output opens");
         return;
     }
