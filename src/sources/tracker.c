@@ -376,6 +376,12 @@ void tracker_vm_death(struct agent *a, JNIEnv *jni)
         return;
     }
     if (alloc_tracker_exact(a)) alloc_tracker_enable(a, jni, false);
+    unsigned big = atomic_load(&t->too_big), bad = atomic_load(&t->failed);
+    if (big)
+        fprintf(stderr, "HPROF: %u method%s left as %s: instrumented, %s would pass the 64 KiB code limit\n",
+                big, big == 1 ? " was" : "s were", big == 1 ? "it was" : "they were", big == 1 ? "it" : "they");
+    if (bad) fprintf(stderr, "HPROF: %u class%s could not be parsed and %s left unchanged\n", bad,
+                     bad == 1 ? "" : "es", bad == 1 ? "was" : "were");
     if (!wants_times(a)) return;
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
     if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, 0);
