@@ -24,11 +24,11 @@ set +e
 "$JAVA" -Xcheck:jni "${NATIVE[@]}" "$(agent heap=dump,format=b,file=ours.hprof,doe=n)" -cp "$TEST_CLASSES" \
   HeapDumpKnown "$WORK/libhdjni.so" wait >run.out 2>&1 &
 PID=$!
-for _ in $(seq 100); do grep -q ready run.out 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q ready run.out 2>/dev/null && break; sleep 0.1; done
 "$JAVA_HOME/bin/jcmd" $PID GC.heap_dump "$WORK/warm.hprof" >/dev/null 2>&1
 "$JAVA_HOME/bin/jcmd" $PID GC.heap_dump "$WORK/jdk.hprof" >/dev/null 2>&1
 kill -QUIT $PID
-for _ in $(seq 200); do grep -q 'Dumping Java heap ... done' run.out && break; sleep 0.1; done
+for _ in $(seq 600); do grep -q 'Dumping Java heap ... done' run.out && break; sleep 0.1; done
 kill $PID; wait $PID
 cat run.out >>"$WORK/all-runs.txt"
 set -e
