@@ -59,7 +59,7 @@ struct walk {
     struct cls_extra *ext;
     uint32_t ncls;
     uint32_t stamp;
-    struct hd_class *class_class;          /* java.lang.Class */
+    struct hd_class *object_class;         /* java.lang.Object */
 
     struct { uint32_t id, serial; } *threads;
     uint32_t nthreads;
@@ -389,7 +389,7 @@ static int load_classes(struct walk *w)
             c->super = class_of_ref(w, sup);
             (*jni)->DeleteLocalRef(jni, sup);
         }
-        if (strcmp(sig, "Ljava/lang/Class;") == 0) w->class_class = c;
+        if (strcmp(sig, "Ljava/lang/Object;") == 0) w->object_class = c;
         read_fields(w, c, x);
     }
     for (uint32_t k = 0; k < w->ncls; k++)
@@ -880,6 +880,9 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
     jclass k = (*jni)->GetObjectClass(jni, o);
     struct hd_class *c = k ? class_of_ref(w, k) : NULL;
     if (k) (*jni)->DeleteLocalRef(jni, k);
+    /* A class loaded while the dump ran has no CLASS DUMP: the object is written as a plain
+     * java.lang.Object, so that what refers to it still resolves. */
+    if (!c) c = w->object_class;
     if (!c) return;
     jlong size = 0;
     (*w->a->jvmti)->GetObjectSize(w->a->jvmti, o, &size);
