@@ -46,6 +46,7 @@ struct cls_extra {
     uint32_t chain;             /* fields of this class and its supers (JVMTI index space) */
     uint32_t nifields;          /* fields of every interface it implements */
     int state;                  /* 0 not laid out, 1 in progress, 2 done */
+    int64_t pending;            /* its objects named and not written yet */
     uint32_t stamp;
 };
 
@@ -96,6 +97,7 @@ struct walk {
     uint8_t *marks;
     size_t marks_cap;
     uint64_t named;                        /* objects named so far */
+    int64_t pending_unknown;               /* see count_pending */
     bool oom;
 };
 
@@ -143,9 +145,10 @@ static int type_of_sig(char c)
 #define MARK_NAMED 1u
 #define MARK_WRITTEN 2u
 
-static void mark(struct walk *w, uint32_t id, unsigned bit)
+/* Sets a mark; true when it was not set before. */
+static bool mark(struct walk *w, uint32_t id, unsigned bit)
 {
-    if (id <= ID_OBJECT_BASE) return;
+    if (id <= ID_OBJECT_BASE) return false;
     size_t i = id - ID_OBJECT_BASE;
     if (i / 4 >= w->marks_cap) {
         size_t n = w->marks_cap ? w->marks_cap : 1u << 16;
@@ -153,18 +156,28 @@ static void mark(struct walk *w, uint32_t id, unsigned bit)
         uint8_t *m = realloc(w->marks, n);
         if (!m) {
             w->oom = true;
-            return;
+            return false;
         }
         memset(m + w->marks_cap, 0, n - w->marks_cap);
         w->marks = m;
         w->marks_cap = n;
     }
     uint8_t m = (uint8_t)(bit << (2 * (i % 4)));
-    if (!(w->marks[i / 4] & m) && bit == MARK_NAMED) {
+    if (w->marks[i / 4] & m) return false;
+    if (bit == MARK_NAMED) {
         w->named++;
         if (!(w->marks[i / 4] & (uint8_t)(MARK_WRITTEN << (2 * (i % 4))))) w->named_unwritten++;
     }
     w->marks[i / 4] |= m;
+    return true;
+}
+
+/* Objects named and not yet written, per class (NULL: of a class the dump does not know):
+ * after the walk, only the classes with some left are searched for them. */
+static void count_pending(struct walk *w, struct hd_class *c, int delta)
+{
+    if (c) w->ext[c - w->cls].pending += delta;
+    else w->pending_unknown += delta;
 }
 
 static unsigned marks_of(struct walk *w, uint32_t id)
@@ -190,7 +203,11 @@ static uint32_t id_of_object(struct walk *w, jobject o)
         id = ids_new_object(&w->a->ids);
         (*jvmti)->SetTag(jvmti, o, tag_for_object_id(id));
     }
-    mark(w, id, MARK_NAMED);
+    if (mark(w, id, MARK_NAMED)) {
+        jclass k = (*w->jni)->GetObjectClass(w->jni, o);
+        count_pending(w, k ? class_of_ref(w, k) : NULL, 1);
+        if (k) (*w->jni)->DeleteLocalRef(w->jni, k);
+    }
     return id;
 }
 
@@ -565,7 +582,7 @@ static void finish(struct walk *w)
         break;
     default: break;
     }
-    mark(w, id, MARK_WRITTEN);
+    if (mark(w, id, MARK_WRITTEN)) count_pending(w, c, -1);
     w->done = w->cur;
     w->cur = 0;
     w->cur_kind = CUR_NONE;
@@ -617,14 +634,14 @@ static void begin(struct walk *w, jlong tag, jlong class_tag)
 }
 
 /* Gives an object reached for the first time its ID (arrays: with their length). */
-static jlong name_referee(struct walk *w, jlong *tag_ptr, jint length)
+static jlong name_referee(struct walk *w, jlong *tag_ptr, jint length, jlong class_tag)
 {
     jlong tag = *tag_ptr;
     if (tag_is_class(tag)) return tag;
     if (!tag) tag = tag_for_object_id(ids_new_object(&w->a->ids));
     if (length >= 0) tag = (tag & TAG_ID_MASK) | ((jlong)(uint64_t)(uint32_t)length << TAG_LEN_SHIFT);
     *tag_ptr = tag;
-    mark(w, tag_object_id(tag), MARK_NAMED);
+    if (mark(w, tag_object_id(tag), MARK_NAMED)) count_pending(w, class_of_tag(w, class_tag), 1);
     return tag;
 }
 
@@ -647,7 +664,7 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
                                  jint length, void *user_data)
 {
     struct walk *w = user_data;
-    jlong tag = name_referee(w, tag_ptr, length);
+    jlong tag = name_referee(w, tag_ptr, length, class_tag);
     uint32_t id = id_of_tag(tag);
     if (length < 0 && !tag_is_class(tag)) {
         struct hd_class *c = class_of_tag(w, class_tag);
@@ -757,7 +774,7 @@ static jint JNICALL on_array_values(jlong class_tag, jlong size, jlong *tag_ptr,
     }
     uint32_t id = (uint32_t)(w->cur >> 1);
     w->wr->prim_array(&w->s, id, w->cur_cls, (uint32_t)size, (uint32_t)n, t, w->pbuf);
-    mark(w, id, MARK_WRITTEN);
+    if (mark(w, id, MARK_WRITTEN)) count_pending(w, w->cur_cls, -1);
     w->cur_kind = CUR_NONE;
     w->done = w->cur;
     return 0;
@@ -876,10 +893,10 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
 {
     JNIEnv *jni = w->jni;
     uint32_t id = tag_object_id(tag);
-    mark(w, id, MARK_WRITTEN);
     jclass k = (*jni)->GetObjectClass(jni, o);
     struct hd_class *c = k ? class_of_ref(w, k) : NULL;
     if (k) (*jni)->DeleteLocalRef(jni, k);
+    if (mark(w, id, MARK_WRITTEN)) count_pending(w, c, -1);
     /* A class loaded while the dump ran has no CLASS DUMP: the object is written as a plain
      * java.lang.Object, so that what refers to it still resolves. */
     if (!c) c = w->object_class;
@@ -925,6 +942,38 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
     }
 }
 
+/* The classes that still have objects named and not written, as local references; NULL
+ * (and *n = 0) when objects of unknown classes are among them: then the whole heap is read. */
+static jclass *pending_classes(struct walk *w, jint *n)
+{
+    jvmtiEnv *jvmti = w->a->jvmti;
+    JNIEnv *jni = w->jni;
+    *n = 0;
+    if (w->pending_unknown > 0) return NULL;
+    jint all_n = 0;
+    jclass *all = NULL;
+    if ((*jvmti)->GetLoadedClasses(jvmti, &all_n, &all) != JVMTI_ERROR_NONE) return NULL;
+    (*jni)->EnsureLocalCapacity(jni, all_n + 256);
+    jclass *keep = malloc(((size_t)all_n + 1) * sizeof *keep);
+    for (jint i = 0; i < all_n; i++) {
+        struct hd_class *c = keep ? class_of_ref(w, all[i]) : NULL;
+        if (c && w->ext[c - w->cls].pending > 0) keep[(*n)++] = all[i];
+        else (*jni)->DeleteLocalRef(jni, all[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+    return keep;
+}
+
+/* One pass over the heap, or over the instances of each of the classes (same order each time). */
+static void heap_pass(jvmtiEnv *env, jint heap_filter, jclass *classes, jint n, jvmtiHeapCallbacks *cb, struct walk *w)
+{
+    if (!classes) {
+        (*env)->IterateThroughHeap(env, heap_filter, NULL, cb, w);
+        return;
+    }
+    for (jint i = 0; i < n; i++) (*env)->IterateThroughHeap(env, heap_filter, classes[i], cb, w);
+}
+
 static void write_unvisited(struct walk *w)
 {
     jvmtiEnv *jvmti = w->tj;
@@ -934,7 +983,18 @@ static void write_unvisited(struct walk *w)
     cb.heap_iteration_callback = on_find_unvisited;
     for (int round = 0; round < 32 && !w->oom; round++) {
         w->npending = 0;
-        if ((*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &cb, w) != JVMTI_ERROR_NONE || !w->npending) break;
+        jint nclasses = 0;
+        jclass *classes = pending_classes(w, &nclasses);
+        if (classes && !nclasses) {
+            free(classes);
+            break;                                /* nothing left anywhere */
+        }
+        heap_pass(jvmti, 0, classes, nclasses, &cb, w);
+        if (!w->npending) {
+            for (jint i = 0; i < nclasses; i++) (*jni)->DeleteLocalRef(jni, classes[i]);
+            free(classes);
+            break;
+        }
         if (getenv("HPROF_HEAP_TIMES"))
             fprintf(stderr, "heap dump: round %d: %zu objects not visited (%.3f s)\n", round, w->npending, now_s() - w->t0);
         jobject *objs = NULL;
@@ -958,10 +1018,12 @@ static void write_unvisited(struct walk *w)
             jvmtiHeapCallbacks cb2;
             memset(&cb2, 0, sizeof cb2);
             cb2.heap_iteration_callback = on_number_unvisited;
-            (*nj)->IterateThroughHeap(nj, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb2, w);
+            heap_pass(nj, JVMTI_HEAP_FILTER_UNTAGGED, classes, nclasses, &cb2, w);
             if (w->fetch_seen != w->npending) w->fetch_bad = true;
         }
         if (nj) (*nj)->DisposeEnvironment(nj);
+        for (jint i = 0; i < nclasses; i++) (*jni)->DeleteLocalRef(jni, classes[i]);
+        free(classes);
         if (getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: numbered (%.3f s, fetched at %.3f s)\n", now_s() - w->t0, w->t_fetched - w->t0);
         w->named_unwritten = 0;
         if (!w->fetch_bad) {
