@@ -799,10 +799,10 @@ static jint JNICALL on_count(jlong class_tag, jlong size, jlong *tag_ptr, jint l
  *
  * JNI needs references to them, which JVMTI gives for tags (GetObjectsWithTags) at a cost
  * of (tagged objects x tags asked for). So they are fetched with one tag for all: a pass
- * over the heap notes their IDs in heap order and gives them the one tag; the objects
- * fetched for it are numbered 1, 2, 3 ... in a JVMTI environment of their own, where a
- * second pass sees only them, in heap order, which matches the numbers to the IDs; then
- * their IDs are put back. (Should a full GC move them in between, the order check fails
+ * over the instances of the classes that have some (count_pending) notes their IDs in heap
+ * order and gives them the one tag; the objects fetched for it are numbered 1, 2, 3 ... in
+ * a JVMTI environment of their own, where a second pass sees only them, in heap order,
+ * which matches the numbers to the IDs; then their IDs are put back. (Should a full GC move them in between, the order check fails
  * and they are left out, with an error.)
  */
 #define TAG_FETCH ((jlong)((1ull << 62) | 1u))          /* ID 0: never an object's */
