@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * by several threads through a counter. The total work does not depend on the thread count or
  * on scheduling, and the checksum printed at the end is always the same.
  *
- *   java CpuWork [THREADS (default 4)] [UNITS (default 5000)]
+ *   java CpuWork [THREADS (default 4)] [UNITS (default 8000)]
  */
 public final class CpuWork {
     interface Shape {
@@ -126,7 +126,7 @@ public final class CpuWork {
 
     public static void main(String[] args) throws InterruptedException {
         int threads = args.length > 0 ? Integer.parseInt(args[0]) : 4;
-        int units = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
+        int units = args.length > 1 ? Integer.parseInt(args[1]) : 8000;
         AtomicInteger next = new AtomicInteger();
         AtomicLong checksum = new AtomicLong();
         Thread[] workers = new Thread[threads];
