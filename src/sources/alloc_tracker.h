@@ -38,6 +38,8 @@ void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on);
 /* Before a SITES section: a GC, then the live objects and bytes of every site. */
 void alloc_tracker_count_live(struct agent *a);
 struct site_table *alloc_tracker_sites(struct agent *a);
+/* The environment whose tags are site ids (1, 2, ...; 0: not counted); NULL when off. */
+jvmtiEnv *alloc_tracker_tag_env(struct agent *a);
 
 void JNICALL alloc_tracker_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                             jclass cls, jlong size);

@@ -18,6 +18,18 @@
  *
  * The walk's callbacks run inside the VM (no JNI, no JVMTI but raw memory), with the
  * output lock held by the dumping thread.
+ *
+ * With heap=sites on too, each object the allocation tracker counted carries its site's
+ * trace. Its site is known only in the tracker's own environment, where the tag of such
+ * an object is its site id, and asking that environment object by object would cost a
+ * JVMTI call per object. So the dump names the objects in the tracker's environment
+ * itself: a site id met when an object is named is noted against its new ID (site_of),
+ * and at the end one pass over the tagged objects puts the site ids back (release_env).
+ * Tags mean there: below SITE_TAG_END a site id (the tracker's); odd above it an object's
+ * ID (the dump's); even above it a class (the dump's, see class_tag_of). Measured on 2.8M
+ * objects, that pass costs about what letting go of a dump's own environment does, and
+ * the walk no slower, as the tracker's table holds most objects already. (An object made
+ * before the walk whose constructor runs after it is taken by the tracker for counted.)
  */
 #include "sources/heap_walker.h"
 
@@ -26,7 +38,9 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "sources/alloc_tracker.h"
 #include "tables/ids.h"
+#include "tables/sites.h"
 #include "tables/tags.h"
 #include "util/log.h"
 #include "writers/heap_dump.h"
@@ -34,6 +48,12 @@
 /* The high bits of an object's tag: an array's length (bits 33..63). */
 #define TAG_ID_MASK 0x1FFFFFFFFLL
 #define TAG_LEN_SHIFT 33
+/* A class's tag: its index in the dump's classes, in bits 34.. (never a pointer, so that
+ * a site id taken for a class tag cannot be followed). */
+#define CLASS_TAG_SHIFT 34
+/* The tracker's site ids are below every object tag of the dump (IDs start above
+ * ID_OBJECT_BASE): billions of sites would be needed to reach it. */
+#define SITE_TAG_END ((jlong)ID_OBJECT_BASE << 1)
 
 /* What the walker knows of a class beyond what the writers see. */
 struct cls_extra {
@@ -48,6 +68,7 @@ struct cls_extra {
     int state;                  /* 0 not laid out, 1 in progress, 2 done */
     int64_t pending;            /* its objects named and not written yet */
     uint32_t stamp;
+    jlong site;                 /* tracker's environment: the tag its class object had */
 };
 
 struct walk {
@@ -62,7 +83,7 @@ struct walk {
     uint32_t stamp;
     struct hd_class *object_class;         /* java.lang.Object */
 
-    struct { uint32_t id, serial; } *threads;
+    struct { uint32_t id, serial, site; } *threads;
     uint32_t nthreads;
 
     /* the object being visited */
@@ -99,6 +120,12 @@ struct walk {
     uint64_t named;                        /* objects named so far */
     int64_t pending_unknown;               /* see count_pending */
     bool oom;
+
+    /* heap=sites on: the walk runs in the tracker's environment (see the top). */
+    struct site_table *sites;
+    uint32_t id_first;                     /* the first object ID this dump could hand out */
+    uint32_t *site_of;                     /* [ID - id_first]: the object's site id, 0 none */
+    size_t site_cap;
 };
 
 #include <time.h>
@@ -110,13 +137,57 @@ static double now_s(void)
 }
 #define PHASE(what) do { if (getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: %-10s %.3f s\n", what, now_s() - t0); } while (0)
 
+static jlong class_tag_of(uint32_t k) { return (jlong)((uint64_t)(k + 1) << CLASS_TAG_SHIFT); }
+
 static struct hd_class *class_of_tag(struct walk *w, jlong tag)
 {
-    if (!tag_is_class(tag)) return NULL;
-    struct class_info *ci = tag_class(tag);
-    uint32_t i = ci->serial - SERIAL_CLASS_BASE - 1;
-    if (ci->serial <= SERIAL_CLASS_BASE || i >= w->ncls || w->cls[i].info != ci) return NULL;
-    return &w->cls[i];
+    if (!tag_is_class(tag) || (tag & ((1LL << CLASS_TAG_SHIFT) - 1))) return NULL;
+    uint64_t k = ((uint64_t)tag >> CLASS_TAG_SHIFT) - 1;
+    if (k >= w->ncls || !w->cls[k].info) return NULL;
+    return &w->cls[k];
+}
+
+/* A tag the allocation tracker set: the site of an object the dump has not named. */
+static bool is_site_tag(const struct walk *w, jlong tag) { return w->sites && tag > 0 && tag < SITE_TAG_END; }
+
+/* Notes the site of an object just given its ID. */
+static void note_site(struct walk *w, uint32_t id, jlong site)
+{
+    if (id < w->id_first) return;
+    size_t i = id - w->id_first;
+    if (i >= w->site_cap) {
+        size_t n = w->site_cap ? w->site_cap : 1u << 16;
+        while (n <= i) n *= 2;
+        uint32_t *p = realloc(w->site_of, n * sizeof *p);
+        if (!p) {
+            w->oom = true;
+            return;
+        }
+        memset(p + w->site_cap, 0, (n - w->site_cap) * sizeof *p);
+        w->site_of = p;
+        w->site_cap = n;
+    }
+    w->site_of[i] = (uint32_t)site;
+}
+
+static uint32_t thread_site(struct walk *w, uint32_t id);
+
+/* The site id of the object with this ID; 0 if it has none. */
+static uint32_t site_of_id(struct walk *w, uint32_t id)
+{
+    if (!w->sites) return 0;
+    if (id < w->id_first) return thread_site(w, id);
+    size_t i = id - w->id_first;
+    return i < w->site_cap ? w->site_of[i] : 0;
+}
+
+/* The trace serial an object's record carries: its site's, once that trace is written
+ * (a site made after the traces were written, just before the walk, has none). */
+static uint32_t trace_of_id(struct walk *w, uint32_t id)
+{
+    uint32_t s = site_of_id(w, id);
+    struct site *site = s ? sites_by_id(w->sites, s) : NULL;
+    return site && site->trace && site->trace->written ? site->trace->serial : SERIAL_TRACE_BASE;
 }
 
 static struct hd_class *class_of_ref(struct walk *w, jclass c)
@@ -193,14 +264,22 @@ static uint32_t id_of_object(struct walk *w, jobject o)
 {
     if (!o) return 0;
     jvmtiEnv *jvmti = w->tj;
-    jlong tag = 0;
+    jlong tag = 0, site = 0;
     (*jvmti)->GetTag(jvmti, o, &tag);
-    if (tag_is_class(tag)) return tag_class(tag)->object_id;
+    if (is_site_tag(w, tag)) {
+        site = tag;
+        tag = 0;
+    }
+    if (tag_is_class(tag)) {
+        struct hd_class *c = class_of_tag(w, tag);
+        return c ? c->info->object_id : 0;
+    }
     uint32_t id;
     if (tag_is_object(tag)) {
         id = tag_object_id(tag);
     } else {
         id = ids_new_object(&w->a->ids);
+        if (site) note_site(w, id, site);
         (*jvmti)->SetTag(jvmti, o, tag_for_object_id(id));
     }
     if (mark(w, id, MARK_NAMED)) {
@@ -387,7 +466,8 @@ static int load_classes(struct walk *w)
         }
         w->cls[k].info = ci;
         w->ext[k].ref = all[i];
-        (*w->tj)->SetTag(w->tj, all[i], tag_for_class(ci));
+        if (w->sites) (*w->tj)->GetTag(w->tj, all[i], &w->ext[k].site);
+        (*w->tj)->SetTag(w->tj, all[i], class_tag_of(k));
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
 
@@ -437,25 +517,41 @@ static void tag_threads(struct walk *w)
     for (uint32_t i = 0; w->threads && i < n; i++) {
         struct thread_info *ti = threads_at(t, i);
         if (!ti || !ti->ref) continue;
+        jlong site = 0;
+        if (w->sites) (*w->tj)->GetTag(w->tj, ti->ref, &site);
         (*w->tj)->SetTag(w->tj, ti->ref, tag_for_object_id(ti->object_id));
         w->threads[w->nthreads].id = ti->object_id;
         w->threads[w->nthreads].serial = ti->serial;
+        w->threads[w->nthreads].site = is_site_tag(w, site) ? (uint32_t)site : 0;
         w->nthreads++;
     }
     pthread_mutex_unlock(&t->lock);
     if (w->threads) qsort(w->threads, w->nthreads, sizeof *w->threads, by_id);
 }
 
-static uint32_t thread_serial(struct walk *w, jlong thread_tag)
+/* The index in w->threads of the thread object with this ID; nthreads if none. */
+static uint32_t thread_index(struct walk *w, uint32_t id)
 {
-    if (!tag_is_object(thread_tag)) return 0;
-    uint32_t id = tag_object_id(thread_tag), lo = 0, hi = w->nthreads;
+    uint32_t lo = 0, hi = w->nthreads;
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
         if (w->threads[mid].id < id) lo = mid + 1;
         else hi = mid;
     }
-    return lo < w->nthreads && w->threads[lo].id == id ? w->threads[lo].serial : 0;
+    return lo < w->nthreads && w->threads[lo].id == id ? lo : w->nthreads;
+}
+
+static uint32_t thread_serial(struct walk *w, jlong thread_tag)
+{
+    if (!tag_is_object(thread_tag)) return 0;
+    uint32_t i = thread_index(w, tag_object_id(thread_tag));
+    return i < w->nthreads ? w->threads[i].serial : 0;
+}
+
+static uint32_t thread_site(struct walk *w, uint32_t id)
+{
+    uint32_t i = thread_index(w, id);
+    return i < w->nthreads ? w->threads[i].site : 0;
 }
 
 /* Monitors owned by live threads: roots of their own. (HotSpot does not tell of monitors
@@ -570,15 +666,15 @@ static void finish(struct walk *w)
     struct hd_class *c = w->cur_cls;
     switch (w->cur_kind) {
     case CUR_INSTANCE:
-        w->wr->instance(&w->s, id, c, c->obj_size, w->vals);
+        w->wr->instance(&w->s, id, trace_of_id(w, id), c, c->obj_size, w->vals);
         break;
     case CUR_OBJ_ARRAY: {
         uint32_t size = (uint32_t)(((uint64_t)w->arr_base + (uint64_t)w->cur_len * (uint64_t)w->ref_size + 7) & ~7ull);
-        w->wr->obj_array(&w->s, id, c, size, w->cur_len, w->elems);
+        w->wr->obj_array(&w->s, id, trace_of_id(w, id), c, size, w->cur_len, w->elems);
         break;
     }
     case CUR_PRIM_ARRAY:        /* no elements were reported: an empty array */
-        w->wr->prim_array(&w->s, id, c, 16, 0, c->elem_type, NULL);
+        w->wr->prim_array(&w->s, id, trace_of_id(w, id), c, 16, 0, c->elem_type, NULL);
         break;
     default: break;
     }
@@ -637,6 +733,11 @@ static void begin(struct walk *w, jlong tag, jlong class_tag)
 static jlong name_referee(struct walk *w, jlong *tag_ptr, jint length, jlong class_tag)
 {
     jlong tag = *tag_ptr;
+    if (is_site_tag(w, tag)) {
+        uint32_t id = ids_new_object(&w->a->ids);
+        note_site(w, id, tag);
+        tag = tag_for_object_id(id);
+    }
     if (tag_is_class(tag)) return tag;
     if (!tag) tag = tag_for_object_id(ids_new_object(&w->a->ids));
     if (length >= 0) tag = (tag & TAG_ID_MASK) | ((jlong)(uint64_t)(uint32_t)length << TAG_LEN_SHIFT);
@@ -645,9 +746,12 @@ static jlong name_referee(struct walk *w, jlong *tag_ptr, jint length, jlong cla
     return tag;
 }
 
-static uint32_t id_of_tag(jlong tag)
+static uint32_t id_of_tag(struct walk *w, jlong tag)
 {
-    if (tag_is_class(tag)) return tag_class(tag)->object_id;
+    if (tag_is_class(tag)) {
+        struct hd_class *c = class_of_tag(w, tag);
+        return c ? c->info->object_id : 0;
+    }
     return tag_is_object(tag) ? tag_object_id(tag) : 0;
 }
 
@@ -665,7 +769,7 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
 {
     struct walk *w = user_data;
     jlong tag = name_referee(w, tag_ptr, length, class_tag);
-    uint32_t id = id_of_tag(tag);
+    uint32_t id = id_of_tag(w, tag);
     if (length < 0 && !tag_is_class(tag)) {
         struct hd_class *c = class_of_tag(w, class_tag);
         if (c && !c->obj_size) c->obj_size = (uint32_t)size;
@@ -773,7 +877,7 @@ static jint JNICALL on_array_values(jlong class_tag, jlong size, jlong *tag_ptr,
             for (unsigned k = 0; k < es; k++) dst[k] = src[es - 1 - k];   /* little- to big-endian */
     }
     uint32_t id = (uint32_t)(w->cur >> 1);
-    w->wr->prim_array(&w->s, id, w->cur_cls, (uint32_t)size, (uint32_t)n, t, w->pbuf);
+    w->wr->prim_array(&w->s, id, trace_of_id(w, id), w->cur_cls, (uint32_t)size, (uint32_t)n, t, w->pbuf);
     if (mark(w, id, MARK_WRITTEN)) count_pending(w, w->cur_cls, -1);
     w->cur_kind = CUR_NONE;
     w->done = w->cur;
@@ -886,7 +990,7 @@ static void write_prim_array_jni(struct walk *w, jobject o, uint32_t id, struct 
                 q[es - 1 - k] = t;
             }
     }
-    w->wr->prim_array(&w->s, id, c, size, (uint32_t)n, c->elem_type, w->pbuf);
+    w->wr->prim_array(&w->s, id, trace_of_id(w, id), c, size, (uint32_t)n, c->elem_type, w->pbuf);
 }
 
 static void write_object_jni(struct walk *w, jobject o, jlong tag)
@@ -916,7 +1020,7 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
             w->elems[i] = id_of_object(w, e);
             if (e) (*jni)->DeleteLocalRef(jni, e);
         }
-        w->wr->obj_array(&w->s, id, c, (uint32_t)size, (uint32_t)n, w->elems);
+        w->wr->obj_array(&w->s, id, trace_of_id(w, id), c, (uint32_t)size, (uint32_t)n, w->elems);
     } else {
         if (!grow((void **)&w->vals, &w->vals_cap, (size_t)c->inst_bytes + 1, 1)) {
             w->oom = true;
@@ -938,7 +1042,7 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
                 }
             }
         }
-        w->wr->instance(&w->s, id, c, (uint32_t)size, w->vals);
+        w->wr->instance(&w->s, id, trace_of_id(w, id), c, (uint32_t)size, w->vals);
     }
 }
 
@@ -1073,6 +1177,56 @@ static void free_walk(struct walk *w)
     free(w->pending);
     free(w->pending_size);
     free(w->monitors);
+    free(w->site_of);
+}
+
+/* Puts back the tracker's tags: an object's site id, or none; a class its own tag. */
+static jint JNICALL on_restore_site(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
+{
+    struct walk *w = user_data;
+    jlong tag = *tag_ptr;
+    if (is_site_tag(w, tag)) return 0;        /* counted while the dump ran, or never reached */
+    struct hd_class *c = class_of_tag(w, tag);
+    if (c) *tag_ptr = w->ext[c - w->cls].site;
+    else *tag_ptr = tag_is_object(tag) ? (jlong)site_of_id(w, tag_object_id(tag)) : 0;
+    return 0;
+}
+
+/*
+ * The environment whose tags name the objects. heap=sites on: the tracker's (see the
+ * top). Otherwise one of the dump's own, let go of at its end: the JVM's tag table (what
+ * naming every object costs) is freed at once, and later GCs do not carry it. Either
+ * way object IDs are new at every dump; classes and threads keep theirs. 0 on success.
+ */
+static int take_env(struct walk *w)
+{
+    struct agent *a = w->a;
+    w->id_first = atomic_load(&a->ids.next_object);
+    w->sites = alloc_tracker_sites(a);
+    w->tj = w->sites ? alloc_tracker_tag_env(a) : NULL;
+    if (w->tj) return 0;
+    w->sites = NULL;
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.can_tag_objects = 1;
+    if ((*a->vm)->GetEnv(a->vm, (void **)&w->tj, JVMTI_VERSION_1_2) != JNI_OK) return -1;
+    if ((*w->tj)->AddCapabilities(w->tj, &caps) == JVMTI_ERROR_NONE) return 0;
+    (*w->tj)->DisposeEnvironment(w->tj);
+    return -1;
+}
+
+/* The tracker's environment is left as the tracker knows it; the dump's own is let go of.
+ * (Both run under the dump lock, so the tracker's live count never sees the dump's tags.) */
+static void release_env(struct walk *w)
+{
+    if (!w->sites) {
+        (*w->tj)->DisposeEnvironment(w->tj);
+        return;
+    }
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_iteration_callback = on_restore_site;
+    (*w->tj)->IterateThroughHeap(w->tj, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, w);
 }
 
 void heap_walker_dump(struct agent *a, JNIEnv *jni)
@@ -1085,17 +1239,7 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     }
     w->a = a;
     w->jni = jni;
-    /*
-     * The objects are named with the tags of a JVMTI environment of the dump's own, let go
-     * of at its end: the JVM's tag table (what naming every object costs) is freed at
-     * once, and later GCs do not carry it. So object IDs are new at every dump; classes
-     * and threads keep theirs.
-     */
-    jvmtiCapabilities caps;
-    memset(&caps, 0, sizeof caps);
-    caps.can_tag_objects = 1;
-    if ((*a->vm)->GetEnv(a->vm, (void **)&w->tj, JVMTI_VERSION_1_2) != JNI_OK ||
-        (*w->tj)->AddCapabilities(w->tj, &caps) != JVMTI_ERROR_NONE) {
+    if (take_env(w) != 0) {
         log_error("cannot get a JVMTI environment for the heap dump; no heap dump written");
         free(w);
         return;
@@ -1112,8 +1256,8 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     PHASE("gc");
     if (load_classes(w) != 0 || w->oom) {
         log_error("cannot read the loaded classes; no heap dump written");
+        release_env(w);
         free_walk(w);
-        (*w->tj)->DisposeEnvironment(w->tj);
         free(w);
         (*jni)->PopLocalFrame(jni, NULL);
         return;
@@ -1154,8 +1298,9 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     output_unlock(&a->out);
     if (err != JVMTI_ERROR_NONE) log_error("the heap walk failed (JVMTI error %d); the heap dump is incomplete", (int)err);
     if (w->oom) log_error("out of memory during the heap dump; some values are missing");
+    release_env(w);
+    PHASE("restored");
     free_walk(w);
-    (*w->tj)->DisposeEnvironment(w->tj);
     free(w);
     (*jni)->PopLocalFrame(jni, NULL);
 }

@@ -129,26 +129,26 @@ static void bin_class_dump(struct hd_session *s, const struct hd_class *c)
     }
 }
 
-static void bin_instance(struct hd_session *s, uint32_t id, const struct hd_class *c, uint32_t size,
+static void bin_instance(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
                          const uint8_t *values)
 {
     struct buf *b = seg_room(s, 17 + (size_t)c->inst_bytes);
     buf_u1(b, HD_INSTANCE_DUMP);
     buf_u4(b, id);
-    buf_u4(b, SERIAL_TRACE_BASE);
+    buf_u4(b, trace);
     buf_u4(b, c->info->object_id);
     buf_u4(b, c->inst_bytes);
     buf_put(b, values, c->inst_bytes);
 }
 
-static void bin_obj_array(struct hd_session *s, uint32_t id, const struct hd_class *c, uint32_t size,
+static void bin_obj_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
                           uint32_t n, const uint32_t *elems)
 {
     if ((uint64_t)n * 4 + 32 > RECORD_MAX) n = (RECORD_MAX - 32) / 4;   /* cannot be said in a u4 length */
     struct buf *b = seg_room(s, 17 + (size_t)n * 4);
     buf_u1(b, HD_OBJ_ARRAY_DUMP);
     buf_u4(b, id);
-    buf_u4(b, SERIAL_TRACE_BASE);
+    buf_u4(b, trace);
     buf_u4(b, n);
     buf_u4(b, c->info->object_id);
     if (buf_reserve(b, (size_t)n * 4) != 0) return;
@@ -164,7 +164,7 @@ static void bin_obj_array(struct hd_session *s, uint32_t id, const struct hd_cla
     b->len += (size_t)n * 4;
 }
 
-static void bin_prim_array(struct hd_session *s, uint32_t id, const struct hd_class *c, uint32_t size,
+static void bin_prim_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
                            uint32_t n, int type, const uint8_t *elems)
 {
     unsigned es = hd_type_size(type);
@@ -172,7 +172,7 @@ static void bin_prim_array(struct hd_session *s, uint32_t id, const struct hd_cl
     struct buf *b = seg_room(s, 14 + (size_t)n * es);
     buf_u1(b, HD_PRIM_ARRAY_DUMP);
     buf_u4(b, id);
-    buf_u4(b, SERIAL_TRACE_BASE);
+    buf_u4(b, trace);
     buf_u4(b, n);
     buf_u1(b, (uint8_t)type);
     buf_put(b, elems, (size_t)n * es);

@@ -81,11 +81,11 @@ static void txt_class_dump(struct hd_session *s, const struct hd_class *c)
     output_record_end(s->w->out);
 }
 
-static void txt_instance(struct hd_session *s, uint32_t id, const struct hd_class *c, uint32_t size,
+static void txt_instance(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
                          const uint8_t *values)
 {
     struct buf *b = output_buf(s->w->out);
-    buf_printf(b, "OBJ %x (sz=%u, trace=%u, class=%s@%x)\n", id, size, SERIAL_TRACE_BASE, c->info->name,
+    buf_printf(b, "OBJ %x (sz=%u, trace=%u, class=%s@%x)\n", id, size, trace, c->info->name,
                c->info->object_id);
     const uint8_t *v = values;
     for (const struct hd_class *k = c; k; k = k->super) {
@@ -99,22 +99,22 @@ static void txt_instance(struct hd_session *s, uint32_t id, const struct hd_clas
     output_record_end(s->w->out);
 }
 
-static void txt_obj_array(struct hd_session *s, uint32_t id, const struct hd_class *c, uint32_t size,
+static void txt_obj_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
                           uint32_t n, const uint32_t *elems)
 {
     struct buf *b = output_buf(s->w->out);
-    buf_printf(b, "ARR %x (sz=%u, trace=%u, nelems=%u, elem type=%s@%x)\n", id, size, SERIAL_TRACE_BASE, n,
+    buf_printf(b, "ARR %x (sz=%u, trace=%u, nelems=%u, elem type=%s@%x)\n", id, size, trace, n,
                c->info->name, c->info->object_id);
     for (uint32_t i = 0; i < n; i++)
         if (elems[i]) buf_printf(b, "\t[%u]\t\t%x\n", i, elems[i]);
     output_record_end(s->w->out);
 }
 
-static void txt_prim_array(struct hd_session *s, uint32_t id, const struct hd_class *c, uint32_t size,
+static void txt_prim_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
                            uint32_t n, int type, const uint8_t *elems)
 {
     buf_printf(output_buf(s->w->out), "ARR %x (sz=%u, trace=%u, nelems=%u, elem type=%s)\n", id, size,
-               SERIAL_TRACE_BASE, n, c->info->name);
+               trace, n, c->info->name);
     output_record_end(s->w->out);
 }
 

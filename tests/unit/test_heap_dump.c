@@ -75,11 +75,12 @@ static void write_dump(const struct heap_dump_writer *wr, struct writer_ctx *w, 
     wr->root(&s, &t);
     /* Derived: ref (own) = 0x50000010, b = 0x0102030405060708, then Base's a = -1 */
     uint8_t v[16] = {0x50, 0, 0, 0x10, 1, 2, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 0xff, 0xff};
-    for (int i = 0; i < ninstances; i++) wr->instance(&s, 0x50000010 + (uint32_t)i, &c[1], 32, v);
+    /* allocation site traces: 300007, 300008, 300009 */
+    for (int i = 0; i < ninstances; i++) wr->instance(&s, 0x50000010 + (uint32_t)i, 300007, &c[1], 32, v);
     uint32_t elems[3] = {0x50000010, 0, 0x50000011};
-    wr->obj_array(&s, 0x60000000, &c[2], 32, 3, elems);
+    wr->obj_array(&s, 0x60000000, 300008, &c[2], 32, 3, elems);
     uint8_t ints[8] = {0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe};
-    wr->prim_array(&s, 0x60000001, &c[3], 24, 2, HD_INT, ints);
+    wr->prim_array(&s, 0x60000001, 300009, &c[3], 24, 2, HD_INT, ints);
     for (int k = 0; k < 4; k++) wr->class_dump(&s, &c[k]);
     wr->end(&s);
     output_flush(w->out);
@@ -152,11 +153,17 @@ static void test_binary(void)
                     uint32_t nb = be4(p + q + 12);
                     if (instances == 1)
                         CHECK(nb == 16 && be4(p + q + 8) == 0x50000002 && be4(p + q + 16) == 0x50000010 &&
-                                  p[q + 20] == 1 && p[q + 27] == 8 && be4(p + q + 28) == 0xffffffffu,
-                              "binary heap dump: INSTANCE DUMP values, own fields first, then the super's");
+                                  p[q + 20] == 1 && p[q + 27] == 8 && be4(p + q + 28) == 0xffffffffu &&
+                                  be4(p + q + 4) == 300007,
+                              "binary heap dump: INSTANCE DUMP trace and values, own fields first, then the super's");
                     q += 16 + nb;
-                } else if (st == 0x22) q += 16 + 4 * (size_t)be4(p + q + 8);
-                else if (st == 0x23) q += 13 + 4 * (size_t)be4(p + q + 8);
+                } else if (st == 0x22) {
+                    CHECK(be4(p + q + 4) == 300008, "binary heap dump: OBJECT ARRAY DUMP trace");
+                    q += 16 + 4 * (size_t)be4(p + q + 8);
+                } else if (st == 0x23) {
+                    CHECK(be4(p + q + 4) == 300009, "binary heap dump: PRIMITIVE ARRAY DUMP trace");
+                    q += 13 + 4 * (size_t)be4(p + q + 8);
+                }
                 else if (st == 0x20) {
                     uint32_t cid = be4(p + q);
                     size_t q0 = q;
@@ -209,11 +216,11 @@ static void test_text(void)
     CHECK(t && strncmp(t, "HEAP DUMP BEGIN (3 objects, 100 bytes) ", 39) == 0, "text heap dump: BEGIN line");
     CHECK(t && strstr(t, "\nROOT 50000010 (kind=<JNI global ref>, id=1, trace=300000)\n"), "text heap dump: JNI global root");
     CHECK(t && strstr(t, "\nROOT 50000010 (kind=<Java stack>, thread=200001, frame=2)\n"), "text heap dump: Java stack root");
-    CHECK(t && strstr(t, "\nOBJ 50000010 (sz=32, trace=300000, class=Derived@50000002)\n\tref\t\t50000010\n"),
+    CHECK(t && strstr(t, "\nOBJ 50000010 (sz=32, trace=300007, class=Derived@50000002)\n\tref\t\t50000010\n"),
           "text heap dump: OBJ line, a short field name with two tabs");
-    CHECK(t && strstr(t, "\nARR 60000000 (sz=32, trace=300000, nelems=3, elem type=Derived[]@50000003)\n\t[0]\t\t50000010\n\t[2]\t\t50000011\n"),
+    CHECK(t && strstr(t, "\nARR 60000000 (sz=32, trace=300008, nelems=3, elem type=Derived[]@50000003)\n\t[0]\t\t50000010\n\t[2]\t\t50000011\n"),
           "text heap dump: object array, null elements left out");
-    CHECK(t && strstr(t, "\nARR 60000001 (sz=24, trace=300000, nelems=2, elem type=int[])\n"), "text heap dump: primitive array");
+    CHECK(t && strstr(t, "\nARR 60000001 (sz=24, trace=300009, nelems=2, elem type=int[])\n"), "text heap dump: primitive array");
     CHECK(t && strstr(t, "\nCLS 50000002 (name=Derived, trace=300000)\n\tsuper\t\t50000001\n\tstatic self\t50000010\n"),
           "text heap dump: CLS with super and object statics only");
     CHECK(t && n >= 14 && strcmp(t + n - 14, "HEAP DUMP END\n") == 0, "text heap dump: END line last");
