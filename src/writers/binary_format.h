@@ -19,6 +19,19 @@ enum hprof_tag {
     TAG_HEAP_DUMP_END = 0x2C,
 };
 
+/* Basic types: heap dump field and array element types, ALLOC SITES array kinds. */
+enum hd_type {
+    HD_OBJECT = 2,
+    HD_BOOLEAN = 4,
+    HD_CHAR = 5,
+    HD_FLOAT = 6,
+    HD_DOUBLE = 7,
+    HD_BYTE = 8,
+    HD_SHORT = 9,
+    HD_INT = 10,
+    HD_LONG = 11,
+};
+
 /* CONTROL SETTINGS flags */
 #define CONTROL_ALLOC_TRACES 0x1
 #define CONTROL_CPU_SAMPLING 0x2

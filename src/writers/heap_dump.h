@@ -13,21 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "writers/binary_format.h"   /* enum hd_type, the basic types */
+
 struct writer_ctx;
 struct class_info;
-
-/* Basic types of the binary format. */
-enum hd_type {
-    HD_OBJECT = 2,
-    HD_BOOLEAN = 4,
-    HD_CHAR = 5,
-    HD_FLOAT = 6,
-    HD_DOUBLE = 7,
-    HD_BYTE = 8,
-    HD_SHORT = 9,
-    HD_INT = 10,
-    HD_LONG = 11,
-};
 
 /* Heap dump sub-record tags (the manual's numbers). */
 enum hd_root {
