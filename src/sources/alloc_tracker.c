@@ -126,13 +126,7 @@ static struct trace *site_trace(struct agent *a, JNIEnv *jni, jthread thread)
 
 static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jboolean array)
 {
-    static int lvl = -1;
-    if (lvl < 0) { const char *e = getenv("HPROF_LVL"); lvl = e ? atoi(e) : 9; }
-    if (lvl == 0) return;
     struct agent *a = agent_get();
-    if (lvl == 1) { jvmtiFrameInfo f[8]; jint n; (*a->jvmti)->GetStackTrace(a->jvmti, NULL, 0, 7, f, &n); return; }
-    if (lvl == 2) { jlong tag; (*a->alloc->tags)->GetTag(a->alloc->tags, obj, &tag); return; }
-    if (lvl == 3) { site_trace(a, jni, NULL); return; }
     if (!obj || !a->alloc || !atomic_load_explicit(&a->alloc->on, memory_order_relaxed) ||
         atomic_load(&a->phase) != PHASE_LIVE)
         return;
