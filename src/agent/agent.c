@@ -16,6 +16,7 @@
 #include "sources/monitor_events.h"
 #include "sources/socket_commands.h"
 #include "sources/alloc_tracker.h"
+#include "sources/async_trace.h"
 #include "sources/thread_events.h"
 #include "sources/tracker.h"
 #include "util/log.h"
@@ -164,6 +165,13 @@ static void init_tables(struct agent *a)
     pthread_mutex_init(&a->dump_lock, NULL);
 }
 
+static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass cls)
+{
+    struct agent *a = agent_get();
+    if (a->tracker) tracker_on_class_prepare(jvmti, jni, thread, cls);
+    if (alloc_tracker_exact(a)) async_trace_class_prepared(jvmti, cls);
+}
+
 static int set_callbacks(struct agent *a)
 {
     jvmtiEventCallbacks cb;
@@ -175,7 +183,8 @@ static int set_callbacks(struct agent *a)
     cb.DataDumpRequest = on_data_dump_request;
     if (a->monitors) monitor_events_callbacks(&cb);
     cb.ClassFileLoadHook = tracker_on_class_file_load;
-    cb.ClassPrepare = tracker_on_class_prepare;
+    cb.ClassPrepare = on_class_prepare;
+    cb.ClassLoad = async_trace_on_class_load;
     cb.VMObjectAlloc = alloc_tracker_on_vm_object_alloc;
     cb.SampledObjectAlloc = alloc_tracker_on_sampled_alloc;
     jvmtiEnv *jvmti = a->jvmti;
@@ -184,6 +193,7 @@ static int set_callbacks(struct agent *a)
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_DATA_DUMP_REQUEST, NULL);
     if (a->tracker) tracker_enable_events(a);
+    if (alloc_tracker_exact(a)) async_trace_enable_events(jvmti);
     if (a->alloc && !alloc_tracker_exact(a))
         (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
     return 0;

@@ -1,9 +1,11 @@
 #include "sources/alloc_tracker.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/agent.h"
+#include "sources/async_trace.h"
 #include "tables/sites.h"
 #include "util/log.h"
 
@@ -13,11 +15,13 @@
 struct alloc_tracker {
     jvmtiEnv *tags;                   /* tags here name each counted object's site */
     struct site_table sites;
+    jmethodID object_clone;           /* Object.clone: what it makes gets no constructor */
     jmethodID skip[MAX_SKIP];         /* frames that are not the allocation site */
     int nskip;
     jclass tracker;
     jfieldID allocs;                  /* Tracker.allocs: 1 while counting */
     jniNativeInterface *jni_table;    /* the JNI functions as they were, before ours */
+    pthread_key_t per_thread;         /* struct alloc_thread of each allocating thread */
     _Atomic bool on;
 };
 
@@ -31,6 +35,7 @@ int alloc_tracker_onload(struct agent *a)
     struct alloc_tracker *t = calloc(1, sizeof *t);
     if (!t) return -1;
     sites_init(&t->sites);
+    if (pthread_key_create(&t->per_thread, free) != 0) return -1;
     if ((*a->vm)->GetEnv(a->vm, (void **)&t->tags, JVMTI_VERSION_1_2) != JNI_OK) return -1;
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
@@ -38,7 +43,10 @@ int alloc_tracker_onload(struct agent *a)
     if ((*t->tags)->AddCapabilities(t->tags, &caps) != JVMTI_ERROR_NONE) return -1;
     a->alloc = t;
     memset(&caps, 0, sizeof caps);
-    if (alloc_tracker_exact(a)) caps.can_generate_vm_object_alloc_events = 1;
+    if (alloc_tracker_exact(a)) {
+        caps.can_generate_vm_object_alloc_events = 1;
+        async_trace_available();
+    }
     else caps.can_generate_sampled_object_alloc_events = 1;
     if ((*a->jvmti)->AddCapabilities(a->jvmti, &caps) != JVMTI_ERROR_NONE) return -1;
     /* Sampling starts now: a thread's sampling point is set when it takes a new TLAB,
@@ -56,6 +64,71 @@ static bool skipped(struct alloc_tracker *t, jmethodID m)
     for (int i = 0; i < t->nskip; i++)
         if (t->skip[i] == m) return true;
     return false;
+}
+
+/*
+ * Each allocating thread keeps the traces and sites it met last, so that the usual
+ * allocation finds both without taking a lock of the shared tables. Entries only point
+ * into the tables, which keep every trace and site until the agent ends.
+ */
+#define CACHE_SLOTS 256
+#define CHECK_WINDOW 1024
+
+struct alloc_thread {
+    /* Objects the VM made and counted whose constructor may still run (see
+     * native_allocated), and how many more constructions to check for them. */
+    uint32_t pending;
+    uint32_t window;
+    struct {
+        uint64_t hash;
+        struct trace *trace;
+    } traces[CACHE_SLOTS];
+    struct {
+        struct trace *trace;
+        struct class_info *cls;
+        struct site *site;
+    } sites[CACHE_SLOTS];
+};
+
+static struct alloc_thread *this_thread(struct alloc_tracker *t)
+{
+    struct alloc_thread *at = pthread_getspecific(t->per_thread);
+    if (!at && (at = calloc(1, sizeof *at)) && pthread_setspecific(t->per_thread, at) != 0) {
+        free(at);
+        at = NULL;
+    }
+    return at;
+}
+
+static struct trace *trace_of(struct agent *a, struct alloc_thread *at, uint32_t serial,
+                              const jvmtiFrameInfo *frames, int n, JNIEnv *jni)
+{
+    uint64_t h = traces_key_hash(serial, frames, n);
+    if (!at) return traces_of(&a->traces, a->jvmti, jni, serial, frames, n);
+    unsigned slot = (unsigned)(h >> 40) % CACHE_SLOTS;
+    struct trace *tr = at->traces[slot].trace;
+    if (tr && at->traces[slot].hash == h && traces_key_equals(tr, serial, frames, n)) return tr;
+    tr = traces_of(&a->traces, a->jvmti, jni, serial, frames, n);
+    if (tr) {
+        at->traces[slot].hash = h;
+        at->traces[slot].trace = tr;
+    }
+    return tr;
+}
+
+static struct site *site_of(struct alloc_tracker *t, struct alloc_thread *at, struct trace *tr,
+                            struct class_info *ci)
+{
+    if (!at) return sites_of(&t->sites, tr, ci);
+    unsigned slot = (unsigned)(hash_mix64((uint64_t)(uintptr_t)tr ^ ((uint64_t)(uintptr_t)ci << 1)) >> 40) % CACHE_SLOTS;
+    if (at->sites[slot].trace == tr && at->sites[slot].cls == ci) return at->sites[slot].site;
+    struct site *s = sites_of(&t->sites, tr, ci);
+    if (s) {
+        at->sites[slot].trace = tr;
+        at->sites[slot].cls = ci;
+        at->sites[slot].site = s;
+    }
+    return s;
 }
 
 static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace, bool inner_arrays, bool fresh);
@@ -90,7 +163,7 @@ static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace
     (*jni)->DeleteLocalRef(jni, cls);
     jlong size = 0;
     (*a->jvmti)->GetObjectSize(a->jvmti, obj, &size);
-    struct site *s = sites_of(&t->sites, trace, ci);
+    struct site *s = site_of(t, this_thread(t), trace, ci);
     if (!s) return;
     atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, (uint64_t)size, memory_order_relaxed);
@@ -99,7 +172,23 @@ static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace
         count_inner_arrays(a, jni, obj, trace);
 }
 
-/* The allocation site of the current (or given) thread: its stack without our frames. */
+/*
+ * The stack of the current thread (every caller runs on the allocating thread; `thread`
+ * is NULL or names it): the fast walk when it can, else JVMTI's.
+ */
+static jint walk_stack(struct agent *a, JNIEnv *jni, jthread thread, jvmtiFrameInfo *frames, int want)
+{
+    int fast = async_trace_current(jni, 0, frames, want);
+    if (fast >= 0) return fast;
+    jint n = 0;
+    if ((*a->jvmti)->GetStackTrace(a->jvmti, thread, 0, want, frames, &n) != JVMTI_ERROR_NONE) return -1;
+    return n;
+}
+
+/*
+ * The allocation site of the current thread (thread NULL), or of the thread a JVMTI
+ * event names: its stack without our frames.
+ */
 static struct trace *site_trace(struct agent *a, JNIEnv *jni, jthread thread)
 {
     struct alloc_tracker *t = a->alloc;
@@ -107,9 +196,9 @@ static struct trace *site_trace(struct agent *a, JNIEnv *jni, jthread thread)
     jvmtiFrameInfo local[64], *frames = local;
     int want = depth + TOP_SKIP;
     if (want > 64 && !(frames = malloc((size_t)want * sizeof *frames))) return NULL;
-    jint n = 0;
     struct trace *tr = NULL;
-    if ((*a->jvmti)->GetStackTrace(a->jvmti, thread, 0, want, frames, &n) == JVMTI_ERROR_NONE) {
+    jint n = walk_stack(a, jni, thread, frames, want);
+    if (n >= 0) {
         int skip = 0;
         while (skip < n && skip < MAX_SKIP && skipped(t, frames[skip].method)) skip++;
         int keep = n - skip < depth ? n - skip : depth;
@@ -118,7 +207,7 @@ static struct trace *site_trace(struct agent *a, JNIEnv *jni, jthread thread)
             struct thread_info *ti = threads_lookup(a->jvmti, thread);
             serial = ti ? ti->serial : 0;
         }
-        tr = traces_of(&a->traces, a->jvmti, jni, serial, frames + skip, keep);
+        tr = trace_of(a, this_thread(t), serial, frames + skip, keep, jni);
     }
     if (frames != local) free(frames);
     return tr;
@@ -130,11 +219,17 @@ static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jbool
     if (!obj || !a->alloc || !atomic_load_explicit(&a->alloc->on, memory_order_relaxed) ||
         atomic_load(&a->phase) != PHASE_LIVE)
         return;
-    /* An object may have been counted already when the VM made it (Unsafe.allocateInstance
-     * behind reflection) before its constructor ran; a new array is always new. */
-    if (!array) {
+    /* An object may have been counted already when the VM made it (reflection) before
+     * its constructor ran; a new array is always new. Asking for the tag of every object
+     * costs a lookup in the JVM's tag table, so it is asked only for the constructions
+     * that follow such an object on the same thread, until its constructor is seen. */
+    struct alloc_thread *at = this_thread(a->alloc);
+    if (!array && (!at || at->pending)) {
         jlong tag = 0;
-        if ((*a->alloc->tags)->GetTag(a->alloc->tags, obj, &tag) != JVMTI_ERROR_NONE || tag) return;
+        bool counted = (*a->alloc->tags)->GetTag(a->alloc->tags, obj, &tag) != JVMTI_ERROR_NONE || tag;
+        if (at && counted) at->pending--;
+        else if (at && --at->window == 0) at->pending = 0;   /* never constructed, it seems */
+        if (counted) return;
     }
     struct trace *tr = site_trace(a, jni, NULL);
     if (tr) count(a, jni, obj, tr, array, true);
@@ -150,7 +245,17 @@ void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthr
     jlong tag = 0;
     if ((*a->alloc->tags)->GetTag(a->alloc->tags, object, &tag) == JVMTI_ERROR_NONE && tag) return;
     struct trace *tr = site_trace(a, jni, thread);
-    if (tr) count(a, jni, object, tr, false, false);
+    if (!tr) return;
+    count(a, jni, object, tr, false, false);
+    /* A constructor may run on it next (reflection, MethodHandle): watch for it. Arrays and
+     * clones never get one. */
+    struct alloc_thread *at = this_thread(a->alloc);
+    jboolean array = JNI_FALSE;
+    (*jvmti)->IsArrayClass(jvmti, cls, &array);
+    if (at && !array && !(tr->nframes && tr->raw[0].method == a->alloc->object_clone)) {
+        at->pending++;
+        at->window = CHECK_WINDOW;
+    }
 }
 
 /*
@@ -231,10 +336,13 @@ void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker)
     add_skip(t, jni, tracker, "NewArray", "(Ljava/lang/Object;)V", true);
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");
     if (object) add_skip(t, jni, object, "<init>", "()V", false);
+    if (object && !(t->object_clone = (*jni)->GetMethodID(jni, object, "clone", "()Ljava/lang/Object;")))
+        (*jni)->ExceptionClear(jni);
     t->tracker = (*jni)->NewGlobalRef(jni, tracker);
     t->allocs = (*jni)->GetStaticFieldID(jni, tracker, "allocs", "I");
     if (!t->allocs) (*jni)->ExceptionClear(jni);
     wrap_jni(a);
+    async_trace_vm_init(a->jvmti);
     alloc_tracker_enable(a, jni, true);
     (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_OBJECT_ALLOC, NULL);
 }

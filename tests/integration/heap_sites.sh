@@ -35,6 +35,20 @@ check "650 Qux from JNI AllocObject + NewObject, counted once each" test "$(sum 
 check "16 threads x 1000 Baz: no count lost" test "$(sum 'SitesKnown$Baz' 7)" -eq 16000
 check "live never exceeds allocated" bash -c "awk '\$4 > \$6 || \$5 > \$7 { bad = 1 } END { exit bad }' rows.txt"
 
+# The fast stack walk (AsyncGetCallTrace) must find the very frames GetStackTrace finds:
+# the same program with JVMTI stacks only gives the same sites, traces and counts.
+# (Sites of the 16 racing threads and of the JDK's own start-up are left out.)
+sites_by_frames() {  # one line per site: class, allocated, live, then its frames
+  awk '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); fr[tr] = ""; next }
+       /^\t/ { fr[tr] = fr[tr] "|" substr($0, 2); next }
+       /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+       i && $1 ~ /^[0-9]+$/ && fr[$8] ~ /SitesKnown\.(make|main)/ && fr[$8] !~ /worker/ { print $9, $7, $5, fr[$8] }' "$1" | sort
+}
+sites_by_frames s.txt >fast.txt
+HPROF_JVMTI_STACKS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=slow.txt)" SitesKnown "$WORK/libsitesjni.so"
+sites_by_frames slow.txt >slow.txt.sites
+check "fast stack walk: the same $(wc -l <fast.txt) sites as with GetStackTrace" bash -c "[[ \$(wc -l <fast.txt) -ge 8 ]] && diff fast.txt slow.txt.sites"
+
 # Binary: HEAP SUMMARY and ALLOC SITES agree with the text output of the same program.
 run_java -Xverify:all "$(agent heap=sites,cutoff=0,format=b,file=s.hprof)" SitesKnown "$WORK/libsitesjni.so"
 check "binary file validates" hprof_check s.hprof
