@@ -4,7 +4,7 @@
 #   bench/run.sh [--jdk DIR] [--runs N] [--workloads javac,cpu,alloc,threads]
 #                [--modes "cpu=samples,interval=10;heap=sites"] [--jfr] [--out FILE]
 #                [--warmup N] [--timeout S] [--agent PATH] [--java-opts "OPTS"]
-#                [--quiet-wait S] [--busy CPUS]
+#                [--quiet-wait S] [--busy CPUS] [--alloc-args "THREADS ROUNDS"]
 #   bench/run.sh --report FILE.tsv [--busy CPUS]     (the table again, from earlier runs)
 #
 # Workloads: javac (javac compiling the generated corpus, build/bench/corpus), cpu, alloc,
@@ -43,6 +43,7 @@ WARMUP=1
 TIMEOUT=300
 AGENT="$ROOT/build/libhprof.so"
 JAVA_OPTS=""
+ALLOC_ARGS=""
 QUIET_WAIT=10
 REPORT=""
 BUSY=0.5
@@ -58,6 +59,7 @@ while [[ $# -gt 0 ]]; do
     --timeout) TIMEOUT=${2:?}; shift ;;
     --agent) AGENT=${2:?}; shift ;;
     --java-opts) JAVA_OPTS=${2-}; shift ;;
+    --alloc-args) ALLOC_ARGS=${2-}; shift ;;
     --quiet-wait) QUIET_WAIT=${2:?}; shift ;;
     --busy) BUSY=${2:?}; shift ;;
     --report) REPORT=${2:?}; shift ;;
@@ -256,7 +258,7 @@ run_one() {
       cmd+=(-nowarn -encoding UTF-8 -d "$dir/classes" "@$CORPUS/sources.txt")
       cwd=$CORPUS ;;
     cpu) cmd=("$JDK/bin/java" "${jvm[@]}" -cp "$CLASSES" CpuWork) ;;
-    alloc) cmd=("$JDK/bin/java" "${jvm[@]}" -cp "$CLASSES" AllocWork) ;;
+    alloc) cmd=("$JDK/bin/java" "${jvm[@]}" -cp "$CLASSES" AllocWork $ALLOC_ARGS) ;;
     threads) cmd=("$JDK/bin/java" "${jvm[@]}" -cp "$CLASSES" ThreadsWork) ;;
   esac
   wait_quiet || echo "  (other work keeps $BUSY CPUs or more busy: running anyway)" >&2

@@ -394,7 +394,7 @@ void alloc_tracker_count_live(struct agent *a)
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_reference_callback = reach_object;
-    (*t->tags)->FollowReferences(t->tags, 0, NULL, NULL, &cb, &t->sites);
+    (*t->tags)->FollowReferences(t->tags, JVMTI_HEAP_FILTER_UNTAGGED, NULL, NULL, &cb, &t->sites);
     memset(&cb, 0, sizeof cb);
     cb.heap_iteration_callback = unflip;
     (*t->tags)->IterateThroughHeap(t->tags, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, NULL);
