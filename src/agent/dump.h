@@ -7,7 +7,7 @@
 
 struct agent;
 
-enum dump_reason { DUMP_AT_EXIT, DUMP_ON_SIGNAL, DUMP_ON_REQUEST };
+enum dump_reason { DUMP_AT_EXIT, DUMP_ON_SIGNAL };
 
 /* Writes every section the options ask for, then flushes. Safe from any thread. */
 void dump_all(struct agent *a, JNIEnv *jni, enum dump_reason why);

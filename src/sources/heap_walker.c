@@ -198,21 +198,6 @@ static struct hd_class *class_of_ref(struct walk *w, jclass c)
     return &w->cls[i];
 }
 
-static int type_of_sig(char c)
-{
-    switch (c) {
-    case 'Z': return HD_BOOLEAN;
-    case 'B': return HD_BYTE;
-    case 'C': return HD_CHAR;
-    case 'S': return HD_SHORT;
-    case 'I': return HD_INT;
-    case 'J': return HD_LONG;
-    case 'F': return HD_FLOAT;
-    case 'D': return HD_DOUBLE;
-    default: return HD_OBJECT;
-    }
-}
-
 #define MARK_NAMED 1u
 #define MARK_WRITTEN 2u
 
@@ -316,7 +301,7 @@ static void read_fields(struct walk *w, struct hd_class *c, struct cls_extra *x)
         jint mods = 0;
         (*jvmti)->GetFieldName(jvmti, x->ref, ids[i], &name, &sig, NULL);
         (*jvmti)->GetFieldModifiers(jvmti, x->ref, ids[i], &mods);
-        int t = type_of_sig(sig ? sig[0] : 'L');
+        int t = (int)hd_type_of(sig ? sig[0] : 'L');
         bool st = (mods & 0x0008) != 0;
         struct hd_field *f = st ? &c->statics[c->nstatics++] : &c->fields[c->nfields++];
         f->name = strdup(name ? name : "?");
@@ -477,7 +462,7 @@ static int load_classes(struct walk *w)
         if (!c->info) continue;
         const char *sig = c->info->signature;
         c->is_array = sig[0] == '[';
-        if (c->is_array) c->elem_type = (uint8_t)type_of_sig(sig[1]);
+        if (c->is_array) c->elem_type = (uint8_t)hd_type_of(sig[1]);
         jint mods = 0;
         (*jvmti)->GetClassModifiers(jvmti, x->ref, &mods);
         c->is_interface = (mods & 0x0200) != 0;
@@ -843,7 +828,7 @@ static jint JNICALL on_primitive_field(jvmtiHeapReferenceKind kind, const jvmtiH
     struct walk *w = user_data;
     begin(w, *object_tag_ptr, object_class_tag);
     struct hd_class *c = w->cur_cls;
-    int t = type_of_sig((char)value_type);
+    int t = (int)hd_type_of((char)value_type);
     jint i = info->field.index;
     if (w->cur_kind == CUR_INSTANCE && kind == JVMTI_HEAP_REFERENCE_FIELD) {
         if (i >= 0 && (uint32_t)i < c->nslots && c->inst_slot_off[i] >= 0 && c->inst_slot_type[i] == t)
@@ -861,7 +846,7 @@ static jint JNICALL on_array_values(jlong class_tag, jlong size, jlong *tag_ptr,
     struct walk *w = user_data;
     begin(w, *tag_ptr, class_tag);
     if (w->cur_kind != CUR_PRIM_ARRAY) return 0;
-    int t = type_of_sig((char)element_type);
+    int t = (int)hd_type_of((char)element_type);
     unsigned es = hd_type_size(t);
     size_t n = (size_t)(count > 0 ? count : 0);
     if (!grow((void **)&w->pbuf, &w->pbuf_cap, n * es + 1, 1)) {

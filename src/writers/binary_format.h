@@ -32,6 +32,22 @@ enum hd_type {
     HD_LONG = 11,
 };
 
+/* The basic type of a field or array element from its signature's first character. */
+static inline enum hd_type hd_type_of(char sig)
+{
+    switch (sig) {
+    case 'Z': return HD_BOOLEAN;
+    case 'B': return HD_BYTE;
+    case 'C': return HD_CHAR;
+    case 'S': return HD_SHORT;
+    case 'I': return HD_INT;
+    case 'J': return HD_LONG;
+    case 'F': return HD_FLOAT;
+    case 'D': return HD_DOUBLE;
+    default: return HD_OBJECT;
+    }
+}
+
 /* CONTROL SETTINGS flags */
 #define CONTROL_ALLOC_TRACES 0x1
 #define CONTROL_CPU_SAMPLING 0x2

@@ -163,21 +163,8 @@ static void bin_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, i
 }
 
 /* The ALLOC SITES array indicator: 0 for objects, else the basic type of the elements. */
-static uint8_t array_kind(const char *sig)
-{
-    if (sig[0] != '[') return 0;
-    switch (sig[1]) {
-    case 'Z': return 4;
-    case 'C': return 5;
-    case 'F': return 6;
-    case 'D': return 7;
-    case 'B': return 8;
-    case 'S': return 9;
-    case 'I': return 10;
-    case 'J': return 11;
-    default: return 2;          /* an array of references */
-    }
-}
+/* ALLOC SITES' "is array" field: 0 for an instance, else the element's basic type. */
+static uint8_t array_kind(const char *sig) { return sig[0] == '[' ? (uint8_t)hd_type_of(sig[1]) : 0; }
 
 static void bin_sites(struct writer_ctx *w, struct site *const *rows, int nrows, const struct site_totals *tot)
 {

@@ -100,12 +100,9 @@ void monitor_text_time(struct writer_ctx *w, const struct monitor_row *rows, int
     uint64_t sum = 0;
     for (int i = 0; i < nrows; i++) {
         const struct monitor_entry *e = rows[i].entry;
-        sum += rows[i].ns;
-        double self = total_ns ? 100.0 * (double)rows[i].ns / (double)total_ns : 0;
-        double accum = total_ns ? 100.0 * (double)sum / (double)total_ns : 0;
-        buf_printf(b, "%4d %5.2f%% %5.2f%% %7llu %5u %s (Java)\n", i + 1, self, accum,
-                   (unsigned long long)rows[i].count, e->trace ? e->trace->serial : SERIAL_TRACE_BASE,
-                   e->cls && e->cls->name ? e->cls->name : "<Unknown class>");
+        text_rank_row(b, i + 1, rows[i].ns, &sum, total_ns, rows[i].count,
+                      e->trace ? e->trace->serial : SERIAL_TRACE_BASE);
+        buf_printf(b, " %s (Java)\n", e->cls && e->cls->name ? e->cls->name : "<Unknown class>");
         output_record_end(w->out);
     }
     buf_printf(b, "MONITOR TIME END\n");

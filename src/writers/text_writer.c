@@ -113,6 +113,15 @@ static void text_trace(struct writer_ctx *w, struct trace *t)
     output_record_end(w->out);
 }
 
+void text_rank_row(struct buf *b, int rank, uint64_t cost, uint64_t *sum, uint64_t total, uint64_t count,
+                   uint32_t trace_serial)
+{
+    *sum += cost;
+    double self = total ? 100.0 * (double)cost / (double)total : 0;
+    double accum = total ? 100.0 * (double)*sum / (double)total : 0;
+    buf_printf(b, "%4d %5.2f%% %5.2f%% %7llu %5u", rank, self, accum, (unsigned long long)count, trace_serial);
+}
+
 /* CPU SAMPLES and CPU TIME (ms) share one layout: ranked by cost, count beside it. */
 static void cpu_section(struct writer_ctx *w, const char *title, const struct rank_row *rows, int nrows,
                         uint64_t total)
@@ -124,11 +133,7 @@ static void cpu_section(struct writer_ctx *w, const char *title, const struct ra
     uint64_t sum = 0;
     for (int i = 0; i < nrows; i++) {
         const struct trace *t = rows[i].trace;
-        sum += rows[i].cost;
-        double self = total ? 100.0 * (double)rows[i].cost / (double)total : 0;
-        double accum = total ? 100.0 * (double)sum / (double)total : 0;
-        buf_printf(b, "%4d %5.2f%% %5.2f%% %7llu %5u", i + 1, self, accum,
-                   (unsigned long long)rows[i].count, t->serial);
+        text_rank_row(b, i + 1, rows[i].cost, &sum, total, rows[i].count, t->serial);
         if (t->nframes > 0)
             buf_printf(b, " %s.%s\n", t->frames[0]->method->cls->name, t->frames[0]->method->name);
         else

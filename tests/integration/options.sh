@@ -63,4 +63,12 @@ check "no options: the program runs and java.hprof.txt is written" \
   bash -c "[[ $RC -eq 0 ]] && grep -q '^done' out.txt && head -1 java.hprof.txt | grep -q '^JAVA PROFILE 1.0.1, created '"
 check "no options: heap=all is the default (a heap dump and the allocation sites)" \
   bash -c "grep -q '^HEAP DUMP BEGIN' java.hprof.txt && grep -q '^SITES BEGIN' java.hprof.txt && grep -q '^Dumping Java heap ... allocation sites ... done.\$' out.txt"
+# heap=all means exact allocation counting and a dump naming each object's site: the 3
+# Marked that HeapDumpSites.makeThem keeps are counted (3 allocated, 3 live) and dumped.
+rm -f java.hprof.txt
+run_java "$(agent)" HeapDumpSites
+check "no options: SITES counts the 3 Marked objects exactly" \
+  bash -c "awk '/^SITES BEGIN/{i=1;next} /^SITES END/{i=0} i && \$9 == \"HeapDumpSites\$Marked\" { a += \$7; l += \$5 } END { exit !(a == 3 && l == 3) }' java.hprof.txt"
+check "no options: the heap dump has the 3 Marked, each with an allocation trace" \
+  bash -c "[[ \$(grep -cE '^OBJ [0-9a-f]+ \(sz=[0-9]+, trace=[0-9]+, class=HeapDumpSites\\\$Marked@' java.hprof.txt) -eq 3 && \$(grep -E 'class=HeapDumpSites\\\$Marked@' java.hprof.txt | grep -c 'trace=300000') -eq 0 ]]"
 jni_clean
