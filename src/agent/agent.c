@@ -169,7 +169,7 @@ static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread threa
 {
     struct agent *a = agent_get();
     if (a->tracker) tracker_on_class_prepare(jvmti, jni, thread, cls);
-    if (alloc_tracker_exact(a)) async_trace_class_prepared(jvmti, cls);
+    async_trace_class_prepared(alloc_tracker_walker(a), jvmti, cls);
 }
 
 static int set_callbacks(struct agent *a)
@@ -193,7 +193,7 @@ static int set_callbacks(struct agent *a)
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_DATA_DUMP_REQUEST, NULL);
     if (a->tracker) tracker_enable_events(a);
-    if (alloc_tracker_exact(a)) async_trace_enable_events(jvmti);
+    async_trace_enable_events(alloc_tracker_walker(a), jvmti);
     if (a->alloc && !alloc_tracker_exact(a))
         (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
     return 0;

@@ -22,6 +22,7 @@ struct alloc_tracker {
     jfieldID allocs;                  /* Tracker.allocs: 1 while counting */
     jniNativeInterface *jni_table;    /* the JNI functions as they were, before ours */
     pthread_key_t per_thread;         /* struct alloc_thread of each allocating thread */
+    struct async_trace *walker;       /* the fast stack walk; NULL: GetStackTrace only */
     _Atomic bool on;
 };
 
@@ -29,6 +30,7 @@ bool alloc_tracker_wanted(const struct agent *a) { return (a->opt.heap & HEAP_SI
 bool alloc_tracker_exact(const struct agent *a) { return alloc_tracker_wanted(a) && a->opt.alloc_sample == 0; }
 
 struct site_table *alloc_tracker_sites(struct agent *a) { return a->alloc ? &a->alloc->sites : NULL; }
+struct async_trace *alloc_tracker_walker(struct agent *a) { return a->alloc ? a->alloc->walker : NULL; }
 
 int alloc_tracker_onload(struct agent *a)
 {
@@ -45,7 +47,7 @@ int alloc_tracker_onload(struct agent *a)
     memset(&caps, 0, sizeof caps);
     if (alloc_tracker_exact(a)) {
         caps.can_generate_vm_object_alloc_events = 1;
-        async_trace_available();
+        t->walker = async_trace_new();
     }
     else caps.can_generate_sampled_object_alloc_events = 1;
     if ((*a->jvmti)->AddCapabilities(a->jvmti, &caps) != JVMTI_ERROR_NONE) return -1;
@@ -71,7 +73,8 @@ static bool skipped(struct alloc_tracker *t, jmethodID m)
  * allocation finds both without taking a lock of the shared tables. Entries only point
  * into the tables, which keep every trace and site until the agent ends.
  */
-#define CACHE_SLOTS 256
+#define TRACE_SLOTS 1024               /* 16 KiB per allocating thread */
+#define SITE_SLOTS 256
 #define CHECK_WINDOW 1024
 
 struct alloc_thread {
@@ -82,12 +85,12 @@ struct alloc_thread {
     struct {
         uint64_t hash;
         struct trace *trace;
-    } traces[CACHE_SLOTS];
+    } traces[TRACE_SLOTS];
     struct {
         struct trace *trace;
         struct class_info *cls;
         struct site *site;
-    } sites[CACHE_SLOTS];
+    } sites[SITE_SLOTS];
 };
 
 static struct alloc_thread *this_thread(struct alloc_tracker *t)
@@ -105,10 +108,10 @@ static struct trace *trace_of(struct agent *a, struct alloc_thread *at, uint32_t
 {
     uint64_t h = traces_key_hash(serial, frames, n);
     if (!at) return traces_of(&a->traces, a->jvmti, jni, serial, frames, n);
-    unsigned slot = (unsigned)(h >> 40) % CACHE_SLOTS;
+    unsigned slot = (unsigned)(h >> 40) % TRACE_SLOTS;
     struct trace *tr = at->traces[slot].trace;
     if (tr && at->traces[slot].hash == h && traces_key_equals(tr, serial, frames, n)) return tr;
-    tr = traces_of(&a->traces, a->jvmti, jni, serial, frames, n);
+    tr = traces_of_hashed(&a->traces, a->jvmti, jni, h, serial, frames, n);
     if (tr) {
         at->traces[slot].hash = h;
         at->traces[slot].trace = tr;
@@ -120,7 +123,7 @@ static struct site *site_of(struct alloc_tracker *t, struct alloc_thread *at, st
                             struct class_info *ci)
 {
     if (!at) return sites_of(&t->sites, tr, ci);
-    unsigned slot = (unsigned)(hash_mix64((uint64_t)(uintptr_t)tr ^ ((uint64_t)(uintptr_t)ci << 1)) >> 40) % CACHE_SLOTS;
+    unsigned slot = (unsigned)(hash_mix64((uint64_t)(uintptr_t)tr ^ ((uint64_t)(uintptr_t)ci << 1)) >> 40) % SITE_SLOTS;
     if (at->sites[slot].trace == tr && at->sites[slot].cls == ci) return at->sites[slot].site;
     struct site *s = sites_of(&t->sites, tr, ci);
     if (s) {
@@ -149,6 +152,20 @@ static void count_inner_arrays(struct agent *a, JNIEnv *jni, jobjectArray outer,
     }
 }
 
+/* Every instance of a class has the same size, so it is asked for once per class. */
+static jlong object_size(struct agent *a, jobject obj, struct class_info *ci)
+{
+    jlong size = atomic_load_explicit(&ci->instance_size, memory_order_relaxed);
+    if (size > 0) return size;
+    size = 0;
+    (*a->jvmti)->GetObjectSize(a->jvmti, obj, &size);
+    /* Arrays vary with their length, class mirrors with their static fields; the
+     * stand-in for classes JVMTI could not name is many classes. */
+    if (size > 0 && ci->serial > SERIAL_CLASS_BASE && ci->signature && ci->signature[0] != '[' && strcmp(ci->signature, "Ljava/lang/Class;") != 0)
+        atomic_store_explicit(&ci->instance_size, size, memory_order_relaxed);
+    return size;
+}
+
 /*
  * Counts one new object at its site. `fresh` says its tag was checked already, or that
  * it is a new array, which nothing else can have counted.
@@ -161,8 +178,7 @@ static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace
     jclass cls = (*jni)->GetObjectClass(jni, obj);
     struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
     (*jni)->DeleteLocalRef(jni, cls);
-    jlong size = 0;
-    (*a->jvmti)->GetObjectSize(a->jvmti, obj, &size);
+    jlong size = object_size(a, obj, ci);
     struct site *s = site_of(t, this_thread(t), trace, ci);
     if (!s) return;
     atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
@@ -178,7 +194,7 @@ static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace
  */
 static jint walk_stack(struct agent *a, JNIEnv *jni, jthread thread, jvmtiFrameInfo *frames, int want)
 {
-    int fast = async_trace_current(jni, 0, frames, want);
+    int fast = async_trace_current(a->alloc->walker, jni, frames, want);
     if (fast >= 0) return fast;
     jint n = 0;
     if ((*a->jvmti)->GetStackTrace(a->jvmti, thread, 0, want, frames, &n) != JVMTI_ERROR_NONE) return -1;
@@ -342,7 +358,7 @@ void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker)
     t->allocs = (*jni)->GetStaticFieldID(jni, tracker, "allocs", "I");
     if (!t->allocs) (*jni)->ExceptionClear(jni);
     wrap_jni(a);
-    async_trace_vm_init(a->jvmti);
+    async_trace_vm_init(t->walker, a->jvmti);
     alloc_tracker_enable(a, jni, true);
     (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_OBJECT_ALLOC, NULL);
 }

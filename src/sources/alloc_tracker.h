@@ -23,6 +23,7 @@
 
 struct agent;
 struct site_table;
+struct async_trace;
 
 bool alloc_tracker_wanted(const struct agent *a);
 /* Exact counting (bytecode instrumentation), rather than alloc_sample=<bytes> sampling. */
@@ -38,6 +39,9 @@ void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on);
 /* Before a SITES section: a GC, then the live objects and bytes of every site. */
 void alloc_tracker_count_live(struct agent *a);
 struct site_table *alloc_tracker_sites(struct agent *a);
+/* The fast stack walk exact counting uses (NULL when there is none): the agent feeds it
+ * ClassPrepare events. */
+struct async_trace *alloc_tracker_walker(struct agent *a);
 /* The environment whose tags are site ids (1, 2, ...; 0: not counted); NULL when off. */
 jvmtiEnv *alloc_tracker_tag_env(struct agent *a);
 

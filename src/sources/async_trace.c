@@ -1,12 +1,13 @@
 #include "sources/async_trace.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The walker's own frame and trace shapes (HotSpot's, unchanged since JDK 6). */
 struct agct_frame {
-    jint bci;                 /* -3 in a native method; negative values < -3: no answer */
+    jint bci;                 /* -3 in a native method; other negative values: no answer */
     jmethodID method;
 };
 
@@ -20,68 +21,107 @@ typedef void (*agct_fn)(struct agct_trace *, jint, void *);
 
 #define AGCT_NATIVE_BCI (-3)
 #define LOCAL_FRAMES 80
+#define MAX_BARRIERS 8
+#define CONTINUATION_SIG "Ljdk/internal/vm/Continuation;"
 
-/* Looked up once, in Agent_OnLoad, before any thread can call in: never written after. */
-static agct_fn walker;
+struct async_trace {
+    agct_fn walk;
+    /* The native methods of jdk.internal.vm.Continuation: a walk that meets one has left
+     * a virtual thread's frames. Published once, when that class is prepared. */
+    jmethodID barriers[MAX_BARRIERS];
+    _Atomic int nbarriers;
+};
 
-bool async_trace_available(void)
+struct async_trace *async_trace_new(void)
 {
     /* A switch for tests: compare what the fast walk finds with GetStackTrace's frames. */
     const char *off = getenv("HPROF_JVMTI_STACKS");
-    if (off && *off && strcmp(off, "0") != 0) return false;
-    if (!walker) walker = (agct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
-    if (walker) return true;
-    /* libjvm may have been opened without RTLD_GLOBAL. */
-    void *jvm = dlopen("libjvm.so", RTLD_LAZY | RTLD_NOLOAD);
-    if (jvm) walker = (agct_fn)dlsym(jvm, "AsyncGetCallTrace");
-    return walker != NULL;
+    if (off && *off && strcmp(off, "0") != 0) return NULL;
+    agct_fn walk = (agct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
+    if (!walk) {
+        /* libjvm may have been opened without RTLD_GLOBAL. */
+        void *jvm = dlopen("libjvm.so", RTLD_LAZY | RTLD_NOLOAD);
+        if (jvm) walk = (agct_fn)dlsym(jvm, "AsyncGetCallTrace");
+    }
+    if (!walk) return NULL;
+    struct async_trace *w = calloc(1, sizeof *w);
+    if (w) w->walk = walk;
+    return w;
 }
 
 void JNICALL async_trace_on_class_load(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass cls) {}
 
-void async_trace_enable_events(jvmtiEnv *jvmti)
+void async_trace_enable_events(struct async_trace *w, jvmtiEnv *jvmti)
 {
-    if (!walker) return;
+    if (!w) return;
     /* The walker declines to answer unless ClassLoad events are on. */
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
 }
 
-/* Asking for a class's methods makes their jmethodIDs, which the walker only reads. */
-void async_trace_class_prepared(jvmtiEnv *jvmti, jclass cls)
+static bool is_continuation(jvmtiEnv *jvmti, jclass cls)
 {
-    if (!walker) return;
-    jint n = 0;
-    jmethodID *methods = NULL;
-    if ((*jvmti)->GetClassMethods(jvmti, cls, &n, &methods) == JVMTI_ERROR_NONE)
-        (*jvmti)->Deallocate(jvmti, (unsigned char *)methods);
+    char *sig = NULL;
+    if ((*jvmti)->GetClassSignature(jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE || !sig) return false;
+    bool yes = strcmp(sig, CONTINUATION_SIG) == 0;
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    return yes;
 }
 
-void async_trace_vm_init(jvmtiEnv *jvmti)
+static void note_barriers(struct async_trace *w, jvmtiEnv *jvmti, const jmethodID *methods, jint n)
 {
-    if (!walker) return;
+    int k = atomic_load(&w->nbarriers);
+    for (jint i = 0; i < n && k < MAX_BARRIERS; i++) {
+        jint mods = 0;
+        if ((*jvmti)->GetMethodModifiers(jvmti, methods[i], &mods) == JVMTI_ERROR_NONE && (mods & 0x0100))
+            w->barriers[k++] = methods[i];    /* ACC_NATIVE */
+    }
+    atomic_store(&w->nbarriers, k);
+}
+
+/* Asking for a class's methods makes their jmethodIDs, which the walker only reads. */
+void async_trace_class_prepared(struct async_trace *w, jvmtiEnv *jvmti, jclass cls)
+{
+    if (!w) return;
+    jint n = 0;
+    jmethodID *methods = NULL;
+    if ((*jvmti)->GetClassMethods(jvmti, cls, &n, &methods) != JVMTI_ERROR_NONE) return;
+    if (atomic_load(&w->nbarriers) == 0 && is_continuation(jvmti, cls)) note_barriers(w, jvmti, methods, n);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)methods);
+}
+
+void async_trace_vm_init(struct async_trace *w, jvmtiEnv *jvmti)
+{
+    if (!w) return;
     jint n = 0;
     jclass *classes = NULL;
     if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE) return;
-    for (jint i = 0; i < n; i++) async_trace_class_prepared(jvmti, classes[i]);
+    for (jint i = 0; i < n; i++) async_trace_class_prepared(w, jvmti, classes[i]);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
 }
 
-int async_trace_current(JNIEnv *jni, int skip, jvmtiFrameInfo *frames, int max)
+static bool is_barrier(const struct async_trace *w, jmethodID m, int nbarriers)
 {
-    if (!walker || skip < 0 || max < 0 || skip + max > LOCAL_FRAMES) return -1;
+    for (int i = 0; i < nbarriers; i++)
+        if (w->barriers[i] == m) return true;
+    return false;
+}
+
+int async_trace_current(struct async_trace *w, JNIEnv *jni, jvmtiFrameInfo *frames, int max)
+{
+    if (!w || max < 0 || max > LOCAL_FRAMES) return -1;
     struct agct_frame raw[LOCAL_FRAMES];
     struct agct_trace t = {jni, 0, raw};
     /* In a native method or a JVMTI callback the walker starts from the thread's last
      * Java frame and never looks at a signal context. */
-    walker(&t, skip + max, NULL);
+    w->walk(&t, max, NULL);
     if (t.nframes <= 0) return -1;
-    int n = 0;
-    for (int i = skip; i < t.nframes; i++) {
+    int nbarriers = atomic_load_explicit(&w->nbarriers, memory_order_acquire);
+    for (int i = 0; i < t.nframes; i++) {
         if (!raw[i].method || (raw[i].bci < 0 && raw[i].bci != AGCT_NATIVE_BCI)) return -1;
-        frames[n].method = raw[i].method;
-        frames[n].location = raw[i].bci == AGCT_NATIVE_BCI ? -1 : raw[i].bci;
-        n++;
+        if (raw[i].bci == AGCT_NATIVE_BCI && is_barrier(w, raw[i].method, nbarriers)) return -1;
+        frames[i].method = raw[i].method;
+        frames[i].location = raw[i].bci == AGCT_NATIVE_BCI ? -1 : raw[i].bci;
     }
-    return n;
+    return t.nframes;
 }

@@ -9,9 +9,14 @@
  * posts ClassLoad events, and it names a method only once its jmethodID exists, so this
  * module turns on the event and makes the IDs of every class as it is prepared.
  *
+ * It does not understand the stacks of virtual threads (JDK 21+): below the frames
+ * thawed onto the carrier's stack it jumps to the carrier's own frames, through
+ * jdk.internal.vm.Continuation's native entry. A walk that meets a native method of
+ * that class is therefore refused.
+ *
  * Whenever the fast walk cannot answer (another VM, a GC in progress, a frame whose
- * method has no ID yet), async_trace_current returns -1 and the caller falls back to
- * GetStackTrace: the frames are the same either way.
+ * method has no ID yet, a virtual thread), async_trace_current returns -1 and the
+ * caller falls back to GetStackTrace: the frames are the same either way.
  */
 #ifndef HPROF_ASYNC_TRACE_H
 #define HPROF_ASYNC_TRACE_H
@@ -20,22 +25,25 @@
 #include <jvmti.h>
 #include <stdbool.h>
 
-/* In Agent_OnLoad, before the event callbacks are set: looks the walker up. */
-bool async_trace_available(void);
+struct async_trace;
+
+/* In Agent_OnLoad: the walker, or NULL when this VM has none (or HPROF_JVMTI_STACKS=1). */
+struct async_trace *async_trace_new(void);
 /* Once the callbacks are set: turns on the events the walker depends on. */
-void async_trace_enable_events(jvmtiEnv *jvmti);
-/* At VM init: makes the method IDs of the classes loaded before the events were on. */
-void async_trace_vm_init(jvmtiEnv *jvmti);
+void async_trace_enable_events(struct async_trace *w, jvmtiEnv *jvmti);
+/* At VM init: what async_trace_class_prepared does, for the classes loaded before. */
+void async_trace_vm_init(struct async_trace *w, jvmtiEnv *jvmti);
 /* ClassPrepare: makes the method IDs of a new class. */
-void async_trace_class_prepared(jvmtiEnv *jvmti, jclass cls);
+void async_trace_class_prepared(struct async_trace *w, jvmtiEnv *jvmti, jclass cls);
+/* The ClassLoad callback the walker needs turned on (it does nothing). */
 void JNICALL async_trace_on_class_load(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass cls);
 
 /*
- * Up to max frames of the calling thread, top first, skipping `skip` frames, in
- * GetStackTrace's form (location: bytecode index, -1 in a native method). The thread
- * must be in a JNI native method or a JVMTI callback. Returns the number of frames, or
- * -1 when the caller must use GetStackTrace instead.
+ * Up to max frames of the calling thread, top first, in GetStackTrace's form (location:
+ * bytecode index, -1 in a native method). The thread must be in a JNI native method or
+ * a JVMTI callback. Returns the number of frames, or -1 when the caller must use
+ * GetStackTrace instead (also when w is NULL).
  */
-int async_trace_current(JNIEnv *jni, int skip, jvmtiFrameInfo *frames, int max);
+int async_trace_current(struct async_trace *w, JNIEnv *jni, jvmtiFrameInfo *frames, int max);
 
 #endif

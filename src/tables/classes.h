@@ -10,6 +10,7 @@
 
 #include <jvmti.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -22,6 +23,8 @@ struct class_info {
     char *name;            /* "java.lang.String" */
     char *source_file;     /* "String.java", or NULL when the class has none */
     bool load_written;     /* binary LOAD CLASS written (output lock held) */
+    _Atomic int64_t instance_size;   /* bytes of every instance, once measured; 0: not yet
+                                       (never set for arrays and java.lang.Class) */
 };
 
 struct class_table {

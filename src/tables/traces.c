@@ -95,8 +95,14 @@ static struct cmap_node *trace_make(const void *key, void *ctx)
 struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
                         const jvmtiFrameInfo *frames, int nframes)
 {
+    return traces_of_hashed(t, jvmti, jni, traces_key_hash(thread_serial, frames, nframes), thread_serial, frames,
+                            nframes);
+}
+
+struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint64_t h,
+                               uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes)
+{
     struct trace_key k = {thread_serial, nframes, frames};
-    uint64_t h = key_hash(&k);
     struct cmap_node *n = cmap_find(&t->map, h, &k, trace_eq);
     if (n) return (struct trace *)n;
 

@@ -50,6 +50,9 @@ struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uin
                         const jvmtiFrameInfo *frames, int nframes);
 /* The key hash and key test traces_of uses, for callers that keep a cache in front of it. */
 uint64_t traces_key_hash(uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
+/* traces_of, for a caller that has the key's hash (traces_key_hash) already. */
+struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint64_t hash,
+                               uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
 bool traces_key_equals(const struct trace *t, uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
 uint32_t traces_count(struct trace_table *t);
 struct trace *traces_at(struct trace_table *t, uint32_t i);
