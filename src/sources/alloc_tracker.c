@@ -398,6 +398,49 @@ static jint JNICALL unflip(jlong class_tag, jlong size, jlong *tag_ptr, jint len
     return 0;
 }
 
+/*
+ * Puts the walk's flipped tags back by asking for the objects with those tags, which
+ * costs in proportion to the tagged objects times the sites instead of a pass over the
+ * whole heap. Only worth it when both are few, as with alloc_sample: returns false,
+ * having done nothing, when there are too many sites or the JVM refuses.
+ */
+#define FEW_SITES 2048
+
+static bool unflip_few(struct agent *a, struct alloc_tracker *t)
+{
+    uint32_t n = sites_count(&t->sites);     /* after the walk: every site it could meet */
+    if (alloc_tracker_exact(a) || n > FEW_SITES) return false;
+    if (n == 0) return true;
+    JNIEnv *jni = NULL;
+    if ((*a->vm)->GetEnv(a->vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK) return false;
+    jlong flipped[FEW_SITES];
+    for (uint32_t i = 0; i < n; i++) flipped[i] = -(jlong)(i + 1);
+    /* First only how many, so that JNI can be told how many references are coming (the
+     * JVM makes them even for this question: a frame of their own drops them). No tag
+     * turns negative meanwhile, so the second answer is no larger. */
+    jint count = 0;
+    if ((*jni)->PushLocalFrame(jni, 16) != 0) {
+        (*jni)->ExceptionClear(jni);
+        return false;
+    }
+    jvmtiError err = (*t->tags)->GetObjectsWithTags(t->tags, (jint)n, flipped, &count, NULL, NULL);
+    (*jni)->PopLocalFrame(jni, NULL);
+    if (err != JVMTI_ERROR_NONE) return false;
+    if (count == 0) return true;
+    if ((*jni)->PushLocalFrame(jni, count + 16) != 0) {
+        (*jni)->ExceptionClear(jni);
+        return false;
+    }
+    jobject *objs = NULL;
+    jlong *tags = NULL;
+    bool done = (*t->tags)->GetObjectsWithTags(t->tags, (jint)n, flipped, &count, &objs, &tags) == JVMTI_ERROR_NONE;
+    for (jint i = 0; done && i < count; i++) (*t->tags)->SetTag(t->tags, objs[i], -tags[i]);
+    (*jni)->PopLocalFrame(jni, NULL);         /* the objects' local references */
+    if (objs) (*t->tags)->Deallocate(t->tags, (unsigned char *)objs);
+    if (tags) (*t->tags)->Deallocate(t->tags, (unsigned char *)tags);
+    return done;
+}
+
 void alloc_tracker_count_live(struct agent *a)
 {
     struct alloc_tracker *t = a->alloc;
@@ -411,9 +454,11 @@ void alloc_tracker_count_live(struct agent *a)
     memset(&cb, 0, sizeof cb);
     cb.heap_reference_callback = reach_object;
     (*t->tags)->FollowReferences(t->tags, JVMTI_HEAP_FILTER_UNTAGGED, NULL, NULL, &cb, &t->sites);
-    memset(&cb, 0, sizeof cb);
-    cb.heap_iteration_callback = unflip;
-    (*t->tags)->IterateThroughHeap(t->tags, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, NULL);
+    if (!unflip_few(a, t)) {
+        memset(&cb, 0, sizeof cb);
+        cb.heap_iteration_callback = unflip;
+        (*t->tags)->IterateThroughHeap(t->tags, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, NULL);
+    }
     if (alloc_tracker_exact(a)) return;
     /* Sampled: each live sample stands for as many objects as samples did at allocation. */
     for (uint32_t i = 1; i <= n; i++) {

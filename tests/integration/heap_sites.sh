@@ -85,6 +85,23 @@ est=$(awk '/^SITES BEGIN/{i=1;next} /^SITES END/{i=0} i && $9 == "SitesMany$Cell
 live=$(awk '/^SITES BEGIN/{i=1;next} /^SITES END/{i=0} i && $9 == "SitesMany$Cell" { s += $5 } END { print s + 0 }' e.txt)
 check "alloc_sample: 2,000,000 Cells estimated within 35% ($est)" bash -c "[[ $est -ge 1300000 && $est -le 2700000 ]]"
 check "alloc_sample: 500,000 live Cells estimated within 50% ($live)" bash -c "[[ $live -ge 250000 && $live -le 750000 ]]"
+# alloc_sample, three dumps (two SIGQUITs, then exit): each walk puts the tags back, so
+# every dump estimates the same live Many objects.
+set +e
+"$JAVA" -Xcheck:jni "$(agent heap=sites,alloc_sample=4096,file=q.txt)" -cp "$TEST_CLASSES" HeapDumpSites many wait >q.out 2>&1 &
+pid=$!
+for _ in $(seq 300); do grep -q ready q.out 2>/dev/null && break; sleep 0.1; done
+for n in 1 2; do
+  kill -QUIT $pid
+  for _ in $(seq 600); do [[ $(grep -c '^SITES END' q.txt 2>/dev/null) -ge $n ]] && break; sleep 0.1; done
+done
+kill $pid
+wait $pid
+cat q.out >>"$WORK/all-runs.txt"
+set -e
+awk '/^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 } i && $9 == "HeapDumpSites$Many" { print $5 }' q.txt >q_live.txt
+check "alloc_sample: three dumps, each with the same live Many estimate ($(tr '\n' ' ' <q_live.txt))" \
+  bash -c "[[ \$(wc -l <q_live.txt) -eq 3 && \$(sort -u q_live.txt | wc -l) -eq 1 && \$(head -1 q_live.txt) -ge 50000 ]]"
 run_java -Xlog:class+load=info "$(agent heap=sites,alloc_sample=65536,file=e2.txt)" HotMethod 100
 check "alloc_sample: no bytecode instrumentation" bash -c "[[ $RC -eq 0 ]] && ! grep -q 'hprof.Tracker' out.txt"
 jni_clean

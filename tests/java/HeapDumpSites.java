@@ -1,7 +1,7 @@
 /*
  * heap=all test program: objects made in one known method and kept, so that a heap dump
  * can name their allocation site.
- *   HeapDumpSites [wait|many]   makeThem() makes 3 Marked, the Marked[] holding them and
+ *   HeapDumpSites [wait] [many] makeThem() makes 3 Marked, the Marked[] holding them and
  *   a long[]; prints "ready", then returns (dump at exit) or, with "wait", sleeps until
  *   killed (dumps by SIGQUIT). With "many", makeMany() also keeps 100000 Many (enough
  *   for allocation sampling to pick some).
@@ -33,8 +33,9 @@ public class HeapDumpSites {
 
     public static void main(String[] args) throws Exception {
         makeThem();
-        if (args.length > 0 && args[0].equals("many")) makeMany();
+        java.util.List<String> opts = java.util.Arrays.asList(args);
+        if (opts.contains("many")) makeMany();
         System.out.println("ready");
-        if (args.length > 0 && args[0].equals("wait")) Thread.sleep(600000);
+        if (opts.contains("wait")) Thread.sleep(600000);
     }
 }
