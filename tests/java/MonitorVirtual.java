@@ -1,4 +1,3 @@
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,23 +29,9 @@ public class MonitorVirtual {
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 100;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 20;
-        Method ofVirtual = null;
-        try {
-            ofVirtual = Thread.class.getMethod("ofVirtual");
-        } catch (NoSuchMethodException e) {
-            // before JDK 21: platform threads
-        }
         List<Thread> all = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            Runnable r = () -> work(rounds);
-            Thread t;
-            if (ofVirtual != null) {
-                Object builder = ofVirtual.invoke(null);
-                t = (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class).invoke(builder, r);
-            } else {
-                t = new Thread(r);
-                t.start();
-            }
+            Thread t = VirtualThreads.start(() -> work(rounds));
             all.add(t);
         }
         for (Thread t : all) t.join();

@@ -1,4 +1,3 @@
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -32,24 +31,10 @@ public class SitesVirtual {
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 50;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 100;
-        Method ofVirtual = null;
-        try {
-            ofVirtual = Thread.class.getMethod("ofVirtual");
-        } catch (NoSuchMethodException e) {
-            // before JDK 21: platform threads
-        }
         List<Thread> all = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int depth = i % 3;
-            Runnable r = () -> nested(depth, rounds);
-            Thread t;
-            if (ofVirtual != null) {
-                Object builder = ofVirtual.invoke(null);
-                t = (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class).invoke(builder, r);
-            } else {
-                t = new Thread(r);
-                t.start();
-            }
+            Thread t = VirtualThreads.start(() -> nested(depth, rounds));
             all.add(t);
         }
         for (Thread t : all) t.join();

@@ -1,4 +1,3 @@
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -38,27 +37,9 @@ public class Workers {
             t.start();
             busy.add(t);
         }
-        if (virtual > 0) {
-            Method ofVirtual;
-            try {
-                ofVirtual = Thread.class.getMethod("ofVirtual");
-            } catch (NoSuchMethodException e) {
-                ofVirtual = null;          // before JDK 21: run them as platform threads
-            }
-            for (int i = 0; i < virtual; i++) {
-                final int k = platform + i;
-                Runnable r = () -> results[k] = work(k);
-                Thread t;
-                if (ofVirtual != null) {
-                    Object builder = ofVirtual.invoke(null);
-                    Method start = Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class);
-                    t = (Thread) start.invoke(builder, r);
-                } else {
-                    t = new Thread(r);
-                    t.start();
-                }
-                busy.add(t);
-            }
+        for (int i = 0; i < virtual; i++) {
+            final int k = platform + i;
+            busy.add(VirtualThreads.start(() -> results[k] = work(k)));
         }
         for (Thread t : busy) t.join();
         release.countDown();
