@@ -164,12 +164,6 @@ static int by_live_bytes(const void *x, const void *y)
     return (a->id > b->id) - (a->id < b->id);
 }
 
-static int by_trace_serial(const void *x, const void *y)
-{
-    const struct site *a = *(struct site *const *)x, *b = *(struct site *const *)y;
-    return (a->trace->serial > b->trace->serial) - (a->trace->serial < b->trace->serial);
-}
-
 /* What every site adds up to; each site is put in rows[] when rows is not NULL. */
 static struct site_totals sum_sites(struct site_table *st, struct site **rows, double cutoff)
 {
@@ -194,12 +188,7 @@ static bool write_sites(struct agent *a, double cutoff)
     alloc_tracker_count_live(a);
     uint32_t n = sites_count(st);
     struct site **rows = calloc(n ? n : 1, sizeof *rows);
-    struct site **named = calloc(n ? n : 1, sizeof *named);
-    if (!rows || !named) {
-        free(rows);
-        free(named);
-        return true;
-    }
+    if (!rows) return true;
     struct site_totals tot = sum_sites(st, rows, cutoff);
     qsort(rows, n, sizeof *rows, by_live_bytes);
     int keep = 0;
@@ -208,14 +197,13 @@ static bool write_sites(struct agent *a, double cutoff)
         if (share < cutoff) break;
         keep++;
     }
-    memcpy(named, rows, (size_t)keep * sizeof *rows);
-    qsort(named, (size_t)keep, sizeof *named, by_trace_serial);
     output_lock(&a->out);
-    for (int i = 0; i < keep; i++) a->writer->trace(&a->wctx, named[i]->trace);
+    /* As the original: every trace not yet written, the empty one first, in serial order. */
+    a->writer->trace(&a->wctx, &a->traces.empty);
+    dump_unwritten_traces(a);
     a->writer->sites(&a->wctx, rows, keep, &tot);
     output_unlock(&a->out);
     free(rows);
-    free(named);
     return true;
 }
 

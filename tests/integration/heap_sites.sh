@@ -14,6 +14,11 @@ check "SITES section with the original's headers" bash -c "grep -Eq '^SITES BEGI
 awk '/^SITES BEGIN/{i=1;next} /^SITES END/{i=0} i && $1 ~ /^[0-9]+$/' s.txt >rows.txt
 check "rows have the original's layout" bash -c "[[ -s rows.txt ]] && awk '{ r = sprintf(\"%5d %5.2f%% %5.2f%% %9d %4d %9d %5d %5d %s\", \$1, \$2, \$3, \$4, \$5, \$6, \$7, \$8, \$9); if (r != \$0) bad = 1 } END { exit bad }' rows.txt"
 
+check "TRACE 300000 (<empty>) and every trace a row names come before SITES BEGIN, as in the original" \
+  bash -c "awk '/^TRACE 300000:/ { e = NR } /^TRACE [0-9]+:/ { t = \$2; sub(\":\", \"\", t); seen[t] = 1 }
+                /^SITES BEGIN/ { s = NR; exit } END { exit !(e && s && e < s) }' s.txt &&
+           awk 'FNR == NR { if (/^TRACE [0-9]+:/) { t = \$2; sub(\":\", \"\", t); seen[t] = 1 }; if (/^SITES BEGIN/) nextfile; next }
+                { if (!(\$8 in seen)) bad = 1 } END { exit bad }' s.txt rows.txt"
 # Sums over all rows of one class (a class can be allocated at several sites).
 sum() { awk -v c="$1" -v f="$2" '$9 == c { s += $f } END { print s + 0 }' rows.txt; }
 # The row whose trace's top frames name these methods.
