@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/dump.h"
 #include "sources/alloc_tracker.h"
 #include "tables/ids.h"
 #include "tables/sites.h"
@@ -1265,8 +1266,10 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     cb.array_primitive_value_callback = on_array_values;
 
     output_lock(&a->out);
-    /* Traces not written yet come first, as in the original. */
-    for (uint32_t i = 0; i < traces_count(&a->traces); i++) a->writer->trace(&a->wctx, traces_at(&a->traces, i));
+    /* Traces not written yet come first, the empty one (which roots name) before them, as
+     * in the original. */
+    a->writer->trace(&a->wctx, &a->traces.empty);
+    dump_unwritten_traces(a);
     w->wr->prepare(&w->s, w->cls, w->ncls);
     w->wr->begin(&w->s, w->nobjects, w->nbytes);
     for (uint32_t i = 0; i < w->nmonitors; i++) root(w, HD_ROOT_MONITOR_USED, w->monitors[i], 0, 0, NULL);

@@ -61,6 +61,8 @@ check "independent reader: every reference resolves, no object twice" \
 # ---- text ----
 run_java "${NATIVE[@]}" "$(agent heap=dump,file=k.txt)" HeapDumpKnown "$WORK/libhdjni.so"
 check "text run exits 0" test "$RC" -eq 0
+check "TRACE 300000 (<empty>), which the thread roots name, is written before HEAP DUMP BEGIN" \
+  bash -c "awk '/^TRACE 300000:/ { getline l; if (l == \"\\t<empty>\") e = NR } /^HEAP DUMP BEGIN/ { exit !e }' k.txt && grep -q 'trace=300000)' k.txt"
 check "HEAP DUMP BEGIN (N objects, M bytes) <date> ... HEAP DUMP END" \
   bash -c "grep -Eq '^HEAP DUMP BEGIN \([0-9]+ objects, [0-9]+ bytes\) [A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} [0-9]{4}$' k.txt && [[ \$(tail -1 k.txt) == 'HEAP DUMP END' ]]"
 TKID=$(sed -n 's/^OBJ \([0-9a-f]*\) (sz=[0-9]*, trace=300000, class=HeapDumpKnown\$Known@[0-9a-f]*)$/\1/p' k.txt)
