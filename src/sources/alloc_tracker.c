@@ -15,7 +15,6 @@
 struct alloc_tracker {
     jvmtiEnv *tags;                   /* tags here name each counted object's site */
     struct site_table sites;
-    jmethodID object_clone;           /* Object.clone: what it makes gets no constructor */
     jmethodID skip[MAX_SKIP];         /* frames that are not the allocation site */
     int nskip;
     jclass tracker;
@@ -23,6 +22,8 @@ struct alloc_tracker {
     jniNativeInterface *jni_table;    /* the JNI functions as they were, before ours */
     pthread_key_t per_thread;         /* struct alloc_thread of each allocating thread */
     struct async_trace *walker;       /* the fast stack walk; NULL: GetStackTrace only */
+    bool stack_stats;                 /* HPROF_STACK_STATS: count the walks of each kind */
+    _Atomic uint64_t fast_walks, jvmti_walks;
     _Atomic bool on;
 };
 
@@ -48,6 +49,8 @@ int alloc_tracker_onload(struct agent *a)
     if (alloc_tracker_exact(a)) {
         caps.can_generate_vm_object_alloc_events = 1;
         t->walker = async_trace_new();
+        const char *stats = getenv("HPROF_STACK_STATS");
+        t->stack_stats = stats && *stats && strcmp(stats, "0") != 0;
     }
     else caps.can_generate_sampled_object_alloc_events = 1;
     if ((*a->jvmti)->AddCapabilities(a->jvmti, &caps) != JVMTI_ERROR_NONE) return -1;
@@ -134,20 +137,22 @@ static struct site *site_of(struct alloc_tracker *t, struct alloc_thread *at, st
     return s;
 }
 
-static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace, bool inner_arrays, bool fresh);
+static void count(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct trace *trace,
+                  bool inner_arrays, bool fresh);
 
 /*
  * The arrays a multianewarray made inside the outer one are new too: count each at the
  * same site. Only called right after the bytecode made them, when nothing else can
  * have been stored in them yet.
  */
-static void count_inner_arrays(struct agent *a, JNIEnv *jni, jobjectArray outer, struct trace *trace)
+static void count_inner_arrays(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobjectArray outer,
+                               struct trace *trace)
 {
     jsize n = (*jni)->GetArrayLength(jni, outer);
     for (jsize i = 0; i < n; i++) {
         jobject inner = (*jni)->GetObjectArrayElement(jni, outer, i);
         if (!inner) continue;
-        count(a, jni, inner, trace, true, true);
+        count(a, at, jni, inner, trace, true, true);
         (*jni)->DeleteLocalRef(jni, inner);
     }
 }
@@ -170,7 +175,8 @@ static jlong object_size(struct agent *a, jobject obj, struct class_info *ci)
  * Counts one new object at its site. `fresh` says its tag was checked already, or that
  * it is a new array, which nothing else can have counted.
  */
-static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace, bool inner_arrays, bool fresh)
+static void count(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct trace *trace,
+                  bool inner_arrays, bool fresh)
 {
     struct alloc_tracker *t = a->alloc;
     jlong tag = 0;
@@ -179,13 +185,13 @@ static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace
     struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
     (*jni)->DeleteLocalRef(jni, cls);
     jlong size = object_size(a, obj, ci);
-    struct site *s = site_of(t, this_thread(t), trace, ci);
+    struct site *s = site_of(t, at, trace, ci);
     if (!s) return;
     atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, (uint64_t)size, memory_order_relaxed);
     (*t->tags)->SetTag(t->tags, obj, (jlong)s->id);
     if (inner_arrays && ci->signature[0] == '[' && ci->signature[1] == '[')
-        count_inner_arrays(a, jni, obj, trace);
+        count_inner_arrays(a, at, jni, obj, trace);
 }
 
 /*
@@ -194,7 +200,9 @@ static void count(struct agent *a, JNIEnv *jni, jobject obj, struct trace *trace
  */
 static jint walk_stack(struct agent *a, JNIEnv *jni, jthread thread, jvmtiFrameInfo *frames, int want)
 {
-    int fast = async_trace_current(a->alloc->walker, jni, frames, want);
+    struct alloc_tracker *t = a->alloc;
+    int fast = async_trace_current(t->walker, jni, frames, want);
+    if (t->stack_stats) atomic_fetch_add_explicit(fast >= 0 ? &t->fast_walks : &t->jvmti_walks, 1, memory_order_relaxed);
     if (fast >= 0) return fast;
     jint n = 0;
     if ((*a->jvmti)->GetStackTrace(a->jvmti, thread, 0, want, frames, &n) != JVMTI_ERROR_NONE) return -1;
@@ -205,7 +213,7 @@ static jint walk_stack(struct agent *a, JNIEnv *jni, jthread thread, jvmtiFrameI
  * The allocation site of the current thread (thread NULL), or of the thread a JVMTI
  * event names: its stack without our frames.
  */
-static struct trace *site_trace(struct agent *a, JNIEnv *jni, jthread thread)
+static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jthread thread)
 {
     struct alloc_tracker *t = a->alloc;
     int depth = a->opt.depth;
@@ -223,7 +231,7 @@ static struct trace *site_trace(struct agent *a, JNIEnv *jni, jthread thread)
             struct thread_info *ti = threads_lookup(a->jvmti, thread);
             serial = ti ? ti->serial : 0;
         }
-        tr = trace_of(a, this_thread(t), serial, frames + skip, keep, jni);
+        tr = trace_of(a, at, serial, frames + skip, keep, jni);
     }
     if (frames != local) free(frames);
     return tr;
@@ -247,8 +255,21 @@ static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jbool
         else if (at && --at->window == 0) at->pending = 0;   /* never constructed, it seems */
         if (counted) return;
     }
-    struct trace *tr = site_trace(a, jni, NULL);
-    if (tr) count(a, jni, obj, tr, array, true);
+    struct trace *tr = site_trace(a, at, jni, NULL);
+    if (tr) count(a, at, jni, obj, tr, array, true);
+}
+
+/*
+ * Whether the VM made this object for a constructor to run on next: reflection
+ * (Constructor.newInstance's native accessor, JDK 17) or a MethodHandle's
+ * Unsafe.allocateInstance (JDK 18+). Clones, class names, reflection's Method objects and
+ * the like are finished when the VM hands them over.
+ */
+static bool constructor_follows(const struct trace *tr)
+{
+    if (!tr->nframes || !tr->frames[0]->method->native) return false;
+    const char *m = tr->frames[0]->method->name;
+    return strcmp(m, "allocateInstance") == 0 || strcmp(m, "newInstance0") == 0;
 }
 
 void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
@@ -260,15 +281,11 @@ void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthr
         return;
     jlong tag = 0;
     if ((*a->alloc->tags)->GetTag(a->alloc->tags, object, &tag) == JVMTI_ERROR_NONE && tag) return;
-    struct trace *tr = site_trace(a, jni, thread);
-    if (!tr) return;
-    count(a, jni, object, tr, false, false);
-    /* A constructor may run on it next (reflection, MethodHandle): watch for it. Arrays and
-     * clones never get one. */
     struct alloc_thread *at = this_thread(a->alloc);
-    jboolean array = JNI_FALSE;
-    (*jvmti)->IsArrayClass(jvmti, cls, &array);
-    if (at && !array && !(tr->nframes && tr->raw[0].method == a->alloc->object_clone)) {
+    struct trace *tr = site_trace(a, at, jni, thread);
+    if (!tr) return;
+    count(a, at, jni, object, tr, false, true);
+    if (at && constructor_follows(tr)) {
         at->pending++;
         at->window = CHECK_WINDOW;
     }
@@ -284,8 +301,9 @@ static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
     struct agent *a = agent_get();
     jobject obj = a->alloc->jni_table->AllocObject(jni, cls);
     if (obj && atomic_load_explicit(&a->alloc->on, memory_order_relaxed) && atomic_load(&a->phase) == PHASE_LIVE) {
-        struct trace *tr = site_trace(a, jni, NULL);
-        if (tr) count(a, jni, obj, tr, false, false);
+        struct alloc_thread *at = this_thread(a->alloc);
+        struct trace *tr = site_trace(a, at, jni, NULL);
+        if (tr) count(a, at, jni, obj, tr, false, false);
     }
     return obj;
 }
@@ -311,7 +329,7 @@ void JNICALL alloc_tracker_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
     struct alloc_tracker *t = a->alloc;
     if (!t || !atomic_load_explicit(&t->on, memory_order_relaxed) || atomic_load(&a->phase) != PHASE_LIVE)
         return;
-    struct trace *tr = site_trace(a, jni, thread);
+    struct trace *tr = site_trace(a, this_thread(t), jni, thread);
     if (!tr) return;
     struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
     struct site *s = sites_of(&t->sites, tr, ci);
@@ -352,8 +370,6 @@ void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker)
     add_skip(t, jni, tracker, "NewArray", "(Ljava/lang/Object;)V", true);
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");
     if (object) add_skip(t, jni, object, "<init>", "()V", false);
-    if (object && !(t->object_clone = (*jni)->GetMethodID(jni, object, "clone", "()Ljava/lang/Object;")))
-        (*jni)->ExceptionClear(jni);
     t->tracker = (*jni)->NewGlobalRef(jni, tracker);
     t->allocs = (*jni)->GetStaticFieldID(jni, tracker, "allocs", "I");
     if (!t->allocs) (*jni)->ExceptionClear(jni);
@@ -454,6 +470,9 @@ void alloc_tracker_count_live(struct agent *a)
     memset(&cb, 0, sizeof cb);
     cb.heap_reference_callback = reach_object;
     (*t->tags)->FollowReferences(t->tags, JVMTI_HEAP_FILTER_UNTAGGED, NULL, NULL, &cb, &t->sites);
+    if (t->stack_stats)
+        log_plain("HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace",
+                 (unsigned long long)atomic_load(&t->fast_walks), (unsigned long long)atomic_load(&t->jvmti_walks));
     if (!unflip_few(a, t)) {
         memset(&cb, 0, sizeof cb);
         cb.heap_iteration_callback = unflip;

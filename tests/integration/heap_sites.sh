@@ -8,7 +8,11 @@ set +e
 BASE=$("$JAVA" -cp "$TEST_CLASSES" SitesKnown "$WORK/libsitesjni.so" 2>&1)
 set -e
 
-run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=s.txt)" SitesKnown "$WORK/libsitesjni.so"
+HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=s.txt)" SitesKnown "$WORK/libsitesjni.so"
+cp out.txt s.out
+# walks KIND FILE: how many stacks the HPROF_STACK_STATS line says were taken that way
+walks() { sed -n "s/^HPROF: heap=sites stacks: \([0-9]*\) by the fast walk, \([0-9]*\) by GetStackTrace\$/\1 \2/p" "$2" | tail -1 | awk -v k="$1" '{ print (k == "fast" ? $1 : $2) + 0 }'; }
+export -f walks
 check "same output and status as without the agent" bash -c "[[ $RC -eq 0 ]] && grep -qxF '$BASE' out.txt"
 check "SITES section with the original's headers" bash -c "grep -Eq '^SITES BEGIN \\(ordered by live bytes\\) [A-Z][a-z]{2} ' s.txt && grep -qx \"          percent          live          alloc'ed  stack class\" s.txt && grep -qx ' rank   self  accum     bytes objs     bytes  objs trace name' s.txt && grep -qx 'SITES END' s.txt"
 awk '/^SITES BEGIN/{i=1;next} /^SITES END/{i=0} i && $1 ~ /^[0-9]+$/' s.txt >rows.txt
@@ -50,7 +54,9 @@ sites_by_frames() {  # one line per site: class, allocated, live, then its frame
        i && $1 ~ /^[0-9]+$/ && fr[$8] ~ /SitesKnown\.(make|main)/ && fr[$8] !~ /worker/ { print $9, $7, $5, fr[$8] }' "$1" | sort
 }
 sites_by_frames s.txt >fast.txt
-HPROF_JVMTI_STACKS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=slow.txt)" SitesKnown "$WORK/libsitesjni.so"
+HPROF_STACK_STATS=1 HPROF_JVMTI_STACKS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=slow.txt)" SitesKnown "$WORK/libsitesjni.so"
+check "the fast walk took the stacks ($(walks fast s.out) fast, $(walks jvmti s.out) by GetStackTrace); HPROF_JVMTI_STACKS=1 turns it off" \
+  bash -c "[[ \$(walks fast s.out) -gt 16000 && \$(walks fast out.txt) -eq 0 && \$(walks jvmti out.txt) -gt 16000 ]]"
 sites_by_frames slow.txt >slow.txt.sites
 check "fast stack walk: the same $(wc -l <fast.txt) sites as with GetStackTrace" bash -c "[[ \$(wc -l <fast.txt) -ge 8 ]] && diff fast.txt slow.txt.sites"
 
@@ -62,13 +68,16 @@ vt_sites() {  # Item sites of FILE: allocated count, then the frames (hidden cla
        /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
        i && $9 == "SitesVirtual$Item" { n[fr[$8]] += $7 } END { for (k in n) print n[k], k }' "$1" | sort
 }
-run_java -Xverify:all "$(agent heap=sites,depth=10,cutoff=0,file=v.txt)" SitesVirtual 60 100
+HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,depth=10,cutoff=0,file=v.txt)" SitesVirtual 60 100
+cp out.txt v.out
 check "virtual threads: same output" bash -c "[[ $RC -eq 0 ]] && grep -qx 'items 6000' out.txt"
 vt_sites v.txt >vfast.txt
 HPROF_JVMTI_STACKS=1 run_java -Xverify:all "$(agent heap=sites,depth=10,cutoff=0,file=v2.txt)" SitesVirtual 60 100
 vt_sites v2.txt >vslow.txt
 check "virtual threads: 6000 Item counted, at the same traces as with GetStackTrace" \
   bash -c "[[ \$(awk '{ s += \$1 } END { print s }' vfast.txt) -eq 6000 ]] && diff vfast.txt vslow.txt"
+check "virtual threads: stacks that left a virtual thread's frames fell back to GetStackTrace ($(walks jvmti v.out))" \
+  bash -c "! grep -q 'java.lang.VirtualThread' v.txt || [[ \$(walks jvmti v.out) -gt 0 ]]"
 check "virtual threads: no trace runs from make() into a carrier's frames" \
   bash -c "! grep -E 'SitesVirtual.make.*(ForkJoin|Continuation.run|enterSpecial)' vfast.txt"
 
