@@ -187,6 +187,7 @@ static int set_callbacks(struct agent *a)
     cb.ClassLoad = async_trace_on_class_load;
     cb.VMObjectAlloc = alloc_tracker_on_vm_object_alloc;
     cb.SampledObjectAlloc = alloc_tracker_on_sampled_alloc;
+    cb.GarbageCollectionFinish = alloc_tracker_on_gc_finish;
     jvmtiEnv *jvmti = a->jvmti;
     if ((*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb) != JVMTI_ERROR_NONE) return -1;
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
@@ -196,6 +197,7 @@ static int set_callbacks(struct agent *a)
     async_trace_enable_events(alloc_tracker_walker(a), jvmti);
     if (a->alloc && !alloc_tracker_exact(a))
         (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+    if (a->alloc) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
     return 0;
 }
 
@@ -238,7 +240,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     if (a->opt.monitor && monitor_events_onload(a) != 0) exit(1);
     if (tracker_wanted(a) && tracker_onload(a) != 0) exit(1);
     if (alloc_tracker_wanted(a) && alloc_tracker_onload(a) != 0) {
-        log_error("cannot set up allocation counting for heap=sites (a second JVMTI environment with object tags)");
+        log_error("cannot set up allocation counting for heap=sites (the JVM refused its JVMTI capabilities)");
         exit(1);
     }
     if (open_output(a) != 0) exit(1);

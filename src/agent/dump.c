@@ -180,12 +180,12 @@ static struct site_totals sum_sites(struct site_table *st, struct site **rows, d
     return tot;
 }
 
-/* heap=sites: a GC, the live count, then the sites ranked by live bytes (as the original). */
-static bool write_sites(struct agent *a, double cutoff)
+/* heap=sites: the live count (after a GC), then the sites ranked by live bytes (as the original). */
+static bool write_sites(struct agent *a, JNIEnv *jni, double cutoff)
 {
     struct site_table *st = alloc_tracker_sites(a);
     if (!st || !a->writer->sites) return false;
-    alloc_tracker_count_live(a);
+    alloc_tracker_count_live(a, jni);
     uint32_t n = sites_count(st);
     struct site **rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) return true;
@@ -207,15 +207,15 @@ static bool write_sites(struct agent *a, double cutoff)
     return true;
 }
 
-static void section_sites(struct agent *a, JNIEnv *jni) { write_sites(a, a->opt.cutoff); }
+static void section_sites(struct agent *a, JNIEnv *jni) { write_sites(a, jni, a->opt.cutoff); }
 
-bool dump_sites(struct agent *a, JNIEnv *jni, unsigned flags, double cutoff) { return write_sites(a, cutoff); }
+bool dump_sites(struct agent *a, JNIEnv *jni, unsigned flags, double cutoff) { return write_sites(a, jni, cutoff); }
 
 bool dump_heap_summary(struct agent *a, JNIEnv *jni)
 {
     struct site_table *st = alloc_tracker_sites(a);
     if (!st || a->opt.format != 'b') return false;
-    alloc_tracker_count_live(a);
+    alloc_tracker_count_live(a, jni);
     struct site_totals tot = sum_sites(st, NULL, 0);
     output_lock(&a->out);
     size_t at = bin_record_begin(&a->wctx, TAG_HEAP_SUMMARY);

@@ -6,6 +6,7 @@
 
 #include "agent/agent.h"
 #include "sources/async_trace.h"
+#include "tables/site_objects.h"
 #include "tables/sites.h"
 #include "util/log.h"
 
@@ -13,8 +14,8 @@
 #define TOP_SKIP 3                    /* at most that many of them above an allocation site */
 
 struct alloc_tracker {
-    jvmtiEnv *tags;                   /* tags here name each counted object's site */
     struct site_table sites;
+    struct site_objects objects;      /* each counted object, held weakly, with its site */
     jmethodID skip[MAX_SKIP];         /* frames that are not the allocation site */
     int nskip;
     jclass tracker;
@@ -33,19 +34,19 @@ bool alloc_tracker_exact(const struct agent *a) { return alloc_tracker_wanted(a)
 struct site_table *alloc_tracker_sites(struct agent *a) { return a->alloc ? &a->alloc->sites : NULL; }
 struct async_trace *alloc_tracker_walker(struct agent *a) { return a->alloc ? a->alloc->walker : NULL; }
 
+static void thread_ended(void *p);
+
 int alloc_tracker_onload(struct agent *a)
 {
     struct alloc_tracker *t = calloc(1, sizeof *t);
     if (!t) return -1;
     sites_init(&t->sites);
-    if (pthread_key_create(&t->per_thread, free) != 0) return -1;
-    if ((*a->vm)->GetEnv(a->vm, (void **)&t->tags, JVMTI_VERSION_1_2) != JNI_OK) return -1;
+    site_objects_init(&t->objects);
+    if (pthread_key_create(&t->per_thread, thread_ended) != 0) return -1;
+    a->alloc = t;
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
-    caps.can_tag_objects = 1;
-    if ((*t->tags)->AddCapabilities(t->tags, &caps) != JVMTI_ERROR_NONE) return -1;
-    a->alloc = t;
-    memset(&caps, 0, sizeof caps);
+    caps.can_generate_garbage_collection_events = 1;    /* when the logs are worth a sweep */
     if (alloc_tracker_exact(a)) {
         caps.can_generate_vm_object_alloc_events = 1;
         t->walker = async_trace_new();
@@ -79,11 +80,14 @@ static bool skipped(struct alloc_tracker *t, jmethodID m)
 #define TRACE_SLOTS 1024               /* 16 KiB per allocating thread */
 #define SITE_SLOTS 256
 #define CHECK_WINDOW 1024
+#define MAX_PENDING 8
 
 struct alloc_thread {
+    struct site_log *log;              /* the objects it counted */
     /* Objects the VM made and counted whose constructor may still run (see
      * native_allocated), and how many more constructions to check for them. */
-    uint32_t pending;
+    jweak pending[MAX_PENDING];
+    uint32_t npending;
     uint32_t window;
     struct {
         uint64_t hash;
@@ -96,21 +100,34 @@ struct alloc_thread {
     } sites[SITE_SLOTS];
 };
 
+/* NULL when out of memory: the allocation is then not counted. */
 static struct alloc_thread *this_thread(struct alloc_tracker *t)
 {
     struct alloc_thread *at = pthread_getspecific(t->per_thread);
-    if (!at && (at = calloc(1, sizeof *at)) && pthread_setspecific(t->per_thread, at) != 0) {
+    if (at) return at;
+    if (!(at = calloc(1, sizeof *at))) return NULL;
+    if (!(at->log = site_objects_log(&t->objects)) || pthread_setspecific(t->per_thread, at) != 0) {
+        site_objects_release(&t->objects, at->log);
         free(at);
-        at = NULL;
+        return NULL;
     }
     return at;
+}
+
+/* A thread's end (pthread key destructor: no JNI here). Its log goes to the next
+ * thread; its pending references, if any, stay behind (a constructor that never ran). */
+static void thread_ended(void *p)
+{
+    struct alloc_thread *at = p;
+    struct agent *a = agent_get();
+    if (a && a->alloc) site_objects_release(&a->alloc->objects, at->log);
+    free(at);
 }
 
 static struct trace *trace_of(struct agent *a, struct alloc_thread *at, uint32_t serial,
                               const jvmtiFrameInfo *frames, int n, JNIEnv *jni)
 {
     uint64_t h = traces_key_hash(serial, frames, n);
-    if (!at) return traces_of(&a->traces, a->jvmti, jni, serial, frames, n);
     unsigned slot = (unsigned)(h >> 40) % TRACE_SLOTS;
     struct trace *tr = at->traces[slot].trace;
     if (tr && at->traces[slot].hash == h && traces_key_equals(tr, serial, frames, n)) return tr;
@@ -125,7 +142,6 @@ static struct trace *trace_of(struct agent *a, struct alloc_thread *at, uint32_t
 static struct site *site_of(struct alloc_tracker *t, struct alloc_thread *at, struct trace *tr,
                             struct class_info *ci)
 {
-    if (!at) return sites_of(&t->sites, tr, ci);
     unsigned slot = (unsigned)(hash_mix64((uint64_t)(uintptr_t)tr ^ ((uint64_t)(uintptr_t)ci << 1)) >> 40) % SITE_SLOTS;
     if (at->sites[slot].trace == tr && at->sites[slot].cls == ci) return at->sites[slot].site;
     struct site *s = sites_of(&t->sites, tr, ci);
@@ -137,8 +153,16 @@ static struct site *site_of(struct alloc_tracker *t, struct alloc_thread *at, st
     return s;
 }
 
-static void count(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct trace *trace,
-                  bool inner_arrays, bool fresh);
+static void count(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
+                  struct trace *trace, bool inner_arrays);
+
+static struct class_info *class_of_object(struct agent *a, JNIEnv *jni, jobject obj)
+{
+    jclass cls = (*jni)->GetObjectClass(jni, obj);
+    struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
+    (*jni)->DeleteLocalRef(jni, cls);
+    return ci;
+}
 
 /*
  * The arrays a multianewarray made inside the outer one are new too: count each at the
@@ -152,7 +176,7 @@ static void count_inner_arrays(struct agent *a, struct alloc_thread *at, JNIEnv 
     for (jsize i = 0; i < n; i++) {
         jobject inner = (*jni)->GetObjectArrayElement(jni, outer, i);
         if (!inner) continue;
-        count(a, at, jni, inner, trace, true, true);
+        count(a, at, jni, inner, class_of_object(a, jni, inner), trace, true);
         (*jni)->DeleteLocalRef(jni, inner);
     }
 }
@@ -171,25 +195,17 @@ static jlong object_size(struct agent *a, jobject obj, struct class_info *ci)
     return size;
 }
 
-/*
- * Counts one new object at its site. `fresh` says its tag was checked already, or that
- * it is a new array, which nothing else can have counted.
- */
-static void count(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct trace *trace,
-                  bool inner_arrays, bool fresh)
+/* Counts one new object (of class ci) at its site, and holds it for the live counts. */
+static void count(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
+                  struct trace *trace, bool inner_arrays)
 {
     struct alloc_tracker *t = a->alloc;
-    jlong tag = 0;
-    if (!fresh && ((*t->tags)->GetTag(t->tags, obj, &tag) != JVMTI_ERROR_NONE || tag)) return;
-    jclass cls = (*jni)->GetObjectClass(jni, obj);
-    struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
-    (*jni)->DeleteLocalRef(jni, cls);
     jlong size = object_size(a, obj, ci);
     struct site *s = site_of(t, at, trace, ci);
     if (!s) return;
     atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, (uint64_t)size, memory_order_relaxed);
-    (*t->tags)->SetTag(t->tags, obj, (jlong)s->id);
+    site_objects_add(&t->objects, at->log, jni, obj, s->id, (uint64_t)size);
     if (inner_arrays && ci->signature[0] == '[' && ci->signature[1] == '[')
         count_inner_arrays(a, at, jni, obj, trace);
 }
@@ -237,26 +253,45 @@ static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv
     return tr;
 }
 
+static bool counting(struct agent *a)
+{
+    return a->alloc && atomic_load_explicit(&a->alloc->on, memory_order_relaxed) && atomic_load(&a->phase) == PHASE_LIVE;
+}
+
+/* Drops the pending object at i (its constructor ran, or it is given up on). */
+static void drop_pending(struct alloc_thread *at, JNIEnv *jni, uint32_t i)
+{
+    (*jni)->DeleteWeakGlobalRef(jni, at->pending[i]);
+    at->pending[i] = at->pending[--at->npending];
+}
+
+/* Whether obj is one of the VM-made objects this thread counted before their
+ * constructor ran (see constructor_follows); it is then no longer pending. */
+static bool was_pending(struct alloc_thread *at, JNIEnv *jni, jobject obj)
+{
+    for (uint32_t i = 0; i < at->npending; i++) {
+        if ((*jni)->IsSameObject(jni, at->pending[i], obj)) {
+            drop_pending(at, jni, i);
+            return true;
+        }
+    }
+    if (--at->window == 0)                   /* never constructed, it seems */
+        while (at->npending) drop_pending(at, jni, at->npending - 1);
+    return false;
+}
+
 static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jboolean array)
 {
     struct agent *a = agent_get();
-    if (!obj || !a->alloc || !atomic_load_explicit(&a->alloc->on, memory_order_relaxed) ||
-        atomic_load(&a->phase) != PHASE_LIVE)
-        return;
-    /* An object may have been counted already when the VM made it (reflection) before
-     * its constructor ran; a new array is always new. Asking for the tag of every object
-     * costs a lookup in the JVM's tag table, so it is asked only for the constructions
-     * that follow such an object on the same thread, until its constructor is seen. */
+    if (!obj || !counting(a)) return;
     struct alloc_thread *at = this_thread(a->alloc);
-    if (!array && (!at || at->pending)) {
-        jlong tag = 0;
-        bool counted = (*a->alloc->tags)->GetTag(a->alloc->tags, obj, &tag) != JVMTI_ERROR_NONE || tag;
-        if (at && counted) at->pending--;
-        else if (at && --at->window == 0) at->pending = 0;   /* never constructed, it seems */
-        if (counted) return;
-    }
+    if (!at) return;
+    /* A new array is always new; an object may have been counted already when the VM
+     * made it, before its constructor ran. */
+    if (!array && at->npending && was_pending(at, jni, obj)) return;
+    struct class_info *ci = class_of_object(a, jni, obj);
     struct trace *tr = site_trace(a, at, jni, NULL);
-    if (tr) count(a, at, jni, obj, tr, array, true);
+    if (tr) count(a, at, jni, obj, ci, tr, array);
 }
 
 /*
@@ -272,21 +307,43 @@ static bool constructor_follows(const struct trace *tr)
     return strcmp(m, "allocateInstance") == 0 || strcmp(m, "newInstance0") == 0;
 }
 
+struct class_match {
+    struct site_table *sites;
+    struct class_info *cls;
+};
+
+static bool site_of_class(uint32_t site, void *ctx)
+{
+    struct class_match *m = ctx;
+    struct site *s = sites_by_id(m->sites, site);
+    return s && s->cls == m->cls;
+}
+
+/*
+ * The VM reports the objects it made for Java code when the call that made them
+ * returns, and Java code that call ran may have been counted making the same object
+ * (a constructor run by reflection; objects a class loader made while the VM resolved a
+ * class). Such an object is among the last this thread counted of its class.
+ */
+#define RECENT_SCAN 65536
+#define RECENT_MISSES 16
+
 void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                               jclass cls, jlong size)
 {
     struct agent *a = agent_get();
-    if (!a->alloc || !atomic_load_explicit(&a->alloc->on, memory_order_relaxed) ||
-        atomic_load(&a->phase) != PHASE_LIVE || agent_is_own_thread(a, jni, thread))
-        return;
-    jlong tag = 0;
-    if ((*a->alloc->tags)->GetTag(a->alloc->tags, object, &tag) == JVMTI_ERROR_NONE && tag) return;
+    if (!counting(a) || agent_is_own_thread(a, jni, thread)) return;
     struct alloc_thread *at = this_thread(a->alloc);
+    if (!at) return;
+    struct class_match m = {&a->alloc->sites, classes_of(&a->classes, a->jvmti, cls, &a->ids)};
+    if (site_objects_recent(at->log, jni, object, site_of_class, &m, RECENT_SCAN, RECENT_MISSES)) return;
     struct trace *tr = site_trace(a, at, jni, thread);
     if (!tr) return;
-    count(a, at, jni, object, tr, false, true);
-    if (at && constructor_follows(tr)) {
-        at->pending++;
+    count(a, at, jni, object, m.cls, tr, false);
+    if (constructor_follows(tr)) {
+        if (at->npending == MAX_PENDING) drop_pending(at, jni, 0);
+        jweak w = (*jni)->NewWeakGlobalRef(jni, object);
+        if (w) at->pending[at->npending++] = w;
         at->window = CHECK_WINDOW;
     }
 }
@@ -300,10 +357,10 @@ static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
 {
     struct agent *a = agent_get();
     jobject obj = a->alloc->jni_table->AllocObject(jni, cls);
-    if (obj && atomic_load_explicit(&a->alloc->on, memory_order_relaxed) && atomic_load(&a->phase) == PHASE_LIVE) {
+    if (obj && counting(a)) {
         struct alloc_thread *at = this_thread(a->alloc);
-        struct trace *tr = site_trace(a, at, jni, NULL);
-        if (tr) count(a, at, jni, obj, tr, false, false);
+        struct trace *tr = at ? site_trace(a, at, jni, NULL) : NULL;
+        if (tr) count(a, at, jni, obj, classes_of(&a->classes, a->jvmti, cls, &a->ids), tr, false);
     }
     return obj;
 }
@@ -326,20 +383,26 @@ void JNICALL alloc_tracker_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
                                             jclass cls, jlong size)
 {
     struct agent *a = agent_get();
+    if (!counting(a)) return;
     struct alloc_tracker *t = a->alloc;
-    if (!t || !atomic_load_explicit(&t->on, memory_order_relaxed) || atomic_load(&a->phase) != PHASE_LIVE)
-        return;
-    struct trace *tr = site_trace(a, this_thread(t), jni, thread);
+    struct alloc_thread *at = this_thread(t);
+    struct trace *tr = at ? site_trace(a, at, jni, thread) : NULL;
     if (!tr) return;
     struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
-    struct site *s = sites_of(&t->sites, tr, ci);
+    struct site *s = site_of(t, at, tr, ci);
     if (!s) return;
     uint64_t bytes = size > 0 ? (uint64_t)size : 1;
     uint64_t weight = bytes >= (uint64_t)a->opt.alloc_sample ? 1 : ((uint64_t)a->opt.alloc_sample + bytes / 2) / bytes;
     atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_objs, weight, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, weight * bytes, memory_order_relaxed);
-    (*t->tags)->SetTag(t->tags, object, (jlong)s->id);
+    site_objects_add(&t->objects, at->log, jni, object, s->id, bytes);
+}
+
+void JNICALL alloc_tracker_on_gc_finish(jvmtiEnv *jvmti)
+{
+    struct agent *a = agent_get();
+    if (a && a->alloc) site_objects_gc_finished(&a->alloc->objects);
 }
 
 void alloc_tracker_vm_init_sampled(struct agent *a, JNIEnv *jni)
@@ -387,99 +450,82 @@ void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on)
     if (t->tracker && t->allocs) (*jni)->SetStaticIntField(jni, t->tracker, t->allocs, on ? 1 : 0);
 }
 
-/*
- * Live objects are the ones still reachable: the reference walk meets each of them,
- * perhaps several times, so a counted object's tag is flipped negative until the walk
- * is over. No GC is forced: at VM death the concurrent collectors (ZGC, Shenandoah)
- * have already stopped their threads and a forced GC would never finish.
- */
+/* ---- live counts ---- */
+
+static void reset_live(struct site_table *st)
+{
+    uint32_t n = sites_count(st);
+    for (uint32_t i = 1; i <= n; i++) {
+        struct site *s = sites_by_id(st, i);
+        s->live_objs = s->live_bytes = 0;
+    }
+}
+
+static void add_live(uint32_t site, uint64_t size, void *ctx)
+{
+    struct site *s = sites_by_id(ctx, site);
+    if (s) {
+        s->live_objs++;
+        s->live_bytes += size;
+    }
+}
+
+/* A reachable object the walk meets, perhaps several times: counted the first time,
+ * when its tag (its site) turns negative. */
 static jint JNICALL reach_object(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong class_tag,
                                  jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
                                  jint length, void *user_data)
 {
     if (*tag_ptr > 0) {
-        struct site *s = sites_by_id(user_data, (uint32_t)*tag_ptr);
-        if (s) {
-            s->live_objs++;
-            s->live_bytes += (uint64_t)size;
-        }
+        add_live((uint32_t)*tag_ptr, (uint64_t)size, user_data);
         *tag_ptr = -*tag_ptr;
     }
     return JVMTI_VISIT_OBJECTS;
 }
 
-static jint JNICALL unflip(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
-{
-    if (*tag_ptr < 0) *tag_ptr = -*tag_ptr;
-    return 0;
-}
-
 /*
- * Puts the walk's flipped tags back by asking for the objects with those tags, which
- * costs in proportion to the tagged objects times the sites instead of a pass over the
- * whole heap. Only worth it when both are few, as with alloc_sample: returns false,
- * having done nothing, when there are too many sites or the JVM refuses.
+ * At VM death no GC can be forced: the concurrent collectors (ZGC, Shenandoah) have
+ * stopped their threads and would never finish one. The counted objects still held are
+ * then tagged with their sites in an environment of their own and counted as a
+ * reference walk from the roots reaches them: what a GC would keep. (The environment is
+ * not let go of: the VM is ending.)
  */
-#define FEW_SITES 2048
-
-static bool unflip_few(struct agent *a, struct alloc_tracker *t)
+static void count_reachable(struct agent *a, struct alloc_tracker *t)
 {
-    uint32_t n = sites_count(&t->sites);     /* after the walk: every site it could meet */
-    if (alloc_tracker_exact(a) || n > FEW_SITES) return false;
-    if (n == 0) return true;
-    JNIEnv *jni = NULL;
-    if ((*a->vm)->GetEnv(a->vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK) return false;
-    jlong flipped[FEW_SITES];
-    for (uint32_t i = 0; i < n; i++) flipped[i] = -(jlong)(i + 1);
-    /* First only how many, so that JNI can be told how many references are coming (the
-     * JVM makes them even for this question: a frame of their own drops them). No tag
-     * turns negative meanwhile, so the second answer is no larger. */
-    jint count = 0;
-    if ((*jni)->PushLocalFrame(jni, 16) != 0) {
-        (*jni)->ExceptionClear(jni);
-        return false;
+    jvmtiEnv *env = NULL;
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.can_tag_objects = 1;
+    if ((*a->vm)->GetEnv(a->vm, (void **)&env, JVMTI_VERSION_1_2) != JNI_OK) return;
+    if ((*env)->AddCapabilities(env, &caps) != JVMTI_ERROR_NONE) {
+        log_error("no JVMTI environment for the live counts of heap=sites; they are left at 0");
+        return;
     }
-    jvmtiError err = (*t->tags)->GetObjectsWithTags(t->tags, (jint)n, flipped, &count, NULL, NULL);
-    (*jni)->PopLocalFrame(jni, NULL);
-    if (err != JVMTI_ERROR_NONE) return false;
-    if (count == 0) return true;
-    if ((*jni)->PushLocalFrame(jni, count + 16) != 0) {
-        (*jni)->ExceptionClear(jni);
-        return false;
-    }
-    jobject *objs = NULL;
-    jlong *tags = NULL;
-    bool done = (*t->tags)->GetObjectsWithTags(t->tags, (jint)n, flipped, &count, &objs, &tags) == JVMTI_ERROR_NONE;
-    for (jint i = 0; done && i < count; i++) (*t->tags)->SetTag(t->tags, objs[i], -tags[i]);
-    (*jni)->PopLocalFrame(jni, NULL);         /* the objects' local references */
-    if (objs) (*t->tags)->Deallocate(t->tags, (unsigned char *)objs);
-    if (tags) (*t->tags)->Deallocate(t->tags, (unsigned char *)tags);
-    return done;
-}
-
-void alloc_tracker_count_live(struct agent *a)
-{
-    struct alloc_tracker *t = a->alloc;
-    if (!t) return;
-    uint32_t n = sites_count(&t->sites);
-    for (uint32_t i = 1; i <= n; i++) {
-        struct site *s = sites_by_id(&t->sites, i);
-        s->live_objs = s->live_bytes = 0;
-    }
+    site_objects_tag(&t->objects, env);
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_reference_callback = reach_object;
-    (*t->tags)->FollowReferences(t->tags, JVMTI_HEAP_FILTER_UNTAGGED, NULL, NULL, &cb, &t->sites);
+    (*env)->FollowReferences(env, JVMTI_HEAP_FILTER_UNTAGGED, NULL, NULL, &cb, &t->sites);
+}
+
+void alloc_tracker_count_live(struct agent *a, JNIEnv *jni)
+{
+    struct alloc_tracker *t = a->alloc;
+    if (!t) return;
+    reset_live(&t->sites);
+    if (atomic_load(&a->phase) == PHASE_LIVE) {
+        /* A GC clears the references of every object no longer reachable. */
+        (*a->jvmti)->ForceGarbageCollection(a->jvmti);
+        site_objects_sweep(&t->objects, jni, add_live, &t->sites);
+    } else {
+        count_reachable(a, t);
+    }
     if (t->stack_stats)
         log_plain("HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace",
-                 (unsigned long long)atomic_load(&t->fast_walks), (unsigned long long)atomic_load(&t->jvmti_walks));
-    if (!unflip_few(a, t)) {
-        memset(&cb, 0, sizeof cb);
-        cb.heap_iteration_callback = unflip;
-        (*t->tags)->IterateThroughHeap(t->tags, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, NULL);
-    }
+                  (unsigned long long)atomic_load(&t->fast_walks), (unsigned long long)atomic_load(&t->jvmti_walks));
     if (alloc_tracker_exact(a)) return;
     /* Sampled: each live sample stands for as many objects as samples did at allocation. */
+    uint32_t n = sites_count(&t->sites);
     for (uint32_t i = 1; i <= n; i++) {
         struct site *s = sites_by_id(&t->sites, i);
         uint64_t samples = atomic_load(&s->samples);
@@ -490,5 +536,7 @@ void alloc_tracker_count_live(struct agent *a)
     }
 }
 
-/* The environment whose tags name each counted object's site (see heap_walker.c). */
-jvmtiEnv *alloc_tracker_tag_env(struct agent *a) { return a->alloc ? a->alloc->tags : NULL; }
+void alloc_tracker_tag_sites(struct agent *a, jvmtiEnv *env)
+{
+    if (a->alloc) site_objects_tag(&a->alloc->objects, env);
+}

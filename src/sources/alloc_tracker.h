@@ -4,10 +4,10 @@
  * Objects are seen as they are made: the Tracker calls in at the entry of
  * java.lang.Object.<init> and after each array allocation, and the VM reports the
  * objects it makes itself for Java code (clone, reflection, JNI) with VMObjectAlloc.
- * Each counted object is tagged with its site in an environment of its own, so that a
- * dump can count, after a GC, the objects of each site that are still alive; tags of
- * collected objects vanish with them, so memory follows the live objects and the sites,
- * not the number of allocations.
+ * Each counted object is held weakly with its site (tables/site_objects.h), so that a
+ * dump can count, after a GC, the objects of each site that are still alive; the
+ * references of collected objects are swept away after GCs, so memory follows the live
+ * objects and the sites, not the number of allocations.
  *
  * With alloc_sample=<bytes> nothing is instrumented: the JVM samples about one
  * allocation every <bytes> (JVMTI SampledObjectAlloc) and each sample stands for the
@@ -36,17 +36,22 @@ void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker);
 void alloc_tracker_vm_init_sampled(struct agent *a, JNIEnv *jni);
 /* Allocation counting on or off (socket CONTROL). */
 void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on);
-/* Before a SITES section: a GC, then the live objects and bytes of every site. */
-void alloc_tracker_count_live(struct agent *a);
+/* Before a SITES section: the live objects and bytes of every site. While the VM runs,
+ * after a forced GC; at VM death (when no GC can be forced with every collector), the
+ * objects a reference walk from the roots reaches. */
+void alloc_tracker_count_live(struct agent *a, JNIEnv *jni);
 struct site_table *alloc_tracker_sites(struct agent *a);
 /* The fast stack walk exact counting uses (NULL when there is none): the agent feeds it
  * ClassPrepare events. */
 struct async_trace *alloc_tracker_walker(struct agent *a);
-/* The environment whose tags are site ids (1, 2, ...; 0: not counted); NULL when off. */
-jvmtiEnv *alloc_tracker_tag_env(struct agent *a);
+/* Tags every counted object still held with its site id (1, 2, ...) in env, an
+ * environment with can_tag_objects (a heap dump's, so that its objects carry their
+ * allocation sites). */
+void alloc_tracker_tag_sites(struct agent *a, jvmtiEnv *env);
 
 void JNICALL alloc_tracker_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                             jclass cls, jlong size);
+void JNICALL alloc_tracker_on_gc_finish(jvmtiEnv *jvmti);
 void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                               jclass cls, jlong size);
 

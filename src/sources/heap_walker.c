@@ -20,16 +20,12 @@
  * output lock held by the dumping thread.
  *
  * With heap=sites on too, each object the allocation tracker counted carries its site's
- * trace. Its site is known only in the tracker's own environment, where the tag of such
- * an object is its site id, and asking that environment object by object would cost a
- * JVMTI call per object. So the dump names the objects in the tracker's environment
- * itself: a site id met when an object is named is noted against its new ID (site_of),
- * and at the end one pass over the tagged objects puts the site ids back (release_env).
- * Tags mean there: below SITE_TAG_END a site id (the tracker's); odd above it an object's
- * ID (the dump's); even above it a class (the dump's, see class_tag_of). Measured on 2.8M
- * objects, that pass costs about what letting go of a dump's own environment does, and
- * the walk no slower, as the tracker's table holds most objects already. (An object made
- * before the walk whose constructor runs after it is taken by the tracker for counted.)
+ * trace. Before the walk the tracker tags the objects it counted with their site ids in
+ * the dump's environment (alloc_tracker_tag_sites); a site id met when an object is
+ * named is noted against its new ID (site_of). Tags mean there: below SITE_TAG_END a
+ * site id; odd above it an object's ID; even above it a class (see class_tag_of). An
+ * object made before the walk whose constructor runs after it is not counted yet, so
+ * it shows no site.
  */
 #include "sources/heap_walker.h"
 
@@ -69,7 +65,6 @@ struct cls_extra {
     int state;                  /* 0 not laid out, 1 in progress, 2 done */
     int64_t pending;            /* its objects named and not written yet */
     uint32_t stamp;
-    jlong site;                 /* tracker's environment: the tag its class object had */
 };
 
 struct walk {
@@ -122,7 +117,7 @@ struct walk {
     int64_t pending_unknown;               /* see count_pending */
     bool oom;
 
-    /* heap=sites on: the walk runs in the tracker's environment (see the top). */
+    /* heap=sites on: objects carry their sites (see the top). */
     struct site_table *sites;
     uint32_t id_first;                     /* the first object ID this dump could hand out */
     uint32_t *site_of;                     /* [ID - id_first]: the object's site id, 0 none */
@@ -452,7 +447,6 @@ static int load_classes(struct walk *w)
         }
         w->cls[k].info = ci;
         w->ext[k].ref = all[i];
-        if (w->sites) (*w->tj)->GetTag(w->tj, all[i], &w->ext[k].site);
         (*w->tj)->SetTag(w->tj, all[i], class_tag_of(k));
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
@@ -1166,32 +1160,17 @@ static void free_walk(struct walk *w)
     free(w->site_of);
 }
 
-/* Puts back the tracker's tags: an object's site id, or none; a class its own tag. */
-static jint JNICALL on_restore_site(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
-{
-    struct walk *w = user_data;
-    jlong tag = *tag_ptr;
-    if (is_site_tag(w, tag)) return 0;        /* counted while the dump ran, or never reached */
-    struct hd_class *c = class_of_tag(w, tag);
-    if (c) *tag_ptr = w->ext[c - w->cls].site;
-    else *tag_ptr = tag_is_object(tag) ? (jlong)site_of_id(w, tag_object_id(tag)) : 0;
-    return 0;
-}
-
 /*
- * The environment whose tags name the objects. heap=sites on: the tracker's (see the
- * top). Otherwise one of the dump's own, let go of at its end: the JVM's tag table (what
- * naming every object costs) is freed at once, and later GCs do not carry it. Either
- * way object IDs are new at every dump; classes and threads keep theirs. 0 on success.
+ * The environment whose tags name the objects: one of the dump's own, let go of at its
+ * end, so that the JVM's tag table (what naming every object costs) is freed at once and
+ * later GCs do not carry it. Object IDs are new at every dump; classes and threads keep
+ * theirs. 0 on success.
  */
 static int take_env(struct walk *w)
 {
     struct agent *a = w->a;
     w->id_first = atomic_load(&a->ids.next_object);
     w->sites = alloc_tracker_sites(a);
-    w->tj = w->sites ? alloc_tracker_tag_env(a) : NULL;
-    if (w->tj) return 0;
-    w->sites = NULL;
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_tag_objects = 1;
@@ -1201,19 +1180,7 @@ static int take_env(struct walk *w)
     return -1;
 }
 
-/* The tracker's environment is left as the tracker knows it; the dump's own is let go of.
- * (Both run under the dump lock, so the tracker's live count never sees the dump's tags.) */
-static void release_env(struct walk *w)
-{
-    if (!w->sites) {
-        (*w->tj)->DisposeEnvironment(w->tj);
-        return;
-    }
-    jvmtiHeapCallbacks cb;
-    memset(&cb, 0, sizeof cb);
-    cb.heap_iteration_callback = on_restore_site;
-    (*w->tj)->IterateThroughHeap(w->tj, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, w);
-}
+static void release_env(struct walk *w) { (*w->tj)->DisposeEnvironment(w->tj); }
 
 void heap_walker_dump(struct agent *a, JNIEnv *jni)
 {
@@ -1240,6 +1207,7 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
      * GC would never return. The reference walk reports only reachable objects anyway. */
     if (atomic_load(&a->phase) == PHASE_LIVE) (*jvmti)->ForceGarbageCollection(jvmti);
     PHASE("gc");
+    if (w->sites) alloc_tracker_tag_sites(a, w->tj);
     if (load_classes(w) != 0 || w->oom) {
         log_error("cannot read the loaded classes; no heap dump written");
         release_env(w);

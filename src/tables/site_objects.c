@@ -1,0 +1,133 @@
+#include "tables/site_objects.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SWEEP_MIN 4096               /* entries a log holds before its first sweep */
+
+void site_objects_init(struct site_objects *t)
+{
+    memset(t, 0, sizeof *t);
+    pthread_mutex_init(&t->lock, NULL);
+    atomic_init(&t->gcs, 0);
+}
+
+struct site_log *site_objects_log(struct site_objects *t)
+{
+    pthread_mutex_lock(&t->lock);
+    struct site_log *l = t->free;
+    if (l) {
+        t->free = l->next_free;
+        l->next_free = NULL;
+    } else if ((l = calloc(1, sizeof *l))) {
+        pthread_mutex_init(&l->lock, NULL);
+        l->sweep_at = SWEEP_MIN;
+        l->next = t->all;
+        t->all = l;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return l;
+}
+
+void site_objects_release(struct site_objects *t, struct site_log *l)
+{
+    if (!l) return;
+    pthread_mutex_lock(&t->lock);
+    l->next_free = t->free;
+    t->free = l;
+    pthread_mutex_unlock(&t->lock);
+}
+
+void site_objects_gc_finished(struct site_objects *t) { atomic_fetch_add_explicit(&t->gcs, 1, memory_order_relaxed); }
+
+/* Drops the entries whose objects were collected, keeping the others in order; calls
+ * live() for each kept one when given. The log's lock is held. */
+static void sweep_log(struct site_log *l, JNIEnv *jni, site_objects_fn live, void *ctx)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct site_ref e = l->refs[i];
+        if ((*jni)->IsSameObject(jni, e.ref, NULL)) {
+            (*jni)->DeleteWeakGlobalRef(jni, e.ref);
+            continue;
+        }
+        if (live) live(e.site, (uint64_t)e.size8 << 3, ctx);
+        l->refs[kept++] = e;
+    }
+    l->n = kept;
+    l->sweep_at = kept * 2 > SWEEP_MIN ? kept * 2 : SWEEP_MIN;
+}
+
+bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
+                      uint64_t size)
+{
+    jweak ref = (*jni)->NewWeakGlobalRef(jni, obj);
+    if (!ref) return false;
+    pthread_mutex_lock(&l->lock);
+    if (l->n >= l->sweep_at) {
+        /* Only a GC clears references: without one since the last sweep there is
+         * nothing to drop, and the log grows until the next. */
+        uint64_t gcs = atomic_load_explicit(&t->gcs, memory_order_relaxed);
+        if (gcs != l->gcs_seen) {
+            l->gcs_seen = gcs;
+            sweep_log(l, jni, NULL, NULL);
+        }
+    }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 1024;
+        struct site_ref *refs = realloc(l->refs, cap * sizeof *refs);
+        if (!refs) {
+            pthread_mutex_unlock(&l->lock);
+            (*jni)->DeleteWeakGlobalRef(jni, ref);
+            return false;
+        }
+        l->refs = refs;
+        l->cap = cap;
+    }
+    uint64_t size8 = (size + 7) >> 3;
+    l->refs[l->n++] = (struct site_ref){ref, site, size8 > UINT32_MAX ? UINT32_MAX : (uint32_t)size8};
+    pthread_mutex_unlock(&l->lock);
+    return true;
+}
+
+bool site_objects_recent(struct site_log *l, JNIEnv *jni, jobject obj, bool (*same_site)(uint32_t site, void *ctx),
+                         void *ctx, size_t max_scan, unsigned max_misses)
+{
+    bool found = false;
+    pthread_mutex_lock(&l->lock);
+    size_t end = l->n > max_scan ? l->n - max_scan : 0;
+    for (size_t i = l->n; i > end && max_misses > 0; i--) {
+        const struct site_ref *e = &l->refs[i - 1];
+        if (!same_site(e->site, ctx)) continue;
+        if ((*jni)->IsSameObject(jni, e->ref, obj)) {
+            found = true;
+            break;
+        }
+        max_misses--;
+    }
+    pthread_mutex_unlock(&l->lock);
+    return found;
+}
+
+void site_objects_sweep(struct site_objects *t, JNIEnv *jni, site_objects_fn live, void *ctx)
+{
+    pthread_mutex_lock(&t->lock);      /* no log is made or handed over meanwhile */
+    for (struct site_log *l = t->all; l; l = l->next) {
+        pthread_mutex_lock(&l->lock);
+        sweep_log(l, jni, live, ctx);
+        pthread_mutex_unlock(&l->lock);
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+void site_objects_tag(struct site_objects *t, jvmtiEnv *env)
+{
+    pthread_mutex_lock(&t->lock);
+    for (struct site_log *l = t->all; l; l = l->next) {
+        pthread_mutex_lock(&l->lock);
+        /* A collected object's reference is refused (JVMTI_ERROR_INVALID_OBJECT). */
+        for (size_t i = 0; i < l->n; i++) (*env)->SetTag(env, l->refs[i].ref, (jlong)l->refs[i].site);
+        pthread_mutex_unlock(&l->lock);
+    }
+    pthread_mutex_unlock(&t->lock);
+}
