@@ -513,6 +513,8 @@ void alloc_tracker_count_live(struct agent *a, JNIEnv *jni)
     struct alloc_tracker *t = a->alloc;
     if (!t) return;
     reset_live(&t->sites);
+    if (t->stack_stats)
+        log_plain("HPROF: heap=sites objects held: %zu (before this dump's sweep)", site_objects_held(&t->objects));
     if (atomic_load(&a->phase) == PHASE_LIVE) {
         /* A GC clears the references of every object no longer reachable. */
         (*a->jvmti)->ForceGarbageCollection(a->jvmti);

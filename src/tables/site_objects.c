@@ -109,6 +109,19 @@ bool site_objects_recent(struct site_log *l, JNIEnv *jni, jobject obj, bool (*sa
     return found;
 }
 
+size_t site_objects_held(struct site_objects *t)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&t->lock);
+    for (struct site_log *l = t->all; l; l = l->next) {
+        pthread_mutex_lock(&l->lock);
+        n += l->n;
+        pthread_mutex_unlock(&l->lock);
+    }
+    pthread_mutex_unlock(&t->lock);
+    return n;
+}
+
 void site_objects_sweep(struct site_objects *t, JNIEnv *jni, site_objects_fn live, void *ctx)
 {
     pthread_mutex_lock(&t->lock);      /* no log is made or handed over meanwhile */

@@ -68,6 +68,9 @@ bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, j
 bool site_objects_recent(struct site_log *l, JNIEnv *jni, jobject obj, bool (*same_site)(uint32_t site, void *ctx),
                          void *ctx, size_t max_scan, unsigned max_misses);
 
+/* How many objects the logs hold (collected ones not yet swept included). */
+size_t site_objects_held(struct site_objects *t);
+
 /* Drops the references of collected objects from every log, then calls live() for
  * each object still held (no other sweep runs meanwhile). */
 typedef void (*site_objects_fn)(uint32_t site, uint64_t size, void *ctx);
