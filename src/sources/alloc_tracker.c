@@ -323,10 +323,11 @@ static bool site_of_class(uint32_t site, void *ctx)
  * The VM reports the objects it made for Java code when the call that made them
  * returns, and Java code that call ran may have been counted making the same object
  * (a constructor run by reflection; objects a class loader made while the VM resolved a
- * class). Such an object is among the last this thread counted of its class.
+ * class). Such an object was counted by this thread since its previous VMObjectAlloc
+ * event (or a little before, when such calls nest).
  */
+#define RECENT_OVERLAP 256
 #define RECENT_SCAN 65536
-#define RECENT_MISSES 16
 
 void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                               jclass cls, jlong size)
@@ -336,7 +337,7 @@ void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthr
     struct alloc_thread *at = this_thread(a->alloc);
     if (!at) return;
     struct class_match m = {&a->alloc->sites, classes_of(&a->classes, a->jvmti, cls, &a->ids)};
-    if (site_objects_recent(at->log, jni, object, site_of_class, &m, RECENT_SCAN, RECENT_MISSES)) return;
+    if (site_objects_recent(at->log, jni, object, site_of_class, &m, RECENT_OVERLAP, RECENT_SCAN)) return;
     struct trace *tr = site_trace(a, at, jni, thread);
     if (!tr) return;
     count(a, at, jni, object, m.cls, tr, false);

@@ -44,9 +44,10 @@ void site_objects_gc_finished(struct site_objects *t) { atomic_fetch_add_explici
  * live() for each kept one when given. The log's lock is held. */
 static void sweep_log(struct site_log *l, JNIEnv *jni, site_objects_fn live, void *ctx)
 {
-    size_t kept = 0;
+    size_t kept = 0, looked = 0;
     for (size_t i = 0; i < l->n; i++) {
         struct site_ref e = l->refs[i];
+        if (i == l->looked) looked = kept;
         if ((*jni)->IsSameObject(jni, e.ref, NULL)) {
             (*jni)->DeleteWeakGlobalRef(jni, e.ref);
             continue;
@@ -54,6 +55,7 @@ static void sweep_log(struct site_log *l, JNIEnv *jni, site_objects_fn live, voi
         if (live) live(e.site, (uint64_t)e.size8 << 3, ctx);
         l->refs[kept++] = e;
     }
+    l->looked = l->looked >= l->n ? kept : looked;
     l->n = kept;
     l->sweep_at = kept * 2 > SWEEP_MIN ? kept * 2 : SWEEP_MIN;
 }
@@ -91,20 +93,20 @@ bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, j
 }
 
 bool site_objects_recent(struct site_log *l, JNIEnv *jni, jobject obj, bool (*same_site)(uint32_t site, void *ctx),
-                         void *ctx, size_t max_scan, unsigned max_misses)
+                         void *ctx, size_t overlap, size_t max_scan)
 {
     bool found = false;
     pthread_mutex_lock(&l->lock);
-    size_t end = l->n > max_scan ? l->n - max_scan : 0;
-    for (size_t i = l->n; i > end && max_misses > 0; i--) {
+    size_t end = l->looked > overlap ? l->looked - overlap : 0;
+    if (l->n - end > max_scan) end = l->n - max_scan;
+    for (size_t i = l->n; i > end; i--) {
         const struct site_ref *e = &l->refs[i - 1];
-        if (!same_site(e->site, ctx)) continue;
-        if ((*jni)->IsSameObject(jni, e->ref, obj)) {
+        if (same_site(e->site, ctx) && (*jni)->IsSameObject(jni, e->ref, obj)) {
             found = true;
             break;
         }
-        max_misses--;
     }
+    l->looked = l->n;
     pthread_mutex_unlock(&l->lock);
     return found;
 }

@@ -36,6 +36,7 @@ struct site_log {
     struct site_ref *refs;
     size_t n, cap;
     size_t sweep_at;                 /* sweep when n reaches it and a GC ran since */
+    size_t looked;                   /* entries below it were looked at by site_objects_recent */
     uint64_t gcs_seen;               /* the GC count at the last sweep */
     struct site_log *next;           /* every log, in the order they were made */
     struct site_log *next_free;      /* logs of threads that ended */
@@ -61,12 +62,12 @@ bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, j
                       uint64_t size);
 
 /*
- * Whether obj is held in this log already, looking back from the newest entry among
- * the entries `same_site(site, ctx)` accepts: at most `max_scan` entries, and giving up
- * after `max_misses` accepted entries that hold another object.
+ * Whether obj is held in this log already, among the entries `same_site(site, ctx)`
+ * accepts: the entries added since the last call, and `overlap` before them (at most
+ * `max_scan` in all). Each entry is looked at about once, however many calls there are.
  */
 bool site_objects_recent(struct site_log *l, JNIEnv *jni, jobject obj, bool (*same_site)(uint32_t site, void *ctx),
-                         void *ctx, size_t max_scan, unsigned max_misses);
+                         void *ctx, size_t overlap, size_t max_scan);
 
 /* How many objects the logs hold (collected ones not yet swept included). */
 size_t site_objects_held(struct site_objects *t);
