@@ -58,6 +58,14 @@ static void sweep_log(struct site_log *l, JNIEnv *jni, site_objects_fn live, voi
     l->looked = l->looked >= l->n ? kept : looked;
     l->n = kept;
     l->sweep_at = kept * 2 > SWEEP_MIN ? kept * 2 : SWEEP_MIN;
+    /* Give memory back once most of the log's objects are gone. */
+    if (l->cap > SWEEP_MIN && kept < l->cap / 4) {
+        struct site_ref *refs = realloc(l->refs, l->sweep_at * sizeof *refs);
+        if (refs) {
+            l->refs = refs;
+            l->cap = l->sweep_at;
+        }
+    }
 }
 
 bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
