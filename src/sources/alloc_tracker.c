@@ -8,6 +8,7 @@
 #include "sources/async_trace.h"
 #include "tables/site_objects.h"
 #include "tables/sites.h"
+#include "util/collector.h"
 #include "util/log.h"
 
 #define MAX_SKIP 8                    /* Tracker and Object.<init> frames on top of a stack */
@@ -24,6 +25,7 @@ struct alloc_tracker {
     pthread_key_t per_thread;         /* struct alloc_thread of each allocating thread */
     struct async_trace *walker;       /* the fast stack walk; NULL: GetStackTrace only */
     bool stack_stats;                 /* HPROF_STACK_STATS: count the walks of each kind */
+    bool gc_at_exit;                  /* a GC can be forced at VM death (util/collector.h) */
     _Atomic uint64_t fast_walks, jvmti_walks;
     _Atomic bool on;
 };
@@ -406,10 +408,16 @@ void JNICALL alloc_tracker_on_gc_finish(jvmtiEnv *jvmti)
     if (a && a->alloc) site_objects_gc_finished(&a->alloc->objects);
 }
 
+/* While the VM runs, when the collector's threads can still be seen (they are gone by
+ * VM death). */
+static void note_collector(struct alloc_tracker *t) { t->gc_at_exit = collector_gc_at_exit(); }
+
 void alloc_tracker_vm_init_sampled(struct agent *a, JNIEnv *jni)
 {
     struct alloc_tracker *t = a->alloc;
-    if (t) atomic_store(&t->on, true);
+    if (!t) return;
+    note_collector(t);
+    atomic_store(&t->on, true);
 }
 
 static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig, bool is_static)
@@ -423,6 +431,7 @@ void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker)
 {
     struct alloc_tracker *t = a->alloc;
     if (!t || !tracker) return;
+    note_collector(t);
     JNINativeMethod natives[] = {{"allocated", "(Ljava/lang/Object;Z)V", (void *)native_allocated}};
     if ((*jni)->RegisterNatives(jni, tracker, natives, 1) != 0) {
         (*jni)->ExceptionClear(jni);
@@ -485,11 +494,10 @@ static jint JNICALL reach_object(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
 }
 
 /*
- * At VM death no GC can be forced: the concurrent collectors (ZGC, Shenandoah) have
- * stopped their threads and would never finish one. The counted objects still held are
- * then tagged with their sites in an environment of their own and counted as a
- * reference walk from the roots reaches them: what a GC would keep. (The environment is
- * not let go of: the VM is ending.)
+ * At VM death with ZGC or Shenandoah no GC can be forced (util/collector.h). The counted
+ * objects still held are then tagged with their sites in an environment of their own and
+ * counted as a reference walk from the roots reaches them: what a GC would keep. (The
+ * environment is not let go of: the VM is ending.)
  */
 static void count_reachable(struct agent *a, struct alloc_tracker *t)
 {
@@ -516,7 +524,7 @@ void alloc_tracker_count_live(struct agent *a, JNIEnv *jni)
     reset_live(&t->sites);
     if (t->stack_stats)
         log_plain("HPROF: heap=sites objects held: %zu (before this dump's sweep)", site_objects_held(&t->objects));
-    if (atomic_load(&a->phase) == PHASE_LIVE) {
+    if (atomic_load(&a->phase) == PHASE_LIVE || t->gc_at_exit) {
         /* A GC clears the references of every object no longer reachable. */
         (*a->jvmti)->ForceGarbageCollection(a->jvmti);
         site_objects_sweep(&t->objects, jni, add_live, &t->sites);

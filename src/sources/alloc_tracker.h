@@ -36,9 +36,9 @@ void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker);
 void alloc_tracker_vm_init_sampled(struct agent *a, JNIEnv *jni);
 /* Allocation counting on or off (socket CONTROL). */
 void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on);
-/* Before a SITES section: the live objects and bytes of every site. While the VM runs,
- * after a forced GC; at VM death (when no GC can be forced with every collector), the
- * objects a reference walk from the roots reaches. */
+/* Before a SITES section: the live objects and bytes of every site, after a forced GC;
+ * at VM death with ZGC or Shenandoah, which cannot run one then, the objects a
+ * reference walk from the roots reaches. */
 void alloc_tracker_count_live(struct agent *a, JNIEnv *jni);
 struct site_table *alloc_tracker_sites(struct agent *a);
 /* The fast stack walk exact counting uses (NULL when there is none): the agent feeds it
