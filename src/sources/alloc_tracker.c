@@ -95,7 +95,7 @@ struct alloc_thread {
         uint64_t hash;
         struct trace *trace;
     } traces[TRACE_SLOTS];
-    struct {
+    struct {                           /* by trace: the site of its class last seen */
         struct trace *trace;
         struct class_info *cls;
         struct site *site;
@@ -141,10 +141,12 @@ static struct trace *trace_of(struct agent *a, struct alloc_thread *at, uint32_t
     return tr;
 }
 
+static unsigned site_slot(struct trace *tr) { return (unsigned)(hash_mix64((uint64_t)(uintptr_t)tr) >> 40) % SITE_SLOTS; }
+
 static struct site *site_of(struct alloc_tracker *t, struct alloc_thread *at, struct trace *tr,
                             struct class_info *ci)
 {
-    unsigned slot = (unsigned)(hash_mix64((uint64_t)(uintptr_t)tr ^ ((uint64_t)(uintptr_t)ci << 1)) >> 40) % SITE_SLOTS;
+    unsigned slot = site_slot(tr);
     if (at->sites[slot].trace == tr && at->sites[slot].cls == ci) return at->sites[slot].site;
     struct site *s = sites_of(&t->sites, tr, ci);
     if (s) {
@@ -153,6 +155,39 @@ static struct site *site_of(struct alloc_tracker *t, struct alloc_thread *at, st
         at->sites[slot].site = s;
     }
     return s;
+}
+
+/* The class (a weak reference) that class_info stands for, made on first need. */
+static jweak mirror_of(JNIEnv *jni, struct class_info *ci, jclass cls)
+{
+    jweak m = atomic_load_explicit(&ci->mirror, memory_order_acquire);
+    if (m || !cls) return m;
+    jweak mine = (*jni)->NewWeakGlobalRef(jni, cls);
+    if (mine && !atomic_compare_exchange_strong(&ci->mirror, &m, mine)) {
+        (*jni)->DeleteWeakGlobalRef(jni, mine);      /* another thread was first */
+        return m;
+    }
+    return mine;
+}
+
+/*
+ * The class of a new object at trace tr. Most traces allocate one class, so the class
+ * this thread last saw at tr is tried first, by comparing references (no lock); else
+ * the class table's lookup (a JVMTI tag).
+ */
+static struct class_info *class_at(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj,
+                                   struct trace *tr)
+{
+    jclass cls = (*jni)->GetObjectClass(jni, obj);
+    unsigned slot = site_slot(tr);
+    struct class_info *ci = at->sites[slot].trace == tr ? at->sites[slot].cls : NULL;
+    jweak m = ci ? atomic_load_explicit(&ci->mirror, memory_order_acquire) : NULL;
+    if (!m || !(*jni)->IsSameObject(jni, m, cls)) {
+        ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
+        mirror_of(jni, ci, cls);
+    }
+    (*jni)->DeleteLocalRef(jni, cls);
+    return ci;
 }
 
 static void count(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
@@ -291,9 +326,8 @@ static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jbool
     /* A new array is always new; an object may have been counted already when the VM
      * made it, before its constructor ran. */
     if (!array && at->npending && was_pending(at, jni, obj)) return;
-    struct class_info *ci = class_of_object(a, jni, obj);
     struct trace *tr = site_trace(a, at, jni, NULL);
-    if (tr) count(a, at, jni, obj, ci, tr, array);
+    if (tr) count(a, at, jni, obj, class_at(a, at, jni, obj, tr), tr, array);
 }
 
 /*

@@ -25,6 +25,8 @@ struct class_info {
     bool load_written;     /* binary LOAD CLASS written (output lock held) */
     _Atomic int64_t instance_size;   /* bytes of every instance, once measured; 0: not yet
                                        (never set for arrays and java.lang.Class) */
+    _Atomic(jweak) mirror;           /* the class, weakly, once someone needed it (heap=sites
+                                       compares classes with it, far cheaper than a tag) */
 };
 
 struct class_table {
