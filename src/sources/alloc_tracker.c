@@ -330,18 +330,22 @@ static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jbool
     if (tr) count(a, at, jni, obj, class_at(a, at, jni, obj, tr), tr, array);
 }
 
-/*
- * Whether the VM made this object for a constructor to run on next: reflection
- * (Constructor.newInstance's native accessor, JDK 17) or a MethodHandle's
- * Unsafe.allocateInstance (JDK 18+). Clones, class names, reflection's Method objects and
- * the like are finished when the VM hands them over.
- */
-static bool constructor_follows(const struct trace *tr)
+static bool top_native_is(const struct trace *tr, const char *name)
 {
-    if (!tr->nframes || !tr->frames[0]->method->native) return false;
-    const char *m = tr->frames[0]->method->name;
-    return strcmp(m, "allocateInstance") == 0 || strcmp(m, "newInstance0") == 0;
+    return tr->nframes && tr->frames[0]->method->native && strcmp(tr->frames[0]->method->name, name) == 0;
 }
+
+/*
+ * Whether the VM made this object for a constructor to run on next: a MethodHandle's
+ * Unsafe.allocateInstance (JDK 18+ reflection). Clones, class names, reflection's Method
+ * objects and the like are finished when the VM hands them over.
+ */
+static bool constructor_follows(const struct trace *tr) { return top_native_is(tr, "allocateInstance"); }
+
+/* Whether the VM ran the object's constructor before reporting it: JDK 17's native
+ * reflection (Constructor.newInstance's first calls), which counted it at Object.<init>,
+ * however much the constructor allocated after that. */
+static bool constructor_ran(const struct trace *tr) { return top_native_is(tr, "newInstance0"); }
 
 struct class_match {
     struct site_table *sites;
@@ -360,9 +364,10 @@ static bool site_of_class(uint32_t site, void *ctx)
  * returns, and Java code that call ran may have been counted making the same object
  * (a constructor run by reflection; objects a class loader made while the VM resolved a
  * class). Such an object was counted by this thread since its previous VMObjectAlloc
- * event (or a little before, when such calls nest).
+ * event, or a little before when such calls nest; a constructor run by reflection may
+ * have counted many more objects since (RECENT_SCAN at most are looked at).
  */
-#define RECENT_OVERLAP 256
+#define RECENT_OVERLAP 16
 #define RECENT_SCAN 65536
 
 void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
@@ -372,10 +377,11 @@ void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthr
     if (!counting(a) || agent_is_own_thread(a, jni, thread)) return;
     struct alloc_thread *at = this_thread(a->alloc);
     if (!at) return;
-    struct class_match m = {&a->alloc->sites, classes_of(&a->classes, a->jvmti, cls, &a->ids)};
-    if (site_objects_recent(at->log, jni, object, site_of_class, &m, RECENT_OVERLAP, RECENT_SCAN)) return;
     struct trace *tr = site_trace(a, at, jni, thread);
     if (!tr) return;
+    struct class_match m = {&a->alloc->sites, classes_of(&a->classes, a->jvmti, cls, &a->ids)};
+    size_t overlap = constructor_ran(tr) ? RECENT_SCAN : RECENT_OVERLAP;
+    if (site_objects_recent(at->log, jni, object, site_of_class, &m, overlap, RECENT_SCAN)) return;
     count(a, at, jni, object, m.cls, tr, false);
     if (constructor_follows(tr)) {
         if (at->npending == MAX_PENDING) drop_pending(at, jni, 0);

@@ -40,6 +40,8 @@ check "777 int[][] from new int[3][4], 100 live" bash -c "[[ $(site_of 'int[][]'
 check "2331 int[] (3 per int[3][4]), 300 live" bash -c "[[ $(site_of 'int[]' SitesKnown.makeArrays) -eq 2331 && \$(awk '\$9 == \"int[]\" && \$7 == 2331 { print \$5 }' rows.txt) -eq 300 ]]"
 check "500 Bar from clone()" test "$(site_of 'SitesKnown$Bar' SitesKnown.makeClones)" -eq 501
 check "200 long[] from Array.newInstance" test "$(site_of 'long[]' SitesKnown.makeReflective)" -eq 200
+check "10 Heavy by reflection, each counted once though its constructor made 1000 Part and a clone" \
+  bash -c "[[ $(sum 'SitesKnown$Heavy' 7) -eq 10 && $(sum 'SitesKnown$Part' 7) -eq 10000 && $(sum 'SitesKnown$Heavy' 5) -eq 10 ]]"
 check "650 Qux from JNI AllocObject + NewObject, counted once each" test "$(sum 'SitesKnown$Qux' 7)" -eq 650
 check "16 threads x 1000 Baz: no count lost" test "$(sum 'SitesKnown$Baz' 7)" -eq 16000
 check "live never exceeds allocated" bash -c "awk '\$4 > \$6 || \$5 > \$7 { bad = 1 } END { exit bad }' rows.txt"

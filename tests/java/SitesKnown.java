@@ -4,8 +4,9 @@ import java.util.List;
 /*
  * Allocations with known counts, for heap=sites: 12345 Foo at one site (every other one
  * kept), 777 int[3][4] (each makes 1 int[][] and 3 int[]; 100 kept), 500 clones, 300
- * reflective constructions, 200 Array.newInstance, and (with a native library) 400 JNI
- * AllocObject + 250 JNI NewObject. Also 16 threads allocating 1000 Baz each at once.
+ * reflective constructions, 200 Array.newInstance, 10 reflective constructions of a Heavy
+ * whose constructor makes 1000 Part and then clones an array, and (with a native library)
+ * 400 JNI AllocObject + 250 JNI NewObject. Also 16 threads allocating 1000 Baz each at once.
  */
 public class SitesKnown {
     static class Foo { int x; Foo(int x) { this.x = x; } }
@@ -17,6 +18,15 @@ public class SitesKnown {
     }
     static class Baz { int v; }
     static class Qux { int q; Qux() { q = 7; } }
+    static class Part { int p; }
+    static class Heavy {
+        final Part[] parts = new Part[1000];
+        final long[] copy;
+        public Heavy() {
+            for (int i = 0; i < parts.length; i++) parts[i] = new Part();
+            copy = new long[] {1, 2, 3}.clone();
+        }
+    }
 
     static final List<Object> keep = new ArrayList<>();
 
@@ -42,6 +52,7 @@ public class SitesKnown {
     static void makeReflective() throws Exception {
         for (int i = 0; i < 300; i++) keep.add(Foo.class.getDeclaredConstructor(int.class).newInstance(i));
         for (int i = 0; i < 200; i++) keep.add(java.lang.reflect.Array.newInstance(long.class, 5));
+        for (int i = 0; i < 10; i++) keep.add(Heavy.class.getDeclaredConstructor().newInstance());
     }
 
     static native Object allocObject(Class<?> c);
