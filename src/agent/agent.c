@@ -19,6 +19,7 @@
 #include "sources/async_trace.h"
 #include "sources/thread_events.h"
 #include "sources/tracker.h"
+#include "util/collector.h"
 #include "util/log.h"
 
 /* The one agent context; everything else hangs off it. */
@@ -57,12 +58,16 @@ bool agent_is_own_thread(struct agent *a, JNIEnv *jni, jthread thread)
     return false;
 }
 
+bool agent_can_force_gc(struct agent *a) { return atomic_load(&a->phase) == PHASE_LIVE || a->gc_at_exit; }
+
 /* ---- JVMTI events ---- */
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
     struct agent *a = agent_get();
     atomic_store(&a->phase, PHASE_LIVE);
+    /* Asked now: the collector's threads that tell are gone by VM death. */
+    if (a->opt.heap) a->gc_at_exit = collector_gc_at_exit();
     thread_events_vm_init(a, jni, thread);
     if (a->tracker) tracker_vm_init(a, jni);
     if (a->alloc && !alloc_tracker_exact(a)) alloc_tracker_vm_init_sampled(a, jni);

@@ -64,6 +64,7 @@ struct agent {
     jobject agent_threads[4];        /* our own Java threads, kept out of the profile */
     int nagent_threads;
 
+    bool gc_at_exit;                 /* a GC can be forced at VM death (util/collector.h) */
     pthread_mutex_t dump_lock;       /* one dump at a time */
     int dumps;                       /* dumps written so far */
 };
@@ -74,5 +75,8 @@ struct agent *agent_get(void);
 jthread agent_start_thread(struct agent *a, JNIEnv *jni, const char *name,
                            jvmtiStartFunction run, void *arg);
 bool agent_is_own_thread(struct agent *a, JNIEnv *jni, jthread thread);
+/* Whether a dump may force a GC now: while the VM runs, and at VM death unless the
+ * collector is ZGC or Shenandoah (they never finish one then). */
+bool agent_can_force_gc(struct agent *a);
 
 #endif

@@ -8,7 +8,6 @@
 #include "sources/async_trace.h"
 #include "tables/site_objects.h"
 #include "tables/sites.h"
-#include "util/collector.h"
 #include "util/log.h"
 
 #define MAX_SKIP 8                    /* Tracker and Object.<init> frames on top of a stack */
@@ -25,7 +24,6 @@ struct alloc_tracker {
     pthread_key_t per_thread;         /* struct alloc_thread of each allocating thread */
     struct async_trace *walker;       /* the fast stack walk; NULL: GetStackTrace only */
     bool stack_stats;                 /* HPROF_STACK_STATS: count the walks of each kind */
-    bool gc_at_exit;                  /* a GC can be forced at VM death (util/collector.h) */
     _Atomic uint64_t fast_walks, jvmti_walks;
     _Atomic bool on;
 };
@@ -448,15 +446,10 @@ void JNICALL alloc_tracker_on_gc_finish(jvmtiEnv *jvmti)
     if (a && a->alloc) site_objects_gc_finished(&a->alloc->objects);
 }
 
-/* While the VM runs, when the collector's threads can still be seen (they are gone by
- * VM death). */
-static void note_collector(struct alloc_tracker *t) { t->gc_at_exit = collector_gc_at_exit(); }
-
 void alloc_tracker_vm_init_sampled(struct agent *a, JNIEnv *jni)
 {
     struct alloc_tracker *t = a->alloc;
     if (!t) return;
-    note_collector(t);
     atomic_store(&t->on, true);
 }
 
@@ -471,7 +464,6 @@ void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker)
 {
     struct alloc_tracker *t = a->alloc;
     if (!t || !tracker) return;
-    note_collector(t);
     JNINativeMethod natives[] = {{"allocated", "(Ljava/lang/Object;Z)V", (void *)native_allocated}};
     if ((*jni)->RegisterNatives(jni, tracker, natives, 1) != 0) {
         (*jni)->ExceptionClear(jni);
@@ -564,7 +556,7 @@ void alloc_tracker_count_live(struct agent *a, JNIEnv *jni)
     reset_live(&t->sites);
     if (t->stack_stats)
         log_plain("HPROF: heap=sites objects held: %zu (before this dump's sweep)", site_objects_held(&t->objects));
-    if (atomic_load(&a->phase) == PHASE_LIVE || t->gc_at_exit) {
+    if (agent_can_force_gc(a)) {
         /* A GC clears the references of every object no longer reachable. */
         (*a->jvmti)->ForceGarbageCollection(a->jvmti);
         site_objects_sweep(&t->objects, jni, add_live, &t->sites);

@@ -1203,9 +1203,10 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     double t0 = now_s();
     w->t0 = t0;
 
-    /* Not at VM death: ZGC's and Shenandoah's threads have stopped by then and a forced
-     * GC would never return. The reference walk reports only reachable objects anyway. */
-    if (atomic_load(&a->phase) == PHASE_LIVE) (*jvmti)->ForceGarbageCollection(jvmti);
+    /* Not at VM death with ZGC or Shenandoah: their threads have stopped by then and a
+     * forced GC would never return. The reference walk reports only reachable objects
+     * anyway. */
+    if (agent_can_force_gc(a)) (*jvmti)->ForceGarbageCollection(jvmti);
     PHASE("gc");
     if (w->sites) alloc_tracker_tag_sites(a, w->tj);
     if (load_classes(w) != 0 || w->oom) {
