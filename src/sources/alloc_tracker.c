@@ -11,7 +11,12 @@
 #include "util/log.h"
 
 #define MAX_SKIP 8                    /* Tracker and Object.<init> frames on top of a stack */
-#define TOP_SKIP 3                    /* at most that many of them above an allocation site */
+/* How many of them stand above the allocation site, so that the walk takes that many more
+ * frames than the trace keeps: allocated + Tracker.ObjectInit + Object.<init>, or
+ * allocated + Tracker.NewArray; none in a JVMTI event or our JNI wrapper. */
+#define SKIP_CONSTRUCTED 3
+#define SKIP_ARRAY 2
+#define SKIP_NONE 0
 
 struct alloc_tracker {
     struct site_table sites;
@@ -264,12 +269,13 @@ static jint walk_stack(struct agent *a, JNIEnv *jni, jthread thread, jvmtiFrameI
  * The allocation site of the current thread (thread NULL), or of the thread a JVMTI
  * event names: its stack without our frames.
  */
-static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jthread thread)
+static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jthread thread,
+                                int top_skip)
 {
     struct alloc_tracker *t = a->alloc;
     int depth = a->opt.depth;
     jvmtiFrameInfo local[64], *frames = local;
-    int want = depth + TOP_SKIP;
+    int want = depth + top_skip;
     if (want > 64 && !(frames = malloc((size_t)want * sizeof *frames))) return NULL;
     struct trace *tr = NULL;
     jint n = walk_stack(a, jni, thread, frames, want);
@@ -324,7 +330,7 @@ static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jbool
     /* A new array is always new; an object may have been counted already when the VM
      * made it, before its constructor ran. */
     if (!array && at->npending && was_pending(at, jni, obj)) return;
-    struct trace *tr = site_trace(a, at, jni, NULL);
+    struct trace *tr = site_trace(a, at, jni, NULL, array ? SKIP_ARRAY : SKIP_CONSTRUCTED);
     if (tr) count(a, at, jni, obj, class_at(a, at, jni, obj, tr), tr, array);
 }
 
@@ -375,7 +381,7 @@ void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthr
     if (!counting(a) || agent_is_own_thread(a, jni, thread)) return;
     struct alloc_thread *at = this_thread(a->alloc);
     if (!at) return;
-    struct trace *tr = site_trace(a, at, jni, thread);
+    struct trace *tr = site_trace(a, at, jni, thread, SKIP_NONE);
     if (!tr) return;
     struct class_match m = {&a->alloc->sites, classes_of(&a->classes, a->jvmti, cls, &a->ids)};
     size_t overlap = constructor_ran(tr) ? RECENT_SCAN : RECENT_OVERLAP;
@@ -400,7 +406,7 @@ static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
     jobject obj = a->alloc->jni_table->AllocObject(jni, cls);
     if (obj && counting(a)) {
         struct alloc_thread *at = this_thread(a->alloc);
-        struct trace *tr = at ? site_trace(a, at, jni, NULL) : NULL;
+        struct trace *tr = at ? site_trace(a, at, jni, NULL, SKIP_NONE) : NULL;
         if (tr) count(a, at, jni, obj, classes_of(&a->classes, a->jvmti, cls, &a->ids), tr, false);
     }
     return obj;
@@ -427,7 +433,7 @@ void JNICALL alloc_tracker_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
     if (!counting(a)) return;
     struct alloc_tracker *t = a->alloc;
     struct alloc_thread *at = this_thread(t);
-    struct trace *tr = at ? site_trace(a, at, jni, thread) : NULL;
+    struct trace *tr = at ? site_trace(a, at, jni, thread, SKIP_NONE) : NULL;
     if (!tr) return;
     struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
     struct site *s = site_of(t, at, tr, ci);
