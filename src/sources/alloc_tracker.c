@@ -196,13 +196,6 @@ static struct class_info *class_at(struct agent *a, struct alloc_thread *at, JNI
 static void count(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
                   struct trace *trace, bool inner_arrays);
 
-static struct class_info *class_of_object(struct agent *a, JNIEnv *jni, jobject obj)
-{
-    jclass cls = (*jni)->GetObjectClass(jni, obj);
-    struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
-    (*jni)->DeleteLocalRef(jni, cls);
-    return ci;
-}
 
 /*
  * The arrays a multianewarray made inside the outer one are new too: count each at the
@@ -216,7 +209,7 @@ static void count_inner_arrays(struct agent *a, struct alloc_thread *at, JNIEnv 
     for (jsize i = 0; i < n; i++) {
         jobject inner = (*jni)->GetObjectArrayElement(jni, outer, i);
         if (!inner) continue;
-        count(a, at, jni, inner, class_of_object(a, jni, inner), trace, true);
+        count(a, at, jni, inner, class_at(a, at, jni, inner, trace), trace, true);
         (*jni)->DeleteLocalRef(jni, inner);
     }
 }
@@ -455,8 +448,7 @@ void JNICALL alloc_tracker_on_gc_finish(jvmtiEnv *jvmti)
 void alloc_tracker_vm_init_sampled(struct agent *a, JNIEnv *jni)
 {
     struct alloc_tracker *t = a->alloc;
-    if (!t) return;
-    atomic_store(&t->on, true);
+    if (t) atomic_store(&t->on, true);
 }
 
 static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig, bool is_static)
