@@ -9,6 +9,7 @@
 #include "sources/method_times.h"
 #include "tables/sites.h"
 #include "sources/heap_walker.h"
+#include "sources/jdk_dumper.h"
 #include "sources/monitor_events.h"
 #include "util/log.h"
 #include "writers/binary_records.h"
@@ -103,8 +104,12 @@ void dump_unwritten_traces(struct agent *a)
     for (uint32_t i = 0; i < n; i++) a->writer->trace(&a->wctx, traces_at(&a->traces, i));
 }
 
-/* The socket's DUMP HEAP: one whole heap dump, whatever heap= asked for. */
-void dump_heap_section(struct agent *a, JNIEnv *jni) { heap_walker_dump(a, jni); }
+/* The HEAP DUMP section: by the JDK's own dumper where it can serve, else by the JVMTI
+ * walk. Also the socket's DUMP HEAP, whatever heap= asked for. */
+void dump_heap_section(struct agent *a, JNIEnv *jni)
+{
+    if (!jdk_dumper_dump(a, jni)) heap_walker_dump(a, jni);
+}
 
 static bool wants_monitors(const struct options *o) { return o->monitor; }
 
@@ -243,7 +248,7 @@ static const struct section {
     void (*write)(struct agent *a, JNIEnv *jni);
 } SECTIONS[] = {
     {" contended monitor usage ...", wants_monitors, monitor_events_dump},
-    {" Java heap ...", wants_heap_dump, heap_walker_dump},
+    {" Java heap ...", wants_heap_dump, dump_heap_section},
     {" allocation sites ...", wants_sites, section_sites},
     {" CPU usage by sampling running threads ...", wants_cpu_samples, section_cpu_samples},
     {" CPU usage by timing methods ...", wants_cpu_times, section_cpu_times},

@@ -10,53 +10,63 @@ NATIVE=()
 [[ $JDK_FEATURE -ge 22 ]] && NATIVE=(--enable-native-access=ALL-UNNAMED)
 KNOWN='HeapDumpKnown$Known'
 
-# ---- binary ----
-run_java "${NATIVE[@]}" "$(agent heap=dump,format=b,file=k.hprof)" HeapDumpKnown "$WORK/libhdjni.so"
-check "binary run exits 0 and says it dumped the heap" bash -c "[[ $RC -eq 0 ]] && grep -q 'Dumping Java heap ... done.' out.txt"
-check "no warning that heap=dump is unsupported" bash -c "! grep -q 'heap=dump is not yet supported' out.txt"
-check "reader validates the dump (every reference resolves, byte counts match)" hprof_check k.hprof
-"$HPROF_DUMP" k.hprof >dump.txt 2>&1 || true
-check "header JAVA PROFILE 1.0.2" has_line dump.txt '^HEADER version="JAVA PROFILE 1\.0\.2" idsize=4'
-check "HEAP DUMP SEGMENT records closed by HEAP DUMP END" \
-  bash -c "grep -q '^HEAP_DUMP_SEGMENT' dump.txt && [[ \$(grep -c '^HEAP_DUMP_END' dump.txt) -eq 1 ]]"
-check "LOAD CLASS for array classes, named as in Java" \
-  bash -c "grep -q '^LOAD_CLASS .*name=\"int\[\]\"' dump.txt && grep -q '^LOAD_CLASS .*name=\"java.lang.String\[\]\[\]\"' dump.txt"
-check "every sub-record kind: class, instance, object array, primitive array" \
-  bash -c "grep -q '^  CLASS_DUMP .*name=HeapDumpKnown\$Known .*fields=z:boolean,b:byte,c:char,s:short,i:int,j:long,f:float,d:double,str:object,self:object' dump.txt && grep -q '^  INSTANCE_DUMP' dump.txt && grep -q '^  OBJ_ARRAY_DUMP' dump.txt && grep -q '^  PRIM_ARRAY_DUMP' dump.txt"
+# ---- binary: written from the JDK's own dump (the default), and by the JVMTI walk ----
+for DUMPER in jdk jvmti; do
+  export HPROF_HEAP_DUMPER=$DUMPER HPROF_HEAP_TIMES=1
+  VIA="[$DUMPER] "
+  run_java "${NATIVE[@]}" "$(agent heap=dump,format=b,file=k.hprof)" HeapDumpKnown "$WORK/libhdjni.so"
+  check "${VIA}binary run exits 0 and says it dumped the heap" bash -c "[[ $RC -eq 0 ]] && grep -q 'Dumping Java heap ... done.' out.txt"
+  check "${VIA}no warning that heap=dump is unsupported" bash -c "! grep -q 'heap=dump is not yet supported' out.txt"
+  check "${VIA}reader validates the dump (every reference resolves, byte counts match)" hprof_check k.hprof
+  "$HPROF_DUMP" k.hprof >dump.txt 2>&1 || true
+  check "${VIA}header JAVA PROFILE 1.0.2" has_line dump.txt '^HEADER version="JAVA PROFILE 1\.0\.2" idsize=4'
+  check "${VIA}HEAP DUMP SEGMENT records closed by HEAP DUMP END" \
+    bash -c "grep -q '^HEAP_DUMP_SEGMENT' dump.txt && [[ \$(grep -c '^HEAP_DUMP_END' dump.txt) -eq 1 ]]"
+  check "${VIA}LOAD CLASS for array classes, named as in Java" \
+    bash -c "grep -q '^LOAD_CLASS .*name=\"int\[\]\"' dump.txt && grep -q '^LOAD_CLASS .*name=\"java.lang.String\[\]\[\]\"' dump.txt"
+  check "${VIA}every sub-record kind: class, instance, object array, primitive array" \
+    bash -c "grep -q '^  CLASS_DUMP .*name=HeapDumpKnown\$Known .*fields=z:boolean,b:byte,c:char,s:short,i:int,j:long,f:float,d:double,str:object,self:object' dump.txt && grep -q '^  INSTANCE_DUMP' dump.txt && grep -q '^  OBJ_ARRAY_DUMP' dump.txt && grep -q '^  PRIM_ARRAY_DUMP' dump.txt"
 
-"$JAVA" -cp "$TEST_CLASSES" HeapDumpRead k.hprof "$KNOWN" HeapDumpKnown 'HeapDumpKnown$Node' \
-  'HeapDumpKnown$Konst2' >read.txt 2>&1
-obj_block() { awk -v c="OBJ $1 " 'index($0, c) == 1 { on = 1; next } /^[^ ]/ { on = 0 } on' read.txt; }
-obj_block "$KNOWN" >known.txt
-printf '  %s\n' z=true b=123 c=Q s=-12345 i=305419896 j=1234605616436508552 f=1.5 d=-2.25 >want_known.txt
-check "instance: every primitive field with its value, own fields first" bash -c "head -8 known.txt | diff - want_known.txt"
-check "instance: a String field with its text" grep -q '^  str=@[0-9a-f]* "hprof-known-text"$' known.txt
-KID=$(awk -v c="OBJ $KNOWN " 'index($0, c) == 1 { print $3 }' read.txt)
-check "instance: a reference to itself" grep -q "^  self=@$KID $KNOWN\$" known.txt
-check "instance: the super class's fields after its own" \
-  bash -c "tail -2 known.txt | tr '\n' ' ' | grep -q '^  baseInt=47710   baseRef=@[0-9a-f]* \"base-ref-text\"'"
-check "static fields with values" \
-  bash -c "grep -q '^STATIC HeapDumpKnown.sInt=987654321$' read.txt && grep -q '^STATIC HeapDumpKnown.sLong=-5$' read.txt && grep -q '^STATIC HeapDumpKnown.sBool=true$' read.txt && grep -q '^STATIC HeapDumpKnown.sDouble=3.5$' read.txt && grep -q '^STATIC HeapDumpKnown.sChar=x$' read.txt && grep -q '^STATIC HeapDumpKnown.sStr=@[0-9a-f]* \"static-text\"$' read.txt && grep -q '^STATIC HeapDumpKnown\$Known.knownStatic=77$' read.txt"
-check "interface static field" grep -q '^STATIC HeapDumpKnown$Konst2.NAME=@[0-9a-f]* "konst2-name"$' read.txt
-check "arrays of every primitive type with their values" \
-  bash -c "grep -q '^STATIC HeapDumpKnown.za=@[0-9a-f]* \[true, false, true\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ba=@[0-9a-f]* \[1, -2, 3\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ca=@[0-9a-f]* \[a, b\]$' read.txt && grep -q '^STATIC HeapDumpKnown.sa=@[0-9a-f]* \[-1, 300\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ia=@[0-9a-f]* \[1, 2, 3, -4\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ja=@[0-9a-f]* \[1099511627776, -1\]$' read.txt && grep -q '^STATIC HeapDumpKnown.fa=@[0-9a-f]* \[0.5, -8.0\]$' read.txt && grep -q '^STATIC HeapDumpKnown.da=@[0-9a-f]* \[1.0E100, -0.25\]$' read.txt && grep -q '^STATIC HeapDumpKnown.empty=@[0-9a-f]* \[\]$' read.txt"
-check "object arrays with nulls and references" \
-  bash -c "grep -q '^STATIC HeapDumpKnown.oa=@[0-9a-f]* \[null, @[0-9a-f]*, null\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ssa=@[0-9a-f]* \[@[0-9a-f]*, null\]$' read.txt"
-obj_block 'HeapDumpKnown$Node' >nodes.txt
-check "a cycle: two nodes naming each other" \
-  bash -c "[[ \$(grep -c 'next=@[0-9a-f]* HeapDumpKnown\$Node' nodes.txt) -eq 2 ]] && grep -q 'name=@[0-9a-f]* \"cycle-a\"' nodes.txt && grep -q 'name=@[0-9a-f]* \"cycle-b\"' nodes.txt"
-STACK_SERIAL=$(sed -n 's/^START_THREAD serial=\([0-9]*\) .*name="stack-holder".*/\1/p' dump.txt | head -1)
-STACK_OBJ=$(sed -n 's/^START_THREAD serial=[0-9]* obj=0x\([0-9a-f]*\) .*name="stack-holder".*/\1/p' dump.txt | head -1)
-check "an object held only by a thread's stack: Java frame root of that thread" \
-  grep -Eq "^ROOT JAVA_FRAME [0-9a-f]+ HeapDumpKnown\\\$OnStack thread=$STACK_SERIAL frame=[0-9]+\$" read.txt
-check "the thread object's root carries the ID and serial of its START THREAD" \
-  grep -q "^ROOT THREAD_OBJECT $STACK_OBJ java.lang.Thread thread=$STACK_SERIAL\$" read.txt
-check "thread block roots" grep -q "^ROOT THREAD_BLOCK $STACK_OBJ java.lang.Thread thread=$STACK_SERIAL\$" read.txt
-check "an object held only by a JNI global reference: JNI global root" grep -q '^ROOT JNI_GLOBAL [0-9a-f]* HeapDumpKnown$ByJni$' read.txt
-check "an object whose monitor a thread holds: monitor used root" grep -q '^ROOT MONITOR_USED [0-9a-f]* HeapDumpKnown$ByMonitor$' read.txt
-check "system classes are sticky class roots" grep -q '^ROOT STICKY_CLASS [0-9a-f]* class:java.lang.String$' read.txt
-check "independent reader: every reference resolves, no object twice" \
-  bash -c "grep -q '^UNRESOLVED 0$' read.txt && grep -q '^DUPLICATES 0$' read.txt"
+  "$JAVA" -cp "$TEST_CLASSES" HeapDumpRead k.hprof "$KNOWN" HeapDumpKnown 'HeapDumpKnown$Node' \
+    'HeapDumpKnown$Konst2' >read.txt 2>&1
+  obj_block() { awk -v c="OBJ $1 " 'index($0, c) == 1 { on = 1; next } /^[^ ]/ { on = 0 } on' read.txt; }
+  obj_block "$KNOWN" >known.txt
+  printf '  %s\n' z=true b=123 c=Q s=-12345 i=305419896 j=1234605616436508552 f=1.5 d=-2.25 >want_known.txt
+  check "${VIA}instance: every primitive field with its value, own fields first" bash -c "head -8 known.txt | diff - want_known.txt"
+  check "${VIA}instance: a String field with its text" grep -q '^  str=@[0-9a-f]* "hprof-known-text"$' known.txt
+  KID=$(awk -v c="OBJ $KNOWN " 'index($0, c) == 1 { print $3 }' read.txt)
+  check "${VIA}instance: a reference to itself" grep -q "^  self=@$KID $KNOWN\$" known.txt
+  check "${VIA}instance: the super class's fields after its own" \
+    bash -c "tail -2 known.txt | tr '\n' ' ' | grep -q '^  baseInt=47710   baseRef=@[0-9a-f]* \"base-ref-text\"'"
+  check "${VIA}static fields with values" \
+    bash -c "grep -q '^STATIC HeapDumpKnown.sInt=987654321$' read.txt && grep -q '^STATIC HeapDumpKnown.sLong=-5$' read.txt && grep -q '^STATIC HeapDumpKnown.sBool=true$' read.txt && grep -q '^STATIC HeapDumpKnown.sDouble=3.5$' read.txt && grep -q '^STATIC HeapDumpKnown.sChar=x$' read.txt && grep -q '^STATIC HeapDumpKnown.sStr=@[0-9a-f]* \"static-text\"$' read.txt && grep -q '^STATIC HeapDumpKnown\$Known.knownStatic=77$' read.txt"
+  check "${VIA}interface static field" grep -q '^STATIC HeapDumpKnown$Konst2.NAME=@[0-9a-f]* "konst2-name"$' read.txt
+  check "${VIA}arrays of every primitive type with their values" \
+    bash -c "grep -q '^STATIC HeapDumpKnown.za=@[0-9a-f]* \[true, false, true\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ba=@[0-9a-f]* \[1, -2, 3\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ca=@[0-9a-f]* \[a, b\]$' read.txt && grep -q '^STATIC HeapDumpKnown.sa=@[0-9a-f]* \[-1, 300\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ia=@[0-9a-f]* \[1, 2, 3, -4\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ja=@[0-9a-f]* \[1099511627776, -1\]$' read.txt && grep -q '^STATIC HeapDumpKnown.fa=@[0-9a-f]* \[0.5, -8.0\]$' read.txt && grep -q '^STATIC HeapDumpKnown.da=@[0-9a-f]* \[1.0E100, -0.25\]$' read.txt && grep -q '^STATIC HeapDumpKnown.empty=@[0-9a-f]* \[\]$' read.txt"
+  check "${VIA}object arrays with nulls and references" \
+    bash -c "grep -q '^STATIC HeapDumpKnown.oa=@[0-9a-f]* \[null, @[0-9a-f]*, null\]$' read.txt && grep -q '^STATIC HeapDumpKnown.ssa=@[0-9a-f]* \[@[0-9a-f]*, null\]$' read.txt"
+  obj_block 'HeapDumpKnown$Node' >nodes.txt
+  check "${VIA}a cycle: two nodes naming each other" \
+    bash -c "[[ \$(grep -c 'next=@[0-9a-f]* HeapDumpKnown\$Node' nodes.txt) -eq 2 ]] && grep -q 'name=@[0-9a-f]* \"cycle-a\"' nodes.txt && grep -q 'name=@[0-9a-f]* \"cycle-b\"' nodes.txt"
+  STACK_SERIAL=$(sed -n 's/^START_THREAD serial=\([0-9]*\) .*name="stack-holder".*/\1/p' dump.txt | head -1)
+  STACK_OBJ=$(sed -n 's/^START_THREAD serial=[0-9]* obj=0x\([0-9a-f]*\) .*name="stack-holder".*/\1/p' dump.txt | head -1)
+  check "${VIA}an object held only by a thread's stack: Java frame root of that thread" \
+    grep -Eq "^ROOT JAVA_FRAME [0-9a-f]+ HeapDumpKnown\\\$OnStack thread=$STACK_SERIAL frame=[0-9]+\$" read.txt
+  check "${VIA}the thread object's root carries the ID and serial of its START THREAD" \
+    grep -q "^ROOT THREAD_OBJECT $STACK_OBJ java.lang.Thread thread=$STACK_SERIAL\$" read.txt
+  check "${VIA}thread block roots" grep -q "^ROOT THREAD_BLOCK $STACK_OBJ java.lang.Thread thread=$STACK_SERIAL\$" read.txt
+  check "${VIA}an object held only by a JNI global reference: JNI global root" grep -q '^ROOT JNI_GLOBAL [0-9a-f]* HeapDumpKnown$ByJni$' read.txt
+  check "${VIA}an object whose monitor a thread holds: monitor used root" grep -q '^ROOT MONITOR_USED [0-9a-f]* HeapDumpKnown$ByMonitor$' read.txt
+  check "${VIA}system classes are sticky class roots" grep -q '^ROOT STICKY_CLASS [0-9a-f]* class:java.lang.String$' read.txt
+  check "${VIA}independent reader: every reference resolves, no object twice" \
+    bash -c "grep -q '^UNRESOLVED 0$' read.txt && grep -q '^DUPLICATES 0$' read.txt"
+  if [[ $DUMPER == jdk ]]; then
+    check "${VIA}the JVM wrote the dump, the agent rewrote it" grep -q '^heap dump: jvm dump' out.txt
+  else
+    check "${VIA}the agent walked the heap through JVMTI" bash -c "! grep -q '^heap dump: jvm dump' out.txt"
+  fi
+done
+unset HPROF_HEAP_DUMPER HPROF_HEAP_TIMES
 
 # ---- text ----
 run_java "${NATIVE[@]}" "$(agent heap=dump,file=k.txt)" HeapDumpKnown "$WORK/libhdjni.so"

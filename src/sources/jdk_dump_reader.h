@@ -1,0 +1,78 @@
+/*
+ * Reads a binary heap dump written by the JDK's own dumper (HotSpot: 8-byte IDs, the
+ * objects' addresses) and hands what it holds to a heap dump writer (writers/heap_dump.h)
+ * in hprof's terms: objects renamed to 4-byte IDs, classes and threads to the IDs and
+ * serial numbers hprof gave them, instance fields in hprof's order. Pure C, no JVMTI: the
+ * caller (sources/jdk_dumper.c) says which class and thread each of the dump's is.
+ *
+ * The caller finds its own objects in the dump through a marker it made before the dump:
+ * an Object[] whose element 0 is a long[4] starting with a 128-bit nonce; the other
+ * elements are the objects it needs the dump's IDs of (class mirrors, thread objects,
+ * owned monitors). The marker and its long[] are left out of what is written, and so are
+ * the roots that held them.
+ */
+#ifndef HPROF_JDK_DUMP_READER_H
+#define HPROF_JDK_DUMP_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "writers/heap_dump.h"
+
+struct jdr;
+struct class_info;
+
+/* The order a class's fields take in hprof's output (the JVM's declaration order): names
+ * of its own instance fields, and of its static fields. A field the dump has and the order
+ * does not name goes after those named. */
+struct jdr_order {
+    const char *const *inst;
+    uint32_t ninst;
+    const char *const *statics;
+    uint32_t nstatics;
+};
+
+/*
+ * Checks and indexes the dump in data[0..len) (which must stay mapped while the reader
+ * lives). `marker_len` is the length of the marker array. NULL when the dump cannot be
+ * read (a format this reader does not know, a bound passed); *why then says what.
+ */
+struct jdr *jdr_open(const uint8_t *data, size_t len, const uint64_t nonce[2], uint32_t marker_len,
+                     const char **why);
+void jdr_close(struct jdr *r);
+
+/* The dump's ID of element i of the marker; 0 when the marker was not found. */
+uint64_t jdr_marker_element(const struct jdr *r, uint32_t i);
+
+/* The dump's classes: ID of the class object, name as LOAD CLASS gives it ("[I",
+ * "java/lang/String"; NUL-terminated copy, NULL if it had none). */
+uint32_t jdr_class_count(const struct jdr *r);
+uint64_t jdr_class_id(const struct jdr *r, uint32_t k);
+const char *jdr_class_name(const struct jdr *r, uint32_t k);
+/* The dump's class k is hprof's `info`, its fields in `order` (kept by the caller until
+ * jdr_write returns). Objects of classes not set are left out. */
+void jdr_set_class(struct jdr *r, uint32_t k, struct class_info *info, const struct jdr_order *order);
+bool jdr_class_is_set(const struct jdr *r, uint32_t k);
+/* The dump's object `id` is the thread hprof knows by this object ID and serial. */
+void jdr_set_thread(struct jdr *r, uint64_t id, uint32_t object_id, uint32_t serial);
+
+/* The dump's object `id` is left out, and references to it are null (objects of the
+ * agent's own that the dump holds). */
+void jdr_hide(struct jdr *r, uint64_t id);
+
+/* IDs the objects need (see jdr_write's `base`), 0 when they cannot be told in 32 bits. */
+uint64_t jdr_ids_needed(const struct jdr *r);
+/* Objects and their bytes in the heap (as far as the dump tells: instances by their
+ * values), for the dump's header. */
+uint64_t jdr_objects(const struct jdr *r);
+
+/*
+ * Writes the dump through `wr`: prepare, begin, a MONITOR USED root for each of the
+ * dump's `monitors`, every root and object, the classes, end. Objects take IDs from
+ * `base` on (jdr_ids_needed of them). Returns the objects left out (of classes not set).
+ */
+uint64_t jdr_write(struct jdr *r, const struct heap_dump_writer *wr, struct hd_session *s, uint32_t base,
+                   const uint64_t *monitors, uint32_t nmonitors);
+
+#endif

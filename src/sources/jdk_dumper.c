@@ -1,0 +1,526 @@
+/*
+ * heap=dump through the JDK's own dumper (see jdk_dumper.h).
+ *
+ * 1. The marker: an Object[] holding a long[] with a random nonce, then every loaded
+ *    class, every live thread's object and every monitor a thread owns, held by a JNI
+ *    global reference while the JVM dumps. In the JVM's dump the nonce finds the marker,
+ *    and the marker's elements tell which of the dump's objects are hprof's classes and
+ *    threads (the JVM names objects by address, hprof by its own IDs).
+ * 2. HotSpotDiagnosticMXBean.dumpHeap(file, live=true): a full GC and the dump, written
+ *    by the JVM (in parallel on JDK 21+). With ZGC and Shenandoah, whose collections
+ *    cannot run inside the dump, a GC is forced first.
+ * 3. The file is mapped, unlinked (so it goes away whatever happens next) and rewritten
+ *    into the output by jdk_dump_reader.c, with the output lock held.
+ * Each class's fields are put in the order JVMTI gives (the JVM's declaration order), as
+ * the JVMTI walk writes them: JDK 17's dumper lists them the other way round.
+ */
+#include "sources/jdk_dumper.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "agent/dump.h"
+#include "sources/alloc_tracker.h"
+#include "sources/jdk_dump_reader.h"
+#include "util/log.h"
+#include "writers/heap_dump.h"
+
+/* What the agent knows of one thing in the marker. */
+struct marked {
+    struct class_info **classes;
+    struct jdr_order *orders;
+    struct jdr_order *late_orders;     /* of classes loaded while the marker was made */
+    uint32_t nlate;
+    char **names;                      /* every field name the orders point to */
+    size_t nnames, names_cap;
+    uint32_t ncls;
+    struct thread_info **threads;
+    uint32_t nthreads;
+    uint32_t nmonitors;
+    uint32_t nhidden;                  /* the agent's own objects, last in the marker */
+    jobject marker;                    /* global reference while the JVM dumps */
+    uint64_t nonce[2];
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void phase(const char *what, double t0)
+{
+    if (getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: %-10s %.3f s\n", what, now_s() - t0);
+}
+
+static bool wanted(struct agent *a)
+{
+    const char *how = getenv("HPROF_HEAP_DUMPER");
+    if (how && strcmp(how, "jvmti") == 0) return false;
+    return a->opt.format == 'b' && !alloc_tracker_sites(a) && agent_can_force_gc(a);
+}
+
+/* A name the orders keep, owned by m. */
+static const char *keep_name(struct marked *m, const char *s)
+{
+    if (m->nnames == m->names_cap) {
+        size_t n = m->names_cap ? m->names_cap * 2 : 1024;
+        char **p = realloc(m->names, n * sizeof *p);
+        if (!p) return NULL;
+        m->names = p;
+        m->names_cap = n;
+    }
+    char *c = strdup(s);
+    if (c) m->names[m->nnames++] = c;
+    return c;
+}
+
+/* The order of a class's own fields and statics, as JVMTI lists them. */
+static void field_order(struct agent *a, struct marked *m, jclass cls, struct jdr_order *o)
+{
+    jvmtiEnv *jvmti = a->jvmti;
+    jint n = 0;
+    jfieldID *ids = NULL;
+    memset(o, 0, sizeof *o);
+    if ((*jvmti)->GetClassFields(jvmti, cls, &n, &ids) != JVMTI_ERROR_NONE || n <= 0) return;
+    const char **inst = calloc((size_t)n, sizeof *inst), **stat = calloc((size_t)n, sizeof *stat);
+    for (jint i = 0; inst && stat && i < n; i++) {
+        char *name = NULL;
+        jint mods = 0;
+        if ((*jvmti)->GetFieldName(jvmti, cls, ids[i], &name, NULL, NULL) != JVMTI_ERROR_NONE || !name) continue;
+        (*jvmti)->GetFieldModifiers(jvmti, cls, ids[i], &mods);
+        const char *kept = keep_name(m, name);
+        if (kept) {
+            if (mods & 0x0008) stat[o->nstatics++] = kept;
+            else inst[o->ninst++] = kept;
+        }
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
+    o->inst = inst;
+    o->statics = stat;
+}
+
+static void marked_free(struct marked *m)
+{
+    for (uint32_t i = 0; m->orders && i < m->ncls; i++) {
+        free((void *)m->orders[i].inst);
+        free((void *)m->orders[i].statics);
+    }
+    for (uint32_t i = 0; i < m->nlate; i++) {
+        free((void *)m->late_orders[i].inst);
+        free((void *)m->late_orders[i].statics);
+    }
+    free(m->late_orders);
+    for (size_t i = 0; i < m->nnames; i++) free(m->names[i]);
+    free(m->names);
+    free(m->orders);
+    free(m->classes);
+    free(m->threads);
+}
+
+static void random_nonce(uint64_t nonce[2])
+{
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, nonce, 2 * sizeof *nonce) != (ssize_t)(2 * sizeof *nonce)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        nonce[0] = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
+        nonce[1] = (uint64_t)ts.tv_sec * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)(uintptr_t)nonce;
+    }
+    if (fd >= 0) close(fd);
+}
+
+/* Objects whose monitor a live thread owns, as local references (caller deletes them). */
+static jobject *owned_monitors(struct agent *a, JNIEnv *jni, uint32_t *count)
+{
+    jvmtiEnv *jvmti = a->jvmti;
+    jvmtiCapabilities caps;
+    jobject *out = NULL;
+    uint32_t n = 0, cap = 0;
+    jint nt = 0;
+    jthread *all = NULL;
+    *count = 0;
+    memset(&caps, 0, sizeof caps);
+    if ((*jvmti)->GetCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE || !caps.can_get_owned_monitor_info ||
+        (*jvmti)->GetAllThreads(jvmti, &nt, &all) != JVMTI_ERROR_NONE)
+        return NULL;
+    for (jint i = 0; i < nt; i++) {
+        jint k = 0;
+        jobject *owned = NULL;
+        if ((*jvmti)->GetOwnedMonitorInfo(jvmti, all[i], &k, &owned) == JVMTI_ERROR_NONE) {
+            for (jint j = 0; j < k; j++) {
+                if (n == cap) {
+                    cap = cap ? cap * 2 : 16;
+                    jobject *p = realloc(out, cap * sizeof *p);
+                    if (p) out = p;
+                }
+                if (n < cap) out[n++] = owned[j];
+                else (*jni)->DeleteLocalRef(jni, owned[j]);
+            }
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)owned);
+        }
+        (*jni)->DeleteLocalRef(jni, all[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+    *count = n;
+    return out;
+}
+
+/* Builds the marker (see the top), `hidden` objects last. false when the JVM would not. */
+static bool make_marker(struct agent *a, JNIEnv *jni, struct marked *m, const jobject *hidden, uint32_t nhidden)
+{
+    jvmtiEnv *jvmti = a->jvmti;
+    jint n = 0;
+    jclass *all = NULL;
+    if ((*jvmti)->GetLoadedClasses(jvmti, &n, &all) != JVMTI_ERROR_NONE) return false;
+    uint32_t nmon = 0;
+    jobject *mons = NULL;
+    bool ok = (*jni)->PushLocalFrame(jni, 64) == 0;
+    ok = ok && (*jni)->EnsureLocalCapacity(jni, n + 64) == 0;
+    m->classes = calloc((size_t)n + 1, sizeof *m->classes);
+    m->orders = calloc((size_t)n + 1, sizeof *m->orders);
+    ok = ok && m->classes && m->orders;
+    for (jint i = 0; ok && i < n; i++) {
+        m->classes[i] = classes_of(&a->classes, jvmti, all[i], &a->ids);
+        field_order(a, m, all[i], &m->orders[i]);
+    }
+    m->ncls = ok ? (uint32_t)n : 0;
+
+    struct thread_table *t = &a->threads;
+    pthread_mutex_lock(&t->lock);
+    uint32_t nt = threads_count(t);
+    jobject *trefs = calloc((size_t)nt + 1, sizeof *trefs);
+    m->threads = calloc((size_t)nt + 1, sizeof *m->threads);
+    for (uint32_t i = 0; ok && trefs && m->threads && i < nt; i++) {
+        struct thread_info *ti = threads_at(t, i);
+        if (!ti || !ti->ref) continue;
+        trefs[m->nthreads] = (*jni)->NewLocalRef(jni, ti->ref);
+        if (trefs[m->nthreads]) m->threads[m->nthreads++] = ti;
+    }
+    pthread_mutex_unlock(&t->lock);
+    if (ok) mons = owned_monitors(a, jni, &nmon);
+    m->nmonitors = nmon;
+
+    random_nonce(m->nonce);
+    m->nhidden = nhidden;
+    uint32_t len = 1 + m->ncls + m->nthreads + m->nmonitors + m->nhidden;
+    jclass object = ok ? (*jni)->FindClass(jni, "java/lang/Object") : NULL;
+    jobjectArray arr = object ? (*jni)->NewObjectArray(jni, (jsize)len, object, NULL) : NULL;
+    jlongArray nonce = arr ? (*jni)->NewLongArray(jni, 4) : NULL;
+    if (nonce) {
+        jlong v[4] = {(jlong)m->nonce[0], (jlong)m->nonce[1], (jlong)m->ncls, (jlong)m->nthreads};
+        (*jni)->SetLongArrayRegion(jni, nonce, 0, 4, v);
+        uint32_t at = 0;
+        (*jni)->SetObjectArrayElement(jni, arr, (jsize)at++, nonce);
+        for (uint32_t i = 0; i < m->ncls; i++) (*jni)->SetObjectArrayElement(jni, arr, (jsize)at++, all[i]);
+        for (uint32_t i = 0; i < m->nthreads; i++) (*jni)->SetObjectArrayElement(jni, arr, (jsize)at++, trefs[i]);
+        for (uint32_t i = 0; i < nmon; i++) (*jni)->SetObjectArrayElement(jni, arr, (jsize)at++, mons[i]);
+        for (uint32_t i = 0; i < nhidden; i++) (*jni)->SetObjectArrayElement(jni, arr, (jsize)at++, hidden[i]);
+        m->marker = (*jni)->NewGlobalRef(jni, arr);
+    }
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        if (m->marker) (*jni)->DeleteGlobalRef(jni, m->marker);
+        m->marker = NULL;
+    }
+    /* Every local reference goes, or the JVM's dump would show them as JNI local roots. */
+    for (jint i = 0; i < n; i++) (*jni)->DeleteLocalRef(jni, all[i]);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+    for (uint32_t i = 0; i < nmon; i++) (*jni)->DeleteLocalRef(jni, mons[i]);
+    free(mons);
+    free(trefs);
+    (*jni)->PopLocalFrame(jni, NULL);
+    return m->marker != NULL;
+}
+
+/* Where the JVM writes its dump: beside the output file, else in TMPDIR. The name must
+ * end in .hprof and must not exist. */
+static void temp_path(struct agent *a, char *path, size_t n)
+{
+    char dir[4096];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s", tmp && *tmp ? tmp : "/tmp");
+    if (!a->opt.net_host && a->opt.file) {
+        snprintf(dir, sizeof dir, "%s", a->opt.file);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = 0;
+        else snprintf(dir, sizeof dir, ".");
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    snprintf(path, n, "%s/.hprof-jvm-dump-%d-%d-%lld.hprof", dir, (int)getpid(), a->dumps,
+             (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+}
+
+/* The JVM's HotSpotDiagnosticMXBean (loading the classes it needs before the marker is
+ * made), or NULL. */
+static jobject diagnostic_bean(JNIEnv *jni)
+{
+    jobject bean = NULL;
+    if ((*jni)->PushLocalFrame(jni, 16) != 0) return NULL;
+    jclass mf = (*jni)->FindClass(jni, "java/lang/management/ManagementFactory");
+    jclass hs = mf ? (*jni)->FindClass(jni, "com/sun/management/HotSpotDiagnosticMXBean") : NULL;
+    jmethodID get = hs ? (*jni)->GetStaticMethodID(jni, mf, "getPlatformMXBean",
+                                                   "(Ljava/lang/Class;)Ljava/lang/management/PlatformManagedObject;")
+                       : NULL;
+    if (get) bean = (*jni)->CallStaticObjectMethod(jni, mf, get, hs);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        bean = NULL;
+    }
+    return (*jni)->PopLocalFrame(jni, bean);
+}
+
+/*
+ * The native method behind HotSpotDiagnosticMXBean.dumpHeap (jdk.management's
+ * HotSpotDiagnostic.dumpHeap0(String, boolean), the same on JDK 17 to 25), called
+ * directly: the MXBean's Java side would leave hundreds of objects of its own in the
+ * dump. Its library is initialised as System.loadLibrary would. NULL when not there.
+ */
+typedef void(JNICALL *dump_heap_fn)(JNIEnv *env, jobject self, jstring file, jboolean live);
+
+static dump_heap_fn native_dumper(struct agent *a)
+{
+    char *home = NULL, lib[4200];
+    if ((*a->jvmti)->GetSystemProperty(a->jvmti, "java.home", &home) != JVMTI_ERROR_NONE || !home) return NULL;
+    snprintf(lib, sizeof lib, "%s/lib/libmanagement_ext.so", home);
+    (*a->jvmti)->Deallocate(a->jvmti, (unsigned char *)home);
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!h) return NULL;
+    jint(JNICALL * on_load)(JavaVM *, void *) = (jint(JNICALL *)(JavaVM *, void *))dlsym(h, "JNI_OnLoad");
+    dump_heap_fn dump = (dump_heap_fn)dlsym(h, "Java_com_sun_management_internal_HotSpotDiagnostic_dumpHeap0");
+    if (!on_load || !dump || on_load(a->vm, NULL) < JNI_VERSION_1_2) {
+        dlclose(h);
+        return NULL;
+    }
+    return dump;    /* the library stays loaded, as the JDK's own would */
+}
+
+/* The JVM dumps its heap into `file`, through `native` or else `bean`; false when it
+ * threw. */
+static bool jvm_dump_heap(JNIEnv *jni, dump_heap_fn native, jobject bean, jstring file)
+{
+    bool ok = false;
+    if ((*jni)->PushLocalFrame(jni, 16) != 0) return false;
+    if (native) {
+        native(jni, NULL, file, JNI_TRUE);
+        ok = !(*jni)->ExceptionCheck(jni);
+    } else {
+        jclass hs = (*jni)->FindClass(jni, "com/sun/management/HotSpotDiagnosticMXBean");
+        jmethodID dump = hs ? (*jni)->GetMethodID(jni, hs, "dumpHeap", "(Ljava/lang/String;Z)V") : NULL;
+        if (dump) (*jni)->CallVoidMethod(jni, bean, dump, file, JNI_TRUE);
+        ok = dump && !(*jni)->ExceptionCheck(jni);
+    }
+    if ((*jni)->ExceptionCheck(jni)) {
+        if (getenv("HPROF_HEAP_TIMES")) (*jni)->ExceptionDescribe(jni);
+        (*jni)->ExceptionClear(jni);
+    }
+    (*jni)->PopLocalFrame(jni, NULL);
+    return ok;
+}
+
+/* A String's array of characters (JDK 9+: private byte[] value), or NULL. */
+static jobject string_value(JNIEnv *jni, jstring s)
+{
+    jclass sc = (*jni)->GetObjectClass(jni, s);
+    jfieldID f = sc ? (*jni)->GetFieldID(jni, sc, "value", "[B") : NULL;
+    jobject v = f ? (*jni)->GetObjectField(jni, s, f) : NULL;
+    (*jni)->ExceptionClear(jni);
+    if (sc) (*jni)->DeleteLocalRef(jni, sc);
+    return v;
+}
+
+/* Maps the JVM's dump and unlinks it; NULL when it cannot be read. */
+static const uint8_t *map_dump(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    unlink(path);
+    if (fd < 0) return NULL;
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && st.st_size > 0) p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return NULL;
+    madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+    *len = (size_t)st.st_size;
+    return p;
+}
+
+static int by_id(const void *x, const void *y)
+{
+    uint64_t a = ((const uint64_t *)x)[0], b = ((const uint64_t *)y)[0];
+    return (a > b) - (a < b);
+}
+
+/* Tells the reader which of its classes and threads are hprof's. */
+static bool name_marked(struct jdr *r, struct marked *m)
+{
+    if (jdr_marker_element(r, 0) == 0) return false;
+    uint64_t (*ids)[2] = calloc((size_t)m->ncls + 1, sizeof *ids);     /* {dump ID, index} sorted */
+    if (!ids) return false;
+    for (uint32_t i = 0; i < m->ncls; i++) {
+        ids[i][0] = jdr_marker_element(r, 1 + i);
+        ids[i][1] = i;
+    }
+    qsort(ids, m->ncls, sizeof *ids, by_id);
+    for (uint32_t k = 0; k < jdr_class_count(r); k++) {
+        uint64_t key[2] = {jdr_class_id(r, k), 0};
+        const uint64_t(*hit)[2] = bsearch(key, ids, m->ncls, sizeof *ids, by_id);
+        if (hit) jdr_set_class(r, k, m->classes[(*hit)[1]], &m->orders[(*hit)[1]]);
+    }
+    free(ids);
+    for (uint32_t i = 0; i < m->nthreads; i++)
+        jdr_set_thread(r, jdr_marker_element(r, 1 + m->ncls + i), m->threads[i]->object_id, m->threads[i]->serial);
+    for (uint32_t i = 0; i < m->nhidden; i++)
+        jdr_hide(r, jdr_marker_element(r, 1 + m->ncls + m->nthreads + m->nmonitors + i));
+    return true;
+}
+
+/* Whether a class's signature ("Ljava/lang/String;", "[I") names what the JVM's dump
+ * calls "java/lang/String", "[I". A hidden class's name has a '+' in the dump where
+ * JVMTI has a '.'. */
+static bool same_name(const char *sig, const char *name)
+{
+    if (!sig || !name) return false;
+    bool plain = sig[0] == 'L';
+    const char *p = sig + plain;
+    for (; *name; p++, name++)
+        if (*p != *name && !(*p == '.' && *name == '+')) return false;
+    return plain ? p[0] == ';' && !p[1] : !*p;
+}
+
+static int by_ptr(const void *x, const void *y)
+{
+    uintptr_t a = (uintptr_t) * (void *const *)x, b = (uintptr_t) * (void *const *)y;
+    return (a > b) - (a < b);
+}
+
+/*
+ * Classes the JVM loaded after the marker was made (the dump itself loads some) are not
+ * in it: they are found by name among the classes loaded now, where the name is unique
+ * among those new ones.
+ */
+static void resolve_late(struct agent *a, JNIEnv *jni, struct jdr *r, struct marked *m)
+{
+    uint32_t unset = 0;
+    for (uint32_t k = 0; k < jdr_class_count(r); k++) unset += !jdr_class_is_set(r, k);
+    jint n = 0;
+    jclass *all = NULL;
+    if (!unset || (*a->jvmti)->GetLoadedClasses(a->jvmti, &n, &all) != JVMTI_ERROR_NONE) return;
+    struct class_info **known = malloc(((size_t)m->ncls + 1) * sizeof *known);
+    struct class_info **fresh = calloc((size_t)n + 1, sizeof *fresh);
+    m->late_orders = calloc((size_t)n + 1, sizeof *m->late_orders);
+    if (known && fresh && m->late_orders && (*jni)->EnsureLocalCapacity(jni, n + 16) == 0) {
+        memcpy(known, m->classes, (size_t)m->ncls * sizeof *known);
+        qsort(known, m->ncls, sizeof *known, by_ptr);
+        for (jint i = 0; i < n; i++) {
+            struct class_info *ci = classes_of(&a->classes, a->jvmti, all[i], &a->ids);
+            if (bsearch(&ci, known, m->ncls, sizeof *known, by_ptr)) continue;
+            field_order(a, m, all[i], &m->late_orders[m->nlate]);
+            fresh[m->nlate++] = ci;
+        }
+        for (uint32_t k = 0; k < jdr_class_count(r); k++) {
+            if (jdr_class_is_set(r, k)) continue;
+            int found = -1, hits = 0;
+            for (uint32_t i = 0; i < m->nlate; i++)
+                if (same_name(fresh[i]->signature, jdr_class_name(r, k))) {
+                    found = (int)i;
+                    hits++;
+                }
+            if (hits == 1) jdr_set_class(r, k, fresh[found], &m->late_orders[found]);
+        }
+    }
+    for (jint i = 0; i < n; i++) (*jni)->DeleteLocalRef(jni, all[i]);
+    (*a->jvmti)->Deallocate(a->jvmti, (unsigned char *)all);
+    free(known);
+    free(fresh);
+}
+
+/* The first of `need` object IDs for this dump: taken from the agent's counter when they
+ * fit in it, else reused from where it stands (IDs are new at every dump). 0: too many. */
+static uint32_t take_ids(struct agent *a, uint64_t need)
+{
+    uint32_t at = atomic_load(&a->ids.next_object);
+    if (need == 0 || (uint64_t)at + need >= 0xFFFFFF00ull) return 0;
+    if ((uint64_t)at + 2 * need < 0xF0000000ull) return atomic_fetch_add(&a->ids.next_object, (uint32_t)need);
+    return at;
+}
+
+static bool convert(struct agent *a, JNIEnv *jni, struct marked *m, const uint8_t *data, size_t len, double t0)
+{
+    const char *why = NULL;
+    struct jdr *r = jdr_open(data, len, m->nonce, 1 + m->ncls + m->nthreads + m->nmonitors + m->nhidden, &why);
+    if (!r) {
+        log_warning("cannot read the JVM's own heap dump (%s); walking the heap instead", why ? why : "?");
+        return false;
+    }
+    uint32_t base = 0;
+    bool named = name_marked(r, m);
+    if (named) resolve_late(a, jni, r, m);
+    if (!named || !(base = take_ids(a, jdr_ids_needed(r)))) {
+        jdr_close(r);
+        return false;
+    }
+    phase("read", t0);
+    uint64_t *mons = calloc((size_t)m->nmonitors + 1, sizeof *mons);
+    uint32_t nmons = 0;
+    for (uint32_t i = 0; mons && i < m->nmonitors; i++)
+        mons[nmons++] = jdr_marker_element(r, 1 + m->ncls + m->nthreads + i);
+
+    output_lock(&a->out);
+    /* Traces not written yet come first, the empty one (which roots name) before them. */
+    a->writer->trace(&a->wctx, &a->traces.empty);
+    dump_unwritten_traces(a);
+    struct hd_session s = {.w = &a->wctx};
+    uint64_t left = jdr_write(r, &heap_dump_binary, &s, base, mons, nmons);
+    output_flush(&a->out);
+    output_unlock(&a->out);
+    phase("written", t0);
+    if (left && getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: %llu objects of unknown classes left out\n",
+                                                    (unsigned long long)left);
+    free(mons);
+    jdr_close(r);
+    return true;
+}
+
+bool jdk_dumper_dump(struct agent *a, JNIEnv *jni)
+{
+    if (!wanted(a) || (*jni)->PushLocalFrame(jni, 16) != 0) return false;
+    double t0 = now_s();
+    struct marked m;
+    memset(&m, 0, sizeof m);
+    char path[4200];
+    temp_path(a, path, sizeof path);
+    unlink(path);
+    /* The file's name is a String in the dump: it and its characters are left out. */
+    jstring file = (*jni)->NewStringUTF(jni, path);
+    jobject hidden[2] = {file, file ? string_value(jni, file) : NULL};
+    dump_heap_fn native = native_dumper(a);
+    jobject bean = native ? NULL : diagnostic_bean(jni);
+    bool done = false;
+    if (file && (native || bean) && make_marker(a, jni, &m, hidden, hidden[1] ? 2 : 1)) {
+        phase("marker", t0);
+        if (!a->gc_at_exit) (*a->jvmti)->ForceGarbageCollection(a->jvmti);    /* ZGC, Shenandoah: see the top */
+        bool dumped = jvm_dump_heap(jni, native, bean, file);
+        (*jni)->DeleteGlobalRef(jni, m.marker);
+        phase("jvm dump", t0);
+        size_t len = 0;
+        const uint8_t *data = dumped ? map_dump(path, &len) : NULL;
+        unlink(path);
+        done = data && convert(a, jni, &m, data, len, t0);
+        if (data) munmap((void *)data, len);
+    }
+    marked_free(&m);
+    (*jni)->PopLocalFrame(jni, NULL);
+    return done;
+}
