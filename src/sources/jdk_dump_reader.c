@@ -15,6 +15,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "tables/classes.h"
 #include "tables/ids.h"
@@ -110,6 +112,7 @@ struct jdr {
     const uint8_t *data;
     size_t len;
     size_t body;                     /* where the records start */
+    bool release;                    /* madvise pages done with (jdr_release_behind) */
     const char *why;
     struct idmap strings;            /* STRING ID -> offset of its record */
     struct idmap class_ix;           /* class object ID -> index in cls */
@@ -347,11 +350,23 @@ static bool index_sub(struct jdr *r, const uint8_t *p)
     }
 }
 
+#define RELEASE_STEP ((size_t)64 << 20)
+
+/* Hands back the pages before p (see jdr_release_behind), 64 MiB at a time. */
+static void release_before(struct jdr *r, const uint8_t *p, const uint8_t **done)
+{
+    if (!r->release || (size_t)(p - *done) < RELEASE_STEP) return;
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t from = (uintptr_t)*done & ~(uintptr_t)(page - 1), to = (uintptr_t)p & ~(uintptr_t)(page - 1);
+    if (to > from) madvise((void *)from, to - from, MADV_DONTNEED);
+    *done = (const uint8_t *)to;
+}
+
 /* Calls fn on every sub-record of every HEAP DUMP (SEGMENT) record; false when one
  * cannot be read or fn says stop. */
 static bool each_sub(struct jdr *r, bool (*fn)(struct jdr *r, const uint8_t *p))
 {
-    const uint8_t *p = r->data + r->body, *end = r->data + r->len;
+    const uint8_t *p = r->data + r->body, *end = r->data + r->len, *done = r->data;
     while (p < end) {
         if (end - p < 9) return fail(r, "a record header is cut short");
         unsigned tag = p[0];
@@ -364,6 +379,7 @@ static bool each_sub(struct jdr *r, bool (*fn)(struct jdr *r, const uint8_t *p))
                 if (!m) return fail(r, "a heap dump sub-record it cannot read");
                 if (!fn(r, q)) return false;
                 q += m;
+                release_before(r, q, &done);
             }
         }
         p = b + n;
@@ -461,7 +477,7 @@ static bool finish_index(struct jdr *r)
     return r->out ? true : fail(r, "out of memory");
 }
 
-struct jdr *jdr_open(const uint8_t *data, size_t len, const uint64_t nonce[2], uint32_t marker_len,
+struct jdr *jdr_open(const uint8_t *data, size_t len, bool mapped, const uint64_t nonce[2], uint32_t marker_len,
                      const char **why)
 {
     struct jdr *r = calloc(1, sizeof *r);
@@ -471,6 +487,7 @@ struct jdr *jdr_open(const uint8_t *data, size_t len, const uint64_t nonce[2], u
     }
     r->data = data;
     r->len = len;
+    r->release = mapped;
     r->nonce[0] = nonce[0];
     r->nonce[1] = nonce[1];
     r->marker_len = marker_len;

@@ -35,12 +35,16 @@ struct jdr_order {
 
 /*
  * Checks and indexes the dump in data[0..len) (which must stay mapped while the reader
- * lives). `marker_len` is the length of the marker array. NULL when the dump cannot be
- * read (a format this reader does not know, a bound passed); *why then says what.
+ * lives). `marker_len` is the length of the marker array. `mapped`: the data is a private
+ * read-only mapping of a file, and the pages each pass is done with are handed back
+ * (madvise), so that the agent's resident memory does not grow by the file's size. NULL
+ * when the dump cannot be read (a format this reader does not know, a bound passed);
+ * *why then says what.
  */
-struct jdr *jdr_open(const uint8_t *data, size_t len, const uint64_t nonce[2], uint32_t marker_len,
+struct jdr *jdr_open(const uint8_t *data, size_t len, bool mapped, const uint64_t nonce[2], uint32_t marker_len,
                      const char **why);
 void jdr_close(struct jdr *r);
+
 
 /* The dump's ID of element i of the marker; 0 when the marker was not found. */
 uint64_t jdr_marker_element(const struct jdr *r, uint32_t i);

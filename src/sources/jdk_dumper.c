@@ -459,7 +459,7 @@ static uint32_t take_ids(struct agent *a, uint64_t need)
 static bool convert(struct agent *a, JNIEnv *jni, struct marked *m, const uint8_t *data, size_t len, double t0)
 {
     const char *why = NULL;
-    struct jdr *r = jdr_open(data, len, m->nonce, 1 + m->ncls + m->nthreads + m->nmonitors + m->nhidden, &why);
+    struct jdr *r = jdr_open(data, len, true, m->nonce, 1 + m->ncls + m->nthreads + m->nmonitors + m->nhidden, &why);
     if (!r) {
         log_warning("cannot read the JVM's own heap dump (%s); walking the heap instead", why ? why : "?");
         return false;
@@ -485,7 +485,7 @@ static bool convert(struct agent *a, JNIEnv *jni, struct marked *m, const uint8_
     uint64_t left = jdr_write(r, &heap_dump_binary, &s, base, mons, nmons);
     output_flush(&a->out);
     output_unlock(&a->out);
-    phase("written", t0);
+    phase("end", t0);
     if (left && getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: %llu objects of unknown classes left out\n",
                                                     (unsigned long long)left);
     free(mons);

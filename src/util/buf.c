@@ -31,33 +31,6 @@ int buf_reserve(struct buf *b, size_t extra)
     return 0;
 }
 
-void buf_put(struct buf *b, const void *p, size_t n)
-{
-    if (n == 0 || buf_reserve(b, n)) return;
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-}
-
-void buf_u1(struct buf *b, uint8_t v) { buf_put(b, &v, 1); }
-
-void buf_u2(struct buf *b, uint16_t v)
-{
-    uint8_t x[2] = {(uint8_t)(v >> 8), (uint8_t)v};
-    buf_put(b, x, 2);
-}
-
-void buf_u4(struct buf *b, uint32_t v)
-{
-    uint8_t x[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
-    buf_put(b, x, 4);
-}
-
-void buf_u8(struct buf *b, uint64_t v)
-{
-    buf_u4(b, (uint32_t)(v >> 32));
-    buf_u4(b, (uint32_t)v);
-}
-
 void buf_patch_u4(struct buf *b, size_t at, uint32_t v)
 {
     if (b->oom || at + 4 > b->len) return;

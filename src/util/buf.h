@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util/log.h"
 
@@ -19,11 +20,50 @@ void buf_free(struct buf *b);
 void buf_reset(struct buf *b);
 int buf_reserve(struct buf *b, size_t extra);
 
-void buf_put(struct buf *b, const void *p, size_t n);
-void buf_u1(struct buf *b, uint8_t v);
-void buf_u2(struct buf *b, uint16_t v);
-void buf_u4(struct buf *b, uint32_t v);
-void buf_u8(struct buf *b, uint64_t v);
+/* The writers are inline: a heap dump calls them a few hundred million times. */
+static inline uint8_t *buf_room(struct buf *b, size_t n)
+{
+    if ((b->oom || b->len + n > b->cap) && buf_reserve(b, n)) return NULL;
+    uint8_t *p = b->data + b->len;
+    b->len += n;
+    return p;
+}
+
+static inline void buf_put(struct buf *b, const void *v, size_t n)
+{
+    uint8_t *p = n ? buf_room(b, n) : NULL;
+    if (p) memcpy(p, v, n);
+}
+
+static inline void buf_u1(struct buf *b, uint8_t v)
+{
+    uint8_t *p = buf_room(b, 1);
+    if (p) p[0] = v;
+}
+
+static inline void buf_u2(struct buf *b, uint16_t v)
+{
+    uint8_t *p = buf_room(b, 2);
+    if (!p) return;
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static inline void buf_u4(struct buf *b, uint32_t v)
+{
+    uint8_t *p = buf_room(b, 4);
+    if (!p) return;
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static inline void buf_u8(struct buf *b, uint64_t v)
+{
+    buf_u4(b, (uint32_t)(v >> 32));
+    buf_u4(b, (uint32_t)v);
+}
 /* Overwrites a u4 at an earlier offset (record lengths known only at the end). */
 void buf_patch_u4(struct buf *b, size_t at, uint32_t v);
 void buf_printf(struct buf *b, const char *fmt, ...) HPROF_PRINTF(2, 3);
