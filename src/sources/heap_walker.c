@@ -39,6 +39,7 @@
 #include "tables/ids.h"
 #include "tables/sites.h"
 #include "tables/tags.h"
+#include "util/buf.h"
 #include "util/log.h"
 #include "writers/heap_dump.h"
 
@@ -627,17 +628,6 @@ static void put_id(uint8_t *p, uint32_t id)
     p[3] = (uint8_t)id;
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return true;
-    size_t n = *cap ? *cap : 256;
-    while (n < need) n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q) return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
 
 /* Writes the object being visited (its record is complete). */
 static void finish(struct walk *w)
@@ -690,7 +680,7 @@ static void begin(struct walk *w, jlong tag, jlong class_tag)
         uint32_t len = (uint32_t)((uint64_t)tag >> TAG_LEN_SHIFT);
         w->cur_len = len;
         if (c->elem_type == HD_OBJECT) {
-            if (!grow((void **)&w->elems, &w->elems_cap, len ? len : 1, sizeof *w->elems)) {
+            if (!grow_array((void **)&w->elems, &w->elems_cap, len ? len : 1, sizeof *w->elems)) {
                 w->oom = true;
                 return;
             }
@@ -701,7 +691,7 @@ static void begin(struct walk *w, jlong tag, jlong class_tag)
         }
         return;
     }
-    if (!grow((void **)&w->vals, &w->vals_cap, c->inst_bytes ? c->inst_bytes : 1, 1)) {
+    if (!grow_array((void **)&w->vals, &w->vals_cap, c->inst_bytes ? c->inst_bytes : 1, 1)) {
         w->oom = true;
         return;
     }
@@ -844,7 +834,7 @@ static jint JNICALL on_array_values(jlong class_tag, jlong size, jlong *tag_ptr,
     int t = (int)hd_type_of((char)element_type);
     unsigned es = hd_type_size(t);
     size_t n = (size_t)(count > 0 ? count : 0);
-    if (!grow((void **)&w->pbuf, &w->pbuf_cap, n * es + 1, 1)) {
+    if (!grow_array((void **)&w->pbuf, &w->pbuf_cap, n * es + 1, 1)) {
         w->oom = true;
         return 0;
     }
@@ -896,8 +886,8 @@ static jint JNICALL on_find_unvisited(jlong class_tag, jlong size, jlong *tag_pt
     struct walk *w = user_data;
     jlong tag = *tag_ptr;
     if (!tag_is_object(tag) || marks_of(w, tag_object_id(tag)) != MARK_NAMED) return 0;
-    if (!grow((void **)&w->pending, &w->pending_cap, w->npending + 1, sizeof *w->pending) ||
-        !grow((void **)&w->pending_size, &w->pending_size_cap, w->npending + 1, sizeof *w->pending_size)) {
+    if (!grow_array((void **)&w->pending, &w->pending_cap, w->npending + 1, sizeof *w->pending) ||
+        !grow_array((void **)&w->pending_size, &w->pending_size_cap, w->npending + 1, sizeof *w->pending_size)) {
         w->oom = true;
         return 0;
     }
@@ -945,7 +935,7 @@ static void write_prim_array_jni(struct walk *w, jobject o, uint32_t id, struct 
     JNIEnv *jni = w->jni;
     jsize n = (*jni)->GetArrayLength(jni, o);
     unsigned es = hd_type_size(c->elem_type);
-    if (!grow((void **)&w->pbuf, &w->pbuf_cap, (size_t)n * es + 1, 1)) {
+    if (!grow_array((void **)&w->pbuf, &w->pbuf_cap, (size_t)n * es + 1, 1)) {
         w->oom = true;
         return;
     }
@@ -991,7 +981,7 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
         write_prim_array_jni(w, o, id, c, (uint32_t)size);
     } else if (c->is_array) {
         jsize n = (*jni)->GetArrayLength(jni, o);
-        if (!grow((void **)&w->elems, &w->elems_cap, (size_t)n + 1, sizeof *w->elems)) {
+        if (!grow_array((void **)&w->elems, &w->elems_cap, (size_t)n + 1, sizeof *w->elems)) {
             w->oom = true;
             return;
         }
@@ -1002,7 +992,7 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
         }
         w->wr->obj_array(&w->s, id, trace_of_id(w, id), c, (uint32_t)size, (uint32_t)n, w->elems);
     } else {
-        if (!grow((void **)&w->vals, &w->vals_cap, (size_t)c->inst_bytes + 1, 1)) {
+        if (!grow_array((void **)&w->vals, &w->vals_cap, (size_t)c->inst_bytes + 1, 1)) {
             w->oom = true;
             return;
         }

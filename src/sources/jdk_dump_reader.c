@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tables/classes.h"
+#include "util/buf.h"
 #include "tables/ids.h"
 #include "writers/binary_format.h"
 
@@ -118,9 +119,11 @@ struct jdr {
     struct idmap class_ix;           /* class object ID -> index in cls */
     struct cls *cls;
     struct hd_class *out;            /* what the writer sees, index for index */
-    uint32_t ncls, cls_cap;
+    uint32_t ncls;
+    size_t cls_cap;
     struct { uint64_t id; uint32_t serial; } *troots;    /* ROOT THREAD OBJECT: the JDK's serials */
-    uint32_t ntroots, troots_cap;
+    uint32_t ntroots;
+    size_t troots_cap;
     struct idmap special;            /* dump ID -> hprof's ID (classes, threads) */
     struct idmap thread_serial;      /* dump thread object ID -> hprof's serial */
     uint32_t *serial_of;             /* the JDK's thread serial -> hprof's */
@@ -129,7 +132,8 @@ struct jdr {
     struct idmap chunk_ix;           /* chunk number (address >> 20) -> index in bits */
     uint8_t **bits;                  /* per used chunk: a bit per 8-byte slot, set where an
                                         object of the dump starts; by rank once ranked */
-    uint32_t nbits, bits_cap;
+    uint32_t nbits;
+    size_t bits_cap;
     uint64_t mark_chunk;             /* the chunk marked last, and its bits */
     uint8_t *mark_bits;
     uint64_t lo, hi;                 /* lowest and highest used chunk */
@@ -191,17 +195,6 @@ static bool fail(struct jdr *r, const char *why)
     return false;
 }
 
-static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-    if (need <= *cap) return true;
-    uint32_t n = *cap ? *cap * 2 : 64;
-    while (n < need) n *= 2;
-    void *q = realloc(*p, (size_t)n * elem);
-    if (!q) return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
 
 /* ---- the shape of records ---- */
 
@@ -280,7 +273,7 @@ static struct cls *class_for(struct jdr *r, uint64_t id)
 {
     uint64_t k;
     if (idmap_get(&r->class_ix, id, &k)) return &r->cls[k];
-    if (!grow((void **)&r->cls, &r->cls_cap, r->ncls + 1, sizeof *r->cls)) return NULL;
+    if (!grow_array((void **)&r->cls, &r->cls_cap, r->ncls + 1, sizeof *r->cls)) return NULL;
     k = r->ncls;
     if (!idmap_put(&r->class_ix, id, k)) return NULL;
     r->ncls++;
@@ -299,7 +292,7 @@ static bool mark_object(struct jdr *r, uint64_t id)
     if (!r->mark_bits || c != r->mark_chunk) {
         uint64_t k;
         if (!idmap_get(&r->chunk_ix, c + 1, &k)) {
-            if (!grow((void **)&r->bits, &r->bits_cap, r->nbits + 1, sizeof *r->bits)) return fail(r, "out of memory");
+            if (!grow_array((void **)&r->bits, &r->bits_cap, r->nbits + 1, sizeof *r->bits)) return fail(r, "out of memory");
             k = r->nbits;
             r->bits[k] = calloc(CHUNK_BITS_BYTES, 1);
             if (!r->bits[k] || !idmap_put(&r->chunk_ix, c + 1, k)) return fail(r, "out of memory");
@@ -329,7 +322,7 @@ static bool index_sub(struct jdr *r, const uint8_t *p)
     const uint8_t *b = p + 1;
     switch (p[0]) {
     case HD_ROOT_THREAD_OBJECT:
-        if (!grow((void **)&r->troots, &r->troots_cap, r->ntroots + 1, sizeof *r->troots)) return fail(r, "out of memory");
+        if (!grow_array((void **)&r->troots, &r->troots_cap, r->ntroots + 1, sizeof *r->troots)) return fail(r, "out of memory");
         r->troots[r->ntroots].id = be64(b);
         r->troots[r->ntroots++].serial = be32(b + ID_BYTES);
         return true;
@@ -362,17 +355,30 @@ static void release_before(struct jdr *r, const uint8_t *p, const uint8_t **done
     *done = (const uint8_t *)to;
 }
 
+/* The record at *p: its tag, body and body's length; moves *p past it. false when it is
+ * cut short. */
+static bool next_record(struct jdr *r, const uint8_t **p, const uint8_t *end, unsigned *tag, const uint8_t **body,
+                        uint32_t *n)
+{
+    if (end - *p < 9) return fail(r, "a record header is cut short");
+    *tag = (*p)[0];
+    *n = be32(*p + 5);
+    *body = *p + 9;
+    if ((size_t)(end - *body) < *n) return fail(r, "a record passes the end of the file");
+    *p = *body + *n;
+    return true;
+}
+
 /* Calls fn on every sub-record of every HEAP DUMP (SEGMENT) record; false when one
  * cannot be read or fn says stop. */
 static bool each_sub(struct jdr *r, bool (*fn)(struct jdr *r, const uint8_t *p))
 {
     const uint8_t *p = r->data + r->body, *end = r->data + r->len, *done = r->data;
     while (p < end) {
-        if (end - p < 9) return fail(r, "a record header is cut short");
-        unsigned tag = p[0];
-        uint32_t n = be32(p + 5);
-        const uint8_t *b = p + 9;
-        if ((size_t)(end - b) < n) return fail(r, "a record passes the end of the file");
+        unsigned tag;
+        const uint8_t *b;
+        uint32_t n;
+        if (!next_record(r, &p, end, &tag, &b, &n)) return false;
         if (tag == TAG_HEAP_DUMP || tag == TAG_HEAP_DUMP_SEGMENT) {
             for (const uint8_t *q = b, *qe = b + n; q < qe;) {
                 size_t m = sub_size(q, qe);
@@ -382,7 +388,6 @@ static bool each_sub(struct jdr *r, bool (*fn)(struct jdr *r, const uint8_t *p))
                 release_before(r, q, &done);
             }
         }
-        p = b + n;
     }
     return true;
 }
@@ -398,20 +403,18 @@ static bool index_records(struct jdr *r)
     p += 12;
     r->body = (size_t)(p - r->data);
     while (p < end) {
-        if (end - p < 9) return fail(r, "a record header is cut short");
-        unsigned tag = p[0];
-        uint32_t n = be32(p + 5);
-        const uint8_t *b = p + 9;
-        if ((size_t)(end - b) < n) return fail(r, "a record passes the end of the file");
+        const uint8_t *rec = p, *b;
+        unsigned tag;
+        uint32_t n;
+        if (!next_record(r, &p, end, &tag, &b, &n)) return false;
         if (tag == TAG_STRING) {
-            if (n < ID_BYTES || !idmap_put(&r->strings, be64(b), (uint64_t)(p - r->data)))
+            if (n < ID_BYTES || !idmap_put(&r->strings, be64(b), (uint64_t)(rec - r->data)))
                 return fail(r, "a bad STRING record");
         } else if (tag == TAG_LOAD_CLASS) {
             struct cls *c = n >= 8 + 2 * ID_BYTES ? class_for(r, be64(b + 4)) : NULL;
             if (!c) return fail(r, "a bad LOAD CLASS record");
             c->name_id = be64(b + 8 + ID_BYTES);
         }
-        p = b + n;
     }
     return each_sub(r, index_sub);
 }
@@ -813,17 +816,6 @@ static int64_t set_class(struct jdr *r, uint64_t id)
     return r->last_k;
 }
 
-static bool grow_size(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return true;
-    size_t n = *cap ? *cap : 256;
-    while (n < need) n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q) return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
 
 
 static uint32_t thread_serial(const struct jdr *r, uint32_t jdk_serial)
@@ -871,7 +863,7 @@ static void write_instance(struct jdr *r, const uint8_t *b)
     if (c && !c->ops_state) build_ops(r, c);
     uint32_t n = be32(b + 2 * ID_BYTES + 4);
     const struct hd_class *o = c ? &r->out[k] : NULL;
-    if (!c || c->ops_state < 0 || n != c->src_bytes || !grow_size((void **)&r->vals, &r->vals_cap, o->inst_bytes + 1, 1)) {
+    if (!c || c->ops_state < 0 || n != c->src_bytes || !grow_array((void **)&r->vals, &r->vals_cap, o->inst_bytes + 1, 1)) {
         r->left_out++;
         return;
     }
@@ -887,7 +879,7 @@ static void write_obj_array(struct jdr *r, const uint8_t *b)
     uint32_t n = be32(b + ID_BYTES + 4);
     int64_t k = set_class(r, be64(b + ID_BYTES + 8));
     if (!id) return;
-    if (k < 0 || !grow_size((void **)&r->elems, &r->elems_cap, (size_t)n + 1, sizeof *r->elems)) {
+    if (k < 0 || !grow_array((void **)&r->elems, &r->elems_cap, (size_t)n + 1, sizeof *r->elems)) {
         r->left_out++;
         return;
     }
@@ -923,7 +915,7 @@ static bool write_sub(struct jdr *r, const uint8_t *p)
 static void write_missing(struct jdr *r)
 {
     const struct hd_class *c = r->class_class >= 0 && r->out[r->class_class].info ? &r->out[r->class_class] : NULL;
-    if (!c || !r->missing.n || !grow_size((void **)&r->vals, &r->vals_cap, c->inst_bytes + 1, 1)) return;
+    if (!c || !r->missing.n || !grow_array((void **)&r->vals, &r->vals_cap, c->inst_bytes + 1, 1)) return;
     memset(r->vals, 0, c->inst_bytes);
     for (size_t i = 0; i < r->missing.cap; i++)
         if (r->missing.keys[i]) r->wr->instance(r->s, (uint32_t)r->missing.vals[i], SERIAL_TRACE_BASE, c, 0, r->vals);

@@ -2,7 +2,9 @@
 #ifndef HPROF_BUF_H
 #define HPROF_BUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -19,6 +21,20 @@ void buf_init(struct buf *b);
 void buf_free(struct buf *b);
 void buf_reset(struct buf *b);
 int buf_reserve(struct buf *b, size_t extra);
+
+/* Grows *p (an array of *cap elements of `elem` bytes) to hold `need`, doubling; false
+ * when out of memory (the array is left as it was). */
+static inline bool grow_array(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return true;
+    size_t n = *cap ? *cap : 64;
+    while (n < need) n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q) return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
 
 /* The writers are inline: a heap dump calls them a few hundred million times. */
 static inline uint8_t *buf_room(struct buf *b, size_t n)
