@@ -535,38 +535,48 @@ static uint32_t thread_site(struct walk *w, uint32_t id)
     return i < w->nthreads ? w->threads[i].site : 0;
 }
 
-/* Monitors owned by live threads: roots of their own. (HotSpot does not tell of monitors
- * entered through JNI.) */
-static void find_monitors(struct walk *w)
+jobject *heap_owned_monitors(struct agent *a, JNIEnv *jni, uint32_t *count)
 {
-    jvmtiEnv *jvmti = w->a->jvmti;
-    JNIEnv *jni = w->jni;
+    jvmtiEnv *jvmti = a->jvmti;
     jvmtiCapabilities caps;
-    memset(&caps, 0, sizeof caps);
-    if ((*jvmti)->GetCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE || !caps.can_get_owned_monitor_info) return;
-    jint n = 0;
+    jobject *out = NULL;
+    uint32_t n = 0;
+    size_t cap = 0;
+    jint nt = 0;
     jthread *all = NULL;
-    if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return;
-    uint32_t cap = 0;
-    for (jint i = 0; i < n; i++) {
-        jint m = 0;
+    *count = 0;
+    memset(&caps, 0, sizeof caps);
+    if ((*jvmti)->GetCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE || !caps.can_get_owned_monitor_info ||
+        (*jvmti)->GetAllThreads(jvmti, &nt, &all) != JVMTI_ERROR_NONE)
+        return NULL;
+    for (jint i = 0; i < nt; i++) {
+        jint k = 0;
         jobject *owned = NULL;
-        if ((*jvmti)->GetOwnedMonitorInfo(jvmti, all[i], &m, &owned) == JVMTI_ERROR_NONE) {
-            for (jint k = 0; k < m; k++) {
-                if (w->nmonitors == cap) {
-                    cap = cap ? cap * 2 : 16;
-                    uint32_t *p = realloc(w->monitors, cap * sizeof *p);
-                    if (!p) break;
-                    w->monitors = p;
-                }
-                if (w->nmonitors < cap) w->monitors[w->nmonitors++] = id_of_object(w, owned[k]);
-                (*jni)->DeleteLocalRef(jni, owned[k]);
+        if ((*jvmti)->GetOwnedMonitorInfo(jvmti, all[i], &k, &owned) == JVMTI_ERROR_NONE) {
+            for (jint j = 0; j < k; j++) {
+                if (grow_array((void **)&out, &cap, (size_t)n + 1, sizeof *out)) out[n++] = owned[j];
+                else (*jni)->DeleteLocalRef(jni, owned[j]);
             }
             (*jvmti)->Deallocate(jvmti, (unsigned char *)owned);
         }
         (*jni)->DeleteLocalRef(jni, all[i]);
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+    *count = n;
+    return out;
+}
+
+/* The monitor roots of this dump, named. */
+static void find_monitors(struct walk *w)
+{
+    uint32_t n = 0;
+    jobject *owned = heap_owned_monitors(w->a, w->jni, &n);
+    w->monitors = calloc(n ? n : 1, sizeof *w->monitors);
+    for (uint32_t i = 0; i < n; i++) {
+        if (w->monitors) w->monitors[w->nmonitors++] = id_of_object(w, owned[i]);
+        (*w->jni)->DeleteLocalRef(w->jni, owned[i]);
+    }
+    free(owned);
 }
 
 /* Object array sizes (text sz=): fitted to what JVMTI says of a few small arrays. */
@@ -620,13 +630,6 @@ static void put_be(uint8_t *p, int type, jvalue v)
     for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(x >> (8 * (n - 1 - i)));
 }
 
-static void put_id(uint8_t *p, uint32_t id)
-{
-    p[0] = (uint8_t)(id >> 24);
-    p[1] = (uint8_t)(id >> 16);
-    p[2] = (uint8_t)(id >> 8);
-    p[3] = (uint8_t)id;
-}
 
 
 /* Writes the object being visited (its record is complete). */
@@ -778,7 +781,7 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
         if (kind == JVMTI_HEAP_REFERENCE_FIELD) {
             jint i = info->field.index;
             if (i >= 0 && (uint32_t)i < c->nslots && c->inst_slot_off[i] >= 0 && c->inst_slot_type[i] == HD_OBJECT)
-                put_id(w->vals + c->inst_slot_off[i], id);
+                be_store_u4(w->vals + c->inst_slot_off[i], id);
         }
         break;
     case CUR_OBJ_ARRAY:
@@ -792,7 +795,7 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
         case JVMTI_HEAP_REFERENCE_STATIC_FIELD: {
             jint i = info->field.index;
             if (i >= 0 && (uint32_t)i < c->nstatic_slots && c->static_slot_off[i] >= 0 && c->static_slot_type[i] == HD_OBJECT)
-                put_id(c->static_values + c->static_slot_off[i], id);
+                be_store_u4(c->static_values + c->static_slot_off[i], id);
             break;
         }
         case JVMTI_HEAP_REFERENCE_CLASS_LOADER: c->loader_id = id; break;
@@ -1005,7 +1008,7 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
                 uint8_t *p = w->vals + start + x->all_off[j];
                 if (x->all_type[j] == HD_OBJECT) {
                     jobject v = (*jni)->GetObjectField(jni, o, x->fids[j]);
-                    put_id(p, id_of_object(w, v));
+                    be_store_u4(p, id_of_object(w, v));
                     if (v) (*jni)->DeleteLocalRef(jni, v);
                 } else {
                     put_be(p, x->all_type[j], read_field(jni, o, x->fids[j], x->all_type[j]));

@@ -113,7 +113,7 @@ struct jdr {
     const uint8_t *data;
     size_t len;
     size_t body;                     /* where the records start */
-    bool release;                    /* madvise pages done with (jdr_release_behind) */
+    bool release;                    /* madvise pages done with (jdr_open's `mapped`) */
     const char *why;
     struct idmap strings;            /* STRING ID -> offset of its record */
     struct idmap class_ix;           /* class object ID -> index in cls */
@@ -165,16 +165,7 @@ struct jdr {
 };
 
 static uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
-static uint64_t be64(const uint8_t *p) { return (uint64_t)be32(p) << 32 | be32(p + 4); }
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
+static uint64_t be64(const uint8_t *p) { return (uint64_t)be_load_u4(p) << 32 | be_load_u4(p + 4); }
 
 /* Size of a value of basic type t in the JDK's dump; 0 for a type that is none. */
 static unsigned src_size(unsigned t)
@@ -248,17 +239,17 @@ static size_t sub_size(const uint8_t *p, const uint8_t *end)
         break;
     case HD_INSTANCE_DUMP:
         if (avail < 2 * ID_BYTES + 8) return 0;
-        need = 2 * ID_BYTES + 8 + (uint64_t)be32(b + 2 * ID_BYTES + 4);
+        need = 2 * ID_BYTES + 8 + (uint64_t)be_load_u4(b + 2 * ID_BYTES + 4);
         break;
     case HD_OBJ_ARRAY_DUMP:
         if (avail < 2 * ID_BYTES + 8) return 0;
-        need = 2 * ID_BYTES + 8 + (uint64_t)be32(b + ID_BYTES + 4) * ID_BYTES;
+        need = 2 * ID_BYTES + 8 + (uint64_t)be_load_u4(b + ID_BYTES + 4) * ID_BYTES;
         break;
     case HD_PRIM_ARRAY_DUMP: {
         if (avail < ID_BYTES + 9) return 0;
         unsigned t = b[ID_BYTES + 8], sz = src_size(t);
         if (!sz || t == HD_OBJECT) return 0;
-        n = be32(b + ID_BYTES + 4);
+        n = be_load_u4(b + ID_BYTES + 4);
         need = ID_BYTES + 9 + n * sz;
         break;
     }
@@ -324,7 +315,7 @@ static bool index_sub(struct jdr *r, const uint8_t *p)
     case HD_ROOT_THREAD_OBJECT:
         if (!grow_array((void **)&r->troots, &r->troots_cap, r->ntroots + 1, sizeof *r->troots)) return fail(r, "out of memory");
         r->troots[r->ntroots].id = be64(b);
-        r->troots[r->ntroots++].serial = be32(b + ID_BYTES);
+        r->troots[r->ntroots++].serial = be_load_u4(b + ID_BYTES);
         return true;
     case HD_CLASS_DUMP: {
         struct cls *c = class_for(r, be64(b));
@@ -334,10 +325,10 @@ static bool index_sub(struct jdr *r, const uint8_t *p)
     }
     case HD_INSTANCE_DUMP: return mark_object(r, be64(b));
     case HD_OBJ_ARRAY_DUMP:
-        note_marker(r, b, b + 2 * ID_BYTES + 8, be32(b + ID_BYTES + 4), HD_OBJECT);
+        note_marker(r, b, b + 2 * ID_BYTES + 8, be_load_u4(b + ID_BYTES + 4), HD_OBJECT);
         return mark_object(r, be64(b));
     case HD_PRIM_ARRAY_DUMP:
-        note_marker(r, b, b + ID_BYTES + 9, be32(b + ID_BYTES + 4), b[ID_BYTES + 8]);
+        note_marker(r, b, b + ID_BYTES + 9, be_load_u4(b + ID_BYTES + 4), b[ID_BYTES + 8]);
         return mark_object(r, be64(b));
     default: return true;
     }
@@ -362,7 +353,7 @@ static bool next_record(struct jdr *r, const uint8_t **p, const uint8_t *end, un
 {
     if (end - *p < 9) return fail(r, "a record header is cut short");
     *tag = (*p)[0];
-    *n = be32(*p + 5);
+    *n = be_load_u4(*p + 5);
     *body = *p + 9;
     if ((size_t)(end - *body) < *n) return fail(r, "a record passes the end of the file");
     *p = *body + *n;
@@ -399,7 +390,7 @@ static bool index_records(struct jdr *r)
     if (!nul || r->len < 17 || memcmp(p, "JAVA PROFILE 1.0.", 17) != 0) return fail(r, "not an HPROF file");
     p = nul + 1;
     if (end - p < 12) return fail(r, "the header is cut short");
-    if (be32(p) != ID_BYTES) return fail(r, "its IDs are not 8 bytes");
+    if (be_load_u4(p) != ID_BYTES) return fail(r, "its IDs are not 8 bytes");
     p += 12;
     r->body = (size_t)(p - r->data);
     while (p < end) {
@@ -425,7 +416,7 @@ static char *string_of(const struct jdr *r, uint64_t id)
     uint64_t at;
     if (!idmap_get(&r->strings, id, &at)) return strdup("?");
     const uint8_t *p = r->data + at;
-    size_t n = be32(p + 5) - ID_BYTES;
+    size_t n = be_load_u4(p + 5) - ID_BYTES;
     char *s = malloc(n + 1);
     if (!s) return NULL;
     memcpy(s, p + 9 + ID_BYTES, n);
@@ -510,7 +501,6 @@ uint64_t jdr_marker_element(const struct jdr *r, uint32_t i)
 uint32_t jdr_class_count(const struct jdr *r) { return r->ncls; }
 uint64_t jdr_class_id(const struct jdr *r, uint32_t k) { return k < r->ncls ? r->cls[k].id : 0; }
 const char *jdr_class_name(const struct jdr *r, uint32_t k) { return k < r->ncls ? r->cls[k].name : NULL; }
-uint64_t jdr_objects(const struct jdr *r) { return r->objects; }
 uint64_t jdr_ids_needed(const struct jdr *r) { return (uint64_t)r->nused << SLOT_BITS; }
 
 /* The dump's object `id` keeps hprof's ID `ours`. */
@@ -627,29 +617,6 @@ static void order_names(char *const *have, uint32_t n, const char *const *want, 
     free(taken);
 }
 
-/* Reads n (name, type) descriptors from p, each followed by a value when `values`: their
- * names (NULL when out of memory) and types, and at[i]: with values, where the value is
- * (from p); without, where it is among an instance's values. Returns the end. */
-static const uint8_t *read_descriptors(const struct jdr *r, const uint8_t *p, uint32_t n, bool values, char **names,
-                                       uint8_t *types, uint32_t *at)
-{
-    const uint8_t *p0 = p;
-    uint32_t off = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        names[i] = string_of(r, be64(p));
-        types[i] = p[ID_BYTES];
-        p += ID_BYTES + 1;
-        if (values) {
-            at[i] = (uint32_t)(p - p0);
-            p += src_size(types[i]);
-        } else {
-            at[i] = off;
-            off += src_size(types[i]);
-        }
-    }
-    return p;
-}
-
 /* The descriptors of one list (statics or instance fields) of a CLASS DUMP. */
 struct descs {
     uint32_t n;
@@ -667,8 +634,9 @@ static void descs_free(struct descs *d)
     free(d->perm);
 }
 
-/* Reads the list at p (u2 count, then descriptors) and orders it by `want`; returns its
- * end, NULL when out of memory. */
+/* Reads the list at p (u2 count, then descriptors, each with a value when `values`) and
+ * orders it by `want`; returns its end, NULL when out of memory. d->at[i] is where the
+ * value is: with values, from p + 2; without, among an instance's values. */
 static const uint8_t *descs_read(const struct jdr *r, const uint8_t *p, bool values, const char *const *want,
                                  uint32_t nwant, struct descs *d)
 {
@@ -679,11 +647,18 @@ static const uint8_t *descs_read(const struct jdr *r, const uint8_t *p, bool val
     d->at = malloc(m * sizeof *d->at);
     d->perm = malloc(m * sizeof *d->perm);
     if (!d->names || !d->types || !d->at || !d->perm) return NULL;
-    const uint8_t *end = read_descriptors(r, p + 2, d->n, values, d->names, d->types, d->at);
-    for (uint32_t i = 0; i < d->n; i++)
-        if (!d->names[i]) return NULL;
+    const uint8_t *q = p + 2;
+    uint32_t off = 0;
+    for (uint32_t i = 0; i < d->n; i++) {       /* name, type[, value] */
+        if (!(d->names[i] = string_of(r, be64(q)))) return NULL;
+        d->types[i] = q[ID_BYTES];
+        q += ID_BYTES + 1;
+        d->at[i] = values ? (uint32_t)(q - (p + 2)) : off;
+        off += src_size(d->types[i]);
+        if (values) q += src_size(d->types[i]);
+    }
     order_names(d->names, d->n, want, nwant, d->perm);
-    return end;
+    return q;
 }
 
 /* Takes the names of d into hprof's fields, in d's order. */
@@ -703,7 +678,7 @@ static struct hd_field *fields_of(struct descs *d)
 static uint8_t *put_value(struct jdr *r, uint8_t *d, unsigned type, const uint8_t *v)
 {
     if (type == HD_OBJECT) {
-        put32(d, map_ref(r, be64(v)));
+        be_store_u4(d, map_ref(r, be64(v)));
         return d + 4;
     }
     memcpy(d, v, src_size(type));
@@ -833,12 +808,12 @@ static void write_root(struct jdr *r, const uint8_t *p)
     case HD_ROOT_JNI_GLOBAL: ri.gref = ++r->gref; break;
     case HD_ROOT_JNI_LOCAL:
     case HD_ROOT_JAVA_FRAME:
-        ri.thread_serial = thread_serial(r, be32(b + ID_BYTES));
-        ri.frame = (int32_t)be32(b + ID_BYTES + 4);
+        ri.thread_serial = thread_serial(r, be_load_u4(b + ID_BYTES));
+        ri.frame = (int32_t)be_load_u4(b + ID_BYTES + 4);
         break;
     case HD_ROOT_NATIVE_STACK:
     case HD_ROOT_THREAD_BLOCK:
-    case HD_ROOT_THREAD_OBJECT: ri.thread_serial = thread_serial(r, be32(b + ID_BYTES)); break;
+    case HD_ROOT_THREAD_OBJECT: ri.thread_serial = thread_serial(r, be_load_u4(b + ID_BYTES)); break;
     case HD_ROOT_STICKY_CLASS: {
         int64_t k = set_class(r, obj);
         ri.name = k >= 0 ? r->out[k].info->name : "<Unknown Class>";
@@ -861,7 +836,7 @@ static void write_instance(struct jdr *r, const uint8_t *b)
     int64_t k = set_class(r, be64(b + ID_BYTES + 4));
     struct cls *c = k >= 0 ? &r->cls[k] : NULL;
     if (c && !c->ops_state) build_ops(r, c);
-    uint32_t n = be32(b + 2 * ID_BYTES + 4);
+    uint32_t n = be_load_u4(b + 2 * ID_BYTES + 4);
     const struct hd_class *o = c ? &r->out[k] : NULL;
     if (!c || c->ops_state < 0 || n != c->src_bytes || !grow_array((void **)&r->vals, &r->vals_cap, o->inst_bytes + 1, 1)) {
         r->left_out++;
@@ -876,7 +851,7 @@ static void write_instance(struct jdr *r, const uint8_t *b)
 static void write_obj_array(struct jdr *r, const uint8_t *b)
 {
     uint32_t id = map_id(r, be64(b));
-    uint32_t n = be32(b + ID_BYTES + 4);
+    uint32_t n = be_load_u4(b + ID_BYTES + 4);
     int64_t k = set_class(r, be64(b + ID_BYTES + 8));
     if (!id) return;
     if (k < 0 || !grow_array((void **)&r->elems, &r->elems_cap, (size_t)n + 1, sizeof *r->elems)) {
@@ -895,7 +870,7 @@ static void write_prim_array(struct jdr *r, const uint8_t *b)
     unsigned t = b[ID_BYTES + 8];
     int64_t k = r->prim_class[t];
     const struct hd_class *o = k >= 0 && r->out[k].info ? &r->out[k] : NULL;
-    r->wr->prim_array(r->s, id, SERIAL_TRACE_BASE, o, 0, be32(b + ID_BYTES + 4), (int)t, b + ID_BYTES + 9);
+    r->wr->prim_array(r->s, id, SERIAL_TRACE_BASE, o, 0, be_load_u4(b + ID_BYTES + 4), (int)t, b + ID_BYTES + 9);
 }
 
 static bool write_sub(struct jdr *r, const uint8_t *p)

@@ -67,9 +67,6 @@ void jdr_hide(struct jdr *r, uint64_t id);
 
 /* IDs the objects need (see jdr_write's `base`), 0 when they cannot be told in 32 bits. */
 uint64_t jdr_ids_needed(const struct jdr *r);
-/* Objects and their bytes in the heap (as far as the dump tells: instances by their
- * values), for the dump's header. */
-uint64_t jdr_objects(const struct jdr *r);
 
 /*
  * Writes the dump through `wr`: prepare, begin, a MONITOR USED root for each of the

@@ -6,7 +6,7 @@
  *    global reference while the JVM dumps. In the JVM's dump the nonce finds the marker,
  *    and the marker's elements tell which of the dump's objects are hprof's classes and
  *    threads (the JVM names objects by address, hprof by its own IDs).
- * 2. HotSpotDiagnosticMXBean.dumpHeap(file, live=true): a full GC and the dump, written
+ * 2. HotSpotDiagnosticMXBean.dumpHeap's native method (file, live=true): a full GC and the dump, written
  *    by the JVM (in parallel on JDK 21+). With ZGC and Shenandoah, whose collections
  *    cannot run inside the dump, a GC is forced first.
  * 3. The file is mapped, unlinked (so it goes away whatever happens next) and rewritten
@@ -29,6 +29,7 @@
 #include "agent/agent.h"
 #include "agent/dump.h"
 #include "sources/alloc_tracker.h"
+#include "sources/heap_walker.h"
 #include "sources/jdk_dump_reader.h"
 #include "util/log.h"
 #include "writers/heap_dump.h"
@@ -140,42 +141,6 @@ static void random_nonce(uint64_t nonce[2])
     if (fd >= 0) close(fd);
 }
 
-/* Objects whose monitor a live thread owns, as local references (caller deletes them). */
-static jobject *owned_monitors(struct agent *a, JNIEnv *jni, uint32_t *count)
-{
-    jvmtiEnv *jvmti = a->jvmti;
-    jvmtiCapabilities caps;
-    jobject *out = NULL;
-    uint32_t n = 0, cap = 0;
-    jint nt = 0;
-    jthread *all = NULL;
-    *count = 0;
-    memset(&caps, 0, sizeof caps);
-    if ((*jvmti)->GetCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE || !caps.can_get_owned_monitor_info ||
-        (*jvmti)->GetAllThreads(jvmti, &nt, &all) != JVMTI_ERROR_NONE)
-        return NULL;
-    for (jint i = 0; i < nt; i++) {
-        jint k = 0;
-        jobject *owned = NULL;
-        if ((*jvmti)->GetOwnedMonitorInfo(jvmti, all[i], &k, &owned) == JVMTI_ERROR_NONE) {
-            for (jint j = 0; j < k; j++) {
-                if (n == cap) {
-                    cap = cap ? cap * 2 : 16;
-                    jobject *p = realloc(out, cap * sizeof *p);
-                    if (p) out = p;
-                }
-                if (n < cap) out[n++] = owned[j];
-                else (*jni)->DeleteLocalRef(jni, owned[j]);
-            }
-            (*jvmti)->Deallocate(jvmti, (unsigned char *)owned);
-        }
-        (*jni)->DeleteLocalRef(jni, all[i]);
-    }
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
-    *count = n;
-    return out;
-}
-
 /* Builds the marker (see the top), `hidden` objects last. false when the JVM would not. */
 static bool make_marker(struct agent *a, JNIEnv *jni, struct marked *m, const jobject *hidden, uint32_t nhidden)
 {
@@ -208,7 +173,7 @@ static bool make_marker(struct agent *a, JNIEnv *jni, struct marked *m, const jo
         if (trefs[m->nthreads]) m->threads[m->nthreads++] = ti;
     }
     pthread_mutex_unlock(&t->lock);
-    if (ok) mons = owned_monitors(a, jni, &nmon);
+    if (ok) mons = heap_owned_monitors(a, jni, &nmon);
     m->nmonitors = nmon;
 
     random_nonce(m->nonce);
@@ -262,30 +227,12 @@ static void temp_path(struct agent *a, char *path, size_t n)
              (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
 }
 
-/* The JVM's HotSpotDiagnosticMXBean (loading the classes it needs before the marker is
- * made), or NULL. */
-static jobject diagnostic_bean(JNIEnv *jni)
-{
-    jobject bean = NULL;
-    if ((*jni)->PushLocalFrame(jni, 16) != 0) return NULL;
-    jclass mf = (*jni)->FindClass(jni, "java/lang/management/ManagementFactory");
-    jclass hs = mf ? (*jni)->FindClass(jni, "com/sun/management/HotSpotDiagnosticMXBean") : NULL;
-    jmethodID get = hs ? (*jni)->GetStaticMethodID(jni, mf, "getPlatformMXBean",
-                                                   "(Ljava/lang/Class;)Ljava/lang/management/PlatformManagedObject;")
-                       : NULL;
-    if (get) bean = (*jni)->CallStaticObjectMethod(jni, mf, get, hs);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        bean = NULL;
-    }
-    return (*jni)->PopLocalFrame(jni, bean);
-}
-
 /*
  * The native method behind HotSpotDiagnosticMXBean.dumpHeap (jdk.management's
  * HotSpotDiagnostic.dumpHeap0(String, boolean), the same on JDK 17 to 25), called
  * directly: the MXBean's Java side would leave hundreds of objects of its own in the
- * dump. Its library is initialised as System.loadLibrary would. NULL when not there.
+ * dump. Its library is initialised as System.loadLibrary would. NULL when not there
+ * (a runtime without jdk.management): the heap is walked then.
  */
 typedef void(JNICALL *dump_heap_fn)(JNIEnv *env, jobject self, jstring file, jboolean live);
 
@@ -306,27 +253,14 @@ static dump_heap_fn native_dumper(struct agent *a)
     return dump;    /* the library stays loaded, as the JDK's own would */
 }
 
-/* The JVM dumps its heap into `file`, through `native` or else `bean`; false when it
- * threw. */
-static bool jvm_dump_heap(JNIEnv *jni, dump_heap_fn native, jobject bean, jstring file)
+/* The JVM dumps its heap (live objects, GC first) into `file`; false when it threw. */
+static bool jvm_dump_heap(JNIEnv *jni, dump_heap_fn dump, jstring file)
 {
-    bool ok = false;
-    if ((*jni)->PushLocalFrame(jni, 16) != 0) return false;
-    if (native) {
-        native(jni, NULL, file, JNI_TRUE);
-        ok = !(*jni)->ExceptionCheck(jni);
-    } else {
-        jclass hs = (*jni)->FindClass(jni, "com/sun/management/HotSpotDiagnosticMXBean");
-        jmethodID dump = hs ? (*jni)->GetMethodID(jni, hs, "dumpHeap", "(Ljava/lang/String;Z)V") : NULL;
-        if (dump) (*jni)->CallVoidMethod(jni, bean, dump, file, JNI_TRUE);
-        ok = dump && !(*jni)->ExceptionCheck(jni);
-    }
-    if ((*jni)->ExceptionCheck(jni)) {
-        if (getenv("HPROF_HEAP_TIMES")) (*jni)->ExceptionDescribe(jni);
-        (*jni)->ExceptionClear(jni);
-    }
-    (*jni)->PopLocalFrame(jni, NULL);
-    return ok;
+    dump(jni, NULL, file, JNI_TRUE);
+    if (!(*jni)->ExceptionCheck(jni)) return true;
+    if (getenv("HPROF_HEAP_TIMES")) (*jni)->ExceptionDescribe(jni);
+    (*jni)->ExceptionClear(jni);
+    return false;
 }
 
 /* A String's array of characters (JDK 9+: private byte[] value), or NULL. */
@@ -505,13 +439,12 @@ bool jdk_dumper_dump(struct agent *a, JNIEnv *jni)
     /* The file's name is a String in the dump: it and its characters are left out. */
     jstring file = (*jni)->NewStringUTF(jni, path);
     jobject hidden[2] = {file, file ? string_value(jni, file) : NULL};
-    dump_heap_fn native = native_dumper(a);
-    jobject bean = native ? NULL : diagnostic_bean(jni);
+    dump_heap_fn dump = native_dumper(a);
     bool done = false;
-    if (file && (native || bean) && make_marker(a, jni, &m, hidden, hidden[1] ? 2 : 1)) {
+    if (file && dump && make_marker(a, jni, &m, hidden, hidden[1] ? 2 : 1)) {
         phase("marker", t0);
         if (!a->gc_at_exit) (*a->jvmti)->ForceGarbageCollection(a->jvmti);    /* ZGC, Shenandoah: see the top */
-        bool dumped = jvm_dump_heap(jni, native, bean, file);
+        bool dumped = jvm_dump_heap(jni, dump, file);
         (*jni)->DeleteGlobalRef(jni, m.marker);
         phase("jvm dump", t0);
         size_t len = 0;

@@ -36,6 +36,20 @@ static inline bool grow_array(void **p, size_t *cap, size_t need, size_t elem)
     return true;
 }
 
+/* A big-endian u4 in place (heap dump values are laid out as the binary format has them). */
+static inline void be_store_u4(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static inline uint32_t be_load_u4(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 /* The writers are inline: a heap dump calls them a few hundred million times. */
 static inline uint8_t *buf_room(struct buf *b, size_t n)
 {
@@ -68,11 +82,7 @@ static inline void buf_u2(struct buf *b, uint16_t v)
 static inline void buf_u4(struct buf *b, uint32_t v)
 {
     uint8_t *p = buf_room(b, 4);
-    if (!p) return;
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
+    if (p) be_store_u4(p, v);
 }
 
 static inline void buf_u8(struct buf *b, uint64_t v)

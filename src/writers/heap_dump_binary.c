@@ -153,14 +153,7 @@ static void bin_obj_array(struct hd_session *s, uint32_t id, uint32_t trace, con
     buf_u4(b, c->info->object_id);
     if (buf_reserve(b, (size_t)n * 4) != 0) return;
     uint8_t *p = b->data + b->len;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t e = elems[i];
-        p[0] = (uint8_t)(e >> 24);
-        p[1] = (uint8_t)(e >> 16);
-        p[2] = (uint8_t)(e >> 8);
-        p[3] = (uint8_t)e;
-        p += 4;
-    }
+    for (uint32_t i = 0; i < n; i++) be_store_u4(p + 4 * (size_t)i, elems[i]);
     b->len += (size_t)n * 4;
 }
 

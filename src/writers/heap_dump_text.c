@@ -15,13 +15,9 @@
 #include "tables/ids.h"
 #include "writers/heap_dump.h"
 #include "writers/output.h"
+#include "util/buf.h"
 #include "writers/text_records.h"
 #include "writers/writer.h"
-
-static uint32_t get_u4(const uint8_t *p)
-{
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
 
 static void txt_prepare(struct hd_session *s, struct hd_class *classes, uint32_t n) {}
 
@@ -74,8 +70,8 @@ static void txt_class_dump(struct hd_session *s, const struct hd_class *c)
     if (c->domain_id) buf_printf(b, "\tdomain\t\t%x\n", c->domain_id);
     const uint8_t *v = c->static_values;
     for (uint32_t k = 0; k < c->nstatics; k++) {
-        if (c->statics[k].type == HD_OBJECT && get_u4(v))
-            buf_printf(b, "\tstatic %s\t%x\n", c->statics[k].name, get_u4(v));
+        if (c->statics[k].type == HD_OBJECT && be_load_u4(v))
+            buf_printf(b, "\tstatic %s\t%x\n", c->statics[k].name, be_load_u4(v));
         v += hd_type_size(c->statics[k].type);
     }
     output_record_end(s->w->out);
@@ -91,8 +87,8 @@ static void txt_instance(struct hd_session *s, uint32_t id, uint32_t trace, cons
     for (const struct hd_class *k = c; k; k = k->super) {
         for (uint32_t i = 0; i < k->nfields; i++) {
             const struct hd_field *f = &k->fields[i];
-            if (f->type == HD_OBJECT && get_u4(v))
-                buf_printf(b, "\t%s\t%s%x\n", f->name, strlen(f->name) < 8 ? "\t" : "", get_u4(v));
+            if (f->type == HD_OBJECT && be_load_u4(v))
+                buf_printf(b, "\t%s\t%s%x\n", f->name, strlen(f->name) < 8 ? "\t" : "", be_load_u4(v));
             v += hd_type_size(f->type);
         }
     }
