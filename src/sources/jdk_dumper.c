@@ -446,7 +446,7 @@ bool jdk_dumper_dump(struct agent *a, JNIEnv *jni)
         if (!a->gc_at_exit) (*a->jvmti)->ForceGarbageCollection(a->jvmti);    /* ZGC, Shenandoah: see the top */
         bool dumped = jvm_dump_heap(jni, dump, file);
         (*jni)->DeleteGlobalRef(jni, m.marker);
-        phase("jvm dump", t0);
+        phase(dumped ? "jvm dump" : "jvm failed", t0);
         size_t len = 0;
         const uint8_t *data = dumped ? map_dump(path, &len) : NULL;
         unlink(path);

@@ -68,6 +68,19 @@ for DUMPER in jdk jvmti; do
 done
 unset HPROF_HEAP_DUMPER HPROF_HEAP_TIMES
 
+# ---- the JVM cannot write its file: the agent walks the heap instead ----
+# (net= puts the JVM's file in $TMPDIR; one that does not exist makes the JVM fail)
+"$HPROF_ROOT/build/hprof-listen" port.txt netk.hprof 2>listen.err &
+LPID=$!
+for _ in $(seq 100); do [[ -s port.txt ]] && break; sleep 0.1; done
+NETOPT="heap=dump,format=b,net=127.0.0.1:$(cat port.txt)"
+export TMPDIR=/nonexistent-hprof-dir HPROF_HEAP_TIMES=1
+run_java "${NATIVE[@]}" "$(agent "$NETOPT")" HeapDumpKnown "$WORK/libhdjni.so"
+unset TMPDIR HPROF_HEAP_TIMES
+wait $LPID || true
+check "the JVM's dump fails: the heap is walked, the dump arrives whole with the known instance" \
+  bash -c "[[ $RC -eq 0 ]] && grep -q '^heap dump: jvm failed' out.txt && grep -q '^heap dump: walk' out.txt && '$HPROF_DUMP' --check netk.hprof >/dev/null 2>&1 && '$HPROF_DUMP' netk.hprof | grep -q 'CLASS_DUMP .*name=HeapDumpKnown\$Known '"
+
 # ---- text ----
 run_java "${NATIVE[@]}" "$(agent heap=dump,file=k.txt)" HeapDumpKnown "$WORK/libhdjni.so"
 check "text run exits 0" test "$RC" -eq 0
