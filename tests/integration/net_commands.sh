@@ -33,7 +33,12 @@ send "traces"
 wait_for 1
 sleep 0.5
 check "CPU SAMPLES: a CPU_SAMPLES record with samples" bash -c "[[ \$(samples_total() { \"$HPROF_DUMP\" s.hprof 2>/dev/null | awk '/^CPU_SAMPLES/ { sub(/.*total=/, \"\"); sub(/ .*/, \"\"); print; exit }'; }; samples_total) -gt 0 ]]"
-dumped >d1.txt
+# (the traces may still be on their way on a busy machine: wait up to 10 s for them)
+for _ in $(seq 100); do
+  dumped >d1.txt
+  awk '/^CPU_SAMPLES/ { s = 1 } s && /^TRACE/ { t++ } END { exit !(t > 0) }' d1.txt && break
+  sleep 0.1
+done
 check "DUMP TRACES: traces follow the first CPU_SAMPLES, all of them written" bash -c "
   awk '/^CPU_SAMPLES/ { s = 1 } s && /^TRACE/ { t++ } END { exit !(t > 0) }' d1.txt"
 spin_a=$(sed -n 's/^START_THREAD serial=[0-9]* obj=\(0x[0-9a-f]*\) .*name="spin-a".*/\1/p' d1.txt)
