@@ -53,6 +53,7 @@ for jdk in "${JDKS[@]}"; do
     cp "$OUT/run.out" "$OUT/ours-$(basename "$jdk")-$run.out"     # with the phase times
     objects=$("$ROOT/build/hprof-dump" --summary "$OUT/ours.hprof" | sed -n 's/^subrecords_total=//p' || true)
     ours_size=$(stat -c %s "$OUT/ours.hprof")
+    rm -f "$OUT/ours.hprof"; sleep 3     # both dumpers start from the same state of memory
 
     rm -f "$OUT/jdk.hprof"
     start "$jdk/bin/java"
@@ -64,6 +65,7 @@ for jdk in "${JDKS[@]}"; do
     [[ $jdk_mem -lt 0 ]] && jdk_mem=0
     stop
     jdk_size=$(stat -c %s "$OUT/jdk.hprof")
+    rm -f "$OUT/jdk.hprof"; sleep 3
     echo "$ours_t $ours_mem $jdk_t $jdk_mem" >>"$OUT/times"
     echo "# $(basename "$jdk") run $run: hprof $ours_t s, jcmd $jdk_t s" >&2
   done

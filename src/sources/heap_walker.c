@@ -1228,6 +1228,7 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     cb.array_primitive_value_callback = on_array_values;
 
     output_lock(&a->out);
+    output_pipe_begin(&a->out);
     /* Traces not written yet come first, the empty one (which roots name) before them, as
      * in the original. */
     a->writer->trace(&a->wctx, &a->traces.empty);
@@ -1243,6 +1244,7 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     for (uint32_t k = 0; k < w->ncls; k++)
         if (w->cls[k].info) w->wr->class_dump(&w->s, &w->cls[k]);
     w->wr->end(&w->s);
+    output_pipe_end(&a->out);
     output_flush(&a->out);
     PHASE("end");
     output_unlock(&a->out);

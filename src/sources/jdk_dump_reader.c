@@ -13,6 +13,7 @@
  */
 #include "sources/jdk_dump_reader.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -114,6 +115,8 @@ struct jdr {
     size_t len;
     size_t body;                     /* where the records start */
     bool release;                    /* madvise pages done with (jdr_open's `mapped`) */
+    int discard_fd;                  /* >= 0: free the file's blocks behind the writing pass */
+    bool discarding;                 /* in that pass */
     const char *why;
     struct idmap strings;            /* STRING ID -> offset of its record */
     struct idmap class_ix;           /* class object ID -> index in cls */
@@ -342,7 +345,12 @@ static void release_before(struct jdr *r, const uint8_t *p, const uint8_t **done
     if (!r->release || (size_t)(p - *done) < RELEASE_STEP) return;
     long page = sysconf(_SC_PAGESIZE);
     uintptr_t from = (uintptr_t)*done & ~(uintptr_t)(page - 1), to = (uintptr_t)p & ~(uintptr_t)(page - 1);
-    if (to > from) madvise((void *)from, to - from, MADV_DONTNEED);
+    if (to <= from) return;
+    /* Freeing the blocks also drops the pages: the kernel can give them straight to the
+     * output being written, instead of finding new memory for it. */
+    if (!r->discarding || fallocate(r->discard_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                                    (off_t)(from - (uintptr_t)r->data), (off_t)(to - from)) != 0)
+        madvise((void *)from, to - from, MADV_DONTNEED);
     *done = (const uint8_t *)to;
 }
 
@@ -482,6 +490,7 @@ struct jdr *jdr_open(const uint8_t *data, size_t len, bool mapped, const uint64_
     r->data = data;
     r->len = len;
     r->release = mapped;
+    r->discard_fd = -1;
     r->nonce[0] = nonce[0];
     r->nonce[1] = nonce[1];
     r->marker_len = marker_len;
@@ -492,6 +501,8 @@ struct jdr *jdr_open(const uint8_t *data, size_t len, bool mapped, const uint64_
     }
     return r;
 }
+
+void jdr_discard_behind(struct jdr *r, int fd) { r->discard_fd = fd; }
 
 uint64_t jdr_marker_element(const struct jdr *r, uint32_t i)
 {
@@ -937,7 +948,9 @@ uint64_t jdr_write(struct jdr *r, const struct heap_dump_writer *wr, struct hd_s
                                   .trace_serial = SERIAL_TRACE_BASE};
         if (ri.id) wr->root(s, &ri);
     }
+    r->discarding = r->release && r->discard_fd >= 0;
     each_sub(r, write_sub);
+    r->discarding = false;
     write_missing(r);
     for (uint32_t k = 0; k < r->ncls; k++)
         if (r->out[k].info) wr->class_dump(s, &r->out[k]);

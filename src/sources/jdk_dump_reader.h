@@ -44,6 +44,9 @@ struct jdr_order {
 struct jdr *jdr_open(const uint8_t *data, size_t len, bool mapped, const uint64_t nonce[2], uint32_t marker_len,
                      const char **why);
 void jdr_close(struct jdr *r);
+/* fd: the mapped file, open for writing. jdr_write then frees its blocks behind the pass
+ * (the data must not be read again after jdr_write). */
+void jdr_discard_behind(struct jdr *r, int fd);
 
 
 /* The dump's ID of element i of the marker; 0 when the marker was not found. */

@@ -274,17 +274,21 @@ static jobject string_value(JNIEnv *jni, jstring s)
     return v;
 }
 
-/* Maps the JVM's dump and unlinks it; NULL when it cannot be read. */
-static const uint8_t *map_dump(const char *path, size_t *len)
+/* Maps the JVM's dump and unlinks it; NULL when it cannot be read. *fd stays open (the
+ * rewrite frees the file's blocks behind it), or is -1. */
+static const uint8_t *map_dump(const char *path, size_t *len, int *fd)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    *fd = open(path, O_RDWR | O_CLOEXEC);
     unlink(path);
-    if (fd < 0) return NULL;
+    if (*fd < 0) return NULL;
     struct stat st;
     void *p = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && st.st_size > 0) p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) return NULL;
+    if (fstat(*fd, &st) == 0 && st.st_size > 0) p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, *fd, 0);
+    if (p == MAP_FAILED) {
+        close(*fd);
+        *fd = -1;
+        return NULL;
+    }
     madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
     *len = (size_t)st.st_size;
     return p;
@@ -390,7 +394,7 @@ static uint32_t take_ids(struct agent *a, uint64_t need)
     return at;
 }
 
-static bool convert(struct agent *a, JNIEnv *jni, struct marked *m, const uint8_t *data, size_t len, double t0)
+static bool convert(struct agent *a, JNIEnv *jni, struct marked *m, const uint8_t *data, size_t len, int fd, double t0)
 {
     const char *why = NULL;
     struct jdr *r = jdr_open(data, len, true, m->nonce, 1 + m->ncls + m->nthreads + m->nmonitors + m->nhidden, &why);
@@ -411,12 +415,15 @@ static bool convert(struct agent *a, JNIEnv *jni, struct marked *m, const uint8_
     for (uint32_t i = 0; mons && i < m->nmonitors; i++)
         mons[nmons++] = jdr_marker_element(r, 1 + m->ncls + m->nthreads + i);
 
+    jdr_discard_behind(r, fd);
     output_lock(&a->out);
+    output_pipe_begin(&a->out);
     /* Traces not written yet come first, the empty one (which roots name) before them. */
     a->writer->trace(&a->wctx, &a->traces.empty);
     dump_unwritten_traces(a);
     struct hd_session s = {.w = &a->wctx};
     uint64_t left = jdr_write(r, &heap_dump_binary, &s, base, mons, nmons);
+    output_pipe_end(&a->out);
     output_flush(&a->out);
     output_unlock(&a->out);
     phase("end", t0);
@@ -448,10 +455,12 @@ bool jdk_dumper_dump(struct agent *a, JNIEnv *jni)
         (*jni)->DeleteGlobalRef(jni, m.marker);
         phase(dumped ? "jvm dump" : "jvm failed", t0);
         size_t len = 0;
-        const uint8_t *data = dumped ? map_dump(path, &len) : NULL;
+        int fd = -1;
+        const uint8_t *data = dumped ? map_dump(path, &len, &fd) : NULL;
         unlink(path);
-        done = data && convert(a, jni, &m, data, len, t0);
+        done = data && convert(a, jni, &m, data, len, fd, t0);
         if (data) munmap((void *)data, len);
+        if (fd >= 0) close(fd);
     }
     marked_free(&m);
     (*jni)->PopLocalFrame(jni, NULL);

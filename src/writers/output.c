@@ -5,6 +5,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,18 +147,19 @@ static void fail(struct output *o, const char *what, int err)
                   what, o->name, strerror(err));
 }
 
-static void write_out(struct output *o)
+/* Writes b out whole, or cuts the output at the last whole record and says so once. */
+static void write_buffer(struct output *o, struct buf *b)
 {
     size_t done = 0;
-    if (o->fd < 0 || o->failed || o->buf.oom) {   /* closed, broken, or lost bytes */
-        if (o->buf.oom && o->fd >= 0) fail(o, "Buffering output", ENOMEM);
-        buf_reset(&o->buf);
-        o->buf.oom = 0;
+    if (o->fd < 0 || o->failed || b->oom) {   /* closed, broken, or lost bytes */
+        if (b->oom && o->fd >= 0) fail(o, "Buffering output", ENOMEM);
+        buf_reset(b);
+        b->oom = 0;
         return;
     }
-    while (done < o->buf.len) {
-        ssize_t n = o->is_socket ? send(o->fd, o->buf.data + done, o->buf.len - done, MSG_NOSIGNAL)
-                                 : write(o->fd, o->buf.data + done, o->buf.len - done);
+    while (done < b->len) {
+        ssize_t n = o->is_socket ? send(o->fd, b->data + done, b->len - done, MSG_NOSIGNAL)
+                                 : write(o->fd, b->data + done, b->len - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             int e = n < 0 ? errno : ENOSPC;
@@ -169,7 +171,107 @@ static void write_out(struct output *o)
         done += (size_t)n;
     }
     if (!o->failed) o->flushed += done;
-    buf_reset(&o->buf);
+    buf_reset(b);
+}
+
+/*
+ * The pipe: while a heap dump is written, a thread of its own does the write calls, so
+ * that building the next records and the kernel's copy of the last ones overlap. The
+ * buffers change hands whole, at record ends; while `busy` the writing thread alone
+ * touches the descriptor, `flushed` and `failed`, and the builder waits for it before
+ * the next hand-over, so the two never write at once.
+ */
+struct output_pipe {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    struct output *o;
+    struct buf out;          /* records handed over, being written while busy */
+    bool busy, stop;
+};
+
+static void *pipe_run(void *arg)
+{
+    struct output_pipe *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->busy && !p->stop) pthread_cond_wait(&p->cond, &p->lock);
+        if (!p->busy) break;
+        pthread_mutex_unlock(&p->lock);
+        write_buffer(p->o, &p->out);
+        pthread_mutex_lock(&p->lock);
+        p->busy = false;
+        pthread_cond_broadcast(&p->cond);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+static void pipe_wait_idle(struct output_pipe *p)
+{
+    while (p->busy) pthread_cond_wait(&p->cond, &p->lock);
+}
+
+/* Hands the buffered records to the writing thread, once it is done with the last. */
+static void pipe_hand_over(struct output *o)
+{
+    struct output_pipe *p = o->pipe;
+    pthread_mutex_lock(&p->lock);
+    pipe_wait_idle(p);
+    struct buf full = o->buf;
+    o->buf = p->out;                 /* empty: the thread has written it */
+    p->out = full;
+    p->busy = true;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void output_pipe_begin(struct output *o)
+{
+    if (o->pipe) return;
+    struct output_pipe *p = calloc(1, sizeof *p);
+    if (!p) return;                  /* writes stay on the caller's thread */
+    p->o = o;
+    buf_init(&p->out);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->cond, NULL);
+    /* The JVM's signals are for its own threads: this one blocks them all. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&p->thread, NULL, pipe_run, p);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        pthread_cond_destroy(&p->cond);
+        pthread_mutex_destroy(&p->lock);
+        free(p);
+        return;
+    }
+    o->pipe = p;
+}
+
+void output_pipe_end(struct output *o)
+{
+    struct output_pipe *p = o->pipe;
+    if (!p) return;
+    if (o->buf.len || o->buf.oom) pipe_hand_over(o);
+    pthread_mutex_lock(&p->lock);
+    pipe_wait_idle(p);
+    p->stop = true;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+    pthread_join(p->thread, NULL);
+    o->pipe = NULL;
+    buf_free(&p->out);
+    pthread_cond_destroy(&p->cond);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+static void write_out(struct output *o)
+{
+    if (o->pipe) pipe_hand_over(o);
+    else write_buffer(o, &o->buf);
 }
 
 void output_record_end(struct output *o)
@@ -177,11 +279,20 @@ void output_record_end(struct output *o)
     if (o->buf.len >= FLUSH_THRESHOLD || o->buf.oom) write_out(o);
 }
 
-void output_flush(struct output *o) { write_out(o); }
+void output_flush(struct output *o)
+{
+    write_out(o);
+    if (o->pipe) {
+        pthread_mutex_lock(&o->pipe->lock);
+        pipe_wait_idle(o->pipe);
+        pthread_mutex_unlock(&o->pipe->lock);
+    }
+}
 
 void output_close(struct output *o)
 {
     output_lock(o);
+    output_pipe_end(o);
     write_out(o);
     if (o->fd >= 0) {
         if (o->is_socket) shutdown(o->fd, SHUT_WR);

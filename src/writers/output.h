@@ -17,6 +17,8 @@
 
 #include "util/buf.h"
 
+struct output_pipe;
+
 struct output {
     pthread_mutex_t lock;
     int fd;
@@ -24,6 +26,7 @@ struct output {
     bool failed;
     char *name;                  /* file path, or host:port */
     struct buf buf;              /* whole records not yet written */
+    struct output_pipe *pipe;    /* a writing thread, during a heap dump (see below) */
     uint64_t flushed;            /* bytes that reached the file */
     uint64_t start_micros;       /* binary record times count from here */
     uint64_t header_millis;      /* the header's time stamp */
@@ -47,6 +50,13 @@ static inline struct buf *output_buf(struct output *o) { return &o->buf; }
 void output_record_end(struct output *o);
 /* Writes out everything buffered (lock held). */
 void output_flush(struct output *o);
+/*
+ * Between these two (lock held) the buffered records are written by a thread of their
+ * own while the caller builds the next ones: for heap dumps, where the copy into the
+ * kernel is half the time. Without a thread, writes stay on the caller's.
+ */
+void output_pipe_begin(struct output *o);
+void output_pipe_end(struct output *o);
 /* Flushes and closes (takes the lock). */
 void output_close(struct output *o);
 /* Microseconds since the header's time stamp, for binary record headers. */

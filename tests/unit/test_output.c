@@ -1,6 +1,9 @@
 /* The output sink: file naming with force=n, whole records, failures reported once. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -29,6 +32,92 @@ static void expect_name(const char *given, int text, const char *want_fmt)
     CHECK_STR(rc == 0 ? chosen : err, want, "force=n: %s -> %s", given, wname);
     if (rc == 0) output_close(&o);
     free(chosen);
+}
+
+/* Record i: its number, then bytes (i + k) & 0xff up to record_len(i); about 3 MiB in all. */
+#define PIPE_RECORDS 400
+static size_t record_len(int i) { return 4 + (size_t)(i * 7919 % 15000); }
+
+static void put_record(struct output *o, int i)
+{
+    struct buf *b = output_buf(o);
+    buf_u4(b, (uint32_t)i);
+    for (size_t k = 4; k < record_len(i); k++) buf_u1(b, (uint8_t)(i + k));
+    output_record_end(o);
+}
+
+/* How many whole records the file holds, or -1 if it has anything else. */
+static int whole_records(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    int n = 0;
+    for (;; n++) {
+        uint8_t h[4];
+        size_t got = fread(h, 1, 4, f);
+        if (got == 0) break;
+        if (got != 4 || be_load_u4(h) != (uint32_t)n) n = -1;
+        for (size_t k = 4; n >= 0 && k < record_len(n); k++)
+            if (fgetc(f) != (int)(uint8_t)(n + k)) n = -1;
+        if (n < 0) break;
+    }
+    fclose(f);
+    return n;
+}
+
+/* The writing thread of heap dumps: every record arrives, in order; when the file cannot
+ * grow any more, it ends at the last whole record that fit and the error is said once. */
+static void test_pipe(void)
+{
+    char path[256], err[256], *chosen = NULL;
+    snprintf(path, sizeof path, "%s/pipe.hprof", dir);
+    struct output o;
+    if (output_open_file(&o, path, 0, 1, &chosen, err, sizeof err) != 0) return;
+    output_lock(&o);
+    output_pipe_begin(&o);
+    CHECK(o.pipe != NULL, "pipe: a writing thread starts");
+    for (int i = 0; i < PIPE_RECORDS; i++) put_record(&o, i);
+    output_pipe_end(&o);
+    CHECK(o.pipe == NULL && o.buf.len == 0 && !o.failed, "pipe: ends with everything written");
+    output_unlock(&o);
+    output_close(&o);
+    CHECK(whole_records(path) == PIPE_RECORDS, "pipe: all %d records in order (%d)", PIPE_RECORDS, whole_records(path));
+
+    /* A file size limit stands for a disk that fills up in the middle. */
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = 1000000;
+    signal(SIGXFSZ, SIG_IGN);
+    char errpath[256];
+    snprintf(errpath, sizeof errpath, "%s/stderr", dir);
+    int saved = dup(2), efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (output_open_file(&o, path, 0, 1, &chosen, err, sizeof err) != 0 || efd < 0 || saved < 0) return;
+    dup2(efd, 2);
+    setrlimit(RLIMIT_FSIZE, &lim);
+    output_lock(&o);
+    output_pipe_begin(&o);
+    for (int i = 0; i < PIPE_RECORDS; i++) put_record(&o, i);
+    output_pipe_end(&o);
+    bool failed = o.failed;
+    output_unlock(&o);
+    output_close(&o);
+    setrlimit(RLIMIT_FSIZE, &old);
+    dup2(saved, 2);
+    close(saved);
+    close(efd);
+    struct stat st;
+    int n = whole_records(path);
+    size_t want = 0;
+    for (int i = 0; i < n; i++) want += record_len(i);
+    CHECK(failed && n > 0 && n < PIPE_RECORDS && stat(path, &st) == 0 && (size_t)st.st_size == want,
+          "pipe: a full disk leaves whole records only (%d of %d)", n, PIPE_RECORDS);
+    FILE *f = fopen(errpath, "r");
+    int lines = 0;
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) lines += strstr(line, "HPROF ERROR") != NULL;
+    if (f) fclose(f);
+    CHECK(lines == 1, "pipe: the failure is reported once (%d)", lines);
 }
 
 int main(void)
@@ -67,6 +156,7 @@ int main(void)
         output_unlock(&o);
         output_close(&o);
     }
+    test_pipe();
     CHECK(output_open_file(&o, "/nonexistent-dir/x", 1, 1, &chosen, err, sizeof err) != 0 &&
               strstr(err, "/nonexistent-dir/x") != NULL,
           "unopenable file gives a reason naming it");
