@@ -279,6 +279,7 @@ static jobject string_value(JNIEnv *jni, jstring s)
 static const uint8_t *map_dump(const char *path, size_t *len, int *fd)
 {
     *fd = open(path, O_RDWR | O_CLOEXEC);
+    if (*fd < 0) *fd = open(path, O_RDONLY | O_CLOEXEC);     /* then the blocks stay till the end */
     unlink(path);
     if (*fd < 0) return NULL;
     struct stat st;

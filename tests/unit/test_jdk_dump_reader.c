@@ -4,9 +4,13 @@
  * agent's hidden objects left out, thread serials mapped, missing Class objects written,
  * and every cut or corrupted file refused or read without a crash.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sources/jdk_dump_reader.h"
 #include "tables/classes.h"
@@ -133,6 +137,11 @@ static void obj_array(struct out *s, uint64_t id, uint64_t cls, const uint64_t *
     for (uint32_t i = 0; i < n; i++) u8(s, e[i]);
 }
 
+/* Big arrays after the rest, for the test of freeing the file behind the reader. */
+#define BIG_BYTES (24u << 20)
+#define O_BIG 0x100000000ull
+static uint32_t BIG_ARRAYS;
+
 static struct out make_dump(void)
 {
     struct out o = {0}, s = {0};
@@ -170,6 +179,14 @@ static struct out make_dump(void)
     u1(&s, HD_PRIM_ARRAY_DUMP); u8(&s, O_FAR); u4(&s, 1); u4(&s, 1); u1(&s, HD_LONG); u8(&s, 5);
     u1(&s, HD_PRIM_ARRAY_DUMP); u8(&s, 0x20800); u4(&s, 1); u4(&s, 0); u1(&s, HD_BYTE);   /* the "loader" */
     record(&o, TAG_HEAP_DUMP_SEGMENT, &s);
+    for (uint32_t i = 0; i < BIG_ARRAYS; i++) {   /* byte[BIG_BYTES], byte k = k * (i + 1) */
+        struct out g = {0};
+        u1(&g, HD_PRIM_ARRAY_DUMP); u8(&g, O_BIG + (uint64_t)i * BIG_BYTES * 2); u4(&g, 1); u4(&g, BIG_BYTES);
+        u1(&g, HD_BYTE);
+        for (uint32_t k = 0; k < BIG_BYTES; k++) u1(&g, (uint8_t)(k * (i + 1)));
+        record(&o, TAG_HEAP_DUMP_SEGMENT, &g);
+        free(g.p);
+    }
     struct out e = {0};
     record(&o, TAG_HEAP_DUMP_END, &e);
     free(s.p);
@@ -186,6 +203,7 @@ struct seen {
     uint8_t inst_vals[MAX_SEEN][16];
     uint32_t obj_id[MAX_SEEN], obj_n[MAX_SEEN], obj_e[MAX_SEEN][8];
     uint32_t prim_id[MAX_SEEN];
+    uint64_t byte_sum;             /* of every byte array's bytes, each times its index */
     const struct hd_class *cls[MAX_SEEN];
 };
 static struct seen SEEN;
@@ -223,6 +241,7 @@ static void w_prim(struct hd_session *s, uint32_t id, uint32_t trace, const stru
 {
     if (SEEN.nprim < MAX_SEEN) SEEN.prim_id[SEEN.nprim] = id;
     SEEN.nprim++;
+    for (uint32_t k = 0; type == HD_BYTE && k < n; k++) SEEN.byte_sum += (uint64_t)e[k] * k;
 }
 static void w_end(struct hd_session *s) { SEEN.ended = 1; }
 static const struct heap_dump_writer NOTE = {w_prepare, w_begin, w_root, w_class, w_inst, w_obj, w_prim, w_end};
@@ -355,9 +374,66 @@ static void test_bad_input(void)
     free(d.p);
 }
 
+static void set_classes(struct jdr *r)
+{
+    for (uint32_t k = 0; k < jdr_class_count(r); k++) {
+        const char *n = jdr_class_name(r, k);
+        struct class_info *ci = !strcmp(n, "java/lang/Object") ? &ci_object : !strcmp(n, "Foo") ? &ci_foo
+                              : !strcmp(n, "java/lang/Class") ? &ci_class : !strcmp(n, "[I") ? &ci_ints
+                              : !strcmp(n, "[Ljava/lang/Object;") ? &ci_objs : NULL;
+        if (ci) jdr_set_class(r, k, ci, NULL);
+    }
+}
+
+/*
+ * A mapped file whose blocks the writing pass frees behind it (jdr_discard_behind): what
+ * it writes is still every byte of the file, and the file's blocks are gone afterwards.
+ */
+static void test_discard(void)
+{
+    BIG_ARRAYS = 4;
+    struct out d = make_dump();
+    BIG_ARRAYS = 0;
+    char path[] = "/tmp/hprof-jdr-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return;
+    unlink(path);
+    bool wrote = write(fd, d.p, d.n) == (ssize_t)d.n;
+    uint8_t *map = wrote ? mmap(NULL, d.n, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    free(d.p);
+    if (map == MAP_FAILED) {
+        close(fd);
+        return;
+    }
+    const char *why = NULL;
+    struct jdr *r = jdr_open(map, d.n, true, NONCE, 5, &why);
+    struct stat before, after;
+    fstat(fd, &before);
+    if (r) {
+        set_classes(r);
+        jdr_hide(r, O_HIDDEN);
+        jdr_discard_behind(r, fd);
+        memset(&SEEN, 0, sizeof SEEN);
+        jdr_write(r, &NOTE, NULL, BASE, NULL, 0);
+        jdr_close(r);
+    }
+    fstat(fd, &after);
+    uint64_t want = 0;
+    for (uint64_t i = 0; i < 4; i++)
+        for (uint64_t k = 0; k < BIG_BYTES; k++) want += (uint64_t)(uint8_t)(k * (i + 1)) * k;
+    CHECK(r && SEEN.nprim == 3 + 4 && SEEN.byte_sum == want,
+          "jdk dump reader: with the file freed behind it, every array is written whole");
+    CHECK(before.st_blocks * 512 >= (off_t)d.n - 4096 && after.st_blocks * 512 < (off_t)d.n / 2,
+          "jdk dump reader: the file's blocks are freed as it goes (%lld KiB of %zu KiB left)",
+          (long long)after.st_blocks / 2, d.n / 1024);
+    munmap(map, d.n);
+    close(fd);
+}
+
 int main(void)
 {
     test_rewrite();
+    test_discard();
     test_bad_input();
     return UNIT_DONE();
 }
