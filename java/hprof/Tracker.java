@@ -100,6 +100,15 @@ public final class Tracker {
 
     private static native void allocated(Object obj, boolean array);
 
+    /*
+     * heap=sites, called straight from instrumented code: the same as ObjectInit and
+     * NewArray without their Java frame, which the agent's stack walk would otherwise
+     * have to step over on every allocation. Only classes instrumented once the agent
+     * has bound these (at VM init) call them; the agent checks whether it is counting.
+     */
+    public static native void newObject(Object obj);
+    public static native void newArray(Object obj);
+
     /* At the entry of java.lang.Object.<init>: a new object. */
     public static void ObjectInit(Object obj) {
         if (allocs != 0) allocated(obj, false);

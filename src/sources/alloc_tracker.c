@@ -16,6 +16,10 @@
  * allocated + Tracker.NewArray; none in a JVMTI event or our JNI wrapper. */
 #define SKIP_CONSTRUCTED 3
 #define SKIP_ARRAY 2
+/* Tracker.newObject + Object.<init>, or Tracker.newArray: called straight from the
+ * instrumented code, without the Java method between. */
+#define SKIP_DIRECT_OBJECT 2
+#define SKIP_DIRECT_ARRAY 1
 #define SKIP_NONE 0
 
 struct alloc_tracker {
@@ -28,6 +32,7 @@ struct alloc_tracker {
     jniNativeInterface *jni_table;    /* the JNI functions as they were, before ours */
     pthread_key_t per_thread;         /* struct alloc_thread of each allocating thread */
     struct async_trace *walker;       /* the fast stack walk; NULL: GetStackTrace only */
+    _Atomic bool bound;               /* Tracker.newObject and newArray are ours */
     bool stack_stats;                 /* HPROF_STACK_STATS: count the walks of each kind */
     _Atomic uint64_t fast_walks, jvmti_walks;
     _Atomic bool on;
@@ -81,11 +86,29 @@ static bool skipped(struct alloc_tracker *t, jmethodID m)
  * Each allocating thread keeps the traces and sites it met last, so that the usual
  * allocation finds both without taking a lock of the shared tables. Entries only point
  * into the tables, which keep every trace and site until the agent ends.
+ *
+ * The caches start small (a thread that allocates a little costs 20 KiB) and double,
+ * up to 64 times their first size, while more than 1 in 64 lookups miss: a program
+ * like javac allocates at tens of thousands of traces in turn.
  */
-#define TRACE_SLOTS 1024               /* 16 KiB per allocating thread */
-#define SITE_SLOTS 256
+#define FIRST_SLOTS 512
+#define MAX_SLOTS (FIRST_SLOTS * 64)
+#define GROW_WINDOW 65536              /* lookups between two looks at the misses */
 #define CHECK_WINDOW 1024
 #define MAX_PENDING 8
+
+struct trace_slot {
+    uint64_t hash;
+    struct trace *trace;
+};
+
+struct site_slot {                     /* by trace: the site of its class last seen */
+    struct trace *trace;
+    struct class_info *cls;
+    struct site *site;
+    struct class_info *array_cls;      /* the class of the arrays the bytecode at the
+                                          trace's top makes (see array_class_at) */
+};
 
 struct alloc_thread {
     struct site_log *log;              /* the objects it counted */
@@ -94,16 +117,45 @@ struct alloc_thread {
     jweak pending[MAX_PENDING];
     uint32_t npending;
     uint32_t window;
-    struct {
-        uint64_t hash;
-        struct trace *trace;
-    } traces[TRACE_SLOTS];
-    struct {                           /* by trace: the site of its class last seen */
-        struct trace *trace;
-        struct class_info *cls;
-        struct site *site;
-    } sites[SITE_SLOTS];
+    uint32_t nslots;                   /* of each cache, a power of two */
+    uint32_t lookups, misses;          /* since the last look */
+    struct trace_slot *traces;
+    struct site_slot *sites;
 };
+
+static void thread_free(struct alloc_thread *at)
+{
+    free(at->traces);
+    free(at->sites);
+    free(at);
+}
+
+/* Both caches, empty, with n slots each; false (and the old ones kept) without memory. */
+static bool resize_caches(struct alloc_thread *at, uint32_t n)
+{
+    struct trace_slot *tr = calloc(n, sizeof *tr);
+    struct site_slot *si = calloc(n, sizeof *si);
+    if (!tr || !si) {
+        free(tr);
+        free(si);
+        return false;
+    }
+    free(at->traces);
+    free(at->sites);
+    at->traces = tr;
+    at->sites = si;
+    at->nslots = n;
+    return true;
+}
+
+/* Counts a trace lookup; now and then grows the caches if too many missed. */
+static void note_lookup(struct alloc_thread *at, bool missed)
+{
+    at->misses += missed;
+    if (++at->lookups < GROW_WINDOW) return;
+    if (at->misses > GROW_WINDOW / 64 && at->nslots < MAX_SLOTS) resize_caches(at, at->nslots * 2);
+    at->lookups = at->misses = 0;
+}
 
 /* NULL when out of memory: the allocation is then not counted. */
 static struct alloc_thread *this_thread(struct alloc_tracker *t)
@@ -111,9 +163,10 @@ static struct alloc_thread *this_thread(struct alloc_tracker *t)
     struct alloc_thread *at = pthread_getspecific(t->per_thread);
     if (at) return at;
     if (!(at = calloc(1, sizeof *at))) return NULL;
-    if (!(at->log = site_objects_log(&t->objects)) || pthread_setspecific(t->per_thread, at) != 0) {
+    if (!resize_caches(at, FIRST_SLOTS) || !(at->log = site_objects_log(&t->objects)) ||
+        pthread_setspecific(t->per_thread, at) != 0) {
         site_objects_release(&t->objects, at->log);
-        free(at);
+        thread_free(at);
         return NULL;
     }
     return at;
@@ -126,16 +179,19 @@ static void thread_ended(void *p)
     struct alloc_thread *at = p;
     struct agent *a = agent_get();
     if (a && a->alloc) site_objects_release(&a->alloc->objects, at->log);
-    free(at);
+    thread_free(at);
 }
 
 static struct trace *trace_of(struct agent *a, struct alloc_thread *at, uint32_t serial,
                               const jvmtiFrameInfo *frames, int n, JNIEnv *jni)
 {
     uint64_t h = traces_key_hash(serial, frames, n);
-    unsigned slot = (unsigned)(h >> 40) % TRACE_SLOTS;
+    unsigned slot = (unsigned)(h >> 40) & (at->nslots - 1);
     struct trace *tr = at->traces[slot].trace;
-    if (tr && at->traces[slot].hash == h && traces_key_equals(tr, serial, frames, n)) return tr;
+    bool hit = tr && at->traces[slot].hash == h && traces_key_equals(tr, serial, frames, n);
+    note_lookup(at, !hit);
+    if (hit) return tr;
+    slot = (unsigned)(h >> 40) & (at->nslots - 1);     /* the caches may have grown */
     tr = traces_of_hashed(&a->traces, a->jvmti, jni, h, serial, frames, n);
     if (tr) {
         at->traces[slot].hash = h;
@@ -144,15 +200,19 @@ static struct trace *trace_of(struct agent *a, struct alloc_thread *at, uint32_t
     return tr;
 }
 
-static unsigned site_slot(struct trace *tr) { return (unsigned)(hash_mix64((uint64_t)(uintptr_t)tr) >> 40) % SITE_SLOTS; }
+static unsigned site_slot(const struct alloc_thread *at, struct trace *tr)
+{
+    return (unsigned)(hash_mix64((uint64_t)(uintptr_t)tr) >> 40) & (at->nslots - 1);
+}
 
 static struct site *site_of(struct alloc_tracker *t, struct alloc_thread *at, struct trace *tr,
                             struct class_info *ci)
 {
-    unsigned slot = site_slot(tr);
+    unsigned slot = site_slot(at, tr);
     if (at->sites[slot].trace == tr && at->sites[slot].cls == ci) return at->sites[slot].site;
     struct site *s = sites_of(&t->sites, tr, ci);
     if (s) {
+        if (at->sites[slot].trace != tr) at->sites[slot].array_cls = NULL;
         at->sites[slot].trace = tr;
         at->sites[slot].cls = ci;
         at->sites[slot].site = s;
@@ -182,7 +242,7 @@ static struct class_info *class_at(struct agent *a, struct alloc_thread *at, JNI
                                    struct trace *tr)
 {
     jclass cls = (*jni)->GetObjectClass(jni, obj);
-    unsigned slot = site_slot(tr);
+    unsigned slot = site_slot(at, tr);
     struct class_info *ci = at->sites[slot].trace == tr ? at->sites[slot].cls : NULL;
     jweak m = ci ? atomic_load_explicit(&ci->mirror, memory_order_acquire) : NULL;
     if (!m || !(*jni)->IsSameObject(jni, m, cls)) {
@@ -195,6 +255,27 @@ static struct class_info *class_at(struct agent *a, struct alloc_thread *at, JNI
 
 static void count(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
                   struct trace *trace, bool inner_arrays);
+
+/*
+ * The class of an array that newarray, anewarray or multianewarray just made, at trace
+ * tr. The trace's top frame is that instruction's site, and the class a site makes never
+ * changes, so after the first array it is known without asking the JVM. (Not for an
+ * empty trace, depth=0, which all sites share.)
+ */
+static struct class_info *array_class_at(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj,
+                                         struct trace *tr)
+{
+    struct site_slot *s = &at->sites[site_slot(at, tr)];
+    if (s->trace == tr && s->array_cls) return s->array_cls;
+    return class_at(a, at, jni, obj, tr);
+}
+
+/* After the array at tr was counted (and its inner arrays: the slot may hold theirs). */
+static void note_array_class(struct alloc_thread *at, struct trace *tr, struct class_info *ci)
+{
+    struct site_slot *s = &at->sites[site_slot(at, tr)];
+    if (s->trace == tr && tr->nframes > 0) s->array_cls = ci;
+}
 
 
 /*
@@ -314,7 +395,8 @@ static bool was_pending(struct alloc_thread *at, JNIEnv *jni, jobject obj)
     return false;
 }
 
-static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jboolean array)
+/* A new object or array from instrumented code, `skip` frames of ours above its site. */
+static void new_object(JNIEnv *jni, jobject obj, bool array, int skip)
 {
     struct agent *a = agent_get();
     if (!obj || !counting(a)) return;
@@ -323,8 +405,32 @@ static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jbool
     /* A new array is always new; an object may have been counted already when the VM
      * made it, before its constructor ran. */
     if (!array && at->npending && was_pending(at, jni, obj)) return;
-    struct trace *tr = site_trace(a, at, jni, NULL, array ? SKIP_ARRAY : SKIP_CONSTRUCTED);
-    if (tr) count(a, at, jni, obj, class_at(a, at, jni, obj, tr), tr, array);
+    struct trace *tr = site_trace(a, at, jni, NULL, skip);
+    if (!tr) return;
+    if (!array) {
+        count(a, at, jni, obj, class_at(a, at, jni, obj, tr), tr, false);
+        return;
+    }
+    struct class_info *ci = array_class_at(a, at, jni, obj, tr);
+    count(a, at, jni, obj, ci, tr, true);
+    note_array_class(at, tr, ci);
+}
+
+/* Tracker.allocated, through Tracker.ObjectInit or Tracker.NewArray. */
+static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jboolean array)
+{
+    new_object(jni, obj, array, array ? SKIP_ARRAY : SKIP_CONSTRUCTED);
+}
+
+/* Tracker.newObject and Tracker.newArray, straight from the instrumented code. */
+static void JNICALL native_new_object(JNIEnv *jni, jclass cls, jobject obj)
+{
+    new_object(jni, obj, false, SKIP_DIRECT_OBJECT);
+}
+
+static void JNICALL native_new_array(JNIEnv *jni, jclass cls, jobject obj)
+{
+    new_object(jni, obj, true, SKIP_DIRECT_ARRAY);
 }
 
 static bool top_native_is(const struct trace *tr, const char *name)
@@ -458,17 +564,21 @@ static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const cha
     else if (t->nskip < MAX_SKIP) t->skip[t->nskip++] = m;
 }
 
-void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker)
+void alloc_tracker_bind(struct agent *a, JNIEnv *jni, jclass tracker)
 {
     struct alloc_tracker *t = a->alloc;
     if (!t || !tracker) return;
-    JNINativeMethod natives[] = {{"allocated", "(Ljava/lang/Object;Z)V", (void *)native_allocated}};
-    if ((*jni)->RegisterNatives(jni, tracker, natives, 1) != 0) {
+    JNINativeMethod natives[] = {{"allocated", "(Ljava/lang/Object;Z)V", (void *)native_allocated},
+                                 {"newObject", "(Ljava/lang/Object;)V", (void *)native_new_object},
+                                 {"newArray", "(Ljava/lang/Object;)V", (void *)native_new_array}};
+    if ((*jni)->RegisterNatives(jni, tracker, natives, 3) != 0) {
         (*jni)->ExceptionClear(jni);
         log_error("the Tracker class does not match this agent; heap=sites has no data");
         return;
     }
     add_skip(t, jni, tracker, "allocated", "(Ljava/lang/Object;Z)V", true);
+    add_skip(t, jni, tracker, "newObject", "(Ljava/lang/Object;)V", true);
+    add_skip(t, jni, tracker, "newArray", "(Ljava/lang/Object;)V", true);
     add_skip(t, jni, tracker, "ObjectInit", "(Ljava/lang/Object;)V", true);
     add_skip(t, jni, tracker, "NewArray", "(Ljava/lang/Object;)V", true);
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");
@@ -476,6 +586,15 @@ void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker)
     t->tracker = (*jni)->NewGlobalRef(jni, tracker);
     t->allocs = (*jni)->GetStaticFieldID(jni, tracker, "allocs", "I");
     if (!t->allocs) (*jni)->ExceptionClear(jni);
+    atomic_store(&t->bound, true);
+}
+
+bool alloc_tracker_bound(struct agent *a) { return a->alloc && atomic_load(&a->alloc->bound); }
+
+void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni)
+{
+    struct alloc_tracker *t = a->alloc;
+    if (!t || !t->tracker) return;
     wrap_jni(a);
     async_trace_vm_init(t->walker, a->jvmti);
     alloc_tracker_enable(a, jni, true);

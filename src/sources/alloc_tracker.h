@@ -30,8 +30,13 @@ bool alloc_tracker_wanted(const struct agent *a);
 bool alloc_tracker_exact(const struct agent *a);
 /* In Agent_OnLoad: the tag environment and capabilities. 0 on success. */
 int alloc_tracker_onload(struct agent *a);
-/* At VM init, once the Tracker class is loaded: bind the native and start counting. */
-void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni, jclass tracker);
+/* At VM init, once the Tracker class is loaded: binds its natives. Classes instrumented
+ * after that call Tracker.newObject / newArray straight (alloc_tracker_bound), the
+ * ones before through Tracker.ObjectInit / NewArray. */
+void alloc_tracker_bind(struct agent *a, JNIEnv *jni, jclass tracker);
+bool alloc_tracker_bound(struct agent *a);
+/* At VM init, after alloc_tracker_bind and the classes' catch-up: start counting. */
+void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni);
 /* At VM init, in alloc_sample mode: start the JVM's allocation sampling. */
 void alloc_tracker_vm_init_sampled(struct agent *a, JNIEnv *jni);
 /* Allocation counting on or off (socket CONTROL). */

@@ -77,9 +77,10 @@ void JNICALL tracker_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bei
         spec.exception_exit = 1;
     }
     if (alloc_tracker_exact(a)) {
-        spec.objinit_name = "ObjectInit";
+        bool direct = alloc_tracker_bound(a);
+        spec.objinit_name = direct ? "newObject" : "ObjectInit";
         spec.objinit_desc = "(Ljava/lang/Object;)V";
-        spec.newarray_name = "NewArray";
+        spec.newarray_name = direct ? "newArray" : "NewArray";
         spec.newarray_desc = "(Ljava/lang/Object;)V";
     }
     spec.cnum = c->cnum;
@@ -339,16 +340,19 @@ static void JNICALL clock_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 void tracker_vm_init(struct agent *a, JNIEnv *jni)
 {
     struct tracker *t = a->tracker;
-    catch_up(a, jni);
+    /* The Tracker is bound before the classes loaded so far are instrumented, so that
+     * these call its natives straight. */
     jclass cls = (*jni)->FindClass(jni, TRACKER_CLASS);
+    if (!cls) (*jni)->ExceptionClear(jni);
+    if (cls && alloc_tracker_exact(a)) alloc_tracker_bind(a, jni, cls);
+    catch_up(a, jni);
     if (!cls) {
-        (*jni)->ExceptionClear(jni);
         log_error("the Tracker class could not be loaded; cpu=%s has no data", options_cpu_name(a->opt.cpu));
         return;
     }
     t->cls = (*jni)->NewGlobalRef(jni, cls);
     remove_tracker_class(t);     /* loaded now; nothing will look for the file again */
-    if (alloc_tracker_exact(a)) alloc_tracker_vm_init(a, jni, cls);
+    if (alloc_tracker_exact(a)) alloc_tracker_vm_init(a, jni);
     if (!wants_times(a)) return;
     JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain}};
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, cls, "engaged", "I");
