@@ -92,6 +92,23 @@ check "ALLOC SITES: int[][] marked as an array of objects, 777 allocated" has_li
 check "ALLOC SITES: int[] marked as an int array (10)" has_line dump.txt '^  SITE array=10 class=[0-9]+\(int\[\]\) .*alloc_objs=2331$'
 check "HEAP SUMMARY written" has_line dump.txt '^HEAP_SUMMARY live_bytes=[0-9]+ live_objs=[0-9]+ alloc_bytes=[0-9]+ alloc_objs=[0-9]+'
 
+# Many traces in turn from one thread (1728, each with 100 allocations): the agent's
+# per-thread caches of traces and sites grow meanwhile, and no count is lost or moved.
+run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=w.txt)" SitesWide
+wide() {  # wide CLASS: "rows allocs min max" of the rows of CLASS at traces through SitesWide.l3
+  awk -v c="$1" '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); next }
+    /^\t/ { if (index($0, "SitesWide.l3")) has[tr] = 1; next }
+    /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+    i && $9 == c && ($8 in has) { n++; s += $7; if (!min || $7 < min) min = $7; if ($7 > max) max = $7 }
+    END { print n + 0, s + 0, min + 0, max + 0 }' w.txt
+}
+check "many traces: same output and status" bash -c "[[ $RC -eq 0 ]] && grep -qx done out.txt"
+for c in 'int[]:288 28800' 'long[]:288 28800' 'java.lang.String[]:288 28800' 'SitesWide$Cell:864 86400'; do
+  cls=${c%%:*}; want=${c#*:}
+  got=$(wide "$cls")
+  check "many traces: $cls at ${want% *} sites, 100 each (${got})" test "$got" = "$want 100 100"
+done
+
 # alloc_sample=<bytes>: no instrumentation, estimates labelled as such, near the truth.
 run_java "$(agent heap=sites,alloc_sample=65536,cutoff=0,file=e.txt)" SitesMany
 check "alloc_sample: same output" bash -c "[[ $RC -eq 0 ]] && grep -qx 'kept 500000' out.txt"
