@@ -28,7 +28,9 @@ set -e
 for _ in $(seq 100); do grep -qs '^started' out.txt && break; sleep 0.1; done
 
 send "pause 700"
-send "cpu samples 0.2"
+# A cutoff no trace reaches (two threads spin at once), so that CPU SAMPLES writes no
+# trace of its own and DUMP TRACES has them all still to write.
+send "cpu samples 0.99"
 send "traces"
 wait_for 1
 sleep 0.5
