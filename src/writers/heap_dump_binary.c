@@ -132,13 +132,15 @@ static void bin_class_dump(struct hd_session *s, const struct hd_class *c)
 static void bin_instance(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
                          const uint8_t *values)
 {
-    struct buf *b = seg_room(s, 17 + (size_t)c->inst_bytes);
-    buf_u1(b, HD_INSTANCE_DUMP);
-    buf_u4(b, id);
-    buf_u4(b, trace);
-    buf_u4(b, c->info->object_id);
-    buf_u4(b, c->inst_bytes);
-    buf_put(b, values, c->inst_bytes);
+    /* One room for the whole sub-record: a dump writes tens of millions of these. */
+    uint8_t *p = buf_room(seg_room(s, 17 + (size_t)c->inst_bytes), 17 + (size_t)c->inst_bytes);
+    if (!p) return;
+    p[0] = HD_INSTANCE_DUMP;
+    be_store_u4(p + 1, id);
+    be_store_u4(p + 5, trace);
+    be_store_u4(p + 9, c->info->object_id);
+    be_store_u4(p + 13, c->inst_bytes);
+    if (c->inst_bytes) memcpy(p + 17, values, c->inst_bytes);
 }
 
 static void bin_obj_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
@@ -162,13 +164,15 @@ static void bin_prim_array(struct hd_session *s, uint32_t id, uint32_t trace, co
 {
     unsigned es = hd_type_size(type);
     if ((uint64_t)n * es + 32 > RECORD_MAX) n = (uint32_t)((RECORD_MAX - 32) / es);
-    struct buf *b = seg_room(s, 14 + (size_t)n * es);
-    buf_u1(b, HD_PRIM_ARRAY_DUMP);
-    buf_u4(b, id);
-    buf_u4(b, trace);
-    buf_u4(b, n);
-    buf_u1(b, (uint8_t)type);
-    buf_put(b, elems, (size_t)n * es);
+    size_t len = 14 + (size_t)n * es;
+    uint8_t *p = buf_room(seg_room(s, len), len);
+    if (!p) return;
+    p[0] = HD_PRIM_ARRAY_DUMP;
+    be_store_u4(p + 1, id);
+    be_store_u4(p + 5, trace);
+    be_store_u4(p + 9, n);
+    p[13] = (uint8_t)type;
+    if (n) memcpy(p + 14, elems, (size_t)n * es);
 }
 
 static void bin_end(struct hd_session *s)
