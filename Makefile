@@ -12,7 +12,8 @@ JNI_INC := -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux
 
 WARN    := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -DHPROF_VERSION=\"$(VERSION)\" -fPIC -fvisibility=hidden $(WARN) $(CFLAGS) \
+# Frame pointers: the exact heap=sites mode reads a return address through them.
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -DHPROF_VERSION=\"$(VERSION)\" -fPIC -fvisibility=hidden -fno-omit-frame-pointer $(WARN) $(CFLAGS) \
               -Isrc $(JNI_INC)
 LDLIBS  := -lpthread -ldl
 

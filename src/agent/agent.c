@@ -193,6 +193,8 @@ static int set_callbacks(struct agent *a)
     cb.VMObjectAlloc = alloc_tracker_on_vm_object_alloc;
     cb.SampledObjectAlloc = alloc_tracker_on_sampled_alloc;
     cb.GarbageCollectionFinish = alloc_tracker_on_gc_finish;
+    cb.CompiledMethodLoad = alloc_tracker_on_compiled_load;
+    cb.CompiledMethodUnload = alloc_tracker_on_compiled_unload;
     jvmtiEnv *jvmti = a->jvmti;
     if ((*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb) != JVMTI_ERROR_NONE) return -1;
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);

@@ -1,11 +1,13 @@
 #include "sources/alloc_tracker.h"
 
+#include <jvmticmlr.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/agent.h"
 #include "sources/async_trace.h"
+#include "tables/code_sites.h"
 #include "tables/site_objects.h"
 #include "tables/sites.h"
 #include "util/log.h"
@@ -33,8 +35,13 @@ struct alloc_tracker {
     pthread_key_t per_thread;         /* struct alloc_thread of each allocating thread */
     struct async_trace *walker;       /* the fast stack walk; NULL: GetStackTrace only */
     _Atomic bool bound;               /* Tracker.newObject and newArray are ours */
+    /* Compiled call sites of Tracker.newObject whose return address names the trace
+     * (see tables/code_sites.h); code_ok: the table is in use. */
+    struct code_sites code;
+    bool code_ok;
+    _Atomic(jmethodID) object_init;   /* java.lang.Object.<init>, once bound */
     bool stack_stats;                 /* HPROF_STACK_STATS: count the walks of each kind */
-    _Atomic uint64_t fast_walks, jvmti_walks;
+    _Atomic uint64_t fast_walks, jvmti_walks, code_hits;
     _Atomic bool on;
 };
 
@@ -60,11 +67,23 @@ int alloc_tracker_onload(struct agent *a)
     if (alloc_tracker_exact(a)) {
         caps.can_generate_vm_object_alloc_events = 1;
         t->walker = async_trace_new();
+        const char *off = getenv("HPROF_CODE_SITES");
+        /* The return address is read through the frame pointers of x86-64 (HotSpot's
+         * native method wrappers keep one); elsewhere every allocation is walked. */
+#if defined(__x86_64__)
+        t->code_ok = t->walker && !(off && strcmp(off, "0") == 0) && code_sites_init(&t->code, 1u << 16);
+#endif
+        caps.can_generate_compiled_method_load_events = t->code_ok;
         const char *stats = getenv("HPROF_STACK_STATS");
         t->stack_stats = stats && *stats && strcmp(stats, "0") != 0;
     }
     else caps.can_generate_sampled_object_alloc_events = 1;
-    if ((*a->jvmti)->AddCapabilities(a->jvmti, &caps) != JVMTI_ERROR_NONE) return -1;
+    if (t->code_ok && (*a->jvmti)->AddCapabilities(a->jvmti, &caps) != JVMTI_ERROR_NONE) {
+        caps.can_generate_compiled_method_load_events = 0;    /* then without the shortcut */
+        code_sites_destroy(&t->code);
+        t->code_ok = false;
+    }
+    if (!t->code_ok && (*a->jvmti)->AddCapabilities(a->jvmti, &caps) != JVMTI_ERROR_NONE) return -1;
     /* Sampling starts now: a thread's sampling point is set when it takes a new TLAB,
      * so starting late would miss the first TLAB of every thread already running. */
     if (!alloc_tracker_exact(a) &&
@@ -343,8 +362,23 @@ static jint walk_stack(struct agent *a, JNIEnv *jni, jthread thread, jvmtiFrameI
  * The allocation site of the current thread (thread NULL), or of the thread a JVMTI
  * event names: its stack without our frames.
  */
+/* Whether the walk's frames from frames[1] on are the ones the JIT inlined at site cs:
+ * then the return address the site was found by stands for the whole trace. */
+static bool walk_matches(const struct code_site *cs, const jvmtiFrameInfo *frames, int n, int depth)
+{
+    if (depth + 1 > CODE_SITE_FRAMES || cs->nframes < depth + 1 || n < depth + 2) return false;
+    for (int f = 0; f <= depth; f++)
+        if (frames[1 + f].method != cs->methods[f] || frames[1 + f].location != cs->bcis[f]) return false;
+    return true;
+}
+
+/*
+ * The allocation site of the current thread (thread NULL), or of the thread a JVMTI
+ * event names: its stack without our frames. With a code site (objects only), the
+ * trace is cached there when the walk confirms what the site says was inlined.
+ */
 static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jthread thread,
-                                int top_skip)
+                                int top_skip, const struct code_site *cs)
 {
     struct alloc_tracker *t = a->alloc;
     int depth = a->opt.depth;
@@ -363,6 +397,7 @@ static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv
             serial = ti ? ti->serial : 0;
         }
         tr = trace_of(a, at, serial, frames + skip, keep, jni);
+        if (tr && cs && skip == 2 && keep == depth && walk_matches(cs, frames, n, depth)) code_site_set_trace(cs, tr, depth);
     }
     if (frames != local) free(frames);
     return tr;
@@ -395,17 +430,32 @@ static bool was_pending(struct alloc_thread *at, JNIEnv *jni, jobject obj)
     return false;
 }
 
-/* A new object or array from instrumented code, `skip` frames of ours above its site. */
-static void new_object(JNIEnv *jni, jobject obj, bool array, int skip)
+/* The code site a new object was made at, if its return address names the trace. */
+static const struct code_site *code_site_of(struct alloc_tracker *t, struct agent *a, uintptr_t pc)
+{
+    if (!pc || !t->code_ok || a->opt.thread) return NULL;     /* thread=y: traces differ by thread */
+    const struct code_site *cs = code_sites_find(&t->code, pc);
+    return cs && cs->nframes >= a->opt.depth + 1 ? cs : NULL;
+}
+
+/*
+ * A new object or array from instrumented code, `skip` frames of ours above its site;
+ * pc: the return address into the compiled code that called us, or 0.
+ */
+static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, uintptr_t pc)
 {
     struct agent *a = agent_get();
     if (!obj || !counting(a)) return;
-    struct alloc_thread *at = this_thread(a->alloc);
+    struct alloc_tracker *t = a->alloc;
+    struct alloc_thread *at = this_thread(t);
     if (!at) return;
     /* A new array is always new; an object may have been counted already when the VM
      * made it, before its constructor ran. */
     if (!array && at->npending && was_pending(at, jni, obj)) return;
-    struct trace *tr = site_trace(a, at, jni, NULL, skip);
+    const struct code_site *cs = array ? NULL : code_site_of(t, a, pc);
+    struct trace *tr = cs ? code_site_trace(cs, a->opt.depth) : NULL;
+    if (tr && t->stack_stats) atomic_fetch_add_explicit(&t->code_hits, 1, memory_order_relaxed);
+    if (!tr) tr = site_trace(a, at, jni, NULL, skip, cs);
     if (!tr) return;
     if (!array) {
         count(a, at, jni, obj, class_at(a, at, jni, obj, tr), tr, false);
@@ -419,18 +469,64 @@ static void new_object(JNIEnv *jni, jobject obj, bool array, int skip)
 /* Tracker.allocated, through Tracker.ObjectInit or Tracker.NewArray. */
 static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jboolean array)
 {
-    new_object(jni, obj, array, array ? SKIP_ARRAY : SKIP_CONSTRUCTED);
+    new_object(jni, obj, array, array ? SKIP_ARRAY : SKIP_CONSTRUCTED, 0);
+}
+
+/*
+ * The return address into the Java code that called a native method of ours, from the
+ * frame pointer of that method (fp): HotSpot's wrapper of a native method keeps a frame
+ * pointer, and so does this library (-fno-omit-frame-pointer). Called from the
+ * interpreter it is an address in the interpreter, which no code site has. 0 when the
+ * chain does not lead up the stack.
+ */
+static uintptr_t java_return_pc(void *fp)
+{
+#if defined(__x86_64__)
+    void **ours = fp, **wrapper = ours ? ours[0] : NULL;
+    if (!wrapper || wrapper <= ours || (char *)wrapper - (char *)ours > 65536) return 0;
+    return (uintptr_t)wrapper[1];
+#else
+    return 0;
+#endif
 }
 
 /* Tracker.newObject and Tracker.newArray, straight from the instrumented code. */
 static void JNICALL native_new_object(JNIEnv *jni, jclass cls, jobject obj)
 {
-    new_object(jni, obj, false, SKIP_DIRECT_OBJECT);
+    new_object(jni, obj, false, SKIP_DIRECT_OBJECT, java_return_pc(__builtin_frame_address(0)));
 }
 
 static void JNICALL native_new_array(JNIEnv *jni, jclass cls, jobject obj)
 {
-    new_object(jni, obj, true, SKIP_DIRECT_ARRAY);
+    new_object(jni, obj, true, SKIP_DIRECT_ARRAY, 0);
+}
+
+/* Each compiled call of Tracker.newObject from an inlined Object.<init>, with the frames
+ * inlined there (innermost first, Object.<init> itself at 0). */
+void JNICALL alloc_tracker_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
+                                            const void *code_addr, jint map_length,
+                                            const jvmtiAddrLocationMap *map, const void *compile_info)
+{
+    struct agent *a = agent_get();
+    struct alloc_tracker *t = a ? a->alloc : NULL;
+    jmethodID init = t && t->code_ok ? atomic_load(&t->object_init) : NULL;
+    if (!init) return;
+    for (const jvmtiCompiledMethodLoadRecordHeader *h = compile_info; h; h = h->next) {
+        if (h->kind != JVMTI_CMLR_INLINE_INFO) continue;
+        const jvmtiCompiledMethodLoadInlineRecord *r = (const void *)h;
+        for (jint i = 0; i < r->numpcs; i++) {
+            const PCStackInfo *p = &r->pcinfo[i];
+            if (p->numstackframes >= 2 && p->methods && p->bcis && p->methods[0] == init)
+                code_sites_add(&t->code, (uintptr_t)code_addr, (uintptr_t)p->pc, p->pc, p->numstackframes,
+                               p->methods, p->bcis);
+        }
+    }
+}
+
+void JNICALL alloc_tracker_on_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
+{
+    struct agent *a = agent_get();
+    if (a && a->alloc && a->alloc->code_ok) code_sites_unload(&a->alloc->code, (uintptr_t)code_addr);
 }
 
 static bool top_native_is(const struct trace *tr, const char *name)
@@ -480,7 +576,7 @@ void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthr
     if (!counting(a) || agent_is_own_thread(a, jni, thread)) return;
     struct alloc_thread *at = this_thread(a->alloc);
     if (!at) return;
-    struct trace *tr = site_trace(a, at, jni, thread, SKIP_NONE);
+    struct trace *tr = site_trace(a, at, jni, thread, SKIP_NONE, NULL);
     if (!tr) return;
     struct class_match m = {&a->alloc->sites, classes_of(&a->classes, a->jvmti, cls, &a->ids)};
     size_t overlap = constructor_ran(tr) ? RECENT_SCAN : RECENT_OVERLAP;
@@ -505,7 +601,7 @@ static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
     jobject obj = a->alloc->jni_table->AllocObject(jni, cls);
     if (obj && counting(a)) {
         struct alloc_thread *at = this_thread(a->alloc);
-        struct trace *tr = at ? site_trace(a, at, jni, NULL, SKIP_NONE) : NULL;
+        struct trace *tr = at ? site_trace(a, at, jni, NULL, SKIP_NONE, NULL) : NULL;
         if (tr) count(a, at, jni, obj, classes_of(&a->classes, a->jvmti, cls, &a->ids), tr, false);
     }
     return obj;
@@ -532,7 +628,7 @@ void JNICALL alloc_tracker_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
     if (!counting(a)) return;
     struct alloc_tracker *t = a->alloc;
     struct alloc_thread *at = this_thread(t);
-    struct trace *tr = at ? site_trace(a, at, jni, thread, SKIP_NONE) : NULL;
+    struct trace *tr = at ? site_trace(a, at, jni, thread, SKIP_NONE, NULL) : NULL;
     if (!tr) return;
     struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
     struct site *s = site_of(t, at, tr, ci);
@@ -583,6 +679,8 @@ void alloc_tracker_bind(struct agent *a, JNIEnv *jni, jclass tracker)
     add_skip(t, jni, tracker, "NewArray", "(Ljava/lang/Object;)V", true);
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");
     if (object) add_skip(t, jni, object, "<init>", "()V", false);
+    if (object) atomic_store(&t->object_init, (*jni)->GetMethodID(jni, object, "<init>", "()V"));
+    (*jni)->ExceptionClear(jni);
     t->tracker = (*jni)->NewGlobalRef(jni, tracker);
     t->allocs = (*jni)->GetStaticFieldID(jni, tracker, "allocs", "I");
     if (!t->allocs) (*jni)->ExceptionClear(jni);
@@ -599,6 +697,10 @@ void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni)
     async_trace_vm_init(t->walker, a->jvmti);
     alloc_tracker_enable(a, jni, true);
     (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_OBJECT_ALLOC, NULL);
+    if (t->code_ok) {
+        (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL);
+        (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, NULL);
+    }
 }
 
 void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on)
@@ -681,8 +783,9 @@ void alloc_tracker_count_live(struct agent *a, JNIEnv *jni)
         count_reachable(a, t);
     }
     if (t->stack_stats)
-        log_plain("HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace",
-                  (unsigned long long)atomic_load(&t->fast_walks), (unsigned long long)atomic_load(&t->jvmti_walks));
+        log_plain("HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace, %llu by the code site",
+                  (unsigned long long)atomic_load(&t->fast_walks), (unsigned long long)atomic_load(&t->jvmti_walks),
+                  (unsigned long long)atomic_load(&t->code_hits));
     if (alloc_tracker_exact(a)) return;
     /* Sampled: each live sample stands for as many objects as samples did at allocation. */
     uint32_t n = sites_count(&t->sites);

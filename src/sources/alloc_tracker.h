@@ -57,6 +57,11 @@ void alloc_tracker_tag_sites(struct agent *a, jvmtiEnv *env);
 void JNICALL alloc_tracker_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                             jclass cls, jlong size);
 void JNICALL alloc_tracker_on_gc_finish(jvmtiEnv *jvmti);
+/* Exact mode: the compiled call sites of Tracker.newObject (tables/code_sites.h). */
+void JNICALL alloc_tracker_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
+                                            const void *code_addr, jint map_length,
+                                            const jvmtiAddrLocationMap *map, const void *compile_info);
+void JNICALL alloc_tracker_on_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr);
 void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                               jclass cls, jlong size);
 

@@ -11,7 +11,7 @@ set -e
 HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=s.txt)" SitesKnown "$WORK/libsitesjni.so"
 cp out.txt s.out
 # walks KIND FILE: how many stacks the HPROF_STACK_STATS line says were taken that way
-walks() { sed -n "s/^HPROF: heap=sites stacks: \([0-9]*\) by the fast walk, \([0-9]*\) by GetStackTrace\$/\1 \2/p" "$2" | tail -1 | awk -v k="$1" '{ print (k == "fast" ? $1 : $2) + 0 }'; }
+walks() { sed -n "s/^HPROF: heap=sites stacks: \([0-9]*\) by the fast walk, \([0-9]*\) by GetStackTrace, \([0-9]*\) by the code site\$/\1 \2 \3/p" "$2" | tail -1 | awk -v k="$1" '{ print (k == "fast" ? $1 : k == "code" ? $3 : $2) + 0 }'; }
 export -f walks
 check "same output and status as without the agent" bash -c "[[ $RC -eq 0 ]] && grep -qxF '$BASE' out.txt"
 check "SITES section with the original's headers" bash -c "grep -Eq '^SITES BEGIN \\(ordered by live bytes\\) [A-Z][a-z]{2} ' s.txt && grep -qx \"          percent          live          alloc'ed  stack class\" s.txt && grep -qx ' rank   self  accum     bytes objs     bytes  objs trace name' s.txt && grep -qx 'SITES END' s.txt"
@@ -91,6 +91,38 @@ check "ALLOC SITES: 12345 Foo at one site, 6173 live" has_line dump.txt '^  SITE
 check "ALLOC SITES: int[][] marked as an array of objects, 777 allocated" has_line dump.txt '^  SITE array=2 class=[0-9]+\(int\[\]\[\]\) .*alloc_objs=777$'
 check "ALLOC SITES: int[] marked as an int array (10)" has_line dump.txt '^  SITE array=10 class=[0-9]+\(int\[\]\) .*alloc_objs=2331$'
 check "HEAP SUMMARY written" has_line dump.txt '^HEAP_SUMMARY live_bytes=[0-9]+ live_objs=[0-9]+ alloc_bytes=[0-9]+ alloc_objs=[0-9]+'
+
+# Hot compiled code: most traces come from the return address into the compiled code
+# (the JIT's inlining records), not from a walk. Counts and frames must be the same as
+# with a walk on every allocation (HPROF_CODE_SITES=0).
+deep_sites() {  # the four SitesDeep sites: class, allocated, frames
+  awk '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); fr[tr] = ""; next }
+       /^\t/ { fr[tr] = fr[tr] "|" substr($0, 2); next }
+       /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+       i && $1 ~ /^[0-9]+$/ && fr[$8] ~ /SitesDeep\.make/ { print $9, $7, fr[$8] }' "$1" | sort
+}
+HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=deep.txt)" SitesDeep
+cp out.txt deep.out
+deep_sites deep.txt >deep_on.txt
+check "compiled code: same output and status" bash -c "[[ $RC -eq 0 ]] && grep -qx done deep.out"
+check "compiled code: Node and Leaf, 500000 each from a1 and a2 ($(awk '{ printf "%s ", $2 }' deep_on.txt))" \
+  bash -c "[[ \$(awk '\$2 == 500000 && \$3 ~ /SitesDeep\\.a[12]/' deep_on.txt | wc -l) -eq 4 && \$(wc -l <deep_on.txt) -eq 4 ]]"
+check "compiled code: traces found by the return address ($(walks code deep.out) of 2000000)" \
+  test "$(walks code deep.out)" -gt 100000
+HPROF_STACK_STATS=1 HPROF_CODE_SITES=0 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=deep0.txt)" SitesDeep
+cp out.txt deep0.out
+deep_sites deep0.txt >deep_off.txt
+check "compiled code: the same sites, counts and frames with a walk on every allocation (HPROF_CODE_SITES=0)" \
+  bash -c "[[ -s deep_off.txt ]] && cmp -s deep_on.txt deep_off.txt && [[ $(walks code deep0.out) -eq 0 ]]"
+# Compiled code thrown away and compiled again meanwhile: no count moves between sites.
+HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=deopt.txt)" SitesDeopt
+cp out.txt deopt.out
+makers() { awk '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); next }
+  /^\t/ { if (index($0, "SitesDeopt$M1.make")) m[tr] = 1; else if (index($0, "SitesDeopt$M2.make")) m[tr] = 2; next }
+  /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+  i && $9 == "SitesDeopt$Node" && ($8 in m) { s[m[$8]] += $7 } END { print s[1] + 0, s[2] + 0 }' deopt.txt; }
+check "deoptimized code: Node 750000 at M1.make and 750000 at M2.make ($(makers); $(walks code deopt.out) by the code site)" \
+  bash -c "[[ $RC -eq 0 && '$(makers)' == '750000 750000' ]]"
 
 # Many traces in turn from one thread (1728, each with 100 allocations): the agent's
 # per-thread caches of traces and sites grow meanwhile, and no count is lost or moved.
