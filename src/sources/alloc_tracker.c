@@ -358,10 +358,6 @@ static jint walk_stack(struct agent *a, JNIEnv *jni, jthread thread, jvmtiFrameI
     return n;
 }
 
-/*
- * The allocation site of the current thread (thread NULL), or of the thread a JVMTI
- * event names: its stack without our frames.
- */
 /* Whether the walk's frames from frames[1] on are the ones the JIT inlined at site cs:
  * then the return address the site was found by stands for the whole trace. */
 static bool walk_matches(const struct code_site *cs, const jvmtiFrameInfo *frames, int n, int depth)
