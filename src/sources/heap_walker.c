@@ -1123,17 +1123,8 @@ static void write_unvisited(struct walk *w)
 static void free_walk(struct walk *w)
 {
     for (uint32_t k = 0; k < w->ncls; k++) {
-        struct hd_class *c = &w->cls[k];
         struct cls_extra *x = &w->ext[k];
-        for (uint32_t i = 0; i < c->nfields; i++) free(c->fields[i].name);
-        for (uint32_t i = 0; i < c->nstatics; i++) free(c->statics[i].name);
-        free(c->fields);
-        free(c->statics);
-        free(c->static_values);
-        free(c->inst_slot_off);
-        free(c->inst_slot_type);
-        free(c->static_slot_off);
-        free(c->static_slot_type);
+        hd_class_free(&w->cls[k]);
         free(x->all_static);
         free(x->all_type);
         free(x->all_off);

@@ -547,13 +547,7 @@ void jdr_close(struct jdr *r)
         free(r->cls[k].name);
         free(r->cls[k].own);
         free(r->cls[k].ops);
-        if (!r->out) continue;
-        struct hd_class *c = &r->out[k];
-        for (uint32_t i = 0; i < c->nfields; i++) free(c->fields[i].name);
-        for (uint32_t i = 0; i < c->nstatics; i++) free(c->statics[i].name);
-        free(c->fields);
-        free(c->statics);
-        free(c->static_values);
+        if (r->out) hd_class_free(&r->out[k]);
     }
     free(r->cls);
     free(r->out);

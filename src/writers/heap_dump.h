@@ -76,6 +76,9 @@ struct hd_class {
     uint32_t nslots, nstatic_slots;
 };
 
+/* Frees what a class's view owns (names, fields, statics, slots), not the view itself. */
+void hd_class_free(struct hd_class *c);
+
 struct hd_root_info {
     int kind;                   /* enum hd_root */
     uint32_t id;

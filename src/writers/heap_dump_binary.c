@@ -5,6 +5,7 @@
  * failing disk cuts the file between records. Names (STRING) and LOAD CLASS records are
  * written before the first segment.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "tables/classes.h"
@@ -33,6 +34,19 @@ const char *hd_type_name(int t)
     case HD_LONG: return "long";
     default: return "?";
     }
+}
+
+void hd_class_free(struct hd_class *c)
+{
+    for (uint32_t i = 0; c->fields && i < c->nfields; i++) free(c->fields[i].name);
+    for (uint32_t i = 0; c->statics && i < c->nstatics; i++) free(c->statics[i].name);
+    free(c->fields);
+    free(c->statics);
+    free(c->static_values);
+    free(c->inst_slot_off);
+    free(c->inst_slot_type);
+    free(c->static_slot_off);
+    free(c->static_slot_type);
 }
 
 static void seg_close(struct hd_session *s)
