@@ -42,6 +42,7 @@ struct alloc_tracker {
     _Atomic(jmethodID) object_init;   /* java.lang.Object.<init>, once bound */
     bool stack_stats;                 /* HPROF_STACK_STATS: count the walks of each kind */
     _Atomic uint64_t fast_walks, jvmti_walks, code_hits;
+    _Atomic uint32_t most_slots;      /* the largest per-thread cache so far */
     _Atomic bool on;
 };
 
@@ -168,11 +169,14 @@ static bool resize_caches(struct alloc_thread *at, uint32_t n)
 }
 
 /* Counts a trace lookup; now and then grows the caches if too many missed. */
-static void note_lookup(struct alloc_thread *at, bool missed)
+static void note_lookup(struct alloc_tracker *t, struct alloc_thread *at, bool missed)
 {
     at->misses += missed;
     if (++at->lookups < GROW_WINDOW) return;
-    if (at->misses > GROW_WINDOW / 64 && at->nslots < MAX_SLOTS) resize_caches(at, at->nslots * 2);
+    if (at->misses > GROW_WINDOW / 64 && at->nslots < MAX_SLOTS && resize_caches(at, at->nslots * 2)) {
+        uint32_t most = atomic_load_explicit(&t->most_slots, memory_order_relaxed);
+        while (most < at->nslots && !atomic_compare_exchange_weak(&t->most_slots, &most, at->nslots)) {}
+    }
     at->lookups = at->misses = 0;
 }
 
@@ -208,7 +212,7 @@ static struct trace *trace_of(struct agent *a, struct alloc_thread *at, uint32_t
     unsigned slot = (unsigned)(h >> 40) & (at->nslots - 1);
     struct trace *tr = at->traces[slot].trace;
     bool hit = tr && at->traces[slot].hash == h && traces_key_equals(tr, serial, frames, n);
-    note_lookup(at, !hit);
+    note_lookup(a->alloc, at, !hit);
     if (hit) return tr;
     slot = (unsigned)(h >> 40) & (at->nslots - 1);     /* the caches may have grown */
     tr = traces_of_hashed(&a->traces, a->jvmti, jni, h, serial, frames, n);
@@ -358,11 +362,13 @@ static jint walk_stack(struct agent *a, JNIEnv *jni, jthread thread, jvmtiFrameI
     return n;
 }
 
-/* Whether the walk's frames from frames[1] on are the ones the JIT inlined at site cs:
- * then the return address the site was found by stands for the whole trace. */
-static bool walk_matches(const struct code_site *cs, const jvmtiFrameInfo *frames, int n, int depth)
+/* Whether the walk's frames from frames[1] on (Object.<init>, then the trace's depth
+ * frames) are the ones the JIT inlined at site cs: then the return address the site was
+ * found by stands for the trace. (The depth is checked again: it may have changed since
+ * code_site_of, by a socket command.) */
+static bool walk_matches(const struct code_site *cs, const jvmtiFrameInfo *frames, int depth)
 {
-    if (depth + 1 > CODE_SITE_FRAMES || cs->nframes < depth + 1 || n < depth + 2) return false;
+    if (depth + 1 > CODE_SITE_FRAMES || cs->nframes < depth + 1) return false;
     for (int f = 0; f <= depth; f++)
         if (frames[1 + f].method != cs->methods[f] || frames[1 + f].location != cs->bcis[f]) return false;
     return true;
@@ -374,7 +380,7 @@ static bool walk_matches(const struct code_site *cs, const jvmtiFrameInfo *frame
  * trace is cached there when the walk confirms what the site says was inlined.
  */
 static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jthread thread,
-                                int top_skip, const struct code_site *cs)
+                                int top_skip, struct code_site *cs)
 {
     struct alloc_tracker *t = a->alloc;
     int depth = a->opt.depth;
@@ -393,7 +399,7 @@ static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv
             serial = ti ? ti->serial : 0;
         }
         tr = trace_of(a, at, serial, frames + skip, keep, jni);
-        if (tr && cs && skip == 2 && keep == depth && walk_matches(cs, frames, n, depth)) code_site_set_trace(cs, tr, depth);
+        if (tr && cs && skip == 2 && keep == depth && walk_matches(cs, frames, depth)) code_site_set_trace(cs, tr, depth);
     }
     if (frames != local) free(frames);
     return tr;
@@ -426,12 +432,15 @@ static bool was_pending(struct alloc_thread *at, JNIEnv *jni, jobject obj)
     return false;
 }
 
-/* The code site a new object was made at, if its return address names the trace. */
-static const struct code_site *code_site_of(struct alloc_tracker *t, struct agent *a, uintptr_t pc)
+/* The code site a new object was made at, if its return address names the trace:
+ * Object.<init> and depth more frames inlined there, all of them kept by the site. */
+static struct code_site *code_site_of(struct alloc_tracker *t, struct agent *a, uintptr_t pc)
 {
-    if (!pc || !t->code_ok || a->opt.thread) return NULL;     /* thread=y: traces differ by thread */
-    const struct code_site *cs = code_sites_find(&t->code, pc);
-    return cs && cs->nframes >= a->opt.depth + 1 ? cs : NULL;
+    int need = a->opt.depth + 1;
+    /* thread=y: traces differ by thread */
+    if (!pc || !t->code_ok || a->opt.thread || need > CODE_SITE_FRAMES) return NULL;
+    struct code_site *cs = code_sites_find(&t->code, pc);
+    return cs && cs->nframes >= need ? cs : NULL;
 }
 
 /*
@@ -448,7 +457,7 @@ static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, uintptr_t
     /* A new array is always new; an object may have been counted already when the VM
      * made it, before its constructor ran. */
     if (!array && at->npending && was_pending(at, jni, obj)) return;
-    const struct code_site *cs = array ? NULL : code_site_of(t, a, pc);
+    struct code_site *cs = array ? NULL : code_site_of(t, a, pc);
     struct trace *tr = cs ? code_site_trace(cs, a->opt.depth) : NULL;
     if (tr && t->stack_stats) atomic_fetch_add_explicit(&t->code_hits, 1, memory_order_relaxed);
     if (!tr) tr = site_trace(a, at, jni, NULL, skip, cs);
@@ -778,10 +787,13 @@ void alloc_tracker_count_live(struct agent *a, JNIEnv *jni)
     } else {
         count_reachable(a, t);
     }
-    if (t->stack_stats)
+    if (t->stack_stats) {
         log_plain("HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace, %llu by the code site",
                   (unsigned long long)atomic_load(&t->fast_walks), (unsigned long long)atomic_load(&t->jvmti_walks),
                   (unsigned long long)atomic_load(&t->code_hits));
+        uint32_t most = atomic_load(&t->most_slots);
+        log_plain("HPROF: heap=sites caches: up to %u slots per thread", (unsigned)(most ? most : FIRST_SLOTS));
+    }
     if (alloc_tracker_exact(a)) return;
     /* Sampled: each live sample stands for as many objects as samples did at allocation. */
     uint32_t n = sites_count(&t->sites);

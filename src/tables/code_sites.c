@@ -95,12 +95,12 @@ void code_sites_unload(struct code_sites *t, uintptr_t code_addr)
     pthread_mutex_unlock(&t->lock);
 }
 
-const struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc)
+struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc)
 {
     if (!t->slots || !pc) return NULL;
     uint32_t i = home(pc, t->mask);
     for (uint32_t k = 0; k < MAX_PROBE; k++, i = (i + 1) & t->mask) {
-        const struct code_site *s = &t->slots[i];
+        struct code_site *s = &t->slots[i];
         uintptr_t at = atomic_load_explicit(&s->pc, memory_order_acquire);
         if (!at) return NULL;
         if (at != pc || atomic_load_explicit(&s->dead, memory_order_acquire)) continue;
@@ -111,16 +111,15 @@ const struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc)
     return NULL;
 }
 
-struct trace *code_site_trace(const struct code_site *s, int depth)
+struct trace *code_site_trace(struct code_site *s, int depth)
 {
-    uintptr_t c = atomic_load_explicit(&((struct code_site *)s)->cached, memory_order_acquire);
+    uintptr_t c = atomic_load_explicit(&s->cached, memory_order_acquire);
     return c && (int)(c >> DEPTH_SHIFT) == depth ? (struct trace *)(c & PTR_MASK) : NULL;
 }
 
-void code_site_set_trace(const struct code_site *s, struct trace *tr, int depth)
+void code_site_set_trace(struct code_site *s, struct trace *tr, int depth)
 {
     uintptr_t p = (uintptr_t)tr;
     if (!tr || (p & ~PTR_MASK) || depth < 0 || depth >= (1 << 15)) return;
-    atomic_store_explicit(&((struct code_site *)s)->cached, p | (uintptr_t)depth << DEPTH_SHIFT,
-                          memory_order_release);
+    atomic_store_explicit(&s->cached, p | (uintptr_t)depth << DEPTH_SHIFT, memory_order_release);
 }

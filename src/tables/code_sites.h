@@ -60,10 +60,10 @@ void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, con
 void code_sites_unload(struct code_sites *t, uintptr_t code_addr);
 
 /* The live site at pc whose code is still what was compiled there, or NULL. */
-const struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc);
+struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc);
 /* The trace cached at a site for this depth, or NULL. */
-struct trace *code_site_trace(const struct code_site *s, int depth);
+struct trace *code_site_trace(struct code_site *s, int depth);
 /* Caches a trace at a site for this depth. */
-void code_site_set_trace(const struct code_site *s, struct trace *tr, int depth);
+void code_site_set_trace(struct code_site *s, struct trace *tr, int depth);
 
 #endif

@@ -122,11 +122,11 @@ makers() { awk '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); next }
   /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
   i && $9 == "SitesDeopt$Node" && ($8 in m) { s[m[$8]] += $7 } END { print s[1] + 0, s[2] + 0 }' deopt.txt; }
 check "deoptimized code: Node 750000 at M1.make and 750000 at M2.make ($(makers); $(walks code deopt.out) by the code site)" \
-  bash -c "[[ $RC -eq 0 && '$(makers)' == '750000 750000' ]]"
+  bash -c "[[ $RC -eq 0 && '$(makers)' == '750000 750000' && $(walks code deopt.out) -gt 100000 ]]"
 
 # Many traces in turn from one thread (1728, each with 100 allocations): the agent's
 # per-thread caches of traces and sites grow meanwhile, and no count is lost or moved.
-run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=w.txt)" SitesWide
+HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=w.txt)" SitesWide
 wide() {  # wide CLASS: "rows allocs min max" of the rows of CLASS at traces through SitesWide.l3
   awk -v c="$1" '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); next }
     /^\t/ { if (index($0, "SitesWide.l3")) has[tr] = 1; next }
@@ -135,6 +135,8 @@ wide() {  # wide CLASS: "rows allocs min max" of the rows of CLASS at traces thr
     END { print n + 0, s + 0, min + 0, max + 0 }' w.txt
 }
 check "many traces: same output and status" bash -c "[[ $RC -eq 0 ]] && grep -qx done out.txt"
+slots=$(sed -n 's/^HPROF: heap=sites caches: up to \([0-9]*\) slots per thread$/\1/p' out.txt | tail -1)
+check "many traces: the thread's caches grew past their first 512 slots ($slots)" test "${slots:-0}" -ge 1024
 for c in 'int[]:288 28800' 'long[]:288 28800' 'java.lang.String[]:288 28800' 'SitesWide$Cell:864 86400'; do
   cls=${c%%:*}; want=${c#*:}
   got=$(wide "$cls")

@@ -18,7 +18,7 @@ int main(void)
     jmethodID meth[3] = {(jmethodID)0x10, (jmethodID)0x20, (jmethodID)0x30};
     jint bcis[3] = {1, 5, 9};
     code_sites_add(&t, m1, pc, code + 100, 3, meth, bcis);
-    const struct code_site *s = code_sites_find(&t, pc);
+    struct code_site *s = code_sites_find(&t, pc);
     CHECK(s && s->nframes == 3 && s->methods[1] == meth[1] && s->bcis[2] == 9 && s->methods[3] == NULL,
           "code sites: found by its return address, with its inlined frames");
     CHECK(code_sites_find(&t, pc + 1) == NULL, "code sites: another address finds nothing");
