@@ -40,6 +40,9 @@ struct alloc_tracker {
     struct code_sites code;
     bool code_ok;
     _Atomic(jmethodID) object_init;   /* java.lang.Object.<init>, once bound */
+    /* DirectMethodHandle.allocateInstance and the Unsafe.allocateInstance it calls,
+     * once an object made there was seen (see made_for_constructor) */
+    _Atomic(jmethodID) handle_alloc, unsafe_alloc;
     bool stack_stats;                 /* HPROF_STACK_STATS: count the walks of each kind */
     _Atomic uint64_t fast_walks, jvmti_walks, code_hits;
     _Atomic uint32_t most_slots;      /* the largest per-thread cache so far */
@@ -540,9 +543,10 @@ static bool top_native_is(const struct trace *tr, const char *name)
 }
 
 /*
- * Whether the VM made this object for a constructor to run on next: a MethodHandle's
- * Unsafe.allocateInstance (JDK 18+ reflection). Clones, class names, reflection's Method
- * objects and the like are finished when the VM hands them over.
+ * Whether the VM made this object for a constructor that may run on it next: an
+ * Unsafe.allocateInstance other than a MethodHandle's (see made_for_constructor). Clones,
+ * class names, reflection's Method objects and the like are finished when the VM hands
+ * them over.
  */
 static bool constructor_follows(const struct trace *tr) { return top_native_is(tr, "allocateInstance"); }
 
@@ -574,13 +578,43 @@ static bool site_of_class(uint32_t site, void *ctx)
 #define RECENT_OVERLAP 16
 #define RECENT_SCAN 65536
 
+static bool is_method(struct agent *a, JNIEnv *jni, jmethodID id, const char *cls, const char *name)
+{
+    struct method_info *m = methods_of(&a->methods, a->jvmti, jni, id);
+    return m && m->cls && m->cls->signature && strcmp(m->name, name) == 0 && strcmp(m->cls->signature, cls) == 0;
+}
+
+/*
+ * Whether the VM made this object for a MethodHandle's constructor call: Unsafe.
+ * allocateInstance called by DirectMethodHandle.allocateInstance, whose only caller
+ * (the handle's form) runs the constructor next, on this thread. That constructor's
+ * Object.<init> then counts the object, at the trace of the code that asked for it, as
+ * for `new`. JDK 18+ reflection makes its objects this way and, from JDK 24 on, so does
+ * every capturing lambda (3.4 million objects in javac's run), so this asks no more than
+ * the two top frames. The methods are known by name until the first such object.
+ */
+static bool made_for_constructor(struct agent *a, JNIEnv *jni, jthread thread)
+{
+    struct alloc_tracker *t = a->alloc;
+    jvmtiFrameInfo f[2];
+    if (walk_stack(a, jni, thread, f, 2) != 2) return false;
+    jmethodID handle = atomic_load_explicit(&t->handle_alloc, memory_order_acquire);
+    if (handle) return f[1].method == handle && f[0].method == atomic_load_explicit(&t->unsafe_alloc, memory_order_relaxed);
+    if (!is_method(a, jni, f[1].method, "Ljava/lang/invoke/DirectMethodHandle;", "allocateInstance") ||
+        !is_method(a, jni, f[0].method, "Ljdk/internal/misc/Unsafe;", "allocateInstance"))
+        return false;
+    atomic_store_explicit(&t->unsafe_alloc, f[0].method, memory_order_relaxed);
+    atomic_store_explicit(&t->handle_alloc, f[1].method, memory_order_release);
+    return true;
+}
+
 void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                               jclass cls, jlong size)
 {
     struct agent *a = agent_get();
     if (!counting(a) || agent_is_own_thread(a, jni, thread)) return;
     struct alloc_thread *at = this_thread(a->alloc);
-    if (!at) return;
+    if (!at || made_for_constructor(a, jni, thread)) return;
     struct trace *tr = site_trace(a, at, jni, thread, SKIP_NONE, NULL);
     if (!tr) return;
     struct class_match m = {&a->alloc->sites, classes_of(&a->classes, a->jvmti, cls, &a->ids)};
