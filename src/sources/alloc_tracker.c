@@ -44,7 +44,7 @@ struct alloc_tracker {
      * once an object made there was seen (see made_for_constructor) */
     _Atomic(jmethodID) handle_alloc, unsafe_alloc;
     bool stack_stats;                 /* HPROF_STACK_STATS: count the walks of each kind */
-    _Atomic uint64_t fast_walks, jvmti_walks, code_hits;
+    _Atomic uint64_t fast_walks, jvmti_walks, code_hits, pair_hits;
     _Atomic uint32_t most_slots;      /* the largest per-thread cache so far */
     _Atomic bool on;
 };
@@ -75,7 +75,7 @@ int alloc_tracker_onload(struct agent *a)
         /* The return address is read through the frame pointers of x86-64 (HotSpot's
          * native method wrappers keep one); elsewhere every allocation is walked. */
 #if defined(__x86_64__)
-        t->code_ok = t->walker && !(off && strcmp(off, "0") == 0) && code_sites_init(&t->code, 1u << 16);
+        t->code_ok = t->walker && !(off && strcmp(off, "0") == 0) && code_sites_init(&t->code, 1u << 18);
 #endif
         caps.can_generate_compiled_method_load_events = t->code_ok;
         const char *stats = getenv("HPROF_STACK_STATS");
@@ -133,8 +133,16 @@ struct site_slot {                     /* by trace: the site of its class last s
                                           trace's top makes (see array_class_at) */
 };
 
+/* By a pair of code sites (see caller_site): the trace found for the two of them. */
+struct pair_slot {
+    const struct code_site *site, *caller;
+    struct trace *trace;
+    int depth;
+};
+
 struct alloc_thread {
     struct site_log *log;              /* the objects it counted */
+    uintptr_t stack_end;               /* the top of its stack (0: not known) */
     /* Objects the VM made and counted whose constructor may still run (see
      * native_allocated), and how many more constructions to check for them. */
     jweak pending[MAX_PENDING];
@@ -144,29 +152,35 @@ struct alloc_thread {
     uint32_t lookups, misses;          /* since the last look */
     struct trace_slot *traces;
     struct site_slot *sites;
+    struct pair_slot *pairs;
 };
 
 static void thread_free(struct alloc_thread *at)
 {
     free(at->traces);
     free(at->sites);
+    free(at->pairs);
     free(at);
 }
 
-/* Both caches, empty, with n slots each; false (and the old ones kept) without memory. */
+/* The caches, empty, with n slots each; false (and the old ones kept) without memory. */
 static bool resize_caches(struct alloc_thread *at, uint32_t n)
 {
     struct trace_slot *tr = calloc(n, sizeof *tr);
     struct site_slot *si = calloc(n, sizeof *si);
-    if (!tr || !si) {
+    struct pair_slot *pa = calloc(n, sizeof *pa);
+    if (!tr || !si || !pa) {
         free(tr);
         free(si);
+        free(pa);
         return false;
     }
     free(at->traces);
     free(at->sites);
+    free(at->pairs);
     at->traces = tr;
     at->sites = si;
+    at->pairs = pa;
     at->nslots = n;
     return true;
 }
@@ -194,6 +208,13 @@ static struct alloc_thread *this_thread(struct alloc_tracker *t)
         site_objects_release(&t->objects, at->log);
         thread_free(at);
         return NULL;
+    }
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void *base = NULL;
+        size_t size = 0;
+        if (pthread_attr_getstack(&attr, &base, &size) == 0) at->stack_end = (uintptr_t)base + size;
+        pthread_attr_destroy(&attr);
     }
     return at;
 }
@@ -365,16 +386,41 @@ static jint walk_stack(struct agent *a, JNIEnv *jni, jthread thread, jvmtiFrameI
     return n;
 }
 
+static bool same_frame(const jvmtiFrameInfo *f, const struct code_frame *c)
+{
+    return f->method == c->method && f->location == c->bci;
+}
+
 /* Whether the walk's frames from frames[1] on (Object.<init>, then the trace's depth
  * frames) are the ones the JIT inlined at site cs: then the return address the site was
  * found by stands for the trace. (The depth is checked again: it may have changed since
  * code_site_of, by a socket command.) */
 static bool walk_matches(const struct code_site *cs, const jvmtiFrameInfo *frames, int depth)
 {
-    if (depth + 1 > CODE_SITE_FRAMES || cs->nframes < depth + 1) return false;
+    if (depth + 1 > CODE_SITE_FRAMES || cs->nframes < depth + 1 || cs->kept < depth + 1) return false;
     for (int f = 0; f <= depth; f++)
-        if (frames[1 + f].method != cs->methods[f] || frames[1 + f].location != cs->bcis[f]) return false;
+        if (!same_frame(&frames[1 + f], &cs->frames[f])) return false;
     return true;
+}
+
+/* The same for a site that inlined fewer frames (all of them kept) and the call site
+ * of its caller: the site's frames, then the caller's innermost, and enough frames
+ * inlined at the two for the depth. */
+static bool walk_matches_pair(const struct code_site *cs, const struct code_site *caller,
+                              const jvmtiFrameInfo *frames, int depth)
+{
+    int n = cs->nframes;
+    if (depth + 1 > CODE_SITE_FRAMES || cs->kept != n || n + caller->nframes < depth + 1 || caller->kept < 1)
+        return false;
+    for (int f = 0; f < n; f++)
+        if (!same_frame(&frames[1 + f], &cs->frames[f])) return false;
+    return same_frame(&frames[1 + n], &caller->frames[0]);
+}
+
+static unsigned pair_slot(const struct alloc_thread *at, const struct code_site *cs, const struct code_site *caller)
+{
+    uint64_t h = hash_mix64((uint64_t)(uintptr_t)cs ^ ((uint64_t)(uintptr_t)caller << 17));
+    return (unsigned)(h >> 40) & (at->nslots - 1);
 }
 
 /*
@@ -383,7 +429,7 @@ static bool walk_matches(const struct code_site *cs, const jvmtiFrameInfo *frame
  * trace is cached there when the walk confirms what the site says was inlined.
  */
 static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jthread thread,
-                                int top_skip, struct code_site *cs)
+                                int top_skip, struct code_site *cs, const struct code_site *caller)
 {
     struct alloc_tracker *t = a->alloc;
     int depth = a->opt.depth;
@@ -402,7 +448,11 @@ static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv
             serial = ti ? ti->serial : 0;
         }
         tr = trace_of(a, at, serial, frames + skip, keep, jni);
-        if (tr && cs && skip == 2 && keep == depth && walk_matches(cs, frames, depth)) code_site_set_trace(cs, tr, depth);
+        if (tr && cs && skip == 2 && keep == depth) {
+            if (!caller && walk_matches(cs, frames, depth)) code_site_set_trace(cs, tr, depth);
+            if (caller && walk_matches_pair(cs, caller, frames, depth))
+                at->pairs[pair_slot(at, cs, caller)] = (struct pair_slot){cs, caller, tr, depth};
+        }
     }
     if (frames != local) free(frames);
     return tr;
@@ -435,22 +485,57 @@ static bool was_pending(struct alloc_thread *at, JNIEnv *jni, jobject obj)
     return false;
 }
 
-/* The code site a new object was made at, if its return address names the trace:
- * Object.<init> and depth more frames inlined there, all of them kept by the site. */
+/* Where the Java code that called a native method of ours returns to: pc, with its
+ * stack pointer (sp) at the call. Both 0 when not known. */
+struct java_caller {
+    uintptr_t pc, sp;
+};
+
+/* The code site a new object was made at: a compiled call of Tracker.newObject from an
+ * inlined Object.<init> (objects only). NULL where none can name the trace. */
 static struct code_site *code_site_of(struct alloc_tracker *t, struct agent *a, uintptr_t pc)
 {
-    int need = a->opt.depth + 1;
     /* thread=y: traces differ by thread */
-    if (!pc || !t->code_ok || a->opt.thread || need > CODE_SITE_FRAMES) return NULL;
+    if (!pc || !t->code_ok || a->opt.thread || a->opt.depth + 1 > CODE_SITE_FRAMES) return NULL;
     struct code_site *cs = code_sites_find(&t->code, pc);
-    return cs && cs->nframes >= need ? cs : NULL;
+    return cs && cs->kept >= 2 && cs->frames[0].method == atomic_load_explicit(&t->object_init, memory_order_relaxed)
+               ? cs : NULL;
+}
+
+/*
+ * When site cs inlined fewer frames than the depth takes: the call site its compiled
+ * method was called from, if that is compiled code too and the two together inlined
+ * enough frames. Its return address is the last word of the method's frame, which
+ * starts at sp, the stack pointer of the call into us.
+ */
+static const struct code_site *caller_site(struct alloc_tracker *t, const struct alloc_thread *at,
+                                           const struct code_site *cs, uintptr_t sp, int need)
+{
+    if (!cs->frame_size || !sp || cs->kept != cs->nframes) return NULL;
+    uintptr_t slot = sp + cs->frame_size - sizeof(uintptr_t);
+    if (slot < sp || slot + sizeof(uintptr_t) > at->stack_end) return NULL;
+    const struct code_site *caller = code_sites_find(&t->code, *(const uintptr_t *)slot);
+    return caller && caller->kept >= 1 && cs->nframes + caller->nframes >= need ? caller : NULL;
+}
+
+/* The trace a code site names for this depth: by itself, or with its caller's. */
+static struct trace *code_site_trace_of(struct alloc_tracker *t, struct alloc_thread *at, struct code_site *cs,
+                                        uintptr_t sp, int depth, const struct code_site **caller)
+{
+    *caller = NULL;
+    if (cs->nframes >= depth + 1) return code_site_trace(cs, depth);
+    if (!(*caller = caller_site(t, at, cs, sp, depth + 1))) return NULL;
+    const struct pair_slot *p = &at->pairs[pair_slot(at, cs, *caller)];
+    if (p->site != cs || p->caller != *caller || p->depth != depth) return NULL;
+    if (t->stack_stats) atomic_fetch_add_explicit(&t->pair_hits, 1, memory_order_relaxed);
+    return p->trace;
 }
 
 /*
  * A new object or array from instrumented code, `skip` frames of ours above its site;
- * pc: the return address into the compiled code that called us, or 0.
+ * from: where that code returns to (pc 0 when not known).
  */
-static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, uintptr_t pc)
+static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, struct java_caller from)
 {
     struct agent *a = agent_get();
     if (!obj || !counting(a)) return;
@@ -460,10 +545,11 @@ static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, uintptr_t
     /* A new array is always new; an object may have been counted already when the VM
      * made it, before its constructor ran. */
     if (!array && at->npending && was_pending(at, jni, obj)) return;
-    struct code_site *cs = array ? NULL : code_site_of(t, a, pc);
-    struct trace *tr = cs ? code_site_trace(cs, a->opt.depth) : NULL;
+    struct code_site *cs = array ? NULL : code_site_of(t, a, from.pc);
+    const struct code_site *caller = NULL;
+    struct trace *tr = cs ? code_site_trace_of(t, at, cs, from.sp, a->opt.depth, &caller) : NULL;
     if (tr && t->stack_stats) atomic_fetch_add_explicit(&t->code_hits, 1, memory_order_relaxed);
-    if (!tr) tr = site_trace(a, at, jni, NULL, skip, cs);
+    if (!tr) tr = site_trace(a, at, jni, NULL, skip, cs, caller);
     if (!tr) return;
     if (!array) {
         count(a, at, jni, obj, class_at(a, at, jni, obj, tr), tr, false);
@@ -477,40 +563,45 @@ static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, uintptr_t
 /* Tracker.allocated, through Tracker.ObjectInit or Tracker.NewArray. */
 static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jboolean array)
 {
-    new_object(jni, obj, array, array ? SKIP_ARRAY : SKIP_CONSTRUCTED, 0);
+    new_object(jni, obj, array, array ? SKIP_ARRAY : SKIP_CONSTRUCTED, (struct java_caller){0, 0});
 }
 
 /*
- * The return address into the Java code that called a native method of ours, from the
- * frame pointer of that method (fp): HotSpot's wrapper of a native method keeps a frame
- * pointer, and so does this library (-fno-omit-frame-pointer). Called from the
- * interpreter it is an address in the interpreter, which no code site has. 0 when the
- * chain does not lead up the stack.
+ * Where the Java code that called a native method of ours returns to, from the frame
+ * pointer of that method (fp): HotSpot's wrapper of a native method keeps a frame
+ * pointer, and so does this library (-fno-omit-frame-pointer). The wrapper's frame
+ * pointer is its saved rbp, under the return address; the caller's stack pointer was
+ * just above. Called from the interpreter it is an address in the interpreter, which no
+ * code site has.
  */
-static uintptr_t java_return_pc(void *fp)
+static struct java_caller java_caller_of(void *fp)
 {
 #if defined(__x86_64__)
     void **ours = fp, **wrapper = ours ? ours[0] : NULL;
-    if (!wrapper || wrapper <= ours || (char *)wrapper - (char *)ours > 65536) return 0;
-    return (uintptr_t)wrapper[1];
+    if (!wrapper || wrapper <= ours || (char *)wrapper - (char *)ours > 65536) return (struct java_caller){0, 0};
+    return (struct java_caller){(uintptr_t)wrapper[1], (uintptr_t)(wrapper + 2)};
 #else
-    return 0;
+    return (struct java_caller){0, 0};
 #endif
 }
 
 /* Tracker.newObject and Tracker.newArray, straight from the instrumented code. */
 static void JNICALL native_new_object(JNIEnv *jni, jclass cls, jobject obj)
 {
-    new_object(jni, obj, false, SKIP_DIRECT_OBJECT, java_return_pc(__builtin_frame_address(0)));
+    new_object(jni, obj, false, SKIP_DIRECT_OBJECT, java_caller_of(__builtin_frame_address(0)));
 }
 
 static void JNICALL native_new_array(JNIEnv *jni, jclass cls, jobject obj)
 {
-    new_object(jni, obj, true, SKIP_DIRECT_ARRAY, 0);
+    new_object(jni, obj, true, SKIP_DIRECT_ARRAY, (struct java_caller){0, 0});
 }
 
-/* Each compiled call of Tracker.newObject from an inlined Object.<init>, with the frames
- * inlined there (innermost first, Object.<init> itself at 0). */
+/*
+ * The calls of compiled code: each call of Tracker.newObject from an inlined
+ * Object.<init>, with the frames inlined there (innermost first, Object.<init> itself at
+ * 0), and every other call, with its innermost frame only (a method it calls may make
+ * objects; see caller_site). The calls of one compiled method to another are near calls.
+ */
 void JNICALL alloc_tracker_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
                                             const void *code_addr, jint map_length,
                                             const jvmtiAddrLocationMap *map, const void *compile_info)
@@ -519,14 +610,19 @@ void JNICALL alloc_tracker_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, j
     struct alloc_tracker *t = a ? a->alloc : NULL;
     jmethodID init = t && t->code_ok ? atomic_load(&t->object_init) : NULL;
     if (!init) return;
+    uint32_t frame_size = code_sites_frame_size(code_addr, code_size > 0 ? (size_t)code_size : 0);
     for (const jvmtiCompiledMethodLoadRecordHeader *h = compile_info; h; h = h->next) {
         if (h->kind != JVMTI_CMLR_INLINE_INFO) continue;
         const jvmtiCompiledMethodLoadInlineRecord *r = (const void *)h;
         for (jint i = 0; i < r->numpcs; i++) {
             const PCStackInfo *p = &r->pcinfo[i];
-            if (p->numstackframes >= 2 && p->methods && p->bcis && p->methods[0] == init)
-                code_sites_add(&t->code, (uintptr_t)code_addr, (uintptr_t)p->pc, p->pc, p->numstackframes,
-                               p->methods, p->bcis);
+            if (p->numstackframes < 1 || !p->methods || !p->bcis) continue;
+            if (p->numstackframes >= 2 && p->methods[0] == init)
+                code_sites_add(&t->code, (uintptr_t)code_addr, (uintptr_t)p->pc, p->pc, frame_size,
+                               p->numstackframes, CODE_SITE_FRAMES, p->methods, p->bcis);
+            else if (code_sites_is_call(p->pc, code_addr))
+                code_sites_add(&t->code, (uintptr_t)code_addr, (uintptr_t)p->pc, p->pc, frame_size,
+                               p->numstackframes, 1, p->methods, p->bcis);
         }
     }
 }
@@ -615,7 +711,7 @@ void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthr
     if (!counting(a) || agent_is_own_thread(a, jni, thread)) return;
     struct alloc_thread *at = this_thread(a->alloc);
     if (!at || made_for_constructor(a, jni, thread)) return;
-    struct trace *tr = site_trace(a, at, jni, thread, SKIP_NONE, NULL);
+    struct trace *tr = site_trace(a, at, jni, thread, SKIP_NONE, NULL, NULL);
     if (!tr) return;
     struct class_match m = {&a->alloc->sites, classes_of(&a->classes, a->jvmti, cls, &a->ids)};
     size_t overlap = constructor_ran(tr) ? RECENT_SCAN : RECENT_OVERLAP;
@@ -640,7 +736,7 @@ static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
     jobject obj = a->alloc->jni_table->AllocObject(jni, cls);
     if (obj && counting(a)) {
         struct alloc_thread *at = this_thread(a->alloc);
-        struct trace *tr = at ? site_trace(a, at, jni, NULL, SKIP_NONE, NULL) : NULL;
+        struct trace *tr = at ? site_trace(a, at, jni, NULL, SKIP_NONE, NULL, NULL) : NULL;
         if (tr) count(a, at, jni, obj, classes_of(&a->classes, a->jvmti, cls, &a->ids), tr, false);
     }
     return obj;
@@ -667,7 +763,7 @@ void JNICALL alloc_tracker_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
     if (!counting(a)) return;
     struct alloc_tracker *t = a->alloc;
     struct alloc_thread *at = this_thread(t);
-    struct trace *tr = at ? site_trace(a, at, jni, thread, SKIP_NONE, NULL) : NULL;
+    struct trace *tr = at ? site_trace(a, at, jni, thread, SKIP_NONE, NULL, NULL) : NULL;
     if (!tr) return;
     struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
     struct site *s = site_of(t, at, tr, ci);
@@ -825,6 +921,8 @@ void alloc_tracker_count_live(struct agent *a, JNIEnv *jni)
         log_plain("HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace, %llu by the code site",
                   (unsigned long long)atomic_load(&t->fast_walks), (unsigned long long)atomic_load(&t->jvmti_walks),
                   (unsigned long long)atomic_load(&t->code_hits));
+        log_plain("HPROF: heap=sites code sites: %llu of those with their caller's",
+                  (unsigned long long)atomic_load(&t->pair_hits));
         uint32_t most = atomic_load(&t->most_slots);
         log_plain("HPROF: heap=sites caches: up to %u slots per thread", (unsigned)(most ? most : FIRST_SLOTS));
     }

@@ -9,76 +9,138 @@
 #define DEPTH_SHIFT 48
 #define PTR_MASK (((uintptr_t)1 << DEPTH_SHIFT) - 1)
 #define MAX_PROBE 64
+#define CHUNK_BYTES (256u << 10)
+#define MAX_CHUNKS 256                /* 64 MiB of entries at most */
+#define TOMBSTONE ((uintptr_t)1)      /* a method slot whose method was unloaded */
 
 bool code_sites_init(struct code_sites *t, uint32_t slots)
 {
     memset(t, 0, sizeof *t);
     pthread_mutex_init(&t->lock, NULL);
-    if (sizeof(uintptr_t) < 8 || slots < 2 || (slots & (slots - 1))) return false;
+    if (sizeof(uintptr_t) < 8 || slots < 16 || (slots & (slots - 1))) return false;
+    uint32_t methods = slots / 8;
     t->slots = calloc(slots, sizeof *t->slots);
-    t->methods = calloc(slots, sizeof *t->methods);
+    t->methods = calloc(methods, sizeof *t->methods);
     if (!t->slots || !t->methods) {
         code_sites_destroy(t);
         return false;
     }
     t->mask = slots - 1;
-    t->methods_mask = slots - 1;
+    t->methods_mask = methods - 1;
     return true;
 }
 
 void code_sites_destroy(struct code_sites *t)
 {
+    /* Each chunk starts with a pointer to the one made before it. */
+    for (char *c = t->chunk; c;) {
+        char *prev = *(char **)c;
+        free(c);
+        c = prev;
+    }
     free(t->slots);
     free(t->methods);
     t->slots = NULL;
     t->methods = NULL;
+    t->chunk = NULL;
     t->mask = t->methods_mask = 0;
     pthread_mutex_destroy(&t->lock);
 }
 
 static uint32_t home(uintptr_t key, uint32_t mask) { return (uint32_t)hash_mix64(key) & mask; }
 
-/* The chain head of a compiled method's sites (lock held): its slot in t->methods, made
- * if need be; NULL when that table is full. */
-static uint32_t *method_chain(struct code_sites *t, uintptr_t code_addr, bool make)
+/* Drops unloaded methods from the table of methods (lock held; only writers use it). */
+static void compact_methods(struct code_sites *t)
 {
-    uint32_t i = home(code_addr, t->methods_mask);
-    for (uint32_t k = 0; k <= t->methods_mask; k++, i = (i + 1) & t->methods_mask) {
-        if (t->methods[i].code_addr == code_addr) return &t->methods[i].first;
-        if (t->methods[i].code_addr == 0) {
-            if (!make || t->methods_used >= t->methods_mask / 4 * 3) return NULL;
-            t->methods[i].code_addr = code_addr;
-            t->methods[i].first = 0;
+    struct code_method *fresh = calloc(t->methods_mask + 1, sizeof *fresh);
+    if (!fresh) return;
+    uint32_t used = 0;
+    for (uint32_t j = 0; j <= t->methods_mask; j++) {
+        if (t->methods[j].code_addr <= TOMBSTONE) continue;
+        uint32_t i = home(t->methods[j].code_addr, t->methods_mask);
+        while (fresh[i].code_addr) i = (i + 1) & t->methods_mask;
+        fresh[i] = t->methods[j];
+        used++;
+    }
+    free(t->methods);
+    t->methods = fresh;
+    t->methods_used = used;
+}
+
+/*
+ * The chain head of a compiled method's sites (lock held), its slot made if need be;
+ * NULL when that table is full of methods still loaded.
+ */
+static struct code_site **method_chain(struct code_sites *t, uintptr_t code_addr, bool make)
+{
+    for (int round = 0; round < 2; round++) {
+        uint32_t i = home(code_addr, t->methods_mask);
+        for (uint32_t k = 0; k <= t->methods_mask; k++, i = (i + 1) & t->methods_mask) {
+            struct code_method *m = &t->methods[i];
+            if (m->code_addr == code_addr) return &m->first;
+            if (m->code_addr == 0) break;
+        }
+        if (!make) return NULL;
+        if (t->methods_used < t->methods_mask / 4 * 3) {
+            i = home(code_addr, t->methods_mask);
+            while (t->methods[i].code_addr) i = (i + 1) & t->methods_mask;
+            t->methods[i] = (struct code_method){code_addr, NULL};
             t->methods_used++;
             return &t->methods[i].first;
         }
+        compact_methods(t);
     }
     return NULL;
 }
 
+/* Room for one entry (lock held): entries never move, so they come from chunks. */
+static void *carve(struct code_sites *t, size_t size)
+{
+    size = (size + 7) & ~(size_t)7;
+    if (t->chunk_left < size) {
+        /* Entries are never freed, so code compiled again and again ends here. */
+        if (t->chunks >= MAX_CHUNKS) return NULL;
+        char *c = malloc(CHUNK_BYTES);
+        if (!c) return NULL;
+        *(char **)c = t->chunk;          /* the list of chunks, for destroy */
+        t->chunk = c;
+        t->chunk_left = CHUNK_BYTES - 8;
+        t->chunks++;
+    }
+    void *p = t->chunk + (CHUNK_BYTES - t->chunk_left);
+    t->chunk_left -= size;
+    return p;
+}
+
 void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, const uint8_t *code,
-                    int nframes, const jmethodID *methods, const jint *bcis)
+                    uint32_t frame_size, int nframes, int keep, const jmethodID *methods, const jint *bcis)
 {
     if (!t->slots || !pc || nframes <= 0) return;
+    if (keep > nframes) keep = nframes;
+    if (keep > CODE_SITE_FRAMES) keep = CODE_SITE_FRAMES;
+    if (keep < 0) keep = 0;
     pthread_mutex_lock(&t->lock);
-    uint32_t *chain = t->used < t->mask / 4 * 3 ? method_chain(t, code_addr, true) : NULL;
+    struct code_site **chain = t->used < t->mask / 4 * 3 ? method_chain(t, code_addr, true) : NULL;
     uint32_t i = home(pc, t->mask);
     for (uint32_t k = 0; chain && k < MAX_PROBE; k++, i = (i + 1) & t->mask) {
-        struct code_site *s = &t->slots[i];
-        if (atomic_load_explicit(&s->pc, memory_order_relaxed)) continue;   /* taken, maybe by a dead site */
+        /* A dead site's slot is taken over: a reader that still holds it sees it dead. */
+        struct code_site *old = atomic_load_explicit(&t->slots[i], memory_order_relaxed);
+        if (old && !atomic_load_explicit(&old->dead, memory_order_relaxed)) continue;
+        struct code_site *s = carve(t, sizeof *s + (size_t)keep * sizeof s->frames[0]);
+        if (!s) break;
+        s->pc = pc;
         s->code_addr = code_addr;
+        s->frame_size = frame_size;
         s->nframes = (uint8_t)(nframes > 255 ? 255 : nframes);
+        s->kept = (uint8_t)keep;
         memcpy(s->code, code, CODE_SITE_CODE);
-        for (int f = 0; f < CODE_SITE_FRAMES; f++) {
-            s->methods[f] = f < nframes ? methods[f] : NULL;
-            s->bcis[f] = f < nframes ? bcis[f] : -1;
-        }
-        atomic_store_explicit(&s->cached, 0, memory_order_relaxed);
-        atomic_store_explicit(&s->dead, false, memory_order_relaxed);
+        for (int f = 0; f < keep; f++) s->frames[f] = (struct code_frame){methods[f], bcis[f]};
+        atomic_init(&s->cached, 0);
+        atomic_init(&s->dead, false);
         s->next_same_code = *chain;
-        *chain = i + 1;
-        t->used++;
-        atomic_store_explicit(&s->pc, pc, memory_order_release);           /* readers may look now */
+        *chain = s;
+        t->used += !old;
+        atomic_store_explicit(&t->slots[i], s, memory_order_release);     /* readers may look now */
         break;
     }
     pthread_mutex_unlock(&t->lock);
@@ -88,10 +150,13 @@ void code_sites_unload(struct code_sites *t, uintptr_t code_addr)
 {
     if (!t->slots) return;
     pthread_mutex_lock(&t->lock);
-    uint32_t *chain = method_chain(t, code_addr, false);
-    for (uint32_t i = chain ? *chain : 0; i; i = t->slots[i - 1].next_same_code)
-        atomic_store_explicit(&t->slots[i - 1].dead, true, memory_order_release);
-    if (chain) *chain = 0;   /* the slots stay taken: entries never move under a reader */
+    struct code_site **chain = method_chain(t, code_addr, false);
+    for (struct code_site *s = chain ? *chain : NULL; s; s = s->next_same_code)
+        atomic_store_explicit(&s->dead, true, memory_order_release);
+    if (chain) {   /* the sites keep their slots: entries never move under a reader */
+        *chain = NULL;
+        ((struct code_method *)((char *)chain - offsetof(struct code_method, first)))->code_addr = TOMBSTONE;
+    }
     pthread_mutex_unlock(&t->lock);
 }
 
@@ -100,10 +165,9 @@ struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc)
     if (!t->slots || !pc) return NULL;
     uint32_t i = home(pc, t->mask);
     for (uint32_t k = 0; k < MAX_PROBE; k++, i = (i + 1) & t->mask) {
-        struct code_site *s = &t->slots[i];
-        uintptr_t at = atomic_load_explicit(&s->pc, memory_order_acquire);
-        if (!at) return NULL;
-        if (at != pc || atomic_load_explicit(&s->dead, memory_order_acquire)) continue;
+        struct code_site *s = atomic_load_explicit(&t->slots[i], memory_order_acquire);
+        if (!s) return NULL;
+        if (s->pc != pc || atomic_load_explicit(&s->dead, memory_order_acquire)) continue;
         /* Code unloaded and its memory reused before the JVM told us differs here: the
          * new method's own site, if any, is further on. */
         if (memcmp((const void *)pc, s->code, CODE_SITE_CODE) == 0) return s;
@@ -122,4 +186,43 @@ void code_site_set_trace(struct code_site *s, struct trace *tr, int depth)
     uintptr_t p = (uintptr_t)tr;
     if (!tr || (p & ~PTR_MASK) || depth < 0 || depth >= (1 << 15)) return;
     atomic_store_explicit(&s->cached, p | (uintptr_t)depth << DEPTH_SHIFT, memory_order_release);
+}
+
+/*
+ * C1 and C2 both start a method's frame, after the inline-cache check of a virtual
+ * method, with a stack bang (mov [rsp-N], eax: 89 84 24 and a negative disp32; later
+ * made a 5-byte jmp when the method is made not entrant), then push rbp (55) and sub rsp
+ * (48 83 ec imm8 or 48 81 ec imm32; with -XX:+PreserveFramePointer, mov rbp, rsp between
+ * them). The frame is that much, the saved rbp and the
+ * return address. The bang before it keeps a stray 55 48 83 ec in the cache check's
+ * constants from counting.
+ */
+uint32_t code_sites_frame_size(const uint8_t *code, size_t n)
+{
+    size_t end = n < 96 ? n : 96;
+    for (size_t i = 7; i + 5 <= end; i++) {
+        if (code[i] != 0x55) continue;
+        bool bang = code[i - 7] == 0x89 && code[i - 6] == 0x84 && code[i - 5] == 0x24;
+        bool patched = code[i - 7] == 0xe9;
+        if (!(bang || patched) || code[i - 1] != 0xff) continue;
+        size_t j = i + 1;                /* -XX:+PreserveFramePointer: mov rbp, rsp first */
+        if (j + 3 <= end && code[j] == 0x48 && ((code[j + 1] == 0x8b && code[j + 2] == 0xec) ||
+                                                (code[j + 1] == 0x89 && code[j + 2] == 0xe5)))
+            j += 3;
+        if (j + 4 > end || code[j] != 0x48 || code[j + 2] != 0xec) continue;
+        uint32_t sub;
+        if (code[j + 1] == 0x83 && code[j + 3] < 0x80) sub = code[j + 3];    /* imm8, sign-extended */
+        else if (code[j + 1] == 0x81 && j + 7 <= end)
+            sub = (uint32_t)code[j + 3] | (uint32_t)code[j + 4] << 8 | (uint32_t)code[j + 5] << 16 |
+                  (uint32_t)code[j + 6] << 24;
+        else continue;
+        if (sub % 8 || sub > 65536) return 0;
+        return sub + 16;
+    }
+    return 0;
+}
+
+bool code_sites_is_call(const uint8_t *pc, const uint8_t *code_start)
+{
+    return pc - 5 >= code_start && pc[-5] == 0xe8;
 }

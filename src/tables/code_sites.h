@@ -6,12 +6,14 @@
  * When the JIT has inlined Object.<init> and enough of its callers into one compiled
  * method, the return address of the call into the agent names the whole trace: the
  * JVM's CompiledMethodLoad records say which methods and bytecode indices each such
- * address stands for. The table keeps those addresses (entries are written once and
- * never move; an unloaded method's entries are marked dead), and the trace of each
- * once a walk has found it, for the depth it was found at.
+ * address stands for. When it inlined fewer, the return address one frame further up,
+ * into the compiled method that called this one, names the rest; so the table also
+ * keeps every other call of compiled code, with its innermost frame and how many frames
+ * were inlined there.
  *
- * Readers (allocating threads) take no lock. Writers (the JVM's compiled-method events)
- * take the table's lock.
+ * Entries are written once and never move or go away; an unloaded method's entries are
+ * marked dead, and their slots taken by later ones. Readers (allocating threads) take no lock. Writers (the JVM's
+ * compiled-method events) take the table's lock.
  */
 #ifndef HPROF_CODE_SITES_H
 #define HPROF_CODE_SITES_H
@@ -20,31 +22,42 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#define CODE_SITE_FRAMES 8          /* inlined frames kept per site, innermost first */
+#define CODE_SITE_FRAMES 8          /* inlined frames kept at most per site, innermost first */
 #define CODE_SITE_CODE 16           /* machine code bytes kept from the return address on */
 
 struct trace;
 
+struct code_frame {
+    jmethodID method;
+    int32_t bci;
+};
+
 struct code_site {
-    _Atomic uintptr_t pc;            /* the return address; 0: a free slot; set last */
-    _Atomic bool dead;               /* its compiled method was unloaded */
-    _Atomic uintptr_t cached;        /* struct trace * | depth in the low bits (see .c) */
+    _Atomic uintptr_t cached;        /* struct trace * | depth in the high bits (see .c) */
+    uintptr_t pc;                    /* the return address */
     uintptr_t code_addr;             /* its compiled method's start */
-    uint32_t next_same_code;         /* index + 1 of the next site of that method, 0: none */
+    struct code_site *next_same_code;   /* the next site of that method (table's lock) */
+    uint32_t frame_size;             /* bytes of that method's frame, its caller's return
+                                        address included; 0: not known */
     uint8_t nframes;                 /* inlined frames at pc (all of them, up to 255) */
+    uint8_t kept;                    /* how many of them frames[] holds */
+    _Atomic bool dead;               /* its compiled method was unloaded */
     uint8_t code[CODE_SITE_CODE];    /* the code at pc when it was compiled */
-    jmethodID methods[CODE_SITE_FRAMES];
-    int32_t bcis[CODE_SITE_FRAMES];
+    struct code_frame frames[];
 };
 
 struct code_sites {
-    struct code_site *slots;
+    _Atomic(struct code_site *) *slots;
     uint32_t mask;                   /* slots - 1, a power of two minus one */
     uint32_t used;                   /* under lock */
-    struct { uintptr_t code_addr; uint32_t first; } *methods;   /* code_addr -> its chain */
+    struct code_method { uintptr_t code_addr; struct code_site *first; } *methods;
     uint32_t methods_mask, methods_used;
+    char *chunk;                     /* entries are carved from chunks, freed at the end */
+    size_t chunk_left;
+    uint32_t chunks;
     pthread_mutex_t lock;
 };
 
@@ -53,9 +66,10 @@ bool code_sites_init(struct code_sites *t, uint32_t slots);
 void code_sites_destroy(struct code_sites *t);
 
 /* A call site of the compiled method at code_addr: its return address, the code there
- * (CODE_SITE_CODE bytes), and its inlined frames. Full table: not added. */
+ * (CODE_SITE_CODE bytes), the method's frame size (0 if not known), and its inlined
+ * frames, of which the first `keep` are kept. Full table: not added. */
 void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, const uint8_t *code,
-                    int nframes, const jmethodID *methods, const jint *bcis);
+                    uint32_t frame_size, int nframes, int keep, const jmethodID *methods, const jint *bcis);
 /* The compiled method at code_addr was unloaded: its sites are dead. */
 void code_sites_unload(struct code_sites *t, uintptr_t code_addr);
 
@@ -65,5 +79,16 @@ struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc);
 struct trace *code_site_trace(struct code_site *s, int depth);
 /* Caches a trace at a site for this depth. */
 void code_site_set_trace(struct code_site *s, struct trace *tr, int depth);
+
+/*
+ * The frame size of the x86-64 compiled method whose code starts at code (n bytes
+ * readable), from its prologue: HotSpot's compilers bang the stack, push rbp and
+ * subtract the rest of the frame from rsp. 0 when that prologue is not found.
+ */
+uint32_t code_sites_frame_size(const uint8_t *code, size_t n);
+
+/* Whether the 5 bytes before a return address are a near call (the calls between
+ * compiled Java methods are). */
+bool code_sites_is_call(const uint8_t *pc, const uint8_t *code_start);
 
 #endif

@@ -115,6 +115,32 @@ cp out.txt deep0.out
 deep_sites deep0.txt >deep_off.txt
 check "compiled code: the same sites, counts and frames with a walk on every allocation (HPROF_CODE_SITES=0)" \
   bash -c "[[ -s deep_off.txt ]] && cmp -s deep_on.txt deep_off.txt && [[ $(walks code deep0.out) -eq 0 ]]"
+# Sites where the JIT inlined fewer frames than the depth: the return address into the
+# compiled caller names the rest of the trace.
+NOINLINE="-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,SitesCaller::make -XX:CompileCommand=dontinline,SitesCaller::pair -XX:CompileCommand=dontinline,SitesCaller::a1 -XX:CompileCommand=dontinline,SitesCaller::a2"
+caller_sites() {  # the SitesCaller sites: class, allocated, frames
+  awk '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); fr[tr] = ""; next }
+       /^\t/ { fr[tr] = fr[tr] "|" substr($0, 2); next }
+       /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+       i && $1 ~ /^[0-9]+$/ && fr[$8] ~ /SitesCaller\.(make|pair)/ { print $9, $7, fr[$8] }' "$1" | sort
+}
+# pairs FILE: traces named by a site and its caller (the HPROF_STACK_STATS line)
+pairs() { sed -n 's/^HPROF: heap=sites code sites: \([0-9]*\) of those with their caller.s$/\1/p' "$1" | tail -1; }
+HPROF_STACK_STATS=1 run_java -Xverify:all $NOINLINE "$(agent heap=sites,depth=3,cutoff=0,file=caller.txt)" SitesCaller
+cp out.txt caller.out
+caller_sites caller.txt >caller_on.txt
+check "callers' code: Node 500000 from a1 and from pair, Pair 500000 from a2 ($(awk '{ printf "%s ", $2 }' caller_on.txt))" \
+  bash -c "[[ $RC -eq 0 ]] && grep -qx done caller.out && [[ \$(wc -l <caller_on.txt) -eq 3 ]] &&
+           grep -q '^SitesCaller\$Node 500000 |SitesCaller\$Node.<init>(SitesCaller.java:[0-9]*)|SitesCaller.make(SitesCaller.java:[0-9]*)|SitesCaller.a1(' caller_on.txt &&
+           grep -q '^SitesCaller\$Node 500000 |SitesCaller\$Node.<init>(SitesCaller.java:[0-9]*)|SitesCaller.make(SitesCaller.java:[0-9]*)|SitesCaller.pair(' caller_on.txt &&
+           grep -q '^SitesCaller\$Pair 500000 |SitesCaller\$Pair.<init>(SitesCaller.java:[0-9]*)|SitesCaller.pair(SitesCaller.java:[0-9]*)|SitesCaller.a2(' caller_on.txt"
+check "callers' code: traces found by two return addresses ($(pairs caller.out) of 1500000)" \
+  test "$(pairs caller.out)" -gt 100000
+HPROF_STACK_STATS=1 HPROF_CODE_SITES=0 run_java -Xverify:all $NOINLINE "$(agent heap=sites,depth=3,cutoff=0,file=caller0.txt)" SitesCaller
+caller_sites caller0.txt >caller_off.txt
+check "callers' code: the same sites, counts and frames with a walk on every allocation" \
+  bash -c "[[ -s caller_off.txt ]] && cmp -s caller_on.txt caller_off.txt"
+
 # Compiled code thrown away and compiled again meanwhile: no count moves between sites.
 HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=deopt.txt)" SitesDeopt
 cp out.txt deopt.out

@@ -17,10 +17,11 @@ int main(void)
     uintptr_t m1 = (uintptr_t)code, pc = (uintptr_t)(code + 100);
     jmethodID meth[3] = {(jmethodID)0x10, (jmethodID)0x20, (jmethodID)0x30};
     jint bcis[3] = {1, 5, 9};
-    code_sites_add(&t, m1, pc, code + 100, 3, meth, bcis);
+    code_sites_add(&t, m1, pc, code + 100, 96, 3, CODE_SITE_FRAMES, meth, bcis);
     struct code_site *s = code_sites_find(&t, pc);
-    CHECK(s && s->nframes == 3 && s->methods[1] == meth[1] && s->bcis[2] == 9 && s->methods[3] == NULL,
-          "code sites: found by its return address, with its inlined frames");
+    CHECK(s && s->nframes == 3 && s->kept == 3 && s->frames[1].method == meth[1] && s->frames[2].bci == 9 &&
+              s->frame_size == 96,
+          "code sites: found by its return address, with its inlined frames and its method's frame size");
     CHECK(code_sites_find(&t, pc + 1) == NULL, "code sites: another address finds nothing");
 
     struct trace *tr = (struct trace *)(uintptr_t)0x7f0000001000ull;
@@ -39,26 +40,69 @@ int main(void)
     /* The same address in a method compiled later: a site of its own, no trace yet. */
     uintptr_t m2 = (uintptr_t)(code + 64);
     jmethodID other[2] = {(jmethodID)0x10, (jmethodID)0x99};
-    code_sites_add(&t, m2, pc, code + 100, 2, other, bcis);
+    code_sites_add(&t, m2, pc, code + 100, 0, 2, CODE_SITE_FRAMES, other, bcis);
     s = code_sites_find(&t, pc);
-    CHECK(s && s->code_addr == m2 && s->methods[1] == other[1] && code_site_trace(s, 4) == NULL,
+    CHECK(s && s->code_addr == m2 && s->frames[1].method == other[1] && code_site_trace(s, 4) == NULL,
           "code sites: the address compiled again is a new site");
 
     /* Not yet told of the unload, with different code at the address: the newer site. */
     uintptr_t m3 = (uintptr_t)(code + 2048), pc3 = (uintptr_t)(code + 3000);
-    code_sites_add(&t, m3, pc3, code + 3000, 2, meth, bcis);
+    code_sites_add(&t, m3, pc3, code + 3000, 0, 2, CODE_SITE_FRAMES, meth, bcis);
     code[3000] ^= 0x55;
-    code_sites_add(&t, m3 + 16, pc3, code + 3000, 2, other, bcis);
+    code_sites_add(&t, m3 + 16, pc3, code + 3000, 0, 2, CODE_SITE_FRAMES, other, bcis);
     s = code_sites_find(&t, pc3);
     CHECK(s && s->code_addr == m3 + 16, "code sites: of two sites at one address, the one whose code is there");
+
+    /* Another call of a compiled method keeps its innermost frame only. */
+    uintptr_t pc4 = (uintptr_t)(code + 3100);
+    code_sites_add(&t, m3 + 16, pc4, code + 3100, 48, 5, 1, meth, bcis);
+    s = code_sites_find(&t, pc4);
+    CHECK(s && s->nframes == 5 && s->kept == 1 && s->frames[0].method == meth[0] && s->frames[0].bci == 1,
+          "code sites: a call kept with its innermost frame and how many were inlined");
+
+    /* Methods compiled and unloaded in turn do not use up the table of methods (32 here). */
+    int live = 0;
+    for (int i = 0; i < 200; i++) {
+        uintptr_t m = m1 + 8192 + (uintptr_t)i * 64, p = (uintptr_t)(code + 3200 + i % 64);
+        code_sites_add(&t, m, p, code + 3200 + i % 64, 0, 2, CODE_SITE_FRAMES, meth, bcis);
+        s = code_sites_find(&t, p);
+        live += s && s->code_addr == m;
+        code_sites_unload(&t, m);
+    }
+    CHECK(live == 200, "code sites: an unloaded method's place is taken again (%d of 200 added)", live);
 
     /* A full table refuses more sites rather than moving any. */
     int added = 0;
     for (int i = 0; i < 400; i++) {
-        code_sites_add(&t, m1 + 4096 + (uintptr_t)i, (uintptr_t)(code + 200 + i), code + 200 + i, 2, meth, bcis);
+        code_sites_add(&t, m1 + 4096, (uintptr_t)(code + 200 + i), code + 200 + i, 0, 2, CODE_SITE_FRAMES, meth, bcis);
         added += code_sites_find(&t, (uintptr_t)(code + 200 + i)) != NULL;
     }
     CHECK(added > 100 && added < 256, "code sites: a full table stops taking sites (%d taken)", added);
+
+    /* Frame sizes from the prologues C1 and C2 write (bytes seen on JDK 17 and 25). */
+    static const uint8_t c2_virtual[] = {0x44, 0x8b, 0x56, 0x08, 0x49, 0xbb, 0, 0, 0, 0x13, 0xc2, 0x7f, 0, 0, 0x4d,
+                                         0x03, 0xd3, 0x4c, 0x3b, 0xd0, 0x0f, 0x85, 0xa6, 0x04, 0x4d, 0x07, 0x66,
+                                         0x0f, 0x1f, 0x44, 0, 0, 0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff, 0x55,
+                                         0x48, 0x83, 0xec, 0x30, 0x48, 0xbf};
+    static const uint8_t c2_static_big[] = {0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff, 0x55, 0x48, 0x81,
+                                            0xec, 0x20, 0x01, 0x00, 0x00, 0x48, 0x89, 0xb4, 0x24};
+    static const uint8_t not_entrant[] = {0x66, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0, 0x44, 0x8b, 0x56, 0x08, 0x44,
+                                          0x3b, 0x50, 0x08, 0x0f, 0x85, 0xc0, 0x74, 0x58, 0x07, 0xe9, 0x3b, 0x01,
+                                          0x54, 0x07, 0xfe, 0xff, 0x55, 0x48, 0x83, 0xec, 0x20, 0x41};
+    static const uint8_t no_bang[] = {0x48, 0x83, 0xec, 0x18, 0x48, 0x89, 0x6c, 0x24, 0x10, 0x55, 0x48, 0x83, 0xec, 0x10};
+    static const uint8_t preserve_fp[] = {0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff, 0x55, 0x48, 0x8b, 0xec, 0x48,
+                                          0x83, 0xec, 0x40, 0x90};
+    CHECK(code_sites_frame_size(preserve_fp, sizeof preserve_fp) == 0x40 + 16,
+          "code sites: the frame size with -XX:+PreserveFramePointer's mov rbp, rsp");
+    CHECK(code_sites_frame_size(c2_virtual, sizeof c2_virtual) == 0x30 + 16 &&
+              code_sites_frame_size(c2_static_big, sizeof c2_static_big) == 0x120 + 16 &&
+              code_sites_frame_size(not_entrant, sizeof not_entrant) == 0x20 + 16,
+          "code sites: the frame size read from a prologue (virtual, static, made not entrant)");
+    CHECK(code_sites_frame_size(no_bang, sizeof no_bang) == 0 && code_sites_frame_size(c2_virtual, 20) == 0,
+          "code sites: no frame size without a stack bang before it, nor past the bytes given");
+    static const uint8_t call[] = {0x90, 0xe8, 1, 2, 3, 4, 0x90};
+    CHECK(code_sites_is_call(call + 6, call) && !code_sites_is_call(call + 5, call) && !code_sites_is_call(call + 4, call),
+          "code sites: a return address after a near call");
     code_sites_destroy(&t);
     return UNIT_DONE();
 }
