@@ -109,6 +109,11 @@ public final class Tracker {
     public static native void newObject(Object obj);
     public static native void newArray(Object obj);
 
+    /* heap=sites: after a call of clone() that ran Object.clone (newClone) or may have run
+     * an override of it (newVirtualClone), with what it returned. */
+    public static native void newClone(Object obj);
+    public static native void newVirtualClone(Object obj);
+
     /* At the entry of java.lang.Object.<init>: a new object. */
     public static void ObjectInit(Object obj) {
         if (allocs != 0) allocated(obj, false);

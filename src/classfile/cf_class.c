@@ -234,6 +234,19 @@ uint32_t cp_find_or_add_methodref(cf_class *c, const char *cls, const char *name
     return nat ? cp_ref2(c, 10, k, nat, 1) : 0;
 }
 
+uint32_t cp_ref_class_name(const cf_class *c, uint32_t ref) {
+    if (!cp_is(c, ref, 10)) return 0;
+    uint32_t cls = get_u2(c->cp[ref].raw + 1);
+    return cp_is(c, cls, 7) ? get_u2(c->cp[cls].raw + 1) : 0;
+}
+
+int cp_ref_is(const cf_class *c, uint32_t ref, const char *name, const char *desc) {
+    if (!cp_is(c, ref, 10)) return 0;
+    uint32_t nat = get_u2(c->cp[ref].raw + 3);
+    return cp_is(c, nat, 12) && cp_utf8_eq(c, get_u2(c->cp[nat].raw + 1), name) &&
+           cp_utf8_eq(c, get_u2(c->cp[nat].raw + 3), desc);
+}
+
 uint32_t cp_ref_name(const cf_class *c, uint32_t ref) {
     if (!cp_is(c, ref, 10) && !cp_is(c, ref, 11) && !cp_is(c, ref, 9)) return 0;
     uint32_t nat = get_u2(c->cp[ref].raw + 3);
@@ -532,10 +545,11 @@ int cf_instrument(const uint8_t *buf, size_t len, const cf_inject_spec *spec, cf
     if (spec->objinit_name && spec->objinit_desc && strcmp(c->name, "java/lang/Object") == 0)
         avail |= CF_INJ_OBJINIT;
     if (spec->newarray_name && spec->newarray_desc) avail |= CF_INJ_NEWARRAY;
+    if (spec->clone_name && spec->vclone_name) avail |= CF_INJ_CLONE;
     if (spec->exception_exit && (avail & CF_INJ_RETURN)) avail |= CF_INJ_EXC_EXIT;
     int is_tracker = strcmp(c->name, spec->tracker_class) == 0;
 
-    uint32_t hooks[5] = {0, 0, 0, 0, 0}; /* entry, return, objinit, newarray, cnum ldc */
+    uint32_t hooks[CF_HOOKS] = {0}; /* see CF_HOOKS */
     int changed = 0;
     for (unsigned i = 0; i < c->nmethods; i++) {
         cf_method *m = &c->methods[i];
@@ -563,10 +577,15 @@ int cf_instrument(const uint8_t *buf, size_t len, const cf_inject_spec *spec, cf
                         hooks[2] = cp_find_or_add_methodref(c, spec->tracker_class, spec->objinit_name, spec->objinit_desc);
                     if (avail & CF_INJ_NEWARRAY)
                         hooks[3] = cp_find_or_add_methodref(c, spec->tracker_class, spec->newarray_name, spec->newarray_desc);
+                    if (avail & CF_INJ_CLONE) {
+                        hooks[5] = cp_find_or_add_methodref(c, spec->tracker_class, spec->clone_name, "(Ljava/lang/Object;)V");
+                        hooks[6] = cp_find_or_add_methodref(c, spec->tracker_class, spec->vclone_name, "(Ljava/lang/Object;)V");
+                    }
                     int32_t cn = (int32_t)spec->cnum;
                     if (cn < -32768 || cn > 32767) hooks[4] = cp_find_or_add_int(c, cn);
                     if (((avail & CF_INJ_ENTRY) && !hooks[0]) || ((avail & CF_INJ_RETURN) && !hooks[1]) ||
                         ((avail & CF_INJ_OBJINIT) && !hooks[2]) || ((avail & CF_INJ_NEWARRAY) && !hooks[3]) ||
+                        ((avail & CF_INJ_CLONE) && (!hooks[5] || !hooks[6])) ||
                         ((cn < -32768 || cn > 32767) && !hooks[4])) {
                         rc = c->ar.failed ? CF_ERR_NOMEM : CF_ERR_LIMIT;
                         goto done;

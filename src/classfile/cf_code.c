@@ -37,6 +37,7 @@ typedef struct {
     uint32_t sw, nsw;        /* switch targets: M->swt[sw .. sw+nsw), default first */
     /* layout */
     uint32_t pre, post, size, start, at;
+    uint32_t hook;           /* the Methodref the post blob calls */
     uint32_t ntr, skip, island;  /* trampolines in the island just before this instruction */
     uint32_t tr;             /* trampoline used (widen == 2) */
     struct frame_s *nf;      /* inferred frame after an inverted branch (widen == 1) */
@@ -1091,10 +1092,27 @@ static void encode_frames(cf_buf *b, const meth_t *M, const pframe_t *pf, uint32
 
 /* ---- Rewriting ------------------------------------------------------------------------ */
 
+/*
+ * Whether the instruction at p (opcode op) calls clone()Ljava/lang/Object;: 1 when it
+ * surely runs Object.clone (invokespecial java/lang/Object, as super.clone() does, or
+ * invokevirtual on an array class, which cannot override it), 2 for any other
+ * invokevirtual of it (an override may run instead), 0 otherwise.
+ */
+static int clone_call(const cf_class *c, const uint8_t *p, uint8_t op) {
+    if (op != 182 && op != 183) return 0;
+    uint32_t ref = get_u2(p + 1);
+    if (!cp_ref_is(c, ref, "clone", "()Ljava/lang/Object;")) return 0;
+    uint32_t cls = cp_ref_class_name(c, ref);
+    if (!cls) return 0;
+    if (op == 183) return cp_utf8_eq(c, cls, "java/lang/Object") ? 1 : 0;
+    const cf_cpe *e = &c->cp[cls];
+    return e->len > 3 && e->raw[3] == '[' ? 1 : 2;
+}
+
 static int fits16(int64_t d) { return d >= -32768 && d <= 32767; }
 
 int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_spec *spec,
-                      const uint32_t hooks[5], cf_result *res) {
+                      const uint32_t hooks[CF_HOOKS], cf_result *res) {
     meth_t M;
     memset(&M, 0, sizeof(M));
     M.c = c;
@@ -1111,12 +1129,23 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
     /* Plan. */
     int entry = (mask & CF_INJ_ENTRY) != 0;
     int objinit = (mask & CF_INJ_OBJINIT) && strcmp(M.m->sname, "<init>") == 0;
-    unsigned nret = 0, nnew = 0;
+    unsigned nret = 0, nnew = 0, nclone = 0;
     for (uint32_t i = 0; i < M.ninsn; i++) {
         insn_t *I = &M.in[i];
         if ((mask & CF_INJ_RETURN) && I->op >= 172 && I->op <= 177) { I->pre = call2; nret++; }
-        if ((mask & CF_INJ_NEWARRAY) && (I->op == 188 || I->op == 189 || I->op == 197)) { I->post = 4; nnew++; }
+        if ((mask & CF_INJ_NEWARRAY) && (I->op == 188 || I->op == 189 || I->op == 197)) {
+            I->post = 4;
+            I->hook = hooks[3];
+            nnew++;
+        }
+        int clone = (mask & CF_INJ_CLONE) ? clone_call(M.c, M.code + I->off, I->op) : 0;
+        if (clone) {
+            I->post = 4;
+            I->hook = hooks[clone == 1 ? 5 : 6];
+            nclone++;
+        }
     }
+    nnew += nclone;
     M.prologue = (entry ? call2 : 0) + (objinit ? 4 : 0);
     uint32_t cstart = NONE, split = NONE;
     int exc_skipped = 0;
@@ -1309,7 +1338,7 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
             buf_bytes(&b, p, I->len);
             break;
         }
-        if (I->post) { buf_u1(&b, 89); buf_u1(&b, 184); buf_u2(&b, hooks[3]); }
+        if (I->post) { buf_u1(&b, 89); buf_u1(&b, 184); buf_u2(&b, I->hook); }
     }
     if (b.len != M.body_end) b.bad = 1;
     if (M.epilogue) {
@@ -1444,7 +1473,8 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
     res->entry_sites += (unsigned)entry;
     res->objinit_sites += (unsigned)objinit;
     res->return_sites += nret;
-    res->newarray_sites += nnew;
+    res->newarray_sites += nnew - nclone;
+    res->clone_sites += nclone;
     res->exc_exits += M.epilogue ? 1u : 0u;
     res->exc_exit_skipped += (unsigned)exc_skipped;
     res->widened += widened;

@@ -141,12 +141,18 @@ uint32_t cp_find_or_add_int(cf_class *c, int32_t v);
 uint32_t cp_find_or_add_methodref(cf_class *c, const char *cls, const char *name, const char *desc);
 /* Name of the NameAndType of a Methodref/InterfaceMethodref, or 0. */
 uint32_t cp_ref_name(const cf_class *c, uint32_t ref);
+/* The Utf8 index of the class name a Methodref names, or 0. */
+uint32_t cp_ref_class_name(const cf_class *c, uint32_t ref);
+/* Whether Methodref ref is name with descriptor desc. */
+int cp_ref_is(const cf_class *c, uint32_t ref, const char *name, const char *desc);
 
-/* Code analysis and rewriting (cf_code.c). */
+/* Code analysis and rewriting (cf_code.c). The hooks' Methodrefs: entry, return,
+ * objinit, newarray, the cnum's Integer (when it needs one), clone, virtual clone. */
+enum { CF_HOOKS = 7 };
 typedef struct cf_inject_ctx cf_inject_ctx;
 int cf_check_code(cf_class *c, unsigned mi); /* CF_OK or CF_ERR_* */
 /* Rewrites method mi. Returns CF_M_* (>= 0) or a negative CF_ERR_*. */
 int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_spec *spec,
-                      const uint32_t hooks[5], cf_result *res);
+                      const uint32_t hooks[CF_HOOKS], cf_result *res);
 
 #endif

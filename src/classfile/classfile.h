@@ -106,7 +106,8 @@ enum {
     CF_INJ_OBJINIT = 4,   /* objinit hook (only ever applies to java/lang/Object.<init>) */
     CF_INJ_NEWARRAY = 8,  /* hook after array allocations */
     CF_INJ_EXC_EXIT = 16, /* catch-all calling the return hook, then rethrowing */
-    CF_INJ_ALL = 31
+    CF_INJ_CLONE = 32,    /* hooks after calls of Object.clone */
+    CF_INJ_ALL = 63
 };
 
 /* Decides per method which injections happen: returns a mask of CF_INJ_* (0 skips the
@@ -123,6 +124,10 @@ typedef struct {
                                                 java/lang/Object.<init>, or NULL */
     const char *newarray_name, *newarray_desc; /* static (Ljava/lang/Object;)V after each array
                                                   allocation, or NULL */
+    const char *clone_name, *vclone_name;    /* static (Ljava/lang/Object;)V after each call of
+                                                clone()Ljava/lang/Object; that surely runs
+                                                Object.clone (super.clone(), an array's clone),
+                                                and after each other invokevirtual of it; or NULL */
     int exception_exit;                      /* wrap bodies in a catch-all calling the return hook */
     unsigned cnum;                           /* class number passed as first int */
     cf_filter_fn filter;                     /* NULL: every method gets every configured hook */
@@ -162,7 +167,7 @@ typedef struct {
     /* per-status counts over methods[] */
     unsigned instrumented, no_code, filtered, nothing, too_big, unrewritable;
     /* sites */
-    unsigned entry_sites, return_sites, newarray_sites, objinit_sites;
+    unsigned entry_sites, return_sites, newarray_sites, objinit_sites, clone_sites;
     unsigned exc_exits;         /* catch-all handlers added */
     unsigned exc_exit_skipped;  /* methods where it was asked but unsafe (odd constructors) */
     unsigned widened;           /* branches widened (goto_w, inverted, trampolines) */

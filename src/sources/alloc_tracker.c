@@ -40,6 +40,7 @@ struct alloc_tracker {
     struct code_sites code;
     bool code_ok;
     _Atomic(jmethodID) object_init;   /* java.lang.Object.<init>, once bound */
+    jmethodID object_clone;           /* java.lang.Object.clone, once bound */
     /* DirectMethodHandle.allocateInstance and the Unsafe.allocateInstance it calls,
      * once an object made there was seen (see made_for_constructor) */
     _Atomic(jmethodID) handle_alloc, unsafe_alloc;
@@ -597,6 +598,72 @@ static void JNICALL native_new_array(JNIEnv *jni, jclass cls, jobject obj)
 }
 
 /*
+ * Whether an object of class cls (entry ci) is copied by Object.clone itself when its
+ * clone() is called, rather than by an override (asked once per class).
+ */
+static bool clone_is_objects(struct alloc_tracker *t, JNIEnv *jni, struct class_info *ci, jclass cls)
+{
+    uint8_t known = atomic_load_explicit(&ci->clone_override, memory_order_relaxed);
+    if (known) return known == 1;
+    jmethodID m = (*jni)->GetMethodID(jni, cls, "clone", "()Ljava/lang/Object;");
+    if (!m) (*jni)->ExceptionClear(jni);
+    bool objects = m && m == t->object_clone;
+    atomic_store_explicit(&ci->clone_override, objects ? 1 : 2, memory_order_relaxed);
+    return objects;
+}
+
+/*
+ * The trace of a copy made by the clone() call the instrumented code just made: the
+ * stack under our native method, with Object.clone on top, at the call's own bytecode
+ * (our hook follows the 3-byte invoke and a dup), as the VM's own report of a copy gives.
+ */
+static struct trace *clone_trace(struct agent *a, struct alloc_thread *at, JNIEnv *jni)
+{
+    int depth = a->opt.depth;
+    jvmtiFrameInfo local[64], *frames = local;
+    if (depth > 64 && !(frames = malloc((size_t)depth * sizeof *frames))) return NULL;
+    struct trace *tr = NULL;
+    jint n = depth > 0 ? walk_stack(a, jni, NULL, frames, depth) : 0;
+    if (n >= 0) {
+        if (n > 0) frames[0] = (jvmtiFrameInfo){a->alloc->object_clone, -1};
+        if (n > 1 && frames[1].location >= 4) frames[1].location -= 4;
+        uint32_t serial = 0;
+        if (a->opt.thread) {
+            struct thread_info *ti = threads_lookup(a->jvmti, NULL);
+            serial = ti ? ti->serial : 0;
+        }
+        tr = trace_of(a, at, serial, frames, n, jni);
+    }
+    if (frames != local) free(frames);
+    return tr;
+}
+
+/*
+ * After a call of clone() with what it returned (virtual: an override may have run). The
+ * VM reports the copies Object.clone makes, but not those compiled code makes inline:
+ * a copy the VM reported was the last object this thread counted. A copy an override
+ * made was counted inside it, by its own super.clone().
+ */
+static void cloned(JNIEnv *jni, jobject obj, bool virtual)
+{
+    struct agent *a = agent_get();
+    if (!obj || !counting(a)) return;
+    struct alloc_tracker *t = a->alloc;
+    struct alloc_thread *at = this_thread(t);
+    if (!at || !t->object_clone || site_objects_is_last(at->log, jni, obj)) return;
+    jclass cls = (*jni)->GetObjectClass(jni, obj);
+    struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
+    bool counted = virtual && !clone_is_objects(t, jni, ci, cls);
+    (*jni)->DeleteLocalRef(jni, cls);
+    if (counted) return;
+    struct trace *tr = clone_trace(a, at, jni);
+    if (tr) count(a, at, jni, obj, ci, tr, false);
+}
+
+static void JNICALL native_new_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, false); }
+static void JNICALL native_new_virtual_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, true); }
+
+/*
  * The calls of compiled code: each call of Tracker.newObject from an inlined
  * Object.<init>, with the frames inlined there (innermost first, Object.<init> itself at
  * 0), and every other call, with its innermost frame only (a method it calls may make
@@ -801,8 +868,10 @@ void alloc_tracker_bind(struct agent *a, JNIEnv *jni, jclass tracker)
     if (!t || !tracker) return;
     JNINativeMethod natives[] = {{"allocated", "(Ljava/lang/Object;Z)V", (void *)native_allocated},
                                  {"newObject", "(Ljava/lang/Object;)V", (void *)native_new_object},
-                                 {"newArray", "(Ljava/lang/Object;)V", (void *)native_new_array}};
-    if ((*jni)->RegisterNatives(jni, tracker, natives, 3) != 0) {
+                                 {"newArray", "(Ljava/lang/Object;)V", (void *)native_new_array},
+                                 {"newClone", "(Ljava/lang/Object;)V", (void *)native_new_clone},
+                                 {"newVirtualClone", "(Ljava/lang/Object;)V", (void *)native_new_virtual_clone}};
+    if ((*jni)->RegisterNatives(jni, tracker, natives, 5) != 0) {
         (*jni)->ExceptionClear(jni);
         log_error("the Tracker class does not match this agent; heap=sites has no data");
         return;
@@ -815,6 +884,7 @@ void alloc_tracker_bind(struct agent *a, JNIEnv *jni, jclass tracker)
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");
     if (object) add_skip(t, jni, object, "<init>", "()V", false);
     if (object) atomic_store(&t->object_init, (*jni)->GetMethodID(jni, object, "<init>", "()V"));
+    if (object) t->object_clone = (*jni)->GetMethodID(jni, object, "clone", "()Ljava/lang/Object;");
     (*jni)->ExceptionClear(jni);
     t->tracker = (*jni)->NewGlobalRef(jni, tracker);
     t->allocs = (*jni)->GetStaticFieldID(jni, tracker, "allocs", "I");

@@ -82,6 +82,13 @@ void JNICALL tracker_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bei
         spec.objinit_desc = "(Ljava/lang/Object;)V";
         spec.newarray_name = direct ? "newArray" : "NewArray";
         spec.newarray_desc = "(Ljava/lang/Object;)V";
+        /* Compiled code copies objects without telling (C2 makes Object.clone inline), so
+         * the calls of clone are hooked too; only with the natives bound, which classes
+         * instrumented at start-up (before VM init) do without. */
+        if (direct) {
+            spec.clone_name = "newClone";
+            spec.vclone_name = "newVirtualClone";
+        }
     }
     spec.cnum = c->cnum;
     spec.filter = filter;

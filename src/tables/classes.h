@@ -27,6 +27,8 @@ struct class_info {
                                        (never set for arrays and java.lang.Class) */
     _Atomic(jweak) mirror;           /* the class, weakly, once someone needed it (heap=sites
                                        compares classes with it, far cheaper than a tag) */
+    _Atomic uint8_t clone_override;  /* heap=sites: 0 not asked yet, 1 its clone() is
+                                       Object's, 2 it has its own */
 };
 
 struct class_table {

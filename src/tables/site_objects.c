@@ -100,6 +100,14 @@ bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, j
     return true;
 }
 
+bool site_objects_is_last(struct site_log *l, JNIEnv *jni, jobject obj)
+{
+    pthread_mutex_lock(&l->lock);
+    bool last = l->n && (*jni)->IsSameObject(jni, l->refs[l->n - 1].ref, obj);
+    pthread_mutex_unlock(&l->lock);
+    return last;
+}
+
 bool site_objects_recent(struct site_log *l, JNIEnv *jni, jobject obj, bool (*same_site)(uint32_t site, void *ctx),
                          void *ctx, size_t overlap, size_t max_scan)
 {

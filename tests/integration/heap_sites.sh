@@ -141,6 +141,27 @@ caller_sites caller0.txt >caller_off.txt
 check "callers' code: the same sites, counts and frames with a walk on every allocation" \
   bash -c "[[ -s caller_off.txt ]] && cmp -s caller_on.txt caller_off.txt"
 
+# Copies made by clone() in compiled code, which the VM does not report: every one counted
+# once, at the trace of the call, whether the VM or the hook after the call saw it.
+run_java -Xverify:all "$(agent heap=sites,depth=3,cutoff=0,file=clone.txt)" SitesClone
+cp out.txt clone.out
+clones() {  # clones CLASS METHOD: allocated CLASS at traces whose frames name METHOD
+  awk -v c="$1" -v m="$2" '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); next }
+    /^\t/ { if (index($0, m)) has[tr] = 1; next }
+    /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+    i && $9 == c && ($8 in has) { s += $7 } END { print s + 0 }' clone.txt
+}
+check "clone() in compiled code: 300000 each of Bar, int[], Plain, DeepSub and long[], one site each ($(clones 'SitesClone$Bar' SitesClone.bars) $(clones 'int[]' SitesClone.ints) $(clones 'SitesClone$Plain' SitesClone.plains) $(clones 'SitesClone$DeepSub' 'SitesClone$Deep.clone') $(clones 'long[]' 'SitesClone$Deep.clone'))" \
+  bash -c "[[ $RC -eq 0 ]] && grep -qx done clone.out && [[ '$(clones 'SitesClone$Bar' SitesClone.bars) $(clones 'int[]' SitesClone.ints) $(clones 'SitesClone$Plain' SitesClone.plains) $(clones 'SitesClone$DeepSub' 'SitesClone$Deep.clone') $(clones 'long[]' 'SitesClone$Deep.clone')' == '300000 300000 300000 300000 300000' ]] &&
+           [[ \$(awk '/^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 } i && \$7 == 300000' clone.txt | wc -l) -eq 5 ]]"
+clone_tops() {  # the top frame of each site of 300000 copies
+  awk '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); getline f; top[tr] = f; next }
+       /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+       i && $7 == 300000 { print top[$8] }' clone.txt | sort | uniq -c | awk '{ $1 = $1; print }'
+}
+check "clone() in compiled code: each copy's trace has Object.clone on top ($(clone_tops))" \
+  test "$(clone_tops)" == "5 java.lang.Object.clone(Object.java:Native method)"
+
 # Compiled code thrown away and compiled again meanwhile: no count moves between sites.
 HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=deopt.txt)" SitesDeopt
 cp out.txt deopt.out
