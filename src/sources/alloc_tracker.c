@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/vm_flags.h"
 #include "sources/async_trace.h"
 #include "tables/code_sites.h"
 #include "tables/site_objects.h"
@@ -58,6 +59,21 @@ struct async_trace *alloc_tracker_walker(struct agent *a) { return a->alloc ? a-
 
 static void thread_ended(void *p);
 
+/*
+ * Compiled code must make its objects through the bytecode that counts them (see
+ * agent/vm_flags.h). Array clones stay intrinsic: their calls are hooked (cloned()).
+ */
+static void keep_compiled_allocations(struct agent *a)
+{
+    bool ok = vm_flags_set_bool(a->jvmti, "OptimizeStringConcat", false);
+    ok = vm_flags_set_bool(a->jvmti, "EliminateAutoBox", false) && ok;
+    ok = vm_flags_add_to_list(a->jvmti, "DisableIntrinsic",
+                              "_newArray,_copyOf,_copyOfRange,_allocateUninitializedArray,_toBytesStringU") && ok;
+    if (!ok)
+        log_warning("heap=sites: could not keep the JIT from allocating on its own; objects from compiled string "
+                 "concatenation, boxing and array copies may be missed");
+}
+
 int alloc_tracker_onload(struct agent *a)
 {
     struct alloc_tracker *t = calloc(1, sizeof *t);
@@ -70,6 +86,7 @@ int alloc_tracker_onload(struct agent *a)
     memset(&caps, 0, sizeof caps);
     caps.can_generate_garbage_collection_events = 1;    /* when the logs are worth a sweep */
     if (alloc_tracker_exact(a)) {
+        keep_compiled_allocations(a);
         caps.can_generate_vm_object_alloc_events = 1;
         t->walker = async_trace_new();
         const char *off = getenv("HPROF_CODE_SITES");

@@ -162,6 +162,20 @@ clone_tops() {  # the top frame of each site of 300000 copies
 check "clone() in compiled code: each copy's trace has Object.clone on top ($(clone_tops))" \
   test "$(clone_tops)" == "5 java.lang.Object.clone(Object.java:Native method)"
 
+# What C2 would allocate without running the counting bytecode (string concatenation,
+# dropped boxes, allocating intrinsics): the agent turns those optimizations off.
+run_java -Xverify:all "$(agent heap=sites,depth=16,cutoff=0,file=jit.txt)" SitesJit
+cp out.txt jit.out
+jit() {  # jit CLASS METHOD: allocated CLASS at the loop's traces (not a bootstrap's few) under SitesJit.METHOD(
+  awk -v c="$1" -v m="SitesJit.$2(" '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); next }
+    /^\t/ { if (index($0, m)) has[tr] = 1; next }
+    /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+    i && $9 == c && ($8 in has) && $7 >= 1000 { s += $7 } END { print s + 0 }' jit.txt
+}
+JIT_COUNTS="$(jit java.lang.StringBuilder sb) $(jit java.lang.String sb) $(jit java.lang.Integer box) $(jit 'long[]' reflect) $(jit 'java.lang.String[]' copy) $(jit java.lang.String concat)"
+check "compiled code: StringBuilder and String in sb, Integer in box, long[] in reflect, String[] in copy, String in concat: 200000 each ($JIT_COUNTS)" \
+  bash -c "[[ $RC -eq 0 ]] && grep -qx 'done true' jit.out && [[ '$JIT_COUNTS' == '200000 200000 200000 200000 200000 200000' ]]"
+
 # Compiled code thrown away and compiled again meanwhile: no count moves between sites.
 HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=deopt.txt)" SitesDeopt
 cp out.txt deopt.out
