@@ -62,7 +62,9 @@ static const char HELP_TEXT[] =
     "  - alloc_sample=<bytes> is new: heap=sites from the JVM's allocation sampling\n"
     "    (one sample about every <bytes> allocated), with counts scaled to\n"
     "    estimates; low overhead for large services. 0 (the default) counts\n"
-    "    every allocation exactly, through bytecode instrumentation.\n"
+    "    every allocation exactly, through bytecode instrumentation; it turns\n"
+    "    off the JIT optimizations that would allocate without that bytecode\n"
+    "    (OptimizeStringConcat, EliminateAutoBox, allocating intrinsics).\n"
     "  - Options whose feature this build does not have yet are accepted and\n"
     "    reported as \"not yet supported\" when the agent starts.\n";
 
