@@ -48,8 +48,13 @@ static bool find_table(jvmtiEnv *jvmti, struct flag_table *t)
         if (!field || strcmp(type, "JVMFlag") != 0) continue;
         if (strcmp(field, "flags") == 0) flags_at = *(const void *const *)(e + address_at);
         else if (strcmp(field, "numFlags") == 0) count_at = *(const void *const *)(e + address_at);
-        else if (strcmp(field, "_name") == 0) t->name_at = *(const uint64_t *)(e + offset_at), have_name = true;
-        else if (strcmp(field, "_addr") == 0) t->addr_at = *(const uint64_t *)(e + offset_at), have_addr = true;
+        else if (strcmp(field, "_name") == 0) {
+            t->name_at = *(const uint64_t *)(e + offset_at);
+            have_name = true;
+        } else if (strcmp(field, "_addr") == 0) {
+            t->addr_at = *(const uint64_t *)(e + offset_at);
+            have_addr = true;
+        }
     }
     for (const char *e = ok ? *types : NULL; e && *(const char *const *)(e + tname_at); e += tstride)
         if (strcmp(*(const char *const *)(e + tname_at), "JVMFlag") == 0) t->stride = *(const uint64_t *)(e + tsize_at);

@@ -1145,7 +1145,6 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
             nclone++;
         }
     }
-    nnew += nclone;
     M.prologue = (entry ? call2 : 0) + (objinit ? 4 : 0);
     uint32_t cstart = NONE, split = NONE;
     int exc_skipped = 0;
@@ -1164,14 +1163,15 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
         }
         if (cstart != NONE) M.epilogue = call2 + 1;
     }
-    if (!M.prologue && !nret && !nnew && !M.epilogue) {
+    unsigned npost = nnew + nclone;   /* dup; invokestatic after the instruction */
+    if (!M.prologue && !nret && !npost && !M.epilogue) {
         res->exc_exit_skipped += (unsigned)exc_skipped;
         return CF_M_NOTHING;
     }
 
     uint32_t ms = M.max_stack;
     if (nret) ms = M.max_stack + 2;
-    else if (nnew) ms = M.max_stack + 1;
+    else if (npost) ms = M.max_stack + 1;
     if (entry && ms < 2) ms = 2;
     if (objinit && ms < 1) ms = 1;
     if (M.epilogue && ms < 3) ms = 3;
@@ -1473,7 +1473,7 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
     res->entry_sites += (unsigned)entry;
     res->objinit_sites += (unsigned)objinit;
     res->return_sites += nret;
-    res->newarray_sites += nnew - nclone;
+    res->newarray_sites += nnew;
     res->clone_sites += nclone;
     res->exc_exits += M.epilogue ? 1u : 0u;
     res->exc_exit_skipped += (unsigned)exc_skipped;

@@ -42,6 +42,7 @@ struct alloc_tracker {
     bool code_ok;
     _Atomic(jmethodID) object_init;   /* java.lang.Object.<init>, once bound */
     jmethodID object_clone;           /* java.lang.Object.clone, once bound */
+    jmethodID clone_hooks[2];         /* Tracker.newClone and newVirtualClone */
     /* DirectMethodHandle.allocateInstance and the Unsafe.allocateInstance it calls,
      * once an object made there was seen (see made_for_constructor) */
     _Atomic(jmethodID) handle_alloc, unsafe_alloc;
@@ -404,9 +405,25 @@ static jint walk_stack(struct agent *a, JNIEnv *jni, jthread thread, jvmtiFrameI
     return n;
 }
 
-static bool same_frame(const jvmtiFrameInfo *f, const struct code_frame *c)
+/*
+ * A clone hook on top of a walk stands where the VM's own report of a copy has
+ * Object.clone, over the call's own bytecode: the hook follows the 3-byte invoke and a
+ * dup. So both ways give a copy the same trace.
+ */
+#define CLONE_HOOK_AFTER 4
+
+static void as_clone(struct alloc_tracker *t, jvmtiFrameInfo *frames, int n)
 {
-    return f->method == c->method && f->location == c->bci;
+    frames[0] = (jvmtiFrameInfo){t->object_clone, -1};
+    if (n > 1 && frames[1].location >= CLONE_HOOK_AFTER) frames[1].location -= CLONE_HOOK_AFTER;
+}
+
+/* Whether the walk's frames f are the n inlined frames c. */
+static bool same_frames(const jvmtiFrameInfo *f, const struct code_frame *c, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (f[i].method != c[i].method || f[i].location != c[i].bci) return false;
+    return true;
 }
 
 /* Whether the walk's frames from frames[1] on (Object.<init>, then the trace's depth
@@ -415,10 +432,8 @@ static bool same_frame(const jvmtiFrameInfo *f, const struct code_frame *c)
  * code_site_of, by a socket command.) */
 static bool walk_matches(const struct code_site *cs, const jvmtiFrameInfo *frames, int depth)
 {
-    if (depth + 1 > CODE_SITE_FRAMES || cs->nframes < depth + 1 || cs->kept < depth + 1) return false;
-    for (int f = 0; f <= depth; f++)
-        if (!same_frame(&frames[1 + f], &cs->frames[f])) return false;
-    return true;
+    return depth + 1 <= CODE_SITE_FRAMES && cs->nframes >= depth + 1 && cs->kept >= depth + 1 &&
+           same_frames(frames + 1, cs->frames, depth + 1);
 }
 
 /* The same for a site that inlined fewer frames (all of them kept) and the call site
@@ -428,11 +443,8 @@ static bool walk_matches_pair(const struct code_site *cs, const struct code_site
                               const jvmtiFrameInfo *frames, int depth)
 {
     int n = cs->nframes;
-    if (depth + 1 > CODE_SITE_FRAMES || cs->kept != n || n + caller->nframes < depth + 1 || caller->kept < 1)
-        return false;
-    for (int f = 0; f < n; f++)
-        if (!same_frame(&frames[1 + f], &cs->frames[f])) return false;
-    return same_frame(&frames[1 + n], &caller->frames[0]);
+    return depth + 1 <= CODE_SITE_FRAMES && cs->kept == n && n + caller->nframes >= depth + 1 && caller->kept >= 1 &&
+           same_frames(frames + 1, cs->frames, n) && same_frames(frames + 1 + n, caller->frames, 1);
 }
 
 static unsigned pair_slot(const struct alloc_thread *at, const struct code_site *cs, const struct code_site *caller)
@@ -457,6 +469,8 @@ static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv
     struct trace *tr = NULL;
     jint n = walk_stack(a, jni, thread, frames, want);
     if (n >= 0) {
+        if (n > 0 && frames[0].method && (frames[0].method == t->clone_hooks[0] || frames[0].method == t->clone_hooks[1]))
+            as_clone(t, frames, n);
         int skip = 0;
         while (skip < n && skip < MAX_SKIP && skipped(t, frames[skip].method)) skip++;
         int keep = n - skip < depth ? n - skip : depth;
@@ -630,32 +644,6 @@ static bool clone_is_objects(struct alloc_tracker *t, JNIEnv *jni, struct class_
 }
 
 /*
- * The trace of a copy made by the clone() call the instrumented code just made: the
- * stack under our native method, with Object.clone on top, at the call's own bytecode
- * (our hook follows the 3-byte invoke and a dup), as the VM's own report of a copy gives.
- */
-static struct trace *clone_trace(struct agent *a, struct alloc_thread *at, JNIEnv *jni)
-{
-    int depth = a->opt.depth;
-    jvmtiFrameInfo local[64], *frames = local;
-    if (depth > 64 && !(frames = malloc((size_t)depth * sizeof *frames))) return NULL;
-    struct trace *tr = NULL;
-    jint n = depth > 0 ? walk_stack(a, jni, NULL, frames, depth) : 0;
-    if (n >= 0) {
-        if (n > 0) frames[0] = (jvmtiFrameInfo){a->alloc->object_clone, -1};
-        if (n > 1 && frames[1].location >= 4) frames[1].location -= 4;
-        uint32_t serial = 0;
-        if (a->opt.thread) {
-            struct thread_info *ti = threads_lookup(a->jvmti, NULL);
-            serial = ti ? ti->serial : 0;
-        }
-        tr = trace_of(a, at, serial, frames, n, jni);
-    }
-    if (frames != local) free(frames);
-    return tr;
-}
-
-/*
  * After a call of clone() with what it returned (virtual: an override may have run). The
  * VM reports the copies Object.clone makes, but not those compiled code makes inline:
  * a copy the VM reported was the last object this thread counted. A copy an override
@@ -668,13 +656,16 @@ static void cloned(JNIEnv *jni, jobject obj, bool virtual)
     struct alloc_tracker *t = a->alloc;
     struct alloc_thread *at = this_thread(t);
     if (!at || !t->object_clone || site_objects_is_last(at->log, jni, obj)) return;
-    jclass cls = (*jni)->GetObjectClass(jni, obj);
-    struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
-    bool counted = virtual && !clone_is_objects(t, jni, ci, cls);
-    (*jni)->DeleteLocalRef(jni, cls);
-    if (counted) return;
-    struct trace *tr = clone_trace(a, at, jni);
-    if (tr) count(a, at, jni, obj, ci, tr, false);
+    struct class_info *ci = NULL;
+    if (virtual) {
+        jclass cls = (*jni)->GetObjectClass(jni, obj);
+        ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
+        bool counted = !clone_is_objects(t, jni, ci, cls);
+        (*jni)->DeleteLocalRef(jni, cls);
+        if (counted) return;
+    }
+    struct trace *tr = site_trace(a, at, jni, NULL, SKIP_NONE, NULL, NULL);
+    if (tr) count(a, at, jni, obj, ci ? ci : class_at(a, at, jni, obj, tr), tr, false);
 }
 
 static void JNICALL native_new_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, false); }
@@ -897,6 +888,9 @@ void alloc_tracker_bind(struct agent *a, JNIEnv *jni, jclass tracker)
     add_skip(t, jni, tracker, "newObject", "(Ljava/lang/Object;)V", true);
     add_skip(t, jni, tracker, "newArray", "(Ljava/lang/Object;)V", true);
     add_skip(t, jni, tracker, "ObjectInit", "(Ljava/lang/Object;)V", true);
+    t->clone_hooks[0] = (*jni)->GetStaticMethodID(jni, tracker, "newClone", "(Ljava/lang/Object;)V");
+    t->clone_hooks[1] = (*jni)->GetStaticMethodID(jni, tracker, "newVirtualClone", "(Ljava/lang/Object;)V");
+    (*jni)->ExceptionClear(jni);
     add_skip(t, jni, tracker, "NewArray", "(Ljava/lang/Object;)V", true);
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");
     if (object) add_skip(t, jni, object, "<init>", "()V", false);

@@ -68,17 +68,16 @@ static void compact_methods(struct code_sites *t)
 }
 
 /*
- * The chain head of a compiled method's sites (lock held), its slot made if need be;
+ * A compiled method's entry in the table of methods (lock held), made if need be;
  * NULL when that table is full of methods still loaded.
  */
-static struct code_site **method_chain(struct code_sites *t, uintptr_t code_addr, bool make)
+static struct code_method *method_of(struct code_sites *t, uintptr_t code_addr, bool make)
 {
     for (int round = 0; round < 2; round++) {
         uint32_t i = home(code_addr, t->methods_mask);
         for (uint32_t k = 0; k <= t->methods_mask; k++, i = (i + 1) & t->methods_mask) {
-            struct code_method *m = &t->methods[i];
-            if (m->code_addr == code_addr) return &m->first;
-            if (m->code_addr == 0) break;
+            if (t->methods[i].code_addr == code_addr) return &t->methods[i];
+            if (t->methods[i].code_addr == 0) break;
         }
         if (!make) return NULL;
         if (t->methods_used < t->methods_mask / 4 * 3) {
@@ -86,7 +85,7 @@ static struct code_site **method_chain(struct code_sites *t, uintptr_t code_addr
             while (t->methods[i].code_addr) i = (i + 1) & t->methods_mask;
             t->methods[i] = (struct code_method){code_addr, NULL};
             t->methods_used++;
-            return &t->methods[i].first;
+            return &t->methods[i];
         }
         compact_methods(t);
     }
@@ -120,9 +119,9 @@ void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, con
     if (keep > CODE_SITE_FRAMES) keep = CODE_SITE_FRAMES;
     if (keep < 0) keep = 0;
     pthread_mutex_lock(&t->lock);
-    struct code_site **chain = t->used < t->mask / 4 * 3 ? method_chain(t, code_addr, true) : NULL;
+    struct code_method *m = t->used < t->mask / 4 * 3 ? method_of(t, code_addr, true) : NULL;
     uint32_t i = home(pc, t->mask);
-    for (uint32_t k = 0; chain && k < MAX_PROBE; k++, i = (i + 1) & t->mask) {
+    for (uint32_t k = 0; m && k < MAX_PROBE; k++, i = (i + 1) & t->mask) {
         /* A dead site's slot is taken over: a reader that still holds it sees it dead. */
         struct code_site *old = atomic_load_explicit(&t->slots[i], memory_order_relaxed);
         if (old && !atomic_load_explicit(&old->dead, memory_order_relaxed)) continue;
@@ -137,8 +136,8 @@ void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, con
         for (int f = 0; f < keep; f++) s->frames[f] = (struct code_frame){methods[f], bcis[f]};
         atomic_init(&s->cached, 0);
         atomic_init(&s->dead, false);
-        s->next_same_code = *chain;
-        *chain = s;
+        s->next_same_code = m->first;
+        m->first = s;
         t->used += !old;
         atomic_store_explicit(&t->slots[i], s, memory_order_release);     /* readers may look now */
         break;
@@ -150,13 +149,10 @@ void code_sites_unload(struct code_sites *t, uintptr_t code_addr)
 {
     if (!t->slots) return;
     pthread_mutex_lock(&t->lock);
-    struct code_site **chain = method_chain(t, code_addr, false);
-    for (struct code_site *s = chain ? *chain : NULL; s; s = s->next_same_code)
+    struct code_method *m = method_of(t, code_addr, false);
+    for (struct code_site *s = m ? m->first : NULL; s; s = s->next_same_code)
         atomic_store_explicit(&s->dead, true, memory_order_release);
-    if (chain) {   /* the sites keep their slots: entries never move under a reader */
-        *chain = NULL;
-        ((struct code_method *)((char *)chain - offsetof(struct code_method, first)))->code_addr = TOMBSTONE;
-    }
+    if (m) *m = (struct code_method){TOMBSTONE, NULL};   /* the sites keep their slots */
     pthread_mutex_unlock(&t->lock);
 }
 

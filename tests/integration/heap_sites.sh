@@ -36,6 +36,15 @@ site_of() {  # site_of CLASS METHOD: alloc objs of CLASS at traces containing ME
 check "12345 Foo allocated by new in makeFoos" test "$(site_of 'SitesKnown$Foo' SitesKnown.makeFoos)" -eq 12345
 check "6173 of them live (the even ones kept)" test "$(awk '$9 == "SitesKnown$Foo" && $7 == 12345 { print $5 }' rows.txt)" -eq 6173
 check "300 Foo from Constructor.newInstance" test "$(( $(sum 'SitesKnown$Foo' 7) - 12345 ))" -eq 300
+# A MethodHandle's construction (JDK 18+ reflection, JDK 24+ lambdas) is counted by
+# its constructor, at the code that asked for it, not where the VM made the object.
+made_by_vm() {  # the SitesKnown objects counted at a trace with Unsafe.allocateInstance on top
+  awk '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); getline f; top[tr] = f; next }
+       /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+       i && $9 ~ /^SitesKnown/ && top[$8] ~ /Unsafe\.allocateInstance/ { s += $7 } END { print s + 0 }' s.txt
+}
+check "reflective constructions and lambdas counted by their constructor ($(made_by_vm) at allocateInstance)" \
+  bash -c "[[ $(made_by_vm) -eq 0 && \$(awk '/^TRACE [0-9]+:/ { getline f; if (f ~ /SitesKnown\\\$Foo\.<init>/) n++ } END { print n + 0 }' s.txt) -ge 2 ]]"
 check "777 int[][] from new int[3][4], 100 live" bash -c "[[ $(site_of 'int[][]' SitesKnown.makeArrays) -eq 777 && \$(awk '\$9 == \"int[][]\" && \$7 == 777 { print \$5 }' rows.txt) -eq 100 ]]"
 check "2331 int[] (3 per int[3][4]), 300 live" bash -c "[[ $(site_of 'int[]' SitesKnown.makeArrays) -eq 2331 && \$(awk '\$9 == \"int[]\" && \$7 == 2331 { print \$5 }' rows.txt) -eq 300 ]]"
 check "500 Bar from clone()" test "$(site_of 'SitesKnown$Bar' SitesKnown.makeClones)" -eq 501
