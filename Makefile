@@ -18,7 +18,7 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -DHPROF_VERSION=\"$(VERSION)\" -fPIC -fvisi
 LDLIBS  := -lpthread -ldl
 
 # Every layer of the agent; the classfile layer has no JVMTI in it.
-AGENT_DIRS  := src/agent src/sources src/tables src/writers src/util src/classfile
+AGENT_DIRS  := src/agent src/options src/report src/sources src/tables src/writers src/util src/classfile
 AGENT_SRCS  := $(foreach d,$(AGENT_DIRS),$(wildcard $(d)/*.c))
 AGENT_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(AGENT_SRCS)) $(BUILD)/obj/gen/tracker_class.o
 

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent.h"
-#include "agent/vm_flags.h"
+#include "sources/host.h"
+#include "sources/source.h"
+#include "sources/vm_flags.h"
 #include "sources/async_trace.h"
 #include "tables/code_sites.h"
 #include "tables/site_objects.h"
@@ -52,42 +53,43 @@ struct alloc_tracker {
     _Atomic bool on;
 };
 
-bool alloc_tracker_wanted(const struct agent *a) { return (a->opt.heap & HEAP_SITES) != 0; }
-bool alloc_tracker_exact(const struct agent *a) { return alloc_tracker_wanted(a) && a->opt.alloc_sample == 0; }
+bool alloc_tracker_exact(const struct host *h) { return (h->opt->heap & HEAP_SITES) && h->opt->alloc_sample == 0; }
 
-struct site_table *alloc_tracker_sites(struct agent *a) { return a->alloc ? &a->alloc->sites : NULL; }
-struct async_trace *alloc_tracker_walker(struct agent *a) { return a->alloc ? a->alloc->walker : NULL; }
+struct site_table *alloc_tracker_sites(struct host *h) { return h->alloc ? &h->alloc->sites : NULL; }
+static struct async_trace *alloc_tracker_walker(struct host *h) { return h->alloc ? h->alloc->walker : NULL; }
 
 static void thread_ended(void *p);
 
 /*
  * Compiled code must make its objects through the bytecode that counts them (see
- * agent/vm_flags.h). Array clones stay intrinsic: their calls are hooked (cloned()).
+ * sources/vm_flags.h). Array clones stay intrinsic: their calls are hooked (cloned()).
  */
-static void keep_compiled_allocations(struct agent *a)
+static void keep_compiled_allocations(struct host *h)
 {
-    bool ok = vm_flags_set_bool(a->jvmti, "OptimizeStringConcat", false);
-    ok = vm_flags_set_bool(a->jvmti, "EliminateAutoBox", false) && ok;
-    ok = vm_flags_add_to_list(a->jvmti, "DisableIntrinsic",
+    bool ok = vm_flags_set_bool(h->jvmti, "OptimizeStringConcat", false);
+    ok = vm_flags_set_bool(h->jvmti, "EliminateAutoBox", false) && ok;
+    ok = vm_flags_add_to_list(h->jvmti, "DisableIntrinsic",
                               "_newArray,_copyOf,_copyOfRange,_allocateUninitializedArray,_toBytesStringU") && ok;
     if (!ok)
         log_warning("heap=sites: could not keep the JIT from allocating on its own; objects from compiled string "
                  "concatenation, boxing and array copies may be missed");
 }
 
-int alloc_tracker_onload(struct agent *a)
+static void set_callbacks(struct host *h, jvmtiEventCallbacks *cb);
+
+static int init(struct host *h, jvmtiEventCallbacks *cb)
 {
     struct alloc_tracker *t = calloc(1, sizeof *t);
     if (!t) return -1;
     sites_init(&t->sites);
     site_objects_init(&t->objects);
     if (pthread_key_create(&t->per_thread, thread_ended) != 0) return -1;
-    a->alloc = t;
+    h->alloc = t;
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_generate_garbage_collection_events = 1;    /* when the logs are worth a sweep */
-    if (alloc_tracker_exact(a)) {
-        keep_compiled_allocations(a);
+    if (alloc_tracker_exact(h)) {
+        keep_compiled_allocations(h);
         caps.can_generate_vm_object_alloc_events = 1;
         t->walker = async_trace_new();
         const char *off = getenv("HPROF_CODE_SITES");
@@ -101,19 +103,23 @@ int alloc_tracker_onload(struct agent *a)
         t->stack_stats = stats && *stats && strcmp(stats, "0") != 0;
     }
     else caps.can_generate_sampled_object_alloc_events = 1;
-    if (t->code_ok && (*a->jvmti)->AddCapabilities(a->jvmti, &caps) != JVMTI_ERROR_NONE) {
+    if (t->code_ok && (*h->jvmti)->AddCapabilities(h->jvmti, &caps) != JVMTI_ERROR_NONE) {
         caps.can_generate_compiled_method_load_events = 0;    /* then without the shortcut */
         code_sites_destroy(&t->code);
         t->code_ok = false;
     }
-    if (!t->code_ok && (*a->jvmti)->AddCapabilities(a->jvmti, &caps) != JVMTI_ERROR_NONE) return -1;
-    /* Sampling starts now: a thread's sampling point is set when it takes a new TLAB,
-     * so starting late would miss the first TLAB of every thread already running. */
-    if (!alloc_tracker_exact(a) &&
-        (*a->jvmti)->SetHeapSamplingInterval(a->jvmti, (jint)a->opt.alloc_sample) != JVMTI_ERROR_NONE) {
-        log_error("the JVM refused the allocation sampling interval %ld", a->opt.alloc_sample);
+    if (!t->code_ok && (*h->jvmti)->AddCapabilities(h->jvmti, &caps) != JVMTI_ERROR_NONE) {
+        log_error("cannot set up allocation counting for heap=sites (the JVM refused its JVMTI capabilities)");
         return -1;
     }
+    /* Sampling starts now: a thread's sampling point is set when it takes a new TLAB,
+     * so starting late would miss the first TLAB of every thread already running. */
+    if (!alloc_tracker_exact(h) &&
+        (*h->jvmti)->SetHeapSamplingInterval(h->jvmti, (jint)h->opt->alloc_sample) != JVMTI_ERROR_NONE) {
+        log_error("the JVM refused the allocation sampling interval %ld", h->opt->alloc_sample);
+        return -1;
+    }
+    set_callbacks(h, cb);
     return 0;
 }
 
@@ -243,24 +249,24 @@ static struct alloc_thread *this_thread(struct alloc_tracker *t)
 static void thread_ended(void *p)
 {
     struct alloc_thread *at = p;
-    struct agent *a = agent_get();
-    if (a && a->alloc) site_objects_release(&a->alloc->objects, at->log);
+    struct host *h = host_get();
+    if (h && h->alloc) site_objects_release(&h->alloc->objects, at->log);
     thread_free(at);
 }
 
-static struct trace *trace_of(struct agent *a, struct alloc_thread *at, uint32_t serial,
+static struct trace *trace_of(struct host *h, struct alloc_thread *at, uint32_t serial,
                               const jvmtiFrameInfo *frames, int n, JNIEnv *jni)
 {
-    uint64_t h = traces_key_hash(serial, frames, n);
-    unsigned slot = (unsigned)(h >> 40) & (at->nslots - 1);
+    uint64_t hash = traces_key_hash(serial, frames, n);
+    unsigned slot = (unsigned)(hash >> 40) & (at->nslots - 1);
     struct trace *tr = at->traces[slot].trace;
-    bool hit = tr && at->traces[slot].hash == h && traces_key_equals(tr, serial, frames, n);
-    note_lookup(a->alloc, at, !hit);
+    bool hit = tr && at->traces[slot].hash == hash && traces_key_equals(tr, serial, frames, n);
+    note_lookup(h->alloc, at, !hit);
     if (hit) return tr;
-    slot = (unsigned)(h >> 40) & (at->nslots - 1);     /* the caches may have grown */
-    tr = traces_of_hashed(&a->traces, a->jvmti, jni, h, serial, frames, n);
+    slot = (unsigned)(hash >> 40) & (at->nslots - 1);     /* the caches may have grown */
+    tr = traces_of_hashed(&h->t.traces, h->jvmti, jni, hash, serial, frames, n);
     if (tr) {
-        at->traces[slot].hash = h;
+        at->traces[slot].hash = hash;
         at->traces[slot].trace = tr;
     }
     return tr;
@@ -304,7 +310,7 @@ static jweak mirror_of(JNIEnv *jni, struct class_info *ci, jclass cls)
  * this thread last saw at tr is tried first, by comparing references (no lock); else
  * the class table's lookup (a JVMTI tag).
  */
-static struct class_info *class_at(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj,
+static struct class_info *class_at(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj,
                                    struct trace *tr)
 {
     jclass cls = (*jni)->GetObjectClass(jni, obj);
@@ -312,14 +318,14 @@ static struct class_info *class_at(struct agent *a, struct alloc_thread *at, JNI
     struct class_info *ci = at->sites[slot].trace == tr ? at->sites[slot].cls : NULL;
     jweak m = ci ? atomic_load_explicit(&ci->mirror, memory_order_acquire) : NULL;
     if (!m || !(*jni)->IsSameObject(jni, m, cls)) {
-        ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
+        ci = classes_of(&h->t.classes, h->jvmti, cls, &h->t.ids);
         mirror_of(jni, ci, cls);
     }
     (*jni)->DeleteLocalRef(jni, cls);
     return ci;
 }
 
-static void count(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
+static void count(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
                   struct trace *trace, bool inner_arrays);
 
 /*
@@ -328,12 +334,12 @@ static void count(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject
  * changes, so after the first array it is known without asking the JVM. (Not for an
  * empty trace, depth=0, which all sites share.)
  */
-static struct class_info *array_class_at(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj,
+static struct class_info *array_class_at(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj,
                                          struct trace *tr)
 {
     struct site_slot *s = &at->sites[site_slot(at, tr)];
     if (s->trace == tr && s->array_cls) return s->array_cls;
-    return class_at(a, at, jni, obj, tr);
+    return class_at(h, at, jni, obj, tr);
 }
 
 /* After the array at tr was counted (and its inner arrays: the slot may hold theirs). */
@@ -349,25 +355,25 @@ static void note_array_class(struct alloc_thread *at, struct trace *tr, struct c
  * same site. Only called right after the bytecode made them, when nothing else can
  * have been stored in them yet.
  */
-static void count_inner_arrays(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobjectArray outer,
+static void count_inner_arrays(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobjectArray outer,
                                struct trace *trace)
 {
     jsize n = (*jni)->GetArrayLength(jni, outer);
     for (jsize i = 0; i < n; i++) {
         jobject inner = (*jni)->GetObjectArrayElement(jni, outer, i);
         if (!inner) continue;
-        count(a, at, jni, inner, class_at(a, at, jni, inner, trace), trace, true);
+        count(h, at, jni, inner, class_at(h, at, jni, inner, trace), trace, true);
         (*jni)->DeleteLocalRef(jni, inner);
     }
 }
 
 /* Every instance of a class has the same size, so it is asked for once per class. */
-static jlong object_size(struct agent *a, jobject obj, struct class_info *ci)
+static jlong object_size(struct host *h, jobject obj, struct class_info *ci)
 {
     jlong size = atomic_load_explicit(&ci->instance_size, memory_order_relaxed);
     if (size > 0) return size;
     size = 0;
-    (*a->jvmti)->GetObjectSize(a->jvmti, obj, &size);
+    (*h->jvmti)->GetObjectSize(h->jvmti, obj, &size);
     /* Arrays vary with their length, class mirrors with their static fields; the
      * stand-in for classes JVMTI could not name is many classes. */
     if (size > 0 && ci->serial > SERIAL_CLASS_BASE && ci->signature && ci->signature[0] != '[' && strcmp(ci->signature, "Ljava/lang/Class;") != 0)
@@ -376,32 +382,32 @@ static jlong object_size(struct agent *a, jobject obj, struct class_info *ci)
 }
 
 /* Counts one new object (of class ci) at its site, and holds it for the live counts. */
-static void count(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
+static void count(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
                   struct trace *trace, bool inner_arrays)
 {
-    struct alloc_tracker *t = a->alloc;
-    jlong size = object_size(a, obj, ci);
+    struct alloc_tracker *t = h->alloc;
+    jlong size = object_size(h, obj, ci);
     struct site *s = site_of(t, at, trace, ci);
     if (!s) return;
     atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, (uint64_t)size, memory_order_relaxed);
     site_objects_add(&t->objects, at->log, jni, obj, s->id, (uint64_t)size);
     if (inner_arrays && ci->signature[0] == '[' && ci->signature[1] == '[')
-        count_inner_arrays(a, at, jni, obj, trace);
+        count_inner_arrays(h, at, jni, obj, trace);
 }
 
 /*
  * The stack of the current thread (every caller runs on the allocating thread; `thread`
  * is NULL or names it): the fast walk when it can, else JVMTI's.
  */
-static jint walk_stack(struct agent *a, JNIEnv *jni, jthread thread, jvmtiFrameInfo *frames, int want)
+static jint walk_stack(struct host *h, JNIEnv *jni, jthread thread, jvmtiFrameInfo *frames, int want)
 {
-    struct alloc_tracker *t = a->alloc;
+    struct alloc_tracker *t = h->alloc;
     int fast = async_trace_current(t->walker, jni, frames, want);
     if (t->stack_stats) atomic_fetch_add_explicit(fast >= 0 ? &t->fast_walks : &t->jvmti_walks, 1, memory_order_relaxed);
     if (fast >= 0) return fast;
     jint n = 0;
-    if ((*a->jvmti)->GetStackTrace(a->jvmti, thread, 0, want, frames, &n) != JVMTI_ERROR_NONE) return -1;
+    if ((*h->jvmti)->GetStackTrace(h->jvmti, thread, 0, want, frames, &n) != JVMTI_ERROR_NONE) return -1;
     return n;
 }
 
@@ -458,16 +464,16 @@ static unsigned pair_slot(const struct alloc_thread *at, const struct code_site 
  * event names: its stack without our frames. With a code site (objects only), the
  * trace is cached there when the walk confirms what the site says was inlined.
  */
-static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv *jni, jthread thread,
+static struct trace *site_trace(struct host *h, struct alloc_thread *at, JNIEnv *jni, jthread thread,
                                 int top_skip, struct code_site *cs, const struct code_site *caller)
 {
-    struct alloc_tracker *t = a->alloc;
-    int depth = a->opt.depth;
+    struct alloc_tracker *t = h->alloc;
+    int depth = host_depth(h);
     jvmtiFrameInfo local[64], *frames = local;
     int want = depth + top_skip;
     if (want > 64 && !(frames = malloc((size_t)want * sizeof *frames))) return NULL;
     struct trace *tr = NULL;
-    jint n = walk_stack(a, jni, thread, frames, want);
+    jint n = walk_stack(h, jni, thread, frames, want);
     if (n >= 0) {
         if (n > 0 && frames[0].method && (frames[0].method == t->clone_hooks[0] || frames[0].method == t->clone_hooks[1]))
             as_clone(t, frames, n);
@@ -475,11 +481,11 @@ static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv
         while (skip < n && skip < MAX_SKIP && skipped(t, frames[skip].method)) skip++;
         int keep = n - skip < depth ? n - skip : depth;
         uint32_t serial = 0;
-        if (a->opt.thread) {
-            struct thread_info *ti = threads_lookup(a->jvmti, thread);
+        if (h->opt->thread) {
+            struct thread_info *ti = threads_lookup(h->jvmti, thread);
             serial = ti ? ti->serial : 0;
         }
-        tr = trace_of(a, at, serial, frames + skip, keep, jni);
+        tr = trace_of(h, at, serial, frames + skip, keep, jni);
         if (tr && cs && skip == 2 && keep == depth) {
             if (!caller && walk_matches(cs, frames, depth)) code_site_set_trace(cs, tr, depth);
             if (caller && walk_matches_pair(cs, caller, frames, depth))
@@ -490,9 +496,9 @@ static struct trace *site_trace(struct agent *a, struct alloc_thread *at, JNIEnv
     return tr;
 }
 
-static bool counting(struct agent *a)
+static bool counting(struct host *h)
 {
-    return a->alloc && atomic_load_explicit(&a->alloc->on, memory_order_relaxed) && atomic_load(&a->phase) == PHASE_LIVE;
+    return h->alloc && atomic_load_explicit(&h->alloc->on, memory_order_relaxed) && atomic_load(&h->phase) == PHASE_LIVE;
 }
 
 /* Drops the pending object at i (its constructor ran, or it is given up on). */
@@ -525,10 +531,10 @@ struct java_caller {
 
 /* The code site a new object was made at: a compiled call of Tracker.newObject from an
  * inlined Object.<init> (objects only). NULL where none can name the trace. */
-static struct code_site *code_site_of(struct alloc_tracker *t, struct agent *a, uintptr_t pc)
+static struct code_site *code_site_of(struct alloc_tracker *t, struct host *h, uintptr_t pc)
 {
     /* thread=y: traces differ by thread */
-    if (!pc || !t->code_ok || a->opt.thread || a->opt.depth + 1 > CODE_SITE_FRAMES) return NULL;
+    if (!pc || !t->code_ok || h->opt->thread || host_depth(h) + 1 > CODE_SITE_FRAMES) return NULL;
     struct code_site *cs = code_sites_find(&t->code, pc);
     return cs && cs->kept >= 2 && cs->frames[0].method == atomic_load_explicit(&t->object_init, memory_order_relaxed)
                ? cs : NULL;
@@ -569,26 +575,26 @@ static struct trace *code_site_trace_of(struct alloc_tracker *t, struct alloc_th
  */
 static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, struct java_caller from)
 {
-    struct agent *a = agent_get();
-    if (!obj || !counting(a)) return;
-    struct alloc_tracker *t = a->alloc;
+    struct host *h = host_get();
+    if (!obj || !counting(h)) return;
+    struct alloc_tracker *t = h->alloc;
     struct alloc_thread *at = this_thread(t);
     if (!at) return;
     /* A new array is always new; an object may have been counted already when the VM
      * made it, before its constructor ran. */
     if (!array && at->npending && was_pending(at, jni, obj)) return;
-    struct code_site *cs = array ? NULL : code_site_of(t, a, from.pc);
+    struct code_site *cs = array ? NULL : code_site_of(t, h, from.pc);
     const struct code_site *caller = NULL;
-    struct trace *tr = cs ? code_site_trace_of(t, at, cs, from.sp, a->opt.depth, &caller) : NULL;
+    struct trace *tr = cs ? code_site_trace_of(t, at, cs, from.sp, host_depth(h), &caller) : NULL;
     if (tr && t->stack_stats) atomic_fetch_add_explicit(&t->code_hits, 1, memory_order_relaxed);
-    if (!tr) tr = site_trace(a, at, jni, NULL, skip, cs, caller);
+    if (!tr) tr = site_trace(h, at, jni, NULL, skip, cs, caller);
     if (!tr) return;
     if (!array) {
-        count(a, at, jni, obj, class_at(a, at, jni, obj, tr), tr, false);
+        count(h, at, jni, obj, class_at(h, at, jni, obj, tr), tr, false);
         return;
     }
-    struct class_info *ci = array_class_at(a, at, jni, obj, tr);
-    count(a, at, jni, obj, ci, tr, true);
+    struct class_info *ci = array_class_at(h, at, jni, obj, tr);
+    count(h, at, jni, obj, ci, tr, true);
     note_array_class(at, tr, ci);
 }
 
@@ -651,21 +657,21 @@ static bool clone_is_objects(struct alloc_tracker *t, JNIEnv *jni, struct class_
  */
 static void cloned(JNIEnv *jni, jobject obj, bool virtual)
 {
-    struct agent *a = agent_get();
-    if (!obj || !counting(a)) return;
-    struct alloc_tracker *t = a->alloc;
+    struct host *h = host_get();
+    if (!obj || !counting(h)) return;
+    struct alloc_tracker *t = h->alloc;
     struct alloc_thread *at = this_thread(t);
     if (!at || !t->object_clone || site_objects_is_last(at->log, jni, obj)) return;
     struct class_info *ci = NULL;
     if (virtual) {
         jclass cls = (*jni)->GetObjectClass(jni, obj);
-        ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
+        ci = classes_of(&h->t.classes, h->jvmti, cls, &h->t.ids);
         bool counted = !clone_is_objects(t, jni, ci, cls);
         (*jni)->DeleteLocalRef(jni, cls);
         if (counted) return;
     }
-    struct trace *tr = site_trace(a, at, jni, NULL, SKIP_NONE, NULL, NULL);
-    if (tr) count(a, at, jni, obj, ci ? ci : class_at(a, at, jni, obj, tr), tr, false);
+    struct trace *tr = site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL);
+    if (tr) count(h, at, jni, obj, ci ? ci : class_at(h, at, jni, obj, tr), tr, false);
 }
 
 static void JNICALL native_new_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, false); }
@@ -677,18 +683,18 @@ static void JNICALL native_new_virtual_clone(JNIEnv *jni, jclass cls, jobject ob
  * 0), and every other call, with its innermost frame only (a method it calls may make
  * objects; see caller_site). The calls of one compiled method to another are near calls.
  */
-void JNICALL alloc_tracker_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
+static void JNICALL on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
                                             const void *code_addr, jint map_length,
                                             const jvmtiAddrLocationMap *map, const void *compile_info)
 {
-    struct agent *a = agent_get();
-    struct alloc_tracker *t = a ? a->alloc : NULL;
+    struct host *h = host_get();
+    struct alloc_tracker *t = h ? h->alloc : NULL;
     jmethodID init = t && t->code_ok ? atomic_load(&t->object_init) : NULL;
     if (!init) return;
     uint32_t frame_size = code_sites_frame_size(code_addr, code_size > 0 ? (size_t)code_size : 0);
-    for (const jvmtiCompiledMethodLoadRecordHeader *h = compile_info; h; h = h->next) {
-        if (h->kind != JVMTI_CMLR_INLINE_INFO) continue;
-        const jvmtiCompiledMethodLoadInlineRecord *r = (const void *)h;
+    for (const jvmtiCompiledMethodLoadRecordHeader *rec = compile_info; rec; rec = rec->next) {
+        if (rec->kind != JVMTI_CMLR_INLINE_INFO) continue;
+        const jvmtiCompiledMethodLoadInlineRecord *r = (const void *)rec;
         for (jint i = 0; i < r->numpcs; i++) {
             const PCStackInfo *p = &r->pcinfo[i];
             if (p->numstackframes < 1 || !p->methods || !p->bcis) continue;
@@ -702,10 +708,10 @@ void JNICALL alloc_tracker_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, j
     }
 }
 
-void JNICALL alloc_tracker_on_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
+static void JNICALL on_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
 {
-    struct agent *a = agent_get();
-    if (a && a->alloc && a->alloc->code_ok) code_sites_unload(&a->alloc->code, (uintptr_t)code_addr);
+    struct host *h = host_get();
+    if (h && h->alloc && h->alloc->code_ok) code_sites_unload(&h->alloc->code, (uintptr_t)code_addr);
 }
 
 static bool top_native_is(const struct trace *tr, const char *name)
@@ -749,9 +755,9 @@ static bool site_of_class(uint32_t site, void *ctx)
 #define RECENT_OVERLAP 16
 #define RECENT_SCAN 65536
 
-static bool is_method(struct agent *a, JNIEnv *jni, jmethodID id, const char *cls, const char *name)
+static bool is_method(struct host *h, JNIEnv *jni, jmethodID id, const char *cls, const char *name)
 {
-    struct method_info *m = methods_of(&a->methods, a->jvmti, jni, id);
+    struct method_info *m = methods_of(&h->t.methods, h->jvmti, jni, id);
     return m && m->cls && m->cls->signature && strcmp(m->name, name) == 0 && strcmp(m->cls->signature, cls) == 0;
 }
 
@@ -764,34 +770,34 @@ static bool is_method(struct agent *a, JNIEnv *jni, jmethodID id, const char *cl
  * every capturing lambda (3.4 million objects in javac's run), so this asks no more than
  * the two top frames. The methods are known by name until the first such object.
  */
-static bool made_for_constructor(struct agent *a, JNIEnv *jni, jthread thread)
+static bool made_for_constructor(struct host *h, JNIEnv *jni, jthread thread)
 {
-    struct alloc_tracker *t = a->alloc;
+    struct alloc_tracker *t = h->alloc;
     jvmtiFrameInfo f[2];
-    if (walk_stack(a, jni, thread, f, 2) != 2) return false;
+    if (walk_stack(h, jni, thread, f, 2) != 2) return false;
     jmethodID handle = atomic_load_explicit(&t->handle_alloc, memory_order_acquire);
     if (handle) return f[1].method == handle && f[0].method == atomic_load_explicit(&t->unsafe_alloc, memory_order_relaxed);
-    if (!is_method(a, jni, f[1].method, "Ljava/lang/invoke/DirectMethodHandle;", "allocateInstance") ||
-        !is_method(a, jni, f[0].method, "Ljdk/internal/misc/Unsafe;", "allocateInstance"))
+    if (!is_method(h, jni, f[1].method, "Ljava/lang/invoke/DirectMethodHandle;", "allocateInstance") ||
+        !is_method(h, jni, f[0].method, "Ljdk/internal/misc/Unsafe;", "allocateInstance"))
         return false;
     atomic_store_explicit(&t->unsafe_alloc, f[0].method, memory_order_relaxed);
     atomic_store_explicit(&t->handle_alloc, f[1].method, memory_order_release);
     return true;
 }
 
-void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                               jclass cls, jlong size)
 {
-    struct agent *a = agent_get();
-    if (!counting(a) || agent_is_own_thread(a, jni, thread)) return;
-    struct alloc_thread *at = this_thread(a->alloc);
-    if (!at || made_for_constructor(a, jni, thread)) return;
-    struct trace *tr = site_trace(a, at, jni, thread, SKIP_NONE, NULL, NULL);
+    struct host *h = host_get();
+    if (!counting(h) || host_is_own_thread(h, jni, thread)) return;
+    struct alloc_thread *at = this_thread(h->alloc);
+    if (!at || made_for_constructor(h, jni, thread)) return;
+    struct trace *tr = site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL);
     if (!tr) return;
-    struct class_match m = {&a->alloc->sites, classes_of(&a->classes, a->jvmti, cls, &a->ids)};
+    struct class_match m = {&h->alloc->sites, classes_of(&h->t.classes, h->jvmti, cls, &h->t.ids)};
     size_t overlap = constructor_ran(tr) ? RECENT_SCAN : RECENT_OVERLAP;
     if (site_objects_recent(at->log, jni, object, site_of_class, &m, overlap, RECENT_SCAN)) return;
-    count(a, at, jni, object, m.cls, tr, false);
+    count(h, at, jni, object, m.cls, tr, false);
     if (constructor_follows(tr)) {
         if (at->npending == MAX_PENDING) drop_pending(at, jni, 0);
         jweak w = (*jni)->NewWeakGlobalRef(jni, object);
@@ -807,60 +813,62 @@ void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthr
  */
 static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
 {
-    struct agent *a = agent_get();
-    jobject obj = a->alloc->jni_table->AllocObject(jni, cls);
-    if (obj && counting(a)) {
-        struct alloc_thread *at = this_thread(a->alloc);
-        struct trace *tr = at ? site_trace(a, at, jni, NULL, SKIP_NONE, NULL, NULL) : NULL;
-        if (tr) count(a, at, jni, obj, classes_of(&a->classes, a->jvmti, cls, &a->ids), tr, false);
+    struct host *h = host_get();
+    jobject obj = h->alloc->jni_table->AllocObject(jni, cls);
+    if (obj && counting(h)) {
+        struct alloc_thread *at = this_thread(h->alloc);
+        struct trace *tr = at ? site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL) : NULL;
+        if (tr) count(h, at, jni, obj, classes_of(&h->t.classes, h->jvmti, cls, &h->t.ids), tr, false);
     }
     return obj;
 }
 
-static void wrap_jni(struct agent *a)
+static void wrap_jni(struct host *h)
 {
-    struct alloc_tracker *t = a->alloc;
+    struct alloc_tracker *t = h->alloc;
     jniNativeInterface *table = NULL;
-    if ((*a->jvmti)->GetJNIFunctionTable(a->jvmti, &table) != JVMTI_ERROR_NONE || !table) return;
+    if ((*h->jvmti)->GetJNIFunctionTable(h->jvmti, &table) != JVMTI_ERROR_NONE || !table) return;
     t->jni_table = table;                /* kept: our wrapper calls through it */
     jniNativeInterface *ours = NULL;
-    if ((*a->jvmti)->Allocate(a->jvmti, sizeof *ours, (unsigned char **)&ours) != JVMTI_ERROR_NONE) return;
+    if ((*h->jvmti)->Allocate(h->jvmti, sizeof *ours, (unsigned char **)&ours) != JVMTI_ERROR_NONE) return;
     *ours = *table;
     ours->AllocObject = jni_alloc_object;
-    (*a->jvmti)->SetJNIFunctionTable(a->jvmti, ours);
+    (*h->jvmti)->SetJNIFunctionTable(h->jvmti, ours);
 }
 
 /* One sampled object stands for about alloc_sample bytes of objects like it. */
-void JNICALL alloc_tracker_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+static void JNICALL on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                             jclass cls, jlong size)
 {
-    struct agent *a = agent_get();
-    if (!counting(a)) return;
-    struct alloc_tracker *t = a->alloc;
+    struct host *h = host_get();
+    if (!counting(h)) return;
+    struct alloc_tracker *t = h->alloc;
     struct alloc_thread *at = this_thread(t);
-    struct trace *tr = at ? site_trace(a, at, jni, thread, SKIP_NONE, NULL, NULL) : NULL;
+    struct trace *tr = at ? site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL) : NULL;
     if (!tr) return;
-    struct class_info *ci = classes_of(&a->classes, a->jvmti, cls, &a->ids);
+    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, cls, &h->t.ids);
     struct site *s = site_of(t, at, tr, ci);
     if (!s) return;
     uint64_t bytes = size > 0 ? (uint64_t)size : 1;
-    uint64_t weight = bytes >= (uint64_t)a->opt.alloc_sample ? 1 : ((uint64_t)a->opt.alloc_sample + bytes / 2) / bytes;
+    uint64_t weight = bytes >= (uint64_t)h->opt->alloc_sample ? 1 : ((uint64_t)h->opt->alloc_sample + bytes / 2) / bytes;
     atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_objs, weight, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, weight * bytes, memory_order_relaxed);
     site_objects_add(&t->objects, at->log, jni, object, s->id, bytes);
 }
 
-void JNICALL alloc_tracker_on_gc_finish(jvmtiEnv *jvmti)
+static void JNICALL on_gc_finish(jvmtiEnv *jvmti)
 {
-    struct agent *a = agent_get();
-    if (a && a->alloc) site_objects_gc_finished(&a->alloc->objects);
+    struct host *h = host_get();
+    if (h && h->alloc) site_objects_gc_finished(&h->alloc->objects);
 }
 
-void alloc_tracker_vm_init_sampled(struct agent *a, JNIEnv *jni)
+/* Exact counting starts when the tracker binds its natives (alloc_tracker_vm_init);
+ * sampling at VM init. */
+static void start(struct host *h, JNIEnv *jni)
 {
-    struct alloc_tracker *t = a->alloc;
-    if (t) atomic_store(&t->on, true);
+    struct alloc_tracker *t = h->alloc;
+    if (t && !alloc_tracker_exact(h)) atomic_store(&t->on, true);
 }
 
 static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig, bool is_static)
@@ -870,9 +878,9 @@ static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const cha
     else if (t->nskip < MAX_SKIP) t->skip[t->nskip++] = m;
 }
 
-void alloc_tracker_bind(struct agent *a, JNIEnv *jni, jclass tracker)
+void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker)
 {
-    struct alloc_tracker *t = a->alloc;
+    struct alloc_tracker *t = h->alloc;
     if (!t || !tracker) return;
     JNINativeMethod natives[] = {{"allocated", "(Ljava/lang/Object;Z)V", (void *)native_allocated},
                                  {"newObject", "(Ljava/lang/Object;)V", (void *)native_new_object},
@@ -903,25 +911,25 @@ void alloc_tracker_bind(struct agent *a, JNIEnv *jni, jclass tracker)
     atomic_store(&t->bound, true);
 }
 
-bool alloc_tracker_bound(struct agent *a) { return a->alloc && atomic_load(&a->alloc->bound); }
+bool alloc_tracker_bound(struct host *h) { return h->alloc && atomic_load(&h->alloc->bound); }
 
-void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni)
+void alloc_tracker_vm_init(struct host *h, JNIEnv *jni)
 {
-    struct alloc_tracker *t = a->alloc;
+    struct alloc_tracker *t = h->alloc;
     if (!t || !t->tracker) return;
-    wrap_jni(a);
-    async_trace_vm_init(t->walker, a->jvmti);
-    alloc_tracker_enable(a, jni, true);
-    (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_OBJECT_ALLOC, NULL);
+    wrap_jni(h);
+    async_trace_vm_init(t->walker, h->jvmti);
+    alloc_tracker_enable(h, jni, true);
+    (*h->jvmti)->SetEventNotificationMode(h->jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_OBJECT_ALLOC, NULL);
     if (t->code_ok) {
-        (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL);
-        (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, NULL);
+        (*h->jvmti)->SetEventNotificationMode(h->jvmti, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL);
+        (*h->jvmti)->SetEventNotificationMode(h->jvmti, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, NULL);
     }
 }
 
-void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on)
+void alloc_tracker_enable(struct host *h, JNIEnv *jni, bool on)
 {
-    struct alloc_tracker *t = a->alloc;
+    struct alloc_tracker *t = h->alloc;
     if (!t) return;
     atomic_store(&t->on, on);
     if (t->tracker && t->allocs) (*jni)->SetStaticIntField(jni, t->tracker, t->allocs, on ? 1 : 0);
@@ -966,13 +974,13 @@ static jint JNICALL reach_object(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
  * counted as a reference walk from the roots reaches them: what a GC would keep. (The
  * environment is not let go of: the VM is ending.)
  */
-static void count_reachable(struct agent *a, struct alloc_tracker *t)
+static void count_reachable(struct host *h, struct alloc_tracker *t)
 {
     jvmtiEnv *env = NULL;
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_tag_objects = 1;
-    if ((*a->vm)->GetEnv(a->vm, (void **)&env, JVMTI_VERSION_1_2) != JNI_OK) return;
+    if ((*h->vm)->GetEnv(h->vm, (void **)&env, JVMTI_VERSION_1_2) != JNI_OK) return;
     if ((*env)->AddCapabilities(env, &caps) != JVMTI_ERROR_NONE) {
         log_error("no JVMTI environment for the live counts of heap=sites; they are left at 0");
         return;
@@ -984,19 +992,19 @@ static void count_reachable(struct agent *a, struct alloc_tracker *t)
     (*env)->FollowReferences(env, JVMTI_HEAP_FILTER_UNTAGGED, NULL, NULL, &cb, &t->sites);
 }
 
-void alloc_tracker_count_live(struct agent *a, JNIEnv *jni)
+void alloc_tracker_count_live(struct host *h, JNIEnv *jni)
 {
-    struct alloc_tracker *t = a->alloc;
+    struct alloc_tracker *t = h->alloc;
     if (!t) return;
     reset_live(&t->sites);
     if (t->stack_stats)
         log_plain("HPROF: heap=sites objects held: %zu (before this dump's sweep)", site_objects_held(&t->objects));
-    if (agent_can_force_gc(a)) {
+    if (host_can_force_gc(h)) {
         /* A GC clears the references of every object no longer reachable. */
-        (*a->jvmti)->ForceGarbageCollection(a->jvmti);
+        (*h->jvmti)->ForceGarbageCollection(h->jvmti);
         site_objects_sweep(&t->objects, jni, add_live, &t->sites);
     } else {
-        count_reachable(a, t);
+        count_reachable(h, t);
     }
     if (t->stack_stats) {
         log_plain("HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace, %llu by the code site",
@@ -1007,7 +1015,7 @@ void alloc_tracker_count_live(struct agent *a, JNIEnv *jni)
         uint32_t most = atomic_load(&t->most_slots);
         log_plain("HPROF: heap=sites caches: up to %u slots per thread", (unsigned)(most ? most : FIRST_SLOTS));
     }
-    if (alloc_tracker_exact(a)) return;
+    if (alloc_tracker_exact(h)) return;
     /* Sampled: each live sample stands for as many objects as samples did at allocation. */
     uint32_t n = sites_count(&t->sites);
     for (uint32_t i = 1; i <= n; i++) {
@@ -1020,7 +1028,39 @@ void alloc_tracker_count_live(struct agent *a, JNIEnv *jni)
     }
 }
 
-void alloc_tracker_tag_sites(struct agent *a, jvmtiEnv *env)
+void alloc_tracker_tag_sites(struct host *h, jvmtiEnv *env)
 {
-    if (a->alloc) site_objects_tag(&a->alloc->objects, env);
+    if (h->alloc) site_objects_tag(&h->alloc->objects, env);
 }
+
+/* The events it uses, on now: sampled allocations or, for exact counts, what the stack
+ * walker needs (tracker.c turns on the rest when it binds). */
+static void set_callbacks(struct host *h, jvmtiEventCallbacks *cb)
+{
+    jvmtiEnv *jvmti = h->jvmti;
+    cb->VMObjectAlloc = on_vm_object_alloc;
+    cb->SampledObjectAlloc = on_sampled_alloc;
+    cb->GarbageCollectionFinish = on_gc_finish;
+    cb->CompiledMethodLoad = on_compiled_load;
+    cb->CompiledMethodUnload = on_compiled_unload;
+    cb->ClassLoad = async_trace_on_class_load;
+    async_trace_enable_events(alloc_tracker_walker(h), jvmti);
+    if (!alloc_tracker_exact(h))
+        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
+}
+
+static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cls)
+{
+    async_trace_class_prepared(alloc_tracker_walker(h), h->jvmti, cls);
+}
+
+static bool wanted(const struct options *o) { return (o->heap & HEAP_SITES) != 0; }
+
+const struct source alloc_tracker_source = {
+    .name = "allocation sites",
+    .wanted = wanted,
+    .init = init,
+    .start = start,
+    .class_prepare = class_prepare,
+};

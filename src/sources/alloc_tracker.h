@@ -21,48 +21,31 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct agent;
+struct host;
 struct site_table;
-struct async_trace;
 
-bool alloc_tracker_wanted(const struct agent *a);
 /* Exact counting (bytecode instrumentation), rather than alloc_sample=<bytes> sampling. */
-bool alloc_tracker_exact(const struct agent *a);
-/* In Agent_OnLoad: the tag environment and capabilities. 0 on success. */
-int alloc_tracker_onload(struct agent *a);
+bool alloc_tracker_exact(const struct host *h);
 /* At VM init, once the Tracker class is loaded: binds its natives. Classes instrumented
  * after that call Tracker.newObject / newArray straight (alloc_tracker_bound), the
  * ones before through Tracker.ObjectInit / NewArray. */
-void alloc_tracker_bind(struct agent *a, JNIEnv *jni, jclass tracker);
-bool alloc_tracker_bound(struct agent *a);
+void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker);
+bool alloc_tracker_bound(struct host *h);
 /* At VM init, after alloc_tracker_bind and the classes' catch-up: start counting. */
-void alloc_tracker_vm_init(struct agent *a, JNIEnv *jni);
-/* At VM init, in alloc_sample mode: start the JVM's allocation sampling. */
-void alloc_tracker_vm_init_sampled(struct agent *a, JNIEnv *jni);
+void alloc_tracker_vm_init(struct host *h, JNIEnv *jni);
 /* Allocation counting on or off (socket CONTROL). */
-void alloc_tracker_enable(struct agent *a, JNIEnv *jni, bool on);
+void alloc_tracker_enable(struct host *h, JNIEnv *jni, bool on);
 /* Before a SITES section: the live objects and bytes of every site, after a forced GC;
  * at VM death with ZGC or Shenandoah, which cannot run one then, the objects a
  * reference walk from the roots reaches. */
-void alloc_tracker_count_live(struct agent *a, JNIEnv *jni);
-struct site_table *alloc_tracker_sites(struct agent *a);
-/* The fast stack walk exact counting uses (NULL when there is none): the agent feeds it
- * ClassPrepare events. */
-struct async_trace *alloc_tracker_walker(struct agent *a);
+void alloc_tracker_count_live(struct host *h, JNIEnv *jni);
+struct site_table *alloc_tracker_sites(struct host *h);
 /* Tags every counted object still held with its site id (1, 2, ...) in env, an
  * environment with can_tag_objects (a heap dump's, so that its objects carry their
  * allocation sites). */
-void alloc_tracker_tag_sites(struct agent *a, jvmtiEnv *env);
+void alloc_tracker_tag_sites(struct host *h, jvmtiEnv *env);
 
-void JNICALL alloc_tracker_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
-                                            jclass cls, jlong size);
-void JNICALL alloc_tracker_on_gc_finish(jvmtiEnv *jvmti);
-/* Exact mode: the compiled call sites of Tracker.newObject (tables/code_sites.h). */
-void JNICALL alloc_tracker_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
-                                            const void *code_addr, jint map_length,
-                                            const jvmtiAddrLocationMap *map, const void *compile_info);
-void JNICALL alloc_tracker_on_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr);
-void JNICALL alloc_tracker_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
-                                              jclass cls, jlong size);
+/* The life cycle: alloc_tracker_source (sources/source.h). */
+#include "sources/source.h"
 
 #endif

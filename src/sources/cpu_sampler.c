@@ -5,7 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent/agent.h"
+#include "sources/host.h"
+#include "sources/source.h"
 #include "util/log.h"
 
 struct cpu_sampler {
@@ -40,15 +41,15 @@ static bool grow(struct cpu_sampler *s, int n)
  * also for threads blocked inside the VM or in a native read, so where the thread's
  * CPU clock is available it decides: the thread must have used CPU since the last look.
  */
-static bool is_running(struct agent *a, struct cpu_sampler *s, jthread t, struct thread_info *ti)
+static bool is_running(struct host *h, struct cpu_sampler *s, jthread t, struct thread_info *ti)
 {
     jint state = 0;
-    if ((*a->jvmti)->GetThreadState(a->jvmti, t, &state) != JVMTI_ERROR_NONE) return false;
+    if ((*h->jvmti)->GetThreadState(h->jvmti, t, &state) != JVMTI_ERROR_NONE) return false;
     if (!(state & JVMTI_THREAD_STATE_ALIVE) || !(state & JVMTI_THREAD_STATE_RUNNABLE)) return false;
     if (state & JVMTI_THREAD_STATE_SUSPENDED) return false;
     if (!s->has_cpu_time) return !(state & JVMTI_THREAD_STATE_IN_NATIVE);
     jlong ns = 0;
-    if ((*a->jvmti)->GetThreadCpuTime(a->jvmti, t, &ns) != JVMTI_ERROR_NONE) return false;
+    if ((*h->jvmti)->GetThreadCpuTime(h->jvmti, t, &ns) != JVMTI_ERROR_NONE) return false;
     /* Without a baseline (no CPU clock when it started) trust the state once. */
     bool first_look = ti->last_cpu_ns == 0;
     bool busy = first_look ? !(state & JVMTI_THREAD_STATE_IN_NATIVE) : ns > ti->last_cpu_ns;
@@ -56,13 +57,13 @@ static bool is_running(struct agent *a, struct cpu_sampler *s, jthread t, struct
     return busy;
 }
 
-static void sample_once(struct agent *a, struct cpu_sampler *s, JNIEnv *jni)
+static void sample_once(struct host *h, struct cpu_sampler *s, JNIEnv *jni)
 {
-    int live = threads_live_count(&a->threads);
+    int live = threads_live_count(&h->t.threads);
     if (!grow(s, live) || (*jni)->PushLocalFrame(jni, s->cap + 16) != JNI_OK) return;
-    int n = threads_snapshot_sampled(&a->threads, jni, s->refs, s->infos, s->cap);
+    int n = threads_snapshot_sampled(&h->t.threads, jni, s->refs, s->infos, s->cap);
     /* The depth may change at any time (socket CONTROL): read once a pass. */
-    int depth = __atomic_load_n(&a->opt.depth, __ATOMIC_RELAXED);
+    int depth = host_depth(h);
     if (depth > s->nframes) {
         jvmtiFrameInfo *f = realloc(s->frames, (size_t)depth * sizeof *f);
         if (f) {
@@ -72,13 +73,13 @@ static void sample_once(struct agent *a, struct cpu_sampler *s, JNIEnv *jni)
         if (depth > s->nframes) depth = s->nframes;
     }
     for (int i = 0; i < n; i++) {
-        if (!is_running(a, s, s->refs[i], s->infos[i])) continue;
+        if (!is_running(h, s, s->refs[i], s->infos[i])) continue;
         jint count = 0;
-        if ((*a->jvmti)->GetStackTrace(a->jvmti, s->refs[i], 0, depth, s->frames, &count) != JVMTI_ERROR_NONE)
+        if ((*h->jvmti)->GetStackTrace(h->jvmti, s->refs[i], 0, depth, s->frames, &count) != JVMTI_ERROR_NONE)
             continue;
         if (count <= 0) continue;       /* not in Java code yet (or any more) */
-        uint32_t thread_serial = a->opt.thread ? s->infos[i]->serial : 0;
-        struct trace *t = traces_of(&a->traces, a->jvmti, jni, thread_serial, s->frames, count);
+        uint32_t thread_serial = h->opt->thread ? s->infos[i]->serial : 0;
+        struct trace *t = traces_of(&h->t.traces, h->jvmti, jni, thread_serial, s->frames, count);
         if (t) atomic_fetch_add_explicit(&t->cpu_samples, 1, memory_order_relaxed);
     }
     (*jni)->PopLocalFrame(jni, NULL);
@@ -97,17 +98,17 @@ static void deadline_after(struct timespec *ts, int ms)
 
 static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
-    struct agent *a = arg;
-    struct cpu_sampler *s = a->sampler;
+    struct host *h = arg;
+    struct cpu_sampler *s = h->sampler;
     pthread_mutex_lock(&s->lock);
     while (!s->stop) {
         /* The interval is the pause between passes, as in the original agent. */
         struct timespec until;
-        deadline_after(&until, a->opt.interval_ms);
+        deadline_after(&until, h->opt->interval_ms);
         while (!s->stop && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
         if (s->stop) break;
         pthread_mutex_unlock(&s->lock);
-        if (atomic_load(&s->enabled)) sample_once(a, s, jni);
+        if (atomic_load(&s->enabled)) sample_once(h, s, jni);
         pthread_mutex_lock(&s->lock);
     }
     s->running = false;
@@ -115,7 +116,7 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     pthread_mutex_unlock(&s->lock);
 }
 
-int cpu_sampler_start(struct agent *a, JNIEnv *jni)
+int cpu_sampler_start(struct host *h, JNIEnv *jni)
 {
     struct cpu_sampler *s = calloc(1, sizeof *s);
     if (!s) return -1;
@@ -128,14 +129,14 @@ int cpu_sampler_start(struct agent *a, JNIEnv *jni)
     atomic_init(&s->enabled, true);
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
-    (*a->jvmti)->GetCapabilities(a->jvmti, &caps);
+    (*h->jvmti)->GetCapabilities(h->jvmti, &caps);
     s->has_cpu_time = caps.can_get_thread_cpu_time;
-    s->nframes = a->opt.depth > 0 ? a->opt.depth : 1;
+    s->nframes = host_depth(h) > 0 ? host_depth(h) : 1;
     s->frames = calloc((size_t)s->nframes, sizeof *s->frames);
     if (!s->frames || !grow(s, 64)) return -1;
     s->running = true;
-    a->sampler = s;
-    if (!agent_start_thread(a, jni, "HPROF cpu sampling thread", sampler_main, a)) {
+    h->sampler = s;
+    if (!host_start_thread(h, jni, "HPROF cpu sampling thread", sampler_main, h)) {
         s->running = false;
         log_error("cannot start the CPU sampling thread; no CPU samples will be taken");
         return -1;
@@ -143,9 +144,9 @@ int cpu_sampler_start(struct agent *a, JNIEnv *jni)
     return 0;
 }
 
-void cpu_sampler_stop(struct agent *a)
+static void stop(struct host *h, JNIEnv *jni)
 {
-    struct cpu_sampler *s = a->sampler;
+    struct cpu_sampler *s = h->sampler;
     if (!s) return;
     pthread_mutex_lock(&s->lock);
     s->stop = true;
@@ -157,7 +158,18 @@ void cpu_sampler_stop(struct agent *a)
     pthread_mutex_unlock(&s->lock);
 }
 
-void cpu_sampler_enable(struct agent *a, bool on)
+void cpu_sampler_enable(struct host *h, bool on)
 {
-    if (a->sampler) atomic_store(&a->sampler->enabled, on);
+    if (h->sampler) atomic_store(&h->sampler->enabled, on);
 }
+
+static bool wanted(const struct options *o) { return o->cpu == CPU_SAMPLES; }
+
+static void start(struct host *h, JNIEnv *jni) { cpu_sampler_start(h, jni); }
+
+const struct source cpu_sampler_source = {
+    .name = "cpu samples",
+    .wanted = wanted,
+    .start = start,
+    .stop = stop,
+};

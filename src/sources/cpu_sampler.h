@@ -13,12 +13,15 @@
 #include <jni.h>
 #include <stdbool.h>
 
-struct agent;
+struct host;
 
-int cpu_sampler_start(struct agent *a, JNIEnv *jni);
-/* Stops the thread and waits until it has left JVMTI for good. */
-void cpu_sampler_stop(struct agent *a);
+/* Starts the sampling thread: at VM init with cpu=samples, or when a socket CONTROL
+ * turns sampling on without it. Its stop hook ends the thread and waits (bounded) until
+ * it has left JVMTI for good. The life cycle: cpu_sampler_source (sources/source.h). */
+int cpu_sampler_start(struct host *h, JNIEnv *jni);
 /* Sampling on or off as a whole (socket CONTROL), without stopping the thread. */
-void cpu_sampler_enable(struct agent *a, bool on);
+void cpu_sampler_enable(struct host *h, bool on);
+
+#include "sources/source.h"
 
 #endif

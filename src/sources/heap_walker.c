@@ -33,15 +33,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent.h"
-#include "agent/dump.h"
+#include "sources/host.h"
 #include "sources/alloc_tracker.h"
 #include "tables/ids.h"
 #include "tables/sites.h"
 #include "tables/tags.h"
 #include "util/buf.h"
 #include "util/log.h"
-#include "writers/heap_dump.h"
+#include "tables/heap_records.h"
 
 /* The high bits of an object's tag: an array's length (bits 33..63). */
 #define TAG_ID_MASK 0x1FFFFFFFFLL
@@ -69,11 +68,11 @@ struct cls_extra {
 };
 
 struct walk {
-    struct agent *a;
+    struct host *h;
     jvmtiEnv *tj;                          /* this dump's own JVMTI environment: its tags */
     JNIEnv *jni;
     const struct heap_dump_writer *wr;
-    struct hd_session s;
+    struct hd_session *s;         /* the sink's */
     struct hd_class *cls;
     struct cls_extra *ext;
     uint32_t ncls;
@@ -189,7 +188,7 @@ static uint32_t trace_of_id(struct walk *w, uint32_t id)
 
 static struct hd_class *class_of_ref(struct walk *w, jclass c)
 {
-    struct class_info *ci = classes_of(&w->a->classes, w->a->jvmti, c, &w->a->ids);
+    struct class_info *ci = classes_of(&w->h->t.classes, w->h->jvmti, c, &w->h->t.ids);
     uint32_t i = ci->serial - SERIAL_CLASS_BASE - 1;
     if (ci->serial <= SERIAL_CLASS_BASE || i >= w->ncls || w->cls[i].info != ci) return NULL;
     return &w->cls[i];
@@ -260,7 +259,7 @@ static uint32_t id_of_object(struct walk *w, jobject o)
     if (tag_is_object(tag)) {
         id = tag_object_id(tag);
     } else {
-        id = ids_new_object(&w->a->ids);
+        id = ids_new_object(&w->h->t.ids);
         if (site) note_site(w, id, site);
         (*jvmti)->SetTag(jvmti, o, tag_for_object_id(id));
     }
@@ -277,7 +276,7 @@ static uint32_t id_of_object(struct walk *w, jobject o)
 /* Own fields of a class, in GetClassFields order. */
 static void read_fields(struct walk *w, struct hd_class *c, struct cls_extra *x)
 {
-    jvmtiEnv *jvmti = w->a->jvmti;
+    jvmtiEnv *jvmti = w->h->jvmti;
     jint n = 0;
     jfieldID *ids = NULL;
     if (c->is_array || (*jvmti)->GetClassFields(jvmti, x->ref, &n, &ids) != JVMTI_ERROR_NONE) return;
@@ -325,7 +324,7 @@ static void read_fields(struct walk *w, struct hd_class *c, struct cls_extra *x)
 /* Adds the fields of interface `i` and its superinterfaces not counted yet. */
 static uint32_t count_interface_fields(struct walk *w, jclass k)
 {
-    jvmtiEnv *jvmti = w->a->jvmti;
+    jvmtiEnv *jvmti = w->h->jvmti;
     jint n = 0;
     jclass *ifs = NULL;
     uint32_t sum = 0;
@@ -423,15 +422,15 @@ static void lay_out(struct walk *w, struct hd_class *c)
 
 static int load_classes(struct walk *w)
 {
-    struct agent *a = w->a;
-    jvmtiEnv *jvmti = a->jvmti;
+    struct host *h = w->h;
+    jvmtiEnv *jvmti = h->jvmti;
     JNIEnv *jni = w->jni;
     jint n = 0;
     jclass *all = NULL;
     if ((*jvmti)->GetLoadedClasses(jvmti, &n, &all) != JVMTI_ERROR_NONE) return -1;
     (*jni)->EnsureLocalCapacity(jni, n + 64);
-    for (jint i = 0; i < n; i++) classes_of(&a->classes, jvmti, all[i], &a->ids);
-    w->ncls = classes_count(&a->classes);
+    for (jint i = 0; i < n; i++) classes_of(&h->t.classes, jvmti, all[i], &h->t.ids);
+    w->ncls = classes_count(&h->t.classes);
     w->cls = calloc(w->ncls ? w->ncls : 1, sizeof *w->cls);
     w->ext = calloc(w->ncls ? w->ncls : 1, sizeof *w->ext);
     if (!w->cls || !w->ext) {
@@ -440,7 +439,7 @@ static int load_classes(struct walk *w)
         return -1;
     }
     for (jint i = 0; i < n; i++) {
-        struct class_info *ci = classes_of(&a->classes, jvmti, all[i], &a->ids);
+        struct class_info *ci = classes_of(&h->t.classes, jvmti, all[i], &h->t.ids);
         uint32_t k = ci->serial - SERIAL_CLASS_BASE - 1;
         if (ci->serial <= SERIAL_CLASS_BASE || k >= w->ncls || w->cls[k].info) {
             (*jni)->DeleteLocalRef(jni, all[i]);
@@ -490,8 +489,8 @@ static int by_id(const void *x, const void *y)
 
 static void tag_threads(struct walk *w)
 {
-    struct agent *a = w->a;
-    struct thread_table *t = &a->threads;
+    struct host *h = w->h;
+    struct thread_table *t = &h->t.threads;
     pthread_mutex_lock(&t->lock);
     uint32_t n = threads_count(t);
     w->threads = calloc(n ? n : 1, sizeof *w->threads);
@@ -535,9 +534,9 @@ static uint32_t thread_site(struct walk *w, uint32_t id)
     return i < w->nthreads ? w->threads[i].site : 0;
 }
 
-jobject *heap_owned_monitors(struct agent *a, JNIEnv *jni, uint32_t *count)
+jobject *heap_owned_monitors(struct host *h, JNIEnv *jni, uint32_t *count)
 {
-    jvmtiEnv *jvmti = a->jvmti;
+    jvmtiEnv *jvmti = h->jvmti;
     jvmtiCapabilities caps;
     jobject *out = NULL;
     uint32_t n = 0;
@@ -570,7 +569,7 @@ jobject *heap_owned_monitors(struct agent *a, JNIEnv *jni, uint32_t *count)
 static void find_monitors(struct walk *w)
 {
     uint32_t n = 0;
-    jobject *owned = heap_owned_monitors(w->a, w->jni, &n);
+    jobject *owned = heap_owned_monitors(w->h, w->jni, &n);
     w->monitors = calloc(n ? n : 1, sizeof *w->monitors);
     for (uint32_t i = 0; i < n; i++) {
         if (w->monitors) w->monitors[w->nmonitors++] = id_of_object(w, owned[i]);
@@ -583,7 +582,7 @@ static void find_monitors(struct walk *w)
 static void measure_arrays(struct walk *w)
 {
     JNIEnv *jni = w->jni;
-    jvmtiEnv *jvmti = w->a->jvmti;
+    jvmtiEnv *jvmti = w->h->jvmti;
     jlong sz[4] = {0, 0, 0, 0};
     jclass obj = (*jni)->FindClass(jni, "java/lang/Object");
     for (int n = 0; obj && n < 4; n++) {
@@ -639,15 +638,15 @@ static void finish(struct walk *w)
     struct hd_class *c = w->cur_cls;
     switch (w->cur_kind) {
     case CUR_INSTANCE:
-        w->wr->instance(&w->s, id, trace_of_id(w, id), c, c->obj_size, w->vals);
+        w->wr->instance(w->s, id, trace_of_id(w, id), c, c->obj_size, w->vals);
         break;
     case CUR_OBJ_ARRAY: {
         uint32_t size = (uint32_t)(((uint64_t)w->arr_base + (uint64_t)w->cur_len * (uint64_t)w->ref_size + 7) & ~7ull);
-        w->wr->obj_array(&w->s, id, trace_of_id(w, id), c, size, w->cur_len, w->elems);
+        w->wr->obj_array(w->s, id, trace_of_id(w, id), c, size, w->cur_len, w->elems);
         break;
     }
     case CUR_PRIM_ARRAY:        /* no elements were reported: an empty array */
-        w->wr->prim_array(&w->s, id, trace_of_id(w, id), c, 16, 0, c->elem_type, NULL);
+        w->wr->prim_array(w->s, id, trace_of_id(w, id), c, 16, 0, c->elem_type, NULL);
         break;
     default: break;
     }
@@ -707,12 +706,12 @@ static jlong name_referee(struct walk *w, jlong *tag_ptr, jint length, jlong cla
 {
     jlong tag = *tag_ptr;
     if (is_site_tag(w, tag)) {
-        uint32_t id = ids_new_object(&w->a->ids);
+        uint32_t id = ids_new_object(&w->h->t.ids);
         note_site(w, id, tag);
         tag = tag_for_object_id(id);
     }
     if (tag_is_class(tag)) return tag;
-    if (!tag) tag = tag_for_object_id(ids_new_object(&w->a->ids));
+    if (!tag) tag = tag_for_object_id(ids_new_object(&w->h->t.ids));
     if (length >= 0) tag = (tag & TAG_ID_MASK) | ((jlong)(uint64_t)(uint32_t)length << TAG_LEN_SHIFT);
     *tag_ptr = tag;
     if (mark(w, tag_object_id(tag), MARK_NAMED)) count_pending(w, class_of_tag(w, class_tag), 1);
@@ -733,7 +732,7 @@ static void root(struct walk *w, int kind, uint32_t id, uint32_t serial, int fra
     struct hd_root_info r = {.kind = kind, .id = id, .thread_serial = serial, .frame = frame,
                              .trace_serial = SERIAL_TRACE_BASE, .name = name};
     if (kind == HD_ROOT_JNI_GLOBAL) r.gref = ++w->gref;
-    w->wr->root(&w->s, &r);
+    w->wr->root(w->s, &r);
 }
 
 static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong class_tag,
@@ -850,7 +849,7 @@ static jint JNICALL on_array_values(jlong class_tag, jlong size, jlong *tag_ptr,
             for (unsigned k = 0; k < es; k++) dst[k] = src[es - 1 - k];   /* little- to big-endian */
     }
     uint32_t id = (uint32_t)(w->cur >> 1);
-    w->wr->prim_array(&w->s, id, trace_of_id(w, id), w->cur_cls, (uint32_t)size, (uint32_t)n, t, w->pbuf);
+    w->wr->prim_array(w->s, id, trace_of_id(w, id), w->cur_cls, (uint32_t)size, (uint32_t)n, t, w->pbuf);
     if (mark(w, id, MARK_WRITTEN)) count_pending(w, w->cur_cls, -1);
     w->cur_kind = CUR_NONE;
     w->done = w->cur;
@@ -963,7 +962,7 @@ static void write_prim_array_jni(struct walk *w, jobject o, uint32_t id, struct 
                 q[es - 1 - k] = t;
             }
     }
-    w->wr->prim_array(&w->s, id, trace_of_id(w, id), c, size, (uint32_t)n, c->elem_type, w->pbuf);
+    w->wr->prim_array(w->s, id, trace_of_id(w, id), c, size, (uint32_t)n, c->elem_type, w->pbuf);
 }
 
 static void write_object_jni(struct walk *w, jobject o, jlong tag)
@@ -979,7 +978,7 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
     if (!c) c = w->object_class;
     if (!c) return;
     jlong size = 0;
-    (*w->a->jvmti)->GetObjectSize(w->a->jvmti, o, &size);
+    (*w->h->jvmti)->GetObjectSize(w->h->jvmti, o, &size);
     if (c->is_array && c->elem_type != HD_OBJECT) {
         write_prim_array_jni(w, o, id, c, (uint32_t)size);
     } else if (c->is_array) {
@@ -993,7 +992,7 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
             w->elems[i] = id_of_object(w, e);
             if (e) (*jni)->DeleteLocalRef(jni, e);
         }
-        w->wr->obj_array(&w->s, id, trace_of_id(w, id), c, (uint32_t)size, (uint32_t)n, w->elems);
+        w->wr->obj_array(w->s, id, trace_of_id(w, id), c, (uint32_t)size, (uint32_t)n, w->elems);
     } else {
         if (!grow_array((void **)&w->vals, &w->vals_cap, (size_t)c->inst_bytes + 1, 1)) {
             w->oom = true;
@@ -1015,7 +1014,7 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
                 }
             }
         }
-        w->wr->instance(&w->s, id, trace_of_id(w, id), c, (uint32_t)size, w->vals);
+        w->wr->instance(w->s, id, trace_of_id(w, id), c, (uint32_t)size, w->vals);
     }
 }
 
@@ -1023,7 +1022,7 @@ static void write_object_jni(struct walk *w, jobject o, jlong tag)
  * (and *n = 0) when objects of unknown classes are among them: then the whole heap is read. */
 static jclass *pending_classes(struct walk *w, jint *n)
 {
-    jvmtiEnv *jvmti = w->a->jvmti;
+    jvmtiEnv *jvmti = w->h->jvmti;
     JNIEnv *jni = w->jni;
     *n = 0;
     if (w->pending_unknown > 0) return NULL;
@@ -1087,7 +1086,7 @@ static void write_unvisited(struct walk *w)
         jvmtiCapabilities caps;
         memset(&caps, 0, sizeof caps);
         caps.can_tag_objects = 1;
-        if ((*w->a->vm)->GetEnv(w->a->vm, (void **)&nj, JVMTI_VERSION_1_2) != JNI_OK ||
+        if ((*w->h->vm)->GetEnv(w->h->vm, (void **)&nj, JVMTI_VERSION_1_2) != JNI_OK ||
             (*nj)->AddCapabilities(nj, &caps) != JVMTI_ERROR_NONE)
             w->fetch_bad = true;
         for (jint i = 0; i < got && !w->fetch_bad; i++) (*nj)->SetTag(nj, objs[i], tag_for_object_id((uint32_t)i + 1));
@@ -1152,13 +1151,13 @@ static void free_walk(struct walk *w)
  */
 static int take_env(struct walk *w)
 {
-    struct agent *a = w->a;
-    w->id_first = atomic_load(&a->ids.next_object);
-    w->sites = alloc_tracker_sites(a);
+    struct host *h = w->h;
+    w->id_first = atomic_load(&h->t.ids.next_object);
+    w->sites = alloc_tracker_sites(h);
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_tag_objects = 1;
-    if ((*a->vm)->GetEnv(a->vm, (void **)&w->tj, JVMTI_VERSION_1_2) != JNI_OK) return -1;
+    if ((*h->vm)->GetEnv(h->vm, (void **)&w->tj, JVMTI_VERSION_1_2) != JNI_OK) return -1;
     if ((*w->tj)->AddCapabilities(w->tj, &caps) == JVMTI_ERROR_NONE) return 0;
     (*w->tj)->DisposeEnvironment(w->tj);
     return -1;
@@ -1166,23 +1165,23 @@ static int take_env(struct walk *w)
 
 static void release_env(struct walk *w) { (*w->tj)->DisposeEnvironment(w->tj); }
 
-void heap_walker_dump(struct agent *a, JNIEnv *jni)
+void heap_walker_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
 {
-    jvmtiEnv *jvmti = a->jvmti;
+    jvmtiEnv *jvmti = h->jvmti;
     struct walk *w = calloc(1, sizeof *w);
     if (!w) {
         log_error("out of memory for the heap dump");
         return;
     }
-    w->a = a;
+    w->h = h;
     w->jni = jni;
     if (take_env(w) != 0) {
         log_error("cannot get a JVMTI environment for the heap dump; no heap dump written");
         free(w);
         return;
     }
-    w->wr = a->opt.format == 'b' ? &heap_dump_binary : &heap_dump_text;
-    w->s.w = &a->wctx;
+    w->wr = sink->wr;
+    w->s = sink->s;
     (*jni)->PushLocalFrame(jni, 64);
     double t0 = now_s();
     w->t0 = t0;
@@ -1190,9 +1189,9 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     /* Not at VM death with ZGC or Shenandoah: their threads have stopped by then and a
      * forced GC would never return. The reference walk reports only reachable objects
      * anyway. */
-    if (agent_can_force_gc(a)) (*jvmti)->ForceGarbageCollection(jvmti);
+    if (host_can_force_gc(h)) (*jvmti)->ForceGarbageCollection(jvmti);
     PHASE("gc");
-    if (w->sites) alloc_tracker_tag_sites(a, w->tj);
+    if (w->sites) alloc_tracker_tag_sites(h, w->tj);
     if (load_classes(w) != 0 || w->oom) {
         log_error("cannot read the loaded classes; no heap dump written");
         release_env(w);
@@ -1204,7 +1203,7 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     PHASE("classes");
     tag_threads(w);
     find_monitors(w);
-    if (a->opt.format != 'b') {
+    if (h->opt->format != 'b') {
         measure_arrays(w);
         jvmtiHeapCallbacks count;
         memset(&count, 0, sizeof count);
@@ -1218,14 +1217,9 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     cb.primitive_field_callback = on_primitive_field;
     cb.array_primitive_value_callback = on_array_values;
 
-    output_lock(&a->out);
-    output_pipe_begin(&a->out);
-    /* Traces not written yet come first, the empty one (which roots name) before them, as
-     * in the original. */
-    a->writer->trace(&a->wctx, &a->traces.empty);
-    dump_unwritten_traces(a);
-    w->wr->prepare(&w->s, w->cls, w->ncls);
-    w->wr->begin(&w->s, w->nobjects, w->nbytes);
+    sink->open(sink);
+    w->wr->prepare(w->s, w->cls, w->ncls);
+    w->wr->begin(w->s, w->nobjects, w->nbytes);
     for (uint32_t i = 0; i < w->nmonitors; i++) root(w, HD_ROOT_MONITOR_USED, w->monitors[i], 0, 0, NULL);
     jvmtiError err = (*w->tj)->FollowReferences(w->tj, 0, NULL, NULL, &cb, w);
     if (w->cur_kind != CUR_NONE) finish(w);
@@ -1233,12 +1227,10 @@ void heap_walker_dump(struct agent *a, JNIEnv *jni)
     write_unvisited(w);
     PHASE("unvisited");
     for (uint32_t k = 0; k < w->ncls; k++)
-        if (w->cls[k].info) w->wr->class_dump(&w->s, &w->cls[k]);
-    w->wr->end(&w->s);
-    output_pipe_end(&a->out);
-    output_flush(&a->out);
+        if (w->cls[k].info) w->wr->class_dump(w->s, &w->cls[k]);
+    w->wr->end(w->s);
+    sink->close(sink);
     PHASE("end");
-    output_unlock(&a->out);
     if (err != JVMTI_ERROR_NONE) log_error("the heap walk failed (JVMTI error %d); the heap dump is incomplete", (int)err);
     if (w->oom) log_error("out of memory during the heap dump; some values are missing");
     release_env(w);

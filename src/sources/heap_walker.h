@@ -8,14 +8,15 @@
 #include <jni.h>
 #include <stdint.h>
 
-struct agent;
+struct host;
+struct heap_sink;
 
-/* Writes one whole heap dump (takes the output lock itself). */
-void heap_walker_dump(struct agent *a, JNIEnv *jni);
+/* Walks the heap into sink: one whole heap dump. */
+void heap_walker_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink);
 
 /* Objects whose monitor a live thread owns (roots of their own), as local references the
  * caller deletes; NULL and *count 0 when JVMTI cannot tell. (HotSpot does not tell of
  * monitors entered through JNI.) */
-jobject *heap_owned_monitors(struct agent *a, JNIEnv *jni, uint32_t *count);
+jobject *heap_owned_monitors(struct host *h, JNIEnv *jni, uint32_t *count);
 
 #endif

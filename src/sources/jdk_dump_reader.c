@@ -22,7 +22,7 @@
 #include "tables/classes.h"
 #include "util/buf.h"
 #include "tables/ids.h"
-#include "writers/binary_format.h"
+#include "util/hprof_format.h"
 
 #define ID_BYTES 8                          /* the JDK's IDs; the only size read */
 #define CHUNK_SHIFT 20                      /* 1 MiB chunks */

@@ -26,13 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
-#include "agent/dump.h"
+#include "sources/host.h"
 #include "sources/alloc_tracker.h"
 #include "sources/heap_walker.h"
 #include "sources/jdk_dump_reader.h"
 #include "util/log.h"
-#include "writers/heap_dump.h"
+#include "tables/heap_records.h"
 
 /* What the agent knows of one thing in the marker. */
 struct marked {
@@ -63,11 +62,11 @@ static void phase(const char *what, double t0)
     if (getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: %-10s %.3f s\n", what, now_s() - t0);
 }
 
-static bool wanted(struct agent *a)
+static bool wanted(struct host *h)
 {
     const char *how = getenv("HPROF_HEAP_DUMPER");
     if (how && strcmp(how, "jvmti") == 0) return false;
-    return a->opt.format == 'b' && !alloc_tracker_sites(a) && agent_can_force_gc(a);
+    return h->opt->format == 'b' && !alloc_tracker_sites(h) && host_can_force_gc(h);
 }
 
 /* A name the orders keep, owned by m. */
@@ -86,9 +85,9 @@ static const char *keep_name(struct marked *m, const char *s)
 }
 
 /* The order of a class's own fields and statics, as JVMTI lists them. */
-static void field_order(struct agent *a, struct marked *m, jclass cls, struct jdr_order *o)
+static void field_order(struct host *h, struct marked *m, jclass cls, struct jdr_order *o)
 {
-    jvmtiEnv *jvmti = a->jvmti;
+    jvmtiEnv *jvmti = h->jvmti;
     jint n = 0;
     jfieldID *ids = NULL;
     memset(o, 0, sizeof *o);
@@ -142,9 +141,9 @@ static void random_nonce(uint64_t nonce[2])
 }
 
 /* Builds the marker (see the top), `hidden` objects last. false when the JVM would not. */
-static bool make_marker(struct agent *a, JNIEnv *jni, struct marked *m, const jobject *hidden, uint32_t nhidden)
+static bool make_marker(struct host *h, JNIEnv *jni, struct marked *m, const jobject *hidden, uint32_t nhidden)
 {
-    jvmtiEnv *jvmti = a->jvmti;
+    jvmtiEnv *jvmti = h->jvmti;
     jint n = 0;
     jclass *all = NULL;
     if ((*jvmti)->GetLoadedClasses(jvmti, &n, &all) != JVMTI_ERROR_NONE) return false;
@@ -156,12 +155,12 @@ static bool make_marker(struct agent *a, JNIEnv *jni, struct marked *m, const jo
     m->orders = calloc((size_t)n + 1, sizeof *m->orders);
     ok = ok && m->classes && m->orders;
     for (jint i = 0; ok && i < n; i++) {
-        m->classes[i] = classes_of(&a->classes, jvmti, all[i], &a->ids);
-        field_order(a, m, all[i], &m->orders[i]);
+        m->classes[i] = classes_of(&h->t.classes, jvmti, all[i], &h->t.ids);
+        field_order(h, m, all[i], &m->orders[i]);
     }
     m->ncls = ok ? (uint32_t)n : 0;
 
-    struct thread_table *t = &a->threads;
+    struct thread_table *t = &h->t.threads;
     pthread_mutex_lock(&t->lock);
     uint32_t nt = threads_count(t);
     jobject *trefs = calloc((size_t)nt + 1, sizeof *trefs);
@@ -173,7 +172,7 @@ static bool make_marker(struct agent *a, JNIEnv *jni, struct marked *m, const jo
         if (trefs[m->nthreads]) m->threads[m->nthreads++] = ti;
     }
     pthread_mutex_unlock(&t->lock);
-    if (ok) mons = heap_owned_monitors(a, jni, &nmon);
+    if (ok) mons = heap_owned_monitors(h, jni, &nmon);
     m->nmonitors = nmon;
 
     random_nonce(m->nonce);
@@ -210,20 +209,20 @@ static bool make_marker(struct agent *a, JNIEnv *jni, struct marked *m, const jo
 
 /* Where the JVM writes its dump: beside the output file, else in TMPDIR. The name must
  * end in .hprof and must not exist. */
-static void temp_path(struct agent *a, char *path, size_t n)
+static void temp_path(struct host *h, char *path, size_t n)
 {
     char dir[4096];
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s", tmp && *tmp ? tmp : "/tmp");
-    if (!a->opt.net_host && a->opt.file) {
-        snprintf(dir, sizeof dir, "%s", a->opt.file);
+    if (!h->opt->net_host && h->opt->file) {
+        snprintf(dir, sizeof dir, "%s", h->opt->file);
         char *slash = strrchr(dir, '/');
         if (slash) *slash = 0;
         else snprintf(dir, sizeof dir, ".");
     }
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    snprintf(path, n, "%s/.hprof-jvm-dump-%d-%d-%lld.hprof", dir, (int)getpid(), a->dumps,
+    snprintf(path, n, "%s/.hprof-jvm-dump-%d-%lld.hprof", dir, (int)getpid(),
              (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
 }
 
@@ -236,18 +235,18 @@ static void temp_path(struct agent *a, char *path, size_t n)
  */
 typedef void(JNICALL *dump_heap_fn)(JNIEnv *env, jobject self, jstring file, jboolean live);
 
-static dump_heap_fn native_dumper(struct agent *a)
+static dump_heap_fn native_dumper(struct host *h)
 {
     char *home = NULL, lib[4200];
-    if ((*a->jvmti)->GetSystemProperty(a->jvmti, "java.home", &home) != JVMTI_ERROR_NONE || !home) return NULL;
+    if ((*h->jvmti)->GetSystemProperty(h->jvmti, "java.home", &home) != JVMTI_ERROR_NONE || !home) return NULL;
     snprintf(lib, sizeof lib, "%s/lib/libmanagement_ext.so", home);
-    (*a->jvmti)->Deallocate(a->jvmti, (unsigned char *)home);
-    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-    if (!h) return NULL;
-    jint(JNICALL * on_load)(JavaVM *, void *) = (jint(JNICALL *)(JavaVM *, void *))dlsym(h, "JNI_OnLoad");
-    dump_heap_fn dump = (dump_heap_fn)dlsym(h, "Java_com_sun_management_internal_HotSpotDiagnostic_dumpHeap0");
-    if (!on_load || !dump || on_load(a->vm, NULL) < JNI_VERSION_1_2) {
-        dlclose(h);
+    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)home);
+    void *lib_handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!lib_handle) return NULL;
+    jint(JNICALL * on_load)(JavaVM *, void *) = (jint(JNICALL *)(JavaVM *, void *))dlsym(lib_handle, "JNI_OnLoad");
+    dump_heap_fn dump = (dump_heap_fn)dlsym(lib_handle, "Java_com_sun_management_internal_HotSpotDiagnostic_dumpHeap0");
+    if (!on_load || !dump || on_load(h->vm, NULL) < JNI_VERSION_1_2) {
+        dlclose(lib_handle);
         return NULL;
     }
     return dump;    /* the library stays loaded, as the JDK's own would */
@@ -349,13 +348,13 @@ static int by_ptr(const void *x, const void *y)
  * in it: they are found by name among the classes loaded now, where the name is unique
  * among those new ones.
  */
-static void resolve_late(struct agent *a, JNIEnv *jni, struct jdr *r, struct marked *m)
+static void resolve_late(struct host *h, JNIEnv *jni, struct jdr *r, struct marked *m)
 {
     uint32_t unset = 0;
     for (uint32_t k = 0; k < jdr_class_count(r); k++) unset += !jdr_class_is_set(r, k);
     jint n = 0;
     jclass *all = NULL;
-    if (!unset || (*a->jvmti)->GetLoadedClasses(a->jvmti, &n, &all) != JVMTI_ERROR_NONE) return;
+    if (!unset || (*h->jvmti)->GetLoadedClasses(h->jvmti, &n, &all) != JVMTI_ERROR_NONE) return;
     struct class_info **known = malloc(((size_t)m->ncls + 1) * sizeof *known);
     struct class_info **fresh = calloc((size_t)n + 1, sizeof *fresh);
     m->late_orders = calloc((size_t)n + 1, sizeof *m->late_orders);
@@ -363,9 +362,9 @@ static void resolve_late(struct agent *a, JNIEnv *jni, struct jdr *r, struct mar
         memcpy(known, m->classes, (size_t)m->ncls * sizeof *known);
         qsort(known, m->ncls, sizeof *known, by_ptr);
         for (jint i = 0; i < n; i++) {
-            struct class_info *ci = classes_of(&a->classes, a->jvmti, all[i], &a->ids);
+            struct class_info *ci = classes_of(&h->t.classes, h->jvmti, all[i], &h->t.ids);
             if (bsearch(&ci, known, m->ncls, sizeof *known, by_ptr)) continue;
-            field_order(a, m, all[i], &m->late_orders[m->nlate]);
+            field_order(h, m, all[i], &m->late_orders[m->nlate]);
             fresh[m->nlate++] = ci;
         }
         for (uint32_t k = 0; k < jdr_class_count(r); k++) {
@@ -380,22 +379,22 @@ static void resolve_late(struct agent *a, JNIEnv *jni, struct jdr *r, struct mar
         }
     }
     for (jint i = 0; i < n; i++) (*jni)->DeleteLocalRef(jni, all[i]);
-    (*a->jvmti)->Deallocate(a->jvmti, (unsigned char *)all);
+    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)all);
     free(known);
     free(fresh);
 }
 
 /* The first of `need` object IDs for this dump: taken from the agent's counter when they
  * fit in it, else reused from where it stands (IDs are new at every dump). 0: too many. */
-static uint32_t take_ids(struct agent *a, uint64_t need)
+static uint32_t take_ids(struct host *h, uint64_t need)
 {
-    uint32_t at = atomic_load(&a->ids.next_object);
+    uint32_t at = atomic_load(&h->t.ids.next_object);
     if (need == 0 || (uint64_t)at + need >= 0xFFFFFF00ull) return 0;
-    if ((uint64_t)at + 2 * need < 0xF0000000ull) return atomic_fetch_add(&a->ids.next_object, (uint32_t)need);
+    if ((uint64_t)at + 2 * need < 0xF0000000ull) return atomic_fetch_add(&h->t.ids.next_object, (uint32_t)need);
     return at;
 }
 
-static bool convert(struct agent *a, JNIEnv *jni, struct marked *m, const uint8_t *data, size_t len, int fd, double t0)
+static bool convert(struct host *h, JNIEnv *jni, struct heap_sink *sink, struct marked *m, const uint8_t *data, size_t len, int fd, double t0)
 {
     const char *why = NULL;
     struct jdr *r = jdr_open(data, len, true, m->nonce, 1 + m->ncls + m->nthreads + m->nmonitors + m->nhidden, &why);
@@ -405,8 +404,8 @@ static bool convert(struct agent *a, JNIEnv *jni, struct marked *m, const uint8_
     }
     uint32_t base = 0;
     bool named = name_marked(r, m);
-    if (named) resolve_late(a, jni, r, m);
-    if (!named || !(base = take_ids(a, jdr_ids_needed(r)))) {
+    if (named) resolve_late(h, jni, r, m);
+    if (!named || !(base = take_ids(h, jdr_ids_needed(r)))) {
         jdr_close(r);
         return false;
     }
@@ -417,16 +416,9 @@ static bool convert(struct agent *a, JNIEnv *jni, struct marked *m, const uint8_
         mons[nmons++] = jdr_marker_element(r, 1 + m->ncls + m->nthreads + i);
 
     jdr_discard_behind(r, fd);
-    output_lock(&a->out);
-    output_pipe_begin(&a->out);
-    /* Traces not written yet come first, the empty one (which roots name) before them. */
-    a->writer->trace(&a->wctx, &a->traces.empty);
-    dump_unwritten_traces(a);
-    struct hd_session s = {.w = &a->wctx};
-    uint64_t left = jdr_write(r, &heap_dump_binary, &s, base, mons, nmons);
-    output_pipe_end(&a->out);
-    output_flush(&a->out);
-    output_unlock(&a->out);
+    sink->open(sink);
+    uint64_t left = jdr_write(r, sink->wr, sink->s, base, mons, nmons);
+    sink->close(sink);
     phase("end", t0);
     if (left && getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: %llu objects of unknown classes left out\n",
                                                     (unsigned long long)left);
@@ -435,23 +427,23 @@ static bool convert(struct agent *a, JNIEnv *jni, struct marked *m, const uint8_
     return true;
 }
 
-bool jdk_dumper_dump(struct agent *a, JNIEnv *jni)
+bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
 {
-    if (!wanted(a) || (*jni)->PushLocalFrame(jni, 16) != 0) return false;
+    if (!wanted(h) || (*jni)->PushLocalFrame(jni, 16) != 0) return false;
     double t0 = now_s();
     struct marked m;
     memset(&m, 0, sizeof m);
     char path[4200];
-    temp_path(a, path, sizeof path);
+    temp_path(h, path, sizeof path);
     unlink(path);
     /* The file's name is a String in the dump: it and its characters are left out. */
     jstring file = (*jni)->NewStringUTF(jni, path);
     jobject hidden[2] = {file, file ? string_value(jni, file) : NULL};
-    dump_heap_fn dump = native_dumper(a);
+    dump_heap_fn dump = native_dumper(h);
     bool done = false;
-    if (file && dump && make_marker(a, jni, &m, hidden, hidden[1] ? 2 : 1)) {
+    if (file && dump && make_marker(h, jni, &m, hidden, hidden[1] ? 2 : 1)) {
         phase("marker", t0);
-        if (!a->gc_at_exit) (*a->jvmti)->ForceGarbageCollection(a->jvmti);    /* ZGC, Shenandoah: see the top */
+        if (!h->gc_at_exit) (*h->jvmti)->ForceGarbageCollection(h->jvmti);    /* ZGC, Shenandoah: see the top */
         bool dumped = jvm_dump_heap(jni, dump, file);
         (*jni)->DeleteGlobalRef(jni, m.marker);
         phase(dumped ? "jvm dump" : "jvm failed", t0);
@@ -459,7 +451,7 @@ bool jdk_dumper_dump(struct agent *a, JNIEnv *jni)
         int fd = -1;
         const uint8_t *data = dumped ? map_dump(path, &len, &fd) : NULL;
         unlink(path);
-        done = data && convert(a, jni, &m, data, len, fd, t0);
+        done = data && convert(h, jni, sink, &m, data, len, fd, t0);
         if (data) munmap((void *)data, len);
         if (fd >= 0) close(fd);
     }

@@ -16,10 +16,11 @@
 #include <jni.h>
 #include <stdbool.h>
 
-struct agent;
+struct host;
+struct heap_sink;
 
 /* Writes one whole heap dump this way; false (nothing written) when it cannot, so that
  * the caller walks the heap instead. */
-bool jdk_dumper_dump(struct agent *a, JNIEnv *jni);
+bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink);
 
 #endif

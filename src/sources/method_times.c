@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent/agent.h"
+#include "sources/host.h"
 #include "tables/bci_classes.h"
 
 #define CACHE_SLOTS 1024
@@ -79,9 +79,9 @@ static struct cmap_node *stack_make(const void *key, void *ctx)
     return &s->node;
 }
 
-static jmethodID method_of(struct agent *a, uint32_t cnum, uint32_t mnum)
+static jmethodID method_of(struct host *h, uint32_t cnum, uint32_t mnum)
 {
-    struct bci_class *c = bci_classes_get(a->bci_classes, cnum);
+    struct bci_class *c = bci_classes_get(h->bci_classes, cnum);
     if (!c || mnum >= c->nmethods) return NULL;
     return atomic_load_explicit(&c->ids[mnum], memory_order_relaxed);
 }
@@ -97,10 +97,10 @@ static void flush_slot(struct call_stack *s, unsigned slot)
 
 /* Adds one call of frame `top` (and the frames under it) to its trace, through the
  * per-thread cache, which adds up counts and hands them to the trace once per batch. */
-static void count_call(struct agent *a, JNIEnv *jni, struct call_stack *s, int top, uint32_t thread_serial,
+static void count_call(struct host *h, JNIEnv *jni, struct call_stack *s, int top, uint32_t thread_serial,
                        uint64_t ns)
 {
-    int depth = a->opt.cpu == CPU_OLD ? 2 : a->opt.depth;
+    int depth = h->opt->cpu == CPU_OLD ? 2 : host_depth(h);
     if (depth > (int)(sizeof s->key / sizeof s->key[0])) depth = (int)(sizeof s->key / sizeof s->key[0]);
     int n = 0;
     for (int i = top; i >= 0 && n < depth; i--, n++) {
@@ -108,23 +108,23 @@ static void count_call(struct agent *a, JNIEnv *jni, struct call_stack *s, int t
         s->key[n].location = -1;
     }
     /* A cheap hash for the cache; the table behind it has its own. */
-    uint64_t h = thread_serial * 0x9E3779B97F4A7C15ULL + (uint64_t)n;
-    for (int i = 0; i < n; i++) h = (h ^ (uint64_t)(uintptr_t)s->key[i].method) * 0xff51afd7ed558ccdULL;
-    h ^= h >> 29;
-    unsigned slot = (unsigned)(h % CACHE_SLOTS);
+    uint64_t hash = thread_serial * 0x9E3779B97F4A7C15ULL + (uint64_t)n;
+    for (int i = 0; i < n; i++) hash = (hash ^ (uint64_t)(uintptr_t)s->key[i].method) * 0xff51afd7ed558ccdULL;
+    hash ^= hash >> 29;
+    unsigned slot = (unsigned)(hash % CACHE_SLOTS);
     struct trace *t = s->cache[slot].trace;
-    if (!t || s->cache[slot].hash != h || !traces_key_equals(t, thread_serial, s->key, n)) {
+    if (!t || s->cache[slot].hash != hash || !traces_key_equals(t, thread_serial, s->key, n)) {
         flush_slot(s, slot);
-        t = traces_of(&a->traces, a->jvmti, jni, thread_serial, s->key, n);
+        t = traces_of(&h->t.traces, h->jvmti, jni, thread_serial, s->key, n);
         if (!t) return;
-        s->cache[slot].hash = h;
+        s->cache[slot].hash = hash;
         s->cache[slot].trace = t;
     }
     s->cache[slot].calls++;
     s->cache[slot].ns += ns;
 }
 
-static void push(struct agent *a, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when)
+static void push(struct host *h, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when)
 {
     if (s->n == s->cap) {
         if (s->cap >= MAX_STACK) return;
@@ -134,11 +134,11 @@ static void push(struct agent *a, struct call_stack *s, uint32_t cnum, uint32_t 
         s->frames = f;
         s->cap = cap;
     }
-    s->frames[s->n++] = (struct call_frame){cnum, mnum, method_of(a, cnum, mnum), when, 0};
+    s->frames[s->n++] = (struct call_frame){cnum, mnum, method_of(h, cnum, mnum), when, 0};
 }
 
 /* Closes frame i (and every frame above it) at time `when`. */
-static void pop_to(struct agent *a, JNIEnv *jni, struct call_stack *s, int i, int64_t when, double ratio,
+static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int64_t when, double ratio,
                    uint32_t thread_serial)
 {
     while (s->n > i) {
@@ -148,18 +148,18 @@ static void pop_to(struct agent *a, JNIEnv *jni, struct call_stack *s, int i, in
         if (total < 0) total = 0;
         int64_t own = total - f->callees;
         if (own < 0) own = 0;
-        count_call(a, jni, s, top, thread_serial, (uint64_t)((double)own * ratio));
+        count_call(h, jni, s, top, thread_serial, (uint64_t)((double)own * ratio));
         if (top > 0) s->frames[top - 1].callees += total;
         s->n = top;
     }
 }
 
-static void on_method_exit(struct agent *a, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum,
+static void on_method_exit(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum,
                     int64_t when, double ratio, uint32_t thread_serial)
 {
     for (int i = s->n - 1; i >= 0; i--) {
         if (s->frames[i].cnum == cnum && s->frames[i].mnum == mnum) {
-            pop_to(a, jni, s, i, when, ratio, thread_serial);
+            pop_to(h, jni, s, i, when, ratio, thread_serial);
             return;
         }
     }
@@ -188,10 +188,10 @@ static double cpu_ratio(struct call_stack *s, const struct batch *b)
     return r;
 }
 
-static void process(struct agent *a, JNIEnv *jni, struct batch *b)
+static void process(struct host *h, JNIEnv *jni, struct batch *b)
 {
     int64_t tid = b->tid;
-    struct call_stack *s = (struct call_stack *)cmap_intern(&a->method_times->stacks, hash_mix64((uint64_t)tid),
+    struct call_stack *s = (struct call_stack *)cmap_intern(&h->method_times->stacks, hash_mix64((uint64_t)tid),
                                                             &tid, stack_eq, stack_make, NULL, NULL);
     if (!s) return;
     pthread_mutex_lock(&s->lock);
@@ -201,8 +201,8 @@ static void process(struct agent *a, JNIEnv *jni, struct batch *b)
         bool is_exit = ev < 0;
         uint64_t code = (uint64_t)ev & ~(uint64_t)TRACKER_EXIT_BIT;
         uint32_t cnum = (uint32_t)(code >> 16), mnum = (uint32_t)(code & 0xffff);
-        if (is_exit) on_method_exit(a, jni, s, cnum, mnum, when, ratio, b->thread_serial);
-        else push(a, s, cnum, mnum, when);
+        if (is_exit) on_method_exit(h, jni, s, cnum, mnum, when, ratio, b->thread_serial);
+        else push(h, s, cnum, mnum, when);
     }
     for (unsigned slot = 0; slot < CACHE_SLOTS; slot++) flush_slot(s, slot);
     pthread_mutex_unlock(&s->lock);
@@ -220,10 +220,10 @@ struct batch *method_times_batch_new(int npairs)
 
 int64_t *method_times_batch_pairs(struct batch *b) { return b->pairs; }
 
-void method_times_submit(struct agent *a, JNIEnv *jni, struct batch *b, int64_t tid, int64_t cpu_ns,
+void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t tid, int64_t cpu_ns,
                          uint32_t thread_serial)
 {
-    struct method_times *m = a->method_times;
+    struct method_times *m = h->method_times;
     b->tid = tid;
     b->cpu_ns = cpu_ns;
     b->wall_ns = method_times_now_ns();
@@ -231,7 +231,7 @@ void method_times_submit(struct agent *a, JNIEnv *jni, struct batch *b, int64_t 
     pthread_mutex_lock(&m->lock);
     if (!m->worker) {                    /* no timer thread: do it here */
         pthread_mutex_unlock(&m->lock);
-        process(a, jni, b);
+        process(h, jni, b);
         free(b);
         return;
     }
@@ -248,8 +248,8 @@ void method_times_submit(struct agent *a, JNIEnv *jni, struct batch *b, int64_t 
 /* The timer thread: processes batches in the order threads handed them over. */
 static void JNICALL timer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
-    struct agent *a = arg;
-    struct method_times *m = a->method_times;
+    struct host *h = arg;
+    struct method_times *m = h->method_times;
     pthread_mutex_lock(&m->lock);
     for (;;) {
         while (!m->head) pthread_cond_wait(&m->changed, &m->lock);
@@ -258,7 +258,7 @@ static void JNICALL timer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         if (!m->head) m->tail = NULL;
         m->busy = true;
         pthread_mutex_unlock(&m->lock);
-        process(a, jni, b);
+        process(h, jni, b);
         free(b);
         pthread_mutex_lock(&m->lock);
         m->queued--;
@@ -267,13 +267,13 @@ static void JNICALL timer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
 }
 
-int method_times_start(struct agent *a, JNIEnv *jni)
+int method_times_start(struct host *h, JNIEnv *jni)
 {
-    struct method_times *m = a->method_times;
+    struct method_times *m = h->method_times;
     pthread_mutex_lock(&m->lock);
     m->worker = true;
     pthread_mutex_unlock(&m->lock);
-    if (!agent_start_thread(a, jni, "HPROF method timer", timer_main, a)) {
+    if (!host_start_thread(h, jni, "HPROF method timer", timer_main, h)) {
         pthread_mutex_lock(&m->lock);
         m->worker = false;
         pthread_mutex_unlock(&m->lock);
@@ -282,9 +282,9 @@ int method_times_start(struct agent *a, JNIEnv *jni)
     return 0;
 }
 
-void method_times_flush(struct agent *a)
+void method_times_flush(struct host *h)
 {
-    struct method_times *m = a->method_times;
+    struct method_times *m = h->method_times;
     if (!m) return;
     pthread_mutex_lock(&m->lock);
     while (m->worker && (m->head || m->busy)) pthread_cond_wait(&m->changed, &m->lock);

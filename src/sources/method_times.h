@@ -14,23 +14,23 @@
 #include <jni.h>
 #include <stdint.h>
 
-struct agent;
+struct host;
 struct method_times;
 
 struct batch;
 
 struct method_times *method_times_new(void);
 /* Starts the timer thread that processes batches off the threads that made them. */
-int method_times_start(struct agent *a, JNIEnv *jni);
+int method_times_start(struct host *h, JNIEnv *jni);
 /* A batch of npairs (event, nanoTime) pairs: fill method_times_batch_pairs(b), then submit. */
 struct batch *method_times_batch_new(int npairs);
 int64_t *method_times_batch_pairs(struct batch *b);
 /* Hands the batch (and its ownership) over, for the Java thread with this id; cpu_ns is its
  * CPU time now, or -1 when not known. Waits when too many batches are queued. */
-void method_times_submit(struct agent *a, JNIEnv *jni, struct batch *b, int64_t tid, int64_t cpu_ns,
+void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t tid, int64_t cpu_ns,
                          uint32_t thread_serial);
 /* Waits until every batch handed over so far is counted (before a dump). */
-void method_times_flush(struct agent *a);
+void method_times_flush(struct host *h);
 int64_t method_times_now_ns(void);
 
 #define TRACKER_EXIT_BIT INT64_MIN

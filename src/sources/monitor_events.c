@@ -4,12 +4,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent/agent.h"
-#include "agent/dump.h"
+#include "sources/host.h"
+#include "sources/source.h"
 #include "tables/ids.h"
 #include "tables/monitors.h"
 #include "util/log.h"
-#include "writers/monitor_text.h"
 
 /* What a thread is blocked on right now: set when it starts to block, taken when it stops. */
 struct pending {
@@ -37,21 +36,34 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void monitor_events_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have)
+/* The capabilities monitor=y needs, of those the VM offers. */
+static int add_capabilities(jvmtiEnv *jvmti)
 {
-    want->can_generate_monitor_events = have->can_generate_monitor_events;
-    want->can_get_monitor_info = have->can_get_monitor_info;
-    want->can_get_owned_monitor_info = have->can_get_owned_monitor_info;
-    want->can_get_current_contended_monitor = have->can_get_current_contended_monitor;
+    jvmtiCapabilities want, have;
+    memset(&want, 0, sizeof want);
+    memset(&have, 0, sizeof have);
+    (*jvmti)->GetPotentialCapabilities(jvmti, &have);
+    want.can_generate_monitor_events = have.can_generate_monitor_events;
+    want.can_get_monitor_info = have.can_get_monitor_info;
+    want.can_get_owned_monitor_info = have.can_get_owned_monitor_info;
+    want.can_get_current_contended_monitor = have.can_get_current_contended_monitor;
+    return (*jvmti)->AddCapabilities(jvmti, &want) == JVMTI_ERROR_NONE ? 0 : -1;
 }
 
-int monitor_events_onload(struct agent *a)
+static void set_callbacks(jvmtiEventCallbacks *cb);
+
+static int init(struct host *h, jvmtiEventCallbacks *cb)
 {
+    if (add_capabilities(h->jvmti) != 0) {
+        log_error("the JVM refused the JVMTI capabilities monitor=y needs");
+        return -1;
+    }
     struct monitor_events *m = calloc(1, sizeof *m);
     if (!m) return -1;
     monitors_init(&m->table);
     pthread_mutex_init(&m->lock, NULL);
-    a->monitors = m;
+    h->monitors = m;
+    set_callbacks(cb);
     return 0;
 }
 
@@ -86,39 +98,39 @@ static void with_pending(struct monitor_events *m, uint32_t serial, pending_fn f
 }
 
 /* Is this an event we count? Live phase, a thread that is not ours. */
-static struct agent *counting(JNIEnv *jni, jthread thread)
+static struct host *counting(JNIEnv *jni, jthread thread)
 {
-    struct agent *a = agent_get();
-    if (!a || !a->monitors || atomic_load(&a->phase) != PHASE_LIVE) return NULL;
-    if (agent_is_own_thread(a, jni, thread)) return NULL;
-    return a;
+    struct host *h = host_get();
+    if (!h || !h->monitors || atomic_load(&h->phase) != PHASE_LIVE) return NULL;
+    if (host_is_own_thread(h, jni, thread)) return NULL;
+    return h;
 }
 
-static uint32_t serial_of(struct agent *a, jthread thread)
+static uint32_t serial_of(struct host *h, jthread thread)
 {
-    struct thread_info *ti = threads_lookup(a->jvmti, thread);
+    struct thread_info *ti = threads_lookup(h->jvmti, thread);
     return ti ? ti->serial : 0;
 }
 
 /* The trace of the thread's stack now (the empty trace if it has no Java frames). */
-static struct trace *trace_now(struct agent *a, JNIEnv *jni, jthread thread, uint32_t thread_serial)
+static struct trace *trace_now(struct host *h, JNIEnv *jni, jthread thread, uint32_t thread_serial)
 {
-    int depth = __atomic_load_n(&a->opt.depth, __ATOMIC_RELAXED);
+    int depth = host_depth(h);
     jvmtiFrameInfo small[64];
     jvmtiFrameInfo *frames = depth <= 64 ? small : malloc((size_t)depth * sizeof *frames);
     struct trace *t = NULL;
     jint count = 0;
     if (frames && depth > 0 &&
-        (*a->jvmti)->GetStackTrace(a->jvmti, thread, 0, depth, frames, &count) == JVMTI_ERROR_NONE && count > 0)
-        t = traces_of(&a->traces, a->jvmti, jni, a->opt.thread ? thread_serial : 0, frames, count);
+        (*h->jvmti)->GetStackTrace(h->jvmti, thread, 0, depth, frames, &count) == JVMTI_ERROR_NONE && count > 0)
+        t = traces_of(&h->t.traces, h->jvmti, jni, h->opt->thread ? thread_serial : 0, frames, count);
     if (frames != small) free(frames);
-    return t ? t : &a->traces.empty;
+    return t ? t : &h->t.traces.empty;
 }
 
-static struct class_info *class_of(struct agent *a, JNIEnv *jni, jobject object)
+static struct class_info *class_of(struct host *h, JNIEnv *jni, jobject object)
 {
     jclass c = (*jni)->GetObjectClass(jni, object);
-    struct class_info *ci = classes_of(&a->classes, a->jvmti, c, &a->ids);
+    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, c, &h->t.ids);
     if (c) (*jni)->DeleteLocalRef(jni, c);
     return ci;
 }
@@ -168,74 +180,72 @@ static void wait_ended(struct pending *p, void *arg)
     p->wait_object = NULL;
 }
 
-static struct monitor_entry *entry_now(struct agent *a, JNIEnv *jni, jthread thread, jobject object, uint32_t serial)
+static struct monitor_entry *entry_now(struct host *h, JNIEnv *jni, jthread thread, jobject object, uint32_t serial)
 {
-    struct trace *t = trace_now(a, jni, thread, serial);
-    struct class_info *c = class_of(a, jni, object);
-    return monitors_of(&a->monitors->table, t, c);
+    struct trace *t = trace_now(h, jni, thread, serial);
+    struct class_info *c = class_of(h, jni, object);
+    return monitors_of(&h->monitors->table, t, c);
 }
 
 static void JNICALL on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
 {
-    struct agent *a = counting(jni, thread);
-    if (!a) return;
-    uint32_t serial = serial_of(a, thread);
-    struct began b = {entry_now(a, jni, thread, object, serial), 0, NULL};
+    struct host *h = counting(jni, thread);
+    if (!h) return;
+    uint32_t serial = serial_of(h, thread);
+    struct began b = {entry_now(h, jni, thread, object, serial), 0, NULL};
     if (!b.e) return;
     b.at = now_ns();
-    with_pending(a->monitors, serial, enter_began, &b);
+    with_pending(h->monitors, serial, enter_began, &b);
 }
 
 static void JNICALL on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
 {
     uint64_t end = now_ns();
-    struct agent *a = counting(jni, thread);
-    if (!a) return;
+    struct host *h = counting(jni, thread);
+    if (!h) return;
     struct began b = {NULL, 0, NULL};
-    with_pending(a->monitors, serial_of(a, thread), enter_ended, &b);
+    with_pending(h->monitors, serial_of(h, thread), enter_ended, &b);
     if (b.e) monitors_add(b.e, end > b.at ? end - b.at : 0);
 }
 
 static void JNICALL on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jlong timeout)
 {
-    struct agent *a = counting(jni, thread);
-    if (!a) return;
-    uint32_t serial = serial_of(a, thread);
-    struct began b = {entry_now(a, jni, thread, object, serial), 0, NULL};
+    struct host *h = counting(jni, thread);
+    if (!h) return;
+    uint32_t serial = serial_of(h, thread);
+    struct began b = {entry_now(h, jni, thread, object, serial), 0, NULL};
     if (!b.e) return;
-    output_lock(&a->out);
-    monitor_text_wait(&a->wctx, b.e->cls->signature ? b.e->cls->signature : "<unknown>", (int64_t)timeout, serial);
-    output_unlock(&a->out);
+    host_record(h, &(struct live_record){.kind = LIVE_MONITOR_WAIT, .thread_serial = serial, .ms = (int64_t)timeout,
+                                         .signature = b.e->cls->signature ? b.e->cls->signature : "<unknown>"});
     b.at = now_ns();
-    with_pending(a->monitors, serial, wait_began, &b);
+    with_pending(h->monitors, serial, wait_began, &b);
     if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
     /* Kept so that a dump can list the monitor: JVMTI no longer reports the monitor a
      * thread waits on in Object.wait as its contended monitor (JDK 23 and later). */
     if (serial > SERIAL_THREAD_BASE) {
         jweak w = (*jni)->NewWeakGlobalRef(jni, object);
-        if (w) with_pending(a->monitors, serial, wait_object_set, w);
+        if (w) with_pending(h->monitors, serial, wait_object_set, w);
     }
 }
 
 static void JNICALL on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jboolean timed_out)
 {
     uint64_t end = now_ns();
-    struct agent *a = counting(jni, thread);
-    if (!a) return;
-    uint32_t serial = serial_of(a, thread);
+    struct host *h = counting(jni, thread);
+    if (!h) return;
+    uint32_t serial = serial_of(h, thread);
     struct began b = {NULL, 0, NULL};
-    with_pending(a->monitors, serial, wait_ended, &b);
+    with_pending(h->monitors, serial, wait_ended, &b);
     if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
     if (!b.e) return;
     uint64_t ns = end > b.at ? end - b.at : 0;
     monitors_add(b.e, ns);
-    output_lock(&a->out);
-    monitor_text_waited(&a->wctx, b.e->cls->signature ? b.e->cls->signature : "<unknown>",
-                        (int64_t)(ns / 1000000u), serial);
-    output_unlock(&a->out);
+    host_record(h, &(struct live_record){.kind = LIVE_MONITOR_WAITED, .thread_serial = serial,
+                                         .ms = (int64_t)(ns / 1000000u),
+                                         .signature = b.e->cls->signature ? b.e->cls->signature : "<unknown>"});
 }
 
-void monitor_events_callbacks(jvmtiEventCallbacks *cb)
+static void set_callbacks(jvmtiEventCallbacks *cb)
 {
     cb->MonitorContendedEnter = on_contended_enter;
     cb->MonitorContendedEntered = on_contended_entered;
@@ -243,13 +253,14 @@ void monitor_events_callbacks(jvmtiEventCallbacks *cb)
     cb->MonitorWaited = on_waited;
 }
 
-void monitor_events_enable(struct agent *a)
+/* The events on at VM init. */
+static void start(struct host *h, JNIEnv *jni)
 {
     static const jvmtiEvent events[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
                                         JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED};
-    if (!a->monitors) return;
+    if (!h->monitors) return;
     for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
-        if ((*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, events[i], NULL) != JVMTI_ERROR_NONE) {
+        if ((*h->jvmti)->SetEventNotificationMode(h->jvmti, JVMTI_ENABLE, events[i], NULL) != JVMTI_ERROR_NONE) {
             log_warning("monitor=y: the JVM cannot report monitor events; no monitor times will be gathered");
             return;
         }
@@ -283,14 +294,14 @@ static void note_monitor(JNIEnv *jni, struct dump_state *d, jobject o)
 }
 
 /* Every thread hprof has seen, in serial order, with its trace and state now. */
-static void gather_threads(struct agent *a, JNIEnv *jni, struct dump_state *d)
+static void gather_threads(struct host *h, JNIEnv *jni, struct dump_state *d)
 {
-    jvmtiEnv *jvmti = a->jvmti;
-    uint32_t n = threads_count(&a->threads);
+    jvmtiEnv *jvmti = h->jvmti;
+    uint32_t n = threads_count(&h->t.threads);
     d->threads = calloc(n ? n : 1, sizeof *d->threads);
     if (!d->threads) return;
     for (uint32_t i = 0; i < n; i++) {
-        struct thread_info *ti = threads_at(&a->threads, i);
+        struct thread_info *ti = threads_at(&h->t.threads, i);
         struct monitor_dump_thread *t = &d->threads[d->nthreads++];
         t->serial = ti->serial;
         t->trace_serial = SERIAL_TRACE_BASE;
@@ -299,14 +310,14 @@ static void gather_threads(struct agent *a, JNIEnv *jni, struct dump_state *d)
             (*jni)->ExceptionClear(jni);
             continue;
         }
-        pthread_mutex_lock(&a->threads.lock);
+        pthread_mutex_lock(&h->t.threads.lock);
         jthread thread = ti->ref ? (*jni)->NewLocalRef(jni, ti->ref) : NULL;
-        pthread_mutex_unlock(&a->threads.lock);
+        pthread_mutex_unlock(&h->t.threads.lock);
         if (thread) {
             jint state = 0;
             if ((*jvmti)->GetThreadState(jvmti, thread, &state) == JVMTI_ERROR_NONE) t->state = state;
             if (state & JVMTI_THREAD_STATE_ALIVE) {
-                t->trace_serial = trace_now(a, jni, thread, ti->serial)->serial;
+                t->trace_serial = trace_now(h, jni, thread, ti->serial)->serial;
                 jint nowned = 0;
                 jobject *owned = NULL;
                 if ((*jvmti)->GetOwnedMonitorInfo(jvmti, thread, &nowned, &owned) == JVMTI_ERROR_NONE) {
@@ -322,7 +333,7 @@ static void gather_threads(struct agent *a, JNIEnv *jni, struct dump_state *d)
     }
 }
 
-static uint32_t *serials_of(struct agent *a, JNIEnv *jni, jthread *threads, jint n, jthread *skip, jint nskip,
+static uint32_t *serials_of(struct host *h, JNIEnv *jni, jthread *threads, jint n, jthread *skip, jint nskip,
                             int *out_n)
 {
     *out_n = 0;
@@ -330,16 +341,16 @@ static uint32_t *serials_of(struct agent *a, JNIEnv *jni, jthread *threads, jint
     for (jint i = 0; i < n; i++) {
         bool skipped = false;
         for (jint k = 0; k < nskip && !skipped; k++) skipped = (*jni)->IsSameObject(jni, threads[i], skip[k]);
-        uint32_t serial = skipped ? 0 : serial_of(a, threads[i]);
+        uint32_t serial = skipped ? 0 : serial_of(h, threads[i]);
         if (s && serial) s[(*out_n)++] = serial;
     }
     return s;
 }
 
 /* The monitors threads wait on in Object.wait, from the waits under way. */
-static void gather_waited_on(struct agent *a, JNIEnv *jni, struct dump_state *d)
+static void gather_waited_on(struct host *h, JNIEnv *jni, struct dump_state *d)
 {
-    struct monitor_events *m = a->monitors;
+    struct monitor_events *m = h->monitors;
     if ((*jni)->PushLocalFrame(jni, 16) != JNI_OK) {
         (*jni)->ExceptionClear(jni);
         return;
@@ -357,9 +368,9 @@ static void gather_waited_on(struct agent *a, JNIEnv *jni, struct dump_state *d)
 }
 
 /* Owner, entry count and waiters of every monitor seen. */
-static void gather_monitors(struct agent *a, JNIEnv *jni, struct dump_state *d)
+static void gather_monitors(struct host *h, JNIEnv *jni, struct dump_state *d)
 {
-    jvmtiEnv *jvmti = a->jvmti;
+    jvmtiEnv *jvmti = h->jvmti;
     d->mons = calloc((size_t)(d->nobjects ? d->nobjects : 1), sizeof *d->mons);
     if (!d->mons) return;
     for (int i = 0; i < d->nobjects; i++) {
@@ -371,15 +382,15 @@ static void gather_monitors(struct agent *a, JNIEnv *jni, struct dump_state *d)
         memset(&u, 0, sizeof u);
         if ((*jvmti)->GetObjectMonitorUsage(jvmti, d->objects[i], &u) == JVMTI_ERROR_NONE) {
             struct monitor_dump_monitor *m = &d->mons[d->nmons++];
-            struct class_info *c = class_of(a, jni, d->objects[i]);
+            struct class_info *c = class_of(h, jni, d->objects[i]);
             m->signature = c->signature ? c->signature : "<unknown>";
-            m->owner = u.owner ? serial_of(a, u.owner) : 0;
+            m->owner = u.owner ? serial_of(h, u.owner) : 0;
             m->entry_count = u.entry_count;
             /* Older VMs count the threads waiting to be notified among those waiting
              * to enter as well; each is listed once, where it belongs. */
-            m->enter_waiters = serials_of(a, jni, u.waiters, u.waiter_count, u.notify_waiters,
+            m->enter_waiters = serials_of(h, jni, u.waiters, u.waiter_count, u.notify_waiters,
                                           u.notify_waiter_count, &m->nenter_waiters);
-            m->notify_waiters = serials_of(a, jni, u.notify_waiters, u.notify_waiter_count, NULL, 0,
+            m->notify_waiters = serials_of(h, jni, u.notify_waiters, u.notify_waiter_count, NULL, 0,
                                            &m->nnotify_waiters);
             if (u.waiters) (*jvmti)->Deallocate(jvmti, (unsigned char *)u.waiters);
             if (u.notify_waiters) (*jvmti)->Deallocate(jvmti, (unsigned char *)u.notify_waiters);
@@ -388,36 +399,37 @@ static void gather_monitors(struct agent *a, JNIEnv *jni, struct dump_state *d)
     }
 }
 
-static void free_state(JNIEnv *jni, struct dump_state *d)
+/* The global references go; what the snapshot keeps is plain data. */
+static void release_objects(JNIEnv *jni, struct dump_state *d)
 {
     for (int i = 0; i < d->nobjects; i++) (*jni)->DeleteGlobalRef(jni, d->objects[i]);
-    for (int i = 0; i < d->nmons; i++) {
-        free(d->mons[i].enter_waiters);
-        free(d->mons[i].notify_waiters);
-    }
     free(d->objects);
-    free(d->mons);
-    free(d->threads);
 }
 
-void monitor_events_dump(struct agent *a, JNIEnv *jni)
+bool monitor_events_snapshot(struct host *h, JNIEnv *jni, struct monitor_snapshot *snap)
 {
-    if (!a->monitors || !jni) return;
-    int nrows = 0;
-    uint64_t total_ns = 0, total_count = 0;
-    struct monitor_row *rows = monitors_rank(&a->monitors->table, true, a->opt.cutoff, &nrows, &total_ns, &total_count);
+    memset(snap, 0, sizeof *snap);
+    if (!h->monitors || !jni) return false;
+    snap->rows = monitors_rank(&h->monitors->table, true, h->opt->cutoff, &snap->nrows, &snap->total_ns,
+                               &snap->total_count);
     struct dump_state d;
     memset(&d, 0, sizeof d);
-    gather_threads(a, jni, &d);
-    gather_waited_on(a, jni, &d);
-    gather_monitors(a, jni, &d);
-    output_lock(&a->out);
-    /* As in the original: every trace not yet written, in serial order, first. */
-    a->writer->trace(&a->wctx, &a->traces.empty);
-    dump_unwritten_traces(a);
-    monitor_text_dump(&a->wctx, d.mons, d.nmons, d.threads, d.nthreads);
-    if (total_count > 0) monitor_text_time(&a->wctx, rows, nrows, total_ns);
-    output_unlock(&a->out);
-    free(rows);
-    free_state(jni, &d);
+    gather_threads(h, jni, &d);
+    gather_waited_on(h, jni, &d);
+    gather_monitors(h, jni, &d);
+    release_objects(jni, &d);
+    snap->mons = d.mons;
+    snap->nmons = d.nmons;
+    snap->threads = d.threads;
+    snap->nthreads = d.nthreads;
+    return true;
 }
+
+static bool wanted(const struct options *o) { return o->monitor; }
+
+const struct source monitor_events_source = {
+    .name = "monitors",
+    .wanted = wanted,
+    .init = init,
+    .start = start,
+};

@@ -1,6 +1,6 @@
 /*
- * monitor=y: JVMTI monitor events feed the monitor table, and a dump writes the
- * MONITOR DUMP (monitors in use, every thread's state) and MONITOR TIME sections.
+ * monitor=y: JVMTI monitor events feed the monitor table; a dump takes a snapshot of it
+ * and of the monitors in use and every thread's state (MONITOR DUMP and MONITOR TIME).
  *
  * Contended enters are timed from MonitorContendedEnter to MonitorContendedEntered,
  * waits from MonitorWait to MonitorWaited, each on the thread's own clock of events
@@ -12,17 +12,16 @@
 
 #include <jni.h>
 #include <jvmti.h>
+#include <stdbool.h>
 
-struct agent;
+struct monitor_snapshot;
+struct host;
 
-/* The capabilities monitor=y needs, from those the VM offers. */
-void monitor_events_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have);
-/* Sets up the table (Agent_OnLoad); 0 on success. */
-int monitor_events_onload(struct agent *a);
-void monitor_events_callbacks(jvmtiEventCallbacks *cb);
-/* Turns the events on (VMInit). */
-void monitor_events_enable(struct agent *a);
-/* The MONITOR DUMP and MONITOR TIME sections (takes the output lock). */
-void monitor_events_dump(struct agent *a, JNIEnv *jni);
+/* The life cycle: monitor_events_source (sources/source.h). */
+#include "sources/source.h"
+
+/* What a dump shows now (the time counts are taken); free with monitor_snapshot_free.
+ * false when monitor=y is off. */
+bool monitor_events_snapshot(struct host *h, JNIEnv *jni, struct monitor_snapshot *snap);
 
 #endif

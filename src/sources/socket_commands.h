@@ -1,8 +1,7 @@
 /*
  * The listener of net=host:port with format=b: an agent thread ("HPROF listener
  * thread", kept out of the profile) that reads commands from the socket the profile
- * goes to (see socket_protocol.h) and answers each with the records it names, written
- * whole and flushed.
+ * goes to (see socket_protocol.h) and hands each good one to the host to carry out.
  *
  * Bad input never stops the program: a command with an unknown tag, a wrong length or
  * a bad body is dropped (the first one is reported); a length no command can have
@@ -14,12 +13,9 @@
 
 #include <jni.h>
 
-struct agent;
-
-/* Starts the listener (VMInit). 0 on success. */
-int socket_commands_start(struct agent *a, JNIEnv *jni);
-/* Stops it and waits (bounded) until it has left the socket (VMDeath). Safe to call
- * from the listener itself (EXIT THE VM ends up here). */
-void socket_commands_stop(struct agent *a);
+/* The life cycle: socket_commands_source (sources/source.h). Its stop hook waits
+ * (bounded) until the listener has left the socket, and may run on the listener itself
+ * (EXIT THE VM ends up there). */
+#include "sources/source.h"
 
 #endif

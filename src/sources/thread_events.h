@@ -1,16 +1,11 @@
-/* Threads starting and ending: the thread table and THREAD START / THREAD END records. */
+/*
+ * Threads: every Java thread (but the agent's own) is registered in the thread table
+ * when it starts, or at VM init for those already running, and its THREAD START and
+ * THREAD END records are handed over as they happen. See thread_events_source.
+ */
 #ifndef HPROF_THREAD_EVENTS_H
 #define HPROF_THREAD_EVENTS_H
 
-#include <jni.h>
-#include <jvmti.h>
-
-struct agent;
-
-/* At VM init: the main thread first, then every other thread already running. */
-void thread_events_vm_init(struct agent *a, JNIEnv *jni, jthread main_thread);
-
-void JNICALL thread_events_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread);
-void JNICALL thread_events_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread);
+#include "sources/source.h"
 
 #endif

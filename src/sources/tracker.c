@@ -9,7 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "sources/host.h"
+#include "sources/source.h"
 #include "classfile/classfile.h"
 #include "sources/alloc_tracker.h"
 #include "sources/method_times.h"
@@ -28,11 +29,11 @@ struct tracker {
     _Atomic unsigned deferred;    /* seen before the Tracker could be reached */
 };
 
-static bool wants_times(const struct agent *a) { return a->opt.cpu == CPU_TIMES || a->opt.cpu == CPU_OLD; }
+static bool wants_times(const struct host *h) { return h->opt->cpu == CPU_TIMES || h->opt->cpu == CPU_OLD; }
 
-bool tracker_wanted(const struct agent *a)
+static bool wanted(const struct options *o)
 {
-    return wants_times(a) || alloc_tracker_exact(a);
+    return o->cpu == CPU_TIMES || o->cpu == CPU_OLD || ((o->heap & HEAP_SITES) && o->alloc_sample == 0);
 }
 
 /* Methods the Tracker itself calls must stay plain, or it would call itself. */
@@ -46,12 +47,12 @@ static unsigned filter(void *ctx, const char *class_name, const char *name, cons
     return CF_INJ_ALL;
 }
 
-void JNICALL tracker_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_redefined, jobject loader,
+static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_redefined, jobject loader,
                                         const char *name, jobject protection_domain, jint len,
                                         const unsigned char *data, jint *new_len, unsigned char **new_data)
 {
-    struct agent *a = agent_get();
-    if (!name || !a || !a->tracker || atomic_load(&a->phase) == PHASE_DEAD) return;
+    struct host *h = host_get();
+    if (!name || !h || !h->tracker || atomic_load(&h->phase) == PHASE_DEAD) return;
     if (strcmp(name, TRACKER_CLASS) == 0) return;
     /*
      * Before the module system is up (the primordial phase) the boot loader cannot
@@ -61,23 +62,23 @@ void JNICALL tracker_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bei
     jvmtiPhase phase = JVMTI_PHASE_LIVE;
     (*jvmti)->GetPhase(jvmti, &phase);
     if (phase == JVMTI_PHASE_PRIMORDIAL || phase == JVMTI_PHASE_ONLOAD) {
-        atomic_fetch_add(&a->tracker->deferred, 1);
+        atomic_fetch_add(&h->tracker->deferred, 1);
         return;
     }
-    struct bci_class *c = bci_classes_add(a->bci_classes, jni, name, loader);
+    struct bci_class *c = bci_classes_add(h->bci_classes, jni, name, loader);
     if (!c) return;
     cf_inject_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.tracker_class = TRACKER_CLASS;
-    if (wants_times(a)) {
+    if (wants_times(h)) {
         spec.entry_name = "CallSite";
         spec.entry_desc = "(II)V";
         spec.return_name = "ReturnSite";
         spec.return_desc = "(II)V";
         spec.exception_exit = 1;
     }
-    if (alloc_tracker_exact(a)) {
-        bool direct = alloc_tracker_bound(a);
+    if (alloc_tracker_exact(h)) {
+        bool direct = alloc_tracker_bound(h);
         spec.objinit_name = direct ? "newObject" : "ObjectInit";
         spec.objinit_desc = "(Ljava/lang/Object;)V";
         spec.newarray_name = direct ? "newArray" : "NewArray";
@@ -94,7 +95,7 @@ void JNICALL tracker_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bei
     spec.filter = filter;
     cf_result res;
     int rc = cf_instrument(data, (size_t)len, &spec, &res);
-    struct tracker *t = a->tracker;
+    struct tracker *t = h->tracker;
     if (rc == CF_OK || rc == CF_UNCHANGED) {
         char **names = calloc(res.method_count ? res.method_count : 1, sizeof *names);
         char **descs = calloc(res.method_count ? res.method_count : 1, sizeof *descs);
@@ -125,10 +126,9 @@ void JNICALL tracker_on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bei
     cf_result_free(&res);
 }
 
-void JNICALL tracker_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass cls)
+static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cls)
 {
-    struct agent *a = agent_get();
-    if (a && a->bci_classes) bci_classes_prepared(a->bci_classes, jvmti, jni, cls);
+    if (h->bci_classes) bci_classes_prepared(h->bci_classes, h->jvmti, jni, cls);
 }
 
 /* Writes the embedded Tracker.class where the boot class path can find it. */
@@ -160,15 +160,15 @@ static void remove_tracker_class(struct tracker *t)
     t->dir[0] = 0;
 }
 
-int tracker_onload(struct agent *a)
+static int init(struct host *h, jvmtiEventCallbacks *cb)
 {
-    jvmtiEnv *jvmti = a->jvmti;
+    jvmtiEnv *jvmti = h->jvmti;
     struct tracker *t = calloc(1, sizeof *t);
-    a->bci_classes = calloc(1, sizeof *a->bci_classes);
-    a->method_times = method_times_new();
-    if (!t || !a->bci_classes || !a->method_times) return -1;
-    bci_classes_init(a->bci_classes);
-    a->tracker = t;
+    h->bci_classes = calloc(1, sizeof *h->bci_classes);
+    h->method_times = method_times_new();
+    if (!t || !h->bci_classes || !h->method_times) return -1;
+    bci_classes_init(h->bci_classes);
+    h->tracker = t;
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_generate_all_class_hook_events = 1;
@@ -187,37 +187,33 @@ int tracker_onload(struct agent *a)
         log_error("cannot put the Tracker class on the boot class path (%s): %s", t->dir, strerror(errno));
         return -1;
     }
+    cb->ClassFileLoadHook = on_class_file_load;
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
     return 0;
-}
-
-/* The events the class hook and class preparation need; called once callbacks are set. */
-void tracker_enable_events(struct agent *a)
-{
-    (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
-    (*a->jvmti)->SetEventNotificationMode(a->jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
 }
 
 static void JNICALL native_drain(JNIEnv *jni, jclass cls, jlong tid, jlongArray buffer, jint length)
 {
-    struct agent *a = agent_get();
+    struct host *h = host_get();
     if (length <= 1 || !buffer) return;
     jint pairs = (length - 1) / 2;
     struct batch *b = method_times_batch_new(pairs);
     if (!b) return;
     (*jni)->GetLongArrayRegion(jni, buffer, 1, pairs * 2, (jlong *)method_times_batch_pairs(b));
     jlong cpu = -1;
-    if ((*a->jvmti)->GetCurrentThreadCpuTime(a->jvmti, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
+    if ((*h->jvmti)->GetCurrentThreadCpuTime(h->jvmti, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
     uint32_t serial = 0;
-    if (a->opt.thread) {
-        struct thread_info *ti = threads_lookup(a->jvmti, NULL);
+    if (h->opt->thread) {
+        struct thread_info *ti = threads_lookup(h->jvmti, NULL);
         serial = ti ? ti->serial : 0;
     }
-    method_times_submit(a, jni, b, tid, cpu, serial);
+    method_times_submit(h, jni, b, tid, cpu, serial);
 }
 
 /* Hands over a thread's buffer from outside the Tracker (thread end, VM death), with
  * the thread's CPU time now (-1 if unknown) and its serial for thread=y. */
-static void drain_buffer_of(struct agent *a, JNIEnv *jni, jlong tid, jlongArray buf, jlong cpu, uint32_t serial)
+static void drain_buffer_of(struct host *h, JNIEnv *jni, jlong tid, jlongArray buf, jlong cpu, uint32_t serial)
 {
     jlong head = 0;
     (*jni)->GetLongArrayRegion(jni, buf, 0, 1, &head);
@@ -228,7 +224,7 @@ static void drain_buffer_of(struct agent *a, JNIEnv *jni, jlong tid, jlongArray 
     struct batch *b = method_times_batch_new(pairs);
     if (!b) return;
     (*jni)->GetLongArrayRegion(jni, buf, 1, pairs * 2, (jlong *)method_times_batch_pairs(b));
-    method_times_submit(a, jni, b, tid, cpu, serial);
+    method_times_submit(h, jni, b, tid, cpu, serial);
     jlong one = 1;
     (*jni)->SetLongArrayRegion(jni, buf, 0, 1, &one);
 }
@@ -262,33 +258,33 @@ static jlong java_thread_id(JNIEnv *jni, jthread thread)
 }
 
 /* Drains the buffer of one thread, named by its jthread (cpu time and serial from it). */
-static void drain_thread(struct agent *a, JNIEnv *jni, jobjectArray all, jthread thread, uint32_t serial)
+static void drain_thread(struct host *h, JNIEnv *jni, jobjectArray all, jthread thread, uint32_t serial)
 {
     jlong tid = java_thread_id(jni, thread);
     if (!all || tid < 0 || tid >= (*jni)->GetArrayLength(jni, all)) return;
     jlongArray buf = (*jni)->GetObjectArrayElement(jni, all, (jsize)tid);
     if (!buf) return;
     jlong cpu = -1;
-    if ((*a->jvmti)->GetThreadCpuTime(a->jvmti, thread, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
-    drain_buffer_of(a, jni, tid, buf, cpu, a->opt.thread ? serial : 0);
+    if ((*h->jvmti)->GetThreadCpuTime(h->jvmti, thread, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
+    drain_buffer_of(h, jni, tid, buf, cpu, h->opt->thread ? serial : 0);
     (*jni)->DeleteLocalRef(jni, buf);
 }
 
-void tracker_thread_end(struct agent *a, JNIEnv *jni, jthread thread)
+static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
 {
-    struct tracker *t = a->tracker;
+    struct tracker *t = h->tracker;
     if (!t || !t->cls) return;
-    struct thread_info *ti = threads_lookup(a->jvmti, thread);
-    drain_thread(a, jni, buffers_of(t, jni), thread, ti ? ti->serial : 0);
+    struct thread_info *ti = threads_lookup(h->jvmti, thread);
+    drain_thread(h, jni, buffers_of(t, jni), thread, ti ? ti->serial : 0);
 }
 
 /*
  * Instruments the classes loaded before the Tracker was reachable by retransforming
  * them, and names the methods of classes loaded before prepare events were seen.
  */
-static void catch_up(struct agent *a, JNIEnv *jni)
+static void catch_up(struct host *h, JNIEnv *jni)
 {
-    jvmtiEnv *jvmti = a->jvmti;
+    jvmtiEnv *jvmti = h->jvmti;
     jint n = 0;
     jclass *classes = NULL;
     if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE) return;
@@ -301,10 +297,10 @@ static void catch_up(struct agent *a, JNIEnv *jni)
         (*jvmti)->GetClassStatus(jvmti, classes[i], &status);
         (*jvmti)->IsModifiableClass(jvmti, classes[i], &modifiable);
         if (redo && modifiable && !(status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) &&
-            !bci_classes_is_numbered(a->bci_classes, jvmti, jni, classes[i]))
+            !bci_classes_is_numbered(h->bci_classes, jvmti, jni, classes[i]))
             redo[nredo++] = classes[i];
         else
-            bci_classes_prepared(a->bci_classes, jvmti, jni, classes[i]);
+            bci_classes_prepared(h->bci_classes, jvmti, jni, classes[i]);
     }
     if (nredo > 0) {
         jvmtiError err = (*jvmti)->RetransformClasses(jvmti, nredo, redo);
@@ -323,8 +319,8 @@ static void catch_up(struct agent *a, JNIEnv *jni)
 /* The clock thread: keeps Tracker.now close to the monotonic clock. */
 static void JNICALL clock_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
-    struct agent *a = arg;
-    struct tracker *t = a->tracker;
+    struct host *h = arg;
+    struct tracker *t = h->tracker;
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     while (!atomic_load(&t->stop_clock)) {
@@ -344,67 +340,67 @@ static void JNICALL clock_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
 }
 
-void tracker_vm_init(struct agent *a, JNIEnv *jni)
+static void start(struct host *h, JNIEnv *jni)
 {
-    struct tracker *t = a->tracker;
+    struct tracker *t = h->tracker;
     /* The Tracker is bound before the classes loaded so far are instrumented, so that
      * these call its natives straight. */
     jclass cls = (*jni)->FindClass(jni, TRACKER_CLASS);
     if (!cls) (*jni)->ExceptionClear(jni);
-    if (cls && alloc_tracker_exact(a)) alloc_tracker_bind(a, jni, cls);
-    catch_up(a, jni);
+    if (cls && alloc_tracker_exact(h)) alloc_tracker_bind(h, jni, cls);
+    catch_up(h, jni);
     if (!cls) {
-        log_error("the Tracker class could not be loaded; cpu=%s has no data", options_cpu_name(a->opt.cpu));
+        log_error("the Tracker class could not be loaded; cpu=%s has no data", options_cpu_name(h->opt->cpu));
         return;
     }
     t->cls = (*jni)->NewGlobalRef(jni, cls);
     remove_tracker_class(t);     /* loaded now; nothing will look for the file again */
-    if (alloc_tracker_exact(a)) alloc_tracker_vm_init(a, jni);
-    if (!wants_times(a)) return;
+    if (alloc_tracker_exact(h)) alloc_tracker_vm_init(h, jni);
+    if (!wants_times(h)) return;
     JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain}};
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, cls, "engaged", "I");
     if ((*jni)->RegisterNatives(jni, cls, natives, 1) != 0 || !engaged) {
         (*jni)->ExceptionClear(jni);
-        log_error("the Tracker class does not match this agent; cpu=%s has no data", options_cpu_name(a->opt.cpu));
+        log_error("the Tracker class does not match this agent; cpu=%s has no data", options_cpu_name(h->opt->cpu));
         return;
     }
-    method_times_start(a, jni);
+    method_times_start(h, jni);
     t->now = (*jni)->GetStaticFieldID(jni, cls, "now", "J");
     if (t->now) {
         (*jni)->SetStaticLongField(jni, cls, t->now, method_times_now_ns());
-        agent_start_thread(a, jni, "HPROF clock", clock_main, a);
+        host_start_thread(h, jni, "HPROF clock", clock_main, h);
     } else {
         (*jni)->ExceptionClear(jni);
     }
     (*jni)->SetStaticIntField(jni, cls, engaged, 1);
 }
 
-void tracker_vm_death(struct agent *a, JNIEnv *jni)
+static void stop(struct host *h, JNIEnv *jni)
 {
-    struct tracker *t = a->tracker;
+    struct tracker *t = h->tracker;
     if (!t || !t->cls) {
         if (t) remove_tracker_class(t);
         return;
     }
-    if (alloc_tracker_exact(a)) alloc_tracker_enable(a, jni, false);
+    if (alloc_tracker_exact(h)) alloc_tracker_enable(h, jni, false);
     unsigned big = atomic_load(&t->too_big), bad = atomic_load(&t->failed);
     if (big)
         fprintf(stderr, "HPROF: %u method%s left as %s: instrumented, %s would pass the 64 KiB code limit\n",
                 big, big == 1 ? " was" : "s were", big == 1 ? "it was" : "they were", big == 1 ? "it" : "they");
     if (bad) fprintf(stderr, "HPROF: %u class%s could not be parsed and %s left unchanged\n", bad,
                      bad == 1 ? "" : "es", bad == 1 ? "was" : "were");
-    if (!wants_times(a)) return;
+    if (!wants_times(h)) return;
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
     if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, 0);
     atomic_store(&t->stop_clock, true);
     /* What every live thread still holds, as it is now (they may still be running). */
     jobjectArray all = buffers_of(t, jni);
-    int n = threads_live_count(&a->threads) + 16;
+    int n = threads_live_count(&h->t.threads) + 16;
     jthread *refs = calloc((size_t)n, sizeof *refs);
     struct thread_info **infos = calloc((size_t)n, sizeof *infos);
     if (refs && infos && (*jni)->PushLocalFrame(jni, n + 32) == JNI_OK) {
-        int k = threads_snapshot_sampled(&a->threads, jni, refs, infos, n);
-        for (int i = 0; i < k; i++) drain_thread(a, jni, all, refs[i], infos[i]->serial);
+        int k = threads_snapshot_sampled(&h->t.threads, jni, refs, infos, n);
+        for (int i = 0; i < k; i++) drain_thread(h, jni, all, refs[i], infos[i]->serial);
         (*jni)->PopLocalFrame(jni, NULL);
     }
     free(refs);
@@ -414,7 +410,17 @@ void tracker_vm_death(struct agent *a, JNIEnv *jni)
     for (jsize i = 0; i < nb; i++) {
         jlongArray buf = (*jni)->GetObjectArrayElement(jni, all, i);
         if (!buf) continue;
-        drain_buffer_of(a, jni, i, buf, -1, 0);
+        drain_buffer_of(h, jni, i, buf, -1, 0);
         (*jni)->DeleteLocalRef(jni, buf);
     }
 }
+
+const struct source tracker_source = {
+    .name = "tracker",
+    .wanted = wanted,
+    .init = init,
+    .start = start,
+    .stop = stop,
+    .thread_end = thread_end,
+    .class_prepare = class_prepare,
+};

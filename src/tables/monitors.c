@@ -110,3 +110,15 @@ struct monitor_row *monitors_rank(struct monitor_table *t, bool take, double cut
     *nrows = keep;
     return rows;
 }
+
+void monitor_snapshot_free(struct monitor_snapshot *s)
+{
+    for (int i = 0; i < s->nmons; i++) {
+        free(s->mons[i].enter_waiters);
+        free(s->mons[i].notify_waiters);
+    }
+    free(s->mons);
+    free(s->threads);
+    free(s->rows);
+    memset(s, 0, sizeof *s);
+}

@@ -59,4 +59,34 @@ struct monitor_entry *monitors_at(struct monitor_table *t, uint32_t i);
 struct monitor_row *monitors_rank(struct monitor_table *t, bool take, double cutoff, int *nrows,
                                   uint64_t *total_ns, uint64_t *total_count);
 
+struct monitor_dump_thread {
+    uint32_t serial;
+    uint32_t trace_serial;
+    int32_t state;               /* JVMTI thread state bits */
+};
+
+struct monitor_dump_monitor {
+    const char *signature;       /* the monitor's class, "Ljava/lang/Object;" */
+    uint32_t owner;              /* thread serial, 0 when unowned */
+    int entry_count;
+    uint32_t *enter_waiters;     /* thread serials */
+    int nenter_waiters;
+    uint32_t *notify_waiters;
+    int nnotify_waiters;
+};
+
+/* What a monitor dump shows, taken at once: the MONITOR TIME rows (ranked, cut at the
+ * cutoff, the counts taken), the monitors in use and every thread. */
+struct monitor_snapshot {
+    struct monitor_row *rows;
+    int nrows;
+    uint64_t total_ns, total_count;
+    struct monitor_dump_monitor *mons;
+    int nmons;
+    struct monitor_dump_thread *threads;
+    int nthreads;
+};
+
+void monitor_snapshot_free(struct monitor_snapshot *s);
+
 #endif

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "writers/binary_format.h"
+#include "util/hprof_format.h"
 
 struct writer_ctx;
 struct class_info;

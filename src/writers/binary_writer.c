@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "agent/options.h"
+#include "options/options.h"
 #include "tables/classes.h"
 #include "tables/frames.h"
 #include "tables/ids.h"
@@ -13,8 +13,9 @@
 #include "tables/strings.h"
 #include "tables/threads.h"
 #include "tables/traces.h"
-#include "writers/binary_format.h"
+#include "util/hprof_format.h"
 #include "writers/binary_records.h"
+#include "writers/heap_dump.h"
 #include "writers/output.h"
 #include "writers/writer.h"
 
@@ -166,9 +167,8 @@ static void bin_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, i
 /* ALLOC SITES' "is array" field: 0 for an instance, else the element's basic type. */
 static uint8_t array_kind(const char *sig) { return sig[0] == '[' ? (uint8_t)hd_type_of(sig[1]) : 0; }
 
-static void bin_sites(struct writer_ctx *w, struct site *const *rows, int nrows, const struct site_totals *tot)
+static void bin_heap_summary(struct writer_ctx *w, const struct site_totals *tot)
 {
-    for (int i = 0; i < nrows; i++) bin_load_class(w, rows[i]->cls);
     size_t at = bin_record_begin(w, TAG_HEAP_SUMMARY);
     struct buf *b = output_buf(w->out);
     buf_u4(b, (uint32_t)tot->live_bytes);
@@ -176,8 +176,14 @@ static void bin_sites(struct writer_ctx *w, struct site *const *rows, int nrows,
     buf_u8(b, tot->alloc_bytes);
     buf_u8(b, tot->alloc_objs);
     bin_record_end(w, at);
+}
 
-    at = bin_record_begin(w, TAG_ALLOC_SITES);
+static void bin_sites(struct writer_ctx *w, struct site *const *rows, int nrows, const struct site_totals *tot)
+{
+    for (int i = 0; i < nrows; i++) bin_load_class(w, rows[i]->cls);
+    bin_heap_summary(w, tot);
+    struct buf *b = output_buf(w->out);
+    size_t at = bin_record_begin(w, TAG_ALLOC_SITES);
     buf_u2(b, 0);                              /* complete, sorted by live bytes */
     float cutoff = (float)tot->cutoff;
     uint32_t bits;
@@ -208,4 +214,6 @@ const struct writer binary_writer = {
     .trace = bin_trace,
     .cpu_samples = bin_cpu_samples,
     .sites = bin_sites,
+    .heap_summary = bin_heap_summary,
+    .heap_dump = &heap_dump_binary,
 };

@@ -1,10 +1,6 @@
 /*
- * The HEAP DUMP section: what the heap walker (sources/heap_walker.c) hands to the text
- * and binary heap dump writers (heap_dump_text.c, heap_dump_binary.c).
- *
- * Values are kept the way the binary format lays them out: an instance's field values
- * big-endian, its own class's fields first, then its super's, and so on (4-byte IDs for
- * references). The text writer reads object IDs back out of the same bytes.
+ * The HEAP DUMP section's two writers (heap_dump_text.c, heap_dump_binary.c): each
+ * implements struct heap_dump_writer (tables/heap_records.h) for one format.
  */
 #ifndef HPROF_HEAP_DUMP_H
 #define HPROF_HEAP_DUMP_H
@@ -13,81 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "writers/binary_format.h"   /* enum hd_type, the basic types */
+#include "tables/heap_records.h"
 
 struct writer_ctx;
-struct class_info;
-
-/* Heap dump sub-record tags (the manual's numbers). */
-enum hd_root {
-    HD_ROOT_UNKNOWN = 0xFF,
-    HD_ROOT_JNI_GLOBAL = 0x01,
-    HD_ROOT_JNI_LOCAL = 0x02,
-    HD_ROOT_JAVA_FRAME = 0x03,
-    HD_ROOT_NATIVE_STACK = 0x04,
-    HD_ROOT_STICKY_CLASS = 0x05,
-    HD_ROOT_THREAD_BLOCK = 0x06,
-    HD_ROOT_MONITOR_USED = 0x07,
-    HD_ROOT_THREAD_OBJECT = 0x08,
-};
-#define HD_CLASS_DUMP 0x20
-#define HD_INSTANCE_DUMP 0x21
-#define HD_OBJ_ARRAY_DUMP 0x22
-#define HD_PRIM_ARRAY_DUMP 0x23
-
-/* Size in the binary format of a value of a basic type (IDs are 4 bytes). */
-static inline unsigned hd_type_size(int t)
-{
-    switch (t) {
-    case HD_BOOLEAN: case HD_BYTE: return 1;
-    case HD_CHAR: case HD_SHORT: return 2;
-    case HD_LONG: case HD_DOUBLE: return 8;
-    default: return 4;
-    }
-}
-const char *hd_type_name(int t);
-
-struct hd_field {
-    char *name;
-    uint8_t type;          /* enum hd_type */
-    uint32_t name_id;      /* binary: STRING id */
-};
-
-/* One class as the dump sees it (built by the walker at the start of each dump). */
-struct hd_class {
-    struct class_info *info;
-    struct hd_class *super;
-    bool is_array;
-    uint8_t elem_type;          /* arrays: enum hd_type of the elements */
-    bool is_interface;
-    bool visited;               /* the walk reported its references */
-    uint32_t loader_id, signers_id, domain_id;
-    uint32_t inst_bytes;        /* bytes of an instance's values, supers' included */
-    uint32_t own_bytes;         /* of those, this class's own fields */
-    uint32_t obj_size;          /* an instance's size in the heap (text sz=), 0 unknown */
-    uint32_t nfields, nstatics; /* own instance fields, own static fields */
-    struct hd_field *fields, *statics;
-    uint8_t *static_values;     /* statics' values, packed, big-endian */
-    uint32_t static_bytes;
-    /* JVMTI field index -> where its value goes (-1: not here). Instance indexes for
-     * the instance view, static indexes for the class's own statics. */
-    int32_t *inst_slot_off, *static_slot_off;
-    uint8_t *inst_slot_type, *static_slot_type;
-    uint32_t nslots, nstatic_slots;
-};
-
-/* Frees what a class's view owns (names, fields, statics, slots), not the view itself. */
-void hd_class_free(struct hd_class *c);
-
-struct hd_root_info {
-    int kind;                   /* enum hd_root */
-    uint32_t id;
-    uint32_t thread_serial;
-    uint32_t trace_serial;
-    int32_t frame;              /* JAVA_FRAME, JNI_LOCAL */
-    uint32_t gref;              /* JNI_GLOBAL: the reference's number */
-    const char *name;           /* STICKY_CLASS: the class's name (text) */
-};
 
 /* One heap dump being written (the output lock held throughout). */
 struct hd_session {
@@ -95,25 +19,6 @@ struct hd_session {
     bool seg_open;              /* binary: a HEAP DUMP SEGMENT record is open */
     size_t seg_len_at;          /* where its length goes in the output buffer */
     uint64_t segments;          /* segments written */
-};
-
-/* A heap dump writer; every call with the output lock held. */
-struct heap_dump_writer {
-    /* Before the dump: names and classes the dump will use. */
-    void (*prepare)(struct hd_session *s, struct hd_class *classes, uint32_t n);
-    void (*begin)(struct hd_session *s, uint64_t nobjects, uint64_t nbytes);
-    void (*root)(struct hd_session *s, const struct hd_root_info *r);
-    void (*class_dump)(struct hd_session *s, const struct hd_class *c);
-    /* `trace`: the serial of the object's allocation site trace (written before), or
-     * SERIAL_TRACE_BASE when it has none. */
-    void (*instance)(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
-                     const uint8_t *values);
-    void (*obj_array)(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
-                      uint32_t n, const uint32_t *elems);
-    /* elements big-endian already */
-    void (*prim_array)(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
-                       uint32_t n, int type, const uint8_t *elems);
-    void (*end)(struct hd_session *s);
 };
 
 extern const struct heap_dump_writer heap_dump_text;

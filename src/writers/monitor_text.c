@@ -12,7 +12,7 @@
 #include "writers/text_records.h"
 #include "writers/writer.h"
 
-const char *monitor_status(jint state, char *buf, size_t n)
+const char *monitor_status(int32_t state, char *buf, size_t n)
 {
     const char *base;
     if (!(state & JVMTI_THREAD_STATE_ALIVE))
@@ -107,4 +107,10 @@ void monitor_text_time(struct writer_ctx *w, const struct monitor_row *rows, int
     }
     buf_printf(b, "MONITOR TIME END\n");
     output_record_end(w->out);
+}
+
+void monitor_text_sections(struct writer_ctx *w, const struct monitor_snapshot *s)
+{
+    monitor_text_dump(w, s->mons, s->nmons, s->threads, s->nthreads);
+    if (s->total_count > 0) monitor_text_time(w, s->rows, s->nrows, s->total_ns);
 }

@@ -19,26 +19,12 @@
 
 struct writer_ctx;
 struct monitor_row;
-
-struct monitor_dump_thread {
-    uint32_t serial;
-    uint32_t trace_serial;
-    jint state;                  /* JVMTI thread state bits */
-};
-
-struct monitor_dump_monitor {
-    const char *signature;       /* the monitor's class, "Ljava/lang/Object;" */
-    uint32_t owner;              /* thread serial, 0 when unowned */
-    int entry_count;
-    uint32_t *enter_waiters;     /* thread serials */
-    int nenter_waiters;
-    uint32_t *notify_waiters;
-    int nnotify_waiters;
-};
+struct monitor_dump_monitor;
+struct monitor_dump_thread;
 
 /* The status column of a thread: "R", "CW", "MW", "SL", "ZO", "NS", "UN", with "S|",
  * "intr|" and "native|" in front when suspended, interrupted or in native code. */
-const char *monitor_status(jint state, char *buf, size_t n);
+const char *monitor_status(int32_t state, char *buf, size_t n);
 
 void monitor_text_wait(struct writer_ctx *w, const char *signature, int64_t timeout_ms, uint32_t thread_serial);
 void monitor_text_waited(struct writer_ctx *w, const char *signature, int64_t waited_ms, uint32_t thread_serial);
@@ -46,5 +32,9 @@ void monitor_text_dump(struct writer_ctx *w, const struct monitor_dump_monitor *
                        const struct monitor_dump_thread *threads, int nthreads);
 /* Written only when there is something to report (rows, already cut at the cutoff). */
 void monitor_text_time(struct writer_ctx *w, const struct monitor_row *rows, int nrows, uint64_t total_ns);
+
+/* Both sections of a monitor dump from one snapshot. */
+struct monitor_snapshot;
+void monitor_text_sections(struct writer_ctx *w, const struct monitor_snapshot *s);
 
 #endif

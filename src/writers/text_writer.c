@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "agent/options.h"
+#include "options/options.h"
+#include "writers/heap_dump.h"
+#include "writers/monitor_text.h"
 #include "tables/classes.h"
 #include "tables/frames.h"
 #include "tables/ids.h"
@@ -214,4 +216,8 @@ const struct writer text_writer = {
     .cpu_times = text_cpu_times,
     .cpu_old = text_cpu_old,
     .sites = text_sites,
+    .heap_dump = &heap_dump_text,
+    .monitor_wait = monitor_text_wait,
+    .monitor_waited = monitor_text_waited,
+    .monitors = monitor_text_sections,
 };

@@ -29,6 +29,8 @@ struct rank_row {
 };
 
 struct site;
+struct heap_dump_writer;
+struct monitor_snapshot;
 
 /* What a SITES section adds up (over every site, listed or not). */
 struct site_totals {
@@ -51,6 +53,15 @@ struct writer {
     void (*sites)(struct writer_ctx *w, struct site *const *rows, int nrows, const struct site_totals *t);
     /* cpu=old: caller/callee pairs in the old prof format (text only; NULL in binary). */
     void (*cpu_old)(struct writer_ctx *w, const struct rank_row *rows, int nrows);
+    /* The HEAP SUMMARY record alone (socket command; binary only). */
+    void (*heap_summary)(struct writer_ctx *w, const struct site_totals *t);
+    /* The HEAP DUMP section's writer. */
+    const struct heap_dump_writer *heap_dump;
+    /* monitor=y (text only: format=b with monitor=y is an option error). */
+    void (*monitor_wait)(struct writer_ctx *w, const char *signature, int64_t timeout_ms, uint32_t thread_serial);
+    void (*monitor_waited)(struct writer_ctx *w, const char *signature, int64_t waited_ms, uint32_t thread_serial);
+    /* MONITOR DUMP, then MONITOR TIME when there is time to report. */
+    void (*monitors)(struct writer_ctx *w, const struct monitor_snapshot *s);
 };
 
 extern const struct writer text_writer;

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/options.h"
+#include "options/options.h"
 #include "tables/classes.h"
 #include "tables/strings.h"
 #include "unit.h"

@@ -16,7 +16,7 @@
 #include "tables/classes.h"
 #include "tables/ids.h"
 #include "unit.h"
-#include "writers/binary_format.h"
+#include "util/hprof_format.h"
 #include "writers/heap_dump.h"
 
 /* ---- building a dump ---- */

@@ -1,7 +1,7 @@
 /* Option parsing: defaults, every option, and every error the manual implies. */
 #include <stdlib.h>
 
-#include "agent/options.h"
+#include "options/options.h"
 #include "unit.h"
 
 static struct options parse_ok(const char *text, int *ok)

@@ -1,6 +1,7 @@
-/* Tags and constants of the HPROF binary format (see the manual). */
-#ifndef HPROF_BINARY_FORMAT_H
-#define HPROF_BINARY_FORMAT_H
+/* Tags and constants of the HPROF binary format (see the manual): what the writers
+ * write and the reader of the JVM's own dumps reads. */
+#ifndef HPROF_HPROF_FORMAT_H
+#define HPROF_HPROF_FORMAT_H
 
 enum hprof_tag {
     TAG_STRING = 0x01,

@@ -1,4 +1,4 @@
-#include "agent/vm_flags.h"
+#include "sources/vm_flags.h"
 
 #include <dlfcn.h>
 #include <stdint.h>

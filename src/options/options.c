@@ -1,4 +1,4 @@
-#include "agent/options.h"
+#include "options/options.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,0 +1,103 @@
+/*
+ * The commands of the net= socket (sources/socket_protocol.h), carried out on the
+ * listener's thread: sections through the report layer, switches through the sources.
+ */
+#include "agent/agent.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sources/alloc_tracker.h"
+#include "sources/cpu_sampler.h"
+#include "sources/socket_protocol.h"
+#include "util/log.h"
+
+/* Each is said once, for the run: the peer may repeat a command many times. */
+static void say_once(_Atomic bool *said, const char *fmt, const char *what)
+{
+    if (!atomic_exchange(said, true)) log_warning(fmt, what);
+}
+
+/* heap=sites' counting on or off; the flag alone without heap=sites. */
+static void alloc_traces(struct host *h, JNIEnv *jni, bool on)
+{
+    atomic_store(&h->alloc_off, !on);
+    alloc_tracker_enable(h, jni, on);
+}
+
+/* CPU sampling on or off for one thread (by its object ID) or all (0). */
+static void cpu_sampling(struct host *h, JNIEnv *jni, uint32_t thread_id, bool on)
+{
+    if (thread_id != 0) {
+        if (!threads_set_sampled_by_id(&h->t.threads, thread_id, on)) {
+            char why[96];
+            snprintf(why, sizeof why, "0x%x", thread_id);
+            say_once(&((struct agent *)h)->said_bad_thread, "bad command on the net= socket: CONTROL names thread object %s, which is "
+                                       "not a live thread; dropped", why);
+            return;
+        }
+        if (on) cpu_sampler_enable(h, true);
+        return;
+    }
+    threads_set_sampled(&h->t.threads, jni, NULL, on);
+    if (on && !h->sampler) cpu_sampler_start(h, jni);
+    cpu_sampler_enable(h, on);
+}
+
+static void exit_vm(struct agent *a, JNIEnv *jni)
+{
+    if (a->opt.verbose) log_plain("HPROF: received exit event, exiting ...");
+    report_end_command(&a->report, false);    /* what was asked before goes out first */
+    /* Through System.exit, so that shutdown hooks run and VM death writes the final dump. */
+    jclass sys = (*jni)->FindClass(jni, "java/lang/System");
+    jmethodID m = sys ? (*jni)->GetStaticMethodID(jni, sys, "exit", "(I)V") : NULL;
+    if (m) (*jni)->CallStaticVoidMethod(jni, sys, m, (jint)0);
+    (*jni)->ExceptionClear(jni);
+    log_error("System.exit failed; exiting without the final dump");
+    exit(0);
+}
+
+static void control(struct host *h, JNIEnv *jni, const struct command *c)
+{
+    switch (c->control) {
+    case CTL_ALLOC_ON: alloc_traces(h, jni, true); break;
+    case CTL_ALLOC_OFF: alloc_traces(h, jni, false); break;
+    case CTL_CPU_ON: cpu_sampling(h, jni, c->thread_id, true); break;
+    case CTL_CPU_OFF: cpu_sampling(h, jni, c->thread_id, false); break;
+    case CTL_CPU_CLEAR: traces_clear_cpu_samples(&h->t.traces); break;
+    case CTL_DEPTH: atomic_store(&h->depth, (int)c->depth); break;
+    }
+}
+
+/* Does the command write a section? Those wait for a dump under way (and a dump
+ * asked for meanwhile by SIGQUIT is dropped, as during any other dump). */
+static bool writes_section(uint8_t tag)
+{
+    return tag == CMD_DUMP_HEAP || tag == CMD_ALLOC_SITES || tag == CMD_HEAP_SUMMARY || tag == CMD_DUMP_TRACES ||
+           tag == CMD_CPU_SAMPLES;
+}
+
+void agent_command(struct host *h, JNIEnv *jni, const struct command *c)
+{
+    struct agent *a = (struct agent *)h;
+    struct report *r = &a->report;
+    bool section = writes_section(c->tag);
+    const char *missing = "the net= command %s needs heap=sites; nothing is written for it";
+    report_begin_command(r, section);
+    switch (c->tag) {
+    case CMD_FORCE_GC: (*h->jvmti)->ForceGarbageCollection(h->jvmti); break;
+    case CMD_DUMP_HEAP: report_heap_dump(r, jni); break;
+    case CMD_ALLOC_SITES:
+        if (c->flags & 0x4) (*h->jvmti)->ForceGarbageCollection(h->jvmti);
+        if (!report_sites(r, jni, c->cutoff)) say_once(&a->said_missing, missing, "ALLOC SITES");
+        break;
+    case CMD_HEAP_SUMMARY:
+        if (!report_heap_summary(r, jni)) say_once(&a->said_missing, missing, "HEAP SUMMARY");
+        break;
+    case CMD_EXIT: exit_vm(a, jni); break;
+    case CMD_DUMP_TRACES: report_traces(r); break;
+    case CMD_CPU_SAMPLES: report_cpu_samples(r, c->cutoff); break;
+    case CMD_CONTROL: control(h, jni, c); break;
+    }
+    report_end_command(r, section);
+}

@@ -1,0 +1,389 @@
+#include "report/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sources/alloc_tracker.h"
+#include "sources/heap_walker.h"
+#include "sources/host.h"
+#include "sources/jdk_dumper.h"
+#include "sources/method_times.h"
+#include "sources/monitor_events.h"
+#include "tables/heap_records.h"
+#include "tables/monitors.h"
+#include "tables/sites.h"
+#include "util/log.h"
+#include "writers/heap_dump.h"
+
+/* ---- opening and closing ---- */
+
+static int open_output(struct report *r, const struct options *o, char *err, size_t errlen)
+{
+    if (o->net_host) return output_open_socket(&r->out, o->net_host, o->net_port, err, errlen);
+    char *chosen = NULL;
+    if (output_open_file(&r->out, o->file, o->format == 'a', o->force, &chosen, err, errlen) != 0) return -1;
+    if (chosen) {
+        fprintf(stderr, "HPROF: %s exists and force=n; writing the profile to %s\n", o->file, chosen);
+        free(chosen);
+    }
+    return 0;
+}
+
+int report_open(struct report *r, struct host *h, char *err, size_t errlen)
+{
+    r->h = h;
+    pthread_mutex_init(&r->dump_lock, NULL);
+    if (open_output(r, h->opt, err, errlen) != 0) return -1;
+    r->writer = h->opt->format == 'b' ? &binary_writer : &text_writer;
+    r->wctx.out = &r->out;
+    r->wctx.strings = &h->t.strings;
+    r->wctx.opt = h->opt;
+    output_lock(&r->out);
+    r->writer->file_header(&r->wctx);
+    output_unlock(&r->out);
+    return 0;
+}
+
+void report_close(struct report *r) { output_close(&r->out); }
+
+void report_record(struct report *r, const struct live_record *rec)
+{
+    const struct writer *w = r->writer;
+    output_lock(&r->out);
+    switch (rec->kind) {
+    case LIVE_THREAD_START: w->thread_start(&r->wctx, rec->thread); break;
+    case LIVE_THREAD_END: w->thread_end(&r->wctx, rec->thread); break;
+    case LIVE_MONITOR_WAIT:
+        if (w->monitor_wait) w->monitor_wait(&r->wctx, rec->signature, rec->ms, rec->thread_serial);
+        break;
+    case LIVE_MONITOR_WAITED:
+        if (w->monitor_waited) w->monitor_waited(&r->wctx, rec->signature, rec->ms, rec->thread_serial);
+        break;
+    }
+    output_unlock(&r->out);
+}
+
+/* ---- traces ---- */
+
+/* Every trace not yet written, in serial order (output lock held). */
+static void write_unwritten_traces(struct report *r)
+{
+    struct trace_table *tt = &r->h->t.traces;
+    uint32_t n = traces_count(tt);
+    for (uint32_t i = 0; i < n; i++) r->writer->trace(&r->wctx, traces_at(tt, i));
+}
+
+/* What a section that names every trace writes first, as the original did: the empty
+ * trace (which roots and threads without Java frames name), then every unwritten one. */
+static void write_section_preamble(struct report *r)
+{
+    r->writer->trace(&r->wctx, &r->h->t.traces.empty);
+    write_unwritten_traces(r);
+}
+
+void report_traces(struct report *r)
+{
+    output_lock(&r->out);
+    write_unwritten_traces(r);
+    output_unlock(&r->out);
+}
+
+/* ---- CPU ---- */
+
+/* Highest cost first; equal costs in trace order, so output is stable. */
+static int by_cost_desc(const void *x, const void *y)
+{
+    const struct rank_row *a = x, *b = y;
+    if (a->cost != b->cost) return a->cost < b->cost ? 1 : -1;
+    if (a->count != b->count) return a->count < b->count ? 1 : -1;
+    return (a->trace->serial > b->trace->serial) - (a->trace->serial < b->trace->serial);
+}
+
+/* What one trace contributes to a ranked section (and zeroes it when `take`). */
+typedef void (*row_fn)(struct trace *t, bool take, struct rank_row *row);
+
+static void samples_row(struct trace *t, bool take, struct rank_row *row)
+{
+    row->count = take ? atomic_exchange(&t->cpu_samples, 0) : atomic_load(&t->cpu_samples);
+    row->cost = row->count;
+}
+
+static void times_row(struct trace *t, bool take, struct rank_row *row)
+{
+    row->count = take ? atomic_exchange(&t->calls, 0) : atomic_load(&t->calls);
+    uint64_t ns = take ? atomic_exchange(&t->cost_ns, 0) : atomic_load(&t->cost_ns);
+    row->cost = ns / 1000000u;
+}
+
+/* Calls rank the old prof format, as in the original's output. */
+static void old_row(struct trace *t, bool take, struct rank_row *row)
+{
+    times_row(t, take, row);
+    row->time_ms = row->cost;
+    row->cost = row->count;
+}
+
+/*
+ * Ranks every trace with something to report (taking the counts, so that each dump
+ * covers the time since the previous one, as in the original). Returns the rows the
+ * cutoff keeps; *total adds up every row, kept or not.
+ */
+static struct rank_row *rank_traces(struct trace_table *tt, row_fn fn, double cutoff, bool take, int *nrows,
+                                    uint64_t *total)
+{
+    uint32_t n = traces_count(tt);
+    struct rank_row *rows = calloc(n ? n : 1, sizeof *rows);
+    *nrows = 0;
+    *total = 0;
+    if (!rows) return NULL;
+    int k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct trace *t = traces_at(tt, i);
+        rows[k].trace = t;
+        fn(t, take, &rows[k]);
+        if (!rows[k].count && !rows[k].cost) continue;
+        *total += rows[k].cost;
+        k++;
+    }
+    qsort(rows, (size_t)k, sizeof *rows, by_cost_desc);
+    int keep = 0;
+    while (keep < k && *total && (double)rows[keep].cost / (double)*total >= cutoff) keep++;
+    *nrows = keep;
+    return rows;
+}
+
+/* The CPU SAMPLES section with the traces it names (output lock held). */
+static void write_cpu_samples(struct report *r, double cutoff, bool take)
+{
+    int nrows;
+    uint64_t total;
+    struct rank_row *rows = rank_traces(&r->h->t.traces, samples_row, cutoff, take, &nrows, &total);
+    if (!rows) {
+        log_error("out of memory writing CPU samples");
+        return;
+    }
+    for (int i = 0; i < nrows; i++) r->writer->trace(&r->wctx, rows[i].trace);
+    r->writer->cpu_samples(&r->wctx, rows, nrows, total);
+    free(rows);
+}
+
+void report_cpu_samples(struct report *r, double cutoff)
+{
+    output_lock(&r->out);
+    write_cpu_samples(r, cutoff, false);
+    output_unlock(&r->out);
+}
+
+static void section_cpu_samples(struct report *r, JNIEnv *jni)
+{
+    output_lock(&r->out);
+    write_cpu_samples(r, r->h->opt->cutoff, true);
+    output_unlock(&r->out);
+}
+
+static void section_cpu_times(struct report *r, JNIEnv *jni)
+{
+    method_times_flush(r->h);
+    int nrows;
+    uint64_t total;
+    struct rank_row *rows = rank_traces(&r->h->t.traces, times_row, r->h->opt->cutoff, true, &nrows, &total);
+    if (!rows || !r->writer->cpu_times) {
+        free(rows);
+        return;
+    }
+    output_lock(&r->out);
+    for (int i = 0; i < nrows; i++) r->writer->trace(&r->wctx, rows[i].trace);
+    r->writer->cpu_times(&r->wctx, rows, nrows, total);
+    output_unlock(&r->out);
+    free(rows);
+}
+
+static void section_cpu_old(struct report *r, JNIEnv *jni)
+{
+    method_times_flush(r->h);
+    int nrows;
+    uint64_t total;
+    struct rank_row *rows = rank_traces(&r->h->t.traces, old_row, 0.0, true, &nrows, &total);
+    if (!rows || !r->writer->cpu_old) {
+        free(rows);
+        return;
+    }
+    output_lock(&r->out);
+    r->writer->cpu_old(&r->wctx, rows, nrows);
+    output_unlock(&r->out);
+    free(rows);
+}
+
+/* ---- monitors ---- */
+
+static void section_monitors(struct report *r, JNIEnv *jni)
+{
+    struct monitor_snapshot snap;
+    if (!monitor_events_snapshot(r->h, jni, &snap)) return;
+    if (r->writer->monitors) {
+        output_lock(&r->out);
+        write_section_preamble(r);
+        r->writer->monitors(&r->wctx, &snap);
+        output_unlock(&r->out);
+    }
+    monitor_snapshot_free(&snap);
+}
+
+/* ---- heap dump ---- */
+
+static void sink_open(struct heap_sink *k)
+{
+    struct report *r = k->ctx;
+    output_lock(&r->out);
+    output_pipe_begin(&r->out);
+    write_section_preamble(r);
+}
+
+static void sink_close(struct heap_sink *k)
+{
+    struct report *r = k->ctx;
+    output_pipe_end(&r->out);
+    output_flush(&r->out);
+    output_unlock(&r->out);
+}
+
+/* The HEAP DUMP section: by the JDK's own dumper where it can serve, else by the JVMTI
+ * walk. Also the socket's DUMP HEAP, whatever heap= asked for. */
+void report_heap_dump(struct report *r, JNIEnv *jni)
+{
+    struct hd_session s = {.w = &r->wctx};
+    struct heap_sink sink = {r->writer->heap_dump, &s, sink_open, sink_close, r};
+    if (!jdk_dumper_dump(r->h, jni, &sink)) heap_walker_dump(r->h, jni, &sink);
+}
+
+/* ---- sites ---- */
+
+static int by_live_bytes(const void *x, const void *y)
+{
+    const struct site *a = *(struct site *const *)x, *b = *(struct site *const *)y;
+    if (a->live_bytes != b->live_bytes) return a->live_bytes < b->live_bytes ? 1 : -1;
+    uint64_t aa = atomic_load(&a->alloc_bytes), ba = atomic_load(&b->alloc_bytes);
+    if (aa != ba) return aa < ba ? 1 : -1;
+    if (a->trace->serial != b->trace->serial) return a->trace->serial < b->trace->serial ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* What every site adds up to; each site is put in rows[] when rows is not NULL. */
+static struct site_totals sum_sites(struct site_table *st, struct site **rows, double cutoff)
+{
+    struct site_totals tot = {0, 0, 0, 0, cutoff};
+    uint32_t n = sites_count(st);
+    for (uint32_t i = 0; i < n; i++) {
+        struct site *s = sites_by_id(st, i + 1);
+        if (rows) rows[i] = s;
+        tot.live_bytes += s->live_bytes;
+        tot.live_objs += s->live_objs;
+        tot.alloc_bytes += atomic_load(&s->alloc_bytes);
+        tot.alloc_objs += atomic_load(&s->alloc_objs);
+    }
+    return tot;
+}
+
+/* heap=sites: the live count (after a GC), then the sites ranked by live bytes (as the original). */
+bool report_sites(struct report *r, JNIEnv *jni, double cutoff)
+{
+    struct site_table *st = alloc_tracker_sites(r->h);
+    if (!st || !r->writer->sites) return false;
+    alloc_tracker_count_live(r->h, jni);
+    uint32_t n = sites_count(st);
+    struct site **rows = calloc(n ? n : 1, sizeof *rows);
+    if (!rows) return true;
+    struct site_totals tot = sum_sites(st, rows, cutoff);
+    qsort(rows, n, sizeof *rows, by_live_bytes);
+    int keep = 0;
+    while (keep < (int)n) {
+        double share = tot.live_bytes ? (double)rows[keep]->live_bytes / (double)tot.live_bytes : 0;
+        if (share < cutoff) break;
+        keep++;
+    }
+    output_lock(&r->out);
+    write_section_preamble(r);
+    r->writer->sites(&r->wctx, rows, keep, &tot);
+    output_unlock(&r->out);
+    free(rows);
+    return true;
+}
+
+bool report_heap_summary(struct report *r, JNIEnv *jni)
+{
+    struct site_table *st = alloc_tracker_sites(r->h);
+    if (!st || !r->writer->heap_summary) return false;
+    alloc_tracker_count_live(r->h, jni);
+    struct site_totals tot = sum_sites(st, NULL, 0);
+    output_lock(&r->out);
+    r->writer->heap_summary(&r->wctx, &tot);
+    output_unlock(&r->out);
+    return true;
+}
+
+static void section_sites(struct report *r, JNIEnv *jni) { report_sites(r, jni, r->h->opt->cutoff); }
+
+/* ---- the dump ---- */
+
+static bool wants_monitors(const struct options *o) { return o->monitor; }
+static bool wants_heap_dump(const struct options *o) { return (o->heap & HEAP_DUMP) != 0; }
+static bool wants_sites(const struct options *o) { return (o->heap & HEAP_SITES) != 0; }
+static bool wants_cpu_samples(const struct options *o) { return o->cpu == CPU_SAMPLES; }
+static bool wants_cpu_times(const struct options *o) { return o->cpu == CPU_TIMES; }
+static bool wants_cpu_old(const struct options *o) { return o->cpu == CPU_OLD; }
+
+/*
+ * The sections of a dump, in the order the original agent wrote them (monitors, heap
+ * dump, sites, CPU). Each takes the output lock itself, for as long as it needs.
+ */
+static const struct section {
+    const char *said;                           /* for the verbose "Dumping" line */
+    bool (*wanted)(const struct options *o);
+    void (*write)(struct report *r, JNIEnv *jni);
+} SECTIONS[] = {
+    {" contended monitor usage ...", wants_monitors, section_monitors},
+    {" Java heap ...", wants_heap_dump, report_heap_dump},
+    {" allocation sites ...", wants_sites, section_sites},
+    {" CPU usage by sampling running threads ...", wants_cpu_samples, section_cpu_samples},
+    {" CPU usage by timing methods ...", wants_cpu_times, section_cpu_times},
+    {" CPU usage in old prof format ...", wants_cpu_old, section_cpu_old},
+};
+
+static void flush(struct report *r)
+{
+    output_lock(&r->out);
+    output_flush(&r->out);
+    output_unlock(&r->out);
+}
+
+void report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
+{
+    /* A request that comes while a dump is being written is dropped, as before;
+     * the dump at exit waits for it instead, so it is never lost. */
+    if (why == DUMP_AT_EXIT) pthread_mutex_lock(&r->dump_lock);
+    else if (pthread_mutex_trylock(&r->dump_lock) != 0) return;
+    /* The verbose line names each section written; it is printed whole at the end
+     * so that an error reported meanwhile stays on a line of its own. */
+    char said[512] = "Dumping";
+    const struct options *o = r->h->opt;
+    for (size_t i = 0; i < sizeof SECTIONS / sizeof SECTIONS[0]; i++) {
+        if (!SECTIONS[i].wanted(o)) continue;
+        strncat(said, SECTIONS[i].said, sizeof said - strlen(said) - 1);
+        SECTIONS[i].write(r, jni);
+    }
+    flush(r);
+    if (o->verbose) log_plain("%s done.", said);
+    pthread_mutex_unlock(&r->dump_lock);
+}
+
+void report_begin_command(struct report *r, bool section)
+{
+    if (section) pthread_mutex_lock(&r->dump_lock);
+}
+
+void report_end_command(struct report *r, bool section)
+{
+    flush(r);    /* each answer goes out at once */
+    if (section) pthread_mutex_unlock(&r->dump_lock);
+}

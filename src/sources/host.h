@@ -1,0 +1,99 @@
+/*
+ * What a source may use of the agent that runs it: the JVM, the options, the tables it
+ * fills, the few settings that change while the program runs, and a handful of services
+ * (a struct of functions). The agent fills one struct host at load and installs it; a
+ * source never includes the agent, and never writes output: what must reach the profile
+ * as it happens (a thread's start, a socket command) is handed back through the services.
+ */
+#ifndef HPROF_HOST_H
+#define HPROF_HOST_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "options/options.h"
+#include "tables/tables.h"
+
+enum host_phase { PHASE_ONLOAD, PHASE_LIVE, PHASE_DEAD };
+
+struct host;
+struct command;
+struct thread_info;
+
+/* What a source hands over as it happens (the rest waits for a dump). */
+enum live_kind { LIVE_THREAD_START, LIVE_THREAD_END, LIVE_MONITOR_WAIT, LIVE_MONITOR_WAITED };
+struct live_record {
+    enum live_kind kind;
+    const struct thread_info *thread;   /* THREAD START / END */
+    const char *signature;              /* MONITOR WAIT(ED): the monitor's class */
+    int64_t ms;                         /* the wait's timeout, or the time it waited */
+    uint32_t thread_serial;             /* MONITOR WAIT(ED) */
+};
+
+/* The services the agent gives its sources. */
+struct host_services {
+    /* Starts a daemon Java thread of the agent's own, kept out of the profile. */
+    jthread (*start_thread)(struct host *h, JNIEnv *jni, const char *name, jvmtiStartFunction run, void *arg);
+    bool (*is_own_thread)(struct host *h, JNIEnv *jni, jthread thread);
+    /* A record due in the profile now, in the order things happen. */
+    void (*record)(struct host *h, const struct live_record *r);
+    /* A command read from the net= socket, to be carried out (on the reading thread). */
+    void (*command)(struct host *h, JNIEnv *jni, const struct command *cmd);
+};
+
+struct cpu_sampler;
+struct tracker;
+struct bci_class_table;
+struct method_times;
+struct alloc_tracker;
+struct monitor_events;
+struct listener;
+
+struct host {
+    JavaVM *vm;
+    jvmtiEnv *jvmti;
+    const struct options *opt;     /* as parsed at load; never changes */
+    const struct host_services *services;
+    _Atomic int phase;             /* enum host_phase */
+    bool gc_at_exit;               /* a GC can be forced at VM death (util/collector.h) */
+    int net_fd;                    /* the net= socket, which commands come in by; -1 if none */
+    struct tables t;
+
+    /* Settings a socket command may change while the program runs. */
+    _Atomic int depth;             /* stack depth of new traces (depth= at first) */
+    _Atomic bool alloc_off;        /* CONTROL 2: allocation sites stop counting */
+
+    /* Each source's own state; NULL where the options did not ask for it. */
+    struct cpu_sampler *sampler;
+    struct tracker *tracker;                 /* bytecode instrumentation (cpu=times|old, heap=sites) */
+    struct bci_class_table *bci_classes;     /* classes it numbered */
+    struct method_times *method_times;       /* shadow call stacks of cpu=times|old */
+    struct alloc_tracker *alloc;             /* heap=sites: allocations by site */
+    struct monitor_events *monitors;         /* monitor=y: contention and waits */
+    struct listener *listener;               /* commands on the net= socket (format=b) */
+};
+
+/* The host installed at load, for JVMTI callbacks and natives, which carry no context. */
+void host_install(struct host *h);
+struct host *host_get(void);
+
+static inline bool host_live(struct host *h) { return atomic_load(&h->phase) == PHASE_LIVE; }
+static inline int host_depth(struct host *h) { return atomic_load_explicit(&h->depth, memory_order_relaxed); }
+static inline jthread host_start_thread(struct host *h, JNIEnv *jni, const char *name, jvmtiStartFunction run,
+                                        void *arg)
+{
+    return h->services->start_thread(h, jni, name, run, arg);
+}
+static inline void host_record(struct host *h, const struct live_record *r) { h->services->record(h, r); }
+static inline bool host_is_own_thread(struct host *h, JNIEnv *jni, jthread thread)
+{
+    return h->services->is_own_thread(h, jni, thread);
+}
+/* Whether a GC may be forced now: while the VM runs, and at VM death unless the
+ * collector is ZGC or Shenandoah (they never finish one then). */
+static inline bool host_can_force_gc(struct host *h) { return host_live(h) || h->gc_at_exit; }
+
+#endif
