@@ -23,10 +23,10 @@ struct agent {
      * that publishes it grows (release/acquire), so readers never see an empty one. */
     jobject own_threads[AGENT_MAX_THREADS];
     _Atomic int nown_threads;
-    _Atomic bool said_missing, said_bad_thread;    /* socket commands' warnings, once each */
+    _Atomic bool said_missing;       /* "the net= command ... needs heap=sites", once */
 };
 
 /* Carries out one command from the net= socket (agent/commands.c). */
-void agent_command(struct host *h, JNIEnv *jni, const struct command *cmd);
+bool agent_command(struct host *h, JNIEnv *jni, const struct command *cmd, char *why, size_t whylen);
 
 #endif

@@ -18,30 +18,22 @@ static void say_once(_Atomic bool *said, const char *fmt, const char *what)
     if (!atomic_exchange(said, true)) log_warning(fmt, what);
 }
 
-/* heap=sites' counting on or off; the flag alone without heap=sites. */
-static void alloc_traces(struct host *h, JNIEnv *jni, bool on)
-{
-    atomic_store(&h->alloc_off, !on);
-    alloc_tracker_enable(h, jni, on);
-}
-
-/* CPU sampling on or off for one thread (by its object ID) or all (0). */
-static void cpu_sampling(struct host *h, JNIEnv *jni, uint32_t thread_id, bool on)
+/* CPU sampling on or off for one thread (by its object ID) or all (0); false when
+ * the thread is not a live one. */
+static bool cpu_sampling(struct host *h, JNIEnv *jni, uint32_t thread_id, bool on, char *why, size_t whylen)
 {
     if (thread_id != 0) {
         if (!threads_set_sampled_by_id(&h->t.threads, thread_id, on)) {
-            char why[96];
-            snprintf(why, sizeof why, "0x%x", thread_id);
-            say_once(&((struct agent *)h)->said_bad_thread, "bad command on the net= socket: CONTROL names thread object %s, which is "
-                                       "not a live thread; dropped", why);
-            return;
+            snprintf(why, whylen, "CONTROL names thread object 0x%x, which is not a live thread", thread_id);
+            return false;
         }
         if (on) cpu_sampler_enable(h, true);
-        return;
+        return true;
     }
     threads_set_sampled(&h->t.threads, jni, NULL, on);
     if (on && !h->sampler) cpu_sampler_start(h, jni);
     cpu_sampler_enable(h, on);
+    return true;
 }
 
 static void exit_vm(struct agent *a, JNIEnv *jni)
@@ -57,16 +49,17 @@ static void exit_vm(struct agent *a, JNIEnv *jni)
     exit(0);
 }
 
-static void control(struct host *h, JNIEnv *jni, const struct command *c)
+static bool control(struct host *h, JNIEnv *jni, const struct command *c, char *why, size_t whylen)
 {
     switch (c->control) {
-    case CTL_ALLOC_ON: alloc_traces(h, jni, true); break;
-    case CTL_ALLOC_OFF: alloc_traces(h, jni, false); break;
-    case CTL_CPU_ON: cpu_sampling(h, jni, c->thread_id, true); break;
-    case CTL_CPU_OFF: cpu_sampling(h, jni, c->thread_id, false); break;
+    case CTL_ALLOC_ON: alloc_tracker_enable(h, jni, true); break;
+    case CTL_ALLOC_OFF: alloc_tracker_enable(h, jni, false); break;
+    case CTL_CPU_ON: return cpu_sampling(h, jni, c->thread_id, true, why, whylen);
+    case CTL_CPU_OFF: return cpu_sampling(h, jni, c->thread_id, false, why, whylen);
     case CTL_CPU_CLEAR: traces_clear_cpu_samples(&h->t.traces); break;
     case CTL_DEPTH: atomic_store(&h->depth, (int)c->depth); break;
     }
+    return true;
 }
 
 /* Does the command write a section? Those wait for a dump under way (and a dump
@@ -77,12 +70,13 @@ static bool writes_section(uint8_t tag)
            tag == CMD_CPU_SAMPLES;
 }
 
-void agent_command(struct host *h, JNIEnv *jni, const struct command *c)
+bool agent_command(struct host *h, JNIEnv *jni, const struct command *c, char *why, size_t whylen)
 {
     struct agent *a = (struct agent *)h;
     struct report *r = &a->report;
     bool section = writes_section(c->tag);
     const char *missing = "the net= command %s needs heap=sites; nothing is written for it";
+    bool good = true;
     report_begin_command(r, section);
     switch (c->tag) {
     case CMD_FORCE_GC: (*h->jvmti)->ForceGarbageCollection(h->jvmti); break;
@@ -97,7 +91,8 @@ void agent_command(struct host *h, JNIEnv *jni, const struct command *c)
     case CMD_EXIT: exit_vm(a, jni); break;
     case CMD_DUMP_TRACES: report_traces(r); break;
     case CMD_CPU_SAMPLES: report_cpu_samples(r, c->cutoff); break;
-    case CMD_CONTROL: control(h, jni, c); break;
+    case CMD_CONTROL: good = control(h, jni, c, why, whylen); break;
     }
     report_end_command(r, section);
+    return good;
 }

@@ -12,6 +12,7 @@
 #include <jvmti.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "options/options.h"
@@ -40,8 +41,9 @@ struct host_services {
     bool (*is_own_thread)(struct host *h, JNIEnv *jni, jthread thread);
     /* A record due in the profile now, in the order things happen. */
     void (*record)(struct host *h, const struct live_record *r);
-    /* A command read from the net= socket, to be carried out (on the reading thread). */
-    void (*command)(struct host *h, JNIEnv *jni, const struct command *cmd);
+    /* A command read from the net= socket, carried out on the reading thread. false
+     * when it names what does not exist (why says what): the reader reports it. */
+    bool (*command)(struct host *h, JNIEnv *jni, const struct command *cmd, char *why, size_t whylen);
 };
 
 struct cpu_sampler;
@@ -64,7 +66,6 @@ struct host {
 
     /* Settings a socket command may change while the program runs. */
     _Atomic int depth;             /* stack depth of new traces (depth= at first) */
-    _Atomic bool alloc_off;        /* CONTROL 2: allocation sites stop counting */
 
     /* Each source's own state; NULL where the options did not ask for it. */
     struct cpu_sampler *sampler;
