@@ -50,6 +50,16 @@ static inline uint32_t be_load_u4(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+static inline uint16_t be_load_u2(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint64_t be_load_u8(const uint8_t *p)
+{
+    return (uint64_t)be_load_u4(p) << 32 | be_load_u4(p + 4);
+}
+
 /* The writers are inline: a heap dump calls them a few hundred million times. */
 static inline uint8_t *buf_room(struct buf *b, size_t n)
 {

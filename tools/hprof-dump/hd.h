@@ -1,11 +1,13 @@
 /* hprof-dump: reader, printer and validator of the HPROF binary format.
- * Shared declarations of the tool's small modules:
- *   table.c   growable arrays, u64 hash map, string builder
- *   reader.c  buffered streaming reader and bounded record bodies
- *   report.c  problem collection (errors, undefined references) and name printing
- *   records.c top-level records and the main loop
- *   heap.c    HEAP DUMP sub-records and the per-dump reference pass
- *   main.c    command line, summary
+ * Declarations of the tool's files, lowest layer first; a file calls only files of
+ * lower layers (README.md, "Source files"):
+ *   table.c, format.c   growable memory, u64 map; tag and basic type names and sizes
+ *   reader.c            buffered streaming reader and bounded record bodies
+ *   output.c            output lines, quoting, string and class name lookup
+ *   report.c            problems, uses and definitions of IDs (undefined references)
+ *   heap.c              HEAP DUMP sub-records and the per-dump reference pass
+ *   records.c           header, top-level records and the record loop
+ *   main.c              command line, summary, exit status
  */
 #ifndef HD_H
 #define HD_H
@@ -14,17 +16,23 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "util/buf.h"
+
 /* ---------------------------------------------------------------- table.c */
 
+/* realloc that reports "out of memory" and exits with status 2 when it fails. */
 void *hd_xrealloc(void *p, size_t n);
+void hd_out_of_memory(size_t n) __attribute__((noreturn));
+/* Exits with status 2 when b ran out of memory (struct buf drops writes then). */
+void hd_buf_check(const struct buf *b);
+/* b's text, NUL-terminated (the NUL is not counted in b->len). */
+const char *hd_buf_text(struct buf *b);
 
-/* Make room for one more element at index n of a growable array. */
-#define HD_GROW(arr, n, cap)                                                  \
-    do {                                                                      \
-        if ((size_t)(n) >= (size_t)(cap)) {                                   \
-            (cap) = (cap) ? (cap) * 2 : 64;                                   \
-            (arr) = hd_xrealloc((arr), (size_t)(cap) * sizeof *(arr));        \
-        }                                                                     \
+/* Make room for one more element at index n of a growable array (exits when out of memory). */
+#define HD_GROW(arr, n, cap)                                                          \
+    do {                                                                              \
+        if (!grow_array((void **)&(arr), &(cap), (size_t)(n) + 1, sizeof *(arr)))     \
+            hd_out_of_memory(((cap) ? (cap) * 2 : 64) * sizeof *(arr));                \
     } while (0)
 
 /* Open-addressing map from u64 keys to u64 values. */
@@ -40,17 +48,30 @@ uint64_t *hd_map_get(const hd_map *m, uint64_t key);
 int hd_map_put(hd_map *m, uint64_t key, uint64_t val, uint64_t **slot);
 void hd_map_free(hd_map *m);
 
-/* String builder for output lines. */
-typedef struct {
-    char *p;
-    size_t len, cap;
-} hd_sb;
+/* ---------------------------------------------------------------- format.c */
 
-void hd_sb_printf(hd_sb *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void hd_sb_add(hd_sb *sb, const void *s, size_t n);
-void hd_sb_put_quoted(hd_sb *sb, const unsigned char *s, size_t n);
-/* Raw when the text is a plain token, quoted otherwise. */
-void hd_sb_put_token(hd_sb *sb, const unsigned char *s, size_t n);
+/* Basic types the tool treats apart (the others: 4 boolean, 5 char, 8 byte, 9 short,
+ * 10 int, 11 long). */
+#define HD_OBJECT 2
+#define HD_FLOAT 6
+#define HD_DOUBLE 7
+
+const char *hd_tag_name(int tag);   /* record tag, NULL when unknown */
+const char *hd_sub_name(int tag);   /* heap dump sub-record tag, NULL when unknown */
+const char *hd_type_name(int type); /* basic type, NULL when invalid */
+/* Size of a value of a basic type (idsize for an object); 0 when invalid. */
+int hd_type_size(int type, int idsize);
+
+/* A big-endian value of n = 1, 2, 4 or 8 bytes. */
+static inline uint64_t hd_load_be(const unsigned char *p, int n)
+{
+    switch (n) {
+    case 1: return p[0];
+    case 2: return be_load_u2(p);
+    case 4: return be_load_u4(p);
+    default: return be_load_u8(p);
+    }
+}
 
 /* --------------------------------------------------------------- reader.c */
 
@@ -72,7 +93,6 @@ void hd_reader_free(hd_reader *r);
 /* Ensures up to need (<= cap) bytes are buffered; returns how many are. */
 size_t hd_fill(hd_reader *r, size_t need);
 size_t hd_read(hd_reader *r, void *dst, size_t n);
-uint64_t hd_skip(hd_reader *r, uint64_t n);
 /* Copy every byte consumed from now on to fd, until hd_tee_stop. */
 void hd_tee_start(hd_reader *r, int fd);
 void hd_tee_stop(hd_reader *r);
@@ -85,6 +105,7 @@ typedef struct {
     int short_;          /* a read wanted more than `left` */
 } hd_body;
 
+/* A big-endian value of n = 1, 2, 4 or 8 bytes; 0 when the body or the file ends. */
 uint64_t hd_b_un(hd_body *b, int n);
 #define hd_b_u1(b) ((uint8_t)hd_b_un((b), 1))
 #define hd_b_u2(b) ((uint16_t)hd_b_un((b), 2))
@@ -140,11 +161,11 @@ typedef struct {
 
     int print, check, summary, lenient, offsets;
     FILE *out;
-    hd_sb line;
+    struct buf line;
 
     /* definitions */
     hd_map strings, classes_by_serial, classes_by_obj, frames, traces, threads;
-    unsigned char *pool; size_t pool_len, pool_cap;
+    struct buf pool;             /* the text of every STRING */
     hd_string *strv; size_t nstr, capstr;
     hd_class *clsv; size_t ncls, capcls;
     hd_frame *frv; size_t nfr, capfr;
@@ -177,11 +198,35 @@ typedef struct {
     int io_error;
 } hd_state;
 
+/* ---------------------------------------------------------------- output.c */
+
+void hd_put_quoted(struct buf *b, const unsigned char *s, size_t n);
+/* Raw when the text is a plain token, quoted otherwise. */
+void hd_put_token(struct buf *b, const unsigned char *s, size_t n);
+/* A value of a basic type as lines show it: decimal, %g for float and double, 0x.. for an object. */
+void hd_put_value(struct buf *b, int type, uint64_t v);
+
+/* Text of a string id (NULL when no STRING defines it). */
+const unsigned char *hd_string_text(hd_state *st, uint64_t id, size_t *len);
+/* Appends a string id's text to st->line: token (quoted if needed) or always quoted;
+ * "-" for id 0, "#0x.." for an unknown id. */
+void hd_put_sid(hd_state *st, uint64_t id, int quote);
+/* Class name of a class serial / class object id ("?" when unknown). */
+void hd_put_class_serial(hd_state *st, uint32_t serial);
+void hd_put_class_obj(hd_state *st, uint64_t obj);
+/* "Class.method" of a trace's top frame; "-" for an empty trace, "?" when unknown. */
+void hd_put_top(hd_state *st, uint32_t trace);
+/* Starts an output line (with the --offsets prefix), and emits it. */
+void hd_line_begin(hd_state *st, uint64_t off, int sub, uint32_t time);
+void hd_line_end(hd_state *st);
+
 /* ---------------------------------------------------------------- report.c */
 
 #define HD_MAX_MESSAGES 20
 void hd_error(hd_state *st, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void hd_warning(hd_state *st, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A use at `off` by record `user` of an id of `kind` (0 allowed when zero_ok): with
+ * --check, notes it when the id is not (yet) defined. */
+void hd_use(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user, int zero_ok);
 /* A use at `off` by record `user` of an id of `kind` that is not (yet) defined. */
 void hd_undefined(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user);
 /* A definition of an id: notes it for earlier undefined uses. */
@@ -189,33 +234,16 @@ void hd_defined(hd_state *st, int kind, uint64_t id, uint64_t off);
 /* Emits the aggregated undefined-reference messages. */
 void hd_report_undefined(hd_state *st);
 
-/* Appends a string id's text to st->line: token (quoted if needed) or always quoted;
- * "-" for id 0, "#0x.." for an unknown id. */
-void hd_put_sid(hd_state *st, uint64_t id, int quote);
-/* Class name of a class serial / class object id ("?" when unknown). */
-void hd_put_class_serial(hd_state *st, uint32_t serial);
-void hd_put_class_obj(hd_state *st, uint64_t obj);
-/* Starts an output line (with the --offsets prefix), and emits it. */
-void hd_line_begin(hd_state *st, uint64_t off, int sub, uint32_t time);
-void hd_line_end(hd_state *st);
-
-const unsigned char *hd_string_text(hd_state *st, uint64_t id, size_t *len);
-
-/* ---------------------------------------------------------------- records.c */
-
-const char *hd_tag_name(int tag);
-const char *hd_sub_name(int tag);
-/* Size of a basic type (0 when invalid); its name. */
-int hd_type_size(hd_state *st, int type);
-const char *hd_type_name(int type);
-/* Reference checks used by records and heap sub-records. */
-void hd_use(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user, int zero_ok);
-int hd_run(hd_state *st);
-
 /* ---------------------------------------------------------------- heap.c */
 
+/* A HEAP_DUMP, HEAP_DUMP_SEGMENT or HEAP_DUMP_END record; reports its own problems. */
 void hd_heap_record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t time);
 void hd_heap_finish(hd_state *st);   /* end of file */
 void hd_heap_free(hd_state *st);
+
+/* ---------------------------------------------------------------- records.c */
+
+/* Reads the whole file: header, then every record. */
+void hd_run(hd_state *st);
 
 #endif

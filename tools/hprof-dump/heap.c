@@ -1,13 +1,15 @@
-/* HEAP DUMP / HEAP DUMP SEGMENT sub-records.
+/* HEAP DUMP / HEAP DUMP SEGMENT / HEAP DUMP END records and their sub-records.
  *
  * Pass 1 runs while streaming: it prints, checks the structure, the string / trace /
  * thread / class references that must be defined before, and (with --check) collects the
  * dumped object ids and the CLASS DUMP field layouts. When a dump is complete (HEAP DUMP
  * record, or HEAP DUMP END after segments), pass 2 reads the dump's bodies again from
  * the file (or from a spool copy when the input cannot seek) and resolves every object
- * and class reference, which may point forward. */
+ * and class reference, which may point forward.
+ * Called by records.c; calls output.c, report.c, reader.c, format.c and table.c. */
 #include "hd.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,25 +19,17 @@
 #define SIZE_IN_PROGRESS (-3)
 #define MAX_INSTANCE_CHECK (64u << 20) /* larger instances are not decoded in pass 2 */
 
-const char *hd_sub_name(int tag)
-{
-    switch (tag) {
-    case 0xFF: return "ROOT_UNKNOWN";
-    case 0x01: return "ROOT_JNI_GLOBAL";
-    case 0x02: return "ROOT_JNI_LOCAL";
-    case 0x03: return "ROOT_JAVA_FRAME";
-    case 0x04: return "ROOT_NATIVE_STACK";
-    case 0x05: return "ROOT_STICKY_CLASS";
-    case 0x06: return "ROOT_THREAD_BLOCK";
-    case 0x07: return "ROOT_MONITOR_USED";
-    case 0x08: return "ROOT_THREAD_OBJECT";
-    case 0x20: return "CLASS_DUMP";
-    case 0x21: return "INSTANCE_DUMP";
-    case 0x22: return "OBJ_ARRAY_DUMP";
-    case 0x23: return "PRIM_ARRAY_DUMP";
-    default: return NULL;
-    }
-}
+/* One sub-record other than a CLASS DUMP, as far as its kind has these fields. */
+static const char CLASS_DUMP[] = "CLASS_DUMP"; /* the same pointer for every use (report.c groups by it) */
+
+typedef struct {
+    int tag;
+    const char *name;
+    uint64_t off, obj;
+    uint64_t other;      /* JNI global ref, frame number, or class ID */
+    uint32_t thread, trace, count;
+    int type;            /* PRIM_ARRAY_DUMP element type */
+} sub;
 
 static void add_obj(hd_state *st, uint64_t id)
 {
@@ -78,29 +72,10 @@ static void ref_class(hd_state *st, uint64_t id, uint64_t off, const char *user)
         hd_undefined(st, K_HCLASS, id, off, user);
 }
 
-static void put_value(hd_sb *sb, int type, uint64_t v)
+static void add_refoff(hd_state *st, uint32_t off)
 {
-    switch (type) {
-    case 2: hd_sb_printf(sb, "0x%llx", (unsigned long long)v); break;
-    case 6: {
-        uint32_t u = (uint32_t)v;
-        float f;
-        memcpy(&f, &u, sizeof f);
-        hd_sb_printf(sb, "%g", (double)f);
-        break;
-    }
-    case 7: {
-        double d;
-        memcpy(&d, &v, sizeof d);
-        hd_sb_printf(sb, "%g", d);
-        break;
-    }
-    case 8: hd_sb_printf(sb, "%d", (int)(int8_t)v); break;
-    case 9: hd_sb_printf(sb, "%d", (int)(int16_t)v); break;
-    case 10: hd_sb_printf(sb, "%d", (int)(int32_t)v); break;
-    case 11: hd_sb_printf(sb, "%lld", (long long)(int64_t)v); break;
-    default: hd_sb_printf(sb, "%llu", (unsigned long long)v); break; /* boolean, char */
-    }
+    HD_GROW(st->refoffs, st->nrefoffs, st->caprefoffs);
+    st->refoffs[st->nrefoffs++] = off;
 }
 
 /* Field bytes of a class and its supers, with the offsets of its object fields. */
@@ -109,10 +84,9 @@ static int64_t layout(hd_state *st, hd_hclass *c)
     if (c->size != SIZE_NOT_COMPUTED)
         return c->size >= 0 ? c->size : SIZE_UNKNOWN;
     c->size = SIZE_IN_PROGRESS; /* a cycle of supers ends here */
-    size_t ci = (size_t)(c - st->hcv);
     int64_t own = 0;
     for (uint32_t i = 0; i < c->nfields; i++) {
-        int sz = hd_type_size(st, st->ftypes[c->ftypes + i]);
+        int sz = hd_type_size(st->ftypes[c->ftypes + i], st->idsize);
         if (!sz) {
             c->size = SIZE_UNKNOWN;
             return SIZE_UNKNOWN;
@@ -120,61 +94,43 @@ static int64_t layout(hd_state *st, hd_hclass *c)
         own += sz;
     }
     int64_t sup = 0;
-    size_t si = 0;
+    hd_hclass *s = c->super ? hclass(st, c->super) : NULL;
     if (c->super) {
-        hd_hclass *s = hclass(st, c->super);
         sup = s ? layout(st, s) : SIZE_UNKNOWN;
-        c = &st->hcv[ci];
         if (sup < 0) {
             c->size = SIZE_UNKNOWN;
             return SIZE_UNKNOWN;
         }
-        si = (size_t)(s - st->hcv);
     }
     c->refs = st->nrefoffs;
     uint32_t pos = 0;
     for (uint32_t i = 0; i < c->nfields; i++) {
         int t = st->ftypes[c->ftypes + i];
-        if (t == 2) {
-            HD_GROW(st->refoffs, st->nrefoffs, st->caprefoffs);
-            st->refoffs[st->nrefoffs++] = pos;
-        }
-        pos += (uint32_t)hd_type_size(st, t);
+        if (t == HD_OBJECT)
+            add_refoff(st, pos);
+        pos += (uint32_t)hd_type_size(t, st->idsize);
     }
-    if (c->super) {
-        hd_hclass *s = &st->hcv[si];
-        for (uint32_t k = 0; k < s->nrefs; k++) {
-            HD_GROW(st->refoffs, st->nrefoffs, st->caprefoffs);
-            st->refoffs[st->nrefoffs++] = (uint32_t)own + st->refoffs[s->refs + k];
-        }
-    }
+    for (uint32_t k = 0; s && k < s->nrefs; k++)
+        add_refoff(st, (uint32_t)own + st->refoffs[s->refs + k]);
     c->nrefs = (uint32_t)(st->nrefoffs - c->refs);
     c->size = own + sup;
     return c->size;
 }
 
-static uint64_t decode_id(const unsigned char *p, int idsize)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < idsize; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* Pass 2 of an INSTANCE DUMP: the class, the byte count, the object fields. */
-static void check_instance(hd_state *st, hd_body *b, uint64_t soff, uint64_t id, uint64_t cls, uint32_t nbytes)
+static void check_instance(hd_state *st, hd_body *b, const sub *s)
 {
-    hd_hclass *c = hclass(st, cls);
+    uint32_t nbytes = s->count;
+    hd_hclass *c = hclass(st, s->other);
     if (!c) {
-        ref_class(st, cls, soff, "INSTANCE_DUMP");
+        ref_class(st, s->other, s->off, s->name);
         hd_b_skip(b, nbytes);
         return;
     }
     int64_t want = layout(st, c);
-    c = hclass(st, cls);
     if (want >= 0 && want != (int64_t)nbytes) {
-        hd_error(st, soff, "INSTANCE_DUMP 0x%llx: %u bytes of field values, but class 0x%llx and its supers declare %lld",
-                 (unsigned long long)id, nbytes, (unsigned long long)cls, (long long)want);
+        hd_error(st, s->off, "INSTANCE_DUMP 0x%llx: %u bytes of field values, but class 0x%llx and its supers declare %lld",
+                 (unsigned long long)s->obj, nbytes, (unsigned long long)s->other, (long long)want);
         want = SIZE_UNKNOWN;
     }
     if (want < 0 || !c->nrefs || nbytes > MAX_INSTANCE_CHECK) {
@@ -189,28 +145,82 @@ static void check_instance(hd_state *st, hd_body *b, uint64_t soff, uint64_t id,
         return;
     b->left -= nbytes;
     for (uint32_t k = 0; k < c->nrefs; k++)
-        ref_obj(st, decode_id(st->tmp + st->refoffs[c->refs + k], st->idsize), soff, "INSTANCE_DUMP");
+        ref_obj(st, hd_load_be(st->tmp + st->refoffs[c->refs + k], st->idsize), s->off, s->name);
+}
+
+/* One part of a CLASS DUMP (p: 0 constant pool, 1 static fields, 2 instance fields):
+ * prints it, checks its names and values, and in pass 1 with --check notes the instance
+ * field types. Returns 0 when a value of an invalid type leaves the rest unparseable. */
+static int class_part(hd_state *st, hd_body *b, uint64_t soff, int pass, uint64_t id, int p, uint32_t *nfields)
+{
+    static const char *const label[3] = {" cp=", " statics=", " fields="};
+    static const char *const what[3] = {"constant pool", "static fields", "instance fields"};
+    const char *U = CLASS_DUMP;
+    int print = pass == 1 && st->print;
+    struct buf *L = &st->line;
+    uint16_t n = hd_b_u2(b);
+    if (print)
+        buf_put(L, label[p], strlen(label[p]));
+    if (print && !n)
+        buf_put(L, "-", 1);
+    for (uint32_t i = 0; i < n && !hd_b_bad(b); i++) {
+        uint64_t key = p == 0 ? hd_b_u2(b) : hd_b_id(b);
+        int type = hd_b_u1(b);
+        if (hd_b_bad(b))
+            break;
+        int sz = hd_type_size(type, st->idsize);
+        if (!sz) {
+            if (pass == 1)
+                hd_error(st, soff, "CLASS_DUMP 0x%llx: invalid basic type %d in its %s", (unsigned long long)id,
+                         type, what[p]);
+            if (p < 2)
+                return 0; /* the value's size is unknown: stop */
+        }
+        uint64_t v = p < 2 ? hd_b_un(b, sz) : 0;
+        if (pass == 1 && p > 0)
+            hd_use(st, K_STRING, key, soff, U, 0);
+        if (pass == 2 && p < 2 && type == HD_OBJECT)
+            ref_obj(st, v, soff, U);
+        if (pass == 1 && p == 2 && st->check) {
+            HD_GROW(st->ftypes, st->nftypes, st->capftypes);
+            st->ftypes[st->nftypes++] = (uint8_t)type;
+            (*nfields)++;
+        }
+        if (print) {
+            if (i)
+                buf_put(L, ",", 1);
+            if (p == 0)
+                buf_printf(L, "%llu", (unsigned long long)key);
+            else
+                hd_put_sid(st, key, 0);
+            buf_printf(L, ":%s", sz ? hd_type_name(type) : "?");
+            if (p < 2) {
+                buf_put(L, "=", 1);
+                hd_put_value(L, type, v);
+            }
+        }
+    }
+    return 1;
 }
 
 /* One CLASS DUMP. Returns 0 when the rest of the record cannot be parsed. */
 static int class_dump(hd_state *st, hd_body *b, uint64_t soff, int pass)
 {
-    const char *U = "CLASS_DUMP";
+    const char *U = CLASS_DUMP;
     uint64_t id = hd_b_id(b);
     uint32_t trace = hd_b_u4(b);
     uint64_t super = hd_b_id(b), loader = hd_b_id(b), signers = hd_b_id(b), domain = hd_b_id(b);
-    hd_b_id(b);
+    hd_b_id(b); /* two reserved IDs */
     hd_b_id(b);
     uint32_t isize = hd_b_u4(b);
     int print = pass == 1 && st->print;
-    hd_sb *L = &st->line;
     if (print) {
         hd_line_begin(st, soff, 1, 0);
-        hd_sb_printf(L, "CLASS_DUMP obj=0x%llx name=", (unsigned long long)id);
+        buf_printf(&st->line, "CLASS_DUMP obj=0x%llx name=", (unsigned long long)id);
         hd_put_class_obj(st, id);
-        hd_sb_printf(L, " trace=%u super=0x%llx loader=0x%llx signers=0x%llx domain=0x%llx instance_size=%u",
-                     trace, (unsigned long long)super, (unsigned long long)loader, (unsigned long long)signers,
-                     (unsigned long long)domain, isize);
+        buf_printf(&st->line, " trace=%u super=0x%llx loader=0x%llx signers=0x%llx domain=0x%llx instance_size=%u",
+                   trace, (unsigned long long)super, (unsigned long long)loader, (unsigned long long)signers,
+                   (unsigned long long)domain, isize);
     }
     if (pass == 2) {
         ref_class(st, super, soff, U);
@@ -218,61 +228,14 @@ static int class_dump(hd_state *st, hd_body *b, uint64_t soff, int pass)
         ref_obj(st, signers, soff, U);
         ref_obj(st, domain, soff, U);
     }
-    /* constant pool, statics, instance fields */
-    static const char *const part[3] = {" cp=", " statics=", " fields="};
     size_t ftypes_start = st->nftypes;
     uint32_t nfields = 0;
-    for (int p = 0; p < 3; p++) {
-        uint16_t n = hd_b_u2(b);
-        if (print)
-            hd_sb_add(L, part[p], strlen(part[p]));
-        if (print && !n)
-            hd_sb_add(L, "-", 1);
-        for (uint32_t i = 0; i < n && !hd_b_bad(b); i++) {
-            uint64_t key = p == 0 ? hd_b_u2(b) : hd_b_id(b);
-            int type = hd_b_u1(b);
-            if (hd_b_bad(b))
-                break;
-            int sz = hd_type_size(st, type);
-            if (!sz) {
-                if (pass == 1)
-                    hd_error(st, soff, "CLASS_DUMP 0x%llx: invalid basic type %d in its %s", (unsigned long long)id,
-                             type, p == 0 ? "constant pool" : p == 1 ? "static fields" : "instance fields");
-                if (p < 2) {
-                    st->nftypes = ftypes_start;
-                    return 0; /* the value's size is unknown: stop */
-                }
-            }
-            uint64_t v = 0;
-            if (p < 2)
-                v = hd_b_un(b, sz);
-            if (pass == 1 && p > 0)
-                hd_use(st, K_STRING, key, soff, U, 0);
-            if (pass == 2 && p < 2 && type == 2)
-                ref_obj(st, v, soff, U);
-            if (pass == 1 && p == 2 && st->check) {
-                HD_GROW(st->ftypes, st->nftypes, st->capftypes);
-                st->ftypes[st->nftypes++] = (uint8_t)type;
-                nfields++;
-            }
-            if (print) {
-                if (i)
-                    hd_sb_add(L, ",", 1);
-                if (p == 0)
-                    hd_sb_printf(L, "%llu", (unsigned long long)key);
-                else
-                    hd_put_sid(st, key, 0);
-                hd_sb_printf(L, ":%s", sz ? hd_type_name(type) : "?");
-                if (p < 2) {
-                    hd_sb_add(L, "=", 1);
-                    put_value(L, type, v);
-                }
-            }
-        }
-    }
-    if (hd_b_bad(b)) {
+    int parsed = 1;
+    for (int p = 0; p < 3 && parsed; p++)
+        parsed = class_part(st, b, soff, pass, id, p, &nfields);
+    if (!parsed || hd_b_bad(b)) {
         st->nftypes = ftypes_start;
-        return 1; /* reported by the caller */
+        return parsed; /* a short body is reported by the caller */
     }
     if (print)
         hd_line_end(st);
@@ -290,163 +253,152 @@ static int class_dump(hd_state *st, hd_body *b, uint64_t soff, int pass)
     return 1;
 }
 
+/* Reads a sub-record's fields after its tag, and in pass 2 checks the references in an
+ * array's or instance's body. Returns 0 when the rest of the record cannot be parsed. */
+static int sub_fields(hd_state *st, hd_body *b, sub *s, int pass, const char *rec)
+{
+    s->obj = hd_b_id(b);
+    switch (s->tag) {
+    case 0x01: /* ROOT_JNI_GLOBAL */
+        s->other = hd_b_id(b);
+        break;
+    case 0x02: case 0x03: /* ROOT_JNI_LOCAL, ROOT_JAVA_FRAME */
+        s->thread = hd_b_u4(b);
+        s->other = hd_b_u4(b);
+        break;
+    case 0x04: case 0x06: /* ROOT_NATIVE_STACK, ROOT_THREAD_BLOCK */
+        s->thread = hd_b_u4(b);
+        break;
+    case 0x08: /* ROOT_THREAD_OBJECT */
+        s->thread = hd_b_u4(b);
+        s->trace = hd_b_u4(b);
+        break;
+    case 0x21: /* INSTANCE_DUMP */
+        s->trace = hd_b_u4(b);
+        s->other = hd_b_id(b);
+        s->count = hd_b_u4(b);
+        if (hd_b_bad(b) || !hd_b_has(b, s->count))
+            break;
+        if (pass == 2)
+            check_instance(st, b, s);
+        else
+            hd_b_skip(b, s->count);
+        break;
+    case 0x22: { /* OBJ_ARRAY_DUMP */
+        s->trace = hd_b_u4(b);
+        s->count = hd_b_u4(b);
+        s->other = hd_b_id(b);
+        uint64_t bytes = (uint64_t)s->count * (uint64_t)st->idsize;
+        if (hd_b_bad(b) || !hd_b_has(b, bytes))
+            break;
+        if (pass == 1) {
+            hd_b_skip(b, bytes);
+            break;
+        }
+        ref_class(st, s->other, s->off, s->name);
+        for (uint32_t i = 0; i < s->count && !hd_b_bad(b); i++)
+            ref_obj(st, hd_b_id(b), s->off, s->name);
+        break;
+    }
+    case 0x23: { /* PRIM_ARRAY_DUMP */
+        s->trace = hd_b_u4(b);
+        s->count = hd_b_u4(b);
+        s->type = hd_b_u1(b);
+        if (hd_b_bad(b))
+            break;
+        int sz = s->type == HD_OBJECT ? 0 : hd_type_size(s->type, st->idsize);
+        if (!sz) {
+            if (pass == 1)
+                hd_error(st, s->off, "PRIM_ARRAY_DUMP 0x%llx: invalid element type %d; the rest of the %s record is skipped",
+                         (unsigned long long)s->obj, s->type, rec);
+            return 0;
+        }
+        if (hd_b_has(b, (uint64_t)s->count * (uint64_t)sz))
+            hd_b_skip(b, (uint64_t)s->count * (uint64_t)sz);
+        break;
+    }
+    }
+    return 1;
+}
+
+/* The output line of a sub-record other than a CLASS DUMP. */
+static void print_sub(hd_state *st, const sub *s)
+{
+    struct buf *L = &st->line;
+    hd_line_begin(st, s->off, 1, 0);
+    buf_printf(L, "%s obj=0x%llx", s->name, (unsigned long long)s->obj);
+    switch (s->tag) {
+    case 0x01: buf_printf(L, " ref=0x%llx", (unsigned long long)s->other); break;
+    case 0x02: case 0x03: buf_printf(L, " thread=%u frame=%d", s->thread, (int)(int32_t)s->other); break;
+    case 0x04: case 0x06: buf_printf(L, " thread=%u", s->thread); break;
+    case 0x08: buf_printf(L, " thread=%u trace=%u", s->thread, s->trace); break;
+    case 0x21:
+        buf_printf(L, " trace=%u class=0x%llx(", s->trace, (unsigned long long)s->other);
+        hd_put_class_obj(st, s->other);
+        buf_printf(L, ") nbytes=%u", s->count);
+        break;
+    case 0x22:
+        buf_printf(L, " trace=%u n=%u class=0x%llx(", s->trace, s->count, (unsigned long long)s->other);
+        hd_put_class_obj(st, s->other);
+        buf_put(L, ")", 1);
+        break;
+    case 0x23: buf_printf(L, " trace=%u n=%u type=%s", s->trace, s->count, hd_type_name(s->type)); break;
+    }
+    hd_line_end(st);
+}
+
+/* The references of a whole sub-record other than a CLASS DUMP: in pass 1 its thread
+ * and trace serials, and the object it dumps; in pass 2 the object a root holds. */
+static void sub_refs(hd_state *st, const sub *s, int pass)
+{
+    int tag = s->tag;
+    int dumped = tag >= 0x21 && tag <= 0x23; /* else a root */
+    if (pass == 2) {
+        if (!dumped)
+            ref_obj(st, s->obj, s->off, s->name);
+        return;
+    }
+    if (tag == 0x02 || tag == 0x03 || tag == 0x04 || tag == 0x06 || tag == 0x08)
+        hd_use(st, K_THREAD, s->thread, s->off, s->name, 1);
+    if (tag == 0x08 || dumped)
+        hd_use(st, K_TRACE, s->trace, s->off, s->name, 1);
+    if (dumped)
+        add_obj(st, s->obj);
+}
+
 /* Parses sub-records to the end of the body. */
 static void subrecords(hd_state *st, hd_body *b, int pass, const char *rec)
 {
-    int print = pass == 1 && st->print;
-    hd_sb *L = &st->line;
     uint64_t end = b->r->off + b->left;
     while (b->left && !hd_b_bad(b)) {
-        uint64_t soff = b->r->off;
-        int tag = hd_b_u1(b);
-        const char *name = hd_sub_name(tag);
-        if (!name) {
+        sub s = {0};
+        s.off = b->r->off;
+        s.tag = hd_b_u1(b);
+        s.name = hd_sub_name(s.tag);
+        if (!s.name) {
             if (pass == 1)
-                hd_error(st, soff, "%s: unknown sub-record tag 0x%02x; the rest of the record (%llu bytes) is skipped",
-                         rec, tag, (unsigned long long)b->left);
+                hd_error(st, s.off, "%s: unknown sub-record tag 0x%02x; the rest of the record (%llu bytes) is skipped",
+                         rec, s.tag, (unsigned long long)b->left);
             return;
         }
         if (pass == 1) {
-            st->sub_count[tag]++;
+            st->sub_count[s.tag]++;
             st->subrecords++;
         }
-        if (tag == 0x20) {
-            if (!class_dump(st, b, soff, pass))
-                return;
-            if (hd_b_bad(b)) {
-                if (pass == 1 && b->short_)
-                    hd_error(st, soff, "%s: %s sub-record runs past the end of its record (which ends at 0x%llx)",
-                             rec, name, (unsigned long long)end);
-                return;
-            }
-            continue;
-        }
-        uint64_t obj = hd_b_id(b);
-        uint32_t thread = 0, trace = 0, count = 0;
-        uint64_t other = 0;
-        switch (tag) {
-        case 0xFF: case 0x05: case 0x07: /* ROOT_UNKNOWN, ROOT_STICKY_CLASS, ROOT_MONITOR_USED */
-            if (print && !hd_b_bad(b)) {
-                hd_line_begin(st, soff, 1, 0);
-                hd_sb_printf(L, "%s obj=0x%llx", name, (unsigned long long)obj);
-            }
-            break;
-        case 0x01: /* ROOT_JNI_GLOBAL */
-            other = hd_b_id(b);
-            if (print && !hd_b_bad(b)) {
-                hd_line_begin(st, soff, 1, 0);
-                hd_sb_printf(L, "%s obj=0x%llx ref=0x%llx", name, (unsigned long long)obj, (unsigned long long)other);
-            }
-            break;
-        case 0x02: case 0x03: /* ROOT_JNI_LOCAL, ROOT_JAVA_FRAME */
-            thread = hd_b_u4(b);
-            other = hd_b_u4(b);
-            if (print && !hd_b_bad(b)) {
-                hd_line_begin(st, soff, 1, 0);
-                hd_sb_printf(L, "%s obj=0x%llx thread=%u frame=%d", name, (unsigned long long)obj, thread,
-                             (int)(int32_t)other);
-            }
-            break;
-        case 0x04: case 0x06: /* ROOT_NATIVE_STACK, ROOT_THREAD_BLOCK */
-            thread = hd_b_u4(b);
-            if (print && !hd_b_bad(b)) {
-                hd_line_begin(st, soff, 1, 0);
-                hd_sb_printf(L, "%s obj=0x%llx thread=%u", name, (unsigned long long)obj, thread);
-            }
-            break;
-        case 0x08: /* ROOT_THREAD_OBJECT */
-            thread = hd_b_u4(b);
-            trace = hd_b_u4(b);
-            if (print && !hd_b_bad(b)) {
-                hd_line_begin(st, soff, 1, 0);
-                hd_sb_printf(L, "%s obj=0x%llx thread=%u trace=%u", name, (unsigned long long)obj, thread, trace);
-            }
-            break;
-        case 0x21: { /* INSTANCE_DUMP */
-            trace = hd_b_u4(b);
-            other = hd_b_id(b);
-            count = hd_b_u4(b);
-            if (hd_b_bad(b) || !hd_b_has(b, count))
-                break;
-            if (pass == 2) {
-                check_instance(st, b, soff, obj, other, count);
-                break;
-            }
-            hd_b_skip(b, count);
-            if (print) {
-                hd_line_begin(st, soff, 1, 0);
-                hd_sb_printf(L, "%s obj=0x%llx trace=%u class=0x%llx(", name, (unsigned long long)obj, trace,
-                             (unsigned long long)other);
-                hd_put_class_obj(st, other);
-                hd_sb_printf(L, ") nbytes=%u", count);
-            }
-            break;
-        }
-        case 0x22: { /* OBJ_ARRAY_DUMP */
-            trace = hd_b_u4(b);
-            count = hd_b_u4(b);
-            other = hd_b_id(b);
-            if (hd_b_bad(b) || !hd_b_has(b, (uint64_t)count * (uint64_t)st->idsize))
-                break;
-            if (pass == 2) {
-                ref_class(st, other, soff, name);
-                for (uint32_t i = 0; i < count && !hd_b_bad(b); i++)
-                    ref_obj(st, hd_b_id(b), soff, name);
-                break;
-            }
-            hd_b_skip(b, (uint64_t)count * (uint64_t)st->idsize);
-            if (print) {
-                hd_line_begin(st, soff, 1, 0);
-                hd_sb_printf(L, "%s obj=0x%llx trace=%u n=%u class=0x%llx(", name, (unsigned long long)obj, trace,
-                             count, (unsigned long long)other);
-                hd_put_class_obj(st, other);
-                hd_sb_add(L, ")", 1);
-            }
-            break;
-        }
-        case 0x23: { /* PRIM_ARRAY_DUMP */
-            trace = hd_b_u4(b);
-            count = hd_b_u4(b);
-            int type = hd_b_u1(b);
-            if (hd_b_bad(b))
-                break;
-            int sz = type == 2 ? 0 : hd_type_size(st, type);
-            if (!sz) {
-                if (pass == 1)
-                    hd_error(st, soff, "PRIM_ARRAY_DUMP 0x%llx: invalid element type %d; the rest of the %s record is skipped",
-                             (unsigned long long)obj, type, rec);
-                return;
-            }
-            if (!hd_b_has(b, (uint64_t)count * (uint64_t)sz))
-                break;
-            hd_b_skip(b, (uint64_t)count * (uint64_t)sz);
-            if (print) {
-                hd_line_begin(st, soff, 1, 0);
-                hd_sb_printf(L, "%s obj=0x%llx trace=%u n=%u type=%s", name, (unsigned long long)obj, trace, count,
-                             hd_type_name(type));
-            }
-            break;
-        }
-        }
+        int parsed = s.tag == 0x20 ? class_dump(st, b, s.off, pass) : sub_fields(st, b, &s, pass, rec);
+        if (!parsed)
+            return;
         if (hd_b_bad(b)) {
             if (pass == 1 && b->short_)
-                hd_error(st, soff, "%s: %s sub-record runs past the end of its record (which ends at 0x%llx)", rec,
-                         name, (unsigned long long)end);
+                hd_error(st, s.off, "%s: %s sub-record runs past the end of its record (which ends at 0x%llx)", rec,
+                         s.name, (unsigned long long)end);
             return;
         }
-        if (print)
-            hd_line_end(st);
-        int dumped = tag >= 0x21 && tag <= 0x23; /* else a root */
-        if (pass == 1) {
-            if (tag == 0x02 || tag == 0x03 || tag == 0x04 || tag == 0x06 || tag == 0x08)
-                hd_use(st, K_THREAD, thread, soff, name, 1);
-            if (tag == 0x08 || dumped)
-                hd_use(st, K_TRACE, trace, soff, name, 1);
-            if (dumped)
-                add_obj(st, obj);
-        } else if (!dumped) {
-            ref_obj(st, obj, soff, name);
-        }
+        if (s.tag == 0x20)
+            continue; /* printed and checked by class_dump */
+        if (pass == 1 && st->print)
+            print_sub(st, &s);
+        sub_refs(st, &s, pass);
     }
 }
 
@@ -491,7 +443,7 @@ static void dump_close(hd_state *st)
         hd_reader_free(&r2);
         if (st->spool_fd >= 0) {
             if (ftruncate(st->spool_fd, 0) != 0 && !st->io_error)
-                st->io_error = 5;
+                st->io_error = EIO;
             lseek(st->spool_fd, 0, SEEK_SET);
             st->r.tee_len = 0;
         }
@@ -511,7 +463,7 @@ void hd_heap_record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t ti
             hd_error(st, off, "HEAP_DUMP_END: record length %llu (must be 0)", (unsigned long long)b->left);
         if (st->print) {
             hd_line_begin(st, off, 0, time);
-            hd_sb_add(&st->line, "HEAP_DUMP_END", 13);
+            buf_put(&st->line, "HEAP_DUMP_END", 13);
             hd_line_end(st);
         }
         if (!st->seg_open)
@@ -533,7 +485,7 @@ void hd_heap_record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t ti
         st->seg_open = 1;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        hd_sb_printf(&st->line, "%s length=%llu", name, (unsigned long long)b->left);
+        buf_printf(&st->line, "%s length=%llu", name, (unsigned long long)b->left);
         hd_line_end(st);
     }
     uint64_t len = b->left;

@@ -3,7 +3,8 @@
  *   hprof-dump [--offsets] FILE            one line per record / sub-record
  *   hprof-dump --summary FILE              counts per record kind, totals
  *   hprof-dump --check [--lenient] FILE    validation; exit 0 good, 1 problems, 2 usage/IO
- */
+ *
+ * The top of the tool: calls records.c (hd_run) and the layers below it. */
 #include "hd.h"
 
 #include <errno.h>
@@ -48,10 +49,10 @@ static void print_counts(hd_state *st, const char *label, const uint64_t *counts
 static void summary(hd_state *st)
 {
     FILE *o = st->out;
-    hd_sb v = {0};
-    hd_sb_put_quoted(&v, (const unsigned char *)st->version, strlen(st->version));
-    fprintf(o, "version=%s\nidsize=%d\n", v.p ? v.p : "\"\"", st->idsize);
-    free(v.p);
+    struct buf v = {0};
+    hd_put_quoted(&v, (const unsigned char *)st->version, strlen(st->version));
+    fprintf(o, "version=%s\nidsize=%d\n", hd_buf_text(&v), st->idsize);
+    buf_free(&v);
     print_counts(st, "records", st->rec_count, hd_tag_name);
     print_counts(st, "subrecords", st->sub_count, hd_sub_name);
     fprintf(o, "records_total=%llu\n", (unsigned long long)st->records);
@@ -85,7 +86,7 @@ static void free_state(hd_state *st)
         hd_map_free(maps[i]);
     for (int k = 0; k < K_NKINDS; k++)
         hd_map_free(&st->undef_idx[k]);
-    free(st->pool);
+    buf_free(&st->pool);
     free(st->strv);
     free(st->clsv);
     free(st->frv);
@@ -93,9 +94,99 @@ static void free_state(hd_state *st)
     free(st->trframes);
     free(st->thv);
     free(st->undv);
-    free(st->line.p);
+    buf_free(&st->line);
     hd_heap_free(st);
     hd_reader_free(&st->r);
+}
+
+/* Reads the options into st; returns -1 to go on, else the exit status. */
+static int parse_args(hd_state *st, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--check"))
+            st->check = 1;
+        else if (!strcmp(a, "--lenient"))
+            st->check = st->lenient = 1;
+        else if (!strcmp(a, "--summary"))
+            st->summary = 1;
+        else if (!strcmp(a, "--offsets"))
+            st->offsets = 1;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--") && i + 1 < argc && !st->path)
+            st->path = argv[++i];
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "hprof-dump: unknown option %s\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!st->path)
+            st->path = a;
+        else {
+            fprintf(stderr, "hprof-dump: more than one file given\n");
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!st->path) {
+        usage(stderr);
+        return 2;
+    }
+    st->print = !st->check && !st->summary;
+    return -1;
+}
+
+/* Opens st->path (and the spool file --check needs when it cannot seek); 0 when done. */
+static int open_input(hd_state *st)
+{
+    const char *path = st->path;
+    st->fd = strcmp(path, "-") ? open(path, O_RDONLY) : 0;
+    if (st->fd < 0) {
+        fprintf(stderr, "hprof-dump: cannot open %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(st->fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        st->fsize = (uint64_t)sb.st_size;
+        st->seekable = 1;
+    }
+    if (st->check && !st->seekable) {
+        st->spool_fd = open_spool();
+        if (st->spool_fd < 0) {
+            fprintf(stderr, "hprof-dump: %s cannot seek and no temporary file could be made: %s\n", path,
+                    strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The last words (hidden problems, the --check verdict); returns the exit status. */
+static int finish(hd_state *st)
+{
+    const char *path = st->path;
+    int rc = 0;
+    if (st->io_error) {
+        fprintf(stderr, "hprof-dump: error reading %s: %s\n", path, strerror(st->io_error));
+        rc = 2;
+    } else if (st->errors) {
+        rc = 1;
+    }
+    uint64_t hidden = (st->errors - st->printed_errors) + (st->warnings - st->printed_warnings);
+    if (hidden)
+        fprintf(stderr, "hprof-dump: %llu more problems not shown\n", (unsigned long long)hidden);
+    if (st->check && !st->io_error) {
+        unsigned long long e = st->errors, w = st->warnings, n = st->records;
+        if (e)
+            printf("%s: %llu error%s, %llu warning%s\n", path, e, e == 1 ? "" : "s", w, w == 1 ? "" : "s");
+        else if (w)
+            printf("%s: ok, %llu records, %llu warning%s\n", path, n, w, w == 1 ? "" : "s");
+        else
+            printf("%s: ok, %llu records\n", path, n);
+    }
+    fflush(stdout);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -105,60 +196,11 @@ int main(int argc, char **argv)
     st.out = stdout;
     st.spool_fd = -1;
     st.objs_sorted = 1;
-    const char *path = NULL;
-    int summary_mode = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--check"))
-            st.check = 1;
-        else if (!strcmp(a, "--lenient"))
-            st.check = st.lenient = 1;
-        else if (!strcmp(a, "--summary"))
-            summary_mode = 1;
-        else if (!strcmp(a, "--offsets"))
-            st.offsets = 1;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--") && i + 1 < argc && !path)
-            path = argv[++i];
-        else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "hprof-dump: unknown option %s\n", a);
-            usage(stderr);
-            return 2;
-        } else if (!path)
-            path = a;
-        else {
-            fprintf(stderr, "hprof-dump: more than one file given\n");
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (!path) {
-        usage(stderr);
+    int rc = parse_args(&st, argc, argv);
+    if (rc >= 0)
+        return rc;
+    if (open_input(&st) != 0)
         return 2;
-    }
-    st.print = !st.check && !summary_mode;
-    st.summary = summary_mode;
-    st.path = path;
-    st.fd = strcmp(path, "-") ? open(path, O_RDONLY) : 0;
-    if (st.fd < 0) {
-        fprintf(stderr, "hprof-dump: cannot open %s: %s\n", path, strerror(errno));
-        return 2;
-    }
-    struct stat sb;
-    if (fstat(st.fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        st.fsize = (uint64_t)sb.st_size;
-        st.seekable = 1;
-    }
-    if (st.check && !st.seekable) {
-        st.spool_fd = open_spool();
-        if (st.spool_fd < 0) {
-            fprintf(stderr, "hprof-dump: %s cannot seek and no temporary file could be made: %s\n", path,
-                    strerror(errno));
-            return 2;
-        }
-    }
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     hd_reader_init(&st.r, st.fd, 0, 0);
@@ -169,27 +211,7 @@ int main(int argc, char **argv)
     if (st.summary)
         summary(&st);
     fflush(stdout);
-
-    int rc = 0;
-    if (st.io_error) {
-        fprintf(stderr, "hprof-dump: error reading %s: %s\n", path, strerror(st.io_error));
-        rc = 2;
-    } else if (st.errors) {
-        rc = 1;
-    }
-    uint64_t hidden = (st.errors - st.printed_errors) + (st.warnings - st.printed_warnings);
-    if (hidden)
-        fprintf(stderr, "hprof-dump: %llu more problems not shown\n", (unsigned long long)hidden);
-    if (st.check && !st.io_error) {
-        unsigned long long e = st.errors, w = st.warnings, n = st.records;
-        if (e)
-            printf("%s: %llu error%s, %llu warning%s\n", path, e, e == 1 ? "" : "s", w, w == 1 ? "" : "s");
-        else if (w)
-            printf("%s: ok, %llu records, %llu warning%s\n", path, n, w, w == 1 ? "" : "s");
-        else
-            printf("%s: ok, %llu records\n", path, n);
-    }
-    fflush(stdout);
+    rc = finish(&st);
     if (st.spool_fd >= 0)
         close(st.spool_fd);
     if (st.fd > 0)

@@ -1,5 +1,7 @@
 /* Buffered streaming reader: sequential read(2) for the main pass, pread(2) from a
- * given offset for the second pass over a heap dump. Never holds more than one buffer. */
+ * given offset for the second pass over a heap dump. Never holds more than one buffer.
+ * Record bodies (hd_body) read big-endian values without passing their end.
+ * Calls only table.c and format.c. */
 #include "hd.h"
 
 #include <errno.h>
@@ -118,11 +120,10 @@ size_t hd_read(hd_reader *r, void *dst, size_t n)
     return done;
 }
 
-uint64_t hd_skip(hd_reader *r, uint64_t n)
+static uint64_t skip(hd_reader *r, uint64_t n)
 {
-    uint64_t done = 0;
     size_t buffered = r->len - r->pos;
-    if (r->tee_fd < 0 && n - done > buffered + r->cap) {
+    if (r->tee_fd < 0 && n > buffered + r->cap) {
         /* Jump over a large span without reading it. */
         uint64_t jump = n - buffered;
         if (r->use_pread || lseek(r->fd, (off_t)jump, SEEK_CUR) != (off_t)-1) {
@@ -133,6 +134,7 @@ uint64_t hd_skip(hd_reader *r, uint64_t n)
             return n;
         }
     }
+    uint64_t done = 0;
     while (done < n) {
         size_t avail = hd_fill(r, 1);
         if (!avail) {
@@ -157,9 +159,7 @@ uint64_t hd_b_un(hd_body *b, int n)
         r->eof = 1;
         return 0;
     }
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++)
-        v = v << 8 | r->buf[r->pos + (size_t)i];
+    uint64_t v = hd_load_be(r->buf + r->pos, n);
     consume(r, (size_t)n);
     b->left -= (uint64_t)n;
     return v;
@@ -180,6 +180,6 @@ void hd_b_skip(hd_body *b, uint64_t n)
         b->short_ = 1;
         n = b->left;
     }
-    uint64_t got = hd_skip(b->r, n);
+    uint64_t got = skip(b->r, n);
     b->left -= got;
 }

@@ -1,63 +1,10 @@
-/* Top-level records: the header, the record loop, and every non-heap record. */
+/* Top-level records: the header, the record loop, and every record but the heap dump's
+ * (handed to heap.c). Notes the definitions of strings, classes, frames, traces and
+ * threads that later records and heap.c look up.
+ * Calls heap.c, output.c, report.c, reader.c, format.c and table.c. */
 #include "hd.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-const char *hd_tag_name(int tag)
-{
-    switch (tag) {
-    case 0x01: return "STRING";
-    case 0x02: return "LOAD_CLASS";
-    case 0x03: return "UNLOAD_CLASS";
-    case 0x04: return "FRAME";
-    case 0x05: return "TRACE";
-    case 0x06: return "ALLOC_SITES";
-    case 0x07: return "HEAP_SUMMARY";
-    case 0x0A: return "START_THREAD";
-    case 0x0B: return "END_THREAD";
-    case 0x0C: return "HEAP_DUMP";
-    case 0x0D: return "CPU_SAMPLES";
-    case 0x0E: return "CONTROL_SETTINGS";
-    case 0x1C: return "HEAP_DUMP_SEGMENT";
-    case 0x2C: return "HEAP_DUMP_END";
-    default: return NULL;
-    }
-}
-
-const char *hd_type_name(int type)
-{
-    static const char *const names[12] = {
-        NULL, NULL, "object", NULL, "boolean", "char", "float", "double", "byte", "short", "int", "long",
-    };
-    return type >= 0 && type < 12 ? names[type] : NULL;
-}
-
-int hd_type_size(hd_state *st, int type)
-{
-    static const int sizes[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
-    if (type == 2)
-        return st->idsize;
-    return type >= 0 && type < 12 ? sizes[type] : 0;
-}
-
-void hd_use(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user, int zero_ok)
-{
-    if (!st->check || (id == 0 && zero_ok))
-        return;
-    const hd_map *m;
-    switch (kind) {
-    case K_STRING: m = &st->strings; break;
-    case K_CLASS: m = &st->classes_by_serial; break;
-    case K_FRAME: m = &st->frames; break;
-    case K_TRACE: m = &st->traces; break;
-    case K_THREAD: m = &st->threads; break;
-    case K_CLASSOBJ: m = &st->classes_by_obj; break;
-    default: return;
-    }
-    if (!hd_map_get(m, id))
-        hd_undefined(st, kind, id, off, user);
-}
 
 /* A fixed-size record, or a variable one once its counts are known. */
 static int want_len(hd_state *st, uint64_t off, const char *name, uint64_t len, uint64_t want)
@@ -122,29 +69,27 @@ static int rec_string(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
         return 0;
     uint64_t id = hd_b_id(b);
     uint64_t n = b->left;
-    while (st->pool_len + n + 1 > st->pool_cap) {
-        st->pool_cap = st->pool_cap ? st->pool_cap * 2 : 1 << 16;
-        st->pool = hd_xrealloc(st->pool, st->pool_cap);
-    }
-    unsigned char *text = st->pool + st->pool_len;
+    if (buf_reserve(&st->pool, (size_t)n + 1)) /* + 1: an empty text still points into the pool */
+        hd_out_of_memory((size_t)n + 1);
+    unsigned char *text = st->pool.data + st->pool.len;
     if (hd_read(b->r, text, (size_t)n) < n)
         return 0;
     b->left = 0;
     uint64_t *slot;
     if (hd_map_put(&st->strings, id, st->nstr, &slot)) {
         HD_GROW(st->strv, st->nstr, st->capstr);
-        st->strv[st->nstr++] = (hd_string){off, st->pool_len, n};
-        st->pool_len += n;
+        st->strv[st->nstr++] = (hd_string){off, st->pool.len, n};
+        st->pool.len += n;
         hd_defined(st, K_STRING, id, off);
     } else {
         hd_string *old = &st->strv[*slot];
-        int same = old->len == n && memcmp(st->pool + old->off, text, (size_t)n) == 0;
+        int same = old->len == n && memcmp(st->pool.data + old->off, text, (size_t)n) == 0;
         redefined(st, same, off, "STRING", "0x%llx", id, old->def);
     }
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        hd_sb_printf(&st->line, "STRING id=0x%llx ", (unsigned long long)id);
-        hd_sb_put_quoted(&st->line, text, (size_t)n);
+        buf_printf(&st->line, "STRING id=0x%llx ", (unsigned long long)id);
+        hd_put_quoted(&st->line, text, (size_t)n);
         hd_line_end(st);
     }
     return 1;
@@ -174,8 +119,8 @@ static int rec_load_class(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     hd_defined(st, K_CLASSOBJ, c.obj, off);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        hd_sb_printf(&st->line, "LOAD_CLASS serial=%u obj=0x%llx trace=%u name=", c.serial,
-                     (unsigned long long)c.obj, c.trace);
+        buf_printf(&st->line, "LOAD_CLASS serial=%u obj=0x%llx trace=%u name=", c.serial,
+                   (unsigned long long)c.obj, c.trace);
         hd_put_sid(st, c.name, 1);
         hd_line_end(st);
     }
@@ -192,12 +137,12 @@ static int rec_unload_class(hd_state *st, hd_body *b, uint64_t off, uint32_t tim
     hd_use(st, K_CLASS, serial, off, "UNLOAD_CLASS", 0);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        hd_sb_printf(&st->line, "UNLOAD_CLASS serial=%u name=", serial);
+        buf_printf(&st->line, "UNLOAD_CLASS serial=%u name=", serial);
         uint64_t *slot = hd_map_get(&st->classes_by_serial, serial);
         if (slot)
             hd_put_sid(st, st->clsv[*slot].name, 1);
         else
-            hd_sb_add(&st->line, "?", 1);
+            buf_put(&st->line, "?", 1);
         hd_line_end(st);
     }
     return 1;
@@ -225,15 +170,15 @@ static int rec_frame(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     DEFINE(frames, frv, nfr, capfr, K_FRAME, f.id, f, "FRAME", "0x%llx");
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        hd_sb_printf(&st->line, "FRAME id=0x%llx method=", (unsigned long long)f.id);
+        buf_printf(&st->line, "FRAME id=0x%llx method=", (unsigned long long)f.id);
         hd_put_sid(st, f.method, 0);
-        hd_sb_add(&st->line, " sig=", 5);
+        buf_put(&st->line, " sig=", 5);
         hd_put_sid(st, f.sig, 0);
-        hd_sb_add(&st->line, " source=", 8);
+        buf_put(&st->line, " source=", 8);
         hd_put_sid(st, f.source, 0);
-        hd_sb_printf(&st->line, " class=%u(", f.cls);
+        buf_printf(&st->line, " class=%u(", f.cls);
         hd_put_class_serial(st, f.cls);
-        hd_sb_printf(&st->line, ") line=%d", f.line);
+        buf_printf(&st->line, ") line=%d", f.line);
         hd_line_end(st);
     }
     return 1;
@@ -271,28 +216,22 @@ static int rec_trace(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     } else {
         hd_trace *o = &st->trv[*slot];
         int same = o->thread == t.thread && o->nframes == t.nframes &&
-                   memcmp(&st->trframes[o->first], &st->trframes[t.first], t.nframes * sizeof(uint64_t)) == 0;
+                   (!t.nframes ||
+                    memcmp(&st->trframes[o->first], &st->trframes[t.first], t.nframes * sizeof(uint64_t)) == 0);
         redefined(st, same, off, "TRACE", "serial %llu", t.serial, o->def);
     }
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        hd_sb_printf(&st->line, "TRACE serial=%u thread=%u nframes=%u frames=", t.serial, t.thread, t.nframes);
+        buf_printf(&st->line, "TRACE serial=%u thread=%u nframes=%u frames=", t.serial, t.thread, t.nframes);
         for (uint32_t i = 0; i < t.nframes; i++)
-            hd_sb_printf(&st->line, i ? ",0x%llx" : "0x%llx", (unsigned long long)st->trframes[t.first + i]);
+            buf_printf(&st->line, i ? ",0x%llx" : "0x%llx", (unsigned long long)st->trframes[t.first + i]);
         if (!t.nframes)
-            hd_sb_add(&st->line, "-", 1);
+            buf_put(&st->line, "-", 1);
         hd_line_end(st);
     }
     if (!is_new)
         st->ntrframes = t.first; /* a repeated definition keeps the first one's frames */
     return 1;
-}
-
-static float bits_to_float(uint32_t v)
-{
-    float f;
-    memcpy(&f, &v, sizeof f);
-    return f;
 }
 
 static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
@@ -301,7 +240,7 @@ static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time
     if (!min_len(st, off, "ALLOC_SITES", len, 34))
         return 0;
     uint16_t flags = hd_b_u2(b);
-    float cutoff = bits_to_float(hd_b_u4(b));
+    uint32_t cutoff = hd_b_u4(b); /* a float's bits */
     uint32_t live_bytes = hd_b_u4(b), live_objs = hd_b_u4(b);
     uint64_t alloc_bytes = hd_b_u8(b), alloc_objs = hd_b_u8(b);
     uint32_t n = hd_b_u4(b);
@@ -310,11 +249,10 @@ static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time
     st->alloc_sites += n;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        hd_sb_printf(&st->line,
-                     "ALLOC_SITES flags=0x%x cutoff=%g live_bytes=%u live_objs=%u alloc_bytes=%llu "
-                     "alloc_objs=%llu nsites=%u",
-                     flags, (double)cutoff, live_bytes, live_objs, (unsigned long long)alloc_bytes,
-                     (unsigned long long)alloc_objs, n);
+        buf_printf(&st->line, "ALLOC_SITES flags=0x%x cutoff=", flags);
+        hd_put_value(&st->line, HD_FLOAT, cutoff);
+        buf_printf(&st->line, " live_bytes=%u live_objs=%u alloc_bytes=%llu alloc_objs=%llu nsites=%u", live_bytes,
+                   live_objs, (unsigned long long)alloc_bytes, (unsigned long long)alloc_objs, n);
         hd_line_end(st);
     }
     for (uint32_t i = 0; i < n && !hd_b_bad(b); i++) {
@@ -330,10 +268,10 @@ static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time
         hd_use(st, K_TRACE, trace, soff, "ALLOC_SITES", 1);
         if (st->print) {
             hd_line_begin(st, soff, 1, 0);
-            hd_sb_printf(&st->line, "SITE array=%u class=%u(", array, cls);
+            buf_printf(&st->line, "SITE array=%u class=%u(", array, cls);
             hd_put_class_serial(st, cls);
-            hd_sb_printf(&st->line, ") trace=%u live_bytes=%u live_objs=%u alloc_bytes=%u alloc_objs=%u", trace, lb,
-                         lo, ab, ao);
+            buf_printf(&st->line, ") trace=%u live_bytes=%u live_objs=%u alloc_bytes=%u alloc_objs=%u", trace, lb,
+                       lo, ab, ao);
             hd_line_end(st);
         }
     }
@@ -350,8 +288,8 @@ static int rec_heap_summary(hd_state *st, hd_body *b, uint64_t off, uint32_t tim
         return 0;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        hd_sb_printf(&st->line, "HEAP_SUMMARY live_bytes=%u live_objs=%u alloc_bytes=%llu alloc_objs=%llu", lb, lo,
-                     (unsigned long long)ab, (unsigned long long)ao);
+        buf_printf(&st->line, "HEAP_SUMMARY live_bytes=%u live_objs=%u alloc_bytes=%llu alloc_objs=%llu", lb, lo,
+                   (unsigned long long)ab, (unsigned long long)ao);
         hd_line_end(st);
     }
     return 1;
@@ -379,12 +317,12 @@ static int rec_start_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t tim
     DEFINE(threads, thv, nth, capth, K_THREAD, t.serial, t, "START_THREAD", "serial %llu");
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        hd_sb_printf(&st->line, "START_THREAD serial=%u obj=0x%llx trace=%u name=", t.serial,
-                     (unsigned long long)t.obj, t.trace);
+        buf_printf(&st->line, "START_THREAD serial=%u obj=0x%llx trace=%u name=", t.serial,
+                   (unsigned long long)t.obj, t.trace);
         hd_put_sid(st, t.name, 1);
-        hd_sb_add(&st->line, " group=", 7);
+        buf_put(&st->line, " group=", 7);
         hd_put_sid(st, t.group, 1);
-        hd_sb_add(&st->line, " parent=", 8);
+        buf_put(&st->line, " parent=", 8);
         hd_put_sid(st, t.parent, 1);
         hd_line_end(st);
     }
@@ -401,52 +339,10 @@ static int rec_end_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     hd_use(st, K_THREAD, serial, off, "END_THREAD", 0);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        hd_sb_printf(&st->line, "END_THREAD serial=%u", serial);
+        buf_printf(&st->line, "END_THREAD serial=%u", serial);
         hd_line_end(st);
     }
     return 1;
-}
-
-/* "pkg.Class.method" of a trace's top frame; "-" for an empty trace, "?" when unknown. */
-static void put_top(hd_state *st, uint32_t trace)
-{
-    uint64_t *slot = hd_map_get(&st->traces, trace);
-    if (!slot) {
-        hd_sb_add(&st->line, "?", 1);
-        return;
-    }
-    hd_trace *t = &st->trv[*slot];
-    if (!t->nframes) {
-        hd_sb_add(&st->line, "-", 1);
-        return;
-    }
-    slot = hd_map_get(&st->frames, st->trframes[t->first]);
-    if (!slot) {
-        hd_sb_add(&st->line, "?", 1);
-        return;
-    }
-    hd_frame *f = &st->frv[*slot];
-    size_t cn = 1, mn = 1;
-    const unsigned char *cname = (const unsigned char *)"?", *mname = (const unsigned char *)"?";
-    slot = hd_map_get(&st->classes_by_serial, f->cls);
-    if (slot) {
-        const unsigned char *s = hd_string_text(st, st->clsv[*slot].name, &cn);
-        if (s)
-            cname = s;
-        else
-            cn = 1;
-    }
-    const unsigned char *m = hd_string_text(st, f->method, &mn);
-    if (m)
-        mname = m;
-    else
-        mn = 1;
-    hd_sb top = {0};
-    hd_sb_add(&top, cname, cn);
-    hd_sb_add(&top, ".", 1);
-    hd_sb_add(&top, mname, mn);
-    hd_sb_put_token(&st->line, (const unsigned char *)top.p, top.len);
-    free(top.p);
 }
 
 static int rec_cpu_samples(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
@@ -461,7 +357,7 @@ static int rec_cpu_samples(hd_state *st, hd_body *b, uint64_t off, uint32_t time
     st->cpu_traces += n;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        hd_sb_printf(&st->line, "CPU_SAMPLES total=%u ntraces=%u", total, n);
+        buf_printf(&st->line, "CPU_SAMPLES total=%u ntraces=%u", total, n);
         hd_line_end(st);
     }
     uint64_t sum = 0;
@@ -474,8 +370,8 @@ static int rec_cpu_samples(hd_state *st, hd_body *b, uint64_t off, uint32_t time
         hd_use(st, K_TRACE, trace, soff, "CPU_SAMPLES", 1);
         if (st->print) {
             hd_line_begin(st, soff, 1, 0);
-            hd_sb_printf(&st->line, "SAMPLE count=%u trace=%u top=", count, trace);
-            put_top(st, trace);
+            buf_printf(&st->line, "SAMPLE count=%u trace=%u top=", count, trace);
+            hd_put_top(st, trace);
             hd_line_end(st);
         }
     }
@@ -495,7 +391,7 @@ static int rec_control(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
         return 0;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        hd_sb_printf(&st->line, "CONTROL_SETTINGS flags=0x%x depth=%u", flags, depth);
+        buf_printf(&st->line, "CONTROL_SETTINGS flags=0x%x depth=%u", flags, depth);
         hd_line_end(st);
     }
     return 1;
@@ -527,11 +423,11 @@ static int header(hd_state *st)
     else if (!strcmp(name, "JAVA PROFILE 1.0.2"))
         st->minor = 2;
     else {
-        hd_sb tmp = {0};
-        hd_sb_put_quoted(&tmp, (const unsigned char *)name, n);
+        struct buf tmp = {0};
+        hd_put_quoted(&tmp, (const unsigned char *)name, n);
         hd_error(st, 0, "bad header: format name %s (expected \"JAVA PROFILE 1.0.1\" or \"JAVA PROFILE 1.0.2\")",
-                 tmp.p);
-        free(tmp.p);
+                 hd_buf_text(&tmp));
+        buf_free(&tmp);
     }
     hd_body b = {r, 12, 4, 0};
     uint64_t idsize = hd_b_u4(&b);
@@ -548,19 +444,51 @@ static int header(hd_state *st)
     st->time_ms = hi << 32 | lo;
     if (st->print) {
         hd_line_begin(st, 0, 0, 0);
-        hd_sb_add(&st->line, "HEADER version=", 15);
-        hd_sb_put_quoted(&st->line, (const unsigned char *)name, n);
-        hd_sb_printf(&st->line, " idsize=%d time_ms=%llu", st->idsize, (unsigned long long)st->time_ms);
+        buf_put(&st->line, "HEADER version=", 15);
+        hd_put_quoted(&st->line, (const unsigned char *)name, n);
+        buf_printf(&st->line, " idsize=%d time_ms=%llu", st->idsize, (unsigned long long)st->time_ms);
         hd_line_end(st);
     }
     return 1;
 }
 
-int hd_run(hd_state *st)
+/* One record's body: 1 when it was read whole (its length is then checked), 0 when the
+ * record reported its own problem. */
+static int record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t time)
+{
+    switch (tag) {
+    case 0x01: return rec_string(st, b, off, time);
+    case 0x02: return rec_load_class(st, b, off, time);
+    case 0x03: return rec_unload_class(st, b, off, time);
+    case 0x04: return rec_frame(st, b, off, time);
+    case 0x05: return rec_trace(st, b, off, time);
+    case 0x06: return rec_alloc_sites(st, b, off, time);
+    case 0x07: return rec_heap_summary(st, b, off, time);
+    case 0x0A: return rec_start_thread(st, b, off, time);
+    case 0x0B: return rec_end_thread(st, b, off, time);
+    case 0x0D: return rec_cpu_samples(st, b, off, time);
+    case 0x0E: return rec_control(st, b, off, time);
+    case 0x0C:
+    case 0x1C:
+    case 0x2C:
+        hd_heap_record(st, b, tag, off, time);
+        return 0;
+    default:
+        hd_error(st, off, "unknown record tag 0x%02x (length %llu)", tag, (unsigned long long)b->left);
+        if (st->print) {
+            hd_line_begin(st, off, 0, time);
+            buf_printf(&st->line, "UNKNOWN tag=0x%02x length=%llu", tag, (unsigned long long)b->left);
+            hd_line_end(st);
+        }
+        return 0;
+    }
+}
+
+void hd_run(hd_state *st)
 {
     hd_reader *r = &st->r;
     if (!header(st))
-        return 0;
+        return;
     for (;;) {
         uint64_t off = r->off;
         size_t avail = hd_fill(r, 9);
@@ -585,34 +513,7 @@ int hd_run(hd_state *st)
             break;
         }
         hd_body b = {r, len, st->idsize, 0};
-        int done;
-        switch (tag) {
-        case 0x01: done = rec_string(st, &b, off, time); break;
-        case 0x02: done = rec_load_class(st, &b, off, time); break;
-        case 0x03: done = rec_unload_class(st, &b, off, time); break;
-        case 0x04: done = rec_frame(st, &b, off, time); break;
-        case 0x05: done = rec_trace(st, &b, off, time); break;
-        case 0x06: done = rec_alloc_sites(st, &b, off, time); break;
-        case 0x07: done = rec_heap_summary(st, &b, off, time); break;
-        case 0x0A: done = rec_start_thread(st, &b, off, time); break;
-        case 0x0B: done = rec_end_thread(st, &b, off, time); break;
-        case 0x0D: done = rec_cpu_samples(st, &b, off, time); break;
-        case 0x0E: done = rec_control(st, &b, off, time); break;
-        case 0x0C:
-        case 0x1C:
-        case 0x2C:
-            hd_heap_record(st, &b, tag, off, time);
-            done = 0; /* heap records report their own problems */
-            break;
-        default:
-            hd_error(st, off, "unknown record tag 0x%02x (length %u)", tag, len);
-            if (st->print) {
-                hd_line_begin(st, off, 0, time);
-                hd_sb_printf(&st->line, "UNKNOWN tag=0x%02x length=%u", tag, len);
-                hd_line_end(st);
-            }
-            done = 0;
-        }
+        int done = record(st, &b, tag, off, time);
         if (r->err)
             break;
         if (!r->eof && done && b.left)
@@ -628,5 +529,4 @@ int hd_run(hd_state *st)
     hd_heap_finish(st);
     if (r->err)
         st->io_error = r->err;
-    return 1;
 }

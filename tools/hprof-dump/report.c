@@ -1,4 +1,7 @@
-/* Problems (errors, warnings, aggregated undefined references) and name output. */
+/* Problems: errors and warnings (at most HD_MAX_MESSAGES of each shown), and the
+ * references to IDs: a use of an ID not defined (yet) is noted, a later definition
+ * of it too, and at the end one message sums up the uses per record kind and ID kind.
+ * Calls only table.c. */
 #include "hd.h"
 
 #include <stdarg.h>
@@ -31,7 +34,8 @@ void hd_error(hd_state *st, uint64_t off, const char *fmt, ...)
     va_end(ap);
 }
 
-void hd_warning(hd_state *st, uint64_t off, const char *fmt, ...)
+static void warning(hd_state *st, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void warning(hd_state *st, uint64_t off, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -94,12 +98,30 @@ void hd_defined(hd_state *st, int kind, uint64_t id, uint64_t off)
             st->undv[i].def_off = off;
 }
 
+void hd_use(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user, int zero_ok)
+{
+    if (!st->check || (id == 0 && zero_ok))
+        return;
+    const hd_map *m;
+    switch (kind) {
+    case K_STRING: m = &st->strings; break;
+    case K_CLASS: m = &st->classes_by_serial; break;
+    case K_FRAME: m = &st->frames; break;
+    case K_TRACE: m = &st->traces; break;
+    case K_THREAD: m = &st->threads; break;
+    case K_CLASSOBJ: m = &st->classes_by_obj; break;
+    default: return;
+    }
+    if (!hd_map_get(m, id))
+        hd_undefined(st, kind, id, off, user);
+}
+
 #define MAX_EXAMPLES 4
 
-static void put_id(hd_sb *sb, int kind, uint64_t id)
+static void put_id(struct buf *sb, int kind, uint64_t id)
 {
     int hex = kind == K_STRING || kind == K_FRAME || kind >= K_CLASSOBJ;
-    hd_sb_printf(sb, hex ? "0x%llx" : "%llu", (unsigned long long)id);
+    buf_printf(sb, hex ? "0x%llx" : "%llu", (unsigned long long)id);
 }
 
 /* One message per (user record, kind, defined later or never): the number of IDs,
@@ -108,7 +130,7 @@ void hd_report_undefined(hd_state *st)
 {
     uint8_t *done = hd_xrealloc(NULL, st->nund + 1);
     memset(done, 0, st->nund + 1);
-    hd_sb sb = {0};
+    struct buf sb = {0};
     for (size_t i = 0; i < st->nund; i++) {
         if (done[i])
             continue;
@@ -128,101 +150,39 @@ void hd_report_undefined(hd_state *st)
             if (ids > MAX_EXAMPLES)
                 continue;
             if (ids > 1)
-                hd_sb_add(&sb, ", ", 2);
+                buf_put(&sb, ", ", 2);
             put_id(&sb, u->kind, u->id);
             if (u->count > 1 && later)
-                hd_sb_printf(&sb, " (%llu uses; %s at 0x%llx)", (unsigned long long)u->count,
-                             kind_definer[u->kind], (unsigned long long)u->def_off);
+                buf_printf(&sb, " (%llu uses; %s at 0x%llx)", (unsigned long long)u->count,
+                           kind_definer[u->kind], (unsigned long long)u->def_off);
             else if (later)
-                hd_sb_printf(&sb, " (%s at 0x%llx)", kind_definer[u->kind], (unsigned long long)u->def_off);
+                buf_printf(&sb, " (%s at 0x%llx)", kind_definer[u->kind], (unsigned long long)u->def_off);
             else if (u->count > 1)
-                hd_sb_printf(&sb, " (%llu uses)", (unsigned long long)u->count);
+                buf_printf(&sb, " (%llu uses)", (unsigned long long)u->count);
         }
         if (ids > MAX_EXAMPLES)
-            hd_sb_printf(&sb, ", ... (%llu uses in all)", (unsigned long long)uses);
-        void (*say)(hd_state *, uint64_t, const char *, ...) = is_warning(st, g->kind) ? hd_warning : hd_error;
-        const char *what = kind_name[g->kind], *definer = kind_definer[g->kind];
+            buf_printf(&sb, ", ... (%llu uses in all)", (unsigned long long)uses);
+        void (*say)(hd_state *, uint64_t, const char *, ...) = is_warning(st, g->kind) ? warning : hd_error;
+        const char *what = kind_name[g->kind], *definer = kind_definer[g->kind], *list = hd_buf_text(&sb);
         if (g->kind >= K_OBJECT)
             say(st, first, "%s refers to %llu %s%s that %s in this heap dump: %s", g->user,
                 (unsigned long long)ids, what, ids > 1 ? "s" : "",
                 g->kind == K_OBJECT ? (ids > 1 ? "are not dumped" : "is not dumped")
                                     : (ids > 1 ? "have no CLASS_DUMP" : "has no CLASS_DUMP"),
-                sb.p);
+                list);
         else if (later)
             say(st, first, "%s uses %llu %s%s before the %s that defines %s: %s", g->user, (unsigned long long)ids,
-                what, ids > 1 ? "s" : "", definer, ids > 1 ? "them" : "it", sb.p);
+                what, ids > 1 ? "s" : "", definer, ids > 1 ? "them" : "it", list);
         else
             say(st, first, "%s uses %llu %s%s that no %s defines: %s", g->user, (unsigned long long)ids, what,
-                ids > 1 ? "s" : "", definer, sb.p);
+                ids > 1 ? "s" : "", definer, list);
     }
-    free(sb.p);
+    buf_free(&sb);
     free(done);
     if (st->undef_dropped_err)
         hd_error(st, 0, "%llu more references to undefined IDs (not listed)",
                  (unsigned long long)st->undef_dropped_err);
     if (st->undef_dropped_warn)
-        hd_warning(st, 0, "%llu more references to undefined IDs (not listed)",
+        warning(st, 0, "%llu more references to undefined IDs (not listed)",
                    (unsigned long long)st->undef_dropped_warn);
-}
-
-const unsigned char *hd_string_text(hd_state *st, uint64_t id, size_t *len)
-{
-    uint64_t *slot = hd_map_get(&st->strings, id);
-    if (!slot)
-        return NULL;
-    hd_string *s = &st->strv[*slot];
-    *len = (size_t)s->len;
-    return st->pool + s->off;
-}
-
-void hd_put_sid(hd_state *st, uint64_t id, int quote)
-{
-    size_t n;
-    const unsigned char *s = hd_string_text(st, id, &n);
-    if (s && quote)
-        hd_sb_put_quoted(&st->line, s, n);
-    else if (s)
-        hd_sb_put_token(&st->line, s, n);
-    else if (id == 0)
-        hd_sb_add(&st->line, "-", 1);
-    else
-        hd_sb_printf(&st->line, "#0x%llx", (unsigned long long)id);
-}
-
-void hd_put_class_serial(hd_state *st, uint32_t serial)
-{
-    uint64_t *slot = hd_map_get(&st->classes_by_serial, serial);
-    if (slot)
-        hd_put_sid(st, st->clsv[*slot].name, 0);
-    else
-        hd_sb_add(&st->line, "?", 1);
-}
-
-void hd_put_class_obj(hd_state *st, uint64_t obj)
-{
-    uint64_t *slot = hd_map_get(&st->classes_by_obj, obj);
-    if (slot)
-        hd_put_class_serial(st, (uint32_t)*slot);
-    else
-        hd_sb_add(&st->line, "?", 1);
-}
-
-void hd_line_begin(hd_state *st, uint64_t off, int sub, uint32_t time)
-{
-    st->line.len = 0;
-    if (st->offsets) {
-        if (sub)
-            hd_sb_printf(&st->line, "@0x%llx ", (unsigned long long)off);
-        else
-            hd_sb_printf(&st->line, "@0x%llx +%uus ", (unsigned long long)off, time);
-    }
-    if (sub)
-        hd_sb_add(&st->line, "  ", 2);
-}
-
-void hd_line_end(hd_state *st)
-{
-    hd_sb_add(&st->line, "\n", 1);
-    fwrite(st->line.p, 1, st->line.len, st->out);
-    st->line.len = 0;
 }

@@ -121,6 +121,25 @@ static int words(char *line, char **w, int max)
     return n;
 }
 
+/* `raw HEX...`: the words' hex digit pairs as bytes (at most 4096). */
+static enum action parse_raw(char **w, int n, uint8_t *out, size_t *len)
+{
+    size_t k = 0;
+    for (int i = 1; i < n; i++) {
+        size_t l = strlen(w[i]);
+        if (l % 2) return BAD;
+        for (size_t j = 0; j < l; j += 2) {
+            char hex[3] = {w[i][j], w[i][j + 1], 0};
+            char *end;
+            unsigned long b = strtoul(hex, &end, 16);
+            if (*end || k >= 4096) return BAD;
+            out[k++] = (uint8_t)b;
+        }
+    }
+    *len = k;
+    return SEND;
+}
+
 /* Turns one line into bytes to send (or another action). */
 static enum action parse_line(char *line, uint8_t *out, size_t *len, unsigned long *pause_ms)
 {
@@ -140,20 +159,7 @@ static enum action parse_line(char *line, uint8_t *out, size_t *len, unsigned lo
     } else if (!strcasecmp(a0, "close") && n == 1) {
         return CLOSE;
     } else if (!strcasecmp(a0, "raw") && n >= 2) {
-        size_t k = 0;
-        for (int i = 1; i < n; i++) {
-            size_t l = strlen(w[i]);
-            if (l % 2) return BAD;
-            for (size_t j = 0; j < l; j += 2) {
-                char hex[3] = {w[i][j], w[i][j + 1], 0};
-                char *end;
-                unsigned long b = strtoul(hex, &end, 16);
-                if (*end || k >= 4096) return BAD;
-                out[k++] = (uint8_t)b;
-            }
-        }
-        *len = k;
-        return SEND;
+        return parse_raw(w, n, out, len);
     } else if (!strcasecmp(a0, "gc") && n == 1) {
         c.tag = CMD_FORCE_GC;
     } else if ((!strcasecmp(a0, "dump") && n == 2 && !strcasecmp(a1, "heap")) || (!strcasecmp(a0, "heap") && n == 1)) {
@@ -202,7 +208,7 @@ static enum action parse_line(char *line, uint8_t *out, size_t *len, unsigned lo
 
 struct session {
     int conn;
-    FILE *out;
+    FILE *out;              /* the profile file */
     char line[16384];       /* stdin read so far, not yet run */
     size_t linelen;
     uint64_t resume_at;     /* a pause runs until then (0: none) */
@@ -270,6 +276,63 @@ static int listen_on(const char *addr, int port, int *bound)
     return ls;
 }
 
+/* Writes the port number to PORTFILE through a renamed temporary, so that a script
+ * waiting for the file never reads half of it. */
+static int write_portfile(const char *portfile, int bound)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", portfile);
+    FILE *pf = fopen(tmp, "w");
+    if (!pf || fprintf(pf, "%d\n", bound) < 0 || fclose(pf) != 0 || rename(tmp, portfile) != 0) {
+        fprintf(stderr, "hprof-front: cannot write %s\n", portfile);
+        return -1;
+    }
+    return 0;
+}
+
+/* Copies what the agent sends to ss->out and runs the lines read from stdin, until the
+ * agent closes the connection or a `close` line; returns the bytes received. */
+static uint64_t relay(struct session *ss)
+{
+    uint8_t rbuf[65536];
+    int stdin_open = 1;
+    uint64_t total = 0;
+    for (;;) {
+        int paused = ss->resume_at && now_ms() < ss->resume_at;
+        struct pollfd p[2] = {{ss->conn, POLLIN, 0}, {0, POLLIN, 0}};
+        int np = (stdin_open && !paused) ? 2 : 1;
+        int wait_ms = paused ? (int)(ss->resume_at - now_ms()) + 1 : -1;
+        if (poll(p, (nfds_t)np, wait_ms) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t n = recv(ss->conn, rbuf, sizeof rbuf, 0);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;   /* the agent closed: the program ended */
+            fwrite(rbuf, 1, (size_t)n, ss->out);
+            fflush(ss->out);
+            total += (uint64_t)n;
+        }
+        if (np == 2 && (p[1].revents & (POLLIN | POLLHUP))) {
+            ssize_t n = read(0, ss->line + ss->linelen, sizeof ss->line - 1 - ss->linelen);
+            if (n <= 0) {
+                stdin_open = 0;
+                if (ss->linelen) ss->line[ss->linelen++] = '\n';
+            } else {
+                ss->linelen += (size_t)n;
+            }
+            if (ss->linelen == sizeof ss->line - 1 && !memchr(ss->line, '\n', ss->linelen)) ss->linelen = 0;  /* endless line */
+        }
+        if (ss->resume_at && now_ms() >= ss->resume_at) ss->resume_at = 0;
+        if (run_lines(ss) != 0) {
+            if (!quiet) fprintf(stderr, "hprof-front: closing the connection\n");
+            break;
+        }
+    }
+    return total;
+}
+
 int main(int argc, char **argv)
 {
     const char *addr = "127.0.0.1", *portfile = NULL, *outname = "java.hprof";
@@ -293,15 +356,7 @@ int main(int argc, char **argv)
     int bound = 0;
     int ls = listen_on(addr, port, &bound);
     if (ls < 0) return 1;
-    if (portfile) {
-        char tmp[4096];
-        snprintf(tmp, sizeof tmp, "%s.tmp", portfile);
-        FILE *pf = fopen(tmp, "w");
-        if (!pf || fprintf(pf, "%d\n", bound) < 0 || fclose(pf) != 0 || rename(tmp, portfile) != 0) {
-            fprintf(stderr, "hprof-front: cannot write %s\n", portfile);
-            return 1;
-        }
-    }
+    if (portfile && write_portfile(portfile, bound) != 0) return 1;
     if (!quiet) fprintf(stderr, "hprof-front: listening on %s:%d; start the JVM with net=%s:%d\n", addr, bound, addr, bound);
     struct pollfd lp = {ls, POLLIN, 0};
     if (poll(&lp, 1, timeout_s < 0 ? -1 : timeout_s * 1000) != 1) {
@@ -318,42 +373,7 @@ int main(int argc, char **argv)
     if (!quiet) fprintf(stderr, "hprof-front: connected; writing the profile to %s (type help for the commands)\n", outname);
 
     struct session ss = {.conn = c, .out = out, .chatty = !quiet && isatty(0)};
-    uint8_t rbuf[65536];
-    int stdin_open = 1;
-    uint64_t total = 0;
-    for (;;) {
-        int paused = ss.resume_at && now_ms() < ss.resume_at;
-        struct pollfd p[2] = {{c, POLLIN, 0}, {0, POLLIN, 0}};
-        int np = (stdin_open && !paused) ? 2 : 1;
-        int wait_ms = paused ? (int)(ss.resume_at - now_ms()) + 1 : -1;
-        if (poll(p, (nfds_t)np, wait_ms) < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            ssize_t n = recv(c, rbuf, sizeof rbuf, 0);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;   /* the agent closed: the program ended */
-            fwrite(rbuf, 1, (size_t)n, out);
-            fflush(out);
-            total += (uint64_t)n;
-        }
-        if (np == 2 && (p[1].revents & (POLLIN | POLLHUP))) {
-            ssize_t n = read(0, ss.line + ss.linelen, sizeof ss.line - 1 - ss.linelen);
-            if (n <= 0) {
-                stdin_open = 0;
-                if (ss.linelen) ss.line[ss.linelen++] = '\n';
-            } else {
-                ss.linelen += (size_t)n;
-            }
-            if (ss.linelen == sizeof ss.line - 1 && !memchr(ss.line, '\n', ss.linelen)) ss.linelen = 0;  /* endless line */
-        }
-        if (ss.resume_at && now_ms() >= ss.resume_at) ss.resume_at = 0;
-        if (run_lines(&ss) != 0) {
-            if (!quiet) fprintf(stderr, "hprof-front: closing the connection\n");
-            break;
-        }
-    }
+    uint64_t total = relay(&ss);
     fclose(out);
     close(c);
     if (!quiet) fprintf(stderr, "hprof-front: done; %llu bytes in %s\n", (unsigned long long)total, outname);
