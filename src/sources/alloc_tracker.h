@@ -4,7 +4,7 @@
  * Objects are seen as they are made: the Tracker calls in at the entry of
  * java.lang.Object.<init> and after each array allocation, and the VM reports the
  * objects it makes itself for Java code (clone, reflection, JNI) with VMObjectAlloc.
- * Each counted object is held weakly with its site (tables/site_objects.h), so that a
+ * Each counted object is held weakly with its site (sources/site_objects.h), so that a
  * dump can count, after a GC, the objects of each site that are still alive; the
  * references of collected objects are swept away after GCs, so memory follows the live
  * objects and the sites, not the number of allocations.

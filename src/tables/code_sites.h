@@ -12,8 +12,8 @@
  * were inlined there.
  *
  * Entries are written once and never move or go away; an unloaded method's entries are
- * marked dead, and their slots taken by later ones. Readers (allocating threads) take no lock. Writers (the JVM's
- * compiled-method events) take the table's lock.
+ * marked dead, and their slots taken by later ones. Readers (allocating threads) take
+ * no lock; writers (the JVM's compiled-method events) take the table's lock.
  */
 #ifndef HPROF_CODE_SITES_H
 #define HPROF_CODE_SITES_H

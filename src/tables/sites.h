@@ -1,7 +1,7 @@
 /*
  * Allocation sites: a stack trace and the class allocated there, with the objects and
- * bytes allocated (exact, counted as they happen) and live (counted at each dump, after
- * a GC, from the objects still tagged with the site).
+ * bytes allocated (counted as they happen, or estimated from samples) and live (counted
+ * at each dump from the objects the allocation source still holds for the site).
  */
 #ifndef HPROF_SITES_H
 #define HPROF_SITES_H
@@ -17,7 +17,7 @@ struct class_info;
 
 struct site {
     struct cmap_node node;
-    uint32_t id;                     /* 1 ... (the tag of its objects) */
+    uint32_t id;                     /* 1 ...: its objects' tag in a heap dump */
     struct trace *trace;
     struct class_info *cls;
     _Atomic uint64_t alloc_objs, alloc_bytes;

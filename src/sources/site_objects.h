@@ -61,13 +61,13 @@ void site_objects_gc_finished(struct site_objects *t);
 bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
                       uint64_t size);
 
+/* Whether obj is the object this log took last. */
+bool site_objects_is_last(struct site_log *l, JNIEnv *jni, jobject obj);
 /*
  * Whether obj is held in this log already, among the entries `same_site(site, ctx)`
  * accepts: the entries added since the last call, and `overlap` before them (at most
  * `max_scan` in all). Each entry is looked at about once, however many calls there are.
  */
-/* Whether obj is the object this log took last. */
-bool site_objects_is_last(struct site_log *l, JNIEnv *jni, jobject obj);
 bool site_objects_recent(struct site_log *l, JNIEnv *jni, jobject obj, bool (*same_site)(uint32_t site, void *ctx),
                          void *ctx, size_t overlap, size_t max_scan);
 

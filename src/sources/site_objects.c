@@ -1,4 +1,4 @@
-#include "tables/site_objects.h"
+#include "sources/site_objects.h"
 
 #include <stdlib.h>
 #include <string.h>
