@@ -64,21 +64,9 @@ static const char HELP_TEXT[] =
     "    estimates; low overhead for large services. 0 (the default) counts\n"
     "    every allocation exactly, through bytecode instrumentation; it turns\n"
     "    off the JIT optimizations that would allocate without that bytecode\n"
-    "    (OptimizeStringConcat, EliminateAutoBox, allocating intrinsics).\n"
-    "  - Options whose feature this build does not have yet are accepted and\n"
-    "    reported as \"not yet supported\" when the agent starts.\n";
+    "    (OptimizeStringConcat, EliminateAutoBox, allocating intrinsics).\n";
 
 const char *options_help_text(void) { return HELP_TEXT; }
-
-const char *options_heap_name(enum heap_mode m)
-{
-    switch (m) {
-    case HEAP_SITES: return "sites";
-    case HEAP_DUMP: return "dump";
-    case HEAP_ALL: return "all";
-    default: return "none";
-    }
-}
 
 const char *options_cpu_name(enum cpu_mode m)
 {
@@ -258,10 +246,7 @@ enum options_result options_parse(const char *text, struct options *o, char *err
     struct parser p = {text ? text : "", err, errlen, false};
     set_defaults(o);
     if (errlen) err[0] = 0;
-    if (text && strcmp(text, "help") == 0) {
-        o->help = true;
-        return OPTIONS_HELP;
-    }
+    if (text && strcmp(text, "help") == 0) return OPTIONS_HELP;
     const char *s = p.all;
     while (*s) {
         char name[64], value[4096];

@@ -26,7 +26,6 @@ struct options {
     bool lineno, thread, doe, msa, force, verbose;
     bool gc_okay_given;      /* obsolete: accepted, with a note */
     long alloc_sample;       /* heap=sites sampled every this many bytes (0: exact counts) */
-    bool help;
 };
 
 enum options_result { OPTIONS_OK = 0, OPTIONS_HELP = 1, OPTIONS_ERROR = -1 };
@@ -42,8 +41,7 @@ void options_free(struct options *o);
 /* The text printed for `help`. */
 const char *options_help_text(void);
 
-/* Short names for output and messages. */
-const char *options_heap_name(enum heap_mode m);
+/* The short name of a cpu= mode, for messages. */
 const char *options_cpu_name(enum cpu_mode m);
 
 #endif

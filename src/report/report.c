@@ -14,6 +14,7 @@
 #include "tables/monitors.h"
 #include "tables/sites.h"
 #include "util/log.h"
+#include "util/rank.h"
 #include "writers/heap_dump.h"
 
 /* ---- opening and closing ---- */
@@ -100,6 +101,8 @@ static int by_cost_desc(const void *x, const void *y)
     return (a->trace->serial > b->trace->serial) - (a->trace->serial < b->trace->serial);
 }
 
+static uint64_t cost_of(const void *row) { return ((const struct rank_row *)row)->cost; }
+
 /* What one trace contributes to a ranked section (and zeroes it when `take`). */
 typedef void (*row_fn)(struct trace *t, bool take, struct rank_row *row);
 
@@ -146,10 +149,7 @@ static struct rank_row *rank_traces(struct trace_table *tt, row_fn fn, double cu
         *total += rows[k].cost;
         k++;
     }
-    qsort(rows, (size_t)k, sizeof *rows, by_cost_desc);
-    int keep = 0;
-    while (keep < k && *total && (double)rows[keep].cost / (double)*total >= cutoff) keep++;
-    *nrows = keep;
+    *nrows = (int)rank_rows(rows, (size_t)k, sizeof *rows, by_cost_desc, cost_of, *total, cutoff, -1);
     return rows;
 }
 
@@ -269,6 +269,8 @@ static int by_live_bytes(const void *x, const void *y)
     return (a->id > b->id) - (a->id < b->id);
 }
 
+static uint64_t live_bytes_of(const void *row) { return (*(struct site *const *)row)->live_bytes; }
+
 /* What every site adds up to; each site is put in rows[] when rows is not NULL. */
 static struct site_totals sum_sites(struct site_table *st, struct site **rows, double cutoff)
 {
@@ -295,13 +297,7 @@ bool report_sites(struct report *r, JNIEnv *jni, double cutoff)
     struct site **rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) return true;
     struct site_totals tot = sum_sites(st, rows, cutoff);
-    qsort(rows, n, sizeof *rows, by_live_bytes);
-    int keep = 0;
-    while (keep < (int)n) {
-        double share = tot.live_bytes ? (double)rows[keep]->live_bytes / (double)tot.live_bytes : 0;
-        if (share < cutoff) break;
-        keep++;
-    }
+    int keep = (int)rank_rows(rows, n, sizeof *rows, by_live_bytes, live_bytes_of, tot.live_bytes, cutoff, 0);
     output_lock(&r->out);
     write_section_preamble(r);
     r->writer->sites(&r->wctx, rows, keep, &tot);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tables/traces.h"
+#include "util/rank.h"
 
 struct monitor_key {
     struct trace *trace;
@@ -67,6 +68,8 @@ void monitors_add(struct monitor_entry *e, uint64_t ns)
 uint32_t monitors_count(struct monitor_table *t) { return registry_count(&t->all); }
 struct monitor_entry *monitors_at(struct monitor_table *t, uint32_t i) { return registry_get(&t->all, i); }
 
+static uint64_t ns_of(const void *row) { return ((const struct monitor_row *)row)->ns; }
+
 static int by_time_desc(const void *x, const void *y)
 {
     const struct monitor_row *a = x, *b = y;
@@ -104,10 +107,7 @@ struct monitor_row *monitors_rank(struct monitor_table *t, bool take, double cut
         free(rows);
         return NULL;
     }
-    qsort(rows, (size_t)k, sizeof *rows, by_time_desc);
-    int keep = 0;
-    while (keep < k && (*total_ns == 0 || (double)rows[keep].ns / (double)*total_ns >= cutoff)) keep++;
-    *nrows = keep;
+    *nrows = (int)rank_rows(rows, (size_t)k, sizeof *rows, by_time_desc, ns_of, *total_ns, cutoff, 1);
     return rows;
 }
 

@@ -1,7 +1,8 @@
 /*
- * A writer turns table entries into one output format. The text and binary formats
- * each implement this interface; every call is made with the output lock held, so
- * a writer may keep "already written" marks on table entries without more locking.
+ * A writer turns what the report layer hands it (table entries, ranked rows, snapshots)
+ * into one output format: text_writer.c and binary_writer.c each fill a struct writer,
+ * and a new format is one more. Every call is made with the output lock held, so a
+ * writer may keep "already written" marks on table entries without more locking.
  */
 #ifndef HPROF_WRITER_H
 #define HPROF_WRITER_H
@@ -20,7 +21,7 @@ struct writer_ctx {
     const struct options *opt;
 };
 
-/* One line of a ranked section (CPU SAMPLES, later SITES and others). */
+/* One line of a ranked CPU section (CPU SAMPLES, CPU TIME, cpu=old). */
 struct rank_row {
     struct trace *trace;
     uint64_t count;       /* samples, or calls */
