@@ -249,7 +249,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         log_error("%s", err);
         exit(1);
     }
-    a->host.net_fd = output_socket_fd(&a->report.out);
+    a->host.net_fd = report_socket_fd(&a->report);
     return JNI_OK;
 }
 

@@ -46,6 +46,8 @@ int report_open(struct report *r, struct host *h, char *err, size_t errlen)
     return 0;
 }
 
+int report_socket_fd(struct report *r) { return output_socket_fd(&r->out); }
+
 void report_close(struct report *r) { output_close(&r->out); }
 
 void report_record(struct report *r, const struct live_record *rec)

@@ -31,6 +31,8 @@ enum dump_reason { DUMP_AT_EXIT, DUMP_ON_SIGNAL };
 /* Opens the file or socket the options name and writes the file's header; on failure
  * says why in err and returns -1. */
 int report_open(struct report *r, struct host *h, char *err, size_t errlen);
+/* The net= socket (commands come back on it), or -1 when the output is a file. */
+int report_socket_fd(struct report *r);
 /* Flushes and closes the output (VM death). */
 void report_close(struct report *r);
 

@@ -49,15 +49,6 @@ static const char LEGEND[] =
     "                              CLS id: a class, its super, loader and statics.\n"
     "Each dump (at exit, or on SIGQUIT) adds its sections after the earlier ones.\n";
 
-const char *text_now(char *buf, size_t n)
-{
-    time_t t = time(NULL);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    strftime(buf, n, "%a %b %e %H:%M:%S %Y", &tm);
-    return buf;
-}
-
 static void text_file_header(struct writer_ctx *w)
 {
     if (w->opt->cpu == CPU_OLD) return;      /* the old prof format has no header */
@@ -84,17 +75,6 @@ static void text_thread_end(struct writer_ctx *w, const struct thread_info *t)
     output_record_end(w->out);
 }
 
-const char *text_line(int line, char *buf, size_t n)
-{
-    switch (line) {
-    case LINE_COMPILED: return "Compiled method";
-    case LINE_NATIVE: return "Native method";
-    case LINE_UNKNOWN:
-    case LINE_NONE: return "Unknown line";
-    default: snprintf(buf, n, "%d", line); return buf;
-    }
-}
-
 static void text_trace(struct writer_ctx *w, struct trace *t)
 {
     if (t->written) return;
@@ -113,15 +93,6 @@ static void text_trace(struct writer_ctx *w, struct trace *t)
                    text_line(w->opt->lineno ? f->line : LINE_UNKNOWN, line, sizeof line));
     }
     output_record_end(w->out);
-}
-
-void text_rank_row(struct buf *b, int rank, uint64_t cost, uint64_t *sum, uint64_t total, uint64_t count,
-                   uint32_t trace_serial)
-{
-    *sum += cost;
-    double self = total ? 100.0 * (double)cost / (double)total : 0;
-    double accum = total ? 100.0 * (double)*sum / (double)total : 0;
-    buf_printf(b, "%4d %5.2f%% %5.2f%% %7llu %5u", rank, self, accum, (unsigned long long)count, trace_serial);
 }
 
 /* CPU SAMPLES and CPU TIME (ms) share one layout: ranked by cost, count beside it. */

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The architecture's rules, checked on the tree (docs/architecture.md, "Rules"):
+#   - each layer includes only itself and the layers below it;
+#   - no JVMTI or JNI call under src/tables/;
+#   - output and record writing only in src/writers/ and src/report/;
+#   - no loop of calls between the files of src/ and of each tool.
+set -u
+ROOT=${HPROF_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+cd "$ROOT" || exit 1
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/hprof-layers-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+ok()     { echo "ok - layers: $*"; }
+not_ok() { echo "not ok - layers: $*"; }
+
+# Folders each layer may include from (itself included).
+declare -A MAY=(
+  [util]="util"
+  [classfile]="classfile util"
+  [options]="options util"
+  [tables]="tables util"
+  [sources]="sources tables classfile options util"
+  [writers]="writers tables options util"
+  [report]="report sources writers tables options util"
+  [agent]="agent report sources writers tables options util"
+)
+for layer in "${!MAY[@]}"; do
+  bad=$(grep -Hn '#include "' src/"$layer"/*.[ch] 2>/dev/null | while IFS= read -r line; do
+    dir=$(sed -E 's/.*#include "([a-z_]+)\/.*/\1/' <<<"$line")
+    [[ " ${MAY[$layer]} gen " == *" $dir "* ]] || echo "$line"
+  done)
+  if [[ -z "$bad" ]]; then ok "src/$layer includes only ${MAY[$layer]}"
+  else not_ok "src/$layer includes a layer above it:"; echo "$bad" | sed 's/^/#   /'; fi
+done
+
+calls=$(grep -Hn '(\*jvmti)->\|(\*jni)->\|(\*env)->\|(\*vm)->' src/tables/*.c src/tables/*.h 2>/dev/null)
+if [[ -z "$calls" ]]; then ok "no JVMTI or JNI call under src/tables"
+else not_ok "JVMTI or JNI calls under src/tables:"; echo "$calls" | head | sed 's/^/#   /'; fi
+
+writes=$(grep -Hn -E '\b(output_[a-z_]+|bin_[a-z_]+|text_[a-z_]+|monitor_text_[a-z_]+)\(' \
+         src/sources/*.c src/tables/*.c src/agent/*.c src/options/*.c 2>/dev/null | grep -v '^[^:]*:[0-9]*: *[/*]')
+if [[ -z "$writes" ]]; then ok "output is written only under src/writers and src/report"
+else not_ok "output written outside src/writers and src/report:"; echo "$writes" | head | sed 's/^/#   /'; fi
+
+# Calls between files, from the symbols each object defines and uses; a loop is a
+# strongly connected set of two or more files.
+file_graph() {  # file_graph OBJ...: prints "from to" for each call between two objects
+  for o in "$@"; do nm "$o" | awk -v f="$o" '$2 ~ /^[TDBR]$/ {print "def", $3, f} $1 == "U" {print "use", $2, f}'; done |
+    awk '$1 == "def" {def[$2] = $3; next} {use[NR] = $2 " " $3}
+         END {for (i in use) {split(use[i], u, " "); if ((u[1] in def) && def[u[1]] != u[2]) print u[2], def[u[1]]}}' | sort -u
+}
+loops() {  # loops < EDGES: prints each pair of files that reach each other
+  awk '{e[$1] = e[$1] " " $2; n[$1]; n[$2]}
+       function reach(a, b,   seen, stack, top, x, k, parts, i) {
+         top = 0; stack[++top] = a; seen[a] = 1
+         while (top > 0) { x = stack[top--]; k = split(e[x], parts, " ")
+           for (i = 1; i <= k; i++) { if (parts[i] == b) return 1
+             if (!(parts[i] in seen)) { seen[parts[i]] = 1; stack[++top] = parts[i] } } }
+         return 0 }
+       END {for (a in n) for (b in n) if (a < b && reach(a, b) && reach(b, a)) print a " <-> " b}'
+}
+check_loops() {  # check_loops NAME OBJ...
+  local name=$1; shift
+  local found; found=$(file_graph "$@" | loops)
+  if [[ -z "$found" ]]; then ok "no loop of calls between the files of $name"
+  else not_ok "loops of calls between the files of $name:"; echo "$found" | sed "s|$WORK/||g; s/^/#   /"; fi
+}
+# The objects of today's sources only (a file removed since may have left one behind).
+mapfile -t objs < <(find src -name '*.c' | sort | sed 's|^\(.*\)\.c$|build/obj/\1.o|')
+missing=$(for o in "${objs[@]}"; do [[ -f "$o" ]] || echo "$o"; done)
+if [[ -z "$missing" ]]; then check_loops src "${objs[@]}"
+else not_ok "objects not built (run make first): $(echo $missing)"; fi
+for dir in tools/*/; do
+  tool=$(basename "$dir"); mkdir -p "$WORK/$tool"
+  for c in "$dir"*.c; do gcc -std=c11 -D_GNU_SOURCE -Isrc -I"$dir" -c "$c" -o "$WORK/$tool/$(basename "$c" .c).o" || true; done
+  check_loops "tools/$tool" "$WORK/$tool"/*.o
+done
