@@ -82,6 +82,7 @@ static int load_code(meth_t *M) {
         M->attrs[i].len = rd_u4(&r);
         M->attrs[i].data = rd_skip(&r, M->attrs[i].len);
         if (r.bad) return CF_BAD;
+        /* (older versions are verified by inference: their StackMapTable means nothing) */
         if (M->c->major >= 50 && cp_utf8_eq(M->c, M->attrs[i].name, "StackMapTable")) {
             if (M->smt >= 0) return CF_BAD;
             M->smt = (int)i;

@@ -10,6 +10,7 @@
 enum {
     SMF_SAME_MAX = 63,         /* same_frame: 0..63, the type is the delta */
     SMF_SAME1 = 64,            /* same_locals_1_stack_item: 64..127, delta = type - 64 */
+    SMF_SAME1_MAX = 127,
     SMF_SAME1_EXT = 247,
     SMF_CHOP = 248,            /* 248..250: chop 3..1 locals */
     SMF_SAME_EXT = 251,
@@ -84,8 +85,8 @@ static int read_frame(meth_t *M, cf_rd *r, const frame_t *prev, frame_t *f, uint
     f->ns = 0;
     if (ft <= SMF_SAME_MAX) {
         *delta = ft;
-    } else if (ft < SMF_SAME1 + 64 || ft == SMF_SAME1_EXT) {
-        *delta = ft < SMF_SAME1 + 64 ? ft - SMF_SAME1 : rd_u2(r);
+    } else if (ft <= SMF_SAME1_MAX || ft == SMF_SAME1_EXT) {
+        *delta = ft <= SMF_SAME1_MAX ? ft - SMF_SAME1 : rd_u2(r);
         f->ns = 1;
     } else if (ft < SMF_SAME1_EXT) {
         return CF_BAD; /* reserved */

@@ -95,7 +95,7 @@ static uint32_t pick_host(const meth_t *M, const uint32_t *hosts, uint32_t nh, u
     int64_t bestd = 0;
     const int64_t at = M->in[bi].at;
     for (int side = 0; side < 2; side++) {
-        for (uint32_t k = 0; k < 64; k++) {
+        for (uint32_t k = 0; k < 64; k++) { /* past the hosts split rules out, a bounded look */
             int64_t j = side ? (int64_t)lo + k : (int64_t)lo - 1 - k;
             if (j < 0 || j >= (int64_t)nh) break;
             uint32_t h = hosts[j];
@@ -106,7 +106,7 @@ static uint32_t pick_host(const meth_t *M, const uint32_t *hosts, uint32_t nh, u
             break;
         }
     }
-    if (best != NONE && bestd > 30000) best = NONE;
+    if (best != NONE && bestd > 30000) best = NONE; /* slack: later widening moves code */
     return best;
 }
 
@@ -181,7 +181,7 @@ int cf_layout_fit(meth_t *M, const inject_t *P, unsigned debug, unsigned *widene
     for (int iter = 0;; iter++) {
         layout(M);
         if (M->total > 65535) return CF_M_TOO_BIG;
-        if (iter > 64) return CF_M_UNREWRITABLE;
+        if (iter > 64) return CF_M_UNREWRITABLE; /* a cap against surprises */
         int changed = 0;
         for (uint32_t i = 0; i < M->ninsn; i++) {
             insn_t *I = &M->in[i];
