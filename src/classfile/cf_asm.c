@@ -53,7 +53,7 @@ unsigned cfa_utf8(cf_asm *a, const char *s) {
     uint8_t l[2];
     put_u2(l, (uint32_t)n);
     if (a->cp_count >= 0xFFFF) { a->bad = 1; return 0; }
-    buf_u1(&a->cp, 1);
+    buf_u1(&a->cp, CP_UTF8);
     buf_bytes(&a->cp, l, 2);
     buf_bytes(&a->cp, s, n);
     return a->cp_count++;
@@ -71,52 +71,52 @@ static unsigned ref2(cf_asm *a, unsigned tag, unsigned x, unsigned y) {
     return entry(a, tag, p, 4, 1);
 }
 
-unsigned cfa_class(cf_asm *a, const char *name) { return ref1(a, 7, cfa_utf8(a, name)); }
-unsigned cfa_string(cf_asm *a, const char *s) { return ref1(a, 8, cfa_utf8(a, s)); }
-unsigned cfa_int(cf_asm *a, int32_t v) { uint8_t p[4]; put_u4(p, (uint32_t)v); return entry(a, 3, p, 4, 1); }
-unsigned cfa_float_bits(cf_asm *a, uint32_t bits) { uint8_t p[4]; put_u4(p, bits); return entry(a, 4, p, 4, 1); }
+unsigned cfa_class(cf_asm *a, const char *name) { return ref1(a, CP_CLASS, cfa_utf8(a, name)); }
+unsigned cfa_string(cf_asm *a, const char *s) { return ref1(a, CP_STRING, cfa_utf8(a, s)); }
+unsigned cfa_int(cf_asm *a, int32_t v) { uint8_t p[4]; put_u4(p, (uint32_t)v); return entry(a, CP_INTEGER, p, 4, 1); }
+unsigned cfa_float_bits(cf_asm *a, uint32_t bits) { uint8_t p[4]; put_u4(p, bits); return entry(a, CP_FLOAT, p, 4, 1); }
 unsigned cfa_long(cf_asm *a, int64_t v) {
     uint8_t p[8];
     put_u4(p, (uint32_t)((uint64_t)v >> 32));
     put_u4(p + 4, (uint32_t)v);
-    return entry(a, 5, p, 8, 2);
+    return entry(a, CP_LONG, p, 8, 2);
 }
 unsigned cfa_double_bits(cf_asm *a, uint64_t bits) {
     uint8_t p[8];
     put_u4(p, (uint32_t)(bits >> 32));
     put_u4(p + 4, (uint32_t)bits);
-    return entry(a, 6, p, 8, 2);
+    return entry(a, CP_DOUBLE, p, 8, 2);
 }
 unsigned cfa_nat(cf_asm *a, const char *name, const char *desc) {
     unsigned n = cfa_utf8(a, name), d = cfa_utf8(a, desc);
-    return ref2(a, 12, n, d);
+    return ref2(a, CP_NAMEANDTYPE, n, d);
 }
 static unsigned memberref(cf_asm *a, unsigned tag, const char *cls, const char *name, const char *desc) {
     unsigned c = cfa_class(a, cls), nt = cfa_nat(a, name, desc);
     return ref2(a, tag, c, nt);
 }
 unsigned cfa_fieldref(cf_asm *a, const char *cls, const char *name, const char *desc) {
-    return memberref(a, 9, cls, name, desc);
+    return memberref(a, CP_FIELDREF, cls, name, desc);
 }
 unsigned cfa_methodref(cf_asm *a, const char *cls, const char *name, const char *desc) {
-    return memberref(a, 10, cls, name, desc);
+    return memberref(a, CP_METHODREF, cls, name, desc);
 }
 unsigned cfa_imethodref(cf_asm *a, const char *cls, const char *name, const char *desc) {
-    return memberref(a, 11, cls, name, desc);
+    return memberref(a, CP_IMETHODREF, cls, name, desc);
 }
 unsigned cfa_method_handle(cf_asm *a, unsigned kind, unsigned ref_index) {
     uint8_t p[3];
     p[0] = (uint8_t)kind;
     put_u2(p + 1, ref_index);
-    return entry(a, 15, p, 3, 1);
+    return entry(a, CP_METHODHANDLE, p, 3, 1);
 }
-unsigned cfa_method_type(cf_asm *a, const char *desc) { return ref1(a, 16, cfa_utf8(a, desc)); }
+unsigned cfa_method_type(cf_asm *a, const char *desc) { return ref1(a, CP_METHODTYPE, cfa_utf8(a, desc)); }
 unsigned cfa_dynamic(cf_asm *a, unsigned tag, unsigned bsm, const char *name, const char *desc) {
     unsigned nt = cfa_nat(a, name, desc);
     return ref2(a, tag, bsm, nt);
 }
-unsigned cfa_module(cf_asm *a, const char *name) { return ref1(a, 19, cfa_utf8(a, name)); }
-unsigned cfa_package(cf_asm *a, const char *name) { return ref1(a, 20, cfa_utf8(a, name)); }
+unsigned cfa_module(cf_asm *a, const char *name) { return ref1(a, CP_MODULE, cfa_utf8(a, name)); }
+unsigned cfa_package(cf_asm *a, const char *name) { return ref1(a, CP_PACKAGE, cfa_utf8(a, name)); }
 
 static void list_grow(cf_asm *a, cfa_attrs *l, const void *p, size_t n) {
     cf_buf b = {l->p, l->len, l->cap, (size_t)1 << 28, 0};

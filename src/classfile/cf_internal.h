@@ -1,4 +1,12 @@
-/* Internals shared by the classfile sources. Not part of the public API. */
+/* Internals shared by the classfile sources. Not part of the public API.
+ *
+ * Layers, each calling only the ones below it:
+ *   cf_instrument.c                     the cf_instrument driver
+ *   cf_class.c                          parsing, writing, accessors
+ *   cf_rewrite.c .. cf_decode.c         the code layer (see cf_code.h)
+ *   cf_cpool.c                          constant-pool lookups and additions
+ *   cf_mem.c                            arena and output buffer
+ * cf_asm.c, the assembler for tests and tools, stands apart on cf_mem.c. */
 #ifndef HPROF_CF_INTERNAL_H
 #define HPROF_CF_INTERNAL_H
 
@@ -24,7 +32,7 @@
 #define buf_u2 cf_buf_u2
 #define buf_u4 cf_buf_u4
 
-/* ---- Arena: every allocation of one class lives here and goes at once. --------------- */
+/* ---- Arena (cf_mem.c): every allocation of one class lives here and goes at once. ---- */
 typedef struct cf_block cf_block;
 typedef struct {
     cf_block *head;
@@ -78,7 +86,7 @@ static inline void put_u4(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
 }
 
-/* ---- Growable output buffer (malloc), capped. ---------------------------------------- */
+/* ---- Growable output buffer (cf_mem.c; malloc), capped. ------------------------------ */
 typedef struct {
     uint8_t *p;
     size_t len, cap, limit;
@@ -93,6 +101,17 @@ void buf_u2(cf_buf *b, uint32_t v);
 void buf_u4(cf_buf *b, uint32_t v);
 
 /* ---- The parsed class. --------------------------------------------------------------- */
+
+/* Constant-pool tags (JVMS 4.4). */
+enum {
+    CP_UTF8 = 1, CP_INTEGER = 3, CP_FLOAT = 4, CP_LONG = 5, CP_DOUBLE = 6, CP_CLASS = 7,
+    CP_STRING = 8, CP_FIELDREF = 9, CP_METHODREF = 10, CP_IMETHODREF = 11, CP_NAMEANDTYPE = 12,
+    CP_METHODHANDLE = 15, CP_METHODTYPE = 16, CP_DYNAMIC = 17, CP_INVOKEDYNAMIC = 18,
+    CP_MODULE = 19, CP_PACKAGE = 20
+};
+
+#define ACC_STATIC 0x0008u
+
 typedef struct {
     const uint8_t *raw; /* tag byte then payload; NULL for the slot after a Long/Double */
     uint32_t len;       /* bytes at raw, tag included */
@@ -113,8 +132,6 @@ typedef struct {
 
 struct cf_class {
     cf_arena ar;
-    const uint8_t *in;
-    size_t in_len;
     uint16_t minor, major;
     uint32_t cp_count, cp_cap; /* cp_count as in the file: entries 1..cp_count-1 */
     cf_cpe *cp;
@@ -130,28 +147,35 @@ struct cf_class {
     uint32_t hash_mask;
 };
 
-/* Constant pool helpers (cf_class.c). */
+/* ---- Constant pool (cf_cpool.c). ------------------------------------------------------ */
 int cp_is(const cf_class *c, uint32_t i, unsigned tag);
 int cp_utf8_eq(const cf_class *c, uint32_t i, const char *s);
+/* The bytes of Utf8 entry i (not NUL-terminated, length in *n), or NULL. */
+const uint8_t *cp_utf8_raw(const cf_class *c, uint32_t i, size_t *n);
 const char *cp_utf8_dup(cf_class *c, uint32_t i); /* NUL-terminated arena copy or NULL */
-uint32_t cp_add(cf_class *c, const uint8_t *raw, uint32_t len); /* 0 on failure */
 uint32_t cp_find_or_add_utf8(cf_class *c, const char *s);
 uint32_t cp_find_or_add_class(cf_class *c, const char *name, size_t name_len);
 uint32_t cp_find_or_add_int(cf_class *c, int32_t v);
 uint32_t cp_find_or_add_methodref(cf_class *c, const char *cls, const char *name, const char *desc);
-/* Name of the NameAndType of a Methodref/InterfaceMethodref, or 0. */
+/* Name of the NameAndType of a Fieldref/Methodref/InterfaceMethodref, or 0. */
 uint32_t cp_ref_name(const cf_class *c, uint32_t ref);
 /* The Utf8 index of the class name a Methodref names, or 0. */
 uint32_t cp_ref_class_name(const cf_class *c, uint32_t ref);
 /* Whether Methodref ref is name with descriptor desc. */
 int cp_ref_is(const cf_class *c, uint32_t ref, const char *name, const char *desc);
 
-/* Code analysis and rewriting (cf_code.c). The hooks' Methodrefs: entry, return,
- * objinit, newarray, the cnum's Integer (when it needs one), clone, virtual clone. */
-enum { CF_HOOKS = 7 };
-typedef struct cf_inject_ctx cf_inject_ctx;
-int cf_check_code(cf_class *c, unsigned mi); /* CF_OK or CF_ERR_* */
-/* Rewrites method mi. Returns CF_M_* (>= 0) or a negative CF_ERR_*. */
+/* ---- The code layer, as the class layer sees it. -------------------------------------- */
+
+/* The Methodrefs (and one Integer) cf_instrument adds once per class, by slot. */
+enum {
+    HOOK_ENTRY, HOOK_RETURN, HOOK_OBJINIT, HOOK_NEWARRAY,
+    HOOK_CNUM_INT,  /* Integer holding cnum, when it does not fit sipush; else 0 */
+    HOOK_CLONE, HOOK_VCLONE,
+    CF_HOOKS
+};
+
+int cf_check_code(cf_class *c, unsigned mi); /* CF_OK or CF_ERR_* (cf_decode.c) */
+/* Rewrites method mi (cf_rewrite.c). Returns CF_M_* (>= 0) or a negative CF_ERR_*. */
 int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_spec *spec,
                       const uint32_t hooks[CF_HOOKS], cf_result *res);
 

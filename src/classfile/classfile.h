@@ -5,6 +5,7 @@
  *   - at method entry:             Tracker.entry(cnum, mnum)
  *   - before every return opcode:  Tracker.return(cnum, mnum)
  *   - after newarray/anewarray/multianewarray: dup + Tracker.newarray(array)
+ *   - after calls of clone()Ljava/lang/Object;: dup + Tracker.clone(copy) or .vclone(copy)
  *   - at entry of java/lang/Object.<init>:      Tracker.objinit(this)
  *   - optionally an exception exit: a catch-all handler over the body (in constructors
  *     starting after the super()/this() call) that calls the return hook and rethrows.

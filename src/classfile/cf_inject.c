@@ -1,0 +1,173 @@
+/* Injection points: which instructions get a hook and where, the code each hook call is,
+ * and what it costs in bytes and stack.
+ *   entry:      push cnum; push mnum; invokestatic entry       (prologue)
+ *   objinit:    aload_0; invokestatic objinit                  (prologue, Object.<init>)
+ *   return:     push cnum; push mnum; invokestatic return      (before each return opcode)
+ *   newarray:   dup; invokestatic newarray                     (after each array allocation)
+ *   clone:      dup; invokestatic clone or vclone              (after each call of clone)
+ *   exc exit:   push cnum; push mnum; invokestatic return; athrow   (epilogue: the handler
+ *               of a catch-all over the body, in constructors from after super()/this()) */
+#include <string.h>
+
+#include "classfile/cf_code.h"
+
+/* Bytes of the shortest push of int v (iconst, bipush, sipush or ldc_w). */
+static uint32_t push_len(int32_t v) {
+    if (v >= -1 && v <= 5) return 1;
+    if (v >= -128 && v <= 127) return 2;
+    return 3;
+}
+
+/* Pushes v; ldc: an Integer constant holding v, for values past sipush. */
+static void push_emit(cf_buf *b, int32_t v, uint32_t ldc) {
+    if (v >= -1 && v <= 5) buf_u1(b, (uint32_t)(OP_ICONST_0 + v));
+    else if (v >= -128 && v <= 127) { buf_u1(b, OP_BIPUSH); buf_u1(b, (uint32_t)(uint8_t)(int8_t)v); }
+    else if (v >= -32768 && v <= 32767) { buf_u1(b, OP_SIPUSH); buf_u2(b, (uint32_t)(uint16_t)(int16_t)v); }
+    else { buf_u1(b, OP_LDC_W); buf_u2(b, ldc); }
+}
+
+static void invokestatic(cf_buf *b, uint32_t ref) { buf_u1(b, OP_INVOKESTATIC); buf_u2(b, ref); }
+
+void cf_inject_call(cf_buf *b, const inject_t *P, uint32_t hook) {
+    push_emit(b, P->cnum, P->hooks[HOOK_CNUM_INT]);
+    push_emit(b, P->mnum, P->mldc);
+    invokestatic(b, hook);
+}
+
+void cf_inject_prologue(cf_buf *b, const inject_t *P) {
+    if (P->entry) cf_inject_call(b, P, P->hooks[HOOK_ENTRY]);
+    if (P->objinit) { buf_u1(b, OP_ALOAD_0); invokestatic(b, P->hooks[HOOK_OBJINIT]); }
+}
+
+void cf_inject_post(cf_buf *b, const insn_t *I) {
+    buf_u1(b, OP_DUP);
+    invokestatic(b, I->hook);
+}
+
+void cf_inject_epilogue(cf_buf *b, const inject_t *P) {
+    cf_inject_call(b, P, P->hooks[HOOK_RETURN]);
+    buf_u1(b, OP_ATHROW);
+}
+
+/* In a constructor, the instruction after the one super()/this() call, or NONE when the
+ * constructor is not simple enough to put a catch-all after it safely. */
+static uint32_t after_super_call(const meth_t *M) {
+    uint32_t depth = 0, count = 0, found = NONE;
+    for (uint32_t i = 0; i < M->ninsn; i++) {
+        const insn_t *I = &M->in[i];
+        if (I->op == OP_NEW) depth++;
+        else if (I->op == OP_INVOKESPECIAL) {
+            uint32_t nm = cp_ref_name(M->c, get_u2(M->code + I->off + 1));
+            if (cp_utf8_eq(M->c, nm, "<init>")) {
+                if (depth) depth--;
+                else { count++; found = i; }
+            }
+        }
+    }
+    if (count != 1 || found + 1 >= M->ninsn) return NONE;
+    for (uint32_t i = 0; i <= found; i++) {
+        const insn_t *I = &M->in[i];
+        if ((I->kind == K_BR16 || I->kind == K_BR32) && I->tgt > found) return NONE;
+        for (uint32_t j = 0; j < I->nsw; j++)
+            if (M->swt[I->sw + j] > found) return NONE;
+    }
+    for (uint32_t i = 0; i < M->nexc; i++) {
+        const uint8_t *e = M->exc + 8 * i;
+        if (M->idx[get_u2(e)] <= found && M->idx[get_u2(e + 4)] > found) return NONE;
+    }
+    for (uint32_t k = 0; k < M->nframes; k++) {
+        if (M->fr[k].idx <= found) continue;
+        for (uint32_t j = 0; j < M->fr[k].nl; j++)
+            if (M->fr[k].l[j].tag == VT_UNINIT_THIS) return NONE;
+    }
+    return found + 1;
+}
+
+enum { CLONE_NONE, CLONE_OBJECT, CLONE_VIRTUAL };
+
+/* Whether instruction I calls clone()Ljava/lang/Object;: CLONE_OBJECT when it surely runs
+ * Object.clone (invokespecial java/lang/Object, as super.clone() does, or invokevirtual on
+ * an array class, which cannot override it), CLONE_VIRTUAL for any other invokevirtual of
+ * it (an override may run instead). */
+static int clone_call(const meth_t *M, const insn_t *I) {
+    if (I->op != OP_INVOKEVIRTUAL && I->op != OP_INVOKESPECIAL) return CLONE_NONE;
+    uint32_t ref = get_u2(M->code + I->off + 1);
+    if (!cp_ref_is(M->c, ref, "clone", "()Ljava/lang/Object;")) return CLONE_NONE;
+    uint32_t cls = cp_ref_class_name(M->c, ref);
+    if (!cls) return CLONE_NONE;
+    if (I->op == OP_INVOKESPECIAL) return cp_utf8_eq(M->c, cls, "java/lang/Object") ? CLONE_OBJECT : CLONE_NONE;
+    size_t n;
+    const uint8_t *name = cp_utf8_raw(M->c, cls, &n);
+    return n > 0 && name[0] == '[' ? CLONE_OBJECT : CLONE_VIRTUAL;
+}
+
+/* Gives the returns their pre blob and the allocations and clone calls their post blob. */
+static void mark_sites(meth_t *M, unsigned mask, inject_t *P) {
+    for (uint32_t i = 0; i < M->ninsn; i++) {
+        insn_t *I = &M->in[i];
+        if ((mask & CF_INJ_RETURN) && I->op >= OP_IRETURN && I->op <= OP_RETURN) {
+            I->pre = P->call2;
+            P->nret++;
+        }
+        if ((mask & CF_INJ_NEWARRAY) &&
+            (I->op == OP_NEWARRAY || I->op == OP_ANEWARRAY || I->op == OP_MULTIANEWARRAY)) {
+            I->post = 4;
+            I->hook = P->hooks[HOOK_NEWARRAY];
+            P->nnew++;
+        }
+        int clone = (mask & CF_INJ_CLONE) ? clone_call(M, I) : CLONE_NONE;
+        if (clone != CLONE_NONE) {
+            I->post = 4;
+            I->hook = P->hooks[clone == CLONE_OBJECT ? HOOK_CLONE : HOOK_VCLONE];
+            P->nclone++;
+        }
+    }
+}
+
+/* Where the catch-all starts (P->cstart), or why there is none (P->exc_skipped). */
+static void plan_exc_exit(const meth_t *M, inject_t *P) {
+    int is_init = strcmp(M->m->sname, "<init>") == 0;
+    if (is_init && strcmp(M->c->name, "java/lang/Object") == 0) {
+        /* Object.<init> holds nothing that throws, and HotSpot's C2 crashes compiling it
+         * with a handler (seen on JDK 17): never wrap it. */
+        P->exc_skipped = 1;
+    } else if (is_init) {
+        P->cstart = after_super_call(M);
+        P->split = P->cstart;
+        if (P->cstart == NONE) P->exc_skipped = 1;
+    } else {
+        P->cstart = 0;
+    }
+}
+
+int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec,
+                   const uint32_t hooks[CF_HOOKS], inject_t *P) {
+    memset(P, 0, sizeof(*P));
+    P->hooks = hooks;
+    P->cnum = (int32_t)spec->cnum;
+    P->mnum = (int32_t)(M->m - M->c->methods); /* the method's index */
+    P->cstart = P->split = NONE;
+    if (P->mnum > 32767 && !(P->mldc = cp_find_or_add_int(M->c, P->mnum))) return CF_ERR_LIMIT;
+    P->call2 = push_len(P->cnum) + push_len(P->mnum) + 3;
+
+    P->entry = (mask & CF_INJ_ENTRY) != 0;
+    P->objinit = (mask & CF_INJ_OBJINIT) && strcmp(M->m->sname, "<init>") == 0;
+    mark_sites(M, mask, P);
+    M->prologue = (P->entry ? P->call2 : 0) + (P->objinit ? 4 : 0);
+    if (mask & CF_INJ_EXC_EXIT) {
+        plan_exc_exit(M, P);
+        if (P->cstart != NONE) M->epilogue = P->call2 + 1;
+    }
+    if (!M->prologue && !P->nret && !P->nnew && !P->nclone && !M->epilogue) return CF_M_NOTHING;
+
+    /* the hooks' arguments on top of what the method itself keeps on the stack */
+    uint32_t ms = M->max_stack;
+    if (P->nret) ms = M->max_stack + 2;
+    else if (P->nnew + P->nclone) ms = M->max_stack + 1;
+    if (P->entry && ms < 2) ms = 2;
+    if (P->objinit && ms < 1) ms = 1;
+    if (M->epilogue && ms < 3) ms = 3;
+    if (ms > 65535u) return CF_M_UNREWRITABLE;
+    P->max_stack = ms;
+    return 0;
+}
