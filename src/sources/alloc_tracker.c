@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sources/host.h"
+#include "sources/resolve.h"
 #include "sources/source.h"
 #include "sources/vm_flags.h"
 #include "sources/async_trace.h"
