@@ -9,6 +9,7 @@
 
 #include "sources/alloc_tracker.h"
 #include "sources/cpu_sampler.h"
+#include "sources/resolve.h"
 #include "sources/socket_protocol.h"
 #include "util/log.h"
 

@@ -25,6 +25,7 @@
 #include "sources/alloc_tracker.h"
 #include "sources/async_trace.h"
 #include "sources/host.h"
+#include "sources/resolve.h"
 #include "sources/site_objects.h"
 #include "tables/code_sites.h"
 #include "tables/sites.h"

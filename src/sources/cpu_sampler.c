@@ -3,10 +3,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sources/host.h"
+#include "sources/resolve.h"
 #include "sources/source.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 struct cpu_sampler {
@@ -18,7 +19,7 @@ struct cpu_sampler {
     bool has_cpu_time;  /* GetThreadCpuTime is available */
     jvmtiFrameInfo *frames;
     int nframes;        /* room in frames */
-    jthread *refs;
+    jthread *refs;      /* the threads of a pass, lent by the thread table */
     struct thread_info **infos;
     int cap;
 };
@@ -59,9 +60,8 @@ static bool is_running(struct host *h, struct cpu_sampler *s, jthread t, struct 
 
 static void sample_once(struct host *h, struct cpu_sampler *s, JNIEnv *jni)
 {
-    int live = threads_live_count(&h->t.threads);
-    if (!grow(s, live) || (*jni)->PushLocalFrame(jni, s->cap + 16) != JNI_OK) return;
-    int n = threads_snapshot_sampled(&h->t.threads, jni, s->refs, s->infos, s->cap);
+    if (!grow(s, threads_live_count(&h->t.threads))) return;
+    int n = threads_lend_sampled(&h->t.threads, s->refs, s->infos, s->cap);
     /* The depth may change at any time (socket CONTROL): read once a pass. */
     int depth = host_depth(h);
     if (depth > s->nframes) {
@@ -82,18 +82,7 @@ static void sample_once(struct host *h, struct cpu_sampler *s, JNIEnv *jni)
         struct trace *t = traces_of(&h->t.traces, h->jvmti, jni, thread_serial, s->frames, count);
         if (t) atomic_fetch_add_explicit(&t->cpu_samples, 1, memory_order_relaxed);
     }
-    (*jni)->PopLocalFrame(jni, NULL);
-}
-
-static void deadline_after(struct timespec *ts, int ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
+    threads_give_back(&h->t.threads, jni, s->infos, n);
 }
 
 static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
@@ -104,7 +93,7 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     while (!s->stop) {
         /* The interval is the pause between passes, as in the original agent. */
         struct timespec until;
-        deadline_after(&until, h->opt->interval_ms);
+        clock_deadline_after(&until, h->opt->interval_ms);
         while (!s->stop && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
         if (s->stop) break;
         pthread_mutex_unlock(&s->lock);
@@ -153,7 +142,7 @@ static void stop(struct host *h, JNIEnv *jni)
     pthread_cond_broadcast(&s->wake);
     /* Bounded wait: a sampler stuck in the VM must not hang the exit. */
     struct timespec until;
-    deadline_after(&until, 5000);
+    clock_deadline_after(&until, 5000);
     while (s->running && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
     pthread_mutex_unlock(&s->lock);
 }

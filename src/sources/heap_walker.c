@@ -35,6 +35,7 @@
 
 #include "sources/host.h"
 #include "sources/alloc_tracker.h"
+#include "sources/resolve.h"
 #include "tables/ids.h"
 #include "tables/sites.h"
 #include "tables/tags.h"

@@ -30,6 +30,7 @@
 #include "sources/alloc_tracker.h"
 #include "sources/heap_walker.h"
 #include "sources/jdk_dump_reader.h"
+#include "sources/resolve.h"
 #include "util/log.h"
 #include "tables/heap_records.h"
 

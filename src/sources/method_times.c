@@ -1,26 +1,56 @@
 #include "sources/method_times.h"
 
+#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "sources/host.h"
+#include "sources/resolve.h"
 #include "tables/bci_classes.h"
+#include "util/clock.h"
+
+/*
+ * Handing batches over without waiting. Each thread's stack has a list of batches not
+ * yet counted and a claim: whoever holds the claim counts the stack's batches, in the
+ * order they came, and no one else touches the stack meanwhile. A thread hands a batch
+ * over by pushing it on the list and trying the claim. If someone holds it, that one
+ * counts the batch too. If not, the thread passes its stack to the timer thread while
+ * fewer than MAX_QUEUED batches wait, or else counts them itself: a thread that outruns
+ * the timer thread pays for its own events, and waits for no one. The timer thread, when
+ * too much waits, leaves a stack after each round for its thread to take up at its next
+ * batch (or a flush, if it has none), so one fast thread cannot pile batches up
+ * behind it either.
+ */
 
 #define CACHE_SLOTS 1024
 #define MAX_STACK (1 << 20)
+#define MAX_QUEUED 64          /* batches waiting for the timer thread, about (bounded memory) */
 
 struct call_frame {
     uint32_t cnum, mnum;
     jmethodID method;     /* named when the entry is processed */
-    int64_t start;        /* nanoTime at entry */
+    int64_t start;        /* time at entry */
     int64_t callees;      /* time spent in callees so far */
+};
+
+/* A batch of events handed over by one thread. */
+struct batch {
+    struct batch *next;
+    uint32_t thread_serial;
+    int64_t cpu_ns;            /* the thread's CPU time when it handed the batch over */
+    int64_t wall_ns;           /* and the clock then */
+    int npairs;
+    int64_t pairs[];
 };
 
 struct call_stack {
     struct cmap_node node;
     int64_t tid;
-    pthread_mutex_t lock;
+    struct batch *_Atomic pending;   /* handed over, not yet counted; newest first */
+    _Atomic bool claimed;            /* someone counts this stack's batches now */
+    struct call_stack *next_ready;   /* in the timer thread's list, while it holds the claim */
+    /* The rest belongs to the claim's holder. */
     struct call_frame *frames;
     int n, cap;
     int64_t cpu_last, wall_last;     /* for the CPU/wall ratio of each batch */
@@ -32,27 +62,14 @@ struct call_stack {
     } cache[CACHE_SLOTS];            /* recent traces, in front of the shared table */
 };
 
-/* A batch of events handed over by one thread, waiting for the timer thread. */
-struct batch {
-    struct batch *next;
-    int64_t tid;
-    uint32_t thread_serial;
-    int64_t cpu_ns;            /* the thread's CPU time when it handed the batch over */
-    int64_t wall_ns;           /* and the wall clock then */
-    int npairs;
-    int64_t pairs[];
-};
-
-#define MAX_QUEUED 64          /* batches; past this, threads wait (bounded memory) */
-
 struct method_times {
     struct cmap stacks;
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    struct batch *head, *tail;
-    int queued;
-    bool worker;               /* the timer thread runs: batches are queued for it */
-    bool busy;                 /* it is processing one */
+    struct registry all;             /* every stack, for a flush */
+    struct call_stack *_Atomic ready; /* stacks passed to the timer thread, newest first */
+    sem_t wake;                      /* posted when `ready` gains one */
+    _Atomic int queued;              /* batches handed over and not yet counted */
+    _Atomic bool worker;             /* the timer thread runs */
+    _Atomic int flushing;            /* flushes under way: the timer thread leaves no stack */
 };
 
 struct method_times *method_times_new(void)
@@ -60,8 +77,8 @@ struct method_times *method_times_new(void)
     struct method_times *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     cmap_init(&m->stacks);
-    pthread_mutex_init(&m->lock, NULL);
-    pthread_cond_init(&m->changed, NULL);
+    registry_init(&m->all);
+    sem_init(&m->wake, 0, 0);
     return m;
 }
 
@@ -72,10 +89,14 @@ static bool stack_eq(const struct cmap_node *n, const void *key)
 
 static struct cmap_node *stack_make(const void *key, void *ctx)
 {
+    struct method_times *m = ctx;
     struct call_stack *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->tid = *(const int64_t *)key;
-    pthread_mutex_init(&s->lock, NULL);
+    if (registry_add(&m->all, s) == UINT32_MAX) {
+        free(s);
+        return NULL;
+    }
     return &s->node;
 }
 
@@ -155,7 +176,7 @@ static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int
 }
 
 static void on_method_exit(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum,
-                    int64_t when, double ratio, uint32_t thread_serial)
+                           int64_t when, double ratio, uint32_t thread_serial)
 {
     for (int i = s->n - 1; i >= 0; i--) {
         if (s->frames[i].cnum == cnum && s->frames[i].mnum == mnum) {
@@ -164,13 +185,6 @@ static void on_method_exit(struct host *h, JNIEnv *jni, struct call_stack *s, ui
         }
     }
     /* An exit with no entry (the method began before the Tracker was engaged): ignored. */
-}
-
-int64_t method_times_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* CPU time over wall time since the thread's previous batch (1 when unknown). */
@@ -188,13 +202,9 @@ static double cpu_ratio(struct call_stack *s, const struct batch *b)
     return r;
 }
 
-static void process(struct host *h, JNIEnv *jni, struct batch *b)
+/* Counts one batch of the stack's thread (the claim held). */
+static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct batch *b)
 {
-    int64_t tid = b->tid;
-    struct call_stack *s = (struct call_stack *)cmap_intern(&h->method_times->stacks, hash_mix64((uint64_t)tid),
-                                                            &tid, stack_eq, stack_make, NULL, NULL);
-    if (!s) return;
-    pthread_mutex_lock(&s->lock);
     double ratio = cpu_ratio(s, b);
     for (int i = 0; i < b->npairs; i++) {
         int64_t ev = b->pairs[2 * i], when = b->pairs[2 * i + 1];
@@ -205,7 +215,6 @@ static void process(struct host *h, JNIEnv *jni, struct batch *b)
         else push(h, s, cnum, mnum, when);
     }
     for (unsigned slot = 0; slot < CACHE_SLOTS; slot++) flush_slot(s, slot);
-    pthread_mutex_unlock(&s->lock);
 }
 
 struct batch *method_times_batch_new(int npairs)
@@ -220,65 +229,102 @@ struct batch *method_times_batch_new(int npairs)
 
 int64_t *method_times_batch_pairs(struct batch *b) { return b->pairs; }
 
+/* The stack's batches handed over so far, oldest first, taken off its list. */
+static struct batch *take_pending(struct call_stack *s)
+{
+    struct batch *newest = atomic_exchange(&s->pending, NULL), *oldest = NULL;
+    while (newest) {
+        struct batch *next = newest->next;
+        newest->next = oldest;
+        oldest = newest;
+        newest = next;
+    }
+    return oldest;
+}
+
+static bool too_much_waits(struct method_times *m) { return atomic_load(&m->queued) > MAX_QUEUED; }
+
+/*
+ * Counts the stack's batches, the claim held, until there are none left, then lets the
+ * claim go. A batch pushed while the claim is let go is either seen by the re-check or
+ * finds the claim free itself. The timer thread (`may_leave`) lets go after a round when
+ * too much waits: what it leaves came during the round, from a thread that is busy, and
+ * that thread's next batch (or a flush) takes the stack up again.
+ */
+static void count_claimed(struct host *h, JNIEnv *jni, struct call_stack *s, bool may_leave)
+{
+    struct method_times *m = h->method_times;
+    for (;;) {
+        struct batch *b = take_pending(s);
+        while (b) {
+            struct batch *next = b->next;
+            process(h, jni, s, b);
+            free(b);
+            atomic_fetch_sub(&m->queued, 1);
+            b = next;
+        }
+        bool leave = may_leave && too_much_waits(m) && !atomic_load(&m->flushing);
+        atomic_store(&s->claimed, false);
+        if (leave || !atomic_load(&s->pending) || atomic_exchange(&s->claimed, true)) return;
+    }
+}
+
+/* Passes a claimed stack to the timer thread. */
+static void pass_to_timer(struct method_times *m, struct call_stack *s)
+{
+    s->next_ready = atomic_load(&m->ready);
+    while (!atomic_compare_exchange_weak(&m->ready, &s->next_ready, s)) {}
+    sem_post(&m->wake);
+}
+
 void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t tid, int64_t cpu_ns,
                          uint32_t thread_serial)
 {
     struct method_times *m = h->method_times;
-    b->tid = tid;
     b->cpu_ns = cpu_ns;
-    b->wall_ns = method_times_now_ns();
+    b->wall_ns = (int64_t)clock_ns();
     b->thread_serial = thread_serial;
-    pthread_mutex_lock(&m->lock);
-    if (!m->worker) {                    /* no timer thread: do it here */
-        pthread_mutex_unlock(&m->lock);
-        process(h, jni, b);
+    struct call_stack *s = (struct call_stack *)cmap_intern(&m->stacks, hash_mix64((uint64_t)tid), &tid, stack_eq,
+                                                            stack_make, m, NULL);
+    if (!s) {                            /* out of memory */
         free(b);
         return;
     }
-    while (m->queued >= MAX_QUEUED && m->worker) pthread_cond_wait(&m->changed, &m->lock);
-    b->next = NULL;
-    if (m->tail) m->tail->next = b;
-    else m->head = b;
-    m->tail = b;
-    m->queued++;
-    pthread_cond_broadcast(&m->changed);
-    pthread_mutex_unlock(&m->lock);
+    atomic_fetch_add(&m->queued, 1);
+    b->next = atomic_load(&s->pending);
+    while (!atomic_compare_exchange_weak(&s->pending, &b->next, b)) {}
+    if (atomic_exchange(&s->claimed, true)) return;      /* its holder counts it */
+    if (atomic_load(&m->worker) && !too_much_waits(m)) pass_to_timer(m, s);
+    else count_claimed(h, jni, s, false);
 }
 
-/* The timer thread: processes batches in the order threads handed them over. */
+/* The timer thread: counts the stacks passed to it, in the order they came. */
 static void JNICALL timer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct host *h = arg;
     struct method_times *m = h->method_times;
-    pthread_mutex_lock(&m->lock);
     for (;;) {
-        while (!m->head) pthread_cond_wait(&m->changed, &m->lock);
-        struct batch *b = m->head;
-        m->head = b->next;
-        if (!m->head) m->tail = NULL;
-        m->busy = true;
-        pthread_mutex_unlock(&m->lock);
-        process(h, jni, b);
-        free(b);
-        pthread_mutex_lock(&m->lock);
-        m->queued--;
-        m->busy = false;
-        pthread_cond_broadcast(&m->changed);
+        while (sem_wait(&m->wake) != 0) {}       /* EINTR */
+        struct call_stack *newest = atomic_exchange(&m->ready, NULL), *s = NULL;
+        while (newest) {                         /* oldest first */
+            struct call_stack *next = newest->next_ready;
+            newest->next_ready = s;
+            s = newest;
+            newest = next;
+        }
+        while (s) {
+            struct call_stack *next = s->next_ready;   /* read first: once let go, s may be passed again */
+            count_claimed(h, jni, s, true);
+            s = next;
+        }
     }
 }
 
 int method_times_start(struct host *h, JNIEnv *jni)
 {
-    struct method_times *m = h->method_times;
-    pthread_mutex_lock(&m->lock);
-    m->worker = true;
-    pthread_mutex_unlock(&m->lock);
-    if (!host_start_thread(h, jni, "HPROF method timer", timer_main, h)) {
-        pthread_mutex_lock(&m->lock);
-        m->worker = false;
-        pthread_mutex_unlock(&m->lock);
-        return -1;
-    }
+    /* Until it runs, threads count their batches themselves. */
+    if (!host_start_thread(h, jni, "HPROF method timer", timer_main, h)) return -1;
+    atomic_store(&h->method_times->worker, true);
     return 0;
 }
 
@@ -286,7 +332,16 @@ void method_times_flush(struct host *h)
 {
     struct method_times *m = h->method_times;
     if (!m) return;
-    pthread_mutex_lock(&m->lock);
-    while (m->worker && (m->head || m->busy)) pthread_cond_wait(&m->changed, &m->lock);
-    pthread_mutex_unlock(&m->lock);
+    atomic_fetch_add(&m->flushing, 1);
+    while (atomic_load(&m->queued) > 0) {
+        /* Stacks the timer thread left to their threads: back to it now. Without a timer
+         * thread no stack is left, and the batches under way are being counted. */
+        uint32_t n = atomic_load(&m->worker) ? registry_count(&m->all) : 0;
+        for (uint32_t i = 0; i < n; i++) {
+            struct call_stack *s = registry_get(&m->all, i);
+            if (atomic_load(&s->pending) && !atomic_exchange(&s->claimed, true)) pass_to_timer(m, s);
+        }
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    atomic_fetch_sub(&m->flushing, 1);
 }

@@ -4,9 +4,13 @@
  *
  * Each Java thread keeps a shadow call stack here. An exit closes the frame it names
  * (frames above it were left by an exception); the time between entry and exit, less
- * the callees' time, is the method's own time. Times come from System.nanoTime and
- * are scaled, per batch of events, by the thread's CPU time over the wall time of that
- * batch, so a method that sleeps or blocks is not charged for the wait.
+ * the callees' time, is the method's own time. Times come from the Tracker's clock
+ * (Tracker.now, which the tracker's clock thread advances) and are scaled, per batch of
+ * events, by the thread's CPU time over the wall time of that batch, so a method that
+ * sleeps or blocks is not charged for the wait.
+ *
+ * Threads hand their batches over without ever waiting: the timer thread counts them
+ * while it keeps up; when it falls behind, a thread counts its own (method_times.c).
  */
 #ifndef HPROF_METHOD_TIMES_H
 #define HPROF_METHOD_TIMES_H
@@ -20,18 +24,17 @@ struct method_times;
 struct batch;
 
 struct method_times *method_times_new(void);
-/* Starts the timer thread that processes batches off the threads that made them. */
+/* Starts the timer thread that counts batches off the threads that made them. */
 int method_times_start(struct host *h, JNIEnv *jni);
-/* A batch of npairs (event, nanoTime) pairs: fill method_times_batch_pairs(b), then submit. */
+/* A batch of npairs (event, time) pairs: fill method_times_batch_pairs(b), then submit. */
 struct batch *method_times_batch_new(int npairs);
 int64_t *method_times_batch_pairs(struct batch *b);
 /* Hands the batch (and its ownership) over, for the Java thread with this id; cpu_ns is its
- * CPU time now, or -1 when not known. Waits when too many batches are queued. */
+ * CPU time now, or -1 when not known. Never waits. */
 void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t tid, int64_t cpu_ns,
                          uint32_t thread_serial);
 /* Waits until every batch handed over so far is counted (before a dump). */
 void method_times_flush(struct host *h);
-int64_t method_times_now_ns(void);
 
 #define TRACKER_EXIT_BIT INT64_MIN
 

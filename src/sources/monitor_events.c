@@ -2,12 +2,13 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sources/host.h"
+#include "sources/resolve.h"
 #include "sources/source.h"
 #include "tables/ids.h"
 #include "tables/monitors.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 /* What a thread is blocked on right now: set when it starts to block, taken when it stops. */
@@ -28,13 +29,6 @@ struct monitor_events {
 
 /* Threads hprof has no serial for (none normally; virtual threads, say) keep theirs here. */
 static _Thread_local struct pending unknown_thread_pending;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The capabilities monitor=y needs, of those the VM offers. */
 static int add_capabilities(jvmtiEnv *jvmti)
@@ -194,13 +188,13 @@ static void JNICALL on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
     uint32_t serial = serial_of(h, thread);
     struct began b = {entry_now(h, jni, thread, object, serial), 0, NULL};
     if (!b.e) return;
-    b.at = now_ns();
+    b.at = clock_ns();
     with_pending(h->monitors, serial, enter_began, &b);
 }
 
 static void JNICALL on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
 {
-    uint64_t end = now_ns();
+    uint64_t end = clock_ns();
     struct host *h = counting(jni, thread);
     if (!h) return;
     struct began b = {NULL, 0, NULL};
@@ -217,7 +211,7 @@ static void JNICALL on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobjec
     if (!b.e) return;
     host_record(h, &(struct live_record){.kind = LIVE_MONITOR_WAIT, .thread_serial = serial, .ms = (int64_t)timeout,
                                          .signature = b.e->cls->signature ? b.e->cls->signature : "<unknown>"});
-    b.at = now_ns();
+    b.at = clock_ns();
     with_pending(h->monitors, serial, wait_began, &b);
     if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
     /* Kept so that a dump can list the monitor: JVMTI no longer reports the monitor a
@@ -230,7 +224,7 @@ static void JNICALL on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobjec
 
 static void JNICALL on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jboolean timed_out)
 {
-    uint64_t end = now_ns();
+    uint64_t end = clock_ns();
     struct host *h = counting(jni, thread);
     if (!h) return;
     uint32_t serial = serial_of(h, thread);
@@ -310,9 +304,7 @@ static void gather_threads(struct host *h, JNIEnv *jni, struct dump_state *d)
             (*jni)->ExceptionClear(jni);
             continue;
         }
-        pthread_mutex_lock(&h->t.threads.lock);
-        jthread thread = ti->ref ? (*jni)->NewLocalRef(jni, ti->ref) : NULL;
-        pthread_mutex_unlock(&h->t.threads.lock);
+        jthread thread = threads_lend(&h->t.threads, ti);
         if (thread) {
             jint state = 0;
             if ((*jvmti)->GetThreadState(jvmti, thread, &state) == JVMTI_ERROR_NONE) t->state = state;
@@ -328,6 +320,7 @@ static void gather_threads(struct host *h, JNIEnv *jni, struct dump_state *d)
                 if ((*jvmti)->GetCurrentContendedMonitor(jvmti, thread, &contended) == JVMTI_ERROR_NONE)
                     note_monitor(jni, d, contended);
             }
+            threads_give_back(&h->t.threads, jni, &ti, 1);
         }
         (*jni)->PopLocalFrame(jni, NULL);
     }

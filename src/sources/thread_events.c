@@ -1,6 +1,7 @@
 #include "sources/thread_events.h"
 
 #include "sources/host.h"
+#include "sources/resolve.h"
 #include "sources/source.h"
 
 /* Registers a thread and hands over its THREAD START, unless it is ours or known already. */

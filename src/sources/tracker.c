@@ -14,7 +14,9 @@
 #include "classfile/classfile.h"
 #include "sources/alloc_tracker.h"
 #include "sources/method_times.h"
+#include "sources/resolve.h"
 #include "tables/bci_classes.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 extern const unsigned char hprof_tracker_class[];
@@ -25,8 +27,7 @@ struct tracker {
     jclass cls;                   /* the Tracker, once VM init found it */
     jfieldID now;                 /* Tracker.now, advanced by the clock thread */
     _Atomic bool stop_clock;
-    _Atomic unsigned classes, methods, too_big, failed;
-    _Atomic unsigned deferred;    /* seen before the Tracker could be reached */
+    _Atomic unsigned too_big, failed;   /* methods left as they were, classes that failed */
 };
 
 static bool wants_times(const struct host *h) { return h->opt->cpu == CPU_TIMES || h->opt->cpu == CPU_OLD; }
@@ -61,11 +62,8 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
      */
     jvmtiPhase phase = JVMTI_PHASE_LIVE;
     (*jvmti)->GetPhase(jvmti, &phase);
-    if (phase == JVMTI_PHASE_PRIMORDIAL || phase == JVMTI_PHASE_ONLOAD) {
-        atomic_fetch_add(&h->tracker->deferred, 1);
-        return;
-    }
-    struct bci_class *c = bci_classes_add(h->bci_classes, jni, name, loader);
+    if (phase == JVMTI_PHASE_PRIMORDIAL || phase == JVMTI_PHASE_ONLOAD) return;
+    struct bci_class *c = bci_classes_number(h->bci_classes, jni, name, loader);
     if (!c) return;
     cf_inject_spec spec;
     memset(&spec, 0, sizeof spec);
@@ -110,7 +108,6 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
         free(names);
         free(descs);
         atomic_fetch_add(&t->too_big, res.too_big + res.unrewritable);
-        atomic_fetch_add(&t->methods, res.instrumented);
     } else {
         atomic_fetch_add(&t->failed, 1);   /* left unchanged, as it came */
     }
@@ -120,7 +117,6 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
             memcpy(out, res.data, res.len);
             *new_data = out;
             *new_len = (jint)res.len;
-            atomic_fetch_add(&t->classes, 1);
         }
     }
     cf_result_free(&res);
@@ -316,27 +312,19 @@ static void catch_up(struct host *h, JNIEnv *jni)
 
 #define CLOCK_TICK_NS 100000      /* Tracker.now advances every 100 us */
 
-/* The clock thread: keeps Tracker.now close to the monotonic clock. */
+/* The clock thread: keeps Tracker.now close to the monotonic clock (util/clock.h). */
 static void JNICALL clock_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct host *h = arg;
     struct tracker *t = h->tracker;
-    struct timespec next;
-    clock_gettime(CLOCK_MONOTONIC, &next);
+    uint64_t next = clock_ns();
     while (!atomic_load(&t->stop_clock)) {
-        next.tv_nsec += CLOCK_TICK_NS;
-        if (next.tv_nsec >= 1000000000L) {
-            next.tv_sec++;
-            next.tv_nsec -= 1000000000L;
-        }
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
-        int64_t now = method_times_now_ns();
-        /* Fallen behind (the machine was busy): start again from now. */
-        if (now - ((int64_t)next.tv_sec * 1000000000 + next.tv_nsec) > 10 * CLOCK_TICK_NS) {
-            next.tv_sec = (time_t)(now / 1000000000);
-            next.tv_nsec = (long)(now % 1000000000);
-        }
-        (*jni)->SetStaticLongField(jni, t->cls, t->now, now);
+        next += CLOCK_TICK_NS;
+        struct timespec at = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR) {}
+        uint64_t now = clock_ns();
+        if (now > next + 10 * CLOCK_TICK_NS) next = now;   /* fallen behind (a busy machine): go on from now */
+        (*jni)->SetStaticLongField(jni, t->cls, t->now, (jlong)now);
     }
 }
 
@@ -367,7 +355,7 @@ static void start(struct host *h, JNIEnv *jni)
     method_times_start(h, jni);
     t->now = (*jni)->GetStaticFieldID(jni, cls, "now", "J");
     if (t->now) {
-        (*jni)->SetStaticLongField(jni, cls, t->now, method_times_now_ns());
+        (*jni)->SetStaticLongField(jni, cls, t->now, (jlong)clock_ns());
         host_start_thread(h, jni, "HPROF clock", clock_main, h);
     } else {
         (*jni)->ExceptionClear(jni);
@@ -398,10 +386,10 @@ static void stop(struct host *h, JNIEnv *jni)
     int n = threads_live_count(&h->t.threads) + 16;
     jthread *refs = calloc((size_t)n, sizeof *refs);
     struct thread_info **infos = calloc((size_t)n, sizeof *infos);
-    if (refs && infos && (*jni)->PushLocalFrame(jni, n + 32) == JNI_OK) {
-        int k = threads_snapshot_sampled(&h->t.threads, jni, refs, infos, n);
+    if (refs && infos) {
+        int k = threads_lend_sampled(&h->t.threads, refs, infos, n);
         for (int i = 0; i < k; i++) drain_thread(h, jni, all, refs[i], infos[i]->serial);
-        (*jni)->PopLocalFrame(jni, NULL);
+        threads_give_back(&h->t.threads, jni, infos, k);
     }
     free(refs);
     free(infos);

@@ -1,14 +1,14 @@
 /*
  * Classes hprof has named: serial number, object ID, name and source file.
  *
- * A class is found from its jclass through its JVMTI tag, which holds the entry's
- * address (see tags.h), so two classes of the same name from different loaders stay
- * apart.
+ * sources/resolve.c names a class through JVMTI on first sight and tags the class
+ * object with its entry's address (see tags.h), so a class is found from its jclass
+ * by one tag lookup, and two classes of the same name from different loaders stay apart.
  */
 #ifndef HPROF_CLASSES_H
 #define HPROF_CLASSES_H
 
-#include <jvmti.h>
+#include <jni.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -32,7 +32,9 @@ struct class_info {
 };
 
 struct class_table {
-    pthread_mutex_t lock;  /* only taken when a class is seen for the first time */
+    /* Held by sources/resolve.c from its check that a class has no entry yet to its
+     * tagging with the new one, so a class is entered once. Nothing slow runs under it. */
+    pthread_mutex_t naming;
     struct registry all;
     struct class_info unknown;   /* stands in when JVMTI cannot tell */
 };
@@ -40,9 +42,9 @@ struct class_table {
 struct ids;
 
 void classes_init(struct class_table *t);
-void classes_destroy(struct class_table *t);
-/* The entry of a class, made on first sight. Never NULL (falls back to `unknown`). */
-struct class_info *classes_of(struct class_table *t, jvmtiEnv *jvmti, jclass cls, struct ids *ids);
+/* Numbers a class named by the caller: its serial and object ID. -1 when the table is
+ * full (c is still the caller's then). */
+int classes_add(struct class_table *t, struct class_info *c, struct ids *ids);
 uint32_t classes_count(struct class_table *t);
 struct class_info *classes_at(struct class_table *t, uint32_t i);
 

@@ -17,13 +17,6 @@ void frames_init(struct frame_table *t)
     registry_init(&t->all);
 }
 
-void frames_destroy(struct frame_table *t)
-{
-    for (uint32_t i = 0; i < registry_count(&t->all); i++) free(registry_get(&t->all, i));
-    registry_destroy(&t->all);
-    cmap_destroy(&t->map);
-}
-
 static bool frame_eq(const struct cmap_node *n, const void *key)
 {
     const struct frame *f = (const struct frame *)n;

@@ -26,7 +26,6 @@ struct frame_table {
 };
 
 void frames_init(struct frame_table *t);
-void frames_destroy(struct frame_table *t);
 struct frame *frames_of(struct frame_table *t, struct method_info *m, jlocation location);
 
 #endif

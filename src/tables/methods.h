@@ -1,7 +1,7 @@
 /*
  * Methods seen in stack traces, by jmethodID: name, signature, class and line table.
- * A method is resolved through JVMTI the first time it is seen, while its class is
- * surely loaded; later output never calls back into the JVM for it.
+ * sources/resolve.c names a method through JVMTI the first time it is seen, while its
+ * class is surely loaded; later output never calls back into the JVM for it.
  */
 #ifndef HPROF_METHODS_H
 #define HPROF_METHODS_H
@@ -29,13 +29,19 @@ struct method_info {
 
 struct method_table {
     struct cmap map;
-    struct class_table *classes;
+    struct class_table *classes;   /* where a method's class is entered */
     struct ids *ids;
 };
 
 void methods_init(struct method_table *t, struct class_table *classes, struct ids *ids);
-void methods_destroy(struct method_table *t);
-struct method_info *methods_of(struct method_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jmethodID id);
+/* The entry of a method, or NULL when it was never entered. */
+struct method_info *methods_find(struct method_table *t, jmethodID id);
+/*
+ * Enters m, named by the caller (m, its strings and lines from malloc; the table owns
+ * them now). Returns the entry of m->id: m, or the one another thread entered first
+ * (m is freed then); NULL when out of memory.
+ */
+struct method_info *methods_add(struct method_table *t, struct method_info *m);
 /* The source line of a location in the method (see LINE_* in ids.h for the others). */
 int methods_line(const struct method_info *m, jlocation location);
 

@@ -45,13 +45,6 @@ void strings_init(struct string_table *t)
     registry_init(&t->all);
 }
 
-void strings_destroy(struct string_table *t)
-{
-    for (uint32_t i = 0; i < registry_count(&t->all); i++) free(registry_get(&t->all, i));
-    registry_destroy(&t->all);
-    cmap_destroy(&t->map);
-}
-
 uint32_t strings_id(struct string_table *t, const char *s, bool *is_new)
 {
     *is_new = false;

@@ -14,7 +14,6 @@ struct string_table {
 };
 
 void strings_init(struct string_table *t);
-void strings_destroy(struct string_table *t);
 /*
  * The ID of s, giving it one on first sight; *is_new tells the caller it must write
  * the STRING record now. Returns 0 for NULL (the "no string" ID).

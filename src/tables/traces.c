@@ -3,9 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tables/frames.h"
 #include "tables/ids.h"
-#include "tables/methods.h"
 
 struct trace_key {
     uint32_t thread_serial;
@@ -21,17 +19,6 @@ void traces_init(struct trace_table *t, struct method_table *methods, struct fra
     t->frames = frames;
     memset(&t->empty, 0, sizeof t->empty);
     t->empty.serial = SERIAL_TRACE_BASE;
-}
-
-void traces_destroy(struct trace_table *t)
-{
-    for (uint32_t i = 0; i < registry_count(&t->all); i++) {
-        struct trace *tr = registry_get(&t->all, i);
-        free(tr->frames);
-        free(tr);
-    }
-    registry_destroy(&t->all);
-    cmap_destroy(&t->map);
 }
 
 uint32_t traces_count(struct trace_table *t) { return registry_count(&t->all); }
@@ -94,32 +81,19 @@ static struct cmap_node *trace_make(const void *key, void *ctx)
     return &t->node;
 }
 
-struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
-                        const jvmtiFrameInfo *frames, int nframes)
-{
-    return traces_of_hashed(t, jvmti, jni, traces_key_hash(thread_serial, frames, nframes), thread_serial, frames,
-                            nframes);
-}
-
-struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint64_t h,
-                               uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes)
+struct trace *traces_find(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
+                          const jvmtiFrameInfo *frames, int nframes)
 {
     struct trace_key k = {thread_serial, nframes, frames};
-    struct cmap_node *n = cmap_find(&t->map, h, &k, trace_eq);
-    if (n) return (struct trace *)n;
+    return (struct trace *)cmap_find(&t->map, hash, &k, trace_eq);
+}
 
-    /* First sight: resolve the frames outside any table lock. */
-    struct trace_make_ctx c = {t, calloc((size_t)(nframes ? nframes : 1), sizeof(struct frame *))};
-    if (!c.resolved) return NULL;
-    for (int i = 0; i < nframes; i++) {
-        struct method_info *m = methods_of(t->methods, jvmti, jni, frames[i].method);
-        c.resolved[i] = m ? frames_of(t->frames, m, frames[i].location) : NULL;
-        if (!c.resolved[i]) {
-            free(c.resolved);
-            return NULL;
-        }
-    }
-    n = cmap_intern(&t->map, h, &k, trace_eq, trace_make, &c, NULL);
+struct trace *traces_add(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
+                         const jvmtiFrameInfo *frames, int nframes, struct frame **resolved)
+{
+    struct trace_key k = {thread_serial, nframes, frames};
+    struct trace_make_ctx c = {t, resolved};
+    struct cmap_node *n = cmap_intern(&t->map, hash, &k, trace_eq, trace_make, &c, NULL);
     free(c.resolved);              /* NULL unless another thread made it first */
     return (struct trace *)n;
 }

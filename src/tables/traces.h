@@ -3,7 +3,8 @@
  *
  * A trace is found by its raw frames (jmethodID, location) and thread, which is all a
  * sampler or an allocation hook has in hand: the fast path is one hash lookup. The
- * frames are resolved to methods and lines once, when the trace is first seen.
+ * frames are resolved to methods and lines once, by sources/resolve.c (traces_of),
+ * when the trace is first seen.
  */
 #ifndef HPROF_TRACES_H
 #define HPROF_TRACES_H
@@ -20,7 +21,6 @@
 struct frame;
 struct method_table;
 struct frame_table;
-struct ids;
 
 struct trace {
     struct cmap_node node;
@@ -38,22 +38,25 @@ struct trace {
 struct trace_table {
     struct cmap map;
     struct registry all;
-    struct method_table *methods;
+    struct method_table *methods; /* where the frames of a new trace are resolved */
     struct frame_table *frames;
     struct trace empty;           /* serial 300000: no frames */
 };
 
 void traces_init(struct trace_table *t, struct method_table *methods, struct frame_table *frames);
-void traces_destroy(struct trace_table *t);
-/* The trace of these frames on this thread (0 = any), made on first sight; NULL if out of memory. */
-struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
-                        const jvmtiFrameInfo *frames, int nframes);
-/* The key hash and key test traces_of uses, for callers that keep a cache in front of it. */
+/* The key hash and key test of the table, for callers that keep a cache in front of it. */
 uint64_t traces_key_hash(uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
-/* traces_of, for a caller that has the key's hash (traces_key_hash) already. */
-struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint64_t hash,
-                               uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
 bool traces_key_equals(const struct trace *t, uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
+/* The trace of these raw frames on this thread (0 = any), or NULL when never entered. */
+struct trace *traces_find(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
+                          const jvmtiFrameInfo *frames, int nframes);
+/*
+ * Enters the trace of these raw frames, resolved by the caller into `resolved` (nframes
+ * frames, from malloc; the table owns the array now). Returns the entry: the new one, or
+ * the one another thread entered first; NULL when out of memory.
+ */
+struct trace *traces_add(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
+                         const jvmtiFrameInfo *frames, int nframes, struct frame **resolved);
 uint32_t traces_count(struct trace_table *t);
 struct trace *traces_at(struct trace_table *t, uint32_t i);
 /* Zeroes every trace's CPU sample count (the socket's "clear CPU samples"). */

@@ -1,0 +1,327 @@
+#include "sources/resolve.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tables/bci_classes.h"
+#include "tables/classes.h"
+#include "tables/frames.h"
+#include "tables/methods.h"
+#include "tables/tags.h"
+#include "tables/threads.h"
+#include "tables/traces.h"
+#include "util/names.h"
+
+/* A copy of a string JVMTI allocated, which goes back to JVMTI. */
+static char *take(jvmtiEnv *jvmti, char *s)
+{
+    char *copy = s ? strdup(s) : NULL;
+    if (s) (*jvmti)->Deallocate(jvmti, (unsigned char *)s);
+    return copy;
+}
+
+/* ---- classes ---- */
+
+static void free_class(struct class_info *c)
+{
+    free(c->signature);
+    free(c->name);
+    free(c->source_file);
+    free(c);
+}
+
+/* A class's names, asked of JVMTI; NULL when it cannot tell. */
+static struct class_info *name_class(jvmtiEnv *jvmti, jclass cls)
+{
+    char *sig = NULL, *src = NULL;
+    if ((*jvmti)->GetClassSignature(jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE || !sig) return NULL;
+    struct class_info *c = calloc(1, sizeof *c);
+    if (c) {
+        char name[1024];
+        c->signature = strdup(sig);
+        c->name = strdup(names_from_signature(sig, name, sizeof name));
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    if (!c) return NULL;
+    if ((*jvmti)->GetSourceFileName(jvmti, cls, &src) == JVMTI_ERROR_NONE) c->source_file = take(jvmti, src);
+    if (!c->signature || !c->name) {
+        free_class(c);
+        return NULL;
+    }
+    return c;
+}
+
+static struct class_info *tagged(jvmtiEnv *jvmti, jclass cls)
+{
+    jlong tag = 0;
+    return (*jvmti)->GetTag(jvmti, cls, &tag) == JVMTI_ERROR_NONE && tag_is_class(tag) ? tag_class(tag) : NULL;
+}
+
+struct class_info *classes_of(struct class_table *t, jvmtiEnv *jvmti, jclass cls, struct ids *ids)
+{
+    if (!cls) return &t->unknown;
+    struct class_info *c = tagged(jvmti, cls);
+    if (c) return c;
+    /* Named before the lock, which covers only the tag's check and set: threads that
+     * meet new classes at once wait for no one's JVMTI calls. */
+    struct class_info *fresh = name_class(jvmti, cls);
+    if (!fresh) return &t->unknown;
+    pthread_mutex_lock(&t->naming);
+    c = tagged(jvmti, cls);              /* another thread may have entered it meanwhile */
+    if (!c && classes_add(t, fresh, ids) == 0) {
+        (*jvmti)->SetTag(jvmti, cls, tag_for_class(fresh));
+        c = fresh;
+        fresh = NULL;
+    }
+    pthread_mutex_unlock(&t->naming);
+    if (fresh) free_class(fresh);
+    return c ? c : &t->unknown;
+}
+
+/* ---- methods and traces ---- */
+
+static int by_location(const void *a, const void *b)
+{
+    jlocation x = ((const jvmtiLineNumberEntry *)a)->start_location;
+    jlocation y = ((const jvmtiLineNumberEntry *)b)->start_location;
+    return (x > y) - (x < y);
+}
+
+static void read_line_table(struct method_info *m, jvmtiEnv *jvmti)
+{
+    jint n = 0;
+    jvmtiLineNumberEntry *lines = NULL;
+    if ((*jvmti)->GetLineNumberTable(jvmti, m->id, &n, &lines) == JVMTI_ERROR_NONE && n > 0) {
+        m->lines = malloc((size_t)n * sizeof *lines);
+        if (m->lines) {
+            memcpy(m->lines, lines, (size_t)n * sizeof *lines);
+            qsort(m->lines, (size_t)n, sizeof *lines, by_location);
+            m->nlines = n;
+        }
+    }
+    if (lines) (*jvmti)->Deallocate(jvmti, (unsigned char *)lines);
+}
+
+/* Everything about a method that output needs, asked of JVMTI once. */
+static struct method_info *name_method(struct method_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jmethodID id)
+{
+    struct method_info *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->id = id;
+    char *name = NULL, *sig = NULL;
+    if ((*jvmti)->GetMethodName(jvmti, id, &name, &sig, NULL) == JVMTI_ERROR_NONE) {
+        m->name = take(jvmti, name);
+        m->signature = take(jvmti, sig);
+    }
+    if (!m->name) m->name = strdup("<Unknown Method>");
+    if (!m->signature) m->signature = strdup("()V");
+    jclass cls = NULL;
+    if ((*jvmti)->GetMethodDeclaringClass(jvmti, id, &cls) != JVMTI_ERROR_NONE) cls = NULL;
+    m->cls = classes_of(t->classes, jvmti, cls, t->ids);
+    if (cls) (*jni)->DeleteLocalRef(jni, cls);
+    jboolean native = JNI_FALSE;
+    if ((*jvmti)->IsMethodNative(jvmti, id, &native) == JVMTI_ERROR_NONE) m->native = native;
+    if (!m->native) read_line_table(m, jvmti);
+    return m;
+}
+
+struct method_info *methods_of(struct method_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jmethodID id)
+{
+    struct method_info *m = methods_find(t, id);
+    if (m) return m;
+    /* Named outside any table lock: JVMTI calls may wait for a safepoint. */
+    m = name_method(t, jvmti, jni, id);
+    return m ? methods_add(t, m) : NULL;
+}
+
+struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
+                        const jvmtiFrameInfo *frames, int nframes)
+{
+    return traces_of_hashed(t, jvmti, jni, traces_key_hash(thread_serial, frames, nframes), thread_serial, frames,
+                            nframes);
+}
+
+struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint64_t hash,
+                               uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes)
+{
+    struct trace *tr = traces_find(t, hash, thread_serial, frames, nframes);
+    if (tr) return tr;
+    /* First sight: the frames are resolved outside any table lock. */
+    struct frame **resolved = calloc((size_t)(nframes ? nframes : 1), sizeof *resolved);
+    if (!resolved) return NULL;
+    for (int i = 0; i < nframes; i++) {
+        struct method_info *m = methods_of(t->methods, jvmti, jni, frames[i].method);
+        resolved[i] = m ? frames_of(t->frames, m, frames[i].location) : NULL;
+        if (!resolved[i]) {
+            free(resolved);
+            return NULL;
+        }
+    }
+    return traces_add(t, hash, thread_serial, frames, nframes, resolved);
+}
+
+/* ---- the tracker's numbered classes ---- */
+
+struct bci_class *bci_classes_number(struct bci_class_table *t, JNIEnv *jni, const char *name, jobject loader)
+{
+    jweak weak = loader && jni ? (*jni)->NewWeakGlobalRef(jni, loader) : NULL;
+    struct bci_class *c = bci_classes_add(t, name, weak);
+    if (!c && weak) (*jni)->DeleteWeakGlobalRef(jni, weak);
+    return c;
+}
+
+/* Matches the class's methods to the numbered ones by name and descriptor. */
+static bool fill_ids(struct bci_class *c, jvmtiEnv *jvmti, jclass cls)
+{
+    jint n = 0;
+    jmethodID *ids = NULL;
+    if ((*jvmti)->GetClassMethods(jvmti, cls, &n, &ids) != JVMTI_ERROR_NONE) return false;
+    for (jint i = 0; i < n; i++) {
+        char *name = NULL, *sig = NULL;
+        if ((*jvmti)->GetMethodName(jvmti, ids[i], &name, &sig, NULL) != JVMTI_ERROR_NONE) continue;
+        bci_classes_name_method(c, name, sig, ids[i]);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
+    return true;
+}
+
+void bci_classes_bind(struct bci_class *c, jvmtiEnv *jvmti, jclass cls)
+{
+    if (fill_ids(c, jvmti, cls)) atomic_store(&c->prepared, true);
+}
+
+/* The numbered class this loaded class is (same name, same loader), if any;
+ * `unprepared` skips prepared ones. */
+static struct bci_class *numbered_twin(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls,
+                                       bool unprepared)
+{
+    char *sig = NULL;
+    if ((*jvmti)->GetClassSignature(jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE || !sig) return NULL;
+    size_t len = strlen(sig);
+    struct bci_class *c = NULL;
+    if (len >= 3 && sig[0] == 'L') {
+        sig[len - 1] = 0;                /* "Ljava/lang/String;" -> "java/lang/String" */
+        c = bci_classes_named(t, sig + 1);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    if (!c) return NULL;
+    jobject loader = NULL;
+    (*jvmti)->GetClassLoader(jvmti, cls, &loader);
+    for (; c; c = c->same_name) {
+        if (unprepared && atomic_load(&c->prepared)) continue;
+        if (loader ? c->loader && (*jni)->IsSameObject(jni, c->loader, loader) : !c->loader) break;
+    }
+    if (loader) (*jni)->DeleteLocalRef(jni, loader);
+    return c;
+}
+
+bool bci_classes_is_numbered(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
+{
+    return numbered_twin(t, jvmti, jni, cls, false) != NULL;
+}
+
+void bci_classes_prepared(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
+{
+    struct bci_class *c = numbered_twin(t, jvmti, jni, cls, true);
+    if (c) bci_classes_bind(c, jvmti, cls);
+}
+
+/* ---- threads ---- */
+
+/* Thread, group and parent group names, asked of JVMTI. */
+static void describe(struct thread_info *ti, jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+    jvmtiThreadInfo info;
+    memset(&info, 0, sizeof info);
+    if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE) return;
+    ti->name = take(jvmti, info.name);
+    if (info.thread_group) {
+        jvmtiThreadGroupInfo g;
+        memset(&g, 0, sizeof g);
+        if ((*jvmti)->GetThreadGroupInfo(jvmti, info.thread_group, &g) == JVMTI_ERROR_NONE) {
+            ti->group = take(jvmti, g.name);
+            if (g.parent) {
+                jvmtiThreadGroupInfo pg;
+                memset(&pg, 0, sizeof pg);
+                if ((*jvmti)->GetThreadGroupInfo(jvmti, g.parent, &pg) == JVMTI_ERROR_NONE) {
+                    ti->parent_group = take(jvmti, pg.name);
+                    if (pg.parent) (*jni)->DeleteLocalRef(jni, pg.parent);
+                }
+                (*jni)->DeleteLocalRef(jni, g.parent);
+            }
+        }
+        (*jni)->DeleteLocalRef(jni, info.thread_group);
+    }
+    if (info.context_class_loader) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
+}
+
+struct thread_info *threads_lookup(jvmtiEnv *jvmti, jthread thread)
+{
+    void *p = NULL;
+    if ((*jvmti)->GetThreadLocalStorage(jvmti, thread, &p) != JVMTI_ERROR_NONE) return NULL;
+    return p;
+}
+
+struct thread_info *threads_started(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+                                    struct ids *ids, struct thread_info **existing)
+{
+    *existing = NULL;
+    struct thread_info *ti = calloc(1, sizeof *ti);
+    if (!ti) return NULL;
+    describe(ti, jvmti, jni, thread);
+    ti->ref = (*jni)->NewGlobalRef(jni, thread);
+    /* The thread-local storage says whether the thread has an entry: checked and set
+     * under the lock, as VM init's list of threads and their own starts may cross. */
+    pthread_mutex_lock(&t->naming);
+    struct thread_info *old = threads_lookup(jvmti, thread);
+    bool added = !old && threads_add(t, ti, ids) == 0;
+    if (added) (*jvmti)->SetThreadLocalStorage(jvmti, thread, ti);
+    pthread_mutex_unlock(&t->naming);
+    if (added) return ti;
+    if (ti->ref) (*jni)->DeleteGlobalRef(jni, ti->ref);
+    free(ti->name);
+    free(ti->group);
+    free(ti->parent_group);
+    free(ti);
+    *existing = old;
+    return NULL;
+}
+
+struct thread_info *threads_ended(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+    pthread_mutex_lock(&t->naming);
+    struct thread_info *ti = threads_lookup(jvmti, thread);
+    if (ti) (*jvmti)->SetThreadLocalStorage(jvmti, thread, NULL);
+    pthread_mutex_unlock(&t->naming);
+    if (!ti) return NULL;
+    jthread ref = threads_end(t, ti);
+    if (ref) (*jni)->DeleteGlobalRef(jni, ref);
+    return ti;
+}
+
+void threads_give_back(struct thread_table *t, JNIEnv *jni, struct thread_info *const *infos, int n)
+{
+    for (int i = 0; i < n; i++) {
+        jthread ref = threads_unlend(t, infos[i]);
+        if (ref) (*jni)->DeleteGlobalRef(jni, ref);
+    }
+}
+
+void threads_set_sampled(struct thread_table *t, JNIEnv *jni, jobject thread, bool on)
+{
+    if (!thread) {
+        threads_set_sampled_all(t, on);
+        return;
+    }
+    for (uint32_t i = 0; i < threads_count(t); i++) {
+        struct thread_info *ti = threads_at(t, i);
+        jthread ref = threads_lend(t, ti);
+        if (!ref) continue;
+        if ((*jni)->IsSameObject(jni, ref, thread)) threads_set_sampled_by_id(t, ti->object_id, on);
+        threads_give_back(t, jni, &ti, 1);
+    }
+}

@@ -1,0 +1,64 @@
+/*
+ * The JVMTI side of the tables: what a source holds as a jclass, jmethodID, stack or
+ * jthread is named here, once, and stored in the tables (src/tables), which hold plain
+ * data only. The first sight of a thing pays the JVMTI calls, made outside the tables'
+ * locks; later sights are lookups. Threads' global references are made and deleted here
+ * too (the thread table lends them, see tables/threads.h).
+ */
+#ifndef HPROF_RESOLVE_H
+#define HPROF_RESOLVE_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct bci_class;
+struct bci_class_table;
+struct class_info;
+struct class_table;
+struct ids;
+struct method_info;
+struct method_table;
+struct thread_info;
+struct thread_table;
+struct trace;
+struct trace_table;
+
+/* The entry of a class, made on first sight. Never NULL (falls back to the table's
+ * `unknown`). */
+struct class_info *classes_of(struct class_table *t, jvmtiEnv *jvmti, jclass cls, struct ids *ids);
+/* The entry of a method, made on first sight; NULL when out of memory. */
+struct method_info *methods_of(struct method_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jmethodID id);
+/* The trace of these frames on this thread (0 = any), made on first sight; NULL if out of memory. */
+struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
+                        const jvmtiFrameInfo *frames, int nframes);
+/* traces_of, for a caller that has the key's hash (traces_key_hash) already. */
+struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint64_t hash,
+                               uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
+
+/* Numbers a class seen by the class-file hook (jni and loader may be NULL early on). */
+struct bci_class *bci_classes_number(struct bci_class_table *t, JNIEnv *jni, const char *name, jobject loader);
+/* Has this loaded class been numbered (instrumented) already? */
+bool bci_classes_is_numbered(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
+/* The class is already loaded (a retransformation): name its methods now. */
+void bci_classes_bind(struct bci_class *c, jvmtiEnv *jvmti, jclass cls);
+/* A loaded class: fill in the jmethodIDs of its numbered twin, if it has one. */
+void bci_classes_prepared(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
+
+/* The entry of a live thread, from JVMTI thread-local storage (NULL if unknown). */
+struct thread_info *threads_lookup(jvmtiEnv *jvmti, jthread thread);
+/*
+ * Enters a thread seen alive (thread start, or already running at VM init). Returns
+ * NULL when it was entered before (*existing is set to it then).
+ */
+struct thread_info *threads_started(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+                                    struct ids *ids, struct thread_info **existing);
+/* Marks the thread ended and returns its entry (NULL if it was never entered). */
+struct thread_info *threads_ended(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jthread thread);
+/* Gives back references lent by threads_lend_sampled or threads_lend (tables/threads.h). */
+void threads_give_back(struct thread_table *t, JNIEnv *jni, struct thread_info *const *infos, int n);
+/* CPU sampling on or off for one live thread (by its object) or for all (thread == NULL). */
+void threads_set_sampled(struct thread_table *t, JNIEnv *jni, jobject thread, bool on);
+
+#endif

@@ -1,0 +1,135 @@
+/* The tables without a JVM: they hold plain data, which sources/resolve.c names. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tables/bci_classes.h"
+#include "tables/ids.h"
+#include "tables/tables.h"
+#include "unit.h"
+
+static struct method_info *fake_method(jmethodID id, struct class_info *cls)
+{
+    struct method_info *m = calloc(1, sizeof *m);
+    m->id = id;
+    m->cls = cls;
+    m->name = strdup("run");
+    m->signature = strdup("()V");
+    return m;
+}
+
+static void classes_and_methods(struct tables *t)
+{
+    struct class_info *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+    CHECK(classes_add(&t->classes, a, &t->ids) == 0 && classes_add(&t->classes, b, &t->ids) == 0, "two classes entered");
+    CHECK(a->serial == SERIAL_CLASS_BASE + 1 && b->serial == SERIAL_CLASS_BASE + 2, "class serials in order");
+    CHECK(a->object_id == ID_OBJECT_BASE + 1 && b->object_id == ID_OBJECT_BASE + 2, "class object IDs in order");
+    CHECK(classes_count(&t->classes) == 2 && classes_at(&t->classes, 1) == b, "classes listed in order");
+
+    jmethodID id = (jmethodID)(uintptr_t)0x1000;
+    CHECK(methods_find(&t->methods, id) == NULL, "a method not entered is not found");
+    struct method_info *m = methods_add(&t->methods, fake_method(id, a));
+    CHECK(m && methods_find(&t->methods, id) == m, "a method entered is found");
+    CHECK(methods_add(&t->methods, fake_method(id, b)) == m, "a second entry of one method gives the first");
+
+    m->lines = calloc(2, sizeof *m->lines);
+    m->lines[0] = (jvmtiLineNumberEntry){0, 10};
+    m->lines[1] = (jvmtiLineNumberEntry){5, 12};
+    m->nlines = 2;
+    CHECK(methods_line(m, 3) == 10 && methods_line(m, 5) == 12 && methods_line(m, -1) == LINE_UNKNOWN,
+          "lines from the line table");
+}
+
+static void traces(struct tables *t)
+{
+    struct method_info *m = methods_add(&t->methods, fake_method((jmethodID)(uintptr_t)0x2000, &t->classes.unknown));
+    jvmtiFrameInfo raw[2] = {{(jmethodID)(uintptr_t)0x2000, 7}, {(jmethodID)(uintptr_t)0x2000, -1}};
+    uint64_t h = traces_key_hash(0, raw, 2);
+    CHECK(traces_find(&t->traces, h, 0, raw, 2) == NULL, "a trace not entered is not found");
+    struct frame **f = calloc(2, sizeof *f);
+    f[0] = frames_of(&t->frames, m, 7);
+    f[1] = frames_of(&t->frames, m, -1);
+    CHECK(f[0] && f[0] == frames_of(&t->frames, m, 7) && f[0] != f[1], "one frame per method and location");
+    struct trace *tr = traces_add(&t->traces, h, 0, raw, 2, f);
+    CHECK(tr && tr->serial == SERIAL_TRACE_BASE + 1 && tr->frames == f, "a trace entered keeps its frames");
+    CHECK(traces_find(&t->traces, h, 0, raw, 2) == tr && traces_key_equals(tr, 0, raw, 2), "and is found by its key");
+    struct frame **again = calloc(2, sizeof *again);
+    CHECK(traces_add(&t->traces, h, 0, raw, 2, again) == tr, "a second entry of one trace gives the first");
+    CHECK(traces_find(&t->traces, traces_key_hash(200001, raw, 2), 200001, raw, 2) == NULL,
+          "another thread's trace is another trace");
+}
+
+static void threads(struct tables *t)
+{
+    struct thread_table *tt = &t->threads;
+    struct thread_info *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+    a->ref = (jthread)(uintptr_t)0xa0;
+    b->ref = (jthread)(uintptr_t)0xb0;
+    CHECK(threads_add(tt, a, &t->ids) == 0 && threads_add(tt, b, &t->ids) == 0, "two threads entered");
+    CHECK(a->serial == SERIAL_THREAD_BASE + 1 && threads_live_count(tt) == 2 && a->sampled, "live and sampled");
+    CHECK(threads_set_sampled_by_id(tt, b->object_id, false) && !b->sampled, "sampling off by object ID");
+    jthread refs[4];
+    struct thread_info *infos[4];
+    int n = threads_lend_sampled(tt, refs, infos, 4);
+    CHECK(n == 1 && infos[0] == a && refs[0] == a->ref, "only the sampled thread is lent");
+    CHECK(threads_end(tt, a) == NULL && a->ref == NULL && threads_live_count(tt) == 1,
+          "a lent thread that ends keeps its reference for its borrower");
+    CHECK(threads_lend(tt, a) == NULL, "an ended thread is lent no more");
+    CHECK(threads_unlend(tt, a) == (jthread)(uintptr_t)0xa0, "its last borrower gets the reference to delete");
+    CHECK(threads_lend(tt, b) == b->ref && threads_lend(tt, b) == b->ref, "one thread lent twice");
+    CHECK(threads_unlend(tt, b) == NULL && threads_unlend(tt, b) == NULL, "a live thread's reference stays");
+    CHECK(threads_end(tt, b) == (jthread)(uintptr_t)0xb0 && threads_live_count(tt) == 0,
+          "a thread no one borrows gives its reference up at its end");
+    CHECK(!threads_set_sampled_by_id(tt, b->object_id, true), "an ended thread cannot be sampled");
+}
+
+static void numbered_classes(void)
+{
+    struct bci_class_table t;
+    bci_classes_init(&t);
+    struct bci_class *boot = bci_classes_add(&t, "p/A", NULL);
+    struct bci_class *app = bci_classes_add(&t, "p/A", (jweak)(uintptr_t)0x10);
+    CHECK(boot && app && boot->cnum == 1 && app->cnum == 2 && bci_classes_get(&t, 2) == app, "classes by number");
+    CHECK(bci_classes_named(&t, "p/A") == app && app->same_name == boot && !boot->same_name,
+          "the classes of one name, newest first");
+    CHECK(bci_classes_named(&t, "p/B") == NULL, "no class of another name");
+    char *names[] = {"<init>", "run"}, *descs[] = {"()V", "(I)V"};
+    CHECK(bci_classes_set_methods(app, 2, names, descs) == 0, "methods listed");
+    bci_classes_name_method(app, "run", "(I)V", (jmethodID)(uintptr_t)0x42);
+    bci_classes_name_method(app, "run", "()V", (jmethodID)(uintptr_t)0x43);
+    CHECK(atomic_load(&app->ids[1]) == (jmethodID)(uintptr_t)0x42 && atomic_load(&app->ids[0]) == NULL,
+          "a method is named by name and descriptor");
+}
+
+/* Threads entering the same methods at once: one entry each. */
+static struct tables shared;
+
+static void *enter_methods(void *arg)
+{
+    for (uintptr_t i = 1; i <= 2000; i++)
+        if (!methods_find(&shared.methods, (jmethodID)i))
+            methods_add(&shared.methods, fake_method((jmethodID)i, &shared.classes.unknown));
+    return NULL;
+}
+
+int main(void)
+{
+    struct tables *t = calloc(1, sizeof *t);
+    tables_init(t);
+    classes_and_methods(t);
+    traces(t);
+    threads(t);
+    numbered_classes();
+
+    tables_init(&shared);
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) pthread_create(&th[i], NULL, enter_methods, NULL);
+    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+    bool all = true;
+    for (uintptr_t i = 1; i <= 2000; i++) {
+        struct method_info *m = methods_find(&shared.methods, (jmethodID)i);
+        all = all && m && m->id == (jmethodID)i && methods_add(&shared.methods, fake_method((jmethodID)i, NULL)) == m;
+    }
+    CHECK(all, "4 threads entering 2000 methods: one entry each");
+    return UNIT_DONE();
+}
