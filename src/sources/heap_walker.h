@@ -1,6 +1,7 @@
 /*
- * heap=dump: walks the live heap with JVMTI (after a GC) and writes the HEAP DUMP
- * section through the text or binary heap dump writer (writers/heap_dump.h).
+ * heap=dump by the JVMTI walk (sources/heap_walk.c and the heap_*.c files it is made
+ * of): walks the live heap after a GC and hands the HEAP DUMP section's records to the
+ * sink the report layer gives it.
  */
 #ifndef HPROF_HEAP_WALKER_H
 #define HPROF_HEAP_WALKER_H
@@ -18,5 +19,9 @@ void heap_walker_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink);
  * caller deletes; NULL and *count 0 when JVMTI cannot tell. (HotSpot does not tell of
  * monitors entered through JNI.) */
 jobject *heap_owned_monitors(struct host *h, JNIEnv *jni, uint32_t *count);
+
+/* With HPROF_HEAP_TIMES in the environment, a line on stderr: the phase of a heap dump
+ * that ends now, `t0` being when the dump began (clock_s). */
+void heap_phase(const char *what, double t0);
 
 #endif

@@ -1,9 +1,10 @@
 /*
  * Reads a binary heap dump written by the JDK's own dumper (HotSpot: 8-byte IDs, the
- * objects' addresses) and hands what it holds to a heap dump writer (writers/heap_dump.h)
- * in hprof's terms: objects renamed to 4-byte IDs, classes and threads to the IDs and
- * serial numbers hprof gave them, instance fields in hprof's order. Pure C, no JVMTI: the
- * caller (sources/jdk_dumper.c) says which class and thread each of the dump's is.
+ * objects' addresses) and hands what it holds to a heap dump writer (struct
+ * heap_dump_writer, tables/heap_records.h) in hprof's terms: objects renamed to 4-byte
+ * IDs, classes and threads to the IDs and serial numbers hprof gave them, instance
+ * fields in hprof's order. Pure C, no JVMTI: the caller (sources/jdk_dumper.c) says
+ * which class and thread each of the dump's is.
  *
  * The caller finds its own objects in the dump through a marker it made before the dump:
  * an Object[] whose element 0 is a long[4] starting with a 128-bit nonce; the other
@@ -18,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "writers/heap_dump.h"
+#include "tables/heap_records.h"
 
 struct jdr;
 struct class_info;
@@ -47,7 +48,6 @@ void jdr_close(struct jdr *r);
 /* fd: the mapped file, open for writing. jdr_write then frees its blocks behind the pass
  * (the data must not be read again after jdr_write). */
 void jdr_discard_behind(struct jdr *r, int fd);
-
 
 /* The dump's ID of element i of the marker; 0 when the marker was not found. */
 uint64_t jdr_marker_element(const struct jdr *r, uint32_t i);

@@ -2,15 +2,16 @@
  * heap=dump through the JDK's own dumper (see jdk_dumper.h).
  *
  * 1. The marker: an Object[] holding a long[] with a random nonce, then every loaded
- *    class, every live thread's object and every monitor a thread owns, held by a JNI
- *    global reference while the JVM dumps. In the JVM's dump the nonce finds the marker,
- *    and the marker's elements tell which of the dump's objects are hprof's classes and
- *    threads (the JVM names objects by address, hprof by its own IDs).
- * 2. HotSpotDiagnosticMXBean.dumpHeap's native method (file, live=true): a full GC and the dump, written
- *    by the JVM (in parallel on JDK 21+). With ZGC and Shenandoah, whose collections
- *    cannot run inside the dump, a GC is forced first.
+ *    class, every live thread's object, every monitor a thread owns and the agent's own
+ *    objects the dump must leave out (the file's name), held by a JNI global reference
+ *    while the JVM dumps. In the JVM's dump the nonce finds the marker, and the marker's
+ *    elements tell which of the dump's objects are hprof's classes and threads (the JVM
+ *    names objects by address, hprof by its own IDs).
+ * 2. HotSpotDiagnosticMXBean.dumpHeap's native method (file, live=true): a full GC and
+ *    the dump, written by the JVM (in parallel on JDK 21+). With ZGC and Shenandoah,
+ *    whose collections cannot run inside the dump, a GC is forced first.
  * 3. The file is mapped, unlinked (so it goes away whatever happens next) and rewritten
- *    into the output by jdk_dump_reader.c, with the output lock held.
+ *    into the output by the reader (jdk_dump_reader.h), with the output lock held.
  * Each class's fields are put in the order JVMTI gives (the JVM's declaration order), as
  * the JVMTI walk writes them: JDK 17's dumper lists them the other way round.
  */
@@ -23,7 +24,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sources/host.h"
@@ -31,6 +31,7 @@
 #include "sources/heap_walker.h"
 #include "sources/jdk_dump_reader.h"
 #include "sources/resolve.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "tables/heap_records.h"
 
@@ -50,18 +51,6 @@ struct marked {
     jobject marker;                    /* global reference while the JVM dumps */
     uint64_t nonce[2];
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void phase(const char *what, double t0)
-{
-    if (getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: %-10s %.3f s\n", what, now_s() - t0);
-}
 
 static bool wanted(struct host *h)
 {
@@ -133,10 +122,8 @@ static void random_nonce(uint64_t nonce[2])
 {
     int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
     if (fd < 0 || read(fd, nonce, 2 * sizeof *nonce) != (ssize_t)(2 * sizeof *nonce)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        nonce[0] = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
-        nonce[1] = (uint64_t)ts.tv_sec * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)(uintptr_t)nonce;
+        nonce[0] = clock_wall_us() * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
+        nonce[1] = clock_ns() * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)(uintptr_t)nonce;
     }
     if (fd >= 0) close(fd);
 }
@@ -162,17 +149,17 @@ static bool make_marker(struct host *h, JNIEnv *jni, struct marked *m, const job
     m->ncls = ok ? (uint32_t)n : 0;
 
     struct thread_table *t = &h->t.threads;
-    pthread_mutex_lock(&t->lock);
     uint32_t nt = threads_count(t);
     jobject *trefs = calloc((size_t)nt + 1, sizeof *trefs);
     m->threads = calloc((size_t)nt + 1, sizeof *m->threads);
     for (uint32_t i = 0; ok && trefs && m->threads && i < nt; i++) {
         struct thread_info *ti = threads_at(t, i);
-        if (!ti || !ti->ref) continue;
-        trefs[m->nthreads] = (*jni)->NewLocalRef(jni, ti->ref);
+        jthread ref = ti ? threads_lend(t, ti) : NULL;    /* valid until given back */
+        if (!ref) continue;
+        trefs[m->nthreads] = (*jni)->NewLocalRef(jni, ref);
+        threads_give_back(t, jni, &ti, 1);
         if (trefs[m->nthreads]) m->threads[m->nthreads++] = ti;
     }
-    pthread_mutex_unlock(&t->lock);
     if (ok) mons = heap_owned_monitors(h, jni, &nmon);
     m->nmonitors = nmon;
 
@@ -221,10 +208,7 @@ static void temp_path(struct host *h, char *path, size_t n)
         if (slash) *slash = 0;
         else snprintf(dir, sizeof dir, ".");
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    snprintf(path, n, "%s/.hprof-jvm-dump-%d-%lld.hprof", dir, (int)getpid(),
-             (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+    snprintf(path, n, "%s/.hprof-jvm-dump-%d-%llu.hprof", dir, (int)getpid(), (unsigned long long)clock_ns());
 }
 
 /*
@@ -410,7 +394,7 @@ static bool convert(struct host *h, JNIEnv *jni, struct heap_sink *sink, struct 
         jdr_close(r);
         return false;
     }
-    phase("read", t0);
+    heap_phase("read", t0);
     uint64_t *mons = calloc((size_t)m->nmonitors + 1, sizeof *mons);
     uint32_t nmons = 0;
     for (uint32_t i = 0; mons && i < m->nmonitors; i++)
@@ -420,7 +404,7 @@ static bool convert(struct host *h, JNIEnv *jni, struct heap_sink *sink, struct 
     sink->open(sink);
     uint64_t left = jdr_write(r, sink->wr, sink->s, base, mons, nmons);
     sink->close(sink);
-    phase("end", t0);
+    heap_phase("end", t0);
     if (left && getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: %llu objects of unknown classes left out\n",
                                                     (unsigned long long)left);
     free(mons);
@@ -431,7 +415,7 @@ static bool convert(struct host *h, JNIEnv *jni, struct heap_sink *sink, struct 
 bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
 {
     if (!wanted(h) || (*jni)->PushLocalFrame(jni, 16) != 0) return false;
-    double t0 = now_s();
+    double t0 = clock_s();
     struct marked m;
     memset(&m, 0, sizeof m);
     char path[4200];
@@ -443,11 +427,11 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
     dump_heap_fn dump = native_dumper(h);
     bool done = false;
     if (file && dump && make_marker(h, jni, &m, hidden, hidden[1] ? 2 : 1)) {
-        phase("marker", t0);
+        heap_phase("marker", t0);
         if (!h->gc_at_exit) (*h->jvmti)->ForceGarbageCollection(h->jvmti);    /* ZGC, Shenandoah: see the top */
         bool dumped = jvm_dump_heap(jni, dump, file);
         (*jni)->DeleteGlobalRef(jni, m.marker);
-        phase(dumped ? "jvm dump" : "jvm failed", t0);
+        heap_phase(dumped ? "jvm dump" : "jvm failed", t0);
         size_t len = 0;
         int fd = -1;
         const uint8_t *data = dumped ? map_dump(path, &len, &fd) : NULL;

@@ -1,8 +1,8 @@
 /*
  * heap=dump written by the JDK's own dumper: the JVM writes its binary dump (through
  * com.sun.management.HotSpotDiagnosticMXBean.dumpHeap, a GC first) to a file beside the
- * output, and the agent rewrites it into hprof's HEAP DUMP (sources/jdk_dump_reader.c).
- * Several times faster than naming every object through JVMTI tags (heap_walker.c), and
+ * output, and the agent rewrites it into hprof's HEAP DUMP (sources/jdk_dump_reader.h).
+ * Several times faster than naming every object through JVMTI tags (heap_walk.c), and
  * the agent's memory stays flat.
  *
  * Used for binary output without allocation sites (heap=dump,format=b): the text format

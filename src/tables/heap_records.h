@@ -1,7 +1,9 @@
 /*
  * The records a heap dump is made of, and the interface that receives them: a heap
- * source (sources/heap_walker.c, sources/jdk_dump_reader.c) builds the class views and
- * calls a struct heap_dump_writer; the text and binary heap dump writers implement it.
+ * source (the JVMTI walk, sources/heap_walk.c; the reader of the JDK's own dump,
+ * sources/jdk_dump_reader.c) builds the class views and hands the records to the struct
+ * heap_sink it is given; the struct heap_dump_writer the sink carries is the text or
+ * binary heap dump writer.
  *
  * Values are kept the way the binary format lays them out: an instance's field values
  * big-endian, its own class's fields first, then its super's, and so on (4-byte IDs for
@@ -46,7 +48,6 @@ static inline unsigned hd_type_size(int t)
     default: return 4;
     }
 }
-const char *hd_type_name(int t);
 
 struct hd_field {
     char *name;
@@ -54,14 +55,13 @@ struct hd_field {
     uint32_t name_id;      /* binary: STRING id */
 };
 
-/* One class as the dump sees it (built by the walker at the start of each dump). */
+/* One class as the dump sees it (built by the heap source at the start of each dump). */
 struct hd_class {
     struct class_info *info;
     struct hd_class *super;
     bool is_array;
     uint8_t elem_type;          /* arrays: enum hd_type of the elements */
     bool is_interface;
-    bool visited;               /* the walk reported its references */
     uint32_t loader_id, signers_id, domain_id;
     uint32_t inst_bytes;        /* bytes of an instance's values, supers' included */
     uint32_t own_bytes;         /* of those, this class's own fields */

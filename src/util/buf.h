@@ -50,15 +50,21 @@ static inline uint32_t be_load_u4(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static inline uint16_t be_load_u2(const uint8_t *p)
+static inline void be_store_u2(uint8_t *p, uint16_t v)
 {
-    return (uint16_t)(p[0] << 8 | p[1]);
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
 }
 
-static inline uint64_t be_load_u8(const uint8_t *p)
+static inline void be_store_u8(uint8_t *p, uint64_t v)
 {
-    return (uint64_t)be_load_u4(p) << 32 | be_load_u4(p + 4);
+    be_store_u4(p, (uint32_t)(v >> 32));
+    be_store_u4(p + 4, (uint32_t)v);
 }
+
+static inline uint16_t be_load_u2(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+
+static inline uint64_t be_load_u8(const uint8_t *p) { return (uint64_t)be_load_u4(p) << 32 | be_load_u4(p + 4); }
 
 /* The writers are inline: a heap dump calls them a few hundred million times. */
 static inline uint8_t *buf_room(struct buf *b, size_t n)

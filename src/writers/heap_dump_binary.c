@@ -5,7 +5,6 @@
  * failing disk cuts the file between records. Names (STRING) and LOAD CLASS records are
  * written before the first segment.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "tables/classes.h"
@@ -19,35 +18,6 @@
 #define SEGMENT_BYTES (4u * 1024 * 1024)
 /* No record may pass what its u4 length can say. */
 #define RECORD_MAX 0xFFFFFF00u
-
-const char *hd_type_name(int t)
-{
-    switch (t) {
-    case HD_OBJECT: return "object";
-    case HD_BOOLEAN: return "boolean";
-    case HD_CHAR: return "char";
-    case HD_FLOAT: return "float";
-    case HD_DOUBLE: return "double";
-    case HD_BYTE: return "byte";
-    case HD_SHORT: return "short";
-    case HD_INT: return "int";
-    case HD_LONG: return "long";
-    default: return "?";
-    }
-}
-
-void hd_class_free(struct hd_class *c)
-{
-    for (uint32_t i = 0; c->fields && i < c->nfields; i++) free(c->fields[i].name);
-    for (uint32_t i = 0; c->statics && i < c->nstatics; i++) free(c->statics[i].name);
-    free(c->fields);
-    free(c->statics);
-    free(c->static_values);
-    free(c->inst_slot_off);
-    free(c->inst_slot_type);
-    free(c->static_slot_off);
-    free(c->static_slot_type);
-}
 
 static void seg_close(struct hd_session *s)
 {

@@ -10,6 +10,7 @@
 #include "tables/classes.h"
 #include "tables/strings.h"
 #include "unit.h"
+#include "util/buf.h"
 #include "writers/heap_dump.h"
 #include "writers/output.h"
 #include "writers/writer.h"
@@ -25,8 +26,6 @@ static char *slurp(const char *path, size_t *n)
     close(fd);
     return p;
 }
-
-static uint32_t be4(const uint8_t *p) { return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]; }
 
 /* Two classes: Base (int a) and Derived extends Base (Object ref, long b). */
 static struct class_info ci_base = {.serial = 100001, .object_id = 0x50000001, .name = "Base"};
@@ -130,7 +129,7 @@ static void test_binary(void)
     uint32_t biggest = 0;
     while (p && at + 9 <= n) {
         uint8_t tag = p[at];
-        uint32_t len = be4(p + at + 5);
+        uint32_t len = be_load_u4(p + at + 5);
         size_t body = at + 9;
         if (body + len > n) {
             bad++;
@@ -150,22 +149,22 @@ static void test_binary(void)
                 else if (st == 0x03) q += 12;
                 else if (st == 0x21) {
                     instances++;
-                    uint32_t nb = be4(p + q + 12);
+                    uint32_t nb = be_load_u4(p + q + 12);
                     if (instances == 1)
-                        CHECK(nb == 16 && be4(p + q + 8) == 0x50000002 && be4(p + q + 16) == 0x50000010 &&
-                                  p[q + 20] == 1 && p[q + 27] == 8 && be4(p + q + 28) == 0xffffffffu &&
-                                  be4(p + q + 4) == 300007,
+                        CHECK(nb == 16 && be_load_u4(p + q + 8) == 0x50000002 && be_load_u4(p + q + 16) == 0x50000010 &&
+                                  p[q + 20] == 1 && p[q + 27] == 8 && be_load_u4(p + q + 28) == 0xffffffffu &&
+                                  be_load_u4(p + q + 4) == 300007,
                               "binary heap dump: INSTANCE DUMP trace and values, own fields first, then the super's");
                     q += 16 + nb;
                 } else if (st == 0x22) {
-                    CHECK(be4(p + q + 4) == 300008, "binary heap dump: OBJECT ARRAY DUMP trace");
-                    q += 16 + 4 * (size_t)be4(p + q + 8);
+                    CHECK(be_load_u4(p + q + 4) == 300008, "binary heap dump: OBJECT ARRAY DUMP trace");
+                    q += 16 + 4 * (size_t)be_load_u4(p + q + 8);
                 } else if (st == 0x23) {
-                    CHECK(be4(p + q + 4) == 300009, "binary heap dump: PRIMITIVE ARRAY DUMP trace");
-                    q += 13 + 4 * (size_t)be4(p + q + 8);
+                    CHECK(be_load_u4(p + q + 4) == 300009, "binary heap dump: PRIMITIVE ARRAY DUMP trace");
+                    q += 13 + 4 * (size_t)be_load_u4(p + q + 8);
                 }
                 else if (st == 0x20) {
-                    uint32_t cid = be4(p + q);
+                    uint32_t cid = be_load_u4(p + q);
                     size_t q0 = q;
                     q += 36;
                     q += 2;                                      /* no constant pool entries */
@@ -175,7 +174,7 @@ static void test_binary(void)
                     uint16_t nf = (uint16_t)(p[q] << 8 | p[q + 1]);
                     q += 2 + 5 * (size_t)nf;
                     if (cid == 0x50000002)
-                        CHECK(be4(p + q0 + 8) == 0x50000001 && be4(p + q0 + 32) == 16 && ns == 2 && nf == 2,
+                        CHECK(be_load_u4(p + q0 + 8) == 0x50000001 && be_load_u4(p + q0 + 32) == 16 && ns == 2 && nf == 2,
                               "binary heap dump: CLASS DUMP with super, instance size (supers included), statics, fields");
                 } else {
                     bad++;

@@ -16,57 +16,37 @@
 #include "tables/classes.h"
 #include "tables/ids.h"
 #include "unit.h"
+#include "util/buf.h"
 #include "util/hprof_format.h"
-#include "writers/heap_dump.h"
 
 /* ---- building a dump ---- */
 
-struct out {
-    uint8_t *p;
-    size_t n, cap;
-};
-
-static void put(struct out *o, const void *v, size_t n)
+static void record(struct buf *o, unsigned tag, const struct buf *body)
 {
-    if (!n) return;
-    if (o->n + n > o->cap) {
-        o->cap = (o->n + n) * 2 + 256;
-        o->p = realloc(o->p, o->cap);
-    }
-    memcpy(o->p + o->n, v, n);
-    o->n += n;
-}
-static void u1(struct out *o, unsigned v) { uint8_t b = (uint8_t)v; put(o, &b, 1); }
-static void u2(struct out *o, unsigned v) { u1(o, v >> 8); u1(o, v); }
-static void u4(struct out *o, uint32_t v) { u2(o, v >> 16); u2(o, v & 0xFFFF); }
-static void u8(struct out *o, uint64_t v) { u4(o, (uint32_t)(v >> 32)); u4(o, (uint32_t)v); }
-
-static void record(struct out *o, unsigned tag, const struct out *body)
-{
-    u1(o, tag);
-    u4(o, 0);
-    u4(o, (uint32_t)body->n);
-    put(o, body->p, body->n);
+    buf_u1(o, tag);
+    buf_u4(o, 0);
+    buf_u4(o, (uint32_t)body->len);
+    buf_put(o, body->data, body->len);
 }
 
-static void string_rec(struct out *o, uint64_t id, const char *s)
+static void string_rec(struct buf *o, uint64_t id, const char *s)
 {
-    struct out b = {0};
-    u8(&b, id);
-    put(&b, s, strlen(s));
+    struct buf b = {0};
+    buf_u8(&b, id);
+    buf_put(&b, s, strlen(s));
     record(o, TAG_STRING, &b);
-    free(b.p);
+    buf_free(&b);
 }
 
-static void load_class(struct out *o, uint32_t serial, uint64_t id, uint64_t name)
+static void load_class(struct buf *o, uint32_t serial, uint64_t id, uint64_t name)
 {
-    struct out b = {0};
-    u4(&b, serial);
-    u8(&b, id);
-    u4(&b, 1);
-    u8(&b, name);
+    struct buf b = {0};
+    buf_u4(&b, serial);
+    buf_u8(&b, id);
+    buf_u4(&b, 1);
+    buf_u8(&b, name);
     record(o, TAG_LOAD_CLASS, &b);
-    free(b.p);
+    buf_free(&b);
 }
 
 /* Names (STRING IDs) */
@@ -90,51 +70,51 @@ enum { S_OBJECT = 1, S_FOO, S_CLASS, S_INTS, S_OBJS, S_LONGS, S_X, S_Y, S_ST, S_
 #define O_FAR 0x300000      /* in the fourth chunk */
 static const uint64_t NONCE[2] = {0x1122334455667788ull, 0x99AABBCCDDEEFF00ull};
 
-static void class_dump(struct out *s, uint64_t id, uint64_t super, int with_fields)
+static void class_dump(struct buf *s, uint64_t id, uint64_t super, int with_fields)
 {
-    u1(s, HD_CLASS_DUMP);
-    u8(s, id);
-    u4(s, 1);
-    u8(s, super);
-    u8(s, 0x20000 + 0x800);   /* loader: the far-chunk-free object below */
-    for (int i = 0; i < 4; i++) u8(s, 0);
-    u4(s, with_fields ? 12 : 0);
-    u2(s, 0);                 /* constant pool */
+    buf_u1(s, HD_CLASS_DUMP);
+    buf_u8(s, id);
+    buf_u4(s, 1);
+    buf_u8(s, super);
+    buf_u8(s, 0x20000 + 0x800);   /* loader: the far-chunk-free object below */
+    for (int i = 0; i < 4; i++) buf_u8(s, 0);
+    buf_u4(s, with_fields ? 12 : 0);
+    buf_u2(s, 0);                 /* constant pool */
     if (with_fields) {
         /* statics the other way round from hprof's order, plus one JVMTI does not list */
-        u2(s, 3);
-        u8(s, S_RR); u1(s, HD_OBJECT); u8(s, O_INTS);
-        u8(s, S_CODE); u1(s, HD_SHORT); u2(s, 0x1234);
-        u8(s, S_ST); u1(s, HD_INT); u4(s, 7);
+        buf_u2(s, 3);
+        buf_u8(s, S_RR); buf_u1(s, HD_OBJECT); buf_u8(s, O_INTS);
+        buf_u8(s, S_CODE); buf_u1(s, HD_SHORT); buf_u2(s, 0x1234);
+        buf_u8(s, S_ST); buf_u1(s, HD_INT); buf_u4(s, 7);
         /* instance fields: y (object) before x (int), as JDK 17 lists them */
-        u2(s, 2);
-        u8(s, S_Y); u1(s, HD_OBJECT);
-        u8(s, S_X); u1(s, HD_INT);
+        buf_u2(s, 2);
+        buf_u8(s, S_Y); buf_u1(s, HD_OBJECT);
+        buf_u8(s, S_X); buf_u1(s, HD_INT);
     } else {
-        u2(s, 0);
-        u2(s, 0);
+        buf_u2(s, 0);
+        buf_u2(s, 0);
     }
 }
 
-static void instance(struct out *s, uint64_t id, uint64_t cls, uint64_t y, uint32_t x)
+static void instance(struct buf *s, uint64_t id, uint64_t cls, uint64_t y, uint32_t x)
 {
-    u1(s, HD_INSTANCE_DUMP);
-    u8(s, id);
-    u4(s, 1);
-    u8(s, cls);
-    u4(s, 12);
-    u8(s, y);
-    u4(s, x);
+    buf_u1(s, HD_INSTANCE_DUMP);
+    buf_u8(s, id);
+    buf_u4(s, 1);
+    buf_u8(s, cls);
+    buf_u4(s, 12);
+    buf_u8(s, y);
+    buf_u4(s, x);
 }
 
-static void obj_array(struct out *s, uint64_t id, uint64_t cls, const uint64_t *e, uint32_t n)
+static void obj_array(struct buf *s, uint64_t id, uint64_t cls, const uint64_t *e, uint32_t n)
 {
-    u1(s, HD_OBJ_ARRAY_DUMP);
-    u8(s, id);
-    u4(s, 1);
-    u4(s, n);
-    u8(s, cls);
-    for (uint32_t i = 0; i < n; i++) u8(s, e[i]);
+    buf_u1(s, HD_OBJ_ARRAY_DUMP);
+    buf_u8(s, id);
+    buf_u4(s, 1);
+    buf_u4(s, n);
+    buf_u8(s, cls);
+    for (uint32_t i = 0; i < n; i++) buf_u8(s, e[i]);
 }
 
 /* Big arrays after the rest, for the test of freeing the file behind the reader. */
@@ -142,12 +122,12 @@ static void obj_array(struct out *s, uint64_t id, uint64_t cls, const uint64_t *
 #define O_BIG 0x100000000ull
 static uint32_t BIG_ARRAYS;
 
-static struct out make_dump(void)
+static struct buf make_dump(void)
 {
-    struct out o = {0}, s = {0};
-    put(&o, "JAVA PROFILE 1.0.2", 19);
-    u4(&o, 8);
-    u8(&o, 0);
+    struct buf o = {0}, s = {0};
+    buf_put(&o, "JAVA PROFILE 1.0.2", 19);
+    buf_u4(&o, 8);
+    buf_u8(&o, 0);
     const char *names[] = {"", "java/lang/Object", "Foo", "java/lang/Class", "[I", "[Ljava/lang/Object;", "[J",
                            "x", "y", "st", "<resolved_references>", "code"};
     for (unsigned i = 1; i < sizeof names / sizeof names[0]; i++) string_rec(&o, i, names[i]);
@@ -162,34 +142,34 @@ static struct out make_dump(void)
     class_dump(&s, C_FOO, C_OBJECT, 1);
     class_dump(&s, C_CLASS, C_OBJECT, 0);
     /* roots: the marker's JNI global (left out), a thread and its frame, a hidden object's local */
-    u1(&s, HD_ROOT_JNI_GLOBAL); u8(&s, O_MARKER); u8(&s, 0x777);
-    u1(&s, HD_ROOT_THREAD_OBJECT); u8(&s, O_THREAD); u4(&s, 5); u4(&s, 9);
-    u1(&s, HD_ROOT_JAVA_FRAME); u8(&s, O_FOO); u4(&s, 5); u4(&s, 2);
-    u1(&s, HD_ROOT_JNI_LOCAL); u8(&s, O_HIDDEN); u4(&s, 5); u4(&s, 0);
+    buf_u1(&s, HD_ROOT_JNI_GLOBAL); buf_u8(&s, O_MARKER); buf_u8(&s, 0x777);
+    buf_u1(&s, HD_ROOT_THREAD_OBJECT); buf_u8(&s, O_THREAD); buf_u4(&s, 5); buf_u4(&s, 9);
+    buf_u1(&s, HD_ROOT_JAVA_FRAME); buf_u8(&s, O_FOO); buf_u4(&s, 5); buf_u4(&s, 2);
+    buf_u1(&s, HD_ROOT_JNI_LOCAL); buf_u8(&s, O_HIDDEN); buf_u4(&s, 5); buf_u4(&s, 0);
     instance(&s, O_FOO, C_FOO, O_INTS, 42);
     instance(&s, O_THREAD, C_OBJECT, 0, 0);   /* wrong size for Object: left out */
-    u1(&s, HD_PRIM_ARRAY_DUMP); u8(&s, O_INTS); u4(&s, 1); u4(&s, 2); u1(&s, HD_INT); u4(&s, 1); u4(&s, 2);
+    buf_u1(&s, HD_PRIM_ARRAY_DUMP); buf_u8(&s, O_INTS); buf_u4(&s, 1); buf_u4(&s, 2); buf_u1(&s, HD_INT); buf_u4(&s, 1); buf_u4(&s, 2);
     uint64_t marker[5] = {O_NONCE, C_FOO, C_CLASS, O_THREAD, O_HIDDEN};
     obj_array(&s, O_MARKER, C_OBJS, marker, 5);
-    u1(&s, HD_PRIM_ARRAY_DUMP); u8(&s, O_NONCE); u4(&s, 1); u4(&s, 4); u1(&s, HD_LONG);
-    u8(&s, NONCE[0]); u8(&s, NONCE[1]); u8(&s, 2); u8(&s, 1);
+    buf_u1(&s, HD_PRIM_ARRAY_DUMP); buf_u8(&s, O_NONCE); buf_u4(&s, 1); buf_u4(&s, 4); buf_u1(&s, HD_LONG);
+    buf_u8(&s, NONCE[0]); buf_u8(&s, NONCE[1]); buf_u8(&s, 2); buf_u8(&s, 1);
     uint64_t arr[4] = {O_FOO, 0, O_MISSING, O_FAR};
     obj_array(&s, O_ARR, C_OBJS, arr, 4);
-    u1(&s, HD_PRIM_ARRAY_DUMP); u8(&s, O_HIDDEN); u4(&s, 1); u4(&s, 0); u1(&s, HD_BYTE);
-    u1(&s, HD_PRIM_ARRAY_DUMP); u8(&s, O_FAR); u4(&s, 1); u4(&s, 1); u1(&s, HD_LONG); u8(&s, 5);
-    u1(&s, HD_PRIM_ARRAY_DUMP); u8(&s, 0x20800); u4(&s, 1); u4(&s, 0); u1(&s, HD_BYTE);   /* the "loader" */
+    buf_u1(&s, HD_PRIM_ARRAY_DUMP); buf_u8(&s, O_HIDDEN); buf_u4(&s, 1); buf_u4(&s, 0); buf_u1(&s, HD_BYTE);
+    buf_u1(&s, HD_PRIM_ARRAY_DUMP); buf_u8(&s, O_FAR); buf_u4(&s, 1); buf_u4(&s, 1); buf_u1(&s, HD_LONG); buf_u8(&s, 5);
+    buf_u1(&s, HD_PRIM_ARRAY_DUMP); buf_u8(&s, 0x20800); buf_u4(&s, 1); buf_u4(&s, 0); buf_u1(&s, HD_BYTE);   /* the "loader" */
     record(&o, TAG_HEAP_DUMP_SEGMENT, &s);
     for (uint32_t i = 0; i < BIG_ARRAYS; i++) {   /* byte[BIG_BYTES], byte k = k * (i + 1) */
-        struct out g = {0};
-        u1(&g, HD_PRIM_ARRAY_DUMP); u8(&g, O_BIG + (uint64_t)i * BIG_BYTES * 2); u4(&g, 1); u4(&g, BIG_BYTES);
-        u1(&g, HD_BYTE);
-        for (uint32_t k = 0; k < BIG_BYTES; k++) u1(&g, (uint8_t)(k * (i + 1)));
+        struct buf g = {0};
+        buf_u1(&g, HD_PRIM_ARRAY_DUMP); buf_u8(&g, O_BIG + (uint64_t)i * BIG_BYTES * 2); buf_u4(&g, 1); buf_u4(&g, BIG_BYTES);
+        buf_u1(&g, HD_BYTE);
+        for (uint32_t k = 0; k < BIG_BYTES; k++) buf_u1(&g, (uint8_t)(k * (i + 1)));
         record(&o, TAG_HEAP_DUMP_SEGMENT, &g);
-        free(g.p);
+        buf_free(&g);
     }
-    struct out e = {0};
+    struct buf e = {0};
     record(&o, TAG_HEAP_DUMP_END, &e);
-    free(s.p);
+    buf_free(&s);
     return o;
 }
 
@@ -246,8 +226,6 @@ static void w_prim(struct hd_session *s, uint32_t id, uint32_t trace, const stru
 static void w_end(struct hd_session *s) { SEEN.ended = 1; }
 static const struct heap_dump_writer NOTE = {w_prepare, w_begin, w_root, w_class, w_inst, w_obj, w_prim, w_end};
 
-static uint32_t be4(const uint8_t *p) { return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]; }
-
 static struct class_info ci_object = {.serial = 100001, .object_id = 0x50000001, .signature = "Ljava/lang/Object;", .name = "java.lang.Object"};
 static struct class_info ci_foo = {.serial = 100002, .object_id = 0x50000002, .signature = "LFoo;", .name = "Foo"};
 static struct class_info ci_class = {.serial = 100003, .object_id = 0x50000003, .signature = "Ljava/lang/Class;", .name = "java.lang.Class"};
@@ -258,9 +236,9 @@ static struct class_info ci_objs = {.serial = 100005, .object_id = 0x50000005, .
 
 static void test_rewrite(void)
 {
-    struct out d = make_dump();
+    struct buf d = make_dump();
     const char *why = NULL;
-    struct jdr *r = jdr_open(d.p, d.n, false, NONCE, 5, &why);
+    struct jdr *r = jdr_open(d.data, d.len, false, NONCE, 5, &why);
     CHECK(r != NULL, "jdk dump reader: a well-formed dump is read (%s)", why ? why : "");
     if (!r) return;
     CHECK(jdr_marker_element(r, 1) == C_FOO && jdr_marker_element(r, 4) == O_HIDDEN,
@@ -286,7 +264,7 @@ static void test_rewrite(void)
     CHECK(SEEN.prepared && SEEN.ended, "jdk dump reader: prepare ... end");
     CHECK(SEEN.ninst == 2 && SEEN.inst_id[0] == foo_id && SEEN.inst_cls[0] == ci_foo.object_id,
           "jdk dump reader: the instance with its ID from its address and its class's hprof ID");
-    CHECK(be4(SEEN.inst_vals[0]) == 42 && be4(SEEN.inst_vals[0] + 4) == ints_id,
+    CHECK(be_load_u4(SEEN.inst_vals[0]) == 42 && be_load_u4(SEEN.inst_vals[0] + 4) == ints_id,
           "jdk dump reader: instance fields in hprof's order (x then y), references 4 bytes");
     CHECK(SEEN.inst_id[1] == missing_id && SEEN.inst_cls[1] == ci_class.object_id,
           "jdk dump reader: an object referred to and not dumped is written as a Class object");
@@ -322,24 +300,24 @@ static void test_rewrite(void)
               !strcmp(foo->fields[1].name, "y") && foo->inst_bytes == 8 && foo->super && foo->super->info == &ci_object,
               "jdk dump reader: class fields in hprof's order, 4-byte references, super");
         CHECK(foo->nstatics == 3 && !strcmp(foo->statics[0].name, "st") && !strcmp(foo->statics[1].name, "code") &&
-              !strcmp(foo->statics[2].name, "<resolved_references>") && be4(foo->static_values) == 7 &&
-              foo->static_values[4] == 0x12 && foo->static_values[5] == 0x34 && be4(foo->static_values + 6) == ints_id,
+              !strcmp(foo->statics[2].name, "<resolved_references>") && be_load_u4(foo->static_values) == 7 &&
+              foo->static_values[4] == 0x12 && foo->static_values[5] == 0x34 && be_load_u4(foo->static_values + 6) == ints_id,
               "jdk dump reader: statics in JVMTI's order, then the dump's own, with values");
         CHECK(foo->loader_id == BASE + (0x20800 >> 3), "jdk dump reader: the loader's ID");
     }
     jdr_close(r);
-    free(d.p);
+    buf_free(&d);
 }
 
 /* Every cut of the file, and every single byte changed, is refused or read whole. */
 static void test_bad_input(void)
 {
-    struct out d = make_dump();
+    struct buf d = make_dump();
     int crashed_never = 1, refused = 0;
-    for (size_t n = 0; n < d.n; n++) {
+    for (size_t n = 0; n < d.len; n++) {
         const char *why = NULL;
         uint8_t *copy = malloc(n + 1);
-        memcpy(copy, d.p, n);
+        memcpy(copy, d.data, n);
         struct jdr *r = jdr_open(copy, n, false, NONCE, 5, &why);
         if (!r) refused++;
         else {
@@ -349,15 +327,15 @@ static void test_bad_input(void)
         jdr_close(r);
         free(copy);
     }
-    CHECK(crashed_never && refused > 0, "jdk dump reader: %zu cut files read or refused (%d refused)", d.n, refused);
+    CHECK(crashed_never && refused > 0, "jdk dump reader: %zu cut files read or refused (%d refused)", d.len, refused);
     int done = 0;
-    for (size_t i = 0; i < d.n; i++) {
+    for (size_t i = 0; i < d.len; i++) {
         for (unsigned v = 0; v < 256; v += 51) {
-            uint8_t *copy = malloc(d.n);
-            memcpy(copy, d.p, d.n);
+            uint8_t *copy = malloc(d.len);
+            memcpy(copy, d.data, d.len);
             copy[i] ^= (uint8_t)(v | 1);
             const char *why = NULL;
-            struct jdr *r = jdr_open(copy, d.n, false, NONCE, 5, &why);
+            struct jdr *r = jdr_open(copy, d.len, false, NONCE, 5, &why);
             if (r) {
                 for (uint32_t k = 0; k < jdr_class_count(r); k++)
                     if (jdr_class_name(r, k) && !strcmp(jdr_class_name(r, k), "Foo"))
@@ -371,7 +349,7 @@ static void test_bad_input(void)
         }
     }
     CHECK(done > 0, "jdk dump reader: %d corrupted files read or refused without a crash", done);
-    free(d.p);
+    buf_free(&d);
 }
 
 static void set_classes(struct jdr *r)
@@ -392,21 +370,22 @@ static void set_classes(struct jdr *r)
 static void test_discard(void)
 {
     BIG_ARRAYS = 4;
-    struct out d = make_dump();
+    struct buf d = make_dump();
     BIG_ARRAYS = 0;
     char path[] = "/tmp/hprof-jdr-XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0) return;
     unlink(path);
-    bool wrote = write(fd, d.p, d.n) == (ssize_t)d.n;
-    uint8_t *map = wrote ? mmap(NULL, d.n, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-    free(d.p);
+    bool wrote = write(fd, d.data, d.len) == (ssize_t)d.len;
+    uint8_t *map = wrote ? mmap(NULL, d.len, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    size_t len = d.len;
+    buf_free(&d);
     if (map == MAP_FAILED) {
         close(fd);
         return;
     }
     const char *why = NULL;
-    struct jdr *r = jdr_open(map, d.n, true, NONCE, 5, &why);
+    struct jdr *r = jdr_open(map, len, true, NONCE, 5, &why);
     struct stat before, after;
     fstat(fd, &before);
     if (r) {
@@ -423,10 +402,10 @@ static void test_discard(void)
         for (uint64_t k = 0; k < BIG_BYTES; k++) want += (uint64_t)(uint8_t)(k * (i + 1)) * k;
     CHECK(r && SEEN.nprim == 3 + 4 && SEEN.byte_sum == want,
           "jdk dump reader: with the file freed behind it, every array is written whole");
-    CHECK(before.st_blocks * 512 >= (off_t)d.n - 4096 && after.st_blocks * 512 < (off_t)d.n / 2,
+    CHECK(before.st_blocks * 512 >= (off_t)len - 4096 && after.st_blocks * 512 < (off_t)len / 2,
           "jdk dump reader: the file's blocks are freed as it goes (%lld KiB of %zu KiB left)",
-          (long long)after.st_blocks / 2, d.n / 1024);
-    munmap(map, d.n);
+          (long long)after.st_blocks / 2, len / 1024);
+    munmap(map, len);
     close(fd);
 }
 

@@ -1,0 +1,99 @@
+/*
+ * The heap dump's ROOT records: those the walk reports (JNI references, system classes,
+ * stack locals, threads), and the monitors live threads own, which JVMTI asks for apart.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sources/heap_walk_internal.h"
+#include "sources/heap_walker.h"
+#include "sources/host.h"
+#include "util/buf.h"
+
+jobject *heap_owned_monitors(struct host *h, JNIEnv *jni, uint32_t *count)
+{
+    jvmtiEnv *jvmti = h->jvmti;
+    jvmtiCapabilities caps;
+    jobject *out = NULL;
+    uint32_t n = 0;
+    size_t cap = 0;
+    jint nt = 0;
+    jthread *all = NULL;
+    *count = 0;
+    memset(&caps, 0, sizeof caps);
+    if ((*jvmti)->GetCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE || !caps.can_get_owned_monitor_info ||
+        (*jvmti)->GetAllThreads(jvmti, &nt, &all) != JVMTI_ERROR_NONE)
+        return NULL;
+    for (jint i = 0; i < nt; i++) {
+        jint k = 0;
+        jobject *owned = NULL;
+        if ((*jvmti)->GetOwnedMonitorInfo(jvmti, all[i], &k, &owned) == JVMTI_ERROR_NONE) {
+            for (jint j = 0; j < k; j++) {
+                if (grow_array((void **)&out, &cap, (size_t)n + 1, sizeof *out)) out[n++] = owned[j];
+                else (*jni)->DeleteLocalRef(jni, owned[j]);
+            }
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)owned);
+        }
+        (*jni)->DeleteLocalRef(jni, all[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+    *count = n;
+    return out;
+}
+
+/* The monitor roots of this dump, named. */
+void walk_find_monitors(struct walk *w)
+{
+    uint32_t n = 0;
+    jobject *owned = heap_owned_monitors(w->h, w->jni, &n);
+    w->monitors = calloc(n ? n : 1, sizeof *w->monitors);
+    for (uint32_t i = 0; i < n; i++) {
+        if (w->monitors) w->monitors[w->nmonitors++] = walk_id_of_object(w, owned[i]);
+        (*w->jni)->DeleteLocalRef(w->jni, owned[i]);
+    }
+    free(owned);
+}
+
+static void root(struct walk *w, int kind, uint32_t id, uint32_t serial, int frame, const char *name)
+{
+    struct hd_root_info r = {.kind = kind, .id = id, .thread_serial = serial, .frame = frame,
+                             .trace_serial = SERIAL_TRACE_BASE, .name = name};
+    if (kind == HD_ROOT_JNI_GLOBAL) r.gref = ++w->gref;
+    w->wr->root(w->s, &r);
+}
+
+void walk_monitor_roots(struct walk *w)
+{
+    for (uint32_t i = 0; i < w->nmonitors; i++) root(w, HD_ROOT_MONITOR_USED, w->monitors[i], 0, 0, NULL);
+}
+
+/* A root the walk reports: the object tagged `tag`, with ID `id`. A thread's object is
+ * also its block's root. */
+void walk_root(struct walk *w, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong tag,
+               uint32_t id)
+{
+    switch (kind) {
+    case JVMTI_HEAP_REFERENCE_JNI_GLOBAL: root(w, HD_ROOT_JNI_GLOBAL, id, 0, 0, NULL); break;
+    case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS: {
+        struct hd_class *c = walk_class_of_tag(w, tag);
+        root(w, HD_ROOT_STICKY_CLASS, id, 0, 0, c ? c->info->name : "<Unknown Class>");
+        break;
+    }
+    case JVMTI_HEAP_REFERENCE_MONITOR: root(w, HD_ROOT_MONITOR_USED, id, 0, 0, NULL); break;
+    case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
+        root(w, HD_ROOT_JAVA_FRAME, id, walk_thread_serial(w, info->stack_local.thread_tag), info->stack_local.depth,
+             NULL);
+        break;
+    case JVMTI_HEAP_REFERENCE_JNI_LOCAL:
+        root(w, HD_ROOT_JNI_LOCAL, id, walk_thread_serial(w, info->jni_local.thread_tag), info->jni_local.depth,
+             NULL);
+        break;
+    case JVMTI_HEAP_REFERENCE_THREAD: {
+        uint32_t serial = walk_thread_serial(w, tag);
+        root(w, HD_ROOT_THREAD_OBJECT, id, serial, 0, NULL);
+        root(w, HD_ROOT_THREAD_BLOCK, id, serial, 0, NULL);
+        break;
+    }
+    default: root(w, HD_ROOT_UNKNOWN, id, 0, 0, NULL); break;
+    }
+}
