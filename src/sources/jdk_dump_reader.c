@@ -167,9 +167,6 @@ struct jdr {
     size_t elems_cap;
 };
 
-static uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static uint64_t be64(const uint8_t *p) { return (uint64_t)be_load_u4(p) << 32 | be_load_u4(p + 4); }
-
 /* Size of a value of basic type t in the JDK's dump; 0 for a type that is none. */
 static unsigned src_size(unsigned t)
 {
@@ -197,7 +194,7 @@ static size_t class_dump_size(const uint8_t *p, const uint8_t *end)
 {
     const uint8_t *q = p + 4 + 6 * ID_BYTES + 4;
     if (q + 2 > end) return 0;
-    unsigned n = be16(q);
+    unsigned n = be_load_u2(q);
     q += 2;
     for (unsigned i = 0; i < n; i++) {                   /* constant pool: u2 index, type, value */
         if (q + 3 > end) return 0;
@@ -206,7 +203,7 @@ static size_t class_dump_size(const uint8_t *p, const uint8_t *end)
         q += 3 + sz;
     }
     if (q + 2 > end) return 0;
-    n = be16(q);
+    n = be_load_u2(q);
     q += 2;
     for (unsigned i = 0; i < n; i++) {                   /* statics: name, type, value */
         if (q + ID_BYTES + 1 > end) return 0;
@@ -215,7 +212,7 @@ static size_t class_dump_size(const uint8_t *p, const uint8_t *end)
         q += ID_BYTES + 1 + sz;
     }
     if (q + 2 > end) return 0;
-    n = be16(q);
+    n = be_load_u2(q);
     q += 2;
     if ((size_t)(end - q) < (size_t)n * (ID_BYTES + 1)) return 0;
     for (unsigned i = 0; i < n; i++)                     /* instance fields: name, type */
@@ -305,8 +302,8 @@ static bool mark_object(struct jdr *r, uint64_t id)
 
 static void note_marker(struct jdr *r, const uint8_t *b, const uint8_t *elems, uint32_t n, unsigned type)
 {
-    if (type == HD_LONG && n == 4 && be64(elems) == r->nonce[0] && be64(elems + 8) == r->nonce[1])
-        r->nonce_id = be64(b);
+    if (type == HD_LONG && n == 4 && be_load_u8(elems) == r->nonce[0] && be_load_u8(elems + 8) == r->nonce[1])
+        r->nonce_id = be_load_u8(b);
     if (type == HD_OBJECT && n == r->marker_len && n > 0 && r->ncand < MAX_CANDIDATES) r->cand[r->ncand++] = b;
 }
 
@@ -317,22 +314,22 @@ static bool index_sub(struct jdr *r, const uint8_t *p)
     switch (p[0]) {
     case HD_ROOT_THREAD_OBJECT:
         if (!grow_array((void **)&r->troots, &r->troots_cap, r->ntroots + 1, sizeof *r->troots)) return fail(r, "out of memory");
-        r->troots[r->ntroots].id = be64(b);
+        r->troots[r->ntroots].id = be_load_u8(b);
         r->troots[r->ntroots++].serial = be_load_u4(b + ID_BYTES);
         return true;
     case HD_CLASS_DUMP: {
-        struct cls *c = class_for(r, be64(b));
+        struct cls *c = class_for(r, be_load_u8(b));
         if (!c) return fail(r, "out of memory");
         c->dump = b + ID_BYTES;
         return mark_object(r, c->id);
     }
-    case HD_INSTANCE_DUMP: return mark_object(r, be64(b));
+    case HD_INSTANCE_DUMP: return mark_object(r, be_load_u8(b));
     case HD_OBJ_ARRAY_DUMP:
         note_marker(r, b, b + 2 * ID_BYTES + 8, be_load_u4(b + ID_BYTES + 4), HD_OBJECT);
-        return mark_object(r, be64(b));
+        return mark_object(r, be_load_u8(b));
     case HD_PRIM_ARRAY_DUMP:
         note_marker(r, b, b + ID_BYTES + 9, be_load_u4(b + ID_BYTES + 4), b[ID_BYTES + 8]);
-        return mark_object(r, be64(b));
+        return mark_object(r, be_load_u8(b));
     default: return true;
     }
 }
@@ -407,12 +404,12 @@ static bool index_records(struct jdr *r)
         uint32_t n;
         if (!next_record(r, &p, end, &tag, &b, &n)) return false;
         if (tag == TAG_STRING) {
-            if (n < ID_BYTES || !idmap_put(&r->strings, be64(b), (uint64_t)(rec - r->data)))
+            if (n < ID_BYTES || !idmap_put(&r->strings, be_load_u8(b), (uint64_t)(rec - r->data)))
                 return fail(r, "a bad STRING record");
         } else if (tag == TAG_LOAD_CLASS) {
-            struct cls *c = n >= 8 + 2 * ID_BYTES ? class_for(r, be64(b + 4)) : NULL;
+            struct cls *c = n >= 8 + 2 * ID_BYTES ? class_for(r, be_load_u8(b + 4)) : NULL;
             if (!c) return fail(r, "a bad LOAD CLASS record");
-            c->name_id = be64(b + 8 + ID_BYTES);
+            c->name_id = be_load_u8(b + 8 + ID_BYTES);
         }
     }
     return each_sub(r, index_sub);
@@ -458,8 +455,8 @@ static bool finish_index(struct jdr *r)
         r->bits = by_rank;
     }
     for (uint32_t i = 0; i < r->ncand && r->nonce_id; i++)
-        if (be64(r->cand[i] + 2 * ID_BYTES + 8) == r->nonce_id) {
-            r->marker_id = be64(r->cand[i]);
+        if (be_load_u8(r->cand[i] + 2 * ID_BYTES + 8) == r->nonce_id) {
+            r->marker_id = be_load_u8(r->cand[i]);
             r->marker_elems = r->cand[i] + 2 * ID_BYTES + 8;
         }
     r->object_class = r->class_class = -1;
@@ -506,7 +503,7 @@ void jdr_discard_behind(struct jdr *r, int fd) { r->discard_fd = fd; }
 
 uint64_t jdr_marker_element(const struct jdr *r, uint32_t i)
 {
-    return r->marker_elems && i < r->marker_len ? be64(r->marker_elems + (size_t)i * ID_BYTES) : 0;
+    return r->marker_elems && i < r->marker_len ? be_load_u8(r->marker_elems + (size_t)i * ID_BYTES) : 0;
 }
 
 uint32_t jdr_class_count(const struct jdr *r) { return r->ncls; }
@@ -645,7 +642,7 @@ static void descs_free(struct descs *d)
 static const uint8_t *descs_read(const struct jdr *r, const uint8_t *p, bool values, const char *const *want,
                                  uint32_t nwant, struct descs *d)
 {
-    d->n = be16(p);
+    d->n = be_load_u2(p);
     size_t m = (size_t)d->n + 1;
     d->names = calloc(m, sizeof *d->names);
     d->types = malloc(m);
@@ -655,7 +652,7 @@ static const uint8_t *descs_read(const struct jdr *r, const uint8_t *p, bool val
     const uint8_t *q = p + 2;
     uint32_t off = 0;
     for (uint32_t i = 0; i < d->n; i++) {       /* name, type[, value] */
-        if (!(d->names[i] = string_of(r, be64(q)))) return NULL;
+        if (!(d->names[i] = string_of(r, be_load_u8(q)))) return NULL;
         d->types[i] = q[ID_BYTES];
         q += ID_BYTES + 1;
         d->at[i] = values ? (uint32_t)(q - (p + 2)) : off;
@@ -683,7 +680,7 @@ static struct hd_field *fields_of(struct descs *d)
 static uint8_t *put_value(struct jdr *r, uint8_t *d, unsigned type, const uint8_t *v)
 {
     if (type == HD_OBJECT) {
-        be_store_u4(d, map_ref(r, be64(v)));
+        be_store_u4(d, map_ref(r, be_load_u8(v)));
         return d + 4;
     }
     memcpy(d, v, src_size(type));
@@ -751,13 +748,13 @@ static bool lay_out(struct jdr *r, uint32_t k)
         return true;
     }
     const uint8_t *p = c->dump + 4;
-    c->super = class_index(r, be64(p));
+    c->super = class_index(r, be_load_u8(p));
     if (c->super >= 0 && r->out[c->super].info) o->super = &r->out[c->super];
-    o->loader_id = map_ref(r, be64(p + ID_BYTES));
-    o->signers_id = map_ref(r, be64(p + 2 * ID_BYTES));
-    o->domain_id = map_ref(r, be64(p + 3 * ID_BYTES));
+    o->loader_id = map_ref(r, be_load_u8(p + ID_BYTES));
+    o->signers_id = map_ref(r, be_load_u8(p + 2 * ID_BYTES));
+    o->domain_id = map_ref(r, be_load_u8(p + 3 * ID_BYTES));
     p += 6 * ID_BYTES + 4;
-    unsigned ncp = be16(p);
+    unsigned ncp = be_load_u2(p);
     p += 2;
     for (unsigned i = 0; i < ncp; i++) p += 3 + src_size(p[2]);
     p = lay_out_statics(r, o, c->order, p);
@@ -806,7 +803,7 @@ static uint32_t thread_serial(const struct jdr *r, uint32_t jdk_serial)
 static void write_root(struct jdr *r, const uint8_t *p)
 {
     const uint8_t *b = p + 1;
-    uint64_t obj = be64(b);
+    uint64_t obj = be_load_u8(b);
     struct hd_root_info ri = {.kind = p[0], .id = map_ref(r, obj), .trace_serial = SERIAL_TRACE_BASE};
     if (!ri.id) return;
     switch (p[0]) {
@@ -836,9 +833,9 @@ static void write_root(struct jdr *r, const uint8_t *p)
 
 static void write_instance(struct jdr *r, const uint8_t *b)
 {
-    uint32_t id = map_id(r, be64(b));
+    uint32_t id = map_id(r, be_load_u8(b));
     if (!id) return;                                 /* hidden */
-    int64_t k = set_class(r, be64(b + ID_BYTES + 4));
+    int64_t k = set_class(r, be_load_u8(b + ID_BYTES + 4));
     struct cls *c = k >= 0 ? &r->cls[k] : NULL;
     if (c && !c->ops_state) build_ops(r, c);
     uint32_t n = be_load_u4(b + 2 * ID_BYTES + 4);
@@ -855,22 +852,22 @@ static void write_instance(struct jdr *r, const uint8_t *b)
 
 static void write_obj_array(struct jdr *r, const uint8_t *b)
 {
-    uint32_t id = map_id(r, be64(b));
+    uint32_t id = map_id(r, be_load_u8(b));
     uint32_t n = be_load_u4(b + ID_BYTES + 4);
-    int64_t k = set_class(r, be64(b + ID_BYTES + 8));
+    int64_t k = set_class(r, be_load_u8(b + ID_BYTES + 8));
     if (!id) return;
     if (k < 0 || !grow_array((void **)&r->elems, &r->elems_cap, (size_t)n + 1, sizeof *r->elems)) {
         r->left_out++;
         return;
     }
     const uint8_t *e = b + 2 * ID_BYTES + 8;
-    for (uint32_t i = 0; i < n; i++) r->elems[i] = map_ref(r, be64(e + (size_t)i * ID_BYTES));
+    for (uint32_t i = 0; i < n; i++) r->elems[i] = map_ref(r, be_load_u8(e + (size_t)i * ID_BYTES));
     r->wr->obj_array(r->s, id, SERIAL_TRACE_BASE, &r->out[k], 0, n, r->elems);
 }
 
 static void write_prim_array(struct jdr *r, const uint8_t *b)
 {
-    uint32_t id = map_id(r, be64(b));
+    uint32_t id = map_id(r, be_load_u8(b));
     if (!id) return;
     unsigned t = b[ID_BYTES + 8];
     int64_t k = r->prim_class[t];
