@@ -7,7 +7,7 @@
 
 struct cf_asm {
     unsigned major, minor, access, this_idx, super_idx;
-    cf_buf cp, fields, methods, cattrs;
+    struct buf cp, fields, methods, cattrs;
     unsigned cp_count, nfields, nmethods, ncattrs;
     int bad;
 };
@@ -20,10 +20,10 @@ cf_asm *cfa_new(unsigned major, unsigned minor, unsigned access, const char *thi
     a->minor = minor;
     a->access = access;
     a->cp_count = 1;
-    buf_init(&a->cp, 1u << 26);
-    buf_init(&a->fields, 1u << 26);
-    buf_init(&a->methods, 1u << 26);
-    buf_init(&a->cattrs, 1u << 26);
+    buf_init_limited(&a->cp, 1u << 26);
+    buf_init_limited(&a->fields, 1u << 26);
+    buf_init_limited(&a->methods, 1u << 26);
+    buf_init_limited(&a->cattrs, 1u << 26);
     a->this_idx = cfa_class(a, this_name);
     a->super_idx = super_name ? cfa_class(a, super_name) : 0;
     return a;
@@ -41,7 +41,7 @@ void cfa_free(cf_asm *a) {
 static unsigned entry(cf_asm *a, unsigned tag, const void *p, size_t n, unsigned slots) {
     if (a->cp_count + slots > 0xFFFF) { a->bad = 1; return 0; }
     buf_u1(&a->cp, tag);
-    buf_bytes(&a->cp, p, n);
+    buf_put(&a->cp, p, n);
     unsigned i = a->cp_count;
     a->cp_count += slots;
     return i;
@@ -51,40 +51,40 @@ unsigned cfa_utf8(cf_asm *a, const char *s) {
     size_t n = strlen(s);
     if (n > 0xFFFF) { a->bad = 1; return 0; }
     uint8_t l[2];
-    put_u2(l, (uint32_t)n);
+    be_store_u2(l, (uint32_t)n);
     if (a->cp_count >= 0xFFFF) { a->bad = 1; return 0; }
     buf_u1(&a->cp, CP_UTF8);
-    buf_bytes(&a->cp, l, 2);
-    buf_bytes(&a->cp, s, n);
+    buf_put(&a->cp, l, 2);
+    buf_put(&a->cp, s, n);
     return a->cp_count++;
 }
 
 static unsigned ref1(cf_asm *a, unsigned tag, unsigned x) {
     uint8_t p[2];
-    put_u2(p, x);
+    be_store_u2(p, x);
     return entry(a, tag, p, 2, 1);
 }
 static unsigned ref2(cf_asm *a, unsigned tag, unsigned x, unsigned y) {
     uint8_t p[4];
-    put_u2(p, x);
-    put_u2(p + 2, y);
+    be_store_u2(p, x);
+    be_store_u2(p + 2, y);
     return entry(a, tag, p, 4, 1);
 }
 
 unsigned cfa_class(cf_asm *a, const char *name) { return ref1(a, CP_CLASS, cfa_utf8(a, name)); }
 unsigned cfa_string(cf_asm *a, const char *s) { return ref1(a, CP_STRING, cfa_utf8(a, s)); }
-unsigned cfa_int(cf_asm *a, int32_t v) { uint8_t p[4]; put_u4(p, (uint32_t)v); return entry(a, CP_INTEGER, p, 4, 1); }
-unsigned cfa_float_bits(cf_asm *a, uint32_t bits) { uint8_t p[4]; put_u4(p, bits); return entry(a, CP_FLOAT, p, 4, 1); }
+unsigned cfa_int(cf_asm *a, int32_t v) { uint8_t p[4]; be_store_u4(p, (uint32_t)v); return entry(a, CP_INTEGER, p, 4, 1); }
+unsigned cfa_float_bits(cf_asm *a, uint32_t bits) { uint8_t p[4]; be_store_u4(p, bits); return entry(a, CP_FLOAT, p, 4, 1); }
 unsigned cfa_long(cf_asm *a, int64_t v) {
     uint8_t p[8];
-    put_u4(p, (uint32_t)((uint64_t)v >> 32));
-    put_u4(p + 4, (uint32_t)v);
+    be_store_u4(p, (uint32_t)((uint64_t)v >> 32));
+    be_store_u4(p + 4, (uint32_t)v);
     return entry(a, CP_LONG, p, 8, 2);
 }
 unsigned cfa_double_bits(cf_asm *a, uint64_t bits) {
     uint8_t p[8];
-    put_u4(p, (uint32_t)(bits >> 32));
-    put_u4(p + 4, (uint32_t)bits);
+    be_store_u4(p, (uint32_t)(bits >> 32));
+    be_store_u4(p + 4, (uint32_t)bits);
     return entry(a, CP_DOUBLE, p, 8, 2);
 }
 unsigned cfa_nat(cf_asm *a, const char *name, const char *desc) {
@@ -107,7 +107,7 @@ unsigned cfa_imethodref(cf_asm *a, const char *cls, const char *name, const char
 unsigned cfa_method_handle(cf_asm *a, unsigned kind, unsigned ref_index) {
     uint8_t p[3];
     p[0] = (uint8_t)kind;
-    put_u2(p + 1, ref_index);
+    be_store_u2(p + 1, ref_index);
     return entry(a, CP_METHODHANDLE, p, 3, 1);
 }
 unsigned cfa_method_type(cf_asm *a, const char *desc) { return ref1(a, CP_METHODTYPE, cfa_utf8(a, desc)); }
@@ -119,18 +119,19 @@ unsigned cfa_module(cf_asm *a, const char *name) { return ref1(a, CP_MODULE, cfa
 unsigned cfa_package(cf_asm *a, const char *name) { return ref1(a, CP_PACKAGE, cfa_utf8(a, name)); }
 
 static void list_grow(cf_asm *a, cfa_attrs *l, const void *p, size_t n) {
-    cf_buf b = {l->p, l->len, l->cap, (size_t)1 << 28, 0};
-    buf_bytes(&b, p, n);
-    if (b.bad) a->bad = 1;
-    l->p = b.p;
+    /* the list seen as a buffer for this one write; its capacity grows by buf.c's policy */
+    struct buf b = {.data = l->p, .len = l->len, .cap = l->cap, .limit = (size_t)1 << 28};
+    buf_put(&b, p, n);
+    if (b.oom) a->bad = 1;
+    l->p = b.data;
     l->len = b.len;
     l->cap = b.cap;
 }
 
 void cfa_attr(cf_asm *a, cfa_attrs *list, const char *name, const void *body, size_t len) {
     uint8_t h[6];
-    put_u2(h, cfa_utf8(a, name));
-    put_u4(h + 2, (uint32_t)len);
+    be_store_u2(h, cfa_utf8(a, name));
+    be_store_u4(h + 2, (uint32_t)len);
     list_grow(a, list, h, 6);
     list_grow(a, list, body, len);
     list->count++;
@@ -144,29 +145,29 @@ void cfa_attrs_free(cfa_attrs *list) {
 void cfa_code(cf_asm *a, cfa_attrs *list, unsigned max_stack, unsigned max_locals,
               const uint8_t *code, size_t code_len, const uint16_t *exc, unsigned n_exc,
               const cfa_attrs *code_attrs) {
-    cf_buf b;
-    buf_init(&b, 1u << 26);
+    struct buf b;
+    buf_init_limited(&b, 1u << 26);
     buf_u2(&b, max_stack);
     buf_u2(&b, max_locals);
     buf_u4(&b, (uint32_t)code_len);
-    buf_bytes(&b, code, code_len);
+    buf_put(&b, code, code_len);
     buf_u2(&b, n_exc);
     for (unsigned i = 0; i < 4 * n_exc; i++) buf_u2(&b, exc[i]);
     buf_u2(&b, code_attrs ? code_attrs->count : 0);
-    if (code_attrs) buf_bytes(&b, code_attrs->p, code_attrs->len);
-    if (b.bad) a->bad = 1;
-    cfa_attr(a, list, "Code", b.p, b.len);
+    if (code_attrs) buf_put(&b, code_attrs->p, code_attrs->len);
+    if (b.oom) a->bad = 1;
+    cfa_attr(a, list, "Code", b.data, b.len);
     buf_free(&b);
 }
 
-static void member(cf_asm *a, cf_buf *out, unsigned access, const char *name, const char *desc,
+static void member(cf_asm *a, struct buf *out, unsigned access, const char *name, const char *desc,
                    const cfa_attrs *attrs) {
     unsigned n = cfa_utf8(a, name), d = cfa_utf8(a, desc);
     buf_u2(out, access);
     buf_u2(out, n);
     buf_u2(out, d);
     buf_u2(out, attrs ? attrs->count : 0);
-    if (attrs) buf_bytes(out, attrs->p, attrs->len);
+    if (attrs) buf_put(out, attrs->p, attrs->len);
 }
 
 void cfa_field(cf_asm *a, unsigned access, const char *name, const char *desc, const cfa_attrs *attrs) {
@@ -180,33 +181,33 @@ void cfa_method(cf_asm *a, unsigned access, const char *name, const char *desc, 
 }
 
 void cfa_class_attrs(cf_asm *a, const cfa_attrs *attrs) {
-    buf_bytes(&a->cattrs, attrs->p, attrs->len);
+    buf_put(&a->cattrs, attrs->p, attrs->len);
     a->ncattrs += attrs->count;
 }
 
 int cfa_finish(cf_asm *a, uint8_t **out, size_t *out_len) {
     *out = NULL;
     *out_len = 0;
-    if (a->bad || a->cp.bad || a->fields.bad || a->methods.bad || a->cattrs.bad) return -1;
-    cf_buf b;
-    buf_init(&b, 1u << 28);
+    if (a->bad || a->cp.oom || a->fields.oom || a->methods.oom || a->cattrs.oom) return -1;
+    struct buf b;
+    buf_init_limited(&b, 1u << 28);
     buf_u4(&b, 0xCAFEBABEu);
     buf_u2(&b, a->minor);
     buf_u2(&b, a->major);
     buf_u2(&b, a->cp_count);
-    buf_bytes(&b, a->cp.p, a->cp.len);
+    buf_put(&b, a->cp.data, a->cp.len);
     buf_u2(&b, a->access);
     buf_u2(&b, a->this_idx);
     buf_u2(&b, a->super_idx);
     buf_u2(&b, 0); /* interfaces */
     buf_u2(&b, a->nfields);
-    buf_bytes(&b, a->fields.p, a->fields.len);
+    buf_put(&b, a->fields.data, a->fields.len);
     buf_u2(&b, a->nmethods);
-    buf_bytes(&b, a->methods.p, a->methods.len);
+    buf_put(&b, a->methods.data, a->methods.len);
     buf_u2(&b, a->ncattrs);
-    buf_bytes(&b, a->cattrs.p, a->cattrs.len);
-    if (b.bad) { buf_free(&b); return -1; }
-    *out = b.p;
+    buf_put(&b, a->cattrs.data, a->cattrs.len);
+    if (b.oom) { buf_free(&b); return -1; }
+    *out = b.data;
     *out_len = b.len;
     return 0;
 }

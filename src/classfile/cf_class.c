@@ -53,23 +53,23 @@ static int parse_cp(cf_class *c, cf_rd *r) {
         if (!p) continue;
         switch (p[0]) {
         case CP_CLASS: case CP_STRING: case CP_METHODTYPE: case CP_MODULE: case CP_PACKAGE:
-            if (!cp_is(c, get_u2(p + 1), CP_UTF8)) return CF_BAD;
+            if (!cp_is(c, be_load_u2(p + 1), CP_UTF8)) return CF_BAD;
             break;
         case CP_FIELDREF: case CP_METHODREF: case CP_IMETHODREF:
-            if (!cp_is(c, get_u2(p + 1), CP_CLASS) || !cp_is(c, get_u2(p + 3), CP_NAMEANDTYPE)) return CF_BAD;
+            if (!cp_is(c, be_load_u2(p + 1), CP_CLASS) || !cp_is(c, be_load_u2(p + 3), CP_NAMEANDTYPE)) return CF_BAD;
             break;
         case CP_NAMEANDTYPE:
-            if (!cp_is(c, get_u2(p + 1), CP_UTF8) || !cp_is(c, get_u2(p + 3), CP_UTF8)) return CF_BAD;
+            if (!cp_is(c, be_load_u2(p + 1), CP_UTF8) || !cp_is(c, be_load_u2(p + 3), CP_UTF8)) return CF_BAD;
             break;
         case CP_METHODHANDLE: {
-            uint32_t kind = p[1], ref = get_u2(p + 2);
+            uint32_t kind = p[1], ref = be_load_u2(p + 2);
             if (kind < 1 || kind > 9) return CF_BAD; /* REF_getField .. REF_invokeInterface */
             if (!cp_is(c, ref, CP_FIELDREF) && !cp_is(c, ref, CP_METHODREF) && !cp_is(c, ref, CP_IMETHODREF))
                 return CF_BAD;
             break;
         }
         case CP_DYNAMIC: case CP_INVOKEDYNAMIC:
-            if (!cp_is(c, get_u2(p + 3), CP_NAMEANDTYPE)) return CF_BAD;
+            if (!cp_is(c, be_load_u2(p + 3), CP_NAMEANDTYPE)) return CF_BAD;
             break;
         default: break;
         }
@@ -160,8 +160,8 @@ static int parse_class(cf_class *c, cf_rd *r, unsigned flags) {
     if ((rc = parse_attrs_raw(r)) != CF_OK) return rc;
     c->tail_len = r->i - start;
     if (r->i != r->n) return CF_BAD; /* trailing bytes */
-    c->name = cp_utf8_dup(c, get_u2(c->cp[c->this_idx].raw + 1));
-    c->super_name = c->super_idx ? cp_utf8_dup(c, get_u2(c->cp[c->super_idx].raw + 1)) : NULL;
+    c->name = cp_utf8_dup(c, be_load_u2(c->cp[c->this_idx].raw + 1));
+    c->super_name = c->super_idx ? cp_utf8_dup(c, be_load_u2(c->cp[c->super_idx].raw + 1)) : NULL;
     if (!c->name || (c->super_idx && !c->super_name)) return CF_ERR_NOMEM;
     if (flags & CF_PARSE_DEEP) {
         for (unsigned i = 0; i < c->nmethods; i++)
@@ -205,18 +205,18 @@ int cf_write(const cf_class *c, uint8_t **out, size_t *out_len) {
     if (!c || !out || !out_len) return CF_ERR_ARG;
     *out = NULL;
     *out_len = 0;
-    cf_buf b;
-    buf_init(&b, 0x7FFFFFFF);
+    struct buf b;
+    buf_init_limited(&b, 0x7FFFFFFF);
     buf_u4(&b, 0xCAFEBABEu);
     buf_u2(&b, c->minor);
     buf_u2(&b, c->major);
     buf_u2(&b, c->cp_count);
     for (uint32_t i = 1; i < c->cp_count; i++)
-        if (c->cp[i].raw) buf_bytes(&b, c->cp[i].raw, c->cp[i].len);
+        if (c->cp[i].raw) buf_put(&b, c->cp[i].raw, c->cp[i].len);
     buf_u2(&b, c->access);
     buf_u2(&b, c->this_idx);
     buf_u2(&b, c->super_idx);
-    buf_bytes(&b, c->middle, c->middle_len);
+    buf_put(&b, c->middle, c->middle_len);
     buf_u2(&b, c->nmethods);
     for (unsigned i = 0; i < c->nmethods; i++) {
         const cf_method *m = &c->methods[i];
@@ -227,12 +227,12 @@ int cf_write(const cf_class *c, uint8_t **out, size_t *out_len) {
         for (unsigned j = 0; j < m->nattr; j++) {
             buf_u2(&b, m->attrs[j].name);
             buf_u4(&b, m->attrs[j].len);
-            buf_bytes(&b, m->attrs[j].data, m->attrs[j].len);
+            buf_put(&b, m->attrs[j].data, m->attrs[j].len);
         }
     }
-    buf_bytes(&b, c->tail, c->tail_len);
-    if (b.bad) { buf_free(&b); return CF_ERR_NOMEM; }
-    *out = b.p;
+    buf_put(&b, c->tail, c->tail_len);
+    if (b.oom) { buf_free(&b); return CF_ERR_NOMEM; }
+    *out = b.data;
     *out_len = b.len;
     return CF_OK;
 }
@@ -260,5 +260,5 @@ unsigned cf_method_access(const cf_class *c, unsigned i) {
 long cf_method_code_length(const cf_class *c, unsigned i) {
     if (!c || i >= c->nmethods || c->methods[i].code < 0) return -1;
     const cf_attr *a = &c->methods[i].attrs[c->methods[i].code];
-    return a->len >= 8 ? (long)get_u4(a->data + 4) : -1;
+    return a->len >= 8 ? (long)be_load_u4(a->data + 4) : -1;
 }

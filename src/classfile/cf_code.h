@@ -103,7 +103,7 @@ typedef struct {
 
 /* ---- Small helpers on the decoded code. ---------------------------------------------- */
 
-static inline int32_t s32(const uint8_t *p) { return (int32_t)get_u4(p); }
+static inline int32_t s32(const uint8_t *p) { return (int32_t)be_load_u4(p); }
 static inline uint32_t swpad(uint32_t pc) { return (4 - ((pc + 1) & 3)) & 3; } /* switch padding */
 
 static inline int is_start(const meth_t *M, int64_t off) {
@@ -158,7 +158,7 @@ const frame_t *cf_frame_at(const meth_t *M, uint32_t idx);   /* NULL: no frame t
 const frame_t *cf_frame_before(const meth_t *M, uint32_t idx, uint32_t *at);
 /* The new StackMapTable body into *s: the old frames, one per trampoline, one per inverted
  * branch, and handler (when not NULL) at body_end. */
-int cf_frames_encode(const meth_t *M, const frame_t *handler, cf_buf *s);
+int cf_frames_encode(const meth_t *M, const frame_t *handler, struct buf *s);
 
 /* cf_tables.c */
 enum { A_OTHER, A_LNT, A_LVT, A_TA, A_SMT, A_CRT };
@@ -177,9 +177,9 @@ int cf_layout_fit(meth_t *M, const inject_t *P, unsigned debug, unsigned *widene
 /* Plans the hooks of method M->m: its blobs' sizes, prologue, epilogue, max_stack. */
 int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec,
                    const uint32_t hooks[CF_HOOKS], inject_t *P);
-void cf_inject_call(cf_buf *b, const inject_t *P, uint32_t hook); /* push cnum, mnum; call */
-void cf_inject_prologue(cf_buf *b, const inject_t *P);
-void cf_inject_post(cf_buf *b, const insn_t *I);
-void cf_inject_epilogue(cf_buf *b, const inject_t *P);
+void cf_inject_call(struct buf *b, const inject_t *P, uint32_t hook); /* push cnum, mnum; call */
+void cf_inject_prologue(struct buf *b, const inject_t *P);
+void cf_inject_post(struct buf *b, const insn_t *I);
+void cf_inject_epilogue(struct buf *b, const inject_t *P);
 
 #endif

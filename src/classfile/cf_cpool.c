@@ -107,7 +107,7 @@ static uint32_t cp_utf8_n(cf_class *c, const char *s, size_t n) {
     uint8_t *raw = cf_arena_alloc(&c->ar, n + 3);
     if (!raw) return 0;
     raw[0] = CP_UTF8;
-    put_u2(raw + 1, (uint32_t)n);
+    be_store_u2(raw + 1, (uint32_t)n);
     memcpy(raw + 3, s, n);
     return cp_find_or_add_raw(c, raw, (uint32_t)n + 3);
 }
@@ -117,8 +117,8 @@ uint32_t cp_find_or_add_utf8(cf_class *c, const char *s) { return cp_utf8_n(c, s
 static uint32_t cp_ref2(cf_class *c, unsigned tag, uint32_t a, uint32_t b, int two) {
     uint8_t raw[5];
     raw[0] = (uint8_t)tag;
-    put_u2(raw + 1, a);
-    if (two) put_u2(raw + 3, b);
+    be_store_u2(raw + 1, a);
+    if (two) be_store_u2(raw + 3, b);
     return cp_find_or_add_raw(c, raw, two ? 5 : 3);
 }
 
@@ -130,7 +130,7 @@ uint32_t cp_find_or_add_class(cf_class *c, const char *name, size_t name_len) {
 uint32_t cp_find_or_add_int(cf_class *c, int32_t v) {
     uint8_t raw[5];
     raw[0] = CP_INTEGER;
-    put_u4(raw + 1, (uint32_t)v);
+    be_store_u4(raw + 1, (uint32_t)v);
     return cp_find_or_add_raw(c, raw, 5);
 }
 
@@ -145,21 +145,21 @@ uint32_t cp_find_or_add_methodref(cf_class *c, const char *cls, const char *name
 
 uint32_t cp_ref_class_name(const cf_class *c, uint32_t ref) {
     if (!cp_is(c, ref, CP_METHODREF)) return 0;
-    uint32_t cls = get_u2(c->cp[ref].raw + 1);
-    return cp_is(c, cls, CP_CLASS) ? get_u2(c->cp[cls].raw + 1) : 0;
+    uint32_t cls = be_load_u2(c->cp[ref].raw + 1);
+    return cp_is(c, cls, CP_CLASS) ? be_load_u2(c->cp[cls].raw + 1) : 0;
 }
 
 int cp_ref_is(const cf_class *c, uint32_t ref, const char *name, const char *desc) {
     if (!cp_is(c, ref, CP_METHODREF)) return 0;
-    uint32_t nat = get_u2(c->cp[ref].raw + 3);
-    return cp_is(c, nat, CP_NAMEANDTYPE) && cp_utf8_eq(c, get_u2(c->cp[nat].raw + 1), name) &&
-           cp_utf8_eq(c, get_u2(c->cp[nat].raw + 3), desc);
+    uint32_t nat = be_load_u2(c->cp[ref].raw + 3);
+    return cp_is(c, nat, CP_NAMEANDTYPE) && cp_utf8_eq(c, be_load_u2(c->cp[nat].raw + 1), name) &&
+           cp_utf8_eq(c, be_load_u2(c->cp[nat].raw + 3), desc);
 }
 
 uint32_t cp_ref_name(const cf_class *c, uint32_t ref) {
     if (!cp_is(c, ref, CP_METHODREF) && !cp_is(c, ref, CP_IMETHODREF) && !cp_is(c, ref, CP_FIELDREF))
         return 0;
-    uint32_t nat = get_u2(c->cp[ref].raw + 3);
+    uint32_t nat = be_load_u2(c->cp[ref].raw + 3);
     if (!cp_is(c, nat, CP_NAMEANDTYPE)) return 0;
-    return get_u2(c->cp[nat].raw + 1);
+    return be_load_u2(c->cp[nat].raw + 1);
 }

@@ -116,7 +116,7 @@ static void decode_insns(meth_t *M, int64_t *raw, int64_t *rawbr) {
         const uint8_t *p = M->code + pc;
         if (is_branch16(I->op)) {
             I->kind = K_BR16;
-            rawbr[i] = (int64_t)pc + (int16_t)get_u2(p + 1);
+            rawbr[i] = (int64_t)pc + (int16_t)be_load_u2(p + 1);
         } else if (I->op == OP_GOTO_W || I->op == OP_JSR_W) {
             I->kind = K_BR32;
             rawbr[i] = (int64_t)pc + s32(p + 1);
@@ -167,7 +167,7 @@ static int decode(meth_t *M) {
 static int check_exc(meth_t *M) {
     for (uint32_t i = 0; i < M->nexc; i++) {
         const uint8_t *e = M->exc + 8 * i;
-        uint32_t s = get_u2(e), en = get_u2(e + 2), h = get_u2(e + 4), t = get_u2(e + 6);
+        uint32_t s = be_load_u2(e), en = be_load_u2(e + 2), h = be_load_u2(e + 4), t = be_load_u2(e + 6);
         if (s >= en || !is_start(M, s) || !is_start(M, h)) return CF_BAD;
         if (en != M->code_len && !is_start(M, en)) return CF_BAD;
         if (t && !cp_is(M->c, t, CP_CLASS)) return CF_BAD;

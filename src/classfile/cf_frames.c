@@ -196,7 +196,7 @@ static int vt_eq(const vt_t *a, const vt_t *b, uint32_t n) {
     return 1;
 }
 
-static void put_vts(cf_buf *b, const meth_t *M, const vt_t *v, uint32_t n) {
+static void put_vts(struct buf *b, const meth_t *M, const vt_t *v, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
         buf_u1(b, v[i].tag);
         if (v[i].tag == VT_OBJECT) buf_u2(b, v[i].v);
@@ -205,7 +205,7 @@ static void put_vts(cf_buf *b, const meth_t *M, const vt_t *v, uint32_t n) {
 }
 
 /* Writes f, the frame after prev, at offset delta past it. */
-static void encode_frame(cf_buf *b, const meth_t *M, const frame_t *prev, const frame_t *f, uint32_t delta) {
+static void encode_frame(struct buf *b, const meth_t *M, const frame_t *prev, const frame_t *f, uint32_t delta) {
     int same = !f->full && f->nl == prev->nl && vt_eq(f->l, prev->l, f->nl);
     if (same && f->ns == 0) {
         if (delta <= SMF_SAME_MAX) buf_u1(b, delta);
@@ -254,7 +254,7 @@ static pframe_t *collect_frames(const meth_t *M, const frame_t *handler, uint32_
     return pf;
 }
 
-int cf_frames_encode(const meth_t *M, const frame_t *handler, cf_buf *s) {
+int cf_frames_encode(const meth_t *M, const frame_t *handler, struct buf *s) {
     uint32_t n;
     const pframe_t *pf = collect_frames(M, handler, &n);
     if (!pf) return CF_ERR_NOMEM;

@@ -68,8 +68,8 @@ static const char *ref_desc(ts_t *t, uint32_t ref, size_t *n) {
         t->bad = 1;
         return NULL;
     }
-    uint32_t nat = get_u2(c->cp[ref].raw + 3);
-    const char *d = cp_is(c, nat, CP_NAMEANDTYPE) ? (const char *)cp_utf8_raw(c, get_u2(c->cp[nat].raw + 3), n) : NULL;
+    uint32_t nat = be_load_u2(c->cp[ref].raw + 3);
+    const char *d = cp_is(c, nat, CP_NAMEANDTYPE) ? (const char *)cp_utf8_raw(c, be_load_u2(c->cp[nat].raw + 3), n) : NULL;
     if (!d || *n == 0) { t->bad = 1; return NULL; }
     return d;
 }
@@ -83,8 +83,8 @@ static int ts_initialised(ts_t *t, vt_t r) {
         init = vt_make(VT_OBJECT, M->c->this_idx);
     } else {
         if (r.v + 2u >= M->code_len || M->code[r.v] != OP_NEW ||
-            !cp_is(M->c, get_u2(M->code + r.v + 1), CP_CLASS)) { t->bad = 1; return 0; }
-        init = vt_make(VT_OBJECT, (uint16_t)get_u2(M->code + r.v + 1));
+            !cp_is(M->c, be_load_u2(M->code + r.v + 1), CP_CLASS)) { t->bad = 1; return 0; }
+        init = vt_make(VT_OBJECT, (uint16_t)be_load_u2(M->code + r.v + 1));
     }
     for (uint32_t k = 0; k < M->max_locals; k++)
         if (t->loc[k].tag == r.tag && t->loc[k].v == r.v) t->loc[k] = init;
@@ -186,7 +186,7 @@ static void step_const(ts_t *t, const uint8_t *q, unsigned op) {
     case OP_FCONST_0: case OP_FCONST_1: case OP_FCONST_2: ts_push(t, vt_make(VT_FLOAT, 0)); break;
     case OP_DCONST_0: case OP_DCONST_1: ts_push(t, vt_make(VT_DOUBLE, 0)); break;
     case OP_LDC: do_ldc(t, q[1]); break;
-    case OP_LDC_W: case OP_LDC2_W: do_ldc(t, get_u2(q + 1)); break;
+    case OP_LDC_W: case OP_LDC2_W: do_ldc(t, be_load_u2(q + 1)); break;
     default: ts_push(t, vt_make(VT_INTEGER, 0)); break; /* iconst_*, bipush, sipush */
     }
 }
@@ -204,7 +204,7 @@ static void step_array_load(ts_t *t, unsigned op) {
     if (arr.tag == VT_NULL) { ts_push(t, arr); return; }
     size_t n;
     const cf_class *c = t->M->c;
-    const uint8_t *nm = arr.tag == VT_OBJECT ? cp_utf8_raw(c, get_u2(c->cp[arr.v].raw + 1), &n) : NULL;
+    const uint8_t *nm = arr.tag == VT_OBJECT ? cp_utf8_raw(c, be_load_u2(c->cp[arr.v].raw + 1), &n) : NULL;
     if (!nm || n < 2 || nm[0] != '[') { t->bad = 1; return; }
     ts_push(t, desc_vt(t, (const char *)nm + 1, n - 1));
 }
@@ -246,9 +246,9 @@ static void step_math(ts_t *t, unsigned op) {
 static void step_anewarray(ts_t *t, const uint8_t *q) {
     const cf_class *c = t->M->c;
     ts_pop(t);
-    uint32_t ci = get_u2(q + 1);
+    uint32_t ci = be_load_u2(q + 1);
     size_t n;
-    const uint8_t *nm = cp_is(c, ci, CP_CLASS) ? cp_utf8_raw(c, get_u2(c->cp[ci].raw + 1), &n) : NULL;
+    const uint8_t *nm = cp_is(c, ci, CP_CLASS) ? cp_utf8_raw(c, be_load_u2(c->cp[ci].raw + 1), &n) : NULL;
     if (!nm || n == 0 || n > 65000) { t->bad = 1; return; }
     char *buf = cf_arena_alloc(&t->M->c->ar, n + 3);
     if (!buf) { t->bad = 1; return; }
@@ -260,7 +260,7 @@ static void step_anewarray(ts_t *t, const uint8_t *q) {
 }
 
 static void step_wide(ts_t *t, const uint8_t *q) {
-    unsigned op2 = q[1], n = get_u2(q + 2);
+    unsigned op2 = q[1], n = be_load_u2(q + 2);
     if (op2 >= OP_ILOAD && op2 < OP_ALOAD) { (void)ts_load(t, n); ts_push(t, vt_make(ilfd[op2 - OP_ILOAD], 0)); }
     else if (op2 == OP_ALOAD) ts_push(t, ts_load(t, n));
     else if (op2 >= OP_ISTORE && op2 <= OP_ASTORE) ts_store(t, n, ts_pop(t));
@@ -269,7 +269,7 @@ static void step_wide(ts_t *t, const uint8_t *q) {
 
 /* Pushes the class at q[1..2] (checkcast, multianewarray). */
 static void push_class_operand(ts_t *t, const uint8_t *q) {
-    uint32_t ci = get_u2(q + 1);
+    uint32_t ci = be_load_u2(q + 1);
     if (!cp_is(t->M->c, ci, CP_CLASS)) { t->bad = 1; return; }
     ts_push(t, vt_make(VT_OBJECT, (uint16_t)ci));
 }
@@ -283,14 +283,14 @@ static void step_object(ts_t *t, const insn_t *I, const uint8_t *q) {
     switch (I->op) {
     case OP_GETFIELD: ts_pop(t); /* fall through */
     case OP_GETSTATIC:
-        if ((d = ref_desc(t, get_u2(q + 1), &n))) ts_push(t, desc_vt(t, d, n));
+        if ((d = ref_desc(t, be_load_u2(q + 1), &n))) ts_push(t, desc_vt(t, d, n));
         break;
     case OP_PUTSTATIC: ts_pop(t); break;
     case OP_PUTFIELD: ts_popn(t, 2); break;
     case OP_INVOKEVIRTUAL: case OP_INVOKESPECIAL: case OP_INVOKEINTERFACE:
-        do_invoke(t, get_u2(q + 1), 1, I->op == OP_INVOKESPECIAL);
+        do_invoke(t, be_load_u2(q + 1), 1, I->op == OP_INVOKESPECIAL);
         break;
-    case OP_INVOKESTATIC: case OP_INVOKEDYNAMIC: do_invoke(t, get_u2(q + 1), 0, 0); break;
+    case OP_INVOKESTATIC: case OP_INVOKEDYNAMIC: do_invoke(t, be_load_u2(q + 1), 0, 0); break;
     case OP_NEW: ts_push(t, vt_make(VT_UNINIT, (uint16_t)I->off)); break;
     case OP_NEWARRAY:
         ts_pop(t);

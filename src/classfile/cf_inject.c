@@ -19,32 +19,32 @@ static uint32_t push_len(int32_t v) {
 }
 
 /* Pushes v; ldc: an Integer constant holding v, for values past sipush. */
-static void push_emit(cf_buf *b, int32_t v, uint32_t ldc) {
+static void push_emit(struct buf *b, int32_t v, uint32_t ldc) {
     if (v >= -1 && v <= 5) buf_u1(b, (uint32_t)(OP_ICONST_0 + v));
     else if (v >= -128 && v <= 127) { buf_u1(b, OP_BIPUSH); buf_u1(b, (uint32_t)(uint8_t)(int8_t)v); }
     else if (v >= -32768 && v <= 32767) { buf_u1(b, OP_SIPUSH); buf_u2(b, (uint32_t)(uint16_t)(int16_t)v); }
     else { buf_u1(b, OP_LDC_W); buf_u2(b, ldc); }
 }
 
-static void invokestatic(cf_buf *b, uint32_t ref) { buf_u1(b, OP_INVOKESTATIC); buf_u2(b, ref); }
+static void invokestatic(struct buf *b, uint32_t ref) { buf_u1(b, OP_INVOKESTATIC); buf_u2(b, ref); }
 
-void cf_inject_call(cf_buf *b, const inject_t *P, uint32_t hook) {
+void cf_inject_call(struct buf *b, const inject_t *P, uint32_t hook) {
     push_emit(b, P->cnum, P->hooks[HOOK_CNUM_INT]);
     push_emit(b, P->mnum, P->mldc);
     invokestatic(b, hook);
 }
 
-void cf_inject_prologue(cf_buf *b, const inject_t *P) {
+void cf_inject_prologue(struct buf *b, const inject_t *P) {
     if (P->entry) cf_inject_call(b, P, P->hooks[HOOK_ENTRY]);
     if (P->objinit) { buf_u1(b, OP_ALOAD_0); invokestatic(b, P->hooks[HOOK_OBJINIT]); }
 }
 
-void cf_inject_post(cf_buf *b, const insn_t *I) {
+void cf_inject_post(struct buf *b, const insn_t *I) {
     buf_u1(b, OP_DUP);
     invokestatic(b, I->hook);
 }
 
-void cf_inject_epilogue(cf_buf *b, const inject_t *P) {
+void cf_inject_epilogue(struct buf *b, const inject_t *P) {
     cf_inject_call(b, P, P->hooks[HOOK_RETURN]);
     buf_u1(b, OP_ATHROW);
 }
@@ -57,7 +57,7 @@ static uint32_t after_super_call(const meth_t *M) {
         const insn_t *I = &M->in[i];
         if (I->op == OP_NEW) depth++;
         else if (I->op == OP_INVOKESPECIAL) {
-            uint32_t nm = cp_ref_name(M->c, get_u2(M->code + I->off + 1));
+            uint32_t nm = cp_ref_name(M->c, be_load_u2(M->code + I->off + 1));
             if (cp_utf8_eq(M->c, nm, "<init>")) {
                 if (depth) depth--;
                 else { count++; found = i; }
@@ -73,7 +73,7 @@ static uint32_t after_super_call(const meth_t *M) {
     }
     for (uint32_t i = 0; i < M->nexc; i++) {
         const uint8_t *e = M->exc + 8 * i;
-        if (M->idx[get_u2(e)] <= found && M->idx[get_u2(e + 4)] > found) return NONE;
+        if (M->idx[be_load_u2(e)] <= found && M->idx[be_load_u2(e + 4)] > found) return NONE;
     }
     for (uint32_t k = 0; k < M->nframes; k++) {
         if (M->fr[k].idx <= found) continue;
@@ -91,7 +91,7 @@ enum { CLONE_NONE, CLONE_OBJECT, CLONE_VIRTUAL };
  * it (an override may run instead). */
 static int clone_call(const meth_t *M, const insn_t *I) {
     if (I->op != OP_INVOKEVIRTUAL && I->op != OP_INVOKESPECIAL) return CLONE_NONE;
-    uint32_t ref = get_u2(M->code + I->off + 1);
+    uint32_t ref = be_load_u2(M->code + I->off + 1);
     if (!cp_ref_is(M->c, ref, "clone", "()Ljava/lang/Object;")) return CLONE_NONE;
     uint32_t cls = cp_ref_class_name(M->c, ref);
     if (!cls) return CLONE_NONE;

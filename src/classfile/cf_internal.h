@@ -5,8 +5,9 @@
  *   cf_class.c                          parsing, writing, accessors
  *   cf_rewrite.c .. cf_decode.c         the code layer (see cf_code.h)
  *   cf_cpool.c                          constant-pool lookups and additions
- *   cf_mem.c                            arena and output buffer
- * cf_asm.c, the assembler for tests and tools, stands apart on cf_mem.c. */
+ *   cf_mem.c                            the arena
+ * Output is built in util/buf.h buffers, capped with buf_init_limited.
+ * cf_asm.c, the assembler for tests and tools, stands apart on util/buf.h. */
 #ifndef HPROF_CF_INTERNAL_H
 #define HPROF_CF_INTERNAL_H
 
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "classfile/classfile.h"
+#include "util/buf.h"
 
 /* Format errors; build with -DCF_TRACE to see where a class was rejected. */
 #ifdef CF_TRACE
@@ -23,14 +25,6 @@
 #else
 #define CF_BAD CF_ERR_FORMAT
 #endif
-
-/* Internal names kept apart from the agent's util/buf.h (both end up in libhprof). */
-#define buf_init cf_buf_init
-#define buf_free cf_buf_free
-#define buf_bytes cf_buf_bytes
-#define buf_u1 cf_buf_u1
-#define buf_u2 cf_buf_u2
-#define buf_u4 cf_buf_u4
 
 /* ---- Arena (cf_mem.c): every allocation of one class lives here and goes at once. ---- */
 typedef struct cf_block cf_block;
@@ -61,15 +55,13 @@ static inline int rd_has(cf_rd *r, size_t k) {
 static inline uint32_t rd_u1(cf_rd *r) { return rd_has(r, 1) ? r->p[r->i++] : 0; }
 static inline uint32_t rd_u2(cf_rd *r) {
     if (!rd_has(r, 2)) return 0;
-    uint32_t v = ((uint32_t)r->p[r->i] << 8) | r->p[r->i + 1];
     r->i += 2;
-    return v;
+    return be_load_u2(r->p + r->i - 2);
 }
 static inline uint32_t rd_u4(cf_rd *r) {
     if (!rd_has(r, 4)) return 0;
-    const uint8_t *q = r->p + r->i;
     r->i += 4;
-    return ((uint32_t)q[0] << 24) | ((uint32_t)q[1] << 16) | ((uint32_t)q[2] << 8) | q[3];
+    return be_load_u4(r->p + r->i - 4);
 }
 static inline const uint8_t *rd_skip(cf_rd *r, size_t k) {
     if (!rd_has(r, k)) return NULL;
@@ -77,28 +69,6 @@ static inline const uint8_t *rd_skip(cf_rd *r, size_t k) {
     r->i += k;
     return q;
 }
-static inline uint32_t get_u2(const uint8_t *p) { return ((uint32_t)p[0] << 8) | p[1]; }
-static inline uint32_t get_u4(const uint8_t *p) {
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-static inline void put_u2(uint8_t *p, uint32_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static inline void put_u4(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
-}
-
-/* ---- Growable output buffer (cf_mem.c; malloc), capped. ------------------------------ */
-typedef struct {
-    uint8_t *p;
-    size_t len, cap, limit;
-    int bad;
-} cf_buf;
-
-void buf_init(cf_buf *b, size_t limit);
-void buf_free(cf_buf *b);
-void buf_bytes(cf_buf *b, const void *p, size_t n);
-void buf_u1(cf_buf *b, uint32_t v);
-void buf_u2(cf_buf *b, uint32_t v);
-void buf_u4(cf_buf *b, uint32_t v);
 
 /* ---- The parsed class. --------------------------------------------------------------- */
 

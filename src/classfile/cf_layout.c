@@ -61,8 +61,8 @@ static int find_hosts(meth_t *M, uint32_t **hosts, uint32_t *nh) {
     if (!cov || !h || !hasf) return CF_ERR_NOMEM;
     for (uint32_t i = 0; i < M->nexc; i++) {
         const uint8_t *e = M->exc + 8 * i;
-        cov[M->idx[get_u2(e)]]++;
-        cov[M->idx[get_u2(e + 2)]]--;
+        cov[M->idx[be_load_u2(e)]]++;
+        cov[M->idx[be_load_u2(e + 2)]]--;
     }
     for (uint32_t k = 0; k < M->nframes; k++) hasf[M->fr[k].idx] = 1;
     int32_t depth = 0; /* ranges covering p-1 */

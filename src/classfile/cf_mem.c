@@ -1,4 +1,4 @@
-/* Memory for the classfile sources: the per-class arena and the capped output buffer. */
+/* Memory for the classfile sources: the per-class arena. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,26 +61,3 @@ void cf_arena_release(cf_arena *a) {
     }
     a->head = NULL;
 }
-
-/* ---- Output buffer -------------------------------------------------------------------- */
-
-void buf_init(cf_buf *b, size_t limit) { b->p = NULL; b->len = b->cap = 0; b->limit = limit; b->bad = 0; }
-void buf_free(cf_buf *b) { free(b->p); b->p = NULL; b->len = b->cap = 0; }
-
-void buf_bytes(cf_buf *b, const void *p, size_t n) {
-    if (b->bad) return;
-    if (n > b->limit || b->len > b->limit - n) { b->bad = 1; return; }
-    if (b->len + n > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc < b->len + n) nc *= 2;
-        uint8_t *q = realloc(b->p, nc);
-        if (!q) { b->bad = 1; return; }
-        b->p = q;
-        b->cap = nc;
-    }
-    if (n) memcpy(b->p + b->len, p, n);
-    b->len += n;
-}
-void buf_u1(cf_buf *b, uint32_t v) { uint8_t x = (uint8_t)v; buf_bytes(b, &x, 1); }
-void buf_u2(cf_buf *b, uint32_t v) { uint8_t x[2]; put_u2(x, v); buf_bytes(b, x, 2); }
-void buf_u4(cf_buf *b, uint32_t v) { uint8_t x[4]; put_u4(x, v); buf_bytes(b, x, 4); }

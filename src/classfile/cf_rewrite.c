@@ -13,7 +13,7 @@ static unsigned invert_cond(unsigned op) {
 }
 
 /* A 16-bit branch, as it is, through its trampoline, or widened in place. */
-static void emit_branch16(cf_buf *b, const meth_t *M, const insn_t *I) {
+static void emit_branch16(struct buf *b, const meth_t *M, const insn_t *I) {
     int64_t d = (int64_t)M->in[I->tgt].start - I->at;
     if (I->widen == W_NONE) {
         buf_u1(b, I->op);
@@ -33,27 +33,27 @@ static void emit_branch16(cf_buf *b, const meth_t *M, const insn_t *I) {
 }
 
 /* A switch at its new offset: new padding, new offsets, keys and bounds as they were. */
-static void emit_switch(cf_buf *b, const meth_t *M, const insn_t *I) {
+static void emit_switch(struct buf *b, const meth_t *M, const insn_t *I) {
     static const uint8_t zero[3] = {0, 0, 0};
     uint32_t base = I->off + 1 + swpad(I->off);
     buf_u1(b, I->op);
-    buf_bytes(b, zero, swpad(I->at));
+    buf_put(b, zero, swpad(I->at));
     buf_u4(b, (uint32_t)(int32_t)((int64_t)M->in[M->swt[I->sw]].start - I->at));
     if (I->kind == K_TSW) {
-        buf_bytes(b, M->code + base + 4, 8);
+        buf_put(b, M->code + base + 4, 8);
         for (uint32_t j = 1; j < I->nsw; j++)
             buf_u4(b, (uint32_t)(int32_t)((int64_t)M->in[M->swt[I->sw + j]].start - I->at));
     } else {
-        buf_bytes(b, M->code + base + 4, 4);
+        buf_put(b, M->code + base + 4, 4);
         for (uint32_t j = 1; j < I->nsw; j++) {
-            buf_bytes(b, M->code + base + 8 + 8 * (j - 1), 4);
+            buf_put(b, M->code + base + 8 + 8 * (j - 1), 4);
             buf_u4(b, (uint32_t)(int32_t)((int64_t)M->in[M->swt[I->sw + j]].start - I->at));
         }
     }
 }
 
 /* The island before instruction i, from trampoline *tcur on; 0 when off its layout. */
-static int emit_island(cf_buf *b, const meth_t *M, uint32_t i, uint32_t *tcur) {
+static int emit_island(struct buf *b, const meth_t *M, uint32_t i, uint32_t *tcur) {
     const insn_t *I = &M->in[i];
     if (I->ntr) {
         if (b->len != I->island) return 0;
@@ -68,16 +68,16 @@ static int emit_island(cf_buf *b, const meth_t *M, uint32_t i, uint32_t *tcur) {
     return 1;
 }
 
-/* The new code; b->bad when something lands off the layout. */
-static void emit_code(cf_buf *b, const meth_t *M, const inject_t *P) {
+/* The new code; b->oom when something lands off the layout. */
+static void emit_code(struct buf *b, const meth_t *M, const inject_t *P) {
     cf_inject_prologue(b, P);
     uint32_t tcur = 0;
     for (uint32_t i = 0; i <= M->ninsn; i++) {
         const insn_t *I = &M->in[i];
-        if (!emit_island(b, M, i, &tcur)) { b->bad = 1; return; }
+        if (!emit_island(b, M, i, &tcur)) { b->oom = 1; return; }
         if (i == M->ninsn) break;
         if (I->pre) cf_inject_call(b, P, P->hooks[HOOK_RETURN]);
-        if (b->len != I->at) { b->bad = 1; return; }
+        if (b->len != I->at) { b->oom = 1; return; }
         switch (I->kind) {
         case K_BR16: emit_branch16(b, M, I); break;
         case K_BR32:
@@ -85,22 +85,22 @@ static void emit_code(cf_buf *b, const meth_t *M, const inject_t *P) {
             buf_u4(b, (uint32_t)(int32_t)((int64_t)M->in[I->tgt].start - I->at));
             break;
         case K_TSW: case K_LSW: emit_switch(b, M, I); break;
-        default: buf_bytes(b, M->code + I->off, I->len); break;
+        default: buf_put(b, M->code + I->off, I->len); break;
         }
         if (I->post) cf_inject_post(b, I);
     }
-    if (b->len != M->body_end) b->bad = 1;
+    if (b->len != M->body_end) b->oom = 1;
     if (M->epilogue) cf_inject_epilogue(b, P);
 }
 
-static void write_exc_table(cf_buf *a, const meth_t *M, const inject_t *P) {
+static void write_exc_table(struct buf *a, const meth_t *M, const inject_t *P) {
     buf_u2(a, M->nexc + (M->epilogue ? 1 : 0));
     for (uint32_t i = 0; i < M->nexc; i++) {
         const uint8_t *e = M->exc + 8 * i;
-        buf_u2(a, map_tgt(M, get_u2(e)));
-        buf_u2(a, map_tgt(M, get_u2(e + 2)));
-        buf_u2(a, map_tgt(M, get_u2(e + 4)));
-        buf_u2(a, get_u2(e + 6));
+        buf_u2(a, map_tgt(M, be_load_u2(e)));
+        buf_u2(a, map_tgt(M, be_load_u2(e + 2)));
+        buf_u2(a, map_tgt(M, be_load_u2(e + 4)));
+        buf_u2(a, be_load_u2(e + 6));
     }
     if (M->epilogue) {
         buf_u2(a, M->in[P->cstart].start); /* the catch-all: to the end of the body */
@@ -111,22 +111,22 @@ static void write_exc_table(cf_buf *a, const meth_t *M, const inject_t *P) {
 }
 
 /* The new StackMapTable (named name) into a. */
-static int write_smt(cf_buf *a, const meth_t *M, uint32_t name, const frame_t *handler) {
-    cf_buf s;
-    buf_init(&s, 0x7FFFFFF0);
+static int write_smt(struct buf *a, const meth_t *M, uint32_t name, const frame_t *handler) {
+    struct buf s;
+    buf_init_limited(&s, 0x7FFFFFF0);
     int rc = cf_frames_encode(M, handler, &s);
     if (rc == 0) {
         buf_u2(a, name);
         buf_u4(a, (uint32_t)s.len);
-        buf_bytes(a, s.p, s.len);
-        if (s.bad) a->bad = 1;
+        buf_put(a, s.data, s.len);
+        if (s.oom) a->oom = 1;
     }
     buf_free(&s);
     return rc;
 }
 
 /* Attribute i of the Code attribute into a, remapped if it holds code offsets. */
-static int write_attr(cf_buf *a, const meth_t *M, uint32_t i, int kind) {
+static int write_attr(struct buf *a, const meth_t *M, uint32_t i, int kind) {
     const cf_attr *at = &M->attrs[i];
     const uint8_t *data = at->data;
     if (kind != A_OTHER) {
@@ -138,12 +138,12 @@ static int write_attr(cf_buf *a, const meth_t *M, uint32_t i, int kind) {
     }
     buf_u2(a, at->name);
     buf_u4(a, at->len);
-    buf_bytes(a, data, at->len);
+    buf_put(a, data, at->len);
     return 0;
 }
 
 /* The Code attribute's attributes; smt_name: when not 0, a StackMapTable is added. */
-static int write_attrs(cf_buf *a, const meth_t *M, uint32_t smt_name, const frame_t *handler) {
+static int write_attrs(struct buf *a, const meth_t *M, uint32_t smt_name, const frame_t *handler) {
     buf_u2(a, M->nattr + (smt_name ? 1 : 0));
     int rc = 0;
     for (uint32_t i = 0; i < M->nattr && rc == 0; i++) {
@@ -155,7 +155,7 @@ static int write_attrs(cf_buf *a, const meth_t *M, uint32_t smt_name, const fram
 }
 
 /* The Code attribute around code into a. */
-static int code_attr(cf_buf *a, meth_t *M, const inject_t *P, const cf_buf *code) {
+static int code_attr(struct buf *a, meth_t *M, const inject_t *P, const struct buf *code) {
     /* a method with frames, or a new handler in a version-50+ class, needs a StackMapTable */
     const int frames = M->smt >= 0;
     int need_smt = frames || (M->epilogue && M->c->major >= 50);
@@ -166,7 +166,7 @@ static int code_attr(cf_buf *a, meth_t *M, const inject_t *P, const cf_buf *code
     buf_u2(a, P->max_stack);
     buf_u2(a, M->max_locals);
     buf_u4(a, M->total);
-    buf_bytes(a, code->p, code->len);
+    buf_put(a, code->data, code->len);
     if (M->nexc + (M->epilogue ? 1u : 0u) > 0xFFFF) return CF_M_UNREWRITABLE;
     write_exc_table(a, M, P);
     /* the catch-all handler's frame: no locals, the Throwable on the stack */
@@ -177,15 +177,15 @@ static int code_attr(cf_buf *a, meth_t *M, const inject_t *P, const cf_buf *code
     handler.ns = 1;
     handler.full = 1;
     int rc = write_attrs(a, M, smt_name, M->epilogue ? &handler : NULL);
-    if (rc == 0 && a->bad) rc = CF_M_UNREWRITABLE;
+    if (rc == 0 && a->oom) rc = CF_M_UNREWRITABLE;
     return rc;
 }
 
 /* The method's Code attribute becomes a (copied into the arena). */
-static int install(meth_t *M, const cf_buf *a) {
+static int install(meth_t *M, const struct buf *a) {
     uint8_t *data = cf_arena_alloc(&M->c->ar, a->len);
     if (!data) return CF_ERR_NOMEM;
-    memcpy(data, a->p, a->len);
+    memcpy(data, a->data, a->len);
     M->m->attrs[M->m->code].data = data;
     M->m->attrs[M->m->code].len = (uint32_t)a->len;
     return 0;
@@ -213,11 +213,11 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
         res->exc_exit_skipped += (unsigned)P.exc_skipped;
     if (rc != 0 || (rc = cf_layout_fit(&M, &P, spec->debug, &widened)) != 0) return rc;
 
-    cf_buf code, a;
-    buf_init(&code, 1u << 20);
-    buf_init(&a, 0x7FFFFFF0);
+    struct buf code, a;
+    buf_init_limited(&code, 1u << 20);
+    buf_init_limited(&a, 0x7FFFFFF0);
     emit_code(&code, &M, &P);
-    rc = (code.bad || code.len != M.total) ? CF_M_UNREWRITABLE : code_attr(&a, &M, &P, &code);
+    rc = (code.oom || code.len != M.total) ? CF_M_UNREWRITABLE : code_attr(&a, &M, &P, &code);
     buf_free(&code);
     if (rc == 0) rc = install(&M, &a);
     buf_free(&a);

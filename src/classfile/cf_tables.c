@@ -52,10 +52,10 @@ static int ev_skip(cf_rd *r, int depth) {
 /* Remaps the range (u2 start, u2 length) at e: from the new start of its first
  * instruction to the new start of the instruction at its old end. */
 static void remap_range(const meth_t *M, uint8_t *e) {
-    uint32_t s = get_u2(e), l = get_u2(e + 2);
+    uint32_t s = be_load_u2(e), l = be_load_u2(e + 2);
     uint32_t ns = map_start(M, s), ne = map_tgt(M, s + l);
-    put_u2(e, ns);
-    put_u2(e + 2, ne > ns ? ne - ns : 0);
+    be_store_u2(e, ns);
+    be_store_u2(e + 2, ne > ns ? ne - ns : 0);
 }
 
 /* Walks a type-annotations attribute; when out is given (a copy of data), patches the code
@@ -85,7 +85,7 @@ static int ta_walk(const meth_t *M, const uint8_t *data, uint32_t len, uint8_t *
             size_t pos = r.i;
             uint32_t o = rd_u2(&r);
             if (tt >= TA_CAST) rd_u1(&r);
-            if (out && !r.bad) put_u2(out + pos, map_insn(M, o));
+            if (out && !r.bad) be_store_u2(out + pos, map_insn(M, o));
             break;
         }
         }
@@ -117,7 +117,7 @@ int cf_tables_check(const meth_t *M) {
         const cf_attr *a = &M->attrs[i];
         int kind = cf_attr_kind(M, i);
         if (kind == A_LNT || kind == A_LVT || kind == A_CRT) {
-            if (a->len < 2 || a->len != 2 + entry_size(kind) * get_u2(a->data)) return CF_BAD;
+            if (a->len < 2 || a->len != 2 + entry_size(kind) * be_load_u2(a->data)) return CF_BAD;
         } else if (kind == A_TA) {
             if (ta_walk(M, a->data, a->len, NULL) != CF_OK) return CF_BAD;
         }
@@ -127,20 +127,20 @@ int cf_tables_check(const meth_t *M) {
 
 int cf_tables_remap(const meth_t *M, uint32_t i, int kind, uint8_t *copy) {
     if (kind == A_TA) return ta_walk(M, M->attrs[i].data, M->attrs[i].len, copy) == CF_OK ? CF_OK : CF_BAD;
-    uint32_t n = get_u2(copy), size = entry_size(kind);
+    uint32_t n = be_load_u2(copy), size = entry_size(kind);
     for (uint32_t j = 0; j < n; j++) {
         uint8_t *e = copy + 2 + size * j;
         if (kind == A_LNT) {
-            put_u2(e, map_start(M, get_u2(e)));
+            be_store_u2(e, map_start(M, be_load_u2(e)));
         } else if (kind == A_LVT) {
             remap_range(M, e);
         } else {
             /* start_pc, end_pc: the end is inclusive, the last byte of an instruction */
-            uint32_t s = get_u2(e), en = get_u2(e + 2);
+            uint32_t s = be_load_u2(e), en = be_load_u2(e + 2);
             uint32_t ns = map_tgt(M, s);
             uint32_t ne = en < M->code_len ? map_tgt(M, M->in[M->idx[en]].off + M->in[M->idx[en]].len) : M->body_end;
-            put_u2(e, ns);
-            put_u2(e + 2, ne > ns ? ne - 1 : ns);
+            be_store_u2(e, ns);
+            be_store_u2(e + 2, ne > ns ? ne - 1 : ns);
         }
     }
     return CF_OK;

@@ -5,25 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static uint16_t get_u2(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
-static uint32_t get_u4(const uint8_t *p)
-{
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-static uint8_t *put_u2(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-    return p + 2;
-}
-static uint8_t *put_u4(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-    return p + 4;
-}
+#include "util/buf.h"
 
 static float bits_to_float(uint32_t u)
 {
@@ -81,7 +63,7 @@ static long body_length(uint8_t tag, const uint8_t *body, uint32_t len)
         return 6;
     case CMD_CONTROL:
         if (len < 2) return 2;
-        switch (get_u2(body)) {
+        switch (be_load_u2(body)) {
         case CTL_ALLOC_ON:
         case CTL_ALLOC_OFF:
         case CTL_CPU_CLEAR:
@@ -114,8 +96,8 @@ enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, si
     if (len < CMD_HEADER_SIZE) return CMD_NEED_MORE;
     memset(cmd, 0, sizeof *cmd);
     cmd->tag = buf[0];
-    cmd->serial = get_u4(buf + 1);
-    cmd->length = get_u4(buf + 5);
+    cmd->serial = be_load_u4(buf + 1);
+    cmd->length = be_load_u4(buf + 5);
     const char *name = cmd_name(cmd->tag);
     if (cmd->length > CMD_MAX_BODY) {
         if (name)
@@ -135,7 +117,7 @@ enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, si
     }
     long want = body_length(cmd->tag, body, cmd->length);
     if (want < 0) {
-        say(why, whylen, "CONTROL (serial %u) with unknown sub-command %u", cmd->serial, (unsigned)get_u2(body));
+        say(why, whylen, "CONTROL (serial %u) with unknown sub-command %u", cmd->serial, (unsigned)be_load_u2(body));
         return CMD_DROPPED;
     }
     if ((long)cmd->length != want) {
@@ -145,21 +127,21 @@ enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, si
     switch (cmd->tag) {
     case CMD_ALLOC_SITES:
     case CMD_CPU_SAMPLES:
-        cmd->flags = get_u2(body);
+        cmd->flags = be_load_u2(body);
         if (cmd->tag == CMD_ALLOC_SITES && (cmd->flags & ~0x7u)) {
             say(why, whylen, "ALLOC SITES (serial %u) with unknown flags 0x%x", cmd->serial, cmd->flags);
             return CMD_DROPPED;
         }
-        if (!good_cutoff(get_u4(body + 2), &cmd->cutoff)) {
+        if (!good_cutoff(be_load_u4(body + 2), &cmd->cutoff)) {
             say(why, whylen, "%s (serial %u) with a cutoff that is not a number from 0 to 1", name, cmd->serial);
             return CMD_DROPPED;
         }
         if (cmd->tag == CMD_CPU_SAMPLES) cmd->flags = 0;
         break;
     case CMD_CONTROL:
-        cmd->control = get_u2(body);
-        if (cmd->control == CTL_CPU_ON || cmd->control == CTL_CPU_OFF) cmd->thread_id = get_u4(body + 2);
-        if (cmd->control == CTL_DEPTH) cmd->depth = get_u2(body + 2);
+        cmd->control = be_load_u2(body);
+        if (cmd->control == CTL_CPU_ON || cmd->control == CTL_CPU_OFF) cmd->thread_id = be_load_u4(body + 2);
+        if (cmd->control == CTL_DEPTH) cmd->depth = be_load_u2(body + 2);
         break;
     default:
         break;
@@ -174,13 +156,20 @@ size_t cmd_encode(const struct command *cmd, uint8_t *out, size_t n)
     switch (cmd->tag) {
     case CMD_ALLOC_SITES:
     case CMD_CPU_SAMPLES:
-        p = put_u2(p, cmd->tag == CMD_ALLOC_SITES ? cmd->flags : 0);
-        p = put_u4(p, float_to_bits((float)cmd->cutoff));
+        be_store_u2(p, cmd->tag == CMD_ALLOC_SITES ? cmd->flags : 0);
+        be_store_u4(p + 2, float_to_bits((float)cmd->cutoff));
+        p += 6;
         break;
     case CMD_CONTROL:
-        p = put_u2(p, cmd->control);
-        if (cmd->control == CTL_CPU_ON || cmd->control == CTL_CPU_OFF) p = put_u4(p, cmd->thread_id);
-        else if (cmd->control == CTL_DEPTH) p = put_u2(p, cmd->depth);
+        be_store_u2(p, cmd->control);
+        p += 2;
+        if (cmd->control == CTL_CPU_ON || cmd->control == CTL_CPU_OFF) {
+            be_store_u4(p, cmd->thread_id);
+            p += 4;
+        } else if (cmd->control == CTL_DEPTH) {
+            be_store_u2(p, cmd->depth);
+            p += 2;
+        }
         break;
     default:
         if (!cmd_name(cmd->tag)) return 0;   /* the others have no body */
@@ -189,8 +178,8 @@ size_t cmd_encode(const struct command *cmd, uint8_t *out, size_t n)
     size_t blen = (size_t)(p - body);
     if (n < CMD_HEADER_SIZE + blen) return 0;
     out[0] = cmd->tag;
-    put_u4(out + 1, cmd->serial);
-    put_u4(out + 5, (uint32_t)blen);
+    be_store_u4(out + 1, cmd->serial);
+    be_store_u4(out + 5, (uint32_t)blen);
     memcpy(out + CMD_HEADER_SIZE, body, blen);
     return CMD_HEADER_SIZE + blen;
 }

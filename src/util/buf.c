@@ -7,20 +7,33 @@
 
 void buf_init(struct buf *b) { memset(b, 0, sizeof *b); }
 
+void buf_init_limited(struct buf *b, size_t limit)
+{
+    buf_init(b);
+    b->limit = limit;
+}
+
 void buf_free(struct buf *b)
 {
     free(b->data);
-    buf_init(b);
+    buf_init_limited(b, b->limit);
 }
 
 void buf_reset(struct buf *b) { b->len = 0; }
 
+/* The capacity never exceeds the limit, so buf_room's inline check (len + n > cap) also
+ * catches a write past the limit. */
 int buf_reserve(struct buf *b, size_t extra)
 {
     if (b->oom) return -1;
+    if (b->limit && (extra > b->limit || b->len > b->limit - extra)) {
+        b->oom = 1;
+        return -1;
+    }
     if (b->len + extra <= b->cap) return 0;
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < b->len + extra) cap *= 2;
+    if (b->limit && cap > b->limit) cap = b->limit;
     uint8_t *d = realloc(b->data, cap);
     if (!d) {
         b->oom = 1;
@@ -34,10 +47,7 @@ int buf_reserve(struct buf *b, size_t extra)
 void buf_patch_u4(struct buf *b, size_t at, uint32_t v)
 {
     if (b->oom || at + 4 > b->len) return;
-    b->data[at] = (uint8_t)(v >> 24);
-    b->data[at + 1] = (uint8_t)(v >> 16);
-    b->data[at + 2] = (uint8_t)(v >> 8);
-    b->data[at + 3] = (uint8_t)v;
+    be_store_u4(b->data + at, v);
 }
 
 void buf_printf(struct buf *b, const char *fmt, ...)

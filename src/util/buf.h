@@ -14,11 +14,14 @@ struct buf {
     uint8_t *data;
     size_t len;
     size_t cap;
-    int oom;            /* set when an allocation failed; later writes are dropped */
+    size_t limit;       /* most bytes it may hold; 0 for no limit */
+    int oom;            /* set when an allocation failed or the limit was hit; later writes are dropped */
 };
 
 void buf_init(struct buf *b);
-void buf_free(struct buf *b);
+/* As buf_init, but growing past limit bytes (> 0) fails like an allocation. */
+void buf_init_limited(struct buf *b, size_t limit);
+void buf_free(struct buf *b); /* releases the memory; the buffer stays usable, limit kept */
 void buf_reset(struct buf *b);
 int buf_reserve(struct buf *b, size_t extra);
 
@@ -36,7 +39,14 @@ static inline bool grow_array(void **p, size_t *cap, size_t need, size_t elem)
     return true;
 }
 
-/* A big-endian u4 in place (heap dump values are laid out as the binary format has them). */
+/* Big-endian values in place (heap dump values and class files are laid out this way).
+ * The loads widen to uint32_t so that arithmetic on a u2 stays unsigned. */
+static inline void be_store_u2(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
 static inline void be_store_u4(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 24);
@@ -50,19 +60,13 @@ static inline uint32_t be_load_u4(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static inline void be_store_u2(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
 static inline void be_store_u8(uint8_t *p, uint64_t v)
 {
     be_store_u4(p, (uint32_t)(v >> 32));
     be_store_u4(p + 4, (uint32_t)v);
 }
 
-static inline uint16_t be_load_u2(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint32_t be_load_u2(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
 
 static inline uint64_t be_load_u8(const uint8_t *p) { return (uint64_t)be_load_u4(p) << 32 | be_load_u4(p + 4); }
 
@@ -90,9 +94,7 @@ static inline void buf_u1(struct buf *b, uint8_t v)
 static inline void buf_u2(struct buf *b, uint16_t v)
 {
     uint8_t *p = buf_room(b, 2);
-    if (!p) return;
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
+    if (p) be_store_u2(p, v);
 }
 
 static inline void buf_u4(struct buf *b, uint32_t v)

@@ -4,14 +4,14 @@
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_OUT     := $(BUILD)/fuzz
-FUZZ_CF_SRCS := $(wildcard src/classfile/*.c)
+FUZZ_CF_SRCS := $(wildcard src/classfile/*.c) src/util/buf.c
 FUZZ_FLAGS   := -g -O1 -std=c11 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 .PHONY: fuzz fuzz-build fuzz-seed
 fuzz-build: $(FUZZ_OUT)/fuzz_classfile
 
-$(FUZZ_OUT)/fuzz_classfile: tests/fuzz/fuzz_classfile.c tests/fuzz/fuzz_one.h $(FUZZ_CF_SRCS) $(wildcard src/classfile/*.h)
+$(FUZZ_OUT)/fuzz_classfile: tests/fuzz/fuzz_classfile.c tests/fuzz/fuzz_one.h $(FUZZ_CF_SRCS) $(wildcard src/classfile/*.h) src/util/buf.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_classfile.c $(FUZZ_CF_SRCS)
 

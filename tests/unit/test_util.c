@@ -69,6 +69,24 @@ int main(void)
     CHECK(b.len == 4000 && memcmp(b.data + 3996, "0999", 4) == 0, "printf grows the buffer");
     buf_free(&b);
 
+    /* a limited buffer: filling it exactly is fine, one byte more fails and sticks */
+    buf_init_limited(&b, 5000);
+    for (int i = 0; i < 1250; i++) buf_u4(&b, (uint32_t)i);
+    CHECK(b.len == 5000 && !b.oom && b.cap == 5000, "a limited buffer fills up to its limit (cap %zu)", b.cap);
+    buf_u1(&b, 1);
+    CHECK(b.len == 5000 && b.oom, "growing past the limit fails like an allocation");
+    buf_free(&b);
+    static const uint8_t zeros[4997];
+    buf_put(&b, zeros, sizeof zeros);
+    buf_u4(&b, 7);
+    CHECK(b.len == 4997 && b.oom && b.limit == 5000, "buf_free keeps the limit; a write that would cross it is dropped");
+    buf_free(&b);
+    uint8_t be[4];
+    be_store_u2(be, 0x1fffe);
+    be_store_u2(be + 2, 0xabcd);
+    CHECK(be[0] == 0xff && be[1] == 0xfe && be_load_u2(be) == 0xfffe && be_load_u2(be + 2) == 0xabcd,
+          "big-endian u2 store (truncating) and load");
+
     cmap_init(&map);
     registry_init(&reg);
     pthread_t t[4];
