@@ -170,10 +170,8 @@ static void note_limits(const struct options *o)
 /* What every run needs; each source adds its own in its init. */
 static int add_capabilities(jvmtiEnv *jvmti, const struct options *o)
 {
-    jvmtiCapabilities want, have;
+    jvmtiCapabilities want, have = host_potential_capabilities(jvmti);
     memset(&want, 0, sizeof want);
-    memset(&have, 0, sizeof have);
-    (*jvmti)->GetPotentialCapabilities(jvmti, &have);
     want.can_get_line_numbers = have.can_get_line_numbers;
     want.can_get_source_file_name = have.can_get_source_file_name;
     want.can_tag_objects = 1;

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "options/options.h"
 #include "tables/tables.h"
@@ -88,6 +89,16 @@ static inline jthread host_start_thread(struct host *h, JNIEnv *jni, const char 
 {
     return h->services->start_thread(h, jni, name, run, arg);
 }
+/* What this JVM can give, to ask only for that: sources and the agent add capabilities
+ * each for itself, so a refused one is said by the part that wanted it. */
+static inline jvmtiCapabilities host_potential_capabilities(jvmtiEnv *jvmti)
+{
+    jvmtiCapabilities have;
+    memset(&have, 0, sizeof have);
+    (*jvmti)->GetPotentialCapabilities(jvmti, &have);
+    return have;
+}
+
 static inline void host_record(struct host *h, const struct live_record *r) { h->services->record(h, r); }
 static inline bool host_is_own_thread(struct host *h, JNIEnv *jni, jthread thread)
 {

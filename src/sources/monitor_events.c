@@ -33,10 +33,8 @@ static _Thread_local struct pending unknown_thread_pending;
 /* The capabilities monitor=y needs, of those the VM offers. */
 static int add_capabilities(jvmtiEnv *jvmti)
 {
-    jvmtiCapabilities want, have;
+    jvmtiCapabilities want, have = host_potential_capabilities(jvmti);
     memset(&want, 0, sizeof want);
-    memset(&have, 0, sizeof have);
-    (*jvmti)->GetPotentialCapabilities(jvmti, &have);
     want.can_generate_monitor_events = have.can_generate_monitor_events;
     want.can_get_monitor_info = have.can_get_monitor_info;
     want.can_get_owned_monitor_info = have.can_get_owned_monitor_info;

@@ -170,10 +170,7 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     caps.can_generate_all_class_hook_events = 1;
     caps.can_generate_early_class_hook_events = 1;
     caps.can_retransform_classes = 1;
-    jvmtiCapabilities have;
-    memset(&have, 0, sizeof have);
-    (*jvmti)->GetPotentialCapabilities(jvmti, &have);
-    caps.can_get_current_thread_cpu_time = have.can_get_current_thread_cpu_time;
+    caps.can_get_current_thread_cpu_time = host_potential_capabilities(jvmti).can_get_current_thread_cpu_time;
     if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
         log_error("the JVM refused the class-hook capabilities that cpu=times needs");
         return -1;
