@@ -77,7 +77,7 @@ for DUMPER in jdk jvmti; do
   "$HPROF_DUMP" p.hprof >pdump.txt 2>&1 || true
   check "${VIA}every primitive array is written with no elements" \
     bash -c "grep -q '^  PRIM_ARRAY_DUMP ' pdump.txt && ! grep '^  PRIM_ARRAY_DUMP ' pdump.txt | grep -vq ' n=0 '"
-  "$JAVA" -cp "$TEST_CLASSES" HeapDumpRead p.hprof "$KNOWN" HeapDumpKnown >pread.txt 2>&1
+  "$JAVA" -cp "$TEST_CLASSES" HeapDumpRead p.hprof "$KNOWN" HeapDumpKnown >pread.txt 2>&1 || true
   awk -v c="OBJ $KNOWN " 'index($0, c) == 1 { on = 1; next } /^[^ ]/ { on = 0 } on' pread.txt >pknown.txt
   check "${VIA}instance: primitive fields 0, references kept (the one to itself too)" \
     bash -c "grep -qx '  i=0' pknown.txt && grep -qx '  j=0' pknown.txt && grep -qx '  d=0.0' pknown.txt && grep -qx '  z=false' pknown.txt && grep -q '^  self=@[0-9a-f]* $KNOWN\$' pknown.txt && grep -q '^  baseRef=@[0-9a-f]' pknown.txt"
