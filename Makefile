@@ -83,8 +83,14 @@ install: $(BUILD)/libhprof.so
 	install -m 0755 $(BUILD)/libhprof.so $(JDK_HOME)/lib/libhprof.so
 	@echo "installed $(JDK_HOME)/lib/libhprof.so"
 
-sample: all
-	bench/profile-sample.sh
+# The profile is what this shows: the build's compiler lines go to a log, shown only
+# when the build fails.
+sample:
+	@mkdir -p $(BUILD)/sample
+	@echo "make sample: building $(BUILD)/libhprof.so (compiler output in $(BUILD)/sample/build.log)"
+	@$(MAKE) --no-print-directory $(BUILD)/libhprof.so >$(BUILD)/sample/build.log 2>&1 || \
+	  { cat $(BUILD)/sample/build.log; echo "make sample: the build failed"; exit 1; }
+	@bench/profile-sample.sh
 
 bench: all
 	bench/run.sh

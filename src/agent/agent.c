@@ -165,6 +165,10 @@ static void note_limits(const struct options *o)
 {
     if (o->msa) log_warning("msa=y (Solaris micro state accounting) has no meaning on this platform; ignored");
     if (o->gc_okay_given) log_warning("gc_okay is an obsolete option; ignored");
+    char names[128];
+    if (options_no_effect(o, names, sizeof names))
+        log_warning("%s: the original HPROF's debugging option%s, no effect here; ignored", names,
+                    strchr(names, ',') ? "s" : "");
 }
 
 /* What every run needs; each source adds its own in its init. */

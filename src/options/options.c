@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,20 @@ static const char HELP_TEXT[] =
     "---------------------------------------\n"
     "alloc_sample=<bytes>   heap=sites by sampling         0 (exact)\n"
     "\n"
+    "Options of the Original HPROF Outside Its Table\n"
+    "-----------------------------------------------\n"
+    "primfields=y|n         primitive fields in dumps?     y\n"
+    "primarrays=y|n         primitive arrays in dumps?     y\n"
+    "logflags=<n>           accepted, no effect\n"
+    "debugflags=<n>         accepted, no effect\n"
+    "coredump=y|n           accepted, no effect\n"
+    "errorexit=y|n          accepted, no effect\n"
+    "exitpause=y|n          accepted, no effect\n"
+    "pause=y|n              accepted, no effect\n"
+    "precrash=y|n           accepted, no effect\n"
+    "debug=y|n              accepted, no effect\n"
+    "X=<n>                  accepted, no effect\n"
+    "\n"
     "Obsolete Options\n"
     "----------------\n"
     "gc_okay=y|n\n"
@@ -59,6 +74,14 @@ static const char HELP_TEXT[] =
     "  - msa=y (Solaris micro state accounting) has no meaning on Linux: accepted\n"
     "    and ignored, with a note.\n"
     "  - gc_okay is obsolete: accepted and ignored, with a note.\n"
+    "  - primfields=n writes the primitive field values (instance and static) of\n"
+    "    format=b heap dumps as 0, and primarrays=n writes primitive arrays with\n"
+    "    no elements, as the original did: a smaller file that readers still\n"
+    "    read whole. Text heap dumps list neither, so these change only format=b.\n"
+    "  - logflags, debugflags, X, coredump, errorexit, exitpause, pause, precrash\n"
+    "    and debug were the original's own debugging aids: accepted and ignored,\n"
+    "    with a note (<n> is a number: 4, 0x4, 04). For logflags=4 (the original's\n"
+    "    check of its binary output) run build/hprof-dump --check on the file.\n"
     "  - alloc_sample=<bytes> is new: heap=sites from the JVM's allocation sampling\n"
     "    (one sample about every <bytes> allocated), with counts scaled to\n"
     "    estimates; low overhead for large services. 0 (the default) counts\n"
@@ -96,6 +119,8 @@ static void set_defaults(struct options *o)
     o->doe = true;
     o->force = true;
     o->verbose = true;
+    o->primfields = true;
+    o->primarrays = true;
 }
 
 /* The parser reads one "name=value" pair at a time from the option string. */
@@ -149,69 +174,143 @@ static enum options_result parse_net(struct parser *p, const char *v, struct opt
     return OPTIONS_OK;
 }
 
-static enum options_result apply(struct parser *p, struct options *o, const char *name,
-                                 const char *value)
+/* The y|n option called name, or NULL. */
+static bool *flag_of(struct options *o, const char *name)
 {
-    bool *flag = NULL;
+    static const struct { const char *name; size_t off; } FLAGS[] = {
+        {"monitor", offsetof(struct options, monitor)},       {"lineno", offsetof(struct options, lineno)},
+        {"thread", offsetof(struct options, thread)},         {"doe", offsetof(struct options, doe)},
+        {"msa", offsetof(struct options, msa)},               {"force", offsetof(struct options, force)},
+        {"verbose", offsetof(struct options, verbose)},       {"primfields", offsetof(struct options, primfields)},
+        {"primarrays", offsetof(struct options, primarrays)},
+    };
+    for (size_t i = 0; i < sizeof FLAGS / sizeof FLAGS[0]; i++)
+        if (strcmp(name, FLAGS[i].name) == 0) return (bool *)((char *)o + FLAGS[i].off);
+    return NULL;
+}
+
+/* The original's options that mean nothing here (its own debugging aids: log and debug
+ * bits, core dumps, pauses, experiments), accepted with the values it took: a number in
+ * C notation, or y|n. It refused exitpause and precrash (removed then); they are accepted
+ * here too, so no command line that ran it fails. */
+static const struct { const char *name; bool numeric; } NO_EFFECT[] = {
+    {"logflags", true},   {"debugflags", true}, {"coredump", false}, {"errorexit", false}, {"exitpause", false},
+    {"pause", false},     {"precrash", false},  {"debug", false},    {"X", true},
+};
+#define N_NO_EFFECT (sizeof NO_EFFECT / sizeof NO_EFFECT[0])
+
+bool options_no_effect(const struct options *o, char *buf, size_t len)
+{
+    size_t at = 0;
+    if (len) buf[0] = 0;
+    for (size_t i = 0; i < N_NO_EFFECT; i++) {
+        if (!(o->no_effect & (1u << i))) continue;
+        int n = snprintf(buf + at, len > at ? len - at : 0, "%s%s", at ? ", " : "", NO_EFFECT[i].name);
+        if (n > 0) at += (size_t)n;
+    }
+    return o->no_effect != 0;
+}
+
+/* One of NO_EFFECT: checks its value and notes it; returns -1 when name is not one. */
+static int apply_no_effect(struct parser *p, struct options *o, const char *name, const char *value,
+                           enum options_result *r)
+{
+    for (size_t i = 0; i < N_NO_EFFECT; i++) {
+        if (strcmp(name, NO_EFFECT[i].name) != 0) continue;
+        char *end;
+        bool ignored;
+        errno = 0;
+        if (NO_EFFECT[i].numeric) (void)strtol(value, &end, 0);
+        if (NO_EFFECT[i].numeric ? (!*value || *end || errno) : parse_yes_no(value, &ignored) != 0) {
+            *r = fail(p, NO_EFFECT[i].numeric ? "%s option value must be numeric" : "%s option value must be y|n",
+                      name);
+            return 0;
+        }
+        o->no_effect |= 1u << i;
+        *r = OPTIONS_OK;
+        return 0;
+    }
+    return -1;
+}
+
+/* Options with a value of their own syntax; returns -1 when name is not one. */
+static int apply_valued(struct parser *p, struct options *o, const char *name, const char *value,
+                        enum options_result *r)
+{
+    *r = OPTIONS_OK;
     if (strcmp(name, "heap") == 0) {
         /* heap=dump and heap=sites add up, as they always did */
         if (strcmp(value, "dump") == 0) o->heap |= HEAP_DUMP;
         else if (strcmp(value, "sites") == 0) o->heap |= HEAP_SITES;
         else if (strcmp(value, "all") == 0) o->heap = HEAP_ALL;
-        else return fail(p, "heap option value must be dump|sites|all%s", "");
+        else *r = fail(p, "heap option value must be dump|sites|all%s", "");
     } else if (strcmp(name, "cpu") == 0) {
         if (strcmp(value, "samples") == 0 || strcmp(value, "y") == 0) o->cpu = CPU_SAMPLES;
         else if (strcmp(value, "times") == 0) o->cpu = CPU_TIMES;
         else if (strcmp(value, "old") == 0) o->cpu = CPU_OLD;
-        else return fail(p, "cpu option value must be y|samples|times|old%s", "");
+        else *r = fail(p, "cpu option value must be y|samples|times|old%s", "");
     } else if (strcmp(name, "format") == 0) {
         if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0)
-            return fail(p, "format option value must be a|b%s", "");
-        o->format = value[0];
+            *r = fail(p, "format option value must be a|b%s", "");
+        else
+            o->format = value[0];
     } else if (strcmp(name, "file") == 0 || strcmp(name, "net") == 0) {
-        if (p->file_or_net) return fail(p, "file or net options should only appear once%s", "");
-        p->file_or_net = true;
-        if (name[0] == 'n') return parse_net(p, value, o);
-        if (!*value) return fail(p, "syntax error parsing file=filename%s", "");
-        free(o->file);
-        o->file = strdup(value);
-        o->file_given = true;
+        if (p->file_or_net) {
+            *r = fail(p, "file or net options should only appear once%s", "");
+        } else if (name[0] == 'n') {
+            p->file_or_net = true;
+            *r = parse_net(p, value, o);
+        } else if (!*value) {
+            *r = fail(p, "syntax error parsing file=filename%s", "");
+        } else {
+            p->file_or_net = true;
+            free(o->file);
+            o->file = strdup(value);
+            o->file_given = true;
+        }
     } else if (strcmp(name, "depth") == 0) {
         if (parse_int(value, 0, 65535, &o->depth))
-            return fail(p, "depth option value must be decimal and >= 0 (at most 65535)%s", "");
+            *r = fail(p, "depth option value must be decimal and >= 0 (at most 65535)%s", "");
     } else if (strcmp(name, "interval") == 0) {
         if (parse_int(value, 1, 3600000, &o->interval_ms))
-            return fail(p, "interval option value must be decimal and > 0 (a number of ms)%s", "");
+            *r = fail(p, "interval option value must be decimal and > 0 (a number of ms)%s", "");
     } else if (strcmp(name, "cutoff") == 0) {
         char *end;
         errno = 0;
         double c = strtod(value, &end);
         if (!*value || *end || errno || !(c >= 0.0 && c <= 1.0))
-            return fail(p, "cutoff option value must be floating point from 0.0 to 1.0%s", "");
+            *r = fail(p, "cutoff option value must be floating point from 0.0 to 1.0%s", "");
         o->cutoff = c;
     } else if (strcmp(name, "alloc_sample") == 0) {
         char *end;
         errno = 0;
         long v = strtol(value, &end, 10);
         if (!*value || *end || errno || v < 0 || v > (1L << 30))
-            return fail(p, "alloc_sample option value must be a number of bytes from 0 to 1073741824%s", "");
+            *r = fail(p, "alloc_sample option value must be a number of bytes from 0 to 1073741824%s", "");
         o->alloc_sample = v;
-    } else if (strcmp(name, "monitor") == 0) flag = &o->monitor;
-    else if (strcmp(name, "lineno") == 0) flag = &o->lineno;
-    else if (strcmp(name, "thread") == 0) flag = &o->thread;
-    else if (strcmp(name, "doe") == 0) flag = &o->doe;
-    else if (strcmp(name, "msa") == 0) flag = &o->msa;
-    else if (strcmp(name, "force") == 0) flag = &o->force;
-    else if (strcmp(name, "verbose") == 0) flag = &o->verbose;
-    else if (strcmp(name, "gc_okay") == 0) {
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+static enum options_result apply(struct parser *p, struct options *o, const char *name,
+                                 const char *value)
+{
+    enum options_result r;
+    if (apply_valued(p, o, name, value, &r) == 0 || apply_no_effect(p, o, name, value, &r) == 0) return r;
+    bool *flag = flag_of(o, name);
+    if (flag) {
+        if (parse_yes_no(value, flag)) return fail(p, "%s option value must be y|n", name);
+        return OPTIONS_OK;
+    }
+    if (strcmp(name, "gc_okay") == 0) {
         bool ignored;
         if (parse_yes_no(value, &ignored)) return fail(p, "gc_okay option value must be y|n%s", "");
         o->gc_okay_given = true;
-    } else {
-        return fail(p, "Unknown option: %s", name);
+        return OPTIONS_OK;
     }
-    if (flag && parse_yes_no(value, flag)) return fail(p, "%s option value must be y|n", name);
-    return OPTIONS_OK;
+    return fail(p, "Unknown option: %s", name);
 }
 
 static enum options_result check_combinations(struct parser *p, struct options *o)

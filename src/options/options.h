@@ -25,6 +25,9 @@ struct options {
     double cutoff;
     bool lineno, thread, doe, msa, force, verbose;
     bool gc_okay_given;      /* obsolete: accepted, with a note */
+    bool primfields;         /* format=b heap dumps: primitive field values (n: written as 0) */
+    bool primarrays;         /* format=b heap dumps: primitive arrays' elements (n: none) */
+    unsigned no_effect;      /* the original's options given that do nothing here: a bit each */
     long alloc_sample;       /* heap=sites sampled every this many bytes (0: exact counts) */
 };
 
@@ -40,6 +43,12 @@ void options_free(struct options *o);
 
 /* The text printed for `help`. */
 const char *options_help_text(void);
+
+/*
+ * The names of the original's options given in o that have no effect here, comma
+ * separated, into buf; returns false when none was given.
+ */
+bool options_no_effect(const struct options *o, char *buf, size_t len);
 
 /* The short name of a cpu= mode, for messages. */
 const char *options_cpu_name(enum cpu_mode m);

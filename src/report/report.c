@@ -40,6 +40,7 @@ int report_open(struct report *r, struct host *h, char *err, size_t errlen)
     r->wctx.out = &r->out;
     r->wctx.strings = &h->t.strings;
     r->wctx.opt = h->opt;
+    r->wctx.empty_trace = &h->t.traces.empty;
     output_lock(&r->out);
     r->writer->file_header(&r->wctx);
     output_unlock(&r->out);

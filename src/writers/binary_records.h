@@ -25,8 +25,5 @@ uint32_t bin_name_id(struct writer_ctx *w, const char *s);
 void bin_load_class(struct writer_ctx *w, struct class_info *c);
 /* The trace with its frames (and their names and classes), unless written before. */
 void bin_trace(struct writer_ctx *w, struct trace *t);
-/* A STACK TRACE record of frames already written (the empty trace has none). */
-void bin_trace_record(struct writer_ctx *w, uint32_t serial, uint32_t thread_serial, uint32_t nframes,
-                      struct frame **frames);
 
 #endif

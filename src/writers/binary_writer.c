@@ -37,8 +37,9 @@ static void bin_file_header(struct writer_ctx *w)
     buf_u2(b, (uint16_t)w->opt->depth);
     bin_record_end(w, at);
 
-    /* The empty trace, which thread and class records name when no stack is known. */
-    bin_trace_record(w, SERIAL_TRACE_BASE, 0, 0, NULL);
+    /* The empty trace, which thread and class records name when no stack is known;
+     * marked written, so no section writes it again. */
+    bin_trace(w, w->empty_trace);
 }
 
 static void bin_thread_start(struct writer_ctx *w, const struct thread_info *t)

@@ -4,9 +4,13 @@
  * HEAP DUMP END. Each segment ends at a sub-record boundary and is a whole record, so a
  * failing disk cuts the file between records. Names (STRING) and LOAD CLASS records are
  * written before the first segment.
+ * primfields=n writes primitive field values (instance and static) as 0, keeping the
+ * layout every reader needs; primarrays=n writes primitive arrays with no elements (as
+ * the original did).
  */
 #include <string.h>
 
+#include "options/options.h"
 #include "tables/classes.h"
 #include "tables/ids.h"
 #include "writers/binary_records.h"
@@ -78,9 +82,24 @@ static void bin_root(struct hd_session *s, const struct hd_root_info *r)
     }
 }
 
-static void put_value(struct buf *b, int type, const uint8_t *v)
+/* A static field's value, or 0 for a primitive one under primfields=n. */
+static void put_static(struct hd_session *s, struct buf *b, int type, const uint8_t *v)
 {
-    buf_put(b, v, hd_type_size(type));
+    static const uint8_t zero[8];
+    buf_put(b, type == HD_OBJECT || s->w->opt->primfields ? v : zero, hd_type_size(type));
+}
+
+/* primfields=n: an instance's primitive values (laid out as its class's own fields,
+ * then its super's, and so on) set to 0. */
+static void zero_primitives(const struct hd_class *c, uint8_t *v)
+{
+    for (const struct hd_class *k = c; k; k = k->super) {
+        for (uint32_t i = 0; i < k->nfields; i++) {
+            unsigned n = hd_type_size(k->fields[i].type);
+            if (k->fields[i].type != HD_OBJECT) memset(v, 0, n);
+            v += n;
+        }
+    }
 }
 
 static void bin_class_dump(struct hd_session *s, const struct hd_class *c)
@@ -103,7 +122,7 @@ static void bin_class_dump(struct hd_session *s, const struct hd_class *c)
     for (uint32_t k = 0; k < c->nstatics; k++) {
         buf_u4(b, c->statics[k].name_id);
         buf_u1(b, c->statics[k].type);
-        put_value(b, c->statics[k].type, v);
+        put_static(s, b, c->statics[k].type, v);
         v += hd_type_size(c->statics[k].type);
     }
     buf_u2(b, (uint16_t)c->nfields);
@@ -125,6 +144,7 @@ static void bin_instance(struct hd_session *s, uint32_t id, uint32_t trace, cons
     be_store_u4(p + 9, c->info->object_id);
     be_store_u4(p + 13, c->inst_bytes);
     if (c->inst_bytes) memcpy(p + 17, values, c->inst_bytes);
+    if (!s->w->opt->primfields) zero_primitives(c, p + 17);
 }
 
 static void bin_obj_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
@@ -147,6 +167,7 @@ static void bin_prim_array(struct hd_session *s, uint32_t id, uint32_t trace, co
                            uint32_t n, int type, const uint8_t *elems)
 {
     unsigned es = hd_type_size(type);
+    if (!s->w->opt->primarrays) n = 0;
     if ((uint64_t)n * es + 32 > RECORD_MAX) n = (uint32_t)((RECORD_MAX - 32) / es);
     size_t len = 14 + (size_t)n * es;
     uint8_t *p = buf_room(seg_room(s, len), len);

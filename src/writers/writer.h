@@ -19,6 +19,8 @@ struct writer_ctx {
     struct output *out;
     struct string_table *strings;    /* binary only: names written as STRING records */
     const struct options *opt;
+    struct trace *empty_trace;       /* 300000: binary writes it in the file header, text
+                                        before the first section that names traces */
 };
 
 /* One line of a ranked CPU section (CPU SAMPLES, CPU TIME, cpu=old). */

@@ -68,6 +68,25 @@ for DUMPER in jdk jvmti; do
 done
 unset HPROF_HEAP_DUMPER HPROF_HEAP_TIMES
 
+# ---- primfields=n,primarrays=n: no primitive values or elements, the file still whole ----
+for DUMPER in jdk jvmti; do
+  export HPROF_HEAP_DUMPER=$DUMPER
+  VIA="[$DUMPER] primfields=n,primarrays=n: "
+  run_java "${NATIVE[@]}" "$(agent heap=dump,format=b,primfields=n,primarrays=n,file=p.hprof)" HeapDumpKnown "$WORK/libhdjni.so"
+  check "${VIA}the run exits 0 and the file passes --check" bash -c "[[ $RC -eq 0 ]] && '$HPROF_DUMP' --check p.hprof >/dev/null 2>&1"
+  "$HPROF_DUMP" p.hprof >pdump.txt 2>&1 || true
+  check "${VIA}every primitive array is written with no elements" \
+    bash -c "grep -q '^  PRIM_ARRAY_DUMP ' pdump.txt && ! grep '^  PRIM_ARRAY_DUMP ' pdump.txt | grep -vq ' n=0 '"
+  "$JAVA" -cp "$TEST_CLASSES" HeapDumpRead p.hprof "$KNOWN" HeapDumpKnown >pread.txt 2>&1 || true
+  awk -v c="OBJ $KNOWN " 'index($0, c) == 1 { on = 1; next } /^[^ ]/ { on = 0 } on' pread.txt >pknown.txt
+  check "${VIA}instance: primitive fields 0, references kept (the one to itself too)" \
+    bash -c "grep -qx '  i=0' pknown.txt && grep -qx '  j=0' pknown.txt && grep -qx '  d=0.0' pknown.txt && grep -qx '  z=false' pknown.txt && grep -q '^  self=@[0-9a-f]* $KNOWN\$' pknown.txt && grep -q '^  baseRef=@[0-9a-f]' pknown.txt"
+  check "${VIA}statics: primitive ones 0, references kept, arrays empty" \
+    bash -c "grep -qx 'STATIC HeapDumpKnown.sInt=0' pread.txt && grep -q '^STATIC HeapDumpKnown.sStr=@[0-9a-f]* \"\"$' pread.txt && grep -q '^STATIC HeapDumpKnown.ia=@[0-9a-f]* \[\]$' pread.txt"
+  check "${VIA}the independent reader: every reference resolves" grep -q '^UNRESOLVED 0$' pread.txt
+done
+unset HPROF_HEAP_DUMPER
+
 # ---- the JVM cannot write its file: the agent walks the heap instead ----
 # (net= puts the JVM's file in $TMPDIR; one that does not exist makes the JVM fail)
 "$HPROF_ROOT/build/hprof-listen" port.txt netk.hprof 2>listen.err &
@@ -132,6 +151,8 @@ check "text: two SIGQUIT dumps and the one at exit, each BEGIN with its END" \
 run_java "$(agent format=b,file=all.hprof)" HotMethod 200
 check "no options (heap=all): the dump at exit holds a heap dump" \
   bash -c "'$HPROF_DUMP' --check all.hprof >/dev/null 2>&1 && '$HPROF_DUMP' all.hprof | grep -q '^HEAP_DUMP_END'"
+check "heap=all,format=b: no ID defined twice (the empty trace 300000 once)" \
+  bash -c "'$HPROF_DUMP' --summary all.hprof | grep -qx 'duplicate_definitions=0' && [[ \$('$HPROF_DUMP' all.hprof | grep -c '^TRACE serial=300000 ') -eq 1 ]]"
 
 # ---- a full disk ----
 if [[ -w /dev/full ]]; then

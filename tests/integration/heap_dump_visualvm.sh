@@ -42,6 +42,15 @@ check "VisualVM: roots of every kind we write" \
   bash -c "grep -Eq '^ROOTS .*JNI_global=[1-9].*Java_frame=[1-9].*monitor_used=[1-9].*sticky_class=[1-9].*thread_block=[1-9].*thread_object=[1-9]' vv.txt"
 check "VisualVM loads the JDK's dump too" test -s jdk.hprof
 
+# primfields=n,primarrays=n: primitive values 0, primitive arrays empty; VisualVM still
+# reads the whole dump.
+run_java "${NATIVE[@]}" "$(agent heap=dump,format=b,primfields=n,primarrays=n,file=p.hprof)" HeapDumpKnown "$WORK/libhdjni.so"
+vv check p.hprof >vvp.txt
+check "primfields=n,primarrays=n: VisualVM loads the dump, every reference resolves" \
+  bash -c "grep -q '^INSTANCES [1-9]' vvp.txt && grep -q '^UNRESOLVED 0$' vvp.txt"
+check "primfields=n,primarrays=n: VisualVM reads the known instance with its primitive values 0" \
+  grep -aq '^KNOWN i=0 j=0 d=0.0 c=.* self=true$' vvp.txt
+
 vv histo ours.hprof | awk '{ print $2, $1 }' | sort >ours.histo
 vv histo jdk.hprof | awk '{ print $2, $1 }' | sort >jdk.histo
 join -a1 -a2 -e 0 -o 0,1.2,2.2 ours.histo jdk.histo >both.txt

@@ -39,6 +39,9 @@ expect_error "format=b,cpu=times" "cpu=times\\|old is not supported with format=
 expect_error "format=b,cpu=old" "cpu=times\\|old is not supported with format=b"
 expect_error "file=a.txt,file=b.txt" "only appear once"
 expect_error "cpu=samples,help" "help"
+expect_error "primfields=x" "primfields option value must be y\\|n"
+expect_error "logflags=four" "logflags option value must be numeric"
+expect_error "pause=1" "pause option value must be y\\|n"
 
 # The original's exit status for option errors was 1.
 run_java "$(agent bogus=1)" HotMethod 10
@@ -49,6 +52,14 @@ run_java "$(agent cpu=samples,gc_okay=y,file=g.txt)" HotMethod 100
 check "gc_okay=y is accepted with a note" bash -c "[[ $RC -eq 0 ]] && grep -q '^done' out.txt && grep -q 'gc_okay' out.txt"
 run_java "$(agent cpu=samples,msa=y,file=m.txt)" HotMethod 100
 check "msa=y is accepted with a note" bash -c "[[ $RC -eq 0 ]] && grep -q '^done' out.txt && grep -q 'msa' out.txt"
+
+# The original's regression test for binary heap dumps passes logflags=4: accepted, with a note.
+run_java "$(agent heap=dump,format=b,logflags=4,file=lf.hprof)" HotMethod 100
+check "logflags=4 (the original's binary heap dump test) is accepted with a note, the file valid" \
+  bash -c "[[ $RC -eq 0 ]] && grep -q '^done' out.txt && grep -q 'logflags: the original HPROF' out.txt && '$HPROF_DUMP' --check lf.hprof >/dev/null 2>&1"
+run_java "$(agent cpu=samples,debugflags=0x10,X=1,coredump=n,errorexit=y,exitpause=n,pause=n,precrash=n,debug=n,primfields=n,primarrays=y,file=o.txt)" HotMethod 100
+check "every other option of the original is accepted, one note names those without effect" \
+  bash -c "[[ $RC -eq 0 ]] && grep -q '^done' out.txt && [[ \$(grep -c 'debugflags, coredump, errorexit, exitpause, pause, precrash, debug, X: the original HPROF' out.txt) -eq 1 ]] && ! grep -q primfields out.txt"
 
 # Options can also come from _JAVA_HPROF_OPTIONS, appended to the command line's.
 set +e

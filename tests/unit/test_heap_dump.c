@@ -9,6 +9,7 @@
 #include "options/options.h"
 #include "tables/classes.h"
 #include "tables/strings.h"
+#include "tables/traces.h"
 #include "unit.h"
 #include "util/buf.h"
 #include "writers/heap_dump.h"
@@ -40,6 +41,7 @@ static void make_classes(struct hd_class *c)
     static struct hd_field der_f[] = {{"ref", HD_OBJECT, 0}, {"b", HD_LONG, 0}};
     static struct hd_field der_s[] = {{"count", HD_INT, 0}, {"self", HD_OBJECT, 0}};
     static uint8_t der_sv[8] = {0, 0, 0, 7, 0x50, 0, 0, 0x10};
+    ci_base.load_written = ci_der.load_written = ci_arr.load_written = ci_ints.load_written = false;
     c[0].info = &ci_base;
     c[0].fields = base_f;
     c[0].nfields = 1;
@@ -96,7 +98,8 @@ static int open_out(struct output *o, char *path, bool text)
     return output_open_file(o, path, text, 1, &chosen, err, sizeof err);
 }
 
-static void test_binary(void)
+/* prims: primfields=y,primarrays=y (the default), else both n. */
+static void test_binary(bool prims)
 {
     char path[] = "/tmp/hprof-unit-heap-XXXXXX";
     struct output o;
@@ -107,15 +110,18 @@ static void test_binary(void)
     opt.heap = HEAP_DUMP;
     opt.format = 'b';
     opt.depth = 4;
+    opt.primfields = opt.primarrays = prims;
     if (open_out(&o, path, false) != 0) {
         CHECK(0, "binary heap dump: output opens");
         return;
     }
-    struct writer_ctx w = {.out = &o, .strings = &strings, .opt = &opt};
+    struct trace empty = {.serial = 300000};
+    struct writer_ctx w = {.out = &o, .strings = &strings, .opt = &opt, .empty_trace = &empty};
     struct hd_class c[4];
     make_classes(c);
     output_lock(&o);
     binary_writer.file_header(&w);
+    binary_writer.trace(&w, &empty);        /* as a section's preamble does: written once */
     output_unlock(&o);
     /* enough instances (33 bytes each) for more than one 4 MiB segment */
     write_dump(&heap_dump_binary, &w, c, 300000);
@@ -125,7 +131,7 @@ static void test_binary(void)
     uint8_t *p = (uint8_t *)slurp(path, &n);
     CHECK(p && n > 20 && memcmp(p, "JAVA PROFILE 1.0.2", 19) == 0, "binary heap dump: header JAVA PROFILE 1.0.2");
     size_t at = 19 + 4 + 8;
-    int segments = 0, ends = 0, strings_seen = 0, loads = 0, bad = 0, subs = 0, instances = 0;
+    int traces = 0, segments = 0, ends = 0, strings_seen = 0, loads = 0, bad = 0, subs = 0, instances = 0;
     uint32_t biggest = 0;
     while (p && at + 9 <= n) {
         uint8_t tag = p[at];
@@ -137,6 +143,7 @@ static void test_binary(void)
         }
         if (tag == 0x01) strings_seen++;
         if (tag == 0x02) loads++;
+        if (tag == 0x05) traces += len == 12 && be_load_u4(p + body) == 300000 ? 1 : 100;
         if (tag == 0x2C) ends++;
         if (tag == 0x1C) {
             segments++;
@@ -150,7 +157,11 @@ static void test_binary(void)
                 else if (st == 0x21) {
                     instances++;
                     uint32_t nb = be_load_u4(p + q + 12);
-                    if (instances == 1)
+                    if (instances == 1 && !prims)
+                        CHECK(nb == 16 && be_load_u4(p + q + 16) == 0x50000010 && be_load_u8(p + q + 20) == 0 &&
+                                  be_load_u4(p + q + 28) == 0,
+                              "primfields=n: INSTANCE DUMP keeps its layout and references, primitives 0");
+                    if (instances == 1 && prims)
                         CHECK(nb == 16 && be_load_u4(p + q + 8) == 0x50000002 && be_load_u4(p + q + 16) == 0x50000010 &&
                                   p[q + 20] == 1 && p[q + 27] == 8 && be_load_u4(p + q + 28) == 0xffffffffu &&
                                   be_load_u4(p + q + 4) == 300007,
@@ -161,6 +172,8 @@ static void test_binary(void)
                     q += 16 + 4 * (size_t)be_load_u4(p + q + 8);
                 } else if (st == 0x23) {
                     CHECK(be_load_u4(p + q + 4) == 300009, "binary heap dump: PRIMITIVE ARRAY DUMP trace");
+                    CHECK(be_load_u4(p + q + 8) == (prims ? 2 : 0), "primarrays=%c: PRIMITIVE ARRAY DUMP of %d elements",
+                          prims ? 'y' : 'n', prims ? 2 : 0);
                     q += 13 + 4 * (size_t)be_load_u4(p + q + 8);
                 }
                 else if (st == 0x20) {
@@ -170,6 +183,10 @@ static void test_binary(void)
                     q += 2;                                      /* no constant pool entries */
                     uint16_t ns = (uint16_t)(p[q] << 8 | p[q + 1]);
                     q += 2;
+                    if (cid == 0x50000002)
+                        CHECK(be_load_u4(p + q + 5) == (prims ? 7u : 0u) && be_load_u4(p + q + 14) == 0x50000010,
+                              "primfields=%c: a primitive static %s, a reference static kept", prims ? 'y' : 'n',
+                              prims ? "kept" : "written as 0");
                     for (uint16_t i = 0; i < ns; i++) q += 5 + (p[q + 4] == HD_LONG ? 8 : 4);
                     uint16_t nf = (uint16_t)(p[q] << 8 | p[q + 1]);
                     q += 2 + 5 * (size_t)nf;
@@ -188,6 +205,7 @@ static void test_binary(void)
     CHECK(p && at == n && !bad, "binary heap dump: records and sub-records parse exactly to the end");
     CHECK(segments > 1 && biggest <= 4u * 1024 * 1024 + 64, "binary heap dump: %d segments of at most 4 MiB", segments);
     CHECK(ends == 1, "binary heap dump: one HEAP DUMP END");
+    CHECK(traces == 1, "binary file: the empty trace 300000 written once, by the file header");
     CHECK(instances == 300000 && subs == 300000 + 2 + 2 + 4, "binary heap dump: every sub-record written");
     CHECK(loads == 4 && strings_seen >= 4 + 5, "binary heap dump: LOAD CLASS and field names before the dump");
     free(p);
@@ -229,7 +247,8 @@ static void test_text(void)
 
 int main(void)
 {
-    test_binary();
+    test_binary(true);
+    test_binary(false);
     test_text();
     return UNIT_DONE();
 }

@@ -69,6 +69,34 @@ int main(void)
               !o.force && !o.verbose && o.gc_okay_given,
           "every y/n and number option is read");
     options_free(&o);
+    o = parse_ok(NULL, &ok);
+    CHECK(o.primfields && o.primarrays && o.no_effect == 0, "primitive fields and arrays are dumped by default");
+    options_free(&o);
+    o = parse_ok("primfields=n,primarrays=n", &ok);
+    CHECK(ok && !o.primfields && !o.primarrays && o.no_effect == 0, "primfields=n,primarrays=n are read");
+    options_free(&o);
+    /* The original's regression test for binary heap dumps passes logflags=4. */
+    o = parse_ok("heap=dump,format=b,logflags=4", &ok);
+    char names[128];
+    CHECK(ok && o.format == 'b' && options_no_effect(&o, names, sizeof names) && strcmp(names, "logflags") == 0,
+          "logflags=4 is accepted, as an option with no effect");
+    options_free(&o);
+    o = parse_ok("logflags=0x7,debugflags=010,coredump=y,errorexit=n,exitpause=y,pause=n,precrash=y,debug=y,X=-2", &ok);
+    CHECK(ok && options_no_effect(&o, names, sizeof names) &&
+              strcmp(names, "logflags, debugflags, coredump, errorexit, exitpause, pause, precrash, debug, X") == 0,
+          "every option of the original is accepted with its value syntax (got: %s)", names);
+    options_free(&o);
+    o = parse_ok("cpu=samples", &ok);
+    CHECK(!options_no_effect(&o, names, sizeof names) && names[0] == 0, "no option without effect given");
+    options_free(&o);
+    for (const char *const *h = (const char *const[]){"primfields=y|n", "primarrays=y|n", "logflags=<n>",
+                                                      "debugflags=<n>", "coredump=y|n", "errorexit=y|n",
+                                                      "exitpause=y|n", "pause=y|n", "precrash=y|n",
+                                                      "debug=y|n", "X=<n>", NULL};
+         *h; h++)
+        CHECK(strstr(options_help_text(), *h) != NULL, "help names %s", *h);
+    CHECK(strstr(options_help_text(), "not yet supported") == NULL, "help says nothing is 'not yet supported'");
+
     o = parse_ok("cpu=samples,", &ok);
     CHECK(ok, "a trailing comma is fine");
     options_free(&o);
@@ -97,6 +125,13 @@ int main(void)
     expect_error("cpu=x", "cpu");
     expect_error("lineno=yes", "lineno");
     expect_error("=y", "syntax");
+    expect_error("primfields=0", "primfields option value must be y|n");
+    expect_error("primarrays=yes", "primarrays option value must be y|n");
+    expect_error("logflags=", "logflags option value must be numeric");
+    expect_error("logflags=4x", "logflags option value must be numeric");
+    expect_error("X=abc", "X option value must be numeric");
+    expect_error("pause=1", "pause option value must be y|n");
+    expect_error("precrash=", "precrash option value must be y|n");
     expect_error("format=b,monitor=y", "monitor=y is not supported with format=b");
     expect_error("format=b,cpu=times", "cpu=times|old is not supported with format=b");
     expect_error("cpu=old,format=b", "cpu=times|old is not supported with format=b");

@@ -25,20 +25,18 @@ static int min_len(hd_state *st, uint64_t off, const char *name, uint64_t len, u
     return 0;
 }
 
-/* Same id defined again: identical is fine, different is an error. */
+/* Same id defined again: an error even when the content is the same, as each id is
+ * defined once in a well-formed file (a repeat means its writer lost track of it). */
 static void redefined(hd_state *st, int same, uint64_t off, const char *name, const char *idfmt,
                       uint64_t id, uint64_t first)
 {
-    if (same) {
-        st->dup_defs++;
-        return;
-    }
+    st->dup_defs++;
     if (!st->check)
         return;
     char idtxt[32];
     snprintf(idtxt, sizeof idtxt, idfmt, (unsigned long long)id);
-    hd_error(st, off, "%s %s defined again with different content (first at 0x%llx)", name, idtxt,
-             (unsigned long long)first);
+    hd_error(st, off, "%s %s defined again%s (first at 0x%llx)", name, idtxt,
+             same ? ", the same" : " with different content", (unsigned long long)first);
 }
 
 static int same_def(const void *a, const void *b, size_t size)
@@ -114,8 +112,13 @@ static int rec_load_class(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     hd_use(st, K_STRING, c.name, off, "LOAD_CLASS", 0);
     DEFINE(classes_by_serial, clsv, ncls, capcls, K_CLASS, c.serial, c, "LOAD_CLASS", "serial %llu");
     uint64_t *slot;
-    if (!hd_map_put(&st->classes_by_obj, c.obj, c.serial, &slot))
+    if (!hd_map_put(&st->classes_by_obj, c.obj, c.serial, &slot) && *slot != c.serial) {
+        if (st->check)
+            hd_error(st, off, "LOAD_CLASS: class object ID 0x%llx defined again, by serial %u (first by serial %llu)",
+                     (unsigned long long)c.obj, c.serial, (unsigned long long)*slot);
+        st->dup_defs++;
         *slot = c.serial;
+    }
     hd_defined(st, K_CLASSOBJ, c.obj, off);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
@@ -397,6 +400,17 @@ static int rec_control(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     return 1;
 }
 
+/* A line ended before the format name's NUL: a text file, most likely a text profile. */
+static void text_file(hd_state *st, const char *first_line)
+{
+    if (!strncmp(first_line, "JAVA PROFILE ", 13) && strstr(first_line, ", created "))
+        hd_error(st, 0, "this is an HPROF text profile (format=a, like java.hprof.txt), not the binary format: "
+                        "read it as text (less, grep); hprof-dump reads binary profiles (format=b, like java.hprof)");
+    else
+        hd_error(st, 0, "this is a text file, not an HPROF binary file (its first line ends before the "
+                        "NUL-terminated format name \"JAVA PROFILE 1.0.x\")");
+}
+
 static int header(hd_state *st)
 {
     hd_reader *r = &st->r;
@@ -410,6 +424,11 @@ static int header(hd_state *st)
         }
         if (!c)
             break;
+        if (c == '\n') {
+            name[n] = 0;
+            text_file(st, name);
+            return 0;
+        }
         if (n + 1 >= sizeof name) {
             hd_error(st, 0, "bad header: no NUL-terminated format name in the first %zu bytes", sizeof name);
             return 0;
