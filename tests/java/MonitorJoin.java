@@ -6,50 +6,15 @@
  *
  * main starts a sleeper thread that sleeps JOIN_MS and joins it: one long wait on the
  * sleeper's java.lang.Thread. Meanwhile a waiter waits JOIN_MS / 2 in Signal.wait(timeout)
- * (nobody notifies it), and a holder thread takes a Lock and keeps it, each round, until
- * the contender thread is BLOCKED on it, then HOLD_MS more: ROUNDS contended enters of
- * MonitorJoin$Lock at MonitorJoin.enter, far shorter in all than the join. Prints
- * "joined" and exits 0.
+ * (nobody notifies it), and MonitorContention's rounds run between a holder thread and
+ * a contender: ROUNDS contended enters of MonitorContention$Lock (at
+ * MonitorContention.enter) of about HOLD_MS each, far shorter in all than the join.
+ * Prints "joined" and exits 0.
  */
 public class MonitorJoin {
-    static final class Lock {}
     static final class Signal {}
 
-    static final Lock lock = new Lock();
     static final Signal signal = new Signal();
-    static volatile int wanted;      // the round the contender should enter for
-    static volatile int entered;     // the last round it entered (and left)
-
-    // Polls sleep(1), so no loop runs hot enough to be compiled: every contended enter
-    // is seen at the same place, in enter().
-    static void pause() {
-        try { Thread.sleep(1); } catch (InterruptedException e) { throw new RuntimeException(e); }
-    }
-
-    static void enter(int round) {
-        synchronized (lock) {
-            entered = -round;
-        }
-    }
-
-    static void contender(int rounds) {
-        for (int i = 1; i <= rounds; i++) {
-            while (wanted < i) pause();
-            enter(i);
-            entered = i;
-        }
-    }
-
-    static void holder(Thread contender, int rounds, int holdMs) {
-        for (int i = 1; i <= rounds; i++) {
-            synchronized (lock) {
-                wanted = i;
-                while (contender.getState() != Thread.State.BLOCKED) pause();
-                try { Thread.sleep(holdMs); } catch (InterruptedException e) { throw new RuntimeException(e); }
-            }
-            while (entered < i) pause();
-        }
-    }
 
     static void waiter(long ms) {
         synchronized (signal) {
@@ -64,9 +29,15 @@ public class MonitorJoin {
         Thread sleeper = new Thread(() -> {
             try { Thread.sleep(joinMs); } catch (InterruptedException e) { throw new RuntimeException(e); }
         }, "sleeper");
-        Thread c = new Thread(() -> contender(rounds), "contender");
-        Thread h = new Thread(() -> holder(c, rounds, holdMs), "holder");
+        Thread c = new Thread(() -> MonitorContention.contender(rounds), "contender");
+        Thread h = new Thread(() -> {
+            try { MonitorContention.hold(c, rounds, holdMs, false); } catch (InterruptedException e) { throw new RuntimeException(e); }
+        }, "holder");
         Thread w = new Thread(() -> waiter(joinMs / 2), "waiter");
+        // The threads would otherwise load MonitorContention and Thread.State at once, and
+        // blocking on a class loading lock is contention too: main loads them first.
+        MonitorContention.pause();
+        if (c.getState() != Thread.State.NEW) throw new AssertionError(c.getState());
         sleeper.start();
         w.start();
         c.start();
