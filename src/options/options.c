@@ -87,7 +87,10 @@ static const char HELP_TEXT[] =
     "    estimates; low overhead for large services. 0 (the default) counts\n"
     "    every allocation exactly, through bytecode instrumentation; it turns\n"
     "    off the JIT optimizations that would allocate without that bytecode\n"
-    "    (OptimizeStringConcat, EliminateAutoBox, allocating intrinsics).\n";
+    "    (OptimizeStringConcat, EliminateAutoBox, allocating intrinsics).\n"
+    "  - monitor=y: MONITOR TIME is contention only, as in the original (time\n"
+    "    blocked entering a monitor). Time in Object.wait (Thread.join too) is\n"
+    "    in a section of its own, MONITOR WAIT TIME, which the original lacked.\n";
 
 const char *options_help_text(void) { return HELP_TEXT; }
 

@@ -21,7 +21,8 @@ struct pending {
 };
 
 struct monitor_events {
-    struct monitor_table table;
+    struct monitor_table contended;  /* MonitorContendedEnter .. Entered: MONITOR TIME */
+    struct monitor_table waits;      /* MonitorWait .. Waited: MONITOR WAIT TIME */
     pthread_mutex_t lock;          /* guards `slots` */
     struct pending *slots;         /* by thread serial - 200001 */
     uint32_t nslots;
@@ -52,7 +53,8 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     }
     struct monitor_events *m = calloc(1, sizeof *m);
     if (!m) return -1;
-    monitors_init(&m->table);
+    monitors_init(&m->contended);
+    monitors_init(&m->waits);
     pthread_mutex_init(&m->lock, NULL);
     h->monitors = m;
     set_callbacks(cb);
@@ -172,11 +174,12 @@ static void wait_ended(struct pending *p, void *arg)
     p->wait_object = NULL;
 }
 
-static struct monitor_entry *entry_now(struct host *h, JNIEnv *jni, jthread thread, jobject object, uint32_t serial)
+static struct monitor_entry *entry_now(struct host *h, struct monitor_table *table, JNIEnv *jni, jthread thread,
+                                       jobject object, uint32_t serial)
 {
     struct trace *t = trace_now(h, jni, thread, serial);
     struct class_info *c = class_of(h, jni, object);
-    return monitors_of(&h->monitors->table, t, c);
+    return monitors_of(table, t, c);
 }
 
 static void JNICALL on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
@@ -184,7 +187,7 @@ static void JNICALL on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
     struct host *h = counting(jni, thread);
     if (!h) return;
     uint32_t serial = serial_of(h, thread);
-    struct began b = {entry_now(h, jni, thread, object, serial), 0, NULL};
+    struct began b = {entry_now(h, &h->monitors->contended, jni, thread, object, serial), 0, NULL};
     if (!b.e) return;
     b.at = clock_ns();
     with_pending(h->monitors, serial, enter_began, &b);
@@ -205,7 +208,7 @@ static void JNICALL on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobjec
     struct host *h = counting(jni, thread);
     if (!h) return;
     uint32_t serial = serial_of(h, thread);
-    struct began b = {entry_now(h, jni, thread, object, serial), 0, NULL};
+    struct began b = {entry_now(h, &h->monitors->waits, jni, thread, object, serial), 0, NULL};
     if (!b.e) return;
     host_record(h, &(struct live_record){.kind = LIVE_MONITOR_WAIT, .thread_serial = serial, .ms = (int64_t)timeout,
                                          .signature = b.e->cls->signature ? b.e->cls->signature : "<unknown>"});
@@ -401,8 +404,8 @@ bool monitor_events_snapshot(struct host *h, JNIEnv *jni, struct monitor_snapsho
 {
     memset(snap, 0, sizeof *snap);
     if (!h->monitors || !jni) return false;
-    snap->rows = monitors_rank(&h->monitors->table, true, h->opt->cutoff, &snap->nrows, &snap->total_ns,
-                               &snap->total_count);
+    monitors_rank(&h->monitors->contended, true, h->opt->cutoff, &snap->contended);
+    monitors_rank(&h->monitors->waits, true, h->opt->cutoff, &snap->waits);
     struct dump_state d;
     memset(&d, 0, sizeof d);
     gather_threads(h, jni, &d);

@@ -1,9 +1,12 @@
 /*
- * monitor=y: JVMTI monitor events feed the monitor table; a dump takes a snapshot of it
- * and of the monitors in use and every thread's state (MONITOR DUMP and MONITOR TIME).
+ * monitor=y: JVMTI monitor events feed two monitor tables; a dump takes a snapshot of
+ * them and of the monitors in use and every thread's state (MONITOR DUMP, MONITOR TIME,
+ * MONITOR WAIT TIME).
  *
- * Contended enters are timed from MonitorContendedEnter to MonitorContendedEntered,
- * waits from MonitorWait to MonitorWaited, each on the thread's own clock of events
+ * Contended enters are timed from MonitorContendedEnter to MonitorContendedEntered into
+ * the contention table (MONITOR TIME, contention only, as in the original); waits
+ * (Object.wait, and Thread.join where it waits on the thread) from MonitorWait to
+ * MonitorWaited into the wait table, each on the thread's own clock of events
  * (the callbacks run on the thread that blocks). The stack trace and the monitor's
  * class are taken when the thread starts to block.
  */

@@ -80,16 +80,13 @@ static int by_time_desc(const void *x, const void *y)
     return (sa > sb) - (sa < sb);
 }
 
-struct monitor_row *monitors_rank(struct monitor_table *t, bool take, double cutoff, int *nrows,
-                                  uint64_t *total_ns, uint64_t *total_count)
+void monitors_rank(struct monitor_table *t, bool take, double cutoff, struct monitor_times *out)
 {
-    *nrows = 0;
-    *total_ns = 0;
-    *total_count = 0;
+    memset(out, 0, sizeof *out);
     uint32_t n = monitors_count(t);
-    if (n == 0) return NULL;
+    if (n == 0) return;
     struct monitor_row *rows = calloc(n, sizeof *rows);
-    if (!rows) return NULL;
+    if (!rows) return;
     int k = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct monitor_entry *e = monitors_at(t, i);
@@ -99,16 +96,16 @@ struct monitor_row *monitors_rank(struct monitor_table *t, bool take, double cut
         rows[k].entry = e;
         rows[k].ns = ns;
         rows[k].count = count;
-        *total_ns += ns;
-        *total_count += count;
+        out->total_ns += ns;
+        out->total_count += count;
         k++;
     }
     if (k == 0) {
         free(rows);
-        return NULL;
+        return;
     }
-    *nrows = (int)rank_rows(rows, (size_t)k, sizeof *rows, by_time_desc, ns_of, *total_ns, cutoff, 1);
-    return rows;
+    out->rows = rows;
+    out->nrows = (int)rank_rows(rows, (size_t)k, sizeof *rows, by_time_desc, ns_of, out->total_ns, cutoff, 1);
 }
 
 void monitor_snapshot_free(struct monitor_snapshot *s)
@@ -119,6 +116,7 @@ void monitor_snapshot_free(struct monitor_snapshot *s)
     }
     free(s->mons);
     free(s->threads);
-    free(s->rows);
+    free(s->contended.rows);
+    free(s->waits.rows);
     memset(s, 0, sizeof *s);
 }

@@ -1,6 +1,8 @@
 /*
- * monitor=y: time threads spent blocked on a contended monitor or waiting in
- * Object.wait, gathered per (stack trace, monitor class).
+ * monitor=y: time threads spent blocked on a contended monitor, or waiting in
+ * Object.wait, gathered per (stack trace, monitor class). A table holds one kind:
+ * the monitor source keeps one for contention (MONITOR TIME) and one for waits
+ * (MONITOR WAIT TIME), so that waits never pass for contention.
  *
  * An entry is found by the trace and class entries it names (both live as long as
  * the agent), so the key is two pointers. Times and counts are atomics: the event
@@ -22,10 +24,10 @@ struct class_info;
 
 struct monitor_entry {
     struct cmap_node node;
-    struct trace *trace;          /* where the thread blocked or waited */
+    struct trace *trace;          /* where the thread blocked (or waited) */
     struct class_info *cls;       /* the monitor's class */
-    _Atomic uint64_t ns;          /* time blocked or waiting since the last dump */
-    _Atomic uint64_t count;       /* contended enters and waits since the last dump */
+    _Atomic uint64_t ns;          /* time blocked (or waiting) since the last dump */
+    _Atomic uint64_t count;       /* contended enters (or waits) since the last dump */
 };
 
 struct monitor_table {
@@ -33,18 +35,25 @@ struct monitor_table {
     struct registry all;
 };
 
-/* One line of the MONITOR TIME section. */
+/* One line of a MONITOR TIME or MONITOR WAIT TIME section. */
 struct monitor_row {
     struct monitor_entry *entry;
     uint64_t ns;
     uint64_t count;
 };
 
+/* One table ranked: the rows kept (caller frees) and the totals over every row. */
+struct monitor_times {
+    struct monitor_row *rows;
+    int nrows;
+    uint64_t total_ns, total_count;
+};
+
 void monitors_init(struct monitor_table *t);
 void monitors_destroy(struct monitor_table *t);
 /* The entry of this trace and class, made on first sight; NULL if out of memory. */
 struct monitor_entry *monitors_of(struct monitor_table *t, struct trace *trace, struct class_info *cls);
-/* Adds one contended enter or wait that lasted `ns`. */
+/* Adds one contended enter (or one wait) that lasted `ns`. */
 void monitors_add(struct monitor_entry *e, uint64_t ns);
 uint32_t monitors_count(struct monitor_table *t);
 struct monitor_entry *monitors_at(struct monitor_table *t, uint32_t i);
@@ -52,12 +61,11 @@ struct monitor_entry *monitors_at(struct monitor_table *t, uint32_t i);
 /*
  * Ranks every entry with something to report, most time first (then most events,
  * then trace serial, so output is stable). With `take` the times and counts are
- * zeroed. *total_ns adds up every row, kept or not; the rows kept are those whose
- * share of the total is at least `cutoff`. Returns the rows (caller frees), NULL
- * (with *nrows 0) when there is nothing to report or no memory.
+ * zeroed. The totals add up every row, kept or not; the rows kept are those whose
+ * share of the total is at least `cutoff`. out->rows is NULL (with nrows 0) when
+ * there is nothing to report or no memory.
  */
-struct monitor_row *monitors_rank(struct monitor_table *t, bool take, double cutoff, int *nrows,
-                                  uint64_t *total_ns, uint64_t *total_count);
+void monitors_rank(struct monitor_table *t, bool take, double cutoff, struct monitor_times *out);
 
 struct monitor_dump_thread {
     uint32_t serial;
@@ -75,12 +83,12 @@ struct monitor_dump_monitor {
     int nnotify_waiters;
 };
 
-/* What a monitor dump shows, taken at once: the MONITOR TIME rows (ranked, cut at the
- * cutoff, the counts taken), the monitors in use and every thread. */
+/* What a monitor dump shows, taken at once: the rows of MONITOR TIME (contention) and
+ * of MONITOR WAIT TIME (ranked, cut at the cutoff, the counts taken), the monitors in
+ * use and every thread. */
 struct monitor_snapshot {
-    struct monitor_row *rows;
-    int nrows;
-    uint64_t total_ns, total_count;
+    struct monitor_times contended;
+    struct monitor_times waits;
     struct monitor_dump_monitor *mons;
     int nmons;
     struct monitor_dump_thread *threads;

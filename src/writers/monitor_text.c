@@ -89,28 +89,28 @@ void monitor_text_dump(struct writer_ctx *w, const struct monitor_dump_monitor *
     output_record_end(w->out);
 }
 
-void monitor_text_time(struct writer_ctx *w, const struct monitor_row *rows, int nrows, uint64_t total_ns)
+void monitor_text_time(struct writer_ctx *w, const char *title, const struct monitor_times *t)
 {
     struct buf *b = output_buf(w->out);
     char when[64];
-    uint64_t total_ms = total_ns / 1000000u;
-    buf_printf(b, "MONITOR TIME BEGIN (total = %llu ms) %s\n", (unsigned long long)total_ms,
-               text_now(when, sizeof when));
-    if (nrows > 0) buf_printf(b, "rank   self  accum   count trace monitor\n");
+    uint64_t total_ms = t->total_ns / 1000000u;
+    buf_printf(b, "%s BEGIN (total = %llu ms) %s\n", title, (unsigned long long)total_ms, text_now(when, sizeof when));
+    if (t->nrows > 0) buf_printf(b, "rank   self  accum   count trace monitor\n");
     uint64_t sum = 0;
-    for (int i = 0; i < nrows; i++) {
-        const struct monitor_entry *e = rows[i].entry;
-        text_rank_row(b, i + 1, rows[i].ns, &sum, total_ns, rows[i].count,
+    for (int i = 0; i < t->nrows; i++) {
+        const struct monitor_entry *e = t->rows[i].entry;
+        text_rank_row(b, i + 1, t->rows[i].ns, &sum, t->total_ns, t->rows[i].count,
                       e->trace ? e->trace->serial : SERIAL_TRACE_BASE);
         buf_printf(b, " %s (Java)\n", e->cls && e->cls->name ? e->cls->name : "<Unknown class>");
         output_record_end(w->out);
     }
-    buf_printf(b, "MONITOR TIME END\n");
+    buf_printf(b, "%s END\n", title);
     output_record_end(w->out);
 }
 
 void monitor_text_sections(struct writer_ctx *w, const struct monitor_snapshot *s)
 {
     monitor_text_dump(w, s->mons, s->nmons, s->threads, s->nthreads);
-    if (s->total_count > 0) monitor_text_time(w, s->rows, s->nrows, s->total_ns);
+    if (s->contended.total_count > 0) monitor_text_time(w, MONITOR_TIME_TITLE, &s->contended);
+    if (s->waits.total_count > 0) monitor_text_time(w, MONITOR_WAIT_TIME_TITLE, &s->waits);
 }

@@ -62,4 +62,40 @@ if [[ -w /dev/full ]]; then
   check "full disk: one HPROF ERROR, program output and exit status unchanged" \
     bash -c "[[ $RC -eq 5 && \$(grep -c '^HPROF ERROR' out.txt) -eq 1 ]] && grep -q 'No space left' out.txt"
 fi
+# The legend names every section, and no legend line reads as a marker: for every section
+# marker the agent writes, the usual unanchored cut (sed -n '/X BEGIN/,/X END/p') returns
+# exactly the real section, and an unanchored grep of a record's name counts only records.
+SECTIONS=("CPU SAMPLES" "CPU TIME (ms)" "SITES" "HEAP DUMP" "MONITOR DUMP" "MONITOR TIME" "MONITOR WAIT TIME")
+run_java "$(agent cpu=samples,heap=all,monitor=y,file=all.txt)" MonitorContention 2 10 50
+RC_ALL=$RC
+run_java "$(agent cpu=times,file=times.txt)" HotMethod 100
+check "legend runs: both programs end as without the agent" bash -c "[[ $RC_ALL -eq 3 && $RC -eq 0 ]]"
+check "legend: every section is described" bash -c '
+  sed -n "1,/^--------\$/p" all.txt >legend.txt
+  for s in "$@"; do grep -qF "  $s " legend.txt || { echo "legend lacks $s"; exit 1; }; done' _ "${SECTIONS[@]}"
+check "the runs write every section the agent has (and no other)" bash -c '
+  found=$(grep -hoE "^[A-Z][A-Za-z ()]* (BEGIN( \(|\$)|END\$)" all.txt times.txt | sed -E "s/ (BEGIN|END).*//" | sort -u)
+  want=$(printf "%s\n" "$@" | sort -u)
+  [[ "$found" == "$want" ]] || { echo "found: $found"; exit 1; }' _ "${SECTIONS[@]}"
+check "for every section, the unanchored sed cut is exactly the real section" bash -c '
+  for f in all.txt times.txt; do
+    for s in "$@"; do
+      grep -q "^$s BEGIN" "$f" || continue
+      loose=$(sed -n "/$s BEGIN/,/$s END/p" "$f")
+      exact=$(awk -v b="$s BEGIN" -v e="$s END" "index(\$0, b) == 1 { i = 1 } i { print } index(\$0, e) == 1 { i = 0 }" "$f")
+      [[ -n "$exact" && "$loose" == "$exact" ]] || { echo "$f: $s: the cut differs"; exit 1; }
+      for m in "$s BEGIN" "$s END"; do
+        [[ $(grep -cF "$m" "$f") -eq $(grep -c "^$m" "$f") ]] || { echo "$f: $m outside its marker"; exit 1; }
+      done
+    done
+  done' _ "${SECTIONS[@]}"
+check "record names: an unanchored grep counts only records" bash -c '
+  for f in all.txt times.txt; do
+    for m in "THREAD START" "THREAD END" "TRACE [0-9]" "WAIT:" "WAITED:" "JAVA PROFILE"; do
+      [[ $(grep -c "$m" "$f") -eq $(grep -c "^$m" "$f") ]] || { echo "$f: $m"; exit 1; }
+    done
+    for m in ROOT OBJ ARR CLS; do
+      [[ $(grep -c "$m [0-9a-f]* (" "$f") -eq $(grep -c "^$m [0-9a-f]* (" "$f") ]] || { echo "$f: $m"; exit 1; }
+    done
+  done'
 jni_clean

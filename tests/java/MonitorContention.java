@@ -49,18 +49,8 @@ public class MonitorContention {
         }
     }
 
-    public static void main(String[] args) throws Exception {
-        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
-        int holdMs = args.length > 1 ? Integer.parseInt(args[1]) : 30;
-        int extraMs = args.length > 2 ? Integer.parseInt(args[2]) : 300;
-        boolean dump = args.length > 3 && args[3].equals("dump");
-        Thread c = new Thread(() -> contender(rounds), "contender");
-        Thread w = new Thread(() -> {
-            try { waiter(); } catch (InterruptedException e) { throw new RuntimeException(e); }
-        }, "waiter");
-        w.start();
-        while (!waiting || w.getState() != Thread.State.WAITING) pause();
-        c.start();
+    // The holding side of the rounds (main's here, MonitorJoin's holder thread there).
+    static void hold(Thread c, int rounds, int holdMs, boolean dump) throws InterruptedException {
         for (int i = 1; i <= rounds; i++) {
             synchronized (lock) {
                 wanted = i;
@@ -74,6 +64,21 @@ public class MonitorContention {
             }
             while (entered < i) pause();
         }
+    }
+
+    public static void main(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+        int holdMs = args.length > 1 ? Integer.parseInt(args[1]) : 30;
+        int extraMs = args.length > 2 ? Integer.parseInt(args[2]) : 300;
+        boolean dump = args.length > 3 && args[3].equals("dump");
+        Thread c = new Thread(() -> contender(rounds), "contender");
+        Thread w = new Thread(() -> {
+            try { waiter(); } catch (InterruptedException e) { throw new RuntimeException(e); }
+        }, "waiter");
+        w.start();
+        while (!waiting || w.getState() != Thread.State.WAITING) pause();
+        c.start();
+        hold(c, rounds, holdMs, dump);
         c.join();
         Thread.sleep(extraMs);
         synchronized (signal) {

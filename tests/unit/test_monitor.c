@@ -1,5 +1,7 @@
-/* monitor=y without a JVM: the table's ranking and cutoff, the status column, the text. */
+/* monitor=y without a JVM: the table's ranking and cutoff, the status column, the text
+ * (contention and waits in sections of their own). */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "tables/classes.h"
@@ -28,6 +30,62 @@ static char *slurp(const char *path)
     return text;
 }
 
+static int occurrences(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what)) n++;
+    return n;
+}
+
+/* A snapshot with contention and waits: MONITOR TIME lists only the contention, the
+ * waits get MONITOR WAIT TIME, and a cut from "MONITOR TIME BEGIN" to "MONITOR TIME END"
+ * (the way scripts take a section) finds no wait in it. */
+static void contention_apart_from_waits(struct trace *t1, struct trace *t2, struct class_info *lock,
+                                        struct class_info *sig)
+{
+    struct monitor_table contended, waits;
+    monitors_init(&contended);
+    monitors_init(&waits);
+    monitors_add(monitors_of(&contended, t1, lock), 5000000);            /* 5 ms blocked */
+    monitors_add(monitors_of(&waits, t2, sig), 2000000000);              /* a 2 s join */
+    struct monitor_snapshot s;
+    memset(&s, 0, sizeof s);
+    monitors_rank(&contended, true, 0.0001, &s.contended);
+    monitors_rank(&waits, true, 0.0001, &s.waits);
+    char dir[] = "/tmp/hprof-unit-XXXXXX";
+    if (!mkdtemp(dir)) return;
+    char path[256], err[256];
+    snprintf(path, sizeof path, "%s/w.txt", dir);
+    struct output o;
+    char *chosen = NULL;
+    if (output_open_file(&o, path, 1, 1, &chosen, err, sizeof err) != 0) return;
+    struct writer_ctx w = {.out = &o};
+    output_lock(&o);
+    monitor_text_sections(&w, &s);
+    output_unlock(&o);
+    output_close(&o);
+    monitor_snapshot_free(&s);
+    const char *text = slurp(path);
+    const char *time = text ? strstr(text, "MONITOR TIME BEGIN (total = 5 ms) ") : NULL;
+    const char *time_end = time ? strstr(time, "MONITOR TIME END\n") : NULL;
+    const char *lock_row = "   1 100.00% 100.00%       1 300001 Lock (Java)\n";
+    CHECK(time && time_end && !memmem(time, (size_t)(time_end - time), "Signal", 6) &&
+              memmem(time, (size_t)(time_end - time), lock_row, strlen(lock_row)),
+          "MONITOR TIME: the 5 ms of contention only");
+    CHECK(text && strstr(text, "\nMONITOR WAIT TIME BEGIN (total = 2000 ms) ") &&
+              strstr(text, "\nrank   self  accum   count trace monitor\n"
+                           "   1 100.00% 100.00%       1 300002 Signal (Java)\n"
+                           "MONITOR WAIT TIME END\n"),
+          "MONITOR WAIT TIME: the wait, in the same layout");
+    CHECK(time && strstr(text, "MONITOR WAIT TIME BEGIN") > time, "contention first, then waits");
+    CHECK(text && occurrences(text, "MONITOR TIME BEGIN") == 1 && occurrences(text, "MONITOR TIME END") == 1,
+          "a cut by MONITOR TIME BEGIN/END meets only the contention section's own markers");
+    unlink(path);
+    rmdir(dir);
+    monitors_destroy(&contended);
+    monitors_destroy(&waits);
+}
+
 int main(void)
 {
     struct monitor_table t;
@@ -39,25 +97,25 @@ int main(void)
     struct monitor_entry *a = monitors_of(&t, t1, &lock);
     CHECK(a && monitors_of(&t, t1, &lock) == a, "same trace and class: one entry");
     CHECK(monitors_of(&t, t1, &sig) != a && monitors_of(&t, t2, &lock) != a, "other trace or class: other entry");
-    int n;
-    uint64_t total, count;
-    CHECK(monitors_rank(&t, false, 0.0, &n, &total, &count) == NULL && n == 0, "nothing to report: no rows");
+    struct monitor_times r;
+    monitors_rank(&t, false, 0.0, &r);
+    CHECK(r.rows == NULL && r.nrows == 0, "nothing to report: no rows");
 
     for (int i = 0; i < 10; i++) monitors_add(a, 30000000);           /* 10 x 30 ms */
     monitors_add(monitors_of(&t, t2, &sig), 900000000);                  /* 1 x 900 ms */
     monitors_add(monitors_of(&t, t3, &lock), 1000);                      /* 1 x 1 us */
-    struct monitor_row *rows = monitors_rank(&t, false, 0.0, &n, &total, &count);
-    CHECK(n == 3 && total == 1200001000u && count == 12, "three rows, totals of time and events");
-    CHECK(rows && rows[0].entry->trace == t2 && rows[0].count == 1, "most time first");
-    CHECK(rows && rows[1].entry->trace == t1 && rows[1].count == 10 && rows[1].ns == 300000000u,
+    monitors_rank(&t, false, 0.0, &r);
+    CHECK(r.nrows == 3 && r.total_ns == 1200001000u && r.total_count == 12, "three rows, totals of time and events");
+    CHECK(r.rows && r.rows[0].entry->trace == t2 && r.rows[0].count == 1, "most time first");
+    CHECK(r.rows && r.rows[1].entry->trace == t1 && r.rows[1].count == 10 && r.rows[1].ns == 300000000u,
           "second: ten enters adding up");
-    free(rows);
-    rows = monitors_rank(&t, false, 0.0001, &n, &total, &count);
-    CHECK(n == 2 && total == 1200001000u, "cutoff drops rows under it, total keeps them");
-    free(rows);
-    rows = monitors_rank(&t, false, 0.26, &n, &total, &count);
-    CHECK(n == 1, "cutoff 0.26 keeps only the row with 75%%");
-    free(rows);
+    free(r.rows);
+    monitors_rank(&t, false, 0.0001, &r);
+    CHECK(r.nrows == 2 && r.total_ns == 1200001000u, "cutoff drops rows under it, total keeps them");
+    free(r.rows);
+    monitors_rank(&t, false, 0.26, &r);
+    CHECK(r.nrows == 1, "cutoff 0.26 keeps only the row with 75%%");
+    free(r.rows);
 
     /* The text of the section. */
     char dir[] = "/tmp/hprof-unit-XXXXXX";
@@ -68,9 +126,9 @@ int main(void)
     char *chosen = NULL;
     if (output_open_file(&o, path, 1, 1, &chosen, err, sizeof err) != 0) return 1;
     struct writer_ctx w = {.out = &o};
-    rows = monitors_rank(&t, true, 0.0001, &n, &total, &count);
+    monitors_rank(&t, true, 0.0001, &r);
     output_lock(&o);
-    monitor_text_time(&w, rows, n, total);
+    monitor_text_time(&w, MONITOR_TIME_TITLE, &r);
     uint32_t enter[] = {200004}, notify[] = {200005, 200006};
     struct monitor_dump_monitor mons[] = {
         {"LLock;", 200001, 1, enter, 1, NULL, 0},
@@ -85,7 +143,7 @@ int main(void)
     monitor_text_waited(&w, "LSignal;", 42, 0);
     output_unlock(&o);
     output_close(&o);
-    free(rows);
+    free(r.rows);
     const char *text = slurp(path);
     CHECK(text && strstr(text, "MONITOR TIME BEGIN (total = 1200 ms) ") == text, "header: total in ms, then the date");
     CHECK(text && strstr(text, "\nrank   self  accum   count trace monitor\n"
@@ -108,10 +166,11 @@ int main(void)
     CHECK(text && strstr(text, "WAIT: MONITOR LSignal;, timeout=0, thread 200005\n"
                                "WAITED: MONITOR LSignal;, time_waited=42, <unknown thread>\n"),
           "WAIT and WAITED lines");
-    rows = monitors_rank(&t, false, 0.0, &n, &total, &count);
-    CHECK(rows == NULL && n == 0 && total == 0, "a dump takes the times: the next starts from zero");
+    monitors_rank(&t, false, 0.0, &r);
+    CHECK(r.rows == NULL && r.nrows == 0 && r.total_ns == 0, "a dump takes the times: the next starts from zero");
     unlink(path);
     rmdir(dir);
+    contention_apart_from_waits(t1, t2, &lock, &sig);
 
     char s[40];
     CHECK_STR(monitor_status(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE, s, sizeof s), "R", "running: R");
