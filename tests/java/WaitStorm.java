@@ -2,9 +2,10 @@
  * Many waits, quickly: two threads hand a token back and forth with wait/notify, so
  * that monitor=y writes a MONITOR WAIT and a MONITOR WAITED record for each hand-over
  * while the program runs. KEEP thousand small arrays stay reachable to the end, for a
- * heap dump at exit with many records.
+ * heap dump at exit with many records. With WAIT_MS, it then prints "ready" and sleeps
+ * that long (for signals).
  *
- *   WaitStorm [HANDOVERS [KEEP]]      prints "done N" and exits with status 0
+ *   WaitStorm [HANDOVERS [KEEP [WAIT_MS]]]      prints "done N" and exits with status 0
  */
 public class WaitStorm {
     static final Object token = new Object();
@@ -30,6 +31,10 @@ public class WaitStorm {
         other.start();
         play(0, n);
         other.join();
+        if (args.length > 2) {
+            System.out.println("ready");
+            Thread.sleep(Long.parseLong(args[2]));
+        }
         System.out.println("done " + n);
     }
 }
