@@ -48,13 +48,18 @@ static unsigned filter(void *ctx, const char *class_name, const char *name, cons
     return CF_INJ_ALL;
 }
 
+static void remove_tracker_class(struct tracker *t);
+
 static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_redefined, jobject loader,
                                         const char *name, jobject protection_domain, jint len,
                                         const unsigned char *data, jint *new_len, unsigned char **new_data)
 {
     struct host *h = host_get();
     if (!name || !h || !h->tracker || atomic_load(&h->phase) == PHASE_DEAD) return;
-    if (strcmp(name, TRACKER_CLASS) == 0) return;
+    if (strcmp(name, TRACKER_CLASS) == 0) {
+        if (!loader) remove_tracker_class(h->tracker);   /* read now; nothing looks for it again */
+        return;
+    }
     /*
      * Before the module system is up (the primordial phase) the boot loader cannot
      * find the Tracker on the appended class path, so code calling it would fail:
@@ -127,12 +132,25 @@ static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cl
     if (h->bci_classes) bci_classes_prepared(h->bci_classes, h->jvmti, jni, cls);
 }
 
+/* The directory goes as soon as the boot loader has read the Tracker (or at VMInit,
+ * VM death); when the process exits before (the agent's start-up failed), here. A JVM
+ * that fails to initialise ends with _exit: then it stays (see the README). */
+static void remove_at_exit(void)
+{
+    struct host *h = host_get();
+    if (h && h->tracker) remove_tracker_class(h->tracker);
+}
+
 /* Writes the embedded Tracker.class where the boot class path can find it. */
 static int place_tracker_class(struct tracker *t)
 {
     const char *tmp = getenv("TMPDIR");
     snprintf(t->dir, sizeof t->dir, "%s/hprof-XXXXXX", tmp && strlen(tmp) < 40 ? tmp : "/tmp");
-    if (!mkdtemp(t->dir)) return -1;
+    if (!mkdtemp(t->dir)) {
+        t->dir[0] = 0;
+        return -1;
+    }
+    atexit(remove_at_exit);
     char path[128];
     snprintf(path, sizeof path, "%s/hprof", t->dir);
     if (mkdir(path, 0700) != 0) return -1;

@@ -5,6 +5,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,16 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/log.h"
 
 #define FLUSH_THRESHOLD (256 * 1024)
-
-static uint64_t now_micros(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 static void init(struct output *o, int fd, bool is_socket, const char *name)
 {
@@ -35,7 +30,7 @@ static void init(struct output *o, int fd, bool is_socket, const char *name)
     o->is_socket = is_socket;
     o->name = strdup(name);
     buf_init(&o->buf);
-    o->start_micros = now_micros();
+    o->start_micros = clock_wall_us();
     o->header_millis = o->start_micros / 1000u;
 }
 
@@ -131,47 +126,116 @@ int output_open_socket(struct output *o, const char *host, int port, char *err, 
 void output_lock(struct output *o) { pthread_mutex_lock(&o->lock); }
 void output_unlock(struct output *o) { pthread_mutex_unlock(&o->lock); }
 
-uint32_t output_micros(struct output *o) { return (uint32_t)(now_micros() - o->header_millis * 1000u); }
+uint32_t output_micros(struct output *o) { return (uint32_t)(clock_wall_us() - o->header_millis * 1000u); }
 
 int output_socket_fd(struct output *o) { return o->is_socket ? o->fd : -1; }
 
-static void fail(struct output *o, const char *what, int err)
+static void fail(struct output *o, int err)
 {
     if (o->failed) return;
     o->failed = true;
-    if (o->is_socket)
-        log_error("%s to %s failed: %s; no more profile output will be sent (the program goes on)",
-                  what, o->name, strerror(err));
-    else
-        log_error("%s to %s failed: %s; the profile is cut at the last whole record (the program goes on)",
-                  what, o->name, strerror(err));
-}
-
-/* Writes b out whole, or cuts the output at the last whole record and says so once. */
-static void write_buffer(struct output *o, struct buf *b)
-{
-    size_t done = 0;
-    if (o->fd < 0 || o->failed || b->oom) {   /* closed, broken, or lost bytes */
-        if (b->oom && o->fd >= 0) fail(o, "Buffering output", ENOMEM);
-        buf_reset(b);
-        b->oom = 0;
+    if (!o->is_socket) {
+        log_error("Writing to %s failed: %s; the profile is cut at the last whole record (the program goes on)",
+                  o->name, strerror(err));
         return;
     }
-    while (done < b->len) {
-        ssize_t n = o->is_socket ? send(o->fd, b->data + done, b->len - done, MSG_NOSIGNAL)
-                                 : write(o->fd, b->data + done, b->len - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            int e = n < 0 ? errno : ENOSPC;
-            /* Cut a file back to the last whole record so readers see a clean end. */
-            if (!o->is_socket && ftruncate(o->fd, (off_t)o->flushed) == 0) lseek(o->fd, (off_t)o->flushed, SEEK_SET);
-            fail(o, "Writing", e);
+    shutdown(o->fd, SHUT_RDWR);      /* the peer sees the end; the command reader wakes up */
+    if (err == ETIMEDOUT)
+        log_error("Sending to %s failed: the peer accepted nothing for %d s; the connection is dropped and no "
+                  "more profile output will be sent (the program goes on)", o->name, NET_STALL_MS / 1000);
+    else
+        log_error("Sending to %s failed: %s; no more profile output will be sent (the program goes on)", o->name,
+                  strerror(err));
+}
+
+/* A record ends at `at` in the buffer; should the list not grow, an earlier end serves. */
+static void ends_add(struct record_ends *e, size_t at)
+{
+    if (e->n && e->at[e->n - 1] >= at) return;
+    if (e->n == e->cap) {
+        size_t cap = e->cap ? 2 * e->cap : 256;
+        size_t *grown = realloc(e->at, cap * sizeof *grown);
+        if (!grown) return;
+        e->at = grown;
+        e->cap = cap;
+    }
+    e->at[e->n++] = at;
+}
+
+/* The last record end within the first `done` bytes (0 if none). */
+static size_t ends_within(const struct record_ends *e, size_t done)
+{
+    size_t lo = 0, hi = e->n;     /* the first end beyond `done` is at index lo */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->at[mid] <= done) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo ? e->at[lo - 1] : 0;
+}
+
+/* Writes p[0..len) to a file; the bytes written, *err set when it stopped short. */
+static size_t write_some(int fd, const uint8_t *p, size_t len, int *err)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, p + done, len - done);
+        if (n > 0) done += (size_t)n;
+        else if (n == 0 || errno != EINTR) {
+            *err = n < 0 ? errno : ENOSPC;
             break;
         }
-        done += (size_t)n;
     }
-    if (!o->failed) o->flushed += done;
+    return done;
+}
+
+/* Sends p[0..len) to the peer, as write_some; a peer that takes nothing for
+ * NET_STALL_MS fails with ETIMEDOUT. */
+static size_t send_some(int fd, const uint8_t *p, size_t len, int *err)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = send(fd, p + done, len - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            done += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd pf = {fd, POLLOUT, 0};
+            int r = poll(&pf, 1, NET_STALL_MS);
+            if (r > 0 || (r < 0 && errno == EINTR)) continue;
+            *err = r == 0 ? ETIMEDOUT : errno;
+        } else {
+            *err = n < 0 ? errno : EPIPE;
+        }
+        break;
+    }
+    return done;
+}
+
+/* Writes b out whole, or cuts a file back to the last whole record that reached it and
+ * says so once. */
+static void write_buffer(struct output *o, struct buf *b, struct record_ends *e)
+{
+    if (o->fd < 0 || o->failed || b->oom) {   /* closed, broken, or lost bytes */
+        if (b->oom && o->fd >= 0) fail(o, ENOMEM);
+    } else {
+        int err = 0;
+        size_t done = o->is_socket ? send_some(o->fd, b->data, b->len, &err)
+                                   : write_some(o->fd, b->data, b->len, &err);
+        if (err && !o->is_socket) {
+            size_t keep = ends_within(e, done);
+            if (keep < done && ftruncate(o->fd, (off_t)(o->flushed + keep)) == 0)
+                lseek(o->fd, (off_t)(o->flushed + keep), SEEK_SET);
+            done = keep;
+        }
+        o->flushed += done;
+        if (err) fail(o, err);
+    }
     buf_reset(b);
+    b->oom = 0;
+    e->n = 0;
 }
 
 /*
@@ -187,6 +251,7 @@ struct output_pipe {
     pthread_cond_t cond;
     struct output *o;
     struct buf out;          /* records handed over, being written while busy */
+    struct record_ends out_ends;
     bool busy, stop;
 };
 
@@ -198,7 +263,7 @@ static void *pipe_run(void *arg)
         while (!p->busy && !p->stop) pthread_cond_wait(&p->cond, &p->lock);
         if (!p->busy) break;
         pthread_mutex_unlock(&p->lock);
-        write_buffer(p->o, &p->out);
+        write_buffer(p->o, &p->out, &p->out_ends);
         pthread_mutex_lock(&p->lock);
         p->busy = false;
         pthread_cond_broadcast(&p->cond);
@@ -219,8 +284,11 @@ static void pipe_hand_over(struct output *o)
     pthread_mutex_lock(&p->lock);
     pipe_wait_idle(p);
     struct buf full = o->buf;
+    struct record_ends full_ends = o->ends;
     o->buf = p->out;                 /* empty: the thread has written it */
+    o->ends = p->out_ends;
     p->out = full;
+    p->out_ends = full_ends;
     p->busy = true;
     pthread_cond_broadcast(&p->cond);
     pthread_mutex_unlock(&p->lock);
@@ -263,6 +331,7 @@ void output_pipe_end(struct output *o)
     pthread_join(p->thread, NULL);
     o->pipe = NULL;
     buf_free(&p->out);
+    free(p->out_ends.at);
     pthread_cond_destroy(&p->cond);
     pthread_mutex_destroy(&p->lock);
     free(p);
@@ -271,11 +340,12 @@ void output_pipe_end(struct output *o)
 static void write_out(struct output *o)
 {
     if (o->pipe) pipe_hand_over(o);
-    else write_buffer(o, &o->buf);
+    else write_buffer(o, &o->buf, &o->ends);
 }
 
 void output_record_end(struct output *o)
 {
+    ends_add(&o->ends, o->buf.len);
     if (o->buf.len >= FLUSH_THRESHOLD || o->buf.oom) write_out(o);
 }
 
@@ -294,6 +364,8 @@ void output_close(struct output *o)
     output_lock(o);
     output_pipe_end(o);
     write_out(o);
+    free(o->ends.at);
+    memset(&o->ends, 0, sizeof o->ends);
     if (o->fd >= 0) {
         if (o->is_socket) shutdown(o->fd, SHUT_WR);
         close(o->fd);

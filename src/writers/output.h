@@ -2,9 +2,10 @@
  * Where the profile goes: a file or a TCP peer, behind one lock.
  *
  * Writers append whole records to the buffer while holding the lock and mark each
- * record's end; the buffer is only ever written out at a record boundary, so a
- * failing disk or a vanished peer leaves the output readable up to the last whole
- * record. The first failure is reported once; later output is dropped and the
+ * record's end. Should a write fail part way (a full disk, a file size limit), the file
+ * is cut back to the last record end that reached it, so it holds whole records only,
+ * every one written before the failure. A peer that accepts nothing for NET_STALL_MS
+ * is dropped. The first failure is reported once; later output is dropped and the
  * program goes on.
  */
 #ifndef HPROF_OUTPUT_H
@@ -19,6 +20,16 @@
 
 struct output_pipe;
 
+/* A peer that takes no byte for this long is dropped (a stalled reader must not hold
+ * the program: records are written from its threads and at its exit). */
+#define NET_STALL_MS 10000
+
+/* Where the records in a buffer not yet written end (offsets into it, ascending). */
+struct record_ends {
+    size_t *at;
+    size_t n, cap;
+};
+
 struct output {
     pthread_mutex_t lock;
     int fd;
@@ -26,6 +37,7 @@ struct output {
     bool failed;
     char *name;                  /* file path, or host:port */
     struct buf buf;              /* whole records not yet written */
+    struct record_ends ends;     /* ... and where each of them ends */
     struct output_pipe *pipe;    /* a writing thread, during a heap dump (see below) */
     uint64_t flushed;            /* bytes that reached the file */
     uint64_t start_micros;       /* binary record times count from here */

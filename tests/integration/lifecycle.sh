@@ -5,19 +5,27 @@ source "$(dirname "$0")/../lib/common.sh"
 
 run_java "$(agent cpu=samples,file=r.txt)" Lifecycle return
 check "return from main: exit 0 and a dump" bash -c "[[ $RC -eq 0 ]] && grep -q '^CPU SAMPLES END' r.txt"
+WITH="$RC"
 
 run_java "$(agent cpu=samples,file=e.txt)" Lifecycle exit-thread 7
 check "System.exit(7) from another thread: status 7 and a dump" bash -c "[[ $RC -eq 7 ]] && grep -q '^CPU SAMPLES END' e.txt"
 check "System.exit: the exiting thread's work is in the profile" bash -c "grep -q 'Lifecycle.busy' e.txt"
+WITH="$WITH $RC"
 
 run_java "$(agent cpu=samples,file=t.txt)" Lifecycle throw
 check "uncaught exception: status 1, the stack trace printed, and a dump" bash -c "[[ $RC -eq 1 ]] && grep -q 'IllegalStateException: thrown on purpose' out.txt && grep -q '^CPU SAMPLES END' t.txt"
+WITH="$WITH $RC"
 
-# Without the agent, for comparison of statuses.
+# The same three without the agent: the statuses must be the same.
 set +e
-"$JAVA" -cp "$TEST_CLASSES" Lifecycle exit-thread 7 >/dev/null 2>&1; BASE=$?
+WITHOUT=
+for how in return "exit-thread 7" throw; do
+  "$JAVA" -cp "$TEST_CLASSES" Lifecycle $how >/dev/null 2>&1
+  WITHOUT="${WITHOUT:+$WITHOUT }$?"
+done
 set -e
-check "same exit status as without the agent" test "$BASE" -eq 7
+check "same exit statuses as without the agent (return, System.exit(7), throw: $WITH; without: $WITHOUT)" \
+  test "$WITH" = "$WITHOUT"
 
 # SIGTERM
 set +e

@@ -2,9 +2,13 @@
 # Nothing breaks with other collectors, many threads, virtual threads, big heaps.
 source "$(dirname "$0")/../lib/common.sh"
 
-set +e
-BASE=$("$JAVA" -cp "$TEST_CLASSES" Workers 4 50 40 2>&1)
-set -e
+# base ARGS...: the program's output without the agent (its checksum line).
+base() { set +e; "$JAVA" -cp "$TEST_CLASSES" Workers "$@" 2>&1; set -e; }
+BASE=$(base 4 50 40)
+BASE_SMALL=$(base 4 20 10)
+BASE_BIG=$(base 8 300 0)
+check "without the agent: one checksum line per run, to compare the runs with" \
+  bash -c "for b in '$BASE' '$BASE_SMALL' '$BASE_BIG'; do [[ \$b =~ ^checksum\ [0-9a-f]+\$ ]] || exit 1; done"
 
 for gc in UseSerialGC UseParallelGC UseG1GC UseZGC UseShenandoahGC; do
   if ! "$JAVA" -XX:+$gc -version >/dev/null 2>&1; then
@@ -13,27 +17,28 @@ for gc in UseSerialGC UseParallelGC UseG1GC UseZGC UseShenandoahGC; do
   fi
   run_java -XX:+$gc "$(agent cpu=samples,file=gc.txt)" Workers 4 50 40
   check "-XX:+$gc: same output, status 0, profile written" \
-    bash -c "[[ $RC -eq 0 ]] && grep -q '^checksum' out.txt && grep -q '^CPU SAMPLES END' gc.txt"
+    bash -c "[[ $RC -eq 0 ]] && grep -qxF -- '$BASE' out.txt && grep -q '^CPU SAMPLES END' gc.txt"
   # The modes that instrument bytecode, tag objects or walk the heap, with this collector.
   RUN_TIMEOUT=120 run_java -XX:+$gc -Xverify:all "$(agent cpu=times,file=gct.txt)" Workers 4 20 10
   check "-XX:+$gc cpu=times: same checksum, CPU TIME written" \
-    bash -c "[[ $RC -eq 0 ]] && grep -q '^checksum' out.txt && grep -q '^CPU TIME (ms) END' gct.txt"
+    bash -c "[[ $RC -eq 0 ]] && grep -qxF -- '$BASE_SMALL' out.txt && grep -q '^CPU TIME (ms) END' gct.txt"
   RUN_TIMEOUT=120 run_java -XX:+$gc "$(agent file=gca.txt)" Workers 4 20 10
-  check "-XX:+$gc default heap=all: status 0, heap dump and sites written" \
-    bash -c "[[ $RC -eq 0 ]] && grep -q '^checksum' out.txt && grep -q '^HEAP DUMP END' gca.txt && grep -q '^SITES END' gca.txt"
+  check "-XX:+$gc default heap=all: same checksum, status 0, heap dump and sites written" \
+    bash -c "[[ $RC -eq 0 ]] && grep -qxF -- '$BASE_SMALL' out.txt && grep -q '^HEAP DUMP END' gca.txt && grep -q '^SITES END' gca.txt"
 done
 
 run_java -Xmx4g -Xms4g "$(agent cpu=samples,file=big.txt,thread=y)" Workers 8 300 0
 check "300 blocked threads + 8 busy ones: same output, profile written" \
-  bash -c "[[ $RC -eq 0 ]] && grep -q '^checksum' out.txt && grep -q '^CPU SAMPLES END' big.txt"
+  bash -c "[[ $RC -eq 0 ]] && grep -qxF -- '$BASE_BIG' out.txt && grep -q '^CPU SAMPLES END' big.txt"
 # 300 parked threads would swamp the profile with Unsafe.park if blocked threads counted.
 check "blocked threads are not sampled as busy" bash -c "awk '/^CPU SAMPLES BEGIN/{i=1;next} /^CPU SAMPLES END/{i=0} i&&\$1~/^[0-9]+\$/{t+=\$4; if (\$6 ~ /Unsafe.park\$/) p+=\$4} END{exit !(t > 0 && p * 20 < t)}' big.txt"
 check "every started thread has an END" bash -c "[[ \$(grep -c '^THREAD START.*name=\"\\(idle\\|worker\\)-' big.txt) -eq 308 && \$(grep -c '^THREAD END' big.txt) -ge 308 ]]"
 
 if [[ "$JDK_FEATURE" -ge 21 ]]; then
   run_java "$(agent cpu=samples,file=vt.txt,format=b)" Workers 0 0 200
-  check "200 virtual threads: same output, valid binary profile" \
-    bash -c "[[ $RC -eq 0 ]] && grep -qx '$(set +e; "$JAVA" -cp "$TEST_CLASSES" Workers 0 0 200 2>&1)' out.txt && '$HPROF_DUMP' --check vt.txt >/dev/null"
+  BASE_VT=$(base 0 0 200)
+  check "200 virtual threads: same output ($BASE_VT), valid binary profile" \
+    bash -c "[[ $RC -eq 0 && '$BASE_VT' =~ ^checksum\ [0-9a-f]+\$ ]] && grep -qxF -- '$BASE_VT' out.txt && '$HPROF_DUMP' --check vt.txt >/dev/null"
 fi
 
 jni_clean
