@@ -47,6 +47,8 @@ static const char LEGEND[] =
     "                              class=name@class id) and ARR id (nelems=, elem type=)\n"
     "                              list the objects their fields and elements refer to;\n"
     "                              CLS id: a class, its super, loader and statics.\n"
+    "  cpu=old writes a file of its own, without this legend: count callee caller time,\n"
+    "                              time in ms for the whole calls, callees included.\n"
     "Each dump (at exit, or on SIGQUIT) adds its sections after the earlier ones.\n";
 
 static void text_file_header(struct writer_ctx *w)
@@ -95,13 +97,15 @@ static void text_trace(struct writer_ctx *w, struct trace *t)
     output_record_end(w->out);
 }
 
-/* CPU SAMPLES and CPU TIME (ms) share one layout: ranked by cost, count beside it. */
+/* CPU SAMPLES and CPU TIME (ms) share one layout: ranked by cost, count beside it. The
+ * header shows the total in `unit`s of the cost (rounded). */
 static void cpu_section(struct writer_ctx *w, const char *title, const struct rank_row *rows, int nrows,
-                        uint64_t total)
+                        uint64_t total, uint64_t unit)
 {
     struct buf *b = output_buf(w->out);
     char when[64];
-    buf_printf(b, "%s BEGIN (total = %llu) %s\n", title, (unsigned long long)total, text_now(when, sizeof when));
+    buf_printf(b, "%s BEGIN (total = %llu) %s\n", title, (unsigned long long)((total + unit / 2) / unit),
+               text_now(when, sizeof when));
     if (nrows > 0) buf_printf(b, "rank   self  accum   count trace method\n");
     uint64_t sum = 0;
     for (int i = 0; i < nrows; i++) {
@@ -119,12 +123,12 @@ static void cpu_section(struct writer_ctx *w, const char *title, const struct ra
 
 static void text_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total)
 {
-    cpu_section(w, "CPU SAMPLES", rows, nrows, total);
+    cpu_section(w, "CPU SAMPLES", rows, nrows, total, 1);
 }
 
-static void text_cpu_times(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ms)
+static void text_cpu_times(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ns)
 {
-    cpu_section(w, "CPU TIME (ms)", rows, nrows, total_ms);
+    cpu_section(w, "CPU TIME (ms)", rows, nrows, total_ns, 1000000u);
 }
 
 static void old_method(struct buf *b, const struct trace *t, uint32_t i, const char *none)
