@@ -240,15 +240,25 @@ static int64_t cuts_above(const int64_t *gaps, int n, int64_t level)
 }
 
 /* The highest level such that cutting every gap down to it cuts at least `off` (0 if
- * all of them together are less). */
+ * all of them together are less). It is no lower than the longest gap less `off`, so
+ * only the gaps above that count, usually a few: they are searched alone. */
 static int64_t cut_level(const int64_t *gaps, int n, int64_t off)
 {
-    int64_t lo = 0, hi = 0;
+    int64_t hi = 0;
     for (int i = 0; i < n; i++)
         if (gaps[i] > hi) hi = gaps[i];
+    int64_t lo = hi > off ? hi - off : 0, few[64];
+    int k = 0;
+    for (int i = 0; i < n && k <= 64; i++)
+        if (gaps[i] > lo) {
+            if (k < 64) few[k] = gaps[i];
+            k++;
+        }
+    const int64_t *c = k <= 64 ? few : gaps;
+    int m = k <= 64 ? k : n;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo + 1) / 2;
-        if (cuts_above(gaps, n, mid) >= off) lo = mid;
+        if (cuts_above(c, m, mid) >= off) lo = mid;
         else hi = mid - 1;
     }
     return lo;
