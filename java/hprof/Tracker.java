@@ -9,20 +9,17 @@ package hprof;
  *
  * cpu=times: method entries and exits are not sent to native code one by one. Each
  * thread appends (event, time) pairs to its own long[] buffer, found by its thread id,
- * and hands the buffer to the agent in bulk when it fills. Slot 0 of a buffer holds its
- * fill index. The time is read from `now`, a nanosecond clock the agent advances every
- * 100 microseconds: far cheaper than System.nanoTime() on every call, and still an
- * unbiased measure of a method's time (a call is charged one tick for each tick that
- * falls inside it, so on average exactly its duration).
+ * and hands the buffer to the agent in bulk when it is full and one more pair comes.
+ * Slot 0 of a buffer holds its fill index; the agent refills slots 0-2 at a hand-over. The time is System.nanoTime() (the monotonic
+ * clock, a few tens of nanoseconds to read), so that a call of a microsecond is timed
+ * as one. An entry reads the clock last and an exit first, so a method is not charged
+ * for its own bookkeeping nor for a hand-over (its caller is).
  */
 public final class Tracker {
     private Tracker() {}
 
     /* Set by the agent: 0 = inert, 1 = record method entries and exits. */
     private static volatile int engaged;
-
-    /* Set by the agent's clock thread: monotonic nanoseconds, advanced in ticks. */
-    private static volatile long now;
 
     private static final int PAIRS = 8192;
     private static final int MAX_DIRECT = 1 << 16;
@@ -59,40 +56,49 @@ public final class Tracker {
         long[] b = all[(int) id];
         if (b == null) {
             b = new long[1 + 2 * PAIRS];
-            b[0] = 1;
+            drain(id, b, 1);                 // nothing to hand over: the agent marks the start
             all[(int) id] = b;
         }
         return b;
     }
 
-    private static void record(long event) {
-        Thread t = Thread.currentThread();
-        long id = threadId(t);
+    /* The thread's buffer with room for one more pair (handed over first if full: the agent
+     * starts it again, with a mark of when the hand-over ended), or null for a thread id too
+     * large for a buffer. */
+    private static long[] roomFor(long id) {
         long[] b = bufferOf(id);
+        if (b != null && b[0] >= b.length) drain(id, b, (int) b[0]);
+        return b;
+    }
+
+    private static void put(long id, long[] b, long event, long time) {
         if (b == null) {                     // a thread id too large: hand over one by one
-            long[] one = new long[] {3, event, now};
+            long[] one = new long[] {3, event, time};
             drain(id, one, 3);
             return;
         }
         int n = (int) b[0];
         b[n] = event;
-        b[n + 1] = now;
-        n += 2;
-        if (n >= b.length) {
-            drain(id, b, n);
-            n = 1;
-        }
-        b[0] = n;
+        b[n + 1] = time;
+        b[0] = n + 2;
     }
 
-    /* Method entry: (class number, method number). */
+    /* Method entry: (class number, method number). The clock is read last. */
     public static void CallSite(int cnum, int mnum) {
-        if (engaged != 0) record(((long) cnum << 16) | mnum);
+        if (engaged != 0) {
+            long id = threadId(Thread.currentThread());
+            long[] b = roomFor(id);
+            put(id, b, ((long) cnum << 16) | mnum, System.nanoTime());
+        }
     }
 
-    /* Method exit, normal or by exception. */
+    /* Method exit, normal or by exception. The clock is read first. */
     public static void ReturnSite(int cnum, int mnum) {
-        if (engaged != 0) record(EXIT | ((long) cnum << 16) | mnum);
+        if (engaged != 0) {
+            long time = System.nanoTime();
+            long id = threadId(Thread.currentThread());
+            put(id, roomFor(id), EXIT | ((long) cnum << 16) | mnum, time);
+        }
     }
 
     /* heap=sites: 1 while allocations are counted. */

@@ -115,18 +115,18 @@ static void samples_row(struct trace *t, bool take, struct rank_row *row)
     row->cost = row->count;
 }
 
+/* Ranked in nanoseconds, so that many short calls count for what they took. */
 static void times_row(struct trace *t, bool take, struct rank_row *row)
 {
     row->count = take ? atomic_exchange(&t->calls, 0) : atomic_load(&t->calls);
-    uint64_t ns = take ? atomic_exchange(&t->cost_ns, 0) : atomic_load(&t->cost_ns);
-    row->cost = ns / 1000000u;
+    row->cost = take ? atomic_exchange(&t->cost_ns, 0) : atomic_load(&t->cost_ns);
 }
 
 /* Calls rank the old prof format, as in the original's output. */
 static void old_row(struct trace *t, bool take, struct rank_row *row)
 {
     times_row(t, take, row);
-    row->time_ms = row->cost;
+    row->time_ms = row->cost / 1000000u;
     row->cost = row->count;
 }
 

@@ -53,7 +53,11 @@ struct call_stack {
     /* The rest belongs to the claim's holder. */
     struct call_frame *frames;
     int n, cap;
-    int64_t cpu_last, wall_last;     /* for the CPU/wall ratio of each batch */
+    int64_t cpu_last, wall_last;     /* the thread's CPU time and clock at the previous hand-over */
+    int64_t paused;                  /* time cut so far: later event times are moved back by it */
+    int64_t last_when;               /* the previous event's time, less `paused` then */
+    bool has_last;
+    int64_t tracker_ns;              /* the shortest call without callees: the Tracker's own work */
     jvmtiFrameInfo key[64];          /* scratch: the trace being looked up */
     struct {
         uint64_t hash;
@@ -158,62 +162,145 @@ static void push(struct host *h, struct call_stack *s, uint32_t cnum, uint32_t m
     s->frames[s->n++] = (struct call_frame){cnum, mnum, method_of(h, cnum, mnum), when, 0};
 }
 
-/* Closes frame i (and every frame above it) at time `when`. */
-static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int64_t when, double ratio,
-                   uint32_t thread_serial)
+/*
+ * Closes frame i (and every frame above it) at time `when`. cpu=times charges a call its
+ * own time; cpu=old, as the original's old prof format, its whole time, callees included.
+ * The Tracker's own work is taken out: the part between a call's two clock reads (about
+ * one read; the shortest call without callees seen so far is nothing else) and about as
+ * much around them, which would fall to the caller.
+ */
+static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int64_t when, uint32_t thread_serial)
 {
+    bool inclusive = h->opt->cpu == CPU_OLD;
     while (s->n > i) {
         int top = s->n - 1;
         struct call_frame *f = &s->frames[top];
         int64_t total = when - f->start;
         if (total < 0) total = 0;
-        int64_t own = total - f->callees;
+        if (!f->callees && total > 0 && (total < s->tracker_ns || !s->tracker_ns)) s->tracker_ns = total;
+        int64_t tracker = s->tracker_ns;
+        int64_t own = total - f->callees - tracker;
         if (own < 0) own = 0;
-        count_call(h, jni, s, top, thread_serial, (uint64_t)((double)own * ratio));
-        if (top > 0) s->frames[top - 1].callees += total;
+        int64_t whole = total > tracker ? total - tracker : 0;
+        count_call(h, jni, s, top, thread_serial, (uint64_t)(inclusive ? whole : own));
+        if (top > 0) s->frames[top - 1].callees += total + tracker;
         s->n = top;
     }
 }
 
 static void on_method_exit(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum,
-                           int64_t when, double ratio, uint32_t thread_serial)
+                           int64_t when, uint32_t thread_serial)
 {
     for (int i = s->n - 1; i >= 0; i--) {
         if (s->frames[i].cnum == cnum && s->frames[i].mnum == mnum) {
-            pop_to(h, jni, s, i, when, ratio, thread_serial);
+            pop_to(h, jni, s, i, when, thread_serial);
             return;
         }
     }
     /* An exit with no entry (the method began before the Tracker was engaged): ignored. */
 }
 
-/* CPU time over wall time since the thread's previous batch (1 when unknown). */
-static double cpu_ratio(struct call_stack *s, const struct batch *b)
+static bool is_mark(int64_t ev) { return ev >= 0 && (ev & TRACKER_MARK_BIT); }
+
+/*
+ * The time the thread spent off the CPU in the batch's window (0 when not known); *skip
+ * is 1 when the batch starts with a mark. A mark (the thread's CPU time and clock when its
+ * buffer was made, or when its previous hand-over returned) starts the window after that
+ * hand-over, whose time, with any wait for the timer thread it woke, belongs to no
+ * method: it is cut from the timeline. Without one (events handed over one by one) the
+ * window starts at the previous hand-over, or at the batch's first event.
+ */
+static int64_t off_cpu(struct call_stack *s, const struct batch *b, int *skip)
 {
-    double r = 1.0;
+    int64_t cpu0 = s->cpu_last, wall0 = s->wall_last, off = 0;
+    *skip = 0;
+    if (b->npairs > 0 && is_mark(b->pairs[0])) {
+        cpu0 = b->pairs[0] & ~TRACKER_MARK_BIT;
+        wall0 = b->pairs[1];
+        if (s->wall_last && wall0 > s->wall_last) s->paused += wall0 - s->wall_last;
+        *skip = 1;
+    } else if (!wall0 && b->npairs > 0) {
+        wall0 = b->pairs[1];
+    }
     if (b->cpu_ns >= 0) {
-        int64_t since = s->wall_last ? s->wall_last : b->pairs[1];
-        int64_t dw = b->wall_ns - since, dc = b->cpu_ns - s->cpu_last;
-        if (dw > 0 && dc >= 0) r = (double)dc / (double)dw;
-        if (r > 1.0) r = 1.0;
+        int64_t dw = b->wall_ns - wall0, dc = b->cpu_ns - cpu0;
+        if (dw > dc && dc >= 0) off = dw - dc;
         s->cpu_last = b->cpu_ns;
     }
     s->wall_last = b->wall_ns;
-    return r;
+    return off;
 }
 
-/* Counts one batch of the stack's thread (the claim held). */
+static int64_t cuts_above(const int64_t *gaps, int n, int64_t level)
+{
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        if (gaps[i] > level) sum += gaps[i] - level;
+    return sum;
+}
+
+/* The highest level such that cutting every gap down to it cuts at least `off` (0 if
+ * all of them together are less). It is no lower than the longest gap less `off`, so
+ * only the gaps above that count, usually a few: they are searched alone. */
+static int64_t cut_level(const int64_t *gaps, int n, int64_t off)
+{
+    int64_t hi = 0;
+    for (int i = 0; i < n; i++)
+        if (gaps[i] > hi) hi = gaps[i];
+    int64_t lo = hi > off ? hi - off : 0, few[64];
+    int k = 0;
+    for (int i = 0; i < n && k <= 64; i++)
+        if (gaps[i] > lo) {
+            if (k < 64) few[k] = gaps[i];
+            k++;
+        }
+    const int64_t *c = k <= 64 ? few : gaps;
+    int m = k <= 64 ? k : n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (cuts_above(c, m, mid) >= off) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/*
+ * Counts one batch of the stack's thread (the claim held). Time between two events
+ * belongs to the frame on top; the time the thread was off the CPU in the batch's window
+ * is cut from the longest of these gaps (and the one after the last event), down to a
+ * common level: being descheduled, sleeping or blocking shows as one long gap where it
+ * happened, while the thread's own work between two events is short. So a method is
+ * charged for neither its waits nor those of others in the batch.
+ */
 static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct batch *b)
 {
-    double ratio = cpu_ratio(s, b);
-    for (int i = 0; i < b->npairs; i++) {
-        int64_t ev = b->pairs[2 * i], when = b->pairs[2 * i + 1];
+    int skip;
+    int64_t off = off_cpu(s, b, &skip);
+    int n = b->npairs - skip;
+    const int64_t *p = b->pairs + 2 * skip;
+    int64_t *gaps = n > 0 ? malloc((size_t)(n + 1) * sizeof *gaps) : NULL;
+    if (n > 0 && !gaps) off = 0;
+    for (int i = 0; gaps && i <= n; i++) {
+        int64_t g = i == n       ? b->wall_ns - p[2 * n - 1]
+                    : i > 0      ? p[2 * i + 1] - p[2 * i - 1]
+                    : s->has_last ? p[1] - s->paused - s->last_when
+                                  : 0;
+        gaps[i] = g > 0 ? g : 0;
+    }
+    int64_t level = off > 0 ? cut_level(gaps, n + 1, off) : INT64_MAX;
+    for (int i = 0; i < n; i++) {
+        if (gaps && gaps[i] > level) s->paused += gaps[i] - level;
+        int64_t ev = p[2 * i], when = p[2 * i + 1] - s->paused;
         bool is_exit = ev < 0;
         uint64_t code = (uint64_t)ev & ~(uint64_t)TRACKER_EXIT_BIT;
         uint32_t cnum = (uint32_t)(code >> 16), mnum = (uint32_t)(code & 0xffff);
-        if (is_exit) on_method_exit(h, jni, s, cnum, mnum, when, ratio, b->thread_serial);
+        if (is_exit) on_method_exit(h, jni, s, cnum, mnum, when, b->thread_serial);
         else push(h, s, cnum, mnum, when);
+        s->last_when = when;
+        s->has_last = true;
     }
+    if (gaps && gaps[n] > level) s->paused += gaps[n] - level;
+    free(gaps);
     for (unsigned slot = 0; slot < CACHE_SLOTS; slot++) flush_slot(s, slot);
 }
 

@@ -4,10 +4,12 @@
  *
  * Each Java thread keeps a shadow call stack here. An exit closes the frame it names
  * (frames above it were left by an exception); the time between entry and exit, less
- * the callees' time, is the method's own time. Times come from the Tracker's clock
- * (Tracker.now, which the tracker's clock thread advances) and are scaled, per batch of
- * events, by the thread's CPU time over the wall time of that batch, so a method that
- * sleeps or blocks is not charged for the wait.
+ * the callees' time, is the method's own time (cpu=times); cpu=old counts the whole
+ * time. Times are the Tracker's System.nanoTime() at each event; the time the thread
+ * spent off the CPU in a batch (its clock less its CPU time) is cut from the longest gaps
+ * between events, where it happened, so a method that sleeps, blocks or is descheduled
+ * is not charged for the wait. The hand-overs themselves are charged to no method (see
+ * TRACKER_MARK_BIT), nor is the Tracker's own work, as near as it can be measured.
  *
  * Threads hand their batches over without ever waiting: the timer thread counts them
  * while it keeps up; when it falls behind, a thread counts its own (method_times.c).
@@ -36,6 +38,10 @@ void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t t
 /* Waits until every batch handed over so far is counted (before a dump). */
 void method_times_flush(struct host *h);
 
+/* An event is (class number << 16 | method number), with this bit for an exit. */
 #define TRACKER_EXIT_BIT INT64_MIN
+/* A mark, which the agent writes first in a buffer it hands back: (this bit | the thread's
+ * CPU time, clock) when the hand-over returned. */
+#define TRACKER_MARK_BIT ((int64_t)1 << 62)
 
 #endif

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sources/host.h"
@@ -25,8 +24,6 @@ extern const size_t hprof_tracker_class_len;
 struct tracker {
     char dir[64];                 /* where Tracker.class was put for the boot class path */
     jclass cls;                   /* the Tracker, once VM init found it */
-    jfieldID now;                 /* Tracker.now, advanced by the clock thread */
-    _Atomic bool stop_clock;
     _Atomic unsigned too_big, failed;   /* methods left as they were, classes that failed */
 };
 
@@ -204,22 +201,34 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     return 0;
 }
 
+static jlong current_cpu(struct host *h)
+{
+    jlong cpu = -1;
+    if ((*h->jvmti)->GetCurrentThreadCpuTime(h->jvmti, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
+    return cpu;
+}
+
+/* Tracker.drain, on the thread itself: hands the buffer's pairs over (none when the
+ * Tracker has just made it) and starts the buffer again with a mark (method_times.h), so
+ * that the hand-over is charged to no method. */
 static void JNICALL native_drain(JNIEnv *jni, jclass cls, jlong tid, jlongArray buffer, jint length)
 {
     struct host *h = host_get();
-    if (length <= 1 || !buffer) return;
-    jint pairs = (length - 1) / 2;
-    struct batch *b = method_times_batch_new(pairs);
-    if (!b) return;
-    (*jni)->GetLongArrayRegion(jni, buffer, 1, pairs * 2, (jlong *)method_times_batch_pairs(b));
-    jlong cpu = -1;
-    if ((*h->jvmti)->GetCurrentThreadCpuTime(h->jvmti, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
-    uint32_t serial = 0;
-    if (h->opt->thread) {
-        struct thread_info *ti = threads_lookup(h->jvmti, NULL);
-        serial = ti ? ti->serial : 0;
+    if (!buffer) return;
+    jint pairs = length > 1 ? (length - 1) / 2 : 0;
+    struct batch *b = pairs ? method_times_batch_new(pairs) : NULL;
+    if (b) {
+        (*jni)->GetLongArrayRegion(jni, buffer, 1, pairs * 2, (jlong *)method_times_batch_pairs(b));
+        uint32_t serial = 0;
+        if (h->opt->thread) {
+            struct thread_info *ti = threads_lookup(h->jvmti, NULL);
+            serial = ti ? ti->serial : 0;
+        }
+        method_times_submit(h, jni, b, tid, current_cpu(h), serial);
     }
-    method_times_submit(h, jni, b, tid, cpu, serial);
+    jlong cpu = current_cpu(h);
+    jlong mark[3] = {3, TRACKER_MARK_BIT | (cpu > 0 ? cpu : 0), (jlong)clock_ns()};
+    (*jni)->SetLongArrayRegion(jni, buffer, 0, 3, mark);
 }
 
 /* Hands over a thread's buffer from outside the Tracker (thread end, VM death), with
@@ -325,24 +334,6 @@ static void catch_up(struct host *h, JNIEnv *jni)
     (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
 }
 
-#define CLOCK_TICK_NS 100000      /* Tracker.now advances every 100 us */
-
-/* The clock thread: keeps Tracker.now close to the monotonic clock (util/clock.h). */
-static void JNICALL clock_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
-{
-    struct host *h = arg;
-    struct tracker *t = h->tracker;
-    uint64_t next = clock_ns();
-    while (!atomic_load(&t->stop_clock)) {
-        next += CLOCK_TICK_NS;
-        struct timespec at = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR) {}
-        uint64_t now = clock_ns();
-        if (now > next + 10 * CLOCK_TICK_NS) next = now;   /* fallen behind (a busy machine): go on from now */
-        (*jni)->SetStaticLongField(jni, t->cls, t->now, (jlong)now);
-    }
-}
-
 static void start(struct host *h, JNIEnv *jni)
 {
     struct tracker *t = h->tracker;
@@ -368,13 +359,6 @@ static void start(struct host *h, JNIEnv *jni)
         return;
     }
     method_times_start(h, jni);
-    t->now = (*jni)->GetStaticFieldID(jni, cls, "now", "J");
-    if (t->now) {
-        (*jni)->SetStaticLongField(jni, cls, t->now, (jlong)clock_ns());
-        host_start_thread(h, jni, "HPROF clock", clock_main, h);
-    } else {
-        (*jni)->ExceptionClear(jni);
-    }
     (*jni)->SetStaticIntField(jni, cls, engaged, 1);
 }
 
@@ -395,7 +379,6 @@ static void stop(struct host *h, JNIEnv *jni)
     if (!wants_times(h)) return;
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
     if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, 0);
-    atomic_store(&t->stop_clock, true);
     /* What every live thread still holds, as it is now (they may still be running). */
     jobjectArray all = buffers_of(t, jni);
     int n = threads_live_count(&h->t.threads) + 16;

@@ -29,7 +29,7 @@ struct trace {
     uint32_t nframes;
     _Atomic uint64_t cpu_samples; /* times cpu=samples found a thread here */
     _Atomic uint64_t calls;       /* cpu=times/old: exits of the method on top */
-    _Atomic uint64_t cost_ns;     /* cpu=times/old: time in that method, callees excluded */
+    _Atomic uint64_t cost_ns;     /* time in that method: cpu=times callees excluded, cpu=old included */
     bool written;                 /* TRACE record written (output lock held) */
     struct frame **frames;        /* resolved, top frame first */
     jvmtiFrameInfo raw[];         /* the key */

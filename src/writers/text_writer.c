@@ -50,8 +50,9 @@ static const char LEGEND[] =
     "  CPU SAMPLES        cpu=samples: how often a running thread was found in each\n"
     "                     trace, most first; count is the number of samples, method\n"
     "                     the top frame. Counts start from zero after each dump.\n"
-    "  CPU TIME (ms)      cpu=times: time per trace in ms, most first, measured in\n"
-    "                     its top method (method); count is the number of calls.\n"
+    "  CPU TIME (ms)      cpu=times: time per trace in ms (measured in ns, ranked and\n"
+    "                     cut by it), most first, spent in its top method (method)\n"
+    "                     itself; count is the number of calls.\n"
     "  SITES              heap=sites: objects by allocation site (trace and class),\n"
     "                     most live bytes first: bytes and objects live at the dump\n"
     "                     (after a GC) and allocated since the start (estimates when\n"
@@ -77,7 +78,9 @@ static const char LEGEND[] =
     "  MONITOR WAIT TIME  monitor=y: time threads spent in Object.wait (so also in\n"
     "                     Thread.join), in ms, per trace and monitor class, in the\n"
     "                     same layout. Waiting is not contention: it is kept here,\n"
-    "                     out of MONITOR TIME.\n";
+    "                     out of MONITOR TIME.\n"
+    "cpu=old writes a file of its own, without this legend: count callee caller time,\n"
+    "time in ms for the whole calls, callees included (as the original's).\n";
 
 static void text_file_header(struct writer_ctx *w)
 {
@@ -125,13 +128,15 @@ static void text_trace(struct writer_ctx *w, struct trace *t)
     output_record_end(w->out);
 }
 
-/* CPU SAMPLES and CPU TIME (ms) share one layout: ranked by cost, count beside it. */
+/* CPU SAMPLES and CPU TIME (ms) share one layout: ranked by cost, count beside it. The
+ * header shows the total in `unit`s of the cost (rounded). */
 static void cpu_section(struct writer_ctx *w, const char *title, const struct rank_row *rows, int nrows,
-                        uint64_t total)
+                        uint64_t total, uint64_t unit)
 {
     struct buf *b = output_buf(w->out);
     char when[64];
-    buf_printf(b, "%s BEGIN (total = %llu) %s\n", title, (unsigned long long)total, text_now(when, sizeof when));
+    buf_printf(b, "%s BEGIN (total = %llu) %s\n", title, (unsigned long long)((total + unit / 2) / unit),
+               text_now(when, sizeof when));
     if (nrows > 0) buf_printf(b, "rank   self  accum   count trace method\n");
     uint64_t sum = 0;
     for (int i = 0; i < nrows; i++) {
@@ -149,12 +154,12 @@ static void cpu_section(struct writer_ctx *w, const char *title, const struct ra
 
 static void text_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total)
 {
-    cpu_section(w, "CPU SAMPLES", rows, nrows, total);
+    cpu_section(w, "CPU SAMPLES", rows, nrows, total, 1);
 }
 
-static void text_cpu_times(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ms)
+static void text_cpu_times(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ns)
 {
-    cpu_section(w, "CPU TIME (ms)", rows, nrows, total_ms);
+    cpu_section(w, "CPU TIME (ms)", rows, nrows, total_ns, 1000000u);
 }
 
 static void old_method(struct buf *b, const struct trace *t, uint32_t i, const char *none)

@@ -27,7 +27,7 @@ struct writer_ctx {
 struct rank_row {
     struct trace *trace;
     uint64_t count;       /* samples, or calls */
-    uint64_t cost;        /* what the ranking and percentages use: samples, ms or calls */
+    uint64_t cost;        /* what the ranking and percentages use: samples, ns or calls */
     uint64_t time_ms;     /* cpu=old: the time column */
 };
 
@@ -50,7 +50,7 @@ struct writer {
     /* The CPU SAMPLES section: rows ranked, already cut at the cutoff. */
     void (*cpu_samples)(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total);
     /* cpu=times: the CPU TIME (ms) section (text only; NULL in binary). */
-    void (*cpu_times)(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ms);
+    void (*cpu_times)(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ns);
     /* heap=sites: the SITES section (text) or HEAP SUMMARY + ALLOC SITES (binary);
      * rows ranked by live bytes and cut at the cutoff, their traces written before. */
     void (*sites)(struct writer_ctx *w, struct site *const *rows, int nrows, const struct site_totals *t);
