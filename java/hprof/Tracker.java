@@ -10,9 +10,9 @@ package hprof;
  * cpu=times: method entries and exits are not sent to native code one by one. Each
  * thread appends (event, time) pairs to its own long[] buffer, found by its thread id,
  * and hands the buffer to the agent in bulk when it is full and one more pair comes.
- * Slot 0 of a buffer holds its fill index; the agent refills slots 0-2 at a hand-over. The time is System.nanoTime() (the monotonic
- * clock, a few tens of nanoseconds to read), so that a call of a microsecond is timed
- * as one. An entry reads the clock last and an exit first, so a method is not charged
+ * Slot 0 of a buffer holds its fill index; the agent refills slots 0-2 at a hand-over.
+ * The time is System.nanoTime() (the monotonic clock, a few tens of nanoseconds to read),
+ * so that a call of a microsecond is timed as one. An entry reads the clock last and an exit first, so a method is not charged
  * for its own bookkeeping nor for a hand-over (its caller is).
  */
 public final class Tracker {

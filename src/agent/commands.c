@@ -9,7 +9,6 @@
 
 #include "sources/alloc_tracker.h"
 #include "sources/cpu_sampler.h"
-#include "sources/resolve.h"
 #include "sources/socket_protocol.h"
 #include "util/log.h"
 
@@ -31,7 +30,7 @@ static bool cpu_sampling(struct host *h, JNIEnv *jni, uint32_t thread_id, bool o
         if (on) cpu_sampler_enable(h, true);
         return true;
     }
-    threads_set_sampled(&h->t.threads, jni, NULL, on);
+    threads_set_sampled_all(&h->t.threads, on);
     if (on && !h->sampler) cpu_sampler_start(h, jni);
     cpu_sampler_enable(h, on);
     return true;

@@ -17,6 +17,7 @@
 #include "sources/heap_walk_internal.h"
 #include "sources/host.h"
 #include "sources/resolve.h"
+#include "util/buf.h"
 #include "tables/sites.h"
 
 jlong walk_class_tag(uint32_t k) { return (jlong)((uint64_t)(k + 1) << CLASS_TAG_SHIFT); }
@@ -47,17 +48,9 @@ static void note_site(struct walk *w, uint32_t id, jlong site)
 {
     if (id < w->id_first) return;
     size_t i = id - w->id_first;
-    if (i >= w->site_cap) {
-        size_t n = w->site_cap ? w->site_cap : 1u << 16;
-        while (n <= i) n *= 2;
-        uint32_t *p = realloc(w->site_of, n * sizeof *p);
-        if (!p) {
-            w->oom = true;
-            return;
-        }
-        memset(p + w->site_cap, 0, (n - w->site_cap) * sizeof *p);
-        w->site_of = p;
-        w->site_cap = n;
+    if (!grow_array_zeroed((void **)&w->site_of, &w->site_cap, i + 1, sizeof *w->site_of)) {
+        w->oom = true;
+        return;
     }
     w->site_of[i] = (uint32_t)site;
 }
@@ -102,17 +95,9 @@ bool walk_mark(struct walk *w, uint32_t id, unsigned bit)
 {
     if (id <= ID_OBJECT_BASE) return false;
     size_t i = id - ID_OBJECT_BASE;
-    if (i / 4 >= w->marks_cap) {
-        size_t n = w->marks_cap ? w->marks_cap : 1u << 16;
-        while (n <= i / 4) n *= 2;
-        uint8_t *m = realloc(w->marks, n);
-        if (!m) {
-            w->oom = true;
-            return false;
-        }
-        memset(m + w->marks_cap, 0, n - w->marks_cap);
-        w->marks = m;
-        w->marks_cap = n;
+    if (!grow_array_zeroed((void **)&w->marks, &w->marks_cap, i / 4 + 1, 1)) {
+        w->oom = true;
+        return false;
     }
     uint8_t m = (uint8_t)(bit << (2 * (i % 4)));
     if (w->marks[i / 4] & m) return false;

@@ -16,19 +16,34 @@
 #include "util/buf.h"
 
 /* n values of es bytes each, in the machine's order at src, big-endian to dst (which may
- * be src). */
+ * be src). One loop per size: byte arrays, most of a heap's array data, are one copy. */
 static void to_big_endian(uint8_t *dst, const uint8_t *src, size_t n, unsigned es)
 {
-    for (size_t i = 0; i < n; i++, src += es, dst += es) {
-        uint16_t v2;
-        uint32_t v4;
-        uint64_t v8;
-        switch (es) {
-        case 2: memcpy(&v2, src, 2); be_store_u2(dst, v2); break;
-        case 4: memcpy(&v4, src, 4); be_store_u4(dst, v4); break;
-        case 8: memcpy(&v8, src, 8); be_store_u8(dst, v8); break;
-        default: *dst = *src; break;
+    switch (es) {
+    case 2:
+        for (size_t i = 0; i < n; i++, src += 2, dst += 2) {
+            uint16_t v;
+            memcpy(&v, src, 2);
+            be_store_u2(dst, v);
         }
+        break;
+    case 4:
+        for (size_t i = 0; i < n; i++, src += 4, dst += 4) {
+            uint32_t v;
+            memcpy(&v, src, 4);
+            be_store_u4(dst, v);
+        }
+        break;
+    case 8:
+        for (size_t i = 0; i < n; i++, src += 8, dst += 8) {
+            uint64_t v;
+            memcpy(&v, src, 8);
+            be_store_u8(dst, v);
+        }
+        break;
+    default:
+        if (dst != src) memmove(dst, src, n);
+        break;
     }
 }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "sources/heap_walk_internal.h"
+#include "sources/heap_walker.h"
 #include "sources/host.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -130,7 +131,7 @@ static jobject *fetch(struct walk *w, jclass *classes, jint nclasses, jint *got)
     w->fetch_seen = 0;
     w->fetch_bad = !w->fetch_order || (size_t)*got != w->npending;
     number_fetched(w, objs, *got, classes, nclasses);
-    if (w->times)
+    if (heap_times())
         fprintf(stderr, "heap dump: numbered (%.3f s, fetched at %.3f s)\n", clock_s() - w->t0, t_fetched - w->t0);
     return objs;
 }
@@ -155,7 +156,7 @@ static bool write_round(struct walk *w, int round)
         free_classes(jni, classes, nclasses);
         return false;
     }
-    if (w->times)
+    if (heap_times())
         fprintf(stderr, "heap dump: round %d: %zu objects not visited (%.3f s)\n", round, w->npending,
                 clock_s() - w->t0);
     jint got = 0;

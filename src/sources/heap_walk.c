@@ -28,7 +28,7 @@
 
 void heap_phase(const char *what, double t0)
 {
-    if (getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: %-10s %.3f s\n", what, clock_s() - t0);
+    if (heap_times()) fprintf(stderr, "heap dump: %-10s %.3f s\n", what, clock_s() - t0);
 }
 
 /* ---- the walk's callbacks ---- */
@@ -185,7 +185,6 @@ void heap_walker_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
     }
     w->wr = sink->wr;
     w->s = sink->s;
-    w->times = getenv("HPROF_HEAP_TIMES") != NULL;
     (*jni)->PushLocalFrame(jni, 64);
     w->t0 = clock_s();
     bool ready = prepare(w) == 0;

@@ -65,7 +65,6 @@ struct walk {
     const struct heap_dump_writer *wr;
     struct hd_session *s;                  /* the sink's */
     double t0;                             /* when the dump began */
-    bool times;                            /* HPROF_HEAP_TIMES: phases timed on stderr */
     bool oom;
 
     /* heap_classes.c */

@@ -7,7 +7,9 @@
 #define HPROF_HEAP_WALKER_H
 
 #include <jni.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 struct host;
 struct heap_sink;
@@ -23,5 +25,7 @@ jobject *heap_owned_monitors(struct host *h, JNIEnv *jni, uint32_t *count);
 /* With HPROF_HEAP_TIMES in the environment, a line on stderr: the phase of a heap dump
  * that ends now, `t0` being when the dump began (clock_s). */
 void heap_phase(const char *what, double t0);
+/* Whether HPROF_HEAP_TIMES asks for those lines (and other details of a dump on stderr). */
+static inline bool heap_times(void) { return getenv("HPROF_HEAP_TIMES") != NULL; }
 
 #endif

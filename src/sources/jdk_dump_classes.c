@@ -87,16 +87,6 @@ static struct hd_field *fields_of(struct descs *d)
     return f;
 }
 
-uint8_t *jd_put_value(struct jdr *r, uint8_t *d, unsigned type, const uint8_t *v)
-{
-    if (type == HD_OBJECT) {
-        be_store_u4(d, jd_map_ref(r, be_load_u8(v)));
-        return d + 4;
-    }
-    memcpy(d, v, jd_src_size(type));
-    return d + jd_src_size(type);
-}
-
 /* The statics of class o, from the list at p; returns the list's end (NULL: no memory). */
 static const uint8_t *lay_out_statics(struct jdr *r, struct hd_class *o, const struct jdr_order *ord,
                                       const uint8_t *p)

@@ -16,6 +16,8 @@
 
 #include "sources/jdk_dump_reader.h"
 #include "tables/heap_records.h"
+#include "util/buf.h"
+#include "util/hprof_format.h"
 
 #define ID_BYTES 8                          /* the JDK's IDs; the only size read */
 #define CHUNK_SHIFT 20                      /* 1 MiB chunks */
@@ -115,8 +117,6 @@ bool idmap_get(const struct idmap *m, uint64_t key, uint64_t *val);
 void idmap_free(struct idmap *m);
 /* Notes why the dump cannot be read (the first reason); false. */
 bool jd_fail(struct jdr *r, const char *why);
-/* Size of a value of basic type t in the JDK's dump; 0 for a type that is none. */
-unsigned jd_src_size(unsigned t);
 /* The record at *p: its tag, body and body's length; moves *p past it. false when it is
  * cut short. */
 bool jd_next_record(struct jdr *r, const uint8_t **p, const uint8_t *end, unsigned *tag, const uint8_t **body,
@@ -128,19 +128,70 @@ bool jd_each_sub(struct jdr *r, bool (*fn)(struct jdr *r, const uint8_t *p));
 char *jd_string(const struct jdr *r, uint64_t id);
 
 /* ---- jdk_dump_reader.c ---- */
-/* hprof's ID of the dump's object `a`; of an object a value refers to (noted if the
- * dump does not hold it); the index of the dump's class with this ID, -1 if none. */
-uint32_t jd_map_id(const struct jdr *r, uint64_t a);
-uint32_t jd_map_ref(struct jdr *r, uint64_t a);
+/* The index of the dump's class with this ID, -1 if none. */
 int64_t jd_class_index(const struct jdr *r, uint64_t id);
 
 /* ---- jdk_dump_classes.c ---- */
 /* Every set class's view, from its CLASS DUMP; a class that cannot be laid out (no
  * memory) is unset. */
 void jd_lay_out_classes(struct jdr *r);
-/* A value of the dump, as hprof writes it, to d; returns the byte after it. */
-uint8_t *jd_put_value(struct jdr *r, uint8_t *d, unsigned type, const uint8_t *v);
 /* c->ops: an instance's values, own class first, as steps (see struct op). */
 void jd_build_ops(struct jdr *r, struct cls *c);
+
+
+/* ---- per value: inline, since pass 2 calls them for every field, element and object ---- */
+
+/* Size of a value of basic type t in the JDK's dump; 0 for a type that is none. */
+static inline unsigned jd_src_size(unsigned t)
+{
+    switch (t) {
+    case HD_OBJECT: return ID_BYTES;
+    case HD_BOOLEAN: case HD_BYTE: return 1;
+    case HD_CHAR: case HD_SHORT: return 2;
+    case HD_FLOAT: case HD_INT: return 4;
+    case HD_DOUBLE: case HD_LONG: return 8;
+    default: return 0;
+    }
+}
+
+/* hprof's ID of the dump's object `a` (0 for null and for what is no object of it). */
+static inline uint32_t jd_map_id(const struct jdr *r, uint64_t a)
+{
+    uint64_t c = a >> CHUNK_SHIFT;
+    if (!a || !r->rank || c < r->lo || c > r->hi) return 0;
+    uint32_t k = r->rank[c - r->lo];
+    if (!k) return 0;
+    if (k & RANK_SPECIAL) {
+        uint64_t v;
+        if (idmap_get(&r->special, a, &v)) return (uint32_t)v;
+        k &= ~RANK_SPECIAL;
+    }
+    return r->base + ((k - 1) << SLOT_BITS) + (uint32_t)((a & ((1u << CHUNK_SHIFT) - 1)) >> 3);
+}
+
+/* hprof's ID of an object a value refers to. One the dump does not hold is noted, to
+ * be written at the end: HotSpot's dumper leaves out the Class objects of classes that
+ * are not loaded (the class-data-sharing archive holds those of every archived class),
+ * and references to them would not resolve. */
+static inline uint32_t jd_map_ref(struct jdr *r, uint64_t a)
+{
+    uint32_t id = jd_map_id(r, a);
+    if (!id || id < r->base) return id;        /* null, or a class or thread of hprof's */
+    uint32_t slot = (id - r->base) & ((1u << SLOT_BITS) - 1);
+    const uint8_t *bits = r->bits[(id - r->base) >> SLOT_BITS];
+    if (!(bits[slot >> 3] & (1u << (slot & 7)))) idmap_put(&r->missing, a, id);
+    return id;
+}
+
+/* A value of the dump, as hprof writes it, to d; returns the byte after it. */
+static inline uint8_t *jd_put_value(struct jdr *r, uint8_t *d, unsigned type, const uint8_t *v)
+{
+    if (type == HD_OBJECT) {
+        be_store_u4(d, jd_map_ref(r, be_load_u8(v)));
+        return d + 4;
+    }
+    memcpy(d, v, jd_src_size(type));
+    return d + jd_src_size(type);
+}
 
 #endif

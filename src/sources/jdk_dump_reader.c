@@ -278,35 +278,6 @@ void jdr_close(struct jdr *r)
 
 /* ---- the new IDs ---- */
 
-/* hprof's ID of the dump's object `a` (0 for null and for what is no object of it). */
-uint32_t jd_map_id(const struct jdr *r, uint64_t a)
-{
-    uint64_t c = a >> CHUNK_SHIFT;
-    if (!a || !r->rank || c < r->lo || c > r->hi) return 0;
-    uint32_t k = r->rank[c - r->lo];
-    if (!k) return 0;
-    if (k & RANK_SPECIAL) {
-        uint64_t v;
-        if (idmap_get(&r->special, a, &v)) return (uint32_t)v;
-        k &= ~RANK_SPECIAL;
-    }
-    return r->base + ((k - 1) << SLOT_BITS) + (uint32_t)((a & ((1u << CHUNK_SHIFT) - 1)) >> 3);
-}
-
-/* hprof's ID of an object a value refers to. One the dump does not hold is noted, to
- * be written at the end: HotSpot's dumper leaves out the Class objects of classes that
- * are not loaded (the class-data-sharing archive holds those of every archived class),
- * and references to them would not resolve. */
-uint32_t jd_map_ref(struct jdr *r, uint64_t a)
-{
-    uint32_t id = jd_map_id(r, a);
-    if (!id || id < r->base) return id;        /* null, or a class or thread of hprof's */
-    uint32_t slot = (id - r->base) & ((1u << SLOT_BITS) - 1);
-    const uint8_t *bits = r->bits[(id - r->base) >> SLOT_BITS];
-    if (!(bits[slot >> 3] & (1u << (slot & 7)))) idmap_put(&r->missing, a, id);
-    return id;
-}
-
 /* Index of the dump's class with this ID, -1 if none. */
 int64_t jd_class_index(const struct jdr *r, uint64_t id)
 {

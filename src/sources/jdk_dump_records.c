@@ -74,18 +74,6 @@ bool jd_fail(struct jdr *r, const char *why)
     return false;
 }
 
-unsigned jd_src_size(unsigned t)
-{
-    switch (t) {
-    case HD_OBJECT: return ID_BYTES;
-    case HD_BOOLEAN: case HD_BYTE: return 1;
-    case HD_CHAR: case HD_SHORT: return 2;
-    case HD_FLOAT: case HD_INT: return 4;
-    case HD_DOUBLE: case HD_LONG: return 8;
-    default: return 0;
-    }
-}
-
 /* Bytes of a CLASS DUMP body from p (after its class ID); 0 when it passes `end`. */
 static size_t class_dump_size(const uint8_t *p, const uint8_t *end)
 {

@@ -242,7 +242,7 @@ static bool jvm_dump_heap(JNIEnv *jni, dump_heap_fn dump, jstring file)
 {
     dump(jni, NULL, file, JNI_TRUE);
     if (!(*jni)->ExceptionCheck(jni)) return true;
-    if (getenv("HPROF_HEAP_TIMES")) (*jni)->ExceptionDescribe(jni);
+    if (heap_times()) (*jni)->ExceptionDescribe(jni);
     (*jni)->ExceptionClear(jni);
     return false;
 }
@@ -405,7 +405,7 @@ static bool convert(struct host *h, JNIEnv *jni, struct heap_sink *sink, struct 
     uint64_t left = jdr_write(r, sink->wr, sink->s, base, mons, nmons);
     sink->close(sink);
     heap_phase("end", t0);
-    if (left && getenv("HPROF_HEAP_TIMES")) fprintf(stderr, "heap dump: %llu objects of unknown classes left out\n",
+    if (left && heap_times()) fprintf(stderr, "heap dump: %llu objects of unknown classes left out\n",
                                                     (unsigned long long)left);
     free(mons);
     jdr_close(r);

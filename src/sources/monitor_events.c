@@ -8,6 +8,7 @@
 #include "sources/source.h"
 #include "tables/ids.h"
 #include "tables/monitors.h"
+#include "util/buf.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -263,27 +264,19 @@ static void start(struct host *h, JNIEnv *jni)
 
 /* ---- the dump ---- */
 
+/* A snapshot being filled, with the monitors it has met so far. */
 struct dump_state {
-    struct monitor_dump_thread *threads;
-    int nthreads;
+    struct monitor_snapshot *snap;
     jobject *objects;                 /* global references to the monitors seen */
-    int nobjects, capobjects;
-    struct monitor_dump_monitor *mons;
-    int nmons;
+    size_t nobjects, capobjects;
 };
 
 static void note_monitor(JNIEnv *jni, struct dump_state *d, jobject o)
 {
     if (!o) return;
-    for (int i = 0; i < d->nobjects; i++)
+    for (size_t i = 0; i < d->nobjects; i++)
         if ((*jni)->IsSameObject(jni, d->objects[i], o)) return;
-    if (d->nobjects == d->capobjects) {
-        int cap = d->capobjects ? d->capobjects * 2 : 16;
-        jobject *n = realloc(d->objects, (size_t)cap * sizeof *n);
-        if (!n) return;
-        d->objects = n;
-        d->capobjects = cap;
-    }
+    if (!grow_array((void **)&d->objects, &d->capobjects, d->nobjects + 1, sizeof *d->objects)) return;
     jobject g = (*jni)->NewGlobalRef(jni, o);
     if (g) d->objects[d->nobjects++] = g;
 }
@@ -293,11 +286,12 @@ static void gather_threads(struct host *h, JNIEnv *jni, struct dump_state *d)
 {
     jvmtiEnv *jvmti = h->jvmti;
     uint32_t n = threads_count(&h->t.threads);
-    d->threads = calloc(n ? n : 1, sizeof *d->threads);
-    if (!d->threads) return;
+    struct monitor_snapshot *snap = d->snap;
+    snap->threads = calloc(n ? n : 1, sizeof *snap->threads);
+    if (!snap->threads) return;
     for (uint32_t i = 0; i < n; i++) {
         struct thread_info *ti = threads_at(&h->t.threads, i);
-        struct monitor_dump_thread *t = &d->threads[d->nthreads++];
+        struct monitor_dump_thread *t = &snap->threads[snap->nthreads++];
         t->serial = ti->serial;
         t->trace_serial = SERIAL_TRACE_BASE;
         t->state = JVMTI_THREAD_STATE_TERMINATED;
@@ -365,9 +359,10 @@ static void gather_waited_on(struct host *h, JNIEnv *jni, struct dump_state *d)
 static void gather_monitors(struct host *h, JNIEnv *jni, struct dump_state *d)
 {
     jvmtiEnv *jvmti = h->jvmti;
-    d->mons = calloc((size_t)(d->nobjects ? d->nobjects : 1), sizeof *d->mons);
-    if (!d->mons) return;
-    for (int i = 0; i < d->nobjects; i++) {
+    struct monitor_snapshot *snap = d->snap;
+    snap->mons = calloc(d->nobjects ? d->nobjects : 1, sizeof *snap->mons);
+    if (!snap->mons) return;
+    for (size_t i = 0; i < d->nobjects; i++) {
         if ((*jni)->PushLocalFrame(jni, 64) != JNI_OK) {
             (*jni)->ExceptionClear(jni);
             continue;
@@ -375,7 +370,7 @@ static void gather_monitors(struct host *h, JNIEnv *jni, struct dump_state *d)
         jvmtiMonitorUsage u;
         memset(&u, 0, sizeof u);
         if ((*jvmti)->GetObjectMonitorUsage(jvmti, d->objects[i], &u) == JVMTI_ERROR_NONE) {
-            struct monitor_dump_monitor *m = &d->mons[d->nmons++];
+            struct monitor_dump_monitor *m = &snap->mons[snap->nmons++];
             struct class_info *c = class_of(h, jni, d->objects[i]);
             m->signature = c->signature ? c->signature : "<unknown>";
             m->owner = u.owner ? serial_of(h, u.owner) : 0;
@@ -396,7 +391,7 @@ static void gather_monitors(struct host *h, JNIEnv *jni, struct dump_state *d)
 /* The global references go; what the snapshot keeps is plain data. */
 static void release_objects(JNIEnv *jni, struct dump_state *d)
 {
-    for (int i = 0; i < d->nobjects; i++) (*jni)->DeleteGlobalRef(jni, d->objects[i]);
+    for (size_t i = 0; i < d->nobjects; i++) (*jni)->DeleteGlobalRef(jni, d->objects[i]);
     free(d->objects);
 }
 
@@ -406,16 +401,11 @@ bool monitor_events_snapshot(struct host *h, JNIEnv *jni, struct monitor_snapsho
     if (!h->monitors || !jni) return false;
     monitors_rank(&h->monitors->contended, true, h->opt->cutoff, &snap->contended);
     monitors_rank(&h->monitors->waits, true, h->opt->cutoff, &snap->waits);
-    struct dump_state d;
-    memset(&d, 0, sizeof d);
+    struct dump_state d = {.snap = snap};
     gather_threads(h, jni, &d);
     gather_waited_on(h, jni, &d);
     gather_monitors(h, jni, &d);
     release_objects(jni, &d);
-    snap->mons = d.mons;
-    snap->nmons = d.nmons;
-    snap->threads = d.threads;
-    snap->nthreads = d.nthreads;
     return true;
 }
 

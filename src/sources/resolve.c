@@ -38,13 +38,13 @@ static struct class_info *name_class(jvmtiEnv *jvmti, jclass cls)
     char *sig = NULL, *src = NULL;
     if ((*jvmti)->GetClassSignature(jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE || !sig) return NULL;
     struct class_info *c = calloc(1, sizeof *c);
-    if (c) {
-        char name[1024];
-        c->signature = strdup(sig);
-        c->name = strdup(names_from_signature(sig, name, sizeof name));
+    if (!c) {
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+        return NULL;
     }
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
-    if (!c) return NULL;
+    char name[1024];
+    c->signature = take(jvmti, sig);
+    c->name = c->signature ? strdup(names_from_signature(c->signature, name, sizeof name)) : NULL;
     if ((*jvmti)->GetSourceFileName(jvmti, cls, &src) == JVMTI_ERROR_NONE) c->source_file = take(jvmti, src);
     if (!c->signature || !c->name) {
         free_class(c);
@@ -308,20 +308,5 @@ void threads_give_back(struct thread_table *t, JNIEnv *jni, struct thread_info *
     for (int i = 0; i < n; i++) {
         jthread ref = threads_unlend(t, infos[i]);
         if (ref) (*jni)->DeleteGlobalRef(jni, ref);
-    }
-}
-
-void threads_set_sampled(struct thread_table *t, JNIEnv *jni, jobject thread, bool on)
-{
-    if (!thread) {
-        threads_set_sampled_all(t, on);
-        return;
-    }
-    for (uint32_t i = 0; i < threads_count(t); i++) {
-        struct thread_info *ti = threads_at(t, i);
-        jthread ref = threads_lend(t, ti);
-        if (!ref) continue;
-        if ((*jni)->IsSameObject(jni, ref, thread)) threads_set_sampled_by_id(t, ti->object_id, on);
-        threads_give_back(t, jni, &ti, 1);
     }
 }

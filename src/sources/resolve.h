@@ -58,7 +58,5 @@ struct thread_info *threads_started(struct thread_table *t, jvmtiEnv *jvmti, JNI
 struct thread_info *threads_ended(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jthread thread);
 /* Gives back references lent by threads_lend_sampled or threads_lend (tables/threads.h). */
 void threads_give_back(struct thread_table *t, JNIEnv *jni, struct thread_info *const *infos, int n);
-/* CPU sampling on or off for one live thread (by its object) or for all (thread == NULL). */
-void threads_set_sampled(struct thread_table *t, JNIEnv *jni, jobject thread, bool on);
 
 #endif

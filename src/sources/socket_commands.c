@@ -64,8 +64,8 @@ static void serve(struct host *h, JNIEnv *jni, struct listener *l)
             }
             if (atomic_load(&l->stop)) return;
             if (st == CMD_READY && c.tag == CMD_EOF) return;
-            if (st == CMD_READY && !h->services->command(h, jni, &c, why, sizeof why)) bad_input(l, why, "dropped");
-            else if (st != CMD_READY) bad_input(l, why, "dropped");
+            /* A command that cannot be carried out says why, as a malformed one does. */
+            if (st != CMD_READY || !h->services->command(h, jni, &c, why, sizeof why)) bad_input(l, why, "dropped");
             memmove(buf, buf + used, have - used);
             have -= used;
         }

@@ -39,6 +39,16 @@ static inline bool grow_array(void **p, size_t *cap, size_t need, size_t elem)
     return true;
 }
 
+/* grow_array, with the elements it adds zeroed. */
+static inline bool grow_array_zeroed(void **p, size_t *cap, size_t need, size_t elem)
+{
+    size_t old = *cap;
+    if (need <= old) return true;
+    if (!grow_array(p, cap, need, elem)) return false;
+    memset((char *)*p + old * elem, 0, (*cap - old) * elem);
+    return true;
+}
+
 /* Big-endian values in place (heap dump values and class files are laid out this way).
  * The loads widen to uint32_t so that arithmetic on a u2 stays unsigned. */
 static inline void be_store_u2(uint8_t *p, uint32_t v)

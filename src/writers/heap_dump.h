@@ -18,7 +18,6 @@ struct hd_session {
     struct writer_ctx *w;
     bool seg_open;              /* binary: a HEAP DUMP SEGMENT record is open */
     size_t seg_len_at;          /* where its length goes in the output buffer */
-    uint64_t segments;          /* segments written */
 };
 
 extern const struct heap_dump_writer heap_dump_text;

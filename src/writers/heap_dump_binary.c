@@ -38,7 +38,6 @@ static struct buf *seg_room(struct hd_session *s, size_t need)
     if (!s->seg_open) {
         s->seg_len_at = bin_record_begin(s->w, TAG_HEAP_DUMP_SEGMENT);
         s->seg_open = true;
-        s->segments++;
     }
     return b;
 }
@@ -57,7 +56,6 @@ static void bin_prepare(struct hd_session *s, struct hd_class *classes, uint32_t
 static void bin_begin(struct hd_session *s, uint64_t nobjects, uint64_t nbytes)
 {
     s->seg_open = false;
-    s->segments = 0;
 }
 
 static void bin_root(struct hd_session *s, const struct hd_root_info *r)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "util/buf.h"
+#include "util/hprof_format.h"   /* the record tags and basic types (enum hd_type) */
 
 /* ---------------------------------------------------------------- table.c */
 
@@ -49,12 +50,6 @@ int hd_map_put(hd_map *m, uint64_t key, uint64_t val, uint64_t **slot);
 void hd_map_free(hd_map *m);
 
 /* ---------------------------------------------------------------- format.c */
-
-/* Basic types the tool treats apart (the others: 4 boolean, 5 char, 8 byte, 9 short,
- * 10 int, 11 long). */
-#define HD_OBJECT 2
-#define HD_FLOAT 6
-#define HD_DOUBLE 7
 
 const char *hd_tag_name(int tag);   /* record tag, NULL when unknown */
 const char *hd_sub_name(int tag);   /* heap dump sub-record tag, NULL when unknown */
