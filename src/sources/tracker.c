@@ -22,7 +22,7 @@ extern const unsigned char hprof_tracker_class[];
 extern const size_t hprof_tracker_class_len;
 
 struct tracker {
-    char dir[64];                 /* where Tracker.class was put for the boot class path */
+    char dir[4096];               /* where Tracker.class was put for the boot class path */
     jclass cls;                   /* the Tracker, once VM init found it */
     _Atomic unsigned too_big, failed;   /* methods left as they were, classes that failed */
 };
@@ -141,14 +141,15 @@ static void remove_at_exit(void)
 /* Writes the embedded Tracker.class where the boot class path can find it. */
 static int place_tracker_class(struct tracker *t)
 {
+    /* TMPDIR as the user set it, however long: the file must go where they look for it. */
     const char *tmp = getenv("TMPDIR");
-    snprintf(t->dir, sizeof t->dir, "%s/hprof-XXXXXX", tmp && strlen(tmp) < 40 ? tmp : "/tmp");
-    if (!mkdtemp(t->dir)) {
+    size_t room = sizeof t->dir - sizeof "/hprof/Tracker.class";
+    if ((size_t)snprintf(t->dir, room, "%s/hprof-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= room || !mkdtemp(t->dir)) {
         t->dir[0] = 0;
         return -1;
     }
     atexit(remove_at_exit);
-    char path[128];
+    char path[sizeof t->dir + sizeof "/hprof/Tracker.class"];
     snprintf(path, sizeof path, "%s/hprof", t->dir);
     if (mkdir(path, 0700) != 0) return -1;
     snprintf(path, sizeof path, "%s/hprof/Tracker.class", t->dir);
@@ -162,7 +163,7 @@ static int place_tracker_class(struct tracker *t)
 static void remove_tracker_class(struct tracker *t)
 {
     if (!t->dir[0]) return;
-    char path[128];
+    char path[sizeof t->dir + sizeof "/hprof/Tracker.class"];
     snprintf(path, sizeof path, "%s/hprof/Tracker.class", t->dir);
     unlink(path);
     snprintf(path, sizeof path, "%s/hprof", t->dir);
