@@ -51,9 +51,11 @@ exits heap=dump,format=b "heap=dump,format=b"
 fresh
 started "heap=dump,format=b,file=$WORK/o/p" WaitStorm 10 2000 60000
 kill -QUIT $JPID
-for _ in $(seq 100); do ls -A o | grep -q '^\.hprof-jvm-dump' && break; sleep 0.02; done
+seen=0
+for _ in $(seq 250); do ls -A o | grep -q '^\.hprof-jvm-dump' && { seen=1; break; }; sleep 0.02; done
 kill -TERM $JPID
 finished
+check "SIGTERM during a SIGQUIT heap dump: the JVM's dump was under way when it came" test "$seen" -eq 1
 check "SIGTERM during a SIGQUIT heap dump: status 143, nothing else left [$(left)]" \
   bash -c "[[ $RC -eq 143 && -s o/p && -z '$(left)' ]]"
 jni_clean

@@ -53,12 +53,18 @@ static void contention_apart_from_waits(struct trace *t1, struct trace *t2, stru
     monitors_rank(&contended, true, 0.0001, &s.contended);
     monitors_rank(&waits, true, 0.0001, &s.waits);
     char dir[] = "/tmp/hprof-unit-XXXXXX";
-    if (!mkdtemp(dir)) return;
+    if (!mkdtemp(dir)) {
+        CHECK(0, "monitor sections: a temporary directory");
+        return;
+    }
     char path[256], err[256];
     snprintf(path, sizeof path, "%s/w.txt", dir);
     struct output o;
     char *chosen = NULL;
-    if (output_open_file(&o, path, 1, 1, &chosen, err, sizeof err) != 0) return;
+    if (output_open_file(&o, path, 1, 1, &chosen, err, sizeof err) != 0) {
+        CHECK(0, "monitor sections: the output opens (%s)", err);
+        return;
+    }
     struct writer_ctx w = {.out = &o};
     output_lock(&o);
     monitor_text_sections(&w, &s);

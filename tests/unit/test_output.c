@@ -80,7 +80,10 @@ static void full_disk(bool pipe, rlim_t limit)
     signal(SIGXFSZ, SIG_IGN);
     struct output o;
     int saved = dup(2), efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (output_open_file(&o, path, 0, 1, &chosen, err, sizeof err) != 0 || efd < 0 || saved < 0) return;
+    if (output_open_file(&o, path, 0, 1, &chosen, err, sizeof err) != 0 || efd < 0 || saved < 0) {
+        CHECK(0, "full disk: the output, its error file and stderr's copy open");
+        return;
+    }
     dup2(efd, 2);
     setrlimit(RLIMIT_FSIZE, &lim);
     output_lock(&o);
@@ -118,7 +121,10 @@ static void test_pipe(void)
     char path[256], err[256], *chosen = NULL;
     snprintf(path, sizeof path, "%s/pipe.hprof", dir);
     struct output o;
-    if (output_open_file(&o, path, 0, 1, &chosen, err, sizeof err) != 0) return;
+    if (output_open_file(&o, path, 0, 1, &chosen, err, sizeof err) != 0) {
+        CHECK(0, "writing thread: the output opens (%s)", err);
+        return;
+    }
     output_lock(&o);
     output_pipe_begin(&o);
     CHECK(o.pipe != NULL, "pipe: a writing thread starts");
