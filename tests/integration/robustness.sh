@@ -30,8 +30,10 @@ done
 run_java -Xmx4g -Xms4g "$(agent cpu=samples,file=big.txt,thread=y)" Workers 8 300 0
 check "300 blocked threads + 8 busy ones: same output, profile written" \
   bash -c "[[ $RC -eq 0 ]] && grep -qxF -- '$BASE_BIG' out.txt && grep -q '^CPU SAMPLES END' big.txt"
-# 300 parked threads would swamp the profile with Unsafe.park if blocked threads counted.
-check "blocked threads are not sampled as busy" bash -c "awk '/^CPU SAMPLES BEGIN/{i=1;next} /^CPU SAMPLES END/{i=0} i&&\$1~/^[0-9]+\$/{t+=\$4; if (\$6 ~ /Unsafe.park\$/) p+=\$4} END{exit !(t > 0 && p * 20 < t)}' big.txt"
+# 300 parked threads would swamp the profile with Unsafe.park if blocked threads counted
+# (nearly every sample). The run takes 10-20 samples, so a park sample or two (a thread
+# caught as it parks) is noise: a quarter is the bound.
+check "blocked threads are not sampled as busy" bash -c "awk '/^CPU SAMPLES BEGIN/{i=1;next} /^CPU SAMPLES END/{i=0} i&&\$1~/^[0-9]+\$/{t+=\$4; if (\$6 ~ /Unsafe.park\$/) p+=\$4} END{exit !(t > 0 && p * 4 < t)}' big.txt"
 check "every started thread has an END" bash -c "[[ \$(grep -c '^THREAD START.*name=\"\\(idle\\|worker\\)-' big.txt) -eq 308 && \$(grep -c '^THREAD END' big.txt) -ge 308 ]]"
 
 if [[ "$JDK_FEATURE" -ge 21 ]]; then
