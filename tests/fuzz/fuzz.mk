@@ -51,11 +51,13 @@ $(BUILD)/obj/hd/%.o: tools/hprof-dump/%.c $(wildcard tools/hprof-dump/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itools/hprof-dump -c $< -o $@
 
+HD_OBJS      := $(patsubst tools/hprof-dump/%.c,$(BUILD)/obj/hd/%.o,$(HD_SRCS))
+.SECONDARY: $(HD_OBJS)
 $(BUILD)/fuzz-replay/%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_one.h $(BUILD)/libhprof.a \
-                        $(patsubst tools/hprof-dump/%.c,$(BUILD)/obj/hd/%.o,$(HD_SRCS))
+                        $(HD_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Itools/hprof-dump -o $@ $< tests/fuzz/replay.c \
-	    $(if $(findstring hprof_dump,$*),$(patsubst tools/hprof-dump/%.c,$(BUILD)/obj/hd/%.o,$(HD_SRCS))) \
+	    $(if $(findstring hprof_dump,$*),$(HD_OBJS)) \
 	    $(BUILD)/libhprof.a $(LDLIBS)
 
 # Extra classfile seeds from the JDK (not committed: the JDK's own classes), once.

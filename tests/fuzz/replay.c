@@ -17,6 +17,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Present when a sanitizer's runtime is linked in: where its reports go. */
 void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 
+/* Read by ASan when it is linked in (make check): an allocation above libFuzzer's limit
+ * (-rss_limit_mb, 2 GiB) is a finding there, so it is one here. */
+const char *__asan_default_options(void) __attribute__((visibility("default")));   /* the build hides */
+const char *__asan_default_options(void) { return "max_allocation_size_mb=2048"; }
+
 static int real_stderr = 2;
 static char current[4096];   /* the input being run, for the crash message */
 

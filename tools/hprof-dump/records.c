@@ -67,11 +67,19 @@ static int rec_string(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
         return 0;
     uint64_t id = hd_b_id(b);
     uint64_t n = b->left;
-    if (buf_reserve(&st->pool, (size_t)n + 1)) /* + 1: an empty text still points into the pool */
-        hd_out_of_memory((size_t)n + 1);
+    /* The pool grows as the text arrives, a MiB at a time: when the file's size is not
+     * known (a pipe), the length is not checked before, and may be anything. + 1: an
+     * empty text still points into the pool. */
+    uint64_t got = 0;
+    do {
+        uint64_t want = n - got < (1u << 20) ? n - got : (1u << 20);
+        if (buf_reserve(&st->pool, (size_t)(got + want) + 1))
+            hd_out_of_memory((size_t)(got + want) + 1);
+        if (hd_read(b->r, st->pool.data + st->pool.len + got, (size_t)want) < want)
+            return 0;
+        got += want;
+    } while (got < n);
     unsigned char *text = st->pool.data + st->pool.len;
-    if (hd_read(b->r, text, (size_t)n) < n)
-        return 0;
     b->left = 0;
     uint64_t *slot;
     if (hd_map_put(&st->strings, id, st->nstr, &slot)) {
