@@ -7,7 +7,9 @@
 #   jdk_dump         the JVM's own heap dump, read back (sources/jdk_dump_*.c)
 #   hprof_dump       hprof-dump's reader: any file, binary or text (tools/hprof-dump)
 #
-#   make fuzz                         every target FUZZ_SECONDS (60) on a copy of its corpus
+#   make fuzz                         every target FUZZ_SECONDS (60) from its corpus, classfile
+#                                     also from JDK classes (fuzz-seed)
+#   make fuzz-ci                      the same from the committed corpora only (.ci/run)
 #   make fuzz FUZZ_TARGETS=jdk_dump FUZZ_SECONDS=600
 #   make fuzz-replay                  build/fuzz-replay/NAME: the targets without libFuzzer
 #                                     (gcc), replayed over corpus and regressions by make test
@@ -29,7 +31,7 @@ FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS    := $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_NAMES))
 REPLAY_BINS  := $(addprefix $(BUILD)/fuzz-replay/,$(FUZZ_NAMES))
 
-.PHONY: fuzz fuzz-build fuzz-replay fuzz-seed
+.PHONY: fuzz fuzz-ci fuzz-build fuzz-replay fuzz-seed
 all: $(REPLAY_BINS)
 fuzz-build: $(FUZZ_BINS)
 fuzz-replay: $(REPLAY_BINS)
@@ -65,6 +67,9 @@ fuzz-seed: $(BUILD)/cf-rewrite
 	tests/fuzz/seed.sh $(FUZZ_OUT)/classfile/extra
 
 fuzz: fuzz-build fuzz-seed
+	FUZZ_OUT=$(FUZZ_OUT) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+fuzz-ci: fuzz-build
 	FUZZ_OUT=$(FUZZ_OUT) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_TARGETS)
 
 -include $(FUZZ_OBJS:.o=.d)
