@@ -33,7 +33,9 @@ ONLY=${CHECK_ONLY:-'/(cpu_samples|cpu_times|heap_sites|heap_dump|monitor|net_com
 #   log_path  reports go to files counted below (a JVM's stderr is often only in a test's
 #       work dir)
 export ASAN_OPTIONS="handle_segv=0:handle_sigbus=0:handle_sigfpe=0:allow_user_segv_handler=1:detect_leaks=0:detect_stack_use_after_return=0:exitcode=23:log_path=$LOGS/asan"
-# UBSan: stop at the first report (built with -fno-sanitize-recover), with its stack.
+# UBSan: stop at the first report (built with -fno-sanitize-recover), with its stack. In a
+# JVM its log_path is not honoured (the report goes to the JVM's stderr, beside the
+# preloaded ASan runtime): the JVM stops there, so the test that met it fails.
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$LOGS/ubsan"
 # TSan: every report is a failure; second_deadlock_stack for lock-order reports.
 export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1:exitcode=66:log_path=$LOGS/tsan"
