@@ -3,6 +3,9 @@
 #   make test       unit + integration tests on every JDK found (see tests/lib/jdks.sh)
 #   make install    copy libhprof.so into $(JAVA_HOME)/lib so -agentlib:hprof finds it
 #   make sample     build and profile the bundled sample program
+#   make check      the agent, tools and unit tests built with ASan+UBSan (build-asan/), the
+#                   tables' test with TSan, run over the unit tests and part of the
+#                   integration suite (tests/check.sh); make fuzz: tests/fuzz/fuzz.mk
 
 CC      ?= gcc
 BUILD   := build
@@ -18,6 +21,8 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -DHPROF_VERSION=\"$(VERSION)\" -fPIC -fvisibility=hidden -fno-omit-frame-pointer $(WARN) $(CFLAGS) \
               -Isrc $(JNI_INC)
 LDLIBS  := -lpthread -ldl
+# Extra link flags (make check links the sanitizers' runtimes through them).
+LDFLAGS ?=
 
 # Every layer of the agent; the classfile layer has no JVMTI in it.
 AGENT_DIRS  := src/agent src/options src/report src/sources src/tables src/writers src/util src/classfile
@@ -31,7 +36,7 @@ TOOL_BINS   := $(addprefix $(BUILD)/,$(TOOL_NAMES))
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit install sample clean bench
+.PHONY: all test unit install sample clean bench check
 all: $(BUILD)/libhprof.so $(TOOL_BINS) $(UNIT_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -61,16 +66,16 @@ $(BUILD)/libhprof.a: $(AGENT_OBJS)
 	ar rcs $@ $^
 
 $(BUILD)/libhprof.so: $(AGENT_OBJS)
-	$(CC) -shared -o $@ $^ $(LDLIBS) -Wl,--version-script=src/agent/exports.map
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS) -Wl,--version-script=src/agent/exports.map
 
 .SECONDEXPANSION:
 $(BUILD)/%: tools/%/*.c $$(wildcard tools/%/*.h) $(BUILD)/libhprof.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itools/$* -o $@ $(filter %.c,$^) $(BUILD)/libhprof.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Itools/$* -o $@ $(filter %.c,$^) $(BUILD)/libhprof.a $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libhprof.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libhprof.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Itests/unit -o $@ $< $(BUILD)/libhprof.a $(LDLIBS)
 
 test: all
 	tests/run.sh
@@ -95,8 +100,16 @@ sample:
 bench: all
 	bench/run.sh
 
+# Sanitizers: a second build tree, so build/ (the one the tests and users load) stays as it is.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+check:
+	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" all
+	$(MAKE) --no-print-directory BUILD=build-tsan CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" \
+	    build-tsan/tests/test_tables
+	tests/check.sh
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan build-tsan
 
 -include $(AGENT_OBJS:.o=.d)
 # Fuzz targets (clang + libFuzzer) keep their rules beside their sources.

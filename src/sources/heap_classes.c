@@ -49,7 +49,7 @@ static void read_fields(struct walk *w, struct hd_class *c, struct cls_extra *x)
         if (sig) (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
     }
     x->fids = malloc((n ? (size_t)n : 1) * sizeof *x->fids);
-    if (x->fids) memcpy(x->fids, ids, (size_t)n * sizeof *ids);
+    if (x->fids && n) memcpy(x->fids, ids, (size_t)n * sizeof *ids);   /* no fields: ids may be NULL */
     (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
     c->static_values = calloc(c->static_bytes ? c->static_bytes : 1, 1);
     if (!c->static_values) w->oom = true;

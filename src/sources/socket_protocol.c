@@ -149,6 +149,15 @@ enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, si
     return CMD_READY;
 }
 
+enum cmd_status cmd_stream_take(struct cmd_stream *s, struct command *cmd, char *why, size_t whylen)
+{
+    size_t used = 0;
+    enum cmd_status st = cmd_next(s->buf, s->have, cmd, &used, why, whylen);
+    memmove(s->buf, s->buf + used, s->have - used);
+    s->have -= used;
+    return st;
+}
+
 size_t cmd_encode(const struct command *cmd, uint8_t *out, size_t n)
 {
     uint8_t body[16];

@@ -75,6 +75,20 @@ enum cmd_status {
 enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, size_t *used,
                          char *why, size_t whylen);
 
+/*
+ * Commands reassembled from the pieces a stream delivers (recv gives any split): read
+ * into buf + have (sizeof buf - have bytes free, never 0 between takes), add what came
+ * to `have`, then take commands until CMD_NEED_MORE. A command that did not fit is not
+ * possible: the longest one fits buf. Pure C, so it is fuzzed on its own.
+ */
+struct cmd_stream {
+    uint8_t buf[CMD_HEADER_SIZE + CMD_MAX_BODY];
+    size_t have;
+};
+
+/* cmd_next on what the stream holds; a command taken (CMD_READY, CMD_DROPPED) leaves it. */
+enum cmd_status cmd_stream_take(struct cmd_stream *s, struct command *cmd, char *why, size_t whylen);
+
 /* Writes a command's bytes (header and body) into out; returns the length (0 if
  * out is too small or the command unknown). Used by the front end and tests. */
 size_t cmd_encode(const struct command *cmd, uint8_t *out, size_t n);

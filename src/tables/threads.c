@@ -28,16 +28,16 @@ static int room_for_one_more(struct thread_table *t)
     return 0;
 }
 
+static void thread_number(void *p, uint32_t i) { ((struct thread_info *)p)->serial = SERIAL_THREAD_BASE + 1 + i; }
+
 int threads_add(struct thread_table *t, struct thread_info *ti, struct ids *ids)
 {
     pthread_mutex_lock(&t->lock);
-    uint32_t i = room_for_one_more(t) == 0 ? registry_add(&t->all, ti) : UINT32_MAX;
-    if (i != UINT32_MAX) {
-        ti->serial = SERIAL_THREAD_BASE + 1 + i;
-        ti->object_id = ids_new_object(ids);
-        ti->sampled = true;
-        if (ti->ref) t->live[t->nlive++] = ti;
-    }
+    /* whole before it is published: threads_at readers take no lock */
+    ti->object_id = ids_new_object(ids);
+    ti->sampled = true;
+    uint32_t i = room_for_one_more(t) == 0 ? registry_add_numbered(&t->all, ti, thread_number) : UINT32_MAX;
+    if (i != UINT32_MAX && ti->ref) t->live[t->nlive++] = ti;
     pthread_mutex_unlock(&t->lock);
     return i == UINT32_MAX ? -1 : 0;
 }

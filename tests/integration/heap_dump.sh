@@ -91,7 +91,7 @@ unset HPROF_HEAP_DUMPER
 
 # ---- the JVM cannot write its file: the agent walks the heap instead ----
 # (net= puts the JVM's file in $TMPDIR; one that does not exist makes the JVM fail)
-"$HPROF_ROOT/build/hprof-listen" port.txt netk.hprof 2>listen.err &
+"$HPROF_BIN/hprof-listen" port.txt netk.hprof 2>listen.err &
 LPID=$!
 for _ in $(seq 100); do [[ -s port.txt ]] && break; sleep 0.1; done
 NETOPT="heap=dump,format=b,net=127.0.0.1:$(cat port.txt)"

@@ -3,9 +3,11 @@
  * made-up HotSpot dump: IDs renamed, fields put in hprof's order, the marker and the
  * agent's hidden objects left out, thread serials mapped, missing Class objects written,
  * and every cut or corrupted file refused or read without a crash.
+ * Set JDR_TEST_DUMP=FILE to save the made-up dump there (a fuzz seed).
  */
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -411,6 +413,16 @@ static void test_discard(void)
 
 int main(void)
 {
+    const char *save = getenv("JDR_TEST_DUMP");
+    if (save) {
+        struct buf d = make_dump();
+        FILE *f = fopen(save, "wb");
+        if (f) {
+            fwrite(d.data, 1, d.len, f);
+            fclose(f);
+        }
+        buf_free(&d);
+    }
     test_rewrite();
     test_discard();
     test_bad_input();

@@ -1,10 +1,13 @@
 /* The tables without a JVM: they hold plain data, which sources/resolve.c names. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tables/bci_classes.h"
 #include "tables/ids.h"
+#include "tables/monitors.h"
+#include "tables/sites.h"
 #include "tables/tables.h"
 #include "unit.h"
 
@@ -112,6 +115,97 @@ static void *enter_methods(void *arg)
     return NULL;
 }
 
+/*
+ * The tables as the agent's threads use them at once (make check runs this under TSan):
+ * four writers enter the same names, frames, traces, sites and monitors and count on
+ * them, while a reader walks the registries as a dump does. Each entry is made once, its
+ * ID in order, every count kept, and the reader sees only whole entries.
+ */
+#define MT_KEYS 500
+#define MT_WRITERS 4
+static struct site_table mt_sites;
+static struct monitor_table mt_monitors;
+static struct method_info *mt_methods[MT_KEYS];
+static struct class_info mt_class;
+static _Atomic int mt_writing;
+static _Atomic int mt_torn;   /* entries the reader saw half made */
+
+static void mt_enter(uint32_t k)
+{
+    char name[32];
+    snprintf(name, sizeof name, "name-%u", k);
+    bool is_new;
+    strings_id(&shared.strings, name, &is_new);
+    jvmtiFrameInfo raw = {mt_methods[k]->id, (jlocation)k};
+    uint64_t h = traces_key_hash(0, &raw, 1);
+    struct trace *t = traces_find(&shared.traces, h, 0, &raw, 1);
+    if (!t) {
+        struct frame **f = calloc(1, sizeof *f);
+        f[0] = frames_of(&shared.frames, mt_methods[k], (jlocation)k);
+        t = traces_add(&shared.traces, h, 0, &raw, 1, f);
+    }
+    atomic_fetch_add(&t->cpu_samples, 1);
+    struct site *site = sites_of(&mt_sites, t, &mt_class);
+    atomic_fetch_add(&site->alloc_objs, 1);
+    atomic_fetch_add(&site->alloc_bytes, 16);
+    monitors_add(monitors_of(&mt_monitors, t, &mt_class), 10);
+}
+
+static void *mt_writer(void *arg)
+{
+    uintptr_t me = (uintptr_t)arg;
+    for (uint32_t i = 0; i < MT_KEYS; i++) mt_enter((i + (uint32_t)me * 131) % MT_KEYS);
+    atomic_fetch_sub(&mt_writing, 1);
+    return NULL;
+}
+
+static void *mt_reader(void *arg)
+{
+    do {
+        for (uint32_t i = 0, n = traces_count(&shared.traces); i < n; i++) {
+            struct trace *t = traces_at(&shared.traces, i);
+            if (!t || (t->nframes && (!t->frames || !t->frames[0] || !t->frames[0]->method))) atomic_fetch_add(&mt_torn, 1);
+        }
+        for (uint32_t i = 1, n = sites_count(&mt_sites); i <= n; i++) {
+            struct site *st = sites_by_id(&mt_sites, i);
+            if (!st || !st->trace || st->cls != &mt_class) atomic_fetch_add(&mt_torn, 1);
+        }
+        struct monitor_times mt;
+        monitors_rank(&mt_monitors, false, 0, &mt);
+        free(mt.rows);
+    } while (atomic_load(&mt_writing) > 0);
+    return NULL;
+}
+
+static void concurrent_tables(void)
+{
+    sites_init(&mt_sites);
+    monitors_init(&mt_monitors);
+    for (uint32_t k = 0; k < MT_KEYS; k++)
+        mt_methods[k] = methods_add(&shared.methods, fake_method((jmethodID)(uintptr_t)(0x100000 + k), &mt_class));
+    uint32_t traces0 = traces_count(&shared.traces);
+    atomic_store(&mt_writing, MT_WRITERS);
+    pthread_t th[MT_WRITERS + 1];
+    pthread_create(&th[MT_WRITERS], NULL, mt_reader, NULL);
+    for (uintptr_t i = 0; i < MT_WRITERS; i++) pthread_create(&th[i], NULL, mt_writer, (void *)i);
+    for (int i = 0; i <= MT_WRITERS; i++) pthread_join(th[i], NULL);
+
+    bool once = traces_count(&shared.traces) - traces0 == MT_KEYS && sites_count(&mt_sites) == MT_KEYS &&
+                monitors_count(&mt_monitors) == MT_KEYS;
+    uint64_t samples = 0, objs = 0, events = 0;
+    for (uint32_t i = traces0; i < traces_count(&shared.traces); i++) samples += traces_at(&shared.traces, i)->cpu_samples;
+    for (uint32_t i = 1; i <= sites_count(&mt_sites); i++) objs += sites_by_id(&mt_sites, i)->alloc_objs;
+    for (uint32_t i = 0; i < monitors_count(&mt_monitors); i++) events += monitors_at(&mt_monitors, i)->count;
+    CHECK(once, "%d threads entering %d traces, sites and monitors at once: one entry each", MT_WRITERS, MT_KEYS);
+    CHECK(samples == MT_WRITERS * MT_KEYS && objs == samples && events == samples,
+          "and every count kept (%llu samples, %llu objects, %llu monitor events)", (unsigned long long)samples,
+          (unsigned long long)objs, (unsigned long long)events);
+    bool is_new = false;
+    uint32_t id = strings_id(&shared.strings, "name-7", &is_new);
+    CHECK(id && !is_new, "a string entered by four threads at once has one ID");
+    CHECK(atomic_load(&mt_torn) == 0, "a reader walking the tables meanwhile saw only whole entries");
+}
+
 int main(void)
 {
     struct tables *t = calloc(1, sizeof *t);
@@ -131,5 +225,6 @@ int main(void)
         all = all && m && m->id == (jmethodID)i && methods_add(&shared.methods, fake_method((jmethodID)i, NULL)) == m;
     }
     CHECK(all, "4 threads entering 2000 methods: one entry each");
+    concurrent_tables();
     return UNIT_DONE();
 }

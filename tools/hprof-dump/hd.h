@@ -240,5 +240,9 @@ void hd_heap_free(hd_state *st);
 
 /* Reads the whole file: header, then every record. */
 void hd_run(hd_state *st);
+/* A state with nothing read, lines to `out`; what it holds is freed by hd_state_free
+ * (not the descriptors, which are the caller's). */
+void hd_state_init(hd_state *st, FILE *out);
+void hd_state_free(hd_state *st);
 
 #endif

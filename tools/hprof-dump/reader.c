@@ -120,15 +120,32 @@ size_t hd_read(hd_reader *r, void *dst, size_t n)
     return done;
 }
 
+/* Moves the file `jump` bytes on without reading them; 0 when it cannot seek, or when the
+ * file ends before (then reading finds the end, and says the record is cut: a seek alone
+ * would go past the end without a word in a file whose size was not known before). */
+static int jump_over(hd_reader *r, uint64_t jump)
+{
+    if (r->use_pread) {
+        r->file_off += jump;
+        return 1;
+    }
+    off_t at = lseek(r->fd, 0, SEEK_CUR), end = at < 0 ? -1 : lseek(r->fd, 0, SEEK_END);
+    if (end < 0)
+        return 0;
+    if ((uint64_t)(end - at) < jump) {
+        lseek(r->fd, at, SEEK_SET);
+        return 0;
+    }
+    return lseek(r->fd, at + (off_t)jump, SEEK_SET) != (off_t)-1;
+}
+
 static uint64_t skip(hd_reader *r, uint64_t n)
 {
     size_t buffered = r->len - r->pos;
     if (r->tee_fd < 0 && n > buffered + r->cap) {
         /* Jump over a large span without reading it. */
         uint64_t jump = n - buffered;
-        if (r->use_pread || lseek(r->fd, (off_t)jump, SEEK_CUR) != (off_t)-1) {
-            if (r->use_pread)
-                r->file_off += jump;
+        if (jump_over(r, jump)) {
             r->pos = r->len = 0;
             r->off += n;
             return n;

@@ -67,11 +67,19 @@ static int rec_string(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
         return 0;
     uint64_t id = hd_b_id(b);
     uint64_t n = b->left;
-    if (buf_reserve(&st->pool, (size_t)n + 1)) /* + 1: an empty text still points into the pool */
-        hd_out_of_memory((size_t)n + 1);
+    /* The pool grows as the text arrives, a MiB at a time: when the file's size is not
+     * known (a pipe), the length is not checked before, and may be anything. + 1: an
+     * empty text still points into the pool. */
+    uint64_t got = 0;
+    do {
+        uint64_t want = n - got < (1u << 20) ? n - got : (1u << 20);
+        if (buf_reserve(&st->pool, (size_t)(got + want) + 1))
+            hd_out_of_memory((size_t)(got + want) + 1);
+        if (hd_read(b->r, st->pool.data + st->pool.len + got, (size_t)want) < want)
+            return 0;
+        got += want;
+    } while (got < n);
     unsigned char *text = st->pool.data + st->pool.len;
-    if (hd_read(b->r, text, (size_t)n) < n)
-        return 0;
     b->left = 0;
     uint64_t *slot;
     if (hd_map_put(&st->strings, id, st->nstr, &slot)) {
@@ -548,4 +556,33 @@ void hd_run(hd_state *st)
     hd_heap_finish(st);
     if (r->err)
         st->io_error = r->err;
+}
+
+void hd_state_init(hd_state *st, FILE *out)
+{
+    memset(st, 0, sizeof *st);
+    st->out = out;
+    st->spool_fd = -1;
+    st->objs_sorted = 1;
+}
+
+void hd_state_free(hd_state *st)
+{
+    hd_map *maps[] = {&st->strings, &st->classes_by_serial, &st->classes_by_obj, &st->frames, &st->traces,
+                      &st->threads};
+    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
+        hd_map_free(maps[i]);
+    for (int k = 0; k < K_NKINDS; k++)
+        hd_map_free(&st->undef_idx[k]);
+    buf_free(&st->pool);
+    free(st->strv);
+    free(st->clsv);
+    free(st->frv);
+    free(st->trv);
+    free(st->trframes);
+    free(st->thv);
+    free(st->undv);
+    buf_free(&st->line);
+    hd_heap_free(st);
+    hd_reader_free(&st->r);
 }
