@@ -5,7 +5,8 @@ package hprof;
  *
  * Calls are inert until the agent engages the tracker at VM start, and the tracker
  * never calls anything that is itself instrumented (the agent leaves out
- * Thread.currentThread, Thread.getId and Thread.threadId), so it cannot recurse.
+ * Thread.currentThread, Thread.getId, Thread.threadId and Thread.isAlive with the alive()
+ * it calls), so it cannot recurse.
  *
  * cpu=times: method entries and exits are not sent to native code one by one. Each
  * thread appends (event, time) pairs to its own long[] buffer and hands the buffer to the

@@ -3,7 +3,7 @@
 # short threads started one after another, in a 256 MiB heap, run to the end; every call
 # of their body is counted exactly; the heap in use once a tenth of them have run and at
 # the end differ by less than 8 MiB (the Tracker kept a 128 KiB buffer for every thread
-# that ever ran: 2,000 threads were 256 MiB); the agent made few call stacks (it made one
+# that ever ran: 2,000 threads took 256 MiB); the agent made few call stacks (it made one
 # for every thread, never freed: HPROF_STACK_STATS says how many).
 # Platform threads on every JDK, virtual threads where the JDK has them (21+).
 # The counts are CI-sized (a 2-core machine, two JDKs); the full ones of the issue (100,000
@@ -11,8 +11,8 @@
 # bench/churn.sh, which also prints the times.
 source "$(dirname "$0")/../lib/common.sh"
 
-PLATFORM=${CHURN_PLATFORM:-20000}
-VIRTUAL=${CHURN_VIRTUAL:-200000}
+PLATFORM=${CHURN_PLATFORM:-10000}
+VIRTUAL=${CHURN_VIRTUAL:-100000}
 RUN_TIMEOUT=${CHURN_TIMEOUT:-900}
 
 # body_calls MODE FILE: the calls of ThreadChurn.body the profile counted.
@@ -29,6 +29,11 @@ heap_growth() { awk '/^threads [0-9]+ heap after a tenth/ { print $NF - $7 }' "$
 # stacks_made: the call stacks the agent made (HPROF_STACK_STATS).
 stacks_made() { sed -n 's/^HPROF: cpu=times call stacks: \([0-9]*\) made.*/\1/p' "$WORK/out.txt"; }
 
+# below LIMIT VALUE: VALUE is a number less than LIMIT.
+below() { [[ $2 =~ ^-?[0-9]+$ ]] && (( $2 < $1 )); }
+# ended N: the run exited 0 and printed its last line.
+ended() { [[ $RC -eq 0 ]] && grep -q "^threads $1 " "$WORK/out.txt"; }
+
 churn() {  # churn MODE KIND COUNT
   local mode=$1 kind=$2 n=$3 f="$1-$2.txt"
   HPROF_STACK_STATS=1 run_java -Xverify:all -Xmx256m "$(agent cpu=$mode,cutoff=0,file=$f)" ThreadChurn "$kind" "$n"
@@ -37,12 +42,12 @@ churn() {  # churn MODE KIND COUNT
   growth=$(heap_growth)
   made=$(stacks_made)
   check "cpu=$mode, $n $kind threads one after another, -Xmx256m: the run ends (exit ${RC})" \
-    bash -c "[[ $RC -eq 0 ]] && grep -q '^threads $n ' '$WORK/out.txt'"
+    ended "$n"
   check "cpu=$mode, $kind: ThreadChurn.body counted $calls times, called $n times" [ "$calls" = "$n" ]
   check "cpu=$mode, $kind: the heap in use grew by ${growth:-?} bytes over nine tenths of the run (< 8 MiB)" \
-    bash -c "[[ -n '$growth' && $growth -lt 8388608 ]]"
+    below 8388608 "$growth"
   check "cpu=$mode, $kind: ${made:-?} call stacks made for $n threads (< 1000)" \
-    bash -c "[[ -n '$made' && $made -lt 1000 ]]"
+    below 1000 "$made"
 }
 
 churn times platform "$PLATFORM"
