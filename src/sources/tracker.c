@@ -24,7 +24,10 @@ extern const size_t hprof_tracker_class_len;
 struct tracker {
     char dir[4096];               /* where Tracker.class was put for the boot class path */
     jclass cls;                   /* the Tracker, once VM init found it */
-    jmethodID ended, hand_over_all;   /* its static methods the agent calls (cpu=times, cpu=old) */
+    /* Its static methods the agent calls (cpu=times, cpu=old), once its natives are bound;
+     * `ended` is read by ThreadEnd events, which may come while VM init binds them. */
+    _Atomic(jmethodID) ended;
+    jmethodID hand_over_all;
     _Atomic unsigned too_big, failed;   /* methods left as they were, classes that failed */
 };
 
@@ -284,7 +287,7 @@ static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
 {
     struct tracker *t = h->tracker;
     if (!t || !t->cls || !wants_times(h)) return;
-    call_tracker(t, jni, t->ended, thread);
+    call_tracker(t, jni, atomic_load(&t->ended), thread);
 }
 
 /*
@@ -343,13 +346,15 @@ static void start(struct host *h, JNIEnv *jni)
     JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain},
                                  {"handOver", "(J[JILjava/lang/Thread;Z)V", (void *)native_hand_over}};
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, cls, "engaged", "I");
-    t->ended = (*jni)->GetStaticMethodID(jni, cls, "ended", "(Ljava/lang/Thread;)V");
-    t->hand_over_all = t->ended ? (*jni)->GetStaticMethodID(jni, cls, "handOverAll", "()V") : NULL;
-    if ((*jni)->RegisterNatives(jni, cls, natives, 2) != 0 || !engaged || !t->hand_over_all) {
+    jmethodID ended = (*jni)->GetStaticMethodID(jni, cls, "ended", "(Ljava/lang/Thread;)V");
+    jmethodID all = ended ? (*jni)->GetStaticMethodID(jni, cls, "handOverAll", "()V") : NULL;
+    if (!ended || !all || !engaged || (*jni)->RegisterNatives(jni, cls, natives, 2) != 0) {
         (*jni)->ExceptionClear(jni);
         log_error("the Tracker class does not match this agent; cpu=%s has no data", options_cpu_name(h->opt->cpu));
         return;
     }
+    t->hand_over_all = all;
+    atomic_store(&t->ended, ended);
     method_times_start(h, jni);
     (*jni)->SetStaticIntField(jni, cls, engaged, 1);
 }
