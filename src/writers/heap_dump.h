@@ -18,7 +18,13 @@ struct hd_session {
     struct writer_ctx *w;
     bool seg_open;              /* binary: a HEAP DUMP SEGMENT record is open */
     size_t seg_len_at;          /* where its length goes in the output buffer */
+    bool told_truncated;        /* binary: stderr was told an array was cut (once a dump) */
 };
+
+/* Binary: how many of an array's n elements of es bytes its sub-record can hold when the
+ * record's other fields take `header` bytes: all of them while the sub-record's length
+ * fits its u4, else as many as fit (what the JDK's heap dumper writes then). */
+uint32_t hd_array_fit(uint32_t n, unsigned es, unsigned header);
 
 extern const struct heap_dump_writer heap_dump_text;
 extern const struct heap_dump_writer heap_dump_binary;

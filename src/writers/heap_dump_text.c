@@ -24,8 +24,8 @@ static void txt_prepare(struct hd_session *s, struct hd_class *classes, uint32_t
 static void txt_begin(struct hd_session *s, uint64_t nobjects, uint64_t nbytes)
 {
     char when[64];
-    buf_printf(output_buf(s->w->out), "HEAP DUMP BEGIN (%u objects, %u bytes) %s\n", (unsigned)nobjects,
-               (unsigned)nbytes, text_now(when, sizeof when));
+    buf_printf(output_buf(s->w->out), "HEAP DUMP BEGIN (%llu objects, %llu bytes) %s\n",
+               (unsigned long long)nobjects, (unsigned long long)nbytes, text_now(when, sizeof when));
     output_record_end(s->w->out);
 }
 
@@ -77,11 +77,11 @@ static void txt_class_dump(struct hd_session *s, const struct hd_class *c)
     output_record_end(s->w->out);
 }
 
-static void txt_instance(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void txt_instance(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                          const uint8_t *values)
 {
     struct buf *b = output_buf(s->w->out);
-    buf_printf(b, "OBJ %x (sz=%u, trace=%u, class=%s@%x)\n", id, size, trace, c->info->name,
+    buf_printf(b, "OBJ %x (sz=%llu, trace=%u, class=%s@%x)\n", id, (unsigned long long)size, trace, c->info->name,
                c->info->object_id);
     const uint8_t *v = values;
     for (const struct hd_class *k = c; k; k = k->super) {
@@ -95,22 +95,22 @@ static void txt_instance(struct hd_session *s, uint32_t id, uint32_t trace, cons
     output_record_end(s->w->out);
 }
 
-static void txt_obj_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void txt_obj_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                           uint32_t n, const uint32_t *elems)
 {
     struct buf *b = output_buf(s->w->out);
-    buf_printf(b, "ARR %x (sz=%u, trace=%u, nelems=%u, elem type=%s@%x)\n", id, size, trace, n,
+    buf_printf(b, "ARR %x (sz=%llu, trace=%u, nelems=%u, elem type=%s@%x)\n", id, (unsigned long long)size, trace, n,
                c->info->name, c->info->object_id);
     for (uint32_t i = 0; i < n; i++)
         if (elems[i]) buf_printf(b, "\t[%u]\t\t%x\n", i, elems[i]);
     output_record_end(s->w->out);
 }
 
-static void txt_prim_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void txt_prim_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                            uint32_t n, int type, const uint8_t *elems)
 {
-    buf_printf(output_buf(s->w->out), "ARR %x (sz=%u, trace=%u, nelems=%u, elem type=%s)\n", id, size,
-               trace, n, c->info->name);
+    buf_printf(output_buf(s->w->out), "ARR %x (sz=%llu, trace=%u, nelems=%u, elem type=%s)\n", id,
+               (unsigned long long)size, trace, n, c->info->name);
     output_record_end(s->w->out);
 }
 
