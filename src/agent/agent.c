@@ -22,6 +22,7 @@ static const struct source *const SOURCES[] = {
     &tracker_source,
     &alloc_tracker_source,
     &cpu_sampler_source,
+    &cpu_signal_sampler_source,
     &socket_commands_source,
 };
 #define NSOURCES (sizeof SOURCES / sizeof SOURCES[0])
@@ -90,6 +91,15 @@ static void JNICALL on_data_dump_request(jvmtiEnv *jvmti)
     JNIEnv *jni = NULL;
     (*h->vm)->GetEnv(h->vm, (void **)&jni, JNI_VERSION_1_8);
     report_dump(&agent_of(h)->report, jni, DUMP_ON_SIGNAL);
+}
+
+/* A thread's start goes to the sources in order: the thread table enters it first. */
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+    struct host *h = host_get();
+    if (!host_live(h)) return;
+    for (size_t i = 0; i < NSOURCES; i++)
+        if (SOURCES[i]->thread_start && SOURCES[i]->wanted(h->opt)) SOURCES[i]->thread_start(h, jni, thread);
 }
 
 /* A thread's end goes to the sources in reverse order: the thread table forgets it last. */
@@ -195,6 +205,7 @@ static int init_sources(struct host *h)
     cb.VMInit = on_vm_init;
     cb.VMDeath = on_vm_death;
     cb.DataDumpRequest = on_data_dump_request;
+    cb.ThreadStart = on_thread_start;
     cb.ThreadEnd = on_thread_end;
     cb.ClassPrepare = on_class_prepare;
     jvmtiEnv *jvmti = h->jvmti;
