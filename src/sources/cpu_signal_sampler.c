@@ -57,6 +57,13 @@ struct cpu_signal {
 
 static struct cpu_signal *of(struct host *h) { return (struct cpu_signal *)h->signal_sampler; }
 
+/* Switches for tests (DEVELOPERS.md): 1 or 0 wins over what the agent would choose. */
+static bool env_switch(const char *name, bool otherwise)
+{
+    const char *v = getenv(name);
+    return v && *v ? strcmp(v, "0") != 0 : otherwise;
+}
+
 /* ---- pseudo-frames ---- */
 
 static struct class_info *pseudo_class(struct host *h, const char *name)
@@ -213,7 +220,14 @@ static void fall_back(struct host *h, JNIEnv *jni, const char *why)
 /* Called on the thread itself: its record, then (clock=cpu) its timer. */
 static void enter_thread(struct host *h, struct cpu_signal *c, JNIEnv *jni, struct thread_info *ti)
 {
-    struct sig_thread *t = (struct sig_thread *)tid_map_add(&c->s.threads, gettid());
+    /* Entered before: main (VM init, then its ThreadStart), or a native thread that
+     * attaches again under another name (main as DestroyJavaVM). One timer each. */
+    struct sig_thread *t = (struct sig_thread *)tid_map_find(&c->s.threads, gettid());
+    if (t) {
+        atomic_store(&t->info, ti);
+        return;
+    }
+    t = (struct sig_thread *)tid_map_add(&c->s.threads, gettid());
     if (!t) return;                     /* more live threads than the map holds */
     t->env = jni;
     atomic_store(&t->info, ti);
@@ -277,12 +291,6 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 
 /* ---- the life cycle ---- */
 
-static bool env_switch(const char *name, bool otherwise)
-{
-    const char *v = getenv(name);
-    return v && *v ? strcmp(v, "0") != 0 : otherwise;
-}
-
 static bool wanted(const struct options *o) { return o->cpu == CPU_SAMPLES && o->sampler == ENGINE_SIGNAL; }
 
 /* Agent_OnLoad: the walker and the events it needs (ClassLoad on, IDs made at ClassPrepare). */
@@ -290,7 +298,8 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
 {
     struct cpu_signal *c = calloc(1, sizeof *c);
     if (!c) return -1;
-    c->s.walker = async_trace_open();
+    /* HPROF_SAMPLER_NO_AGCT=1: as on a JVM without AsyncGetCallTrace (tests the fallback). */
+    c->s.walker = env_switch("HPROF_SAMPLER_NO_AGCT", false) ? NULL : async_trace_open();
     c->s.agct = async_trace_fn(c->s.walker);
     if (!c->s.agct) {
         free(c);

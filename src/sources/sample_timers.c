@@ -1,6 +1,7 @@
 #include "sources/sample_timers.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -24,7 +25,19 @@ int sample_timer_start(struct signal_sampler *s, struct sig_thread *t)
     ev.sigev_value.sival_ptr = s;       /* how the handler knows its own signals */
     ev._sigev_un._tid = gettid();
     if (timer_create(clock, &ev, &t->timer) != 0) return -1;
-    struct itimerspec every = {interval_of(s), interval_of(s)};
+    /* The first expiry at a random point of the first interval: a thread that lives for
+     * less CPU time than an interval still gets a sample with the right probability
+     * (CPU used / interval), so a thousand short threads are not all missed. */
+    struct timespec i = interval_of(s), first;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t x = (uint64_t)now.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)gettid() * 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 31;
+    uint64_t span = (uint64_t)i.tv_sec * 1000000000ull + (uint64_t)i.tv_nsec;
+    uint64_t at = 1 + x % span;
+    first.tv_sec = (time_t)(at / 1000000000ull);
+    first.tv_nsec = (long)(at % 1000000000ull);
+    struct itimerspec every = {i, first};
     if (timer_settime(t->timer, 0, &every, NULL) != 0) {
         timer_delete(t->timer);
         return -1;
