@@ -54,16 +54,19 @@ static bool is_ours(const struct signal_sampler *s, const siginfo_t *si)
     return atomic_load_explicit(&s->process_timer, memory_order_relaxed) && si->si_code == SI_KERNEL;
 }
 
-/* The walk, guarded when the guard is installed: a fault inside lands back here. */
-static int walk(struct signal_sampler *s, struct sig_thread *t, struct sample *smp, void *uc)
+/* The walk, guarded when the guard is installed: a fault inside lands back here, and
+ * *faulted says so. */
+static int walk(struct signal_sampler *s, struct sig_thread *t, struct sample *smp, void *uc, bool *faulted)
 {
     struct agct_trace tr = {t->env, 0, (struct agct_frame *)smp->frames};
     sigjmp_buf out;
+    *faulted = false;
     if (s->guarded) {
         if (sigsetjmp(out, 1)) {
             atomic_store_explicit(&t->walk, NULL, memory_order_relaxed);
             atomic_fetch_sub(&s->walking, 1);
-            return -(REASON_FAULT);
+            *faulted = true;
+            return 0;
         }
         atomic_fetch_add(&s->walking, 1);
         atomic_store_explicit(&t->walk, &out, memory_order_release);
@@ -106,18 +109,20 @@ static void take_sample(struct signal_sampler *s, const siginfo_t *si, void *uc)
     }
     smp->thread = atomic_load_explicit(&t->info, memory_order_acquire);
     smp->state = s->wall ? atomic_load_explicit(&t->state, memory_order_relaxed) : STATE_NONE;
-    int n = walk(s, t, smp, uc);
-    if (n == -(REASON_FAULT)) {
+    bool faulted;
+    int n = walk(s, t, smp, uc, &faulted);
+    /* On a carrier, the frames below the virtual thread's are the carrier's own. */
+    if (!faulted && n > 0) n = async_trace_barrier_cut(s->walker, (const struct agct_frame *)smp->frames, n);
+    if (faulted) {
         smp->reason = REASON_FAULT;
-        smp->nframes = 0;
     } else if (n <= 0) {
+        /* AGCT's answer (0 no Java frame ... -10); a carrier caught entering its virtual
+         * thread's first frame has none of its frames either. */
         smp->reason = n >= -10 ? (uint32_t)(REASON_AGCT_FIRST - n) : REASON_OTHER;
-        smp->nframes = 0;
     } else {
         smp->reason = REASON_NONE;
-        /* On a carrier, the frames below the virtual thread's are the carrier's own. */
-        smp->nframes = async_trace_barrier_cut(s->walker, (const struct agct_frame *)smp->frames, n);
     }
+    smp->nframes = smp->reason == REASON_NONE ? n : 0;
     sample_ring_publish(&s->ring, smp, ticket);
 }
 
