@@ -34,8 +34,7 @@ static struct agent *agent_of(struct host *h) { return (struct agent *)h; }
 static jthread start_thread(struct host *h, JNIEnv *jni, const char *name, jvmtiStartFunction run, void *arg)
 {
     struct agent *a = agent_of(h);
-    int n = atomic_load(&a->nown_threads);
-    if (n >= AGENT_MAX_THREADS) return NULL;
+    if (atomic_load(&a->nown_threads) >= AGENT_MAX_THREADS) return NULL;
     jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
     jmethodID init = cls ? (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V") : NULL;
     jstring jname = init ? (*jni)->NewStringUTF(jni, name) : NULL;
@@ -45,10 +44,20 @@ static jthread start_thread(struct host *h, JNIEnv *jni, const char *name, jvmti
         return NULL;
     }
     jobject global = (*jni)->NewGlobalRef(jni, thread);
-    /* Known as ours before it starts, so its ThreadStart event is ignored. Agent threads
-     * are started one at a time (VMInit, then the listener), so the slot is ours. */
-    a->own_threads[n] = global;
-    atomic_store_explicit(&a->nown_threads, n + 1, memory_order_release);
+    /* Known as ours before it starts, so its ThreadStart event is ignored. Threads start
+     * at VMInit, from the listener (a command) and from the CPU sampler (its fallback):
+     * the lock gives each its own slot. */
+    pthread_mutex_lock(&a->own_lock);
+    int n = atomic_load(&a->nown_threads);
+    if (n < AGENT_MAX_THREADS) {
+        a->own_threads[n] = global;
+        atomic_store_explicit(&a->nown_threads, n + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&a->own_lock);
+    if (n >= AGENT_MAX_THREADS) {
+        (*jni)->DeleteGlobalRef(jni, global);
+        return NULL;
+    }
     if ((*h->jvmti)->RunAgentThread(h->jvmti, thread, run, arg, JVMTI_THREAD_MAX_PRIORITY) != JVMTI_ERROR_NONE)
         return NULL;
     return global;
@@ -227,6 +236,7 @@ static void init_host(struct agent *a, JavaVM *vm, jvmtiEnv *jvmti)
     h->opt = &a->opt;
     h->services = &SERVICES;
     h->net_fd = -1;
+    pthread_mutex_init(&a->own_lock, NULL);
     atomic_init(&h->phase, PHASE_ONLOAD);
     atomic_init(&h->depth, a->opt.depth);
     tables_init(&h->t);
