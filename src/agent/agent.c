@@ -22,6 +22,7 @@ static const struct source *const SOURCES[] = {
     &tracker_source,
     &alloc_tracker_source,
     &cpu_sampler_source,
+    &cpu_signal_sampler_source,
     &socket_commands_source,
 };
 #define NSOURCES (sizeof SOURCES / sizeof SOURCES[0])
@@ -33,8 +34,7 @@ static struct agent *agent_of(struct host *h) { return (struct agent *)h; }
 static jthread start_thread(struct host *h, JNIEnv *jni, const char *name, jvmtiStartFunction run, void *arg)
 {
     struct agent *a = agent_of(h);
-    int n = atomic_load(&a->nown_threads);
-    if (n >= AGENT_MAX_THREADS) return NULL;
+    if (atomic_load(&a->nown_threads) >= AGENT_MAX_THREADS) return NULL;
     jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
     jmethodID init = cls ? (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V") : NULL;
     jstring jname = init ? (*jni)->NewStringUTF(jni, name) : NULL;
@@ -44,10 +44,20 @@ static jthread start_thread(struct host *h, JNIEnv *jni, const char *name, jvmti
         return NULL;
     }
     jobject global = (*jni)->NewGlobalRef(jni, thread);
-    /* Known as ours before it starts, so its ThreadStart event is ignored. Agent threads
-     * are started one at a time (VMInit, then the listener), so the slot is ours. */
-    a->own_threads[n] = global;
-    atomic_store_explicit(&a->nown_threads, n + 1, memory_order_release);
+    /* Known as ours before it starts, so its ThreadStart event is ignored. Threads start
+     * at VMInit, from the listener (a command) and from the CPU sampler (its fallback):
+     * the lock gives each its own slot. */
+    pthread_mutex_lock(&a->own_lock);
+    int n = atomic_load(&a->nown_threads);
+    if (n < AGENT_MAX_THREADS) {
+        a->own_threads[n] = global;
+        atomic_store_explicit(&a->nown_threads, n + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&a->own_lock);
+    if (n >= AGENT_MAX_THREADS) {
+        (*jni)->DeleteGlobalRef(jni, global);
+        return NULL;
+    }
     if ((*h->jvmti)->RunAgentThread(h->jvmti, thread, run, arg, JVMTI_THREAD_MAX_PRIORITY) != JVMTI_ERROR_NONE)
         return NULL;
     return global;
@@ -90,6 +100,15 @@ static void JNICALL on_data_dump_request(jvmtiEnv *jvmti)
     JNIEnv *jni = NULL;
     (*h->vm)->GetEnv(h->vm, (void **)&jni, JNI_VERSION_1_8);
     report_dump(&agent_of(h)->report, jni, DUMP_ON_SIGNAL);
+}
+
+/* A thread's start goes to the sources in order: the thread table enters it first. */
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+    struct host *h = host_get();
+    if (!host_live(h)) return;
+    for (size_t i = 0; i < NSOURCES; i++)
+        if (SOURCES[i]->thread_start && SOURCES[i]->wanted(h->opt)) SOURCES[i]->thread_start(h, jni, thread);
 }
 
 /* A thread's end goes to the sources in reverse order: the thread table forgets it last. */
@@ -195,6 +214,7 @@ static int init_sources(struct host *h)
     cb.VMInit = on_vm_init;
     cb.VMDeath = on_vm_death;
     cb.DataDumpRequest = on_data_dump_request;
+    cb.ThreadStart = on_thread_start;
     cb.ThreadEnd = on_thread_end;
     cb.ClassPrepare = on_class_prepare;
     jvmtiEnv *jvmti = h->jvmti;
@@ -216,6 +236,7 @@ static void init_host(struct agent *a, JavaVM *vm, jvmtiEnv *jvmti)
     h->opt = &a->opt;
     h->services = &SERVICES;
     h->net_fd = -1;
+    pthread_mutex_init(&a->own_lock, NULL);
     atomic_init(&h->phase, PHASE_ONLOAD);
     atomic_init(&h->depth, a->opt.depth);
     tables_init(&h->t);

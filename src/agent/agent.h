@@ -7,6 +7,7 @@
 #define HPROF_AGENT_H
 
 #include <jni.h>
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "options/options.h"
@@ -22,6 +23,7 @@ struct agent {
     /* Our own Java threads, kept out of the profile. A slot is filled before the count
      * that publishes it grows (release/acquire), so readers never see an empty one. */
     jobject own_threads[AGENT_MAX_THREADS];
+    pthread_mutex_t own_lock;      /* one starter at a time takes a slot (readers need none) */
     _Atomic int nown_threads;
     _Atomic bool said_missing;       /* "the net= command ... needs heap=sites", once */
 };

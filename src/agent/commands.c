@@ -9,6 +9,7 @@
 
 #include "sources/alloc_tracker.h"
 #include "sources/cpu_sampler.h"
+#include "sources/cpu_signal_sampler.h"
 #include "sources/socket_protocol.h"
 #include "util/log.h"
 
@@ -27,10 +28,12 @@ static bool cpu_sampling(struct host *h, JNIEnv *jni, uint32_t thread_id, bool o
             snprintf(why, whylen, "CONTROL names thread object 0x%x, which is not a live thread", thread_id);
             return false;
         }
-        if (on) cpu_sampler_enable(h, true);
+        if (on && !cpu_signal_sampler_enable(h, true)) cpu_sampler_enable(h, true);
         return true;
     }
     threads_set_sampled_all(&h->t.threads, on);
+    /* The signal engine when it runs; otherwise the JVMTI sampler, started if need be. */
+    if (cpu_signal_sampler_enable(h, on)) return true;
     if (on && !h->sampler) cpu_sampler_start(h, jni);
     cpu_sampler_enable(h, on);
     return true;

@@ -34,6 +34,9 @@ static const char HELP_TEXT[] =
     "New Options (not in the original HPROF)\n"
     "---------------------------------------\n"
     "alloc_sample=<bytes>   heap=sites by sampling         0 (exact)\n"
+    "clock=cpu|wall         cpu=samples: CPU or wall time  cpu\n"
+    "sampler=signal|jvmti   cpu=samples: how stacks are    signal\n"
+    "                       taken\n"
     "\n"
     "Options of the Original HPROF Outside Its Table\n"
     "-----------------------------------------------\n"
@@ -88,6 +91,20 @@ static const char HELP_TEXT[] =
     "    every allocation exactly, through bytecode instrumentation; it turns\n"
     "    off the JIT optimizations that would allocate without that bytecode\n"
     "    (OptimizeStringConcat, EliminateAutoBox, allocating intrinsics).\n"
+    "  - cpu=samples takes each stack where the thread is, from a signal\n"
+    "    (sampler=signal, the default): a per-thread CPU timer fires every\n"
+    "    <interval> ms of the thread's CPU time, and the handler walks the Java\n"
+    "    stack with HotSpot's AsyncGetCallTrace. Threads that wait, sleep or\n"
+    "    block use no CPU and get no samples. A sample whose walk fails is\n"
+    "    counted under a frame that says why ([no_Java_frame].GC_active, ...).\n"
+    "    sampler=jvmti is the original's way (a thread asks the JVM for every\n"
+    "    running thread's stack at each interval), which sees threads only at\n"
+    "    safepoint polls: inlined and loop code is blamed on the wrong method.\n"
+    "    It is used, with a note, where AsyncGetCallTrace is missing.\n"
+    "  - clock=wall samples every Java thread every <interval> ms whatever it\n"
+    "    is doing, for programs that wait on I/O and locks; the thread's state\n"
+    "    (from JVMTI, just before the sample) is the trace's last frame,\n"
+    "    [thread_state].RUNNABLE, .BLOCKED, .WAITING, ...\n"
     "  - monitor=y: MONITOR TIME is contention only, as in the original (time\n"
     "    blocked entering a monitor). Time in Object.wait (Thread.join too) is\n"
     "    in a section of its own, MONITOR WAIT TIME, which the original lacked.\n";
@@ -252,6 +269,14 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
         else if (strcmp(value, "times") == 0) o->cpu = CPU_TIMES;
         else if (strcmp(value, "old") == 0) o->cpu = CPU_OLD;
         else *r = fail(p, "cpu option value must be y|samples|times|old%s", "");
+    } else if (strcmp(name, "clock") == 0) {
+        if (strcmp(value, "cpu") == 0) o->clock = CLOCK_CPU;
+        else if (strcmp(value, "wall") == 0) o->clock = CLOCK_WALL;
+        else *r = fail(p, "clock option value must be cpu|wall%s", "");
+    } else if (strcmp(name, "sampler") == 0) {
+        if (strcmp(value, "signal") == 0) o->sampler = ENGINE_SIGNAL;
+        else if (strcmp(value, "jvmti") == 0) o->sampler = ENGINE_JVMTI;
+        else *r = fail(p, "sampler option value must be signal|jvmti%s", "");
     } else if (strcmp(name, "format") == 0) {
         if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0)
             *r = fail(p, "format option value must be a|b%s", "");

@@ -10,6 +10,9 @@
 
 enum heap_mode { HEAP_NONE = 0, HEAP_SITES = 1, HEAP_DUMP = 2, HEAP_ALL = 3 };
 enum cpu_mode { CPU_OFF = 0, CPU_SAMPLES, CPU_TIMES, CPU_OLD };
+/* cpu=samples: what a sample's interval is measured in, and who takes the stacks. */
+enum sample_clock { CLOCK_CPU = 0, CLOCK_WALL };
+enum sample_engine { ENGINE_SIGNAL = 0, ENGINE_JVMTI };
 
 struct options {
     enum heap_mode heap;
@@ -29,6 +32,8 @@ struct options {
     bool primarrays;         /* format=b heap dumps: primitive arrays' elements (n: none) */
     unsigned no_effect;      /* the original's options given that do nothing here: a bit each */
     long alloc_sample;       /* heap=sites sampled every this many bytes (0: exact counts) */
+    enum sample_clock clock; /* cpu=samples: clock=cpu (CPU used) or wall (every thread) */
+    enum sample_engine sampler; /* cpu=samples: sampler=signal (default) or jvmti */
 };
 
 enum options_result { OPTIONS_OK = 0, OPTIONS_HELP = 1, OPTIONS_ERROR = -1 };

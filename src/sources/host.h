@@ -48,6 +48,7 @@ struct host_services {
 };
 
 struct cpu_sampler;
+struct signal_sampler;
 struct tracker;
 struct bci_class_table;
 struct method_times;
@@ -69,7 +70,8 @@ struct host {
     _Atomic int depth;             /* stack depth of new traces (depth= at first) */
 
     /* Each source's own state; NULL where the options did not ask for it. */
-    struct cpu_sampler *sampler;
+    struct cpu_sampler *sampler;             /* cpu=samples through JVMTI (sampler=jvmti, fallback) */
+    struct signal_sampler *signal_sampler;   /* cpu=samples from signals (the default) */
     struct tracker *tracker;                 /* bytecode instrumentation (cpu=times|old, heap=sites) */
     struct bci_class_table *bci_classes;     /* classes it numbered */
     struct method_times *method_times;       /* shadow call stacks of cpu=times|old */

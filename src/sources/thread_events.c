@@ -17,18 +17,7 @@ static void thread_seen(struct host *h, JNIEnv *jni, jthread thread)
     host_record(h, &(struct live_record){.kind = LIVE_THREAD_START, .thread = ti});
 }
 
-static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
-{
-    thread_seen(host_get(), jni, thread);
-}
-
 static bool wanted(const struct options *o) { return true; }
-
-static int init(struct host *h, jvmtiEventCallbacks *cb)
-{
-    cb->ThreadStart = on_thread_start;
-    return 0;
-}
 
 /* The thread running VMInit (main), then every thread already there. */
 static void start(struct host *h, JNIEnv *jni)
@@ -62,7 +51,7 @@ static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
 const struct source thread_events_source = {
     .name = "threads",
     .wanted = wanted,
-    .init = init,
     .start = start,
+    .thread_start = thread_seen,
     .thread_end = thread_end,
 };
