@@ -22,10 +22,14 @@ LDLIBS  := -lpthread -ldl
 # Every layer of the agent; the classfile layer has no JVMTI in it.
 AGENT_DIRS  := src/agent src/options src/report src/sources src/tables src/writers src/util src/classfile
 AGENT_SRCS  := $(foreach d,$(AGENT_DIRS),$(wildcard $(d)/*.c))
-AGENT_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(AGENT_SRCS)) $(BUILD)/obj/gen/tracker_class.o
+AGENT_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(AGENT_SRCS)) $(BUILD)/obj/gen/tracker_class.o \
+               $(BUILD)/obj/gen/flamegraph_html.o
 
-# Tools: one folder each under tools/, every .c in it linked into build/<name>.
-TOOL_NAMES  := $(notdir $(wildcard tools/*))
+# Tools: one folder each under tools/, every .c in it linked into build/<name>, with
+# build/libtools.a: tools/common, what several tools share (the readers of HPROF files).
+TOOL_NAMES  := $(filter-out common,$(notdir $(wildcard tools/*)))
+TOOLS_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/common/*.c))
+$(TOOLS_LIB_OBJS): ALL_CFLAGS += -Itools/common
 TOOL_BINS   := $(addprefix $(BUILD)/,$(TOOL_NAMES))
 
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
@@ -56,6 +60,24 @@ $(BUILD)/obj/gen/tracker_class.o: $(BUILD)/gen/tracker_class.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# The flame graph's page (view=html, hprof view), embedded the same way.
+$(BUILD)/gen/flamegraph_html.c: src/writers/flamegraph.html
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from src/writers/flamegraph.html. */'; \
+	   echo '#include <stddef.h>'; \
+	   echo 'const unsigned char hprof_flamegraph_html[] = {'; \
+	   od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	   echo '};'; \
+	   echo 'const size_t hprof_flamegraph_html_len = sizeof hprof_flamegraph_html;'; } >$@
+
+$(BUILD)/obj/gen/flamegraph_html.o: $(BUILD)/gen/flamegraph_html.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libtools.a: $(TOOLS_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/libhprof.a: $(AGENT_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
@@ -64,9 +86,9 @@ $(BUILD)/libhprof.so: $(AGENT_OBJS)
 	$(CC) -shared -o $@ $^ $(LDLIBS) -Wl,--version-script=src/agent/exports.map
 
 .SECONDEXPANSION:
-$(BUILD)/%: tools/%/*.c $$(wildcard tools/%/*.h) $(BUILD)/libhprof.a
+$(BUILD)/%: tools/%/*.c $$(wildcard tools/%/*.h) $(wildcard tools/common/*.h) $(BUILD)/libtools.a $(BUILD)/libhprof.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itools/$* -o $@ $(filter %.c,$^) $(BUILD)/libhprof.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itools/$* -Itools/common -o $@ $(filter %.c,$^) $(BUILD)/libtools.a $(BUILD)/libhprof.a $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libhprof.a
 	@mkdir -p $(dir $@)
@@ -98,6 +120,6 @@ bench: all
 clean:
 	rm -rf $(BUILD)
 
--include $(AGENT_OBJS:.o=.d)
+-include $(AGENT_OBJS:.o=.d) $(TOOLS_LIB_OBJS:.o=.d)
 # Fuzz targets (clang + libFuzzer) keep their rules beside their sources.
 -include tests/fuzz/fuzz.mk

@@ -250,6 +250,8 @@ static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time
     if (hd_b_bad(b) || !want_len(st, off, "ALLOC_SITES", len, 34 + 25 * (uint64_t)n))
         return 0;
     st->alloc_sites += n;
+    if (st->visit && st->visit->alloc_sites)
+        st->visit->alloc_sites(st->visit->ctx, st);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "ALLOC_SITES flags=0x%x cutoff=", flags);
@@ -269,6 +271,10 @@ static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time
             hd_error(st, soff, "ALLOC_SITES: site %u has invalid array type %u", i, array);
         hd_use(st, K_CLASS, cls, soff, "ALLOC_SITES", 0);
         hd_use(st, K_TRACE, trace, soff, "ALLOC_SITES", 1);
+        if (st->visit && st->visit->site) {
+            const uint32_t counts[4] = {lb, lo, ab, ao};
+            st->visit->site(st->visit->ctx, st, cls, trace, counts);
+        }
         if (st->print) {
             hd_line_begin(st, soff, 1, 0);
             buf_printf(&st->line, "SITE array=%u class=%u(", array, cls);
@@ -358,6 +364,8 @@ static int rec_cpu_samples(hd_state *st, hd_body *b, uint64_t off, uint32_t time
         return 0;
     st->cpu_total += total;
     st->cpu_traces += n;
+    if (st->visit && st->visit->cpu_samples)
+        st->visit->cpu_samples(st->visit->ctx, st, total);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "CPU_SAMPLES total=%u ntraces=%u", total, n);
@@ -371,6 +379,8 @@ static int rec_cpu_samples(hd_state *st, hd_body *b, uint64_t off, uint32_t time
             return 0;
         sum += count;
         hd_use(st, K_TRACE, trace, soff, "CPU_SAMPLES", 1);
+        if (st->visit && st->visit->cpu_sample)
+            st->visit->cpu_sample(st->visit->ctx, st, count, trace);
         if (st->print) {
             hd_line_begin(st, soff, 1, 0);
             buf_printf(&st->line, "SAMPLE count=%u trace=%u top=", count, trace);
