@@ -219,24 +219,37 @@ static void thread_row(struct parse *ps, struct line *l)
     prc_row(&ps->c, PR_THREADS, (uint32_t)trace, top_frame(ps, "status %s", l->tok[5]), v);
 }
 
+/* The next method of a cpu=old line: "Class.method(sig)ret", or "<unknown caller>" (with its
+ * space), as a frame name; *s moves past it. */
+static bool old_method(struct parse *ps, const char **s, uint32_t *frame)
+{
+    const char *m = *s + strspn(*s, " ");
+    size_t n = m[0] == '<' ? strcspn(m, ">") + (strchr(m, '>') ? 1 : 0) : strcspn(m, " ");
+    if (!n) return false;
+    char name[MAX_LINE];
+    if (m[0] == '<') snprintf(name, sizeof name, "[%.*s]", (int)(n > 2 ? n - 2 : 0), m + 1);   /* pprof drops <...> */
+    else snprintf(name, sizeof name, "%.*s", (int)strcspn(m, "( "), m);
+    *frame = sp_frame(ps->c.p, name, NULL, 0, m[0] == '<' ? SP_PSEUDO : SP_JAVA);
+    *s = m + n;
+    return true;
+}
+
 /* cpu=old: "count callee caller time", methods with their signatures: a stack of two. */
 static void old_row(struct parse *ps, struct line *l)
 {
     int64_t count, ms;
-    if (l->ntok != 4 || !number(l->tok[0], &count) || !number(l->tok[3], &ms)) {
+    uint32_t callee, caller;
+    const char *s = l->text + strcspn(l->text, " ");
+    if (l->ntok < 4 || !number(l->tok[0], &count) || !number(l->tok[l->ntok - 1], &ms) ||
+        !old_method(ps, &s, &callee) || !old_method(ps, &s, &caller)) {
         ps->state = IN_NOTHING;
         return;
     }
     struct pr_collect *c = &ps->c;
     uint32_t serial = 0x80000000u + (uint32_t)c->ntr;    /* traces of their own, beyond any real serial */
     prc_trace(c, serial, 0);
-    for (int i = 1; i <= 2; i++) {
-        const char *m = l->tok[i];
-        bool unknown = m[0] == '<';
-        char name[MAX_LINE];
-        snprintf(name, sizeof name, "%.*s", (int)strcspn(m, unknown ? "" : "("), m);
-        prc_frame(c, sp_frame(c->p, name, NULL, 0, unknown ? SP_PSEUDO : SP_JAVA));
-    }
+    prc_frame(c, callee);
+    prc_frame(c, caller);
     int64_t v[SP_MAX_TYPES] = {count, ms};
     prc_row(c, PR_OLD, serial, 0, v);
 }
