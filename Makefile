@@ -47,30 +47,24 @@ $(BUILD)/tracker/hprof/Tracker.class: java/hprof/Tracker.java
 	@mkdir -p $(BUILD)/tracker
 	$(JDK_HOME)/bin/javac -nowarn --release 11 -d $(BUILD)/tracker $<
 
-$(BUILD)/gen/tracker_class.c: $(BUILD)/tracker/hprof/Tracker.class
-	@mkdir -p $(dir $@)
-	@{ echo '/* Generated from java/hprof/Tracker.java: the Tracker class file. */'; \
-	   echo '#include <stddef.h>'; \
-	   echo 'const unsigned char hprof_tracker_class[] = {'; \
-	   od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
-	   echo '};'; \
-	   echo 'const size_t hprof_tracker_class_len = sizeof hprof_tracker_class;'; } >$@
+# $(call embed,SYMBOL): the recipe of a C file holding the prerequisite's bytes as SYMBOL[]
+# and their number as SYMBOL_len.
+embed = @mkdir -p $(dir $@); \
+	{ echo '/* Generated from $<. */'; \
+	  echo '\#include <stddef.h>'; \
+	  echo 'const unsigned char $(1)[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const size_t $(1)_len = sizeof $(1);'; } >$@
 
-$(BUILD)/obj/gen/tracker_class.o: $(BUILD)/gen/tracker_class.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(BUILD)/gen/tracker_class.c: $(BUILD)/tracker/hprof/Tracker.class
+	$(call embed,hprof_tracker_class)
 
 # The flame graph's page (view=html, hprof view), embedded the same way.
 $(BUILD)/gen/flamegraph_html.c: src/writers/flamegraph.html
-	@mkdir -p $(dir $@)
-	@{ echo '/* Generated from src/writers/flamegraph.html. */'; \
-	   echo '#include <stddef.h>'; \
-	   echo 'const unsigned char hprof_flamegraph_html[] = {'; \
-	   od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
-	   echo '};'; \
-	   echo 'const size_t hprof_flamegraph_html_len = sizeof hprof_flamegraph_html;'; } >$@
+	$(call embed,hprof_flamegraph_html)
 
-$(BUILD)/obj/gen/flamegraph_html.o: $(BUILD)/gen/flamegraph_html.c
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 

@@ -6,8 +6,8 @@ source "$HPROF_ROOT/tests/lib/common.sh"
 source "$HPROF_ROOT/tests/lib/views.sh"
 set +e
 
-same() { # same DESCRIPTION FILE1 FILE2: the two files are equal (diff shown when not)
-  if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1"; diff "$2" "$3" | head -5 | sed 's/^/#   /'; fi
+same() { # same DESCRIPTION FILE1 FILE2: the two files are equal and not empty (diff shown when not)
+  if [[ -s $2 ]] && cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1"; diff "$2" "$3" | head -5 | sed 's/^/#   /'; fi
 }
 
 # ---- cpu=samples: every view of the same run says what CPU SAMPLES says ----
