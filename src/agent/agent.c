@@ -184,6 +184,8 @@ static void note_limits(const struct options *o)
 {
     if (o->msa) log_warning("msa=y (Solaris micro state accounting) has no meaning on this platform; ignored");
     if (o->gc_okay_given) log_warning("gc_okay is an obsolete option; ignored");
+    if (o->view && !o->depth_given)
+        log_plain("HPROF: view= without depth=: stacks are taken %d frames deep (give depth= to change it)", o->depth);
     char names[128];
     if (options_no_effect(o, names, sizeof names))
         log_warning("%s: the original HPROF's debugging option%s, no effect here; ignored", names,

@@ -37,6 +37,8 @@ static const char HELP_TEXT[] =
     "clock=cpu|wall         cpu=samples: CPU or wall time  cpu\n"
     "sampler=signal|jvmti   cpu=samples: how stacks are    signal\n"
     "                       taken\n"
+    "view=<views>           flame graph, pprof ... (below) off\n"
+    "viewonly=y|n           the views instead of the file  n\n"
     "\n"
     "Options of the Original HPROF Outside Its Table\n"
     "-----------------------------------------------\n"
@@ -105,6 +107,15 @@ static const char HELP_TEXT[] =
     "    is doing, for programs that wait on I/O and locks; the thread's state\n"
     "    (from JVMTI, just before the sample) is the trace's last frame,\n"
     "    [thread_state].RUNNABLE, .BLOCKED, .WAITING, ...\n"
+    "  - view=<views> (html, collapsed, pprof or all; several joined by +, as in\n"
+    "    view=html+pprof) writes at each dump a flame graph (html), collapsed\n"
+    "    stacks (for flamegraph.pl, speedscope) or pprof (gzipped profile.proto\n"
+    "    for go tool pprof, Pyroscope, Parca) of each stack-based section\n"
+    "    (cpu=samples|times, heap=sites, monitor=y), beside the file:\n"
+    "    <file>.<cpu|sites|monitor>.<html|collapsed|pb.gz> (<file> without .txt;\n"
+    "    dumps before the one at exit add .1, .2 ...). Without depth=, stacks are\n"
+    "    64 frames deep. viewonly=y writes the views and no other file.\n"
+    "    build/hprof view makes the same views from any HPROF file.\n"
     "  - monitor=y: MONITOR TIME is contention only, as in the original (time\n"
     "    blocked entering a monitor). Time in Object.wait (Thread.join too) is\n"
     "    in a section of its own, MONITOR WAIT TIME, which the original lacked.\n";
@@ -178,6 +189,24 @@ static int parse_int(const char *v, long lo, long hi, int *out)
     return 0;
 }
 
+/* view=html+collapsed+pprof (the option list is comma separated, so the kinds are joined by +). */
+static int parse_views(const char *v, unsigned *out)
+{
+    static const struct { const char *name; unsigned bits; } KINDS[] = {
+        {"html", 1}, {"collapsed", 2}, {"pprof", 4}, {"all", 7},
+    };
+    *out = 0;
+    while (*v) {
+        size_t n = strcspn(v, "+"), i;
+        for (i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
+            if (strlen(KINDS[i].name) == n && strncmp(v, KINDS[i].name, n) == 0) break;
+        if (i == sizeof KINDS / sizeof KINDS[0]) return -1;
+        *out |= KINDS[i].bits;
+        v += n + (v[n] == '+');
+    }
+    return *out ? 0 : -1;
+}
+
 static enum options_result parse_net(struct parser *p, const char *v, struct options *o)
 {
     const char *colon = strrchr(v, ':');
@@ -202,7 +231,7 @@ static bool *flag_of(struct options *o, const char *name)
         {"thread", offsetof(struct options, thread)},         {"doe", offsetof(struct options, doe)},
         {"msa", offsetof(struct options, msa)},               {"force", offsetof(struct options, force)},
         {"verbose", offsetof(struct options, verbose)},       {"primfields", offsetof(struct options, primfields)},
-        {"primarrays", offsetof(struct options, primarrays)},
+        {"primarrays", offsetof(struct options, primarrays)}, {"viewonly", offsetof(struct options, viewonly)},
     };
     for (size_t i = 0; i < sizeof FLAGS / sizeof FLAGS[0]; i++)
         if (strcmp(name, FLAGS[i].name) == 0) return (bool *)((char *)o + FLAGS[i].off);
@@ -296,7 +325,10 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
             o->file = strdup(value);
             o->file_given = true;
         }
+    } else if (strcmp(name, "view") == 0) {
+        if (parse_views(value, &o->view)) *r = fail(p, "view option value must be html|collapsed|pprof|all, joined by +%s", "");
     } else if (strcmp(name, "depth") == 0) {
+        o->depth_given = true;
         if (parse_int(value, 0, 65535, &o->depth))
             *r = fail(p, "depth option value must be decimal and >= 0 (at most 65535)%s", "");
     } else if (strcmp(name, "interval") == 0) {
@@ -347,6 +379,9 @@ static enum options_result check_combinations(struct parser *p, struct options *
         return fail(p, "cpu=times|old is not supported with format=b%s", "");
     if (o->format == 'b' && o->monitor)
         return fail(p, "monitor=y is not supported with format=b%s", "");
+    if (o->viewonly && !o->view) return fail(p, "viewonly=y needs view=%s", "");
+    if (o->viewonly && o->net_host) return fail(p, "viewonly=y writes no profile to send: drop net= or viewonly=%s", "");
+    if (o->view && !o->depth_given) o->depth = VIEW_DEPTH;
     return OPTIONS_OK;
 }
 

@@ -34,7 +34,14 @@ struct options {
     long alloc_sample;       /* heap=sites sampled every this many bytes (0: exact counts) */
     enum sample_clock clock; /* cpu=samples: clock=cpu (CPU used) or wall (every thread) */
     enum sample_engine sampler; /* cpu=samples: sampler=signal (default) or jvmti */
+    unsigned view;           /* view=: VIEW_* bits of writers/views.h (html 1, collapsed 2, pprof 4) */
+    bool viewonly;           /* viewonly=y: the views instead of the usual file */
+    bool depth_given;        /* depth= was given (else a view makes stacks VIEW_DEPTH deep) */
 };
+
+/* The stack depth when a view is asked for and depth= is not given: a flame graph of 4
+ * frames shows nothing. */
+#define VIEW_DEPTH 64
 
 enum options_result { OPTIONS_OK = 0, OPTIONS_HELP = 1, OPTIONS_ERROR = -1 };
 

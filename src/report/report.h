@@ -24,6 +24,8 @@ struct report {
     const struct writer *writer;     /* text or binary */
     struct writer_ctx wctx;
     pthread_mutex_t dump_lock;       /* one dump at a time */
+    unsigned dumps;                  /* dumps and section commands so far, but the one at exit */
+    unsigned view_seq;               /* view=: the number in the views' names (0 at exit) */
 };
 
 enum dump_reason { DUMP_AT_EXIT, DUMP_ON_SIGNAL };

@@ -85,6 +85,8 @@ int output_open_file(struct output *o, const char *path, bool text, bool force, 
     return 0;
 }
 
+void output_open_none(struct output *o) { init(o, -1, false, "(no file)"); }
+
 int output_open_socket(struct output *o, const char *host, int port, char *err, size_t errlen)
 {
     struct addrinfo hints, *res = NULL;

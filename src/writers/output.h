@@ -51,6 +51,8 @@ struct output {
  */
 int output_open_file(struct output *o, const char *path, bool text, bool force, char **chosen_name,
                      char *err, size_t errlen);
+/* No output (viewonly=y): records are built and dropped. */
+void output_open_none(struct output *o);
 /* Connects to host:port. 0 on success; otherwise err holds the reason. */
 int output_open_socket(struct output *o, const char *host, int port, char *err, size_t errlen);
 

@@ -5,7 +5,8 @@
 #   options          the agent's options (src/options)
 #   socket_commands  the net= socket's command stream (sources/socket_protocol.c)
 #   jdk_dump         the JVM's own heap dump, read back (sources/jdk_dump_*.c)
-#   hprof_dump       hprof-dump's reader: any file, binary or text (tools/hprof-dump)
+#   hprof_dump       hprof-dump's reader: any file, binary or text (tools/common)
+#   text_profile     hprof view's reader of text profiles, and the views it writes
 #
 #   make fuzz                         every target FUZZ_SECONDS (60) from its corpus, classfile
 #                                     also from JDK classes (fuzz-seed)
@@ -17,16 +18,15 @@
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_OUT     := $(BUILD)/fuzz
-FUZZ_NAMES   := classfile options socket_commands jdk_dump hprof_dump
+FUZZ_NAMES   := classfile options socket_commands jdk_dump hprof_dump text_profile
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 # -Wno-gnu-...: struct trace's flexible array (never used in the empty trace) sits inside
 # struct tables; gcc accepts that silently, clang says it is an extension.
 FUZZ_FLAGS   := -g -O1 -std=c11 -D_GNU_SOURCE -DHPROF_VERSION=\"$(VERSION)\" -fno-omit-frame-pointer \
                 -Wno-gnu-variable-sized-type-not-at-end -Isrc $(JNI_INC) $(FUZZ_SAN)
-# hprof-dump's files but its main.
-HD_SRCS      := $(filter-out tools/hprof-dump/main.c,$(wildcard tools/hprof-dump/*.c))
-FUZZ_SRCS    := $(AGENT_SRCS) $(HD_SRCS)
+# The agent, the tools' shared readers (tools/common) and the flame graph's page.
+FUZZ_SRCS    := $(AGENT_SRCS) $(wildcard tools/common/*.c) $(BUILD)/gen/flamegraph_html.c
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(FUZZ_SRCS))
 FUZZ_BINS    := $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_NAMES))
 REPLAY_BINS  := $(addprefix $(BUILD)/fuzz-replay/,$(FUZZ_NAMES))
@@ -36,31 +36,24 @@ all: $(REPLAY_BINS)
 fuzz-build: $(FUZZ_BINS)
 fuzz-replay: $(REPLAY_BINS)
 
-# The agent's and hprof-dump's files, instrumented for coverage (fuzzer-no-link: no main).
+# The agent's and the tools' files, instrumented for coverage (fuzzer-no-link: no main).
 $(FUZZ_OUT)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Itools/hprof-dump -MMD -MP -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Itools/common -MMD -MP -c $< -o $@
 
 $(FUZZ_OUT)/libfuzz.a: $(FUZZ_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_one.h $(FUZZ_OUT)/libfuzz.a
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itools/hprof-dump -o $@ $< $(FUZZ_OUT)/libfuzz.a $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itools/common -o $@ $< $(FUZZ_OUT)/libfuzz.a $(LDLIBS)
 
 # The same targets for replaying, built as the rest of the tree is (make check: sanitized).
-$(BUILD)/obj/hd/%.o: tools/hprof-dump/%.c $(wildcard tools/hprof-dump/*.h)
+$(BUILD)/fuzz-replay/%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_one.h $(BUILD)/libtools.a \
+                        $(BUILD)/libhprof.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itools/hprof-dump -c $< -o $@
-
-HD_OBJS      := $(patsubst tools/hprof-dump/%.c,$(BUILD)/obj/hd/%.o,$(HD_SRCS))
-.SECONDARY: $(HD_OBJS)
-$(BUILD)/fuzz-replay/%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_one.h $(BUILD)/libhprof.a \
-                        $(HD_OBJS)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Itools/hprof-dump -o $@ $< tests/fuzz/replay.c \
-	    $(if $(findstring hprof_dump,$*),$(HD_OBJS)) \
-	    $(BUILD)/libhprof.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Itools/common -o $@ $< tests/fuzz/replay.c \
+	    $(BUILD)/libtools.a $(BUILD)/libhprof.a $(LDLIBS)
 
 # Extra classfile seeds from the JDK (not committed: the JDK's own classes), once.
 fuzz-seed: $(BUILD)/cf-rewrite

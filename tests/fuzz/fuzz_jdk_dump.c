@@ -64,19 +64,19 @@ static void w_class(struct hd_session *s, const struct hd_class *c)
     touch(c->static_values, c->static_bytes);
     w.sum += c->loader_id + (c->super ? c->super->inst_bytes : 0);
 }
-static void w_inst(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void w_inst(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                    const uint8_t *v)
 {
     object_id(id);
     touch(v, c->inst_bytes);
 }
-static void w_obj(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void w_obj(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                   uint32_t n, const uint32_t *e)
 {
     object_id(id);
     for (uint32_t i = 0; i < n; i++) w.sum += e[i];
 }
-static void w_prim(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void w_prim(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                    uint32_t n, int type, const uint8_t *e)
 {
     object_id(id);

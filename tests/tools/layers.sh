@@ -77,7 +77,7 @@ for dir in tools/*/; do
   tool=$(basename "$dir"); mkdir -p "$WORK/$tool"
   broken=""
   for c in "$dir"*.c; do
-    gcc -std=c11 -D_GNU_SOURCE -Isrc -I"$dir" -c "$c" -o "$WORK/$tool/$(basename "$c" .c).o" 2>/dev/null || broken="$broken $c"
+    gcc -std=c11 -D_GNU_SOURCE -Isrc -I"$dir" -Itools/common -c "$c" -o "$WORK/$tool/$(basename "$c" .c).o" 2>/dev/null || broken="$broken $c"
   done
   # A file that does not compile would hide its calls: say so instead of passing.
   if [[ -n "$broken" ]]; then not_ok "tools/$tool: cannot compile$broken"; continue; fi

@@ -398,6 +398,8 @@ static void subrecords(hd_state *st, hd_body *b, int pass, const char *rec)
             continue; /* printed and checked by class_dump */
         if (pass == 1 && st->print)
             print_sub(st, &s);
+        if (pass == 1 && st->visit && st->visit->object && s.tag >= 0x21 && s.tag <= 0x23)
+            st->visit->object(st->visit->ctx, st, s.tag, s.trace, s.other, s.type, s.count);
         sub_refs(st, &s, pass);
     }
 }
@@ -407,6 +409,8 @@ static void dump_open(hd_state *st, uint64_t off, const char *kind)
     st->in_dump = 1;
     st->dump_off = off;
     st->dump_kind = kind;
+    if (st->visit && st->visit->heap_dump)
+        st->visit->heap_dump(st->visit->ctx, st);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -258,6 +258,8 @@ static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time
     if (hd_b_bad(b) || !want_len(st, off, "ALLOC_SITES", len, 34 + 25 * (uint64_t)n))
         return 0;
     st->alloc_sites += n;
+    if (st->visit && st->visit->alloc_sites)
+        st->visit->alloc_sites(st->visit->ctx, st);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "ALLOC_SITES flags=0x%x cutoff=", flags);
@@ -277,6 +279,10 @@ static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time
             hd_error(st, soff, "ALLOC_SITES: site %u has invalid array type %u", i, array);
         hd_use(st, K_CLASS, cls, soff, "ALLOC_SITES", 0);
         hd_use(st, K_TRACE, trace, soff, "ALLOC_SITES", 1);
+        if (st->visit && st->visit->site) {
+            const uint32_t counts[4] = {lb, lo, ab, ao};
+            st->visit->site(st->visit->ctx, st, cls, trace, counts);
+        }
         if (st->print) {
             hd_line_begin(st, soff, 1, 0);
             buf_printf(&st->line, "SITE array=%u class=%u(", array, cls);
@@ -366,6 +372,8 @@ static int rec_cpu_samples(hd_state *st, hd_body *b, uint64_t off, uint32_t time
         return 0;
     st->cpu_total += total;
     st->cpu_traces += n;
+    if (st->visit && st->visit->cpu_samples)
+        st->visit->cpu_samples(st->visit->ctx, st, total);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "CPU_SAMPLES total=%u ntraces=%u", total, n);
@@ -379,6 +387,8 @@ static int rec_cpu_samples(hd_state *st, hd_body *b, uint64_t off, uint32_t time
             return 0;
         sum += count;
         hd_use(st, K_TRACE, trace, soff, "CPU_SAMPLES", 1);
+        if (st->visit && st->visit->cpu_sample)
+            st->visit->cpu_sample(st->visit->ctx, st, count, trace);
         if (st->print) {
             hd_line_begin(st, soff, 1, 0);
             buf_printf(&st->line, "SAMPLE count=%u trace=%u top=", count, trace);
@@ -556,33 +566,4 @@ void hd_run(hd_state *st)
     hd_heap_finish(st);
     if (r->err)
         st->io_error = r->err;
-}
-
-void hd_state_init(hd_state *st, FILE *out)
-{
-    memset(st, 0, sizeof *st);
-    st->out = out;
-    st->spool_fd = -1;
-    st->objs_sorted = 1;
-}
-
-void hd_state_free(hd_state *st)
-{
-    hd_map *maps[] = {&st->strings, &st->classes_by_serial, &st->classes_by_obj, &st->frames, &st->traces,
-                      &st->threads};
-    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
-        hd_map_free(maps[i]);
-    for (int k = 0; k < K_NKINDS; k++)
-        hd_map_free(&st->undef_idx[k]);
-    buf_free(&st->pool);
-    free(st->strv);
-    free(st->clsv);
-    free(st->frv);
-    free(st->trv);
-    free(st->trframes);
-    free(st->thv);
-    free(st->undv);
-    buf_free(&st->line);
-    hd_heap_free(st);
-    hd_reader_free(&st->r);
 }

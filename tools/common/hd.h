@@ -1,4 +1,5 @@
-/* hprof-dump: reader, printer and validator of the HPROF binary format.
+/* The reader, printer and validator of the HPROF binary format: hprof-dump's engine,
+ * shared by the tools (build/libtools.a), hprof view reads records through hd_visitor.
  * Declarations of the tool's files, lowest layer first; a file calls only files of
  * lower layers (README.md, "Source files"):
  *   table.c, format.c   growable memory, u64 map; tag and basic type names and sizes
@@ -7,6 +8,7 @@
  *   report.c            problems, uses and definitions of IDs (undefined references)
  *   heap.c              HEAP DUMP sub-records and the per-dump reference pass
  *   records.c           header, top-level records and the record loop
+ *   state.c             a reader's state made and freed
  *   main.c              command line, summary, exit status
  */
 #ifndef HD_H
@@ -144,9 +146,30 @@ typedef struct { uint64_t off, len; } hd_span;
 /* Uses of one undefined id by one kind of record; entries of the same id are chained. */
 typedef struct { int kind; uint64_t id, count, first_off, def_off; const char *user; size_t next; } hd_undef;
 
+struct hd_state_s;
+
+/* What a reader other than the printer takes from the records as they stream by (each
+ * may be NULL). The state is passed along so that it can look up strings, classes and
+ * traces; those defined later in the file are there once hd_run returns. */
 typedef struct {
+    void *ctx;
+    void (*cpu_samples)(void *ctx, const struct hd_state_s *st, uint32_t total);          /* a CPU_SAMPLES record */
+    void (*cpu_sample)(void *ctx, const struct hd_state_s *st, uint32_t count, uint32_t trace);
+    void (*alloc_sites)(void *ctx, const struct hd_state_s *st);                          /* an ALLOC_SITES record */
+    void (*site)(void *ctx, const struct hd_state_s *st, uint32_t class_serial, uint32_t trace,
+                 const uint32_t counts[4]);   /* live bytes, live objects, allocated bytes, allocated objects */
+    void (*heap_dump)(void *ctx, const struct hd_state_s *st);                            /* a dump begins */
+    /* An instance (tag 0x21: class = its class object, n = bytes of fields), an object
+     * array (0x22: class = the array's class, n = elements) or a primitive array (0x23:
+     * type = element type, n = elements) of a heap dump. */
+    void (*object)(void *ctx, const struct hd_state_s *st, int tag, uint32_t trace, uint64_t class_id, int type,
+                   uint32_t n);
+} hd_visitor;
+
+typedef struct hd_state_s {
     const char *path;
     int fd;
+    const hd_visitor *visit;     /* NULL: none */
     hd_reader r;
     uint64_t fsize;      /* 0 when unknown (not a regular file) */
     int seekable;
@@ -240,9 +263,11 @@ void hd_heap_free(hd_state *st);
 
 /* Reads the whole file: header, then every record. */
 void hd_run(hd_state *st);
-/* A state with nothing read, lines to `out`; what it holds is freed by hd_state_free
- * (not the descriptors, which are the caller's). */
+/* ---------------------------------------------------------------- state.c */
+
+/* An empty state: no file, nothing checked, no spool file, lines to `out`. */
 void hd_state_init(hd_state *st, FILE *out);
+/* Frees what reading gathered (not the file descriptors). */
 void hd_state_free(hd_state *st);
 
 #endif
