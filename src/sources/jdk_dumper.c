@@ -77,13 +77,16 @@ static const char *keep_name(struct marked *m, const char *s)
 }
 
 /* The order of a class's own fields and statics, as JVMTI lists them. */
-static void field_order(struct host *h, struct marked *m, jclass cls, struct jdr_order *o)
+static void field_order(struct host *h, JNIEnv *jni, struct marked *m, jclass cls, struct jdr_order *o)
 {
     jvmtiEnv *jvmti = h->jvmti;
     jint n = 0;
     jfieldID *ids = NULL;
     memset(o, 0, sizeof *o);
-    if ((*jvmti)->GetClassFields(jvmti, cls, &n, &ids) != JVMTI_ERROR_NONE || n <= 0) return;
+    jvmtiError err = (*jvmti)->GetClassFields(jvmti, cls, &n, &ids);
+    if (err == JVMTI_ERROR_CLASS_NOT_PREPARED && heap_link_class(jvmti, jni, cls))
+        err = (*jvmti)->GetClassFields(jvmti, cls, &n, &ids);
+    if (err != JVMTI_ERROR_NONE || n <= 0) return;
     const char **inst = calloc((size_t)n, sizeof *inst), **stat = calloc((size_t)n, sizeof *stat);
     for (jint i = 0; inst && stat && i < n; i++) {
         char *name = NULL;
@@ -148,7 +151,7 @@ static bool make_marker(struct host *h, JNIEnv *jni, struct marked *m, const str
     ok = ok && m->classes && m->orders;
     for (jint i = 0; ok && i < n; i++) {
         m->classes[i] = classes_of(&h->t.classes, jvmti, all[i], &h->t.ids);
-        field_order(h, m, all[i], &m->orders[i]);
+        field_order(h, jni, m, all[i], &m->orders[i]);
     }
     m->ncls = ok ? (uint32_t)n : 0;
 
@@ -345,7 +348,7 @@ static void resolve_late(struct host *h, JNIEnv *jni, struct jdr *r, struct mark
         for (jint i = 0; i < n; i++) {
             struct class_info *ci = classes_of(&h->t.classes, h->jvmti, all[i], &h->t.ids);
             if (bsearch(&ci, known, m->ncls, sizeof *known, by_ptr)) continue;
-            field_order(h, m, all[i], &m->late_orders[m->nlate]);
+            field_order(h, jni, m, all[i], &m->late_orders[m->nlate]);
             fresh[m->nlate++] = ci;
         }
         for (uint32_t k = 0; k < jdr_class_count(r); k++) {
