@@ -18,6 +18,11 @@ struct hd_session {
     struct writer_ctx *w;
     bool seg_open;              /* binary: a HEAP DUMP SEGMENT record is open */
     size_t seg_len_at;          /* where its length goes in the output buffer */
+    /* text: HEAP DUMP BEGIN says what the records after it hold, so they are held back
+     * (output_hold_begin) and counted while written, and it goes out before them */
+    bool held;
+    uint64_t nobjects, nbytes;  /* OBJ and ARR records written, and their sz= summed */
+    char began[64];             /* the date HEAP DUMP BEGIN carries */
 };
 
 extern const struct heap_dump_writer heap_dump_text;
