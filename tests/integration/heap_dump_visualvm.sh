@@ -51,6 +51,21 @@ check "primfields=n,primarrays=n: VisualVM loads the dump, every reference resol
 check "primfields=n,primarrays=n: VisualVM reads the known instance with its primitive values 0" \
   grep -aq '^KNOWN i=0 j=0 d=0.0 c=.* self=true$' vvp.txt
 
+# Threads: VisualVM's Threads view shows each thread's frames (ThreadObjectGCRoot's stack
+# trace) and the locals under the frame their Java frame root numbers.
+for DUMPER in jdk jvmti; do
+  HPROF_HEAP_DUMPER=$DUMPER run_java "$(agent heap=dump,format=b,file=th-$DUMPER.hprof)" HeapDumpThreads return
+  vv threads th-$DUMPER.hprof >vvt.txt
+  check "[$DUMPER] VisualVM: the thread's stack has its frames (levelC levelB levelA, top first)" \
+    grep -Eq '^THREAD stack-holder .*levelC levelB levelA ' vvt.txt
+  check "[$DUMPER] VisualVM: the local held in levelB is under levelB's frame" \
+    grep -qx 'LOCAL stack-holder levelB HeapDumpThreads$Marker' vvt.txt
+  check "[$DUMPER] VisualVM: the thread that ends the VM (DestroyJavaVM) is a thread with a stack trace" \
+    grep -Eq '^THREAD DestroyJavaVM( |$)' vvt.txt
+  check "[$DUMPER] VisualVM: every thread root has a stack trace, every Java frame root a thread and frame" \
+    bash -c "grep -q '^THREAD ' vvt.txt && ! grep -q '^LOCAL [^ ]* ? ' vvt.txt && ! grep -q '^LOCAL ? ' vvt.txt"
+done
+
 vv histo ours.hprof | awk '{ print $2, $1 }' | sort >ours.histo
 vv histo jdk.hprof | awk '{ print $2, $1 }' | sort >jdk.histo
 join -a1 -a2 -e 0 -o 0,1.2,2.2 ours.histo jdk.histo >both.txt
