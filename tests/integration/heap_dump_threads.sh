@@ -66,15 +66,7 @@ unset HPROF_HEAP_DUMPER
 # ---- SIGQUIT (a dump of a running program, then the one at exit) ----
 for DUMPER in jdk jvmti; do
   export HPROF_HEAP_DUMPER=$DUMPER
-  set +e
-  "$JAVA" -Xcheck:jni "$(agent heap=dump,format=b,file=q-$DUMPER.hprof)" -cp "$TEST_CLASSES" HeapDumpThreads wait >q.out 2>&1 &
-  PID=$!
-  for _ in $(seq 300); do grep -q ready q.out 2>/dev/null && break; sleep 0.1; done
-  kill -QUIT $PID
-  for _ in $(seq 600); do grep -q 'Dumping Java heap ... done' q.out && break; sleep 0.1; done
-  kill $PID; wait $PID
-  cat q.out >>"$WORK/all-runs.txt"
-  set -e
+  sigquit_dump q.out "$(agent heap=dump,format=b,file=q-$DUMPER.hprof)" HeapDumpThreads wait
   "$HPROF_DUMP" --check q-$DUMPER.hprof >check.txt 2>&1 || true
   "$HPROF_DUMP" q-$DUMPER.hprof >dump.txt 2>&1 || true
   # the first dump only (the SIGQUIT one)

@@ -41,6 +41,18 @@ check "VisualVM: the known instance's values" grep -q '^KNOWN i=305419896 j=1234
 check "VisualVM: roots of every kind we write" \
   bash -c "grep -Eq '^ROOTS .*JNI_global=[1-9].*Java_frame=[1-9].*monitor_used=[1-9].*sticky_class=[1-9].*thread_block=[1-9].*thread_object=[1-9]' vv.txt"
 check "VisualVM loads the JDK's dump too" test -s jdk.hprof
+# Every class loaded has its LOAD CLASS: every class the JDK's dump names, ours names
+# (the JDK writes "java/lang/String", "[I", "[Ljava/lang/Object;": named as in Java here).
+"$HPROF_DUMP" jdk.hprof | sed -n 's/^LOAD_CLASS .*name="\(.*\)"$/\1/p' | awk '
+  { n = $0; d = 0; while (substr(n, 1, 1) == "[") { d++; n = substr(n, 2) }
+    if (d > 0 && substr(n, 1, 1) == "L") n = substr(n, 2, length(n) - 2)
+    else if (d > 0) n = prim[substr(n, 1, 1)]
+    gsub("/", ".", n); sub(/\+0x/, ".0x", n); for (i = 0; i < d; i++) n = n "[]"; print n }
+  BEGIN { split("I int J long B byte C char D double F float S short Z boolean", p, " "); for (i = 1; i < 16; i += 2) prim[p[i]] = p[i + 1] }' |
+  sort -u >jdk.classes
+"$HPROF_DUMP" ours.hprof | sed -n 's/^LOAD_CLASS .*name="\(.*\)"$/\1/p' | sed 's/+0x/.0x/' | sort -u >ours.classes
+check "every class of the JDK's dump has its LOAD CLASS in ours ($(wc -l <jdk.classes) classes)" \
+  bash -c "[[ -s jdk.classes ]] && ! comm -13 ours.classes jdk.classes | grep -q ."
 
 # primfields=n,primarrays=n: primitive values 0, primitive arrays empty; VisualVM still
 # reads the whole dump.
