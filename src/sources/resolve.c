@@ -293,9 +293,10 @@ struct thread_info *threads_started(struct thread_table *t, jvmtiEnv *jvmti, JNI
 
 struct thread_info *threads_ended(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
+    /* The thread-local storage keeps the entry: the thread that ends the VM is told
+     * ended before VMDeath, and the dump at exit still finds it (sources/dump_threads.h). */
     pthread_mutex_lock(&t->naming);
     struct thread_info *ti = threads_lookup(jvmti, thread);
-    if (ti) (*jvmti)->SetThreadLocalStorage(jvmti, thread, NULL);
     pthread_mutex_unlock(&t->naming);
     if (!ti) return NULL;
     jthread ref = threads_end(t, ti);

@@ -46,7 +46,8 @@ void bci_classes_bind(struct bci_class *c, jvmtiEnv *jvmti, jclass cls);
 /* A loaded class: fill in the jmethodIDs of its numbered twin, if it has one. */
 void bci_classes_prepared(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
 
-/* The entry of a live thread, from JVMTI thread-local storage (NULL if unknown). */
+/* The entry of a thread, from JVMTI thread-local storage (NULL if unknown); it stays
+ * after the thread's end (its `ref` NULL then). */
 struct thread_info *threads_lookup(jvmtiEnv *jvmti, jthread thread);
 /*
  * Enters a thread seen alive (thread start, or already running at VM init). Returns

@@ -4,17 +4,24 @@
 #include "sources/resolve.h"
 #include "sources/source.h"
 
-/* Registers a thread and hands over its THREAD START, unless it is ours or known already. */
-static void thread_seen(struct host *h, JNIEnv *jni, jthread thread)
+/* Enters a thread and hands over its THREAD START, unless it is ours; returns its entry
+ * (the one it had, if known already), NULL for the agent's own. */
+struct thread_info *thread_events_enter(struct host *h, JNIEnv *jni, jthread thread)
 {
-    if (!host_live(h) || host_is_own_thread(h, jni, thread)) return;
+    if (host_is_own_thread(h, jni, thread)) return NULL;
     struct thread_info *existing;
     struct thread_info *ti = threads_started(&h->t.threads, h->jvmti, jni, thread, &h->t.ids, &existing);
-    if (!ti) return;
+    if (!ti) return existing;
     /* A baseline for the CPU sampler, which counts a thread only once it used CPU. */
     jlong ns = 0;
     if ((*h->jvmti)->GetThreadCpuTime(h->jvmti, thread, &ns) == JVMTI_ERROR_NONE) ti->last_cpu_ns = ns > 0 ? ns : 1;
     host_record(h, &(struct live_record){.kind = LIVE_THREAD_START, .thread = ti});
+    return ti;
+}
+
+static void thread_seen(struct host *h, JNIEnv *jni, jthread thread)
+{
+    if (host_live(h)) thread_events_enter(h, jni, thread);
 }
 
 static bool wanted(const struct options *o) { return true; }

@@ -6,6 +6,17 @@
 #ifndef HPROF_THREAD_EVENTS_H
 #define HPROF_THREAD_EVENTS_H
 
+#include <jni.h>
+
 #include "sources/source.h"
+
+struct host;
+struct thread_info;
+
+/* Enters a thread (its THREAD START handed over) unless it has an entry or is one of the
+ * agent's own; returns its entry, NULL for the agent's own or when out of memory. A
+ * thread keeps its entry after its end (heap dumps find a thread that ended and still
+ * runs by it). */
+struct thread_info *thread_events_enter(struct host *h, JNIEnv *jni, jthread thread);
 
 #endif

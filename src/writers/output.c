@@ -150,6 +150,16 @@ static void fail(struct output *o, int err)
                   strerror(err));
 }
 
+/* Records held back (output_hold_begin): the spool, and the output they are for. */
+struct output_hold {
+    int fd;                      /* the spool */
+    int out_fd;                  /* the output's, while holding */
+    bool out_socket;
+    uint64_t out_flushed;
+    bool holding;
+    struct record_ends ends;     /* where the spool's records end (at each write) */
+};
+
 /* A record ends at `at` in the buffer; should the list not grow, an earlier end serves. */
 static void ends_add(struct record_ends *e, size_t at)
 {
@@ -234,6 +244,7 @@ static void write_buffer(struct output *o, struct buf *b, struct record_ends *e)
         }
         o->flushed += done;
         if (err) fail(o, err);
+        else if (o->hold && o->hold->holding) ends_add(&o->hold->ends, (size_t)o->flushed);
     }
     buf_reset(b);
     b->oom = 0;
@@ -337,6 +348,92 @@ void output_pipe_end(struct output *o)
     pthread_cond_destroy(&p->cond);
     pthread_mutex_destroy(&p->lock);
     free(p);
+}
+
+static void write_out(struct output *o);
+
+/* ---- holding records back ---- */
+
+/* An unnamed file for the spool: in the output's folder (a file), else TMPDIR. */
+static int spool_open(const struct output *o)
+{
+    char dir[4096];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s", tmp && *tmp ? tmp : "/tmp");
+    if (!o->is_socket && o->name) {
+        snprintf(dir, sizeof dir, "%s", o->name);
+        char *slash = strrchr(dir, '/');
+        if (slash) slash[slash == dir] = 0;
+        else snprintf(dir, sizeof dir, ".");
+    }
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.hprof-spool-XXXXXX", dir);
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd >= 0) unlink(path);
+    return fd;
+}
+
+bool output_hold_begin(struct output *o)
+{
+    if (o->hold || o->fd < 0 || o->failed) return false;
+    struct output_hold *h = calloc(1, sizeof *h);
+    if (!h) return false;
+    h->fd = spool_open(o);
+    if (h->fd < 0) {
+        free(h);
+        return false;
+    }
+    output_flush(o);             /* what came before goes out first; the pipe is idle */
+    h->out_fd = o->fd;
+    h->out_socket = o->is_socket;
+    h->out_flushed = o->flushed;
+    o->fd = h->fd;
+    o->is_socket = false;
+    o->flushed = 0;
+    h->holding = true;
+    o->hold = h;
+    return true;
+}
+
+void output_hold_stop(struct output *o)
+{
+    struct output_hold *h = o->hold;
+    if (!h || !h->holding) return;
+    output_flush(o);
+    h->holding = false;
+    o->fd = h->out_fd;
+    o->is_socket = h->out_socket;
+    o->flushed = h->out_flushed;
+}
+
+void output_hold_release(struct output *o)
+{
+    struct output_hold *h = o->hold;
+    if (!h) return;
+    output_hold_stop(o);
+    uint64_t at = 0;
+    for (size_t i = 0; i < h->ends.n && !o->failed; i++) {
+        size_t len = (size_t)(h->ends.at[i] - at);
+        if (buf_reserve(&o->buf, len) != 0) {
+            fail(o, ENOMEM);
+            break;
+        }
+        if (pread(h->fd, o->buf.data + o->buf.len, len, (off_t)at) != (ssize_t)len) {
+            fail(o, EIO);
+            break;
+        }
+        o->buf.len += len;
+        at += len;
+        ends_add(&o->ends, o->buf.len);
+        write_out(o);
+    }
+    output_flush(o);
+    close(h->fd);
+    free(h->ends.at);
+    free(h);
+    o->hold = NULL;
 }
 
 static void write_out(struct output *o)

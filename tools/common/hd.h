@@ -183,6 +183,7 @@ typedef struct hd_state_s {
 
     /* definitions */
     hd_map strings, classes_by_serial, classes_by_obj, frames, traces, threads;
+    hd_map thread_ends;          /* thread serial -> offset of its END_THREAD */
     struct buf pool;             /* the text of every STRING */
     hd_string *strv; size_t nstr, capstr;
     hd_class *clsv; size_t ncls, capcls;
@@ -198,6 +199,7 @@ typedef struct hd_state_s {
     hd_span *segs; size_t nsegs, capsegs;
     uint64_t *objs; size_t nobjs, capobjs; int objs_sorted;
     hd_map hclasses;             /* class id -> index in hcv */
+    hd_map dump_threads;         /* thread serial -> 1 + frames of its ROOT_THREAD_OBJECT's trace */
     hd_hclass *hcv; size_t nhc, caphc;
     uint8_t *ftypes; size_t nftypes, capftypes;
     uint32_t *refoffs; size_t nrefoffs, caprefoffs;
@@ -242,6 +244,9 @@ void hd_line_end(hd_state *st);
 
 #define HD_MAX_MESSAGES 20
 void hd_error(hd_state *st, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void hd_warning(hd_state *st, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An error, or a warning under --lenient (for what the original agent's files have). */
+void hd_strict(hd_state *st, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A use at `off` by record `user` of an id of `kind` (0 allowed when zero_ok): with
  * --check, notes it when the id is not (yet) defined. */
 void hd_use(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user, int zero_ok);

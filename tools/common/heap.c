@@ -347,6 +347,57 @@ static void print_sub(hd_state *st, const sub *s)
     hd_line_end(st);
 }
 
+/* ---- thread roots (--check) ---- */
+
+static int on_thread(int tag) { return tag == 0x02 || tag == 0x03 || tag == 0x04 || tag == 0x06 || tag == 0x08; }
+
+/* Pass 1: a root on a thread names a thread (serial 0 is none); a ROOT_THREAD_OBJECT
+ * holds the object its START_THREAD names, comes once per thread in a dump, and its trace
+ * is of that thread. */
+static void check_thread_root(hd_state *st, const sub *s)
+{
+    if (!s->thread) {
+        hd_strict(st, s->off, "%s 0x%llx: thread serial 0 (a thread's root names its START_THREAD)", s->name,
+                  (unsigned long long)s->obj);
+        return;
+    }
+    if (s->tag != 0x08)
+        return;
+    uint64_t *t = hd_map_get(&st->threads, s->thread);
+    if (t && st->thv[*t].obj != s->obj)
+        hd_strict(st, s->off, "ROOT_THREAD_OBJECT 0x%llx of thread %u: its START_THREAD names object 0x%llx",
+                  (unsigned long long)s->obj, s->thread, (unsigned long long)st->thv[*t].obj);
+    uint64_t *tr = s->trace ? hd_map_get(&st->traces, s->trace) : NULL;
+    if (tr && st->trv[*tr].thread && st->trv[*tr].thread != s->thread)
+        hd_strict(st, s->off, "ROOT_THREAD_OBJECT 0x%llx of thread %u: its trace %u is of thread %u",
+                  (unsigned long long)s->obj, s->thread, s->trace, st->trv[*tr].thread);
+    if (!hd_map_put(&st->dump_threads, s->thread, tr ? 1 + (uint64_t)st->trv[*tr].nframes : 0, NULL))
+        hd_error(st, s->off, "%s: thread %u has a second ROOT_THREAD_OBJECT", st->dump_kind, s->thread);
+}
+
+/* Pass 2: a Java frame root numbers a frame of its thread's trace (a warning: a thread
+ * may have moved between its stack and the walk of a running program). */
+static void check_frame_root(hd_state *st, const sub *s)
+{
+    uint64_t *n = s->thread ? hd_map_get(&st->dump_threads, s->thread) : NULL;
+    if (n && *n && ((int32_t)s->other < 0 || (uint64_t)(int32_t)s->other >= *n - 1))
+        hd_warning(st, s->off, "ROOT_JAVA_FRAME 0x%llx: frame %d of thread %u, whose trace has %llu frames",
+                   (unsigned long long)s->obj, (int)(int32_t)s->other, s->thread, (unsigned long long)(*n - 1));
+}
+
+/* At the dump's end: a thread started and not ended before it has its root in it (a
+ * warning: a thread may end while the dump is made). */
+static void check_threads_alive(hd_state *st)
+{
+    for (size_t i = 0; i < st->nth; i++) {
+        const hd_thread *t = &st->thv[i];
+        uint64_t *end = hd_map_get(&st->thread_ends, t->serial);
+        if (t->def < st->dump_off && (!end || *end > st->dump_off) && !hd_map_get(&st->dump_threads, t->serial))
+            hd_warning(st, st->dump_off, "%s: thread %u, started and not ended, has no ROOT_THREAD_OBJECT in it",
+                       st->dump_kind, t->serial);
+    }
+}
+
 /* The references of a whole sub-record other than a CLASS DUMP: in pass 1 its thread
  * and trace serials, and the object it dumps; in pass 2 the object a root holds. */
 static void sub_refs(hd_state *st, const sub *s, int pass)
@@ -356,10 +407,15 @@ static void sub_refs(hd_state *st, const sub *s, int pass)
     if (pass == 2) {
         if (!dumped)
             ref_obj(st, s->obj, s->off, s->name);
+        if (tag == 0x03)
+            check_frame_root(st, s);
         return;
     }
-    if (tag == 0x02 || tag == 0x03 || tag == 0x04 || tag == 0x06 || tag == 0x08)
+    if (on_thread(tag)) {
         hd_use(st, K_THREAD, s->thread, s->off, s->name, 1);
+        if (st->check)
+            check_thread_root(st, s);
+    }
     if (tag == 0x08 || dumped)
         hd_use(st, K_TRACE, s->trace, s->off, s->name, 1);
     if (dumped)
@@ -445,6 +501,7 @@ static void dump_close(hd_state *st)
         if (r2.err && !st->io_error)
             st->io_error = r2.err;
         hd_reader_free(&r2);
+        check_threads_alive(st);
         if (st->spool_fd >= 0) {
             if (ftruncate(st->spool_fd, 0) != 0 && !st->io_error)
                 st->io_error = EIO;
@@ -457,6 +514,7 @@ static void dump_close(hd_state *st)
     st->nsegs = st->nobjs = st->nhc = st->nftypes = st->nrefoffs = 0;
     st->objs_sorted = 1;
     hd_map_free(&st->hclasses);
+    hd_map_free(&st->dump_threads);
 }
 
 void hd_heap_record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t time)
@@ -527,4 +585,5 @@ void hd_heap_free(hd_state *st)
     free(st->refoffs);
     free(st->tmp);
     hd_map_free(&st->hclasses);
+    hd_map_free(&st->dump_threads);
 }

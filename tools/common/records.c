@@ -354,6 +354,8 @@ static int rec_end_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     if (hd_b_bad(b))
         return 0;
     hd_use(st, K_THREAD, serial, off, "END_THREAD", 0);
+    if (st->check)
+        hd_map_put(&st->thread_ends, serial, off, NULL);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "END_THREAD serial=%u", serial);

@@ -34,12 +34,19 @@ void hd_error(hd_state *st, uint64_t off, const char *fmt, ...)
     va_end(ap);
 }
 
-static void warning(hd_state *st, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void warning(hd_state *st, uint64_t off, const char *fmt, ...)
+void hd_warning(hd_state *st, uint64_t off, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     message(st, 1, off, fmt, ap);
+    va_end(ap);
+}
+
+void hd_strict(hd_state *st, uint64_t off, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    message(st, st->lenient, off, fmt, ap);
     va_end(ap);
 }
 
@@ -162,7 +169,7 @@ void hd_report_undefined(hd_state *st)
         }
         if (ids > MAX_EXAMPLES)
             buf_printf(&sb, ", ... (%llu uses in all)", (unsigned long long)uses);
-        void (*say)(hd_state *, uint64_t, const char *, ...) = is_warning(st, g->kind) ? warning : hd_error;
+        void (*say)(hd_state *, uint64_t, const char *, ...) = is_warning(st, g->kind) ? hd_warning : hd_error;
         const char *what = kind_name[g->kind], *definer = kind_definer[g->kind], *list = hd_buf_text(&sb);
         if (g->kind >= K_OBJECT)
             say(st, first, "%s refers to %llu %s%s that %s in this heap dump: %s", g->user,
@@ -183,6 +190,6 @@ void hd_report_undefined(hd_state *st)
         hd_error(st, 0, "%llu more references to undefined IDs (not listed)",
                  (unsigned long long)st->undef_dropped_err);
     if (st->undef_dropped_warn)
-        warning(st, 0, "%llu more references to undefined IDs (not listed)",
+        hd_warning(st, 0, "%llu more references to undefined IDs (not listed)",
                    (unsigned long long)st->undef_dropped_warn);
 }
