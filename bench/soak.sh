@@ -73,10 +73,10 @@ check_dumps() {
     [[ "${n:-0}" -ge $((quits + 1)) ]] && echo "ok $n" || echo "BAD only ${n:-0} heap dumps"
     return
   fi
-  # Text: every section closes, in order; count the mode's own section.
+  # Text: every section closes, in order; count the mode's own section (CPU TIME (ms) too).
   awk -v quits="$quits" '
-    / BEGIN/ && /^[A-Z][A-Z ]* BEGIN/ { t = $0; sub(/ BEGIN.*/, "", t); if (open != "") bad = "nested " t; open = t; n[t]++ }
-    /^[A-Z][A-Z ]* END$/ { t = $0; sub(/ END$/, "", t); if (open != t) bad = "unbalanced " t; open = "" }
+    / BEGIN/ && /^[A-Z][A-Z ()a-z]* BEGIN/ { t = $0; sub(/ BEGIN.*/, "", t); if (open != "") bad = "nested " t; open = t; n[t]++ }
+    /^[A-Z][A-Z ()a-z]* END$/ { t = $0; sub(/ END$/, "", t); if (open != t) bad = "unbalanced " t; open = "" }
     END {
       if (open != "") bad = "unclosed " open
       if (bad != "") { print "BAD " bad; exit }

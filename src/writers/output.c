@@ -157,6 +157,7 @@ struct output_hold {
     bool out_socket;
     uint64_t out_flushed;
     bool holding;
+    int err;                     /* the spool's write failed with this (0: it did not) */
     struct record_ends ends;     /* where the spool's records end (at each write) */
 };
 
@@ -184,6 +185,29 @@ static size_t ends_within(const struct record_ends *e, size_t done)
         else hi = mid;
     }
     return lo ? e->at[lo - 1] : 0;
+}
+
+/* Record ends of a buffer that reached the spool at `base`, its first `done` bytes, kept
+ * about every SPOOL_END_STEP bytes: the release copies the spool to the output a piece at
+ * a time, and should the output fail, it is cut at one of these (a few KiB lost at most,
+ * where an end for every record would cost 8 bytes each). */
+#define SPOOL_END_STEP 4096
+static void spool_ends_add(struct record_ends *spool, const struct record_ends *e, uint64_t base, size_t done)
+{
+    for (size_t i = 0; i < e->n && e->at[i] <= done; i++) {
+        bool last = i + 1 == e->n || e->at[i + 1] > done;
+        size_t prev = spool->n ? spool->at[spool->n - 1] : 0;
+        if (last || base + e->at[i] >= prev + SPOOL_END_STEP) ends_add(spool, (size_t)(base + e->at[i]));
+    }
+}
+
+/* The spool of held records could not take more (the disk it shares with the output is
+ * full): what it holds is whole and still goes out at the release, which then reports the
+ * failure once, as the output's; meanwhile `failed` drops the rest without a message. */
+static void spool_failed(struct output *o, int err)
+{
+    o->hold->err = err;
+    o->failed = true;
 }
 
 /* Writes p[0..len) to a file; the bytes written, *err set when it stopped short. */
@@ -242,9 +266,11 @@ static void write_buffer(struct output *o, struct buf *b, struct record_ends *e)
                 lseek(o->fd, (off_t)(o->flushed + keep), SEEK_SET);
             done = keep;
         }
+        struct output_hold *h = o->hold && o->hold->holding ? o->hold : NULL;
+        if (h) spool_ends_add(&h->ends, e, o->flushed, done);
         o->flushed += done;
-        if (err) fail(o, err);
-        else if (o->hold && o->hold->holding) ends_add(&o->hold->ends, (size_t)o->flushed);
+        if (err && h) spool_failed(o, err);
+        else if (err) fail(o, err);
     }
     buf_reset(b);
     b->oom = 0;
@@ -403,6 +429,7 @@ void output_hold_stop(struct output *o)
     if (!h || !h->holding) return;
     output_flush(o);
     h->holding = false;
+    if (h->err) o->failed = false;   /* it was not failed at output_hold_begin */
     o->fd = h->out_fd;
     o->is_socket = h->out_socket;
     o->flushed = h->out_flushed;
@@ -430,6 +457,7 @@ void output_hold_release(struct output *o)
         write_out(o);
     }
     output_flush(o);
+    if (h->err) fail(o, h->err);     /* records after the spool's last whole one are lost */
     close(h->fd);
     free(h->ends.at);
     free(h);
