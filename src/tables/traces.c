@@ -72,7 +72,8 @@ static struct cmap_node *trace_make(const void *key, void *ctx)
     t->frames = c->resolved;
     t->thread_serial = k->thread_serial;
     t->nframes = (uint32_t)k->nframes;
-    memcpy(t->raw, k->frames, (size_t)k->nframes * sizeof(jvmtiFrameInfo));
+    if (k->nframes)                /* a thread with no Java frames has no array at all */
+        memcpy(t->raw, k->frames, (size_t)k->nframes * sizeof(jvmtiFrameInfo));
     /* whole before it is published: a dump walks the traces while others are added */
     if (registry_add_numbered(&c->table->all, t, trace_number) == UINT32_MAX) {
         free(t);
