@@ -15,8 +15,8 @@ LOGS=$(mktemp -d "${TMPDIR:-/tmp}/hprof-check-XXXXXX")
 trap 'rm -rf "$LOGS"' EXIT
 
 # cpu=samples, cpu=times, heap=sites, heap=dump (binary through the JVM's dump and the
-# JVMTI walk, and text), monitor=y, net= with the socket commands.
-ONLY=${CHECK_ONLY:-'/(cpu_samples|cpu_times|heap_sites|heap_dump|monitor|net_commands)\.sh$'}
+# JVMTI walk, and text; every thread's stack in them), monitor=y, net= with the socket commands.
+ONLY=${CHECK_ONLY:-'/(cpu_samples|cpu_times|heap_sites|heap_dump|heap_dump_threads|monitor|net_commands)\.sh$'}
 
 # ASan, in a JVM (LD_PRELOAD: the runtime must be loaded before anything it intercepts,
 # and the launcher is not linked with it):
