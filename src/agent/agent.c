@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report_timeline.h"
 #include "sources/source.h"
 #include "util/collector.h"
 #include "util/log.h"
@@ -21,6 +22,7 @@ static const struct source *const SOURCES[] = {
     &monitor_events_source,
     &tracker_source,
     &alloc_tracker_source,
+    &gc_events_source,          /* after alloc_tracker: it chains that one's GC callback */
     &cpu_sampler_source,
     &cpu_signal_sampler_source,
     &socket_commands_source,
@@ -74,11 +76,17 @@ static bool is_own_thread(struct host *h, JNIEnv *jni, jthread thread)
 
 static void record(struct host *h, const struct live_record *r) { report_record(&agent_of(h)->report, r); }
 
+static void timeline(struct host *h, JNIEnv *jni, const struct gc_record *gc, bool allocs)
+{
+    report_timeline(&agent_of(h)->report, jni, gc, allocs);
+}
+
 static const struct host_services SERVICES = {
     .start_thread = start_thread,
     .is_own_thread = is_own_thread,
     .record = record,
     .command = agent_command,
+    .timeline = timeline,
 };
 
 /* ---- JVMTI events ---- */
@@ -89,6 +97,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
     atomic_store(&h->phase, PHASE_LIVE);
     /* Asked now: the collector's threads that tell are gone by VM death. */
     if (h->opt->heap) h->gc_at_exit = collector_gc_at_exit();
+    report_start(&agent_of(h)->report, jni);    /* the run header, before any other record */
     for (size_t i = 0; i < NSOURCES; i++)
         if (SOURCES[i]->start && SOURCES[i]->wanted(h->opt)) SOURCES[i]->start(h, jni);
 }

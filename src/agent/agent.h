@@ -14,7 +14,7 @@
 #include "report/report.h"
 #include "sources/host.h"
 
-#define AGENT_MAX_THREADS 4
+#define AGENT_MAX_THREADS 5
 
 struct agent {
     struct host host;                /* what the sources see (first: a host is an agent) */
@@ -25,7 +25,8 @@ struct agent {
     jobject own_threads[AGENT_MAX_THREADS];
     pthread_mutex_t own_lock;      /* one starter at a time takes a slot (readers need none) */
     _Atomic int nown_threads;
-    _Atomic bool said_missing;       /* "the net= command ... needs heap=sites", once */
+    _Atomic bool said_missing;
+    _Atomic bool said_missing_allocs; /* "ALLOCS needs heap=sites and timeline=", once */       /* "the net= command ... needs heap=sites", once */
 };
 
 /* Carries out one command from the net= socket (agent/commands.c). */

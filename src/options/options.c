@@ -136,7 +136,8 @@ void options_free(struct options *o)
 {
     free(o->file);
     free(o->net_host);
-    o->file = o->net_host = NULL;
+    free(o->text);
+    o->file = o->net_host = o->text = NULL;
 }
 
 static void set_defaults(struct options *o)
@@ -205,6 +206,23 @@ static int parse_views(const char *v, unsigned *out)
         v += n + (v[n] == '+');
     }
     return *out ? 0 : -1;
+}
+
+/* timeline=gc|<ms> and top=<n>: the 1997 requests (README, "The run and its heap over time"). */
+static enum options_result parse_timeline_top(struct parser *p, struct options *o, const char *name, const char *v)
+{
+    if (name[0] == 't' && name[1] == 'o') {
+        if (parse_int(v, 1, 1000000, &o->top)) return fail(p, "top option value must be a number from 1 to 1000000%s", "");
+        return OPTIONS_OK;
+    }
+    if (strcmp(v, "gc") == 0) {
+        o->timeline = TIMELINE_GC;
+        return OPTIONS_OK;
+    }
+    if (parse_int(v, 1, 3600000, &o->timeline_ms))
+        return fail(p, "timeline option value must be gc or a number of ms from 1 to 3600000%s", "");
+    o->timeline = TIMELINE_MS;
+    return OPTIONS_OK;
 }
 
 static enum options_result parse_net(struct parser *p, const char *v, struct options *o)
@@ -288,6 +306,7 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
 {
     *r = OPTIONS_OK;
     if (strcmp(name, "heap") == 0) {
+        o->heap_given = true;
         /* heap=dump and heap=sites add up, as they always did */
         if (strcmp(value, "dump") == 0) o->heap |= HEAP_DUMP;
         else if (strcmp(value, "sites") == 0) o->heap |= HEAP_SITES;
@@ -307,10 +326,13 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
         else if (strcmp(value, "jvmti") == 0) o->sampler = ENGINE_JVMTI;
         else *r = fail(p, "sampler option value must be signal|jvmti%s", "");
     } else if (strcmp(name, "format") == 0) {
-        if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0)
-            *r = fail(p, "format option value must be a|b%s", "");
+        o->format_short = strcmp(value, "short") == 0;
+        if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0 && !o->format_short)
+            *r = fail(p, "format option value must be a|b|short%s", "");
         else
-            o->format = value[0];
+            o->format = o->format_short ? 'b' : value[0];
+    } else if (strcmp(name, "timeline") == 0 || strcmp(name, "top") == 0) {
+        *r = parse_timeline_top(p, o, name, value);
     } else if (strcmp(name, "file") == 0 || strcmp(name, "net") == 0) {
         if (p->file_or_net) {
             *r = fail(p, "file or net options should only appear once%s", "");
@@ -379,6 +401,13 @@ static enum options_result check_combinations(struct parser *p, struct options *
         return fail(p, "cpu=times|old is not supported with format=b%s", "");
     if (o->format == 'b' && o->monitor)
         return fail(p, "monitor=y is not supported with format=b%s", "");
+    if (o->format_short) {
+        /* the 1997 short format: the timeline, in binary, and never a heap dump */
+        if (o->heap & HEAP_DUMP && o->heap_given) return fail(p, "format=short writes no heap dumps: drop heap=dump|all%s", "");
+        o->heap &= ~HEAP_DUMP;
+        if (o->heap == HEAP_NONE && o->cpu == CPU_OFF) o->heap = HEAP_SITES;
+        if (o->timeline == TIMELINE_OFF) o->timeline = TIMELINE_GC;
+    }
     if (o->viewonly && !o->view) return fail(p, "viewonly=y needs view=%s", "");
     if (o->viewonly && o->net_host) return fail(p, "viewonly=y writes no profile to send: drop net= or viewonly=%s", "");
     if (o->view && !o->depth_given) o->depth = VIEW_DEPTH;
@@ -440,6 +469,7 @@ enum options_result options_parse(const char *text, struct options *o, char *err
         return OPTIONS_ERROR;
     }
     if (!o->file) o->file = strdup(o->format == 'b' ? "java.hprof" : "java.hprof.txt");
-    if (!o->file) return fail(&p, "out of memory%s", "");
+    o->text = strdup(p.all);
+    if (!o->file || !o->text) return fail(&p, "out of memory%s", "");
     return OPTIONS_OK;
 }

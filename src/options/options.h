@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+enum timeline_mode { TIMELINE_OFF = 0, TIMELINE_GC = 1, TIMELINE_MS = 2 };
 enum heap_mode { HEAP_NONE = 0, HEAP_SITES = 1, HEAP_DUMP = 2, HEAP_ALL = 3 };
 enum cpu_mode { CPU_OFF = 0, CPU_SAMPLES, CPU_TIMES, CPU_OLD };
 /* cpu=samples: what a sample's interval is measured in, and who takes the stacks. */
@@ -36,7 +37,13 @@ struct options {
     enum sample_engine sampler; /* cpu=samples: sampler=signal (default) or jvmti */
     unsigned view;           /* view=: VIEW_* bits of writers/views.h (html 1, collapsed 2, pprof 4) */
     bool viewonly;           /* viewonly=y: the views instead of the usual file */
-    bool depth_given;        /* depth= was given (else a view makes stacks VIEW_DEPTH deep) */
+    bool depth_given;
+    int timeline;            /* timeline=: TIMELINE_OFF, TIMELINE_GC or TIMELINE_MS */
+    int timeline_ms;         /* timeline=<ms>: the period of its records */
+    bool format_short;
+    bool heap_given;
+    char *text;              /* the options as given, for the run header */         /* heap= was given */       /* format=short: binary, timeline on, no heap dumps */
+    int top;                 /* top=N: at most N rows per ranked section and timeline record (0: all) */        /* depth= was given (else a view makes stacks VIEW_DEPTH deep) */
 };
 
 /* The stack depth when a view is asked for and depth= is not given: a flame graph of 4

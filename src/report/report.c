@@ -15,10 +15,18 @@
 #include "tables/sites.h"
 #include "util/log.h"
 #include "util/rank.h"
+#include "report/report_timeline.h"
 #include "report/report_views.h"
 #include "writers/heap_dump.h"
 
 /* ---- opening and closing ---- */
+
+/* top=N: at most N rows of a ranked section (0: all). */
+int report_top(const struct report *r, int n)
+{
+    int top = r->h->opt->top;
+    return top > 0 && n > top ? top : n;
+}
 
 static int open_output(struct report *r, const struct options *o, char *err, size_t errlen)
 {
@@ -47,6 +55,8 @@ int report_open(struct report *r, struct host *h, char *err, size_t errlen)
     r->wctx.strings = &h->t.strings;
     r->wctx.opt = h->opt;
     r->wctx.empty_trace = &h->t.traces.empty;
+    /* The text header waits for VMInit: the run header goes after its first line. */
+    if (r->writer == &text_writer) return 0;
     output_lock(&r->out);
     r->writer->file_header(&r->wctx);
     output_unlock(&r->out);
@@ -173,6 +183,7 @@ static void write_cpu_samples(struct report *r, double cutoff, bool take)
         log_error("out of memory writing CPU samples");
         return;
     }
+    nrows = report_top(r, nrows);
     for (int i = 0; i < nrows; i++) r->writer->trace(&r->wctx, rows[i].trace);
     r->writer->cpu_samples(&r->wctx, rows, nrows, total);
     views_cpu(r, rows, nall, false);
@@ -203,6 +214,7 @@ static void section_cpu_times(struct report *r, JNIEnv *jni)
         free(rows);
         return;
     }
+    nrows = report_top(r, nrows);
     output_lock(&r->out);
     for (int i = 0; i < nrows; i++) r->writer->trace(&r->wctx, rows[i].trace);
     r->writer->cpu_times(&r->wctx, rows, nrows, total);
@@ -234,10 +246,15 @@ static void section_monitors(struct report *r, JNIEnv *jni)
     struct monitor_snapshot snap;
     if (!monitor_events_snapshot(r->h, jni, &snap)) return;
     if (r->writer->monitors) {
+        int nc = snap.contended.nrows, nw = snap.waits.nrows;
+        snap.contended.nrows = report_top(r, nc);
+        snap.waits.nrows = report_top(r, nw);
         output_lock(&r->out);
         write_section_preamble(r);
         r->writer->monitors(&r->wctx, &snap);
         output_unlock(&r->out);
+        snap.contended.nrows = nc;
+        snap.waits.nrows = nw;
     }
     views_monitors(r, &snap.contended);
     monitor_snapshot_free(&snap);
@@ -310,7 +327,7 @@ bool report_sites(struct report *r, JNIEnv *jni, double cutoff)
     struct site **rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) return true;
     struct site_totals tot = sum_sites(st, rows, cutoff);
-    int keep = (int)rank_rows(rows, n, sizeof *rows, by_live_bytes, live_bytes_of, tot.live_bytes, cutoff, 0);
+    int keep = report_top(r, (int)rank_rows(rows, n, sizeof *rows, by_live_bytes, live_bytes_of, tot.live_bytes, cutoff, 0));
     output_lock(&r->out);
     write_section_preamble(r);
     r->writer->sites(&r->wctx, rows, keep, &tot);
@@ -383,6 +400,7 @@ void report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
         strncat(said, SECTIONS[i].said, sizeof said - strlen(said) - 1);
         SECTIONS[i].write(r, jni);
     }
+    if (why == DUMP_AT_EXIT) report_timeline_end(r, jni);
     flush(r);
     if (o->verbose) log_plain("%s done.", said);
     pthread_mutex_unlock(&r->dump_lock);

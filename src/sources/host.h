@@ -24,6 +24,7 @@ enum host_phase { PHASE_ONLOAD, PHASE_LIVE, PHASE_DEAD };
 struct host;
 struct command;
 struct thread_info;
+struct gc_record;
 
 /* What a source hands over as it happens (the rest waits for a dump). */
 enum live_kind { LIVE_THREAD_START, LIVE_THREAD_END, LIVE_MONITOR_WAIT, LIVE_MONITOR_WAITED };
@@ -45,6 +46,9 @@ struct host_services {
     /* A command read from the net= socket, carried out on the reading thread. false
      * when it names what does not exist (why says what): the reader reports it. */
     bool (*command)(struct host *h, JNIEnv *jni, const struct command *cmd, char *why, size_t whylen);
+    /* timeline=: a GC's record (gc, NULL for none), then, when `allocs`, the allocation
+     * record of the interval that ends now; on the timeline's thread. */
+    void (*timeline)(struct host *h, JNIEnv *jni, const struct gc_record *gc, bool allocs);
 };
 
 struct cpu_sampler;
@@ -55,6 +59,7 @@ struct method_times;
 struct alloc_tracker;
 struct monitor_events;
 struct listener;
+struct gc_events;
 
 struct host {
     JavaVM *vm;
@@ -78,6 +83,7 @@ struct host {
     struct alloc_tracker *alloc;             /* heap=sites: allocations by site */
     struct monitor_events *monitors;         /* monitor=y: contention and waits */
     struct listener *listener;               /* commands on the net= socket (format=b) */
+    struct gc_events *gc;                    /* timeline=: GC records and the timeline */
 };
 
 /* The host installed at load, for JVMTI callbacks and natives, which carry no context. */

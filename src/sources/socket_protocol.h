@@ -6,7 +6,8 @@
  *
  * Bodies:
  *   0x01 FORCE GC, 0x02 DUMP HEAP, 0x04 HEAP SUMMARY, 0x05 EXIT THE VM,
- *   0x06 DUMP TRACES, 0xFF EOF          none (length 0)
+ *   0x06 DUMP TRACES, 0x09 ALLOCS (timeline=: the allocations since the previous
+ *   record, the 1997 request's HPROF_CMD_ALLOCS), 0xFF EOF   none (length 0)
  *   0x03 ALLOC SITES                    u2 flags (0x1 incremental, 0x2 by allocated
  *                                       bytes, 0x4 force GC first), u4 cutoff (float)
  *   0x07 CPU SAMPLES                    u2 ignored, u4 cutoff (float)
@@ -32,6 +33,7 @@ enum cmd_tag {
     CMD_DUMP_TRACES = 0x06,
     CMD_CPU_SAMPLES = 0x07,
     CMD_CONTROL = 0x08,
+    CMD_ALLOCS = 0x09,
     CMD_EOF = 0xFF,
 };
 

@@ -43,5 +43,6 @@ extern const struct source cpu_sampler_source;
 extern const struct source cpu_signal_sampler_source;
 extern const struct source monitor_events_source;
 extern const struct source socket_commands_source;
+extern const struct source gc_events_source;
 
 #endif

@@ -15,6 +15,7 @@
 #include "tables/traces.h"
 #include "util/hprof_format.h"
 #include "writers/binary_records.h"
+#include "writers/timeline_records.h"
 #include "writers/heap_dump.h"
 #include "writers/output.h"
 #include "writers/writer.h"
@@ -127,6 +128,10 @@ static void bin_sites(struct writer_ctx *w, struct site *const *rows, int nrows,
 }
 
 const struct writer binary_writer = {
+    .run_header = bin_tl_run_header,
+    .gc = bin_tl_gc,
+    .heap_size = bin_tl_heap_size,
+    .allocs = bin_tl_allocs,
     .file_header = bin_file_header,
     .thread_start = bin_thread_start,
     .thread_end = bin_thread_end,

@@ -14,6 +14,7 @@
 #include "tables/traces.h"
 #include "writers/output.h"
 #include "writers/text_records.h"
+#include "writers/timeline_records.h"
 #include "writers/writer.h"
 
 /*
@@ -90,6 +91,7 @@ static void text_file_header(struct writer_ctx *w)
     struct buf *b = output_buf(w->out);
     char when[64];
     buf_printf(b, "JAVA PROFILE 1.0.1, created %s\n\n", text_now(when, sizeof when));
+    text_tl_run_header(w);
     buf_put(b, LEGEND, sizeof LEGEND - 1);
     buf_printf(b, "--------\n\n");
     output_record_end(w->out);
@@ -216,6 +218,10 @@ static void text_sites(struct writer_ctx *w, struct site *const *rows, int nrows
 }
 
 const struct writer text_writer = {
+    .gc = text_tl_gc,
+    .heap_size = text_tl_heap_size,
+    .allocs = text_tl_allocs,
+    .leak_suspects = text_tl_leak_suspects,
     .file_header = text_file_header,
     .thread_start = text_thread_start,
     .thread_end = text_thread_end,
