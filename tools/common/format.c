@@ -19,6 +19,11 @@ const char *hd_tag_name(int tag)
     case 0x0E: return "CONTROL_SETTINGS";
     case 0x1C: return "HEAP_DUMP_SEGMENT";
     case 0x2C: return "HEAP_DUMP_END";
+    case 0x40: return "RUN_HEADER";
+    case 0x41: return "GC";
+    case 0x42: return "HEAP_SIZE";
+    case 0x43: return "ALLOCS_LIVE";
+    case 0x44: return "ALLOCS";
     default: return NULL;
     }
 }

@@ -268,6 +268,8 @@ void hd_heap_free(hd_state *st);
 
 /* Reads the whole file: header, then every record. */
 void hd_run(hd_state *st);
+/* The timeline= records, tags 0x40-0x44 (records_timeline.c). */
+int hd_timeline_record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t time);
 /* ---------------------------------------------------------------- state.c */
 
 /* An empty state: no file, nothing checked, no spool file, lines to `out`. */

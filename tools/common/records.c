@@ -507,6 +507,11 @@ static int record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t time
     case 0x0B: return rec_end_thread(st, b, off, time);
     case 0x0D: return rec_cpu_samples(st, b, off, time);
     case 0x0E: return rec_control(st, b, off, time);
+    case 0x40:
+    case 0x41:
+    case 0x42:
+    case 0x43:
+    case 0x44: return hd_timeline_record(st, b, tag, off, time);
     case 0x0C:
     case 0x1C:
     case 0x2C:
