@@ -7,6 +7,7 @@
 #   jdk_dump         the JVM's own heap dump, read back (sources/jdk_dump_*.c)
 #   hprof_dump       hprof-dump's reader: any file, binary or text (tools/common)
 #   text_profile     hprof view's reader of text profiles, and the views it writes
+#   perfdata         the JVM's jvmstat memory, as timeline= maps it (util/perfdata.c)
 #
 #   make fuzz                         every target FUZZ_SECONDS (60) from its corpus, classfile
 #                                     also from JDK classes (fuzz-seed)
@@ -18,7 +19,7 @@
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_OUT     := $(BUILD)/fuzz
-FUZZ_NAMES   := classfile options socket_commands jdk_dump hprof_dump text_profile
+FUZZ_NAMES   := classfile options socket_commands jdk_dump hprof_dump text_profile perfdata
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 # -Wno-gnu-...: struct trace's flexible array (never used in the empty trace) sits inside
