@@ -21,13 +21,6 @@
 
 /* ---- opening and closing ---- */
 
-/* top=N: at most N rows of a ranked section (0: all). */
-int report_top(const struct report *r, int n)
-{
-    int top = r->h->opt->top;
-    return top > 0 && n > top ? top : n;
-}
-
 static int open_output(struct report *r, const struct options *o, char *err, size_t errlen)
 {
     if (o->viewonly) {
@@ -48,6 +41,7 @@ int report_open(struct report *r, struct host *h, char *err, size_t errlen)
 {
     r->h = h;
     r->dumps = r->view_seq = 0;
+    r->top = h->opt->top;
     pthread_mutex_init(&r->dump_lock, NULL);
     if (open_output(r, h->opt, err, errlen) != 0) return -1;
     r->writer = h->opt->format == 'b' ? &binary_writer : &text_writer;

@@ -27,6 +27,7 @@ struct report {
     unsigned dumps;                  /* dumps and section commands so far, but the one at exit */
     unsigned view_seq;               /* view=: the number in the views' names (0 at exit) */
     struct report_timeline *tl;      /* timeline= (report_timeline.h); NULL if off */
+    int top;                         /* top=N (0: every row) */
 };
 
 enum dump_reason { DUMP_AT_EXIT, DUMP_ON_SIGNAL };
@@ -56,7 +57,7 @@ bool report_sites(struct report *r, JNIEnv *jni, double cutoff);
 bool report_heap_summary(struct report *r, JNIEnv *jni);
 void report_cpu_samples(struct report *r, double cutoff);
 /* top=N: at most N of n rows (all when top= is not given). */
-int report_top(const struct report *r, int n);
+static inline int report_top(const struct report *r, int n) { return r->top > 0 && n > r->top ? r->top : n; }
 /* Every trace not written yet, in serial order. */
 void report_traces(struct report *r);
 
