@@ -59,8 +59,13 @@ static void write_interval(struct report *r, JNIEnv *jni, bool live, uint32_t gc
     if (!st || !tt) return;
     if (live) alloc_tracker_sweep_live(h, jni);
     struct alloc_row *rows = NULL;
-    struct alloc_interval iv = {++r->tl->number, gc, live, {0, 0, 0, 0}};
-    int n = timeline_interval(tt, st, gc != 0, live, &rows, &iv.tot);
+    struct alloc_interval iv = {r->tl->number + 1, gc, live, {0, 0, 0, 0}};
+    int n = timeline_interval(tt, st, gc, live, &rows, &iv.tot);
+    if (n == TL_LATER) {    /* GCs came faster than records: the next one covers this one */
+        free(rows);
+        return;
+    }
+    r->tl->number++;
     if (n < 0) {
         free(rows);
         log_error("out of memory writing a timeline record");
@@ -84,6 +89,7 @@ static void write_gc(struct report *r, const struct gc_record *g)
         r->writer->heap_size(&r->wctx, g->committed, g->seq);
         r->tl->committed = g->committed;
     }
+    output_flush(&r->out);    /* a GC's record goes out as it comes */
     output_unlock(&r->out);
 }
 

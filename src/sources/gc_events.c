@@ -63,10 +63,13 @@ static void JNICALL gc_finish(jvmtiEnv *jvmti)
     }
     struct gc_record r = {.seq = ++g->seq, .start_us = g->start_us, .used_before = g->used_before};
     r.duration_ns = clock_ns() - g->start_ns;    /* first: nothing of ours in it */
+    /* heap=sites marks what its logs hold now: before the record is queued, so that the
+     * thread's live count is this GC's. */
+    if (g->chained) g->chained(jvmti);
     if (g->have_perf) perfdata_heap(&g->perf, &r.used_after, &r.committed);
     struct site_table *st = alloc_tracker_sites(h);
     if (st) {
-        struct tl_counts now = timeline_snapshot(&g->table, st);
+        struct tl_counts now = timeline_snapshot(&g->table, st, r.seq);
         r.alloc_objs = now.objs - g->last_alloc.objs;
         r.alloc_bytes = now.bytes - g->last_alloc.bytes;
         g->last_alloc = now;
@@ -76,7 +79,6 @@ static void JNICALL gc_finish(jvmtiEnv *jvmti)
     else g->lost++;
     pthread_cond_signal(&g->wake);
     pthread_mutex_unlock(&g->lock);
-    if (g->chained) g->chained(jvmti);
 }
 
 /* ---- the timeline's thread ---- */

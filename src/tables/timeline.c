@@ -26,7 +26,7 @@ static bool grow(void **a, uint32_t *cap, uint32_t n, size_t size)
     return true;
 }
 
-struct tl_counts timeline_snapshot(struct timeline_table *t, struct site_table *st)
+struct tl_counts timeline_snapshot(struct timeline_table *t, struct site_table *st, uint32_t gc)
 {
     struct tl_counts sum = {0, 0};
     uint32_t n = sites_count(st);
@@ -41,6 +41,7 @@ struct tl_counts timeline_snapshot(struct timeline_table *t, struct site_table *
         }
         t->nsnap = n;
         t->snap_fresh = true;
+        t->snap_gc = gc;
     }
     pthread_mutex_unlock(&t->snap_lock);
     return sum;
@@ -104,7 +105,7 @@ static struct tl_counts end_counts(struct timeline_table *t, struct site *s, uin
     return (struct tl_counts){atomic_load(&s->alloc_objs), atomic_load(&s->alloc_bytes)};
 }
 
-int timeline_interval(struct timeline_table *t, struct site_table *st, bool at_gc, bool live,
+int timeline_interval(struct timeline_table *t, struct site_table *st, uint32_t at_gc, bool live,
                       struct alloc_row **rows, struct alloc_totals *tot)
 {
     memset(tot, 0, sizeof *tot);
@@ -113,6 +114,10 @@ int timeline_interval(struct timeline_table *t, struct site_table *st, bool at_g
     if (!*rows || !grow((void **)&t->sites, &t->cap, n, sizeof *t->sites)) return -1;
     t->nsites = n;
     pthread_mutex_lock(&t->snap_lock);
+    if (at_gc && t->snap_fresh && t->snap_gc != at_gc) {
+        pthread_mutex_unlock(&t->snap_lock);
+        return TL_LATER;
+    }
     bool snap = at_gc && t->snap_fresh;
     t->snap_fresh = false;
     int point = live ? take_point(t) : -1;

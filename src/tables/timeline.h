@@ -79,6 +79,7 @@ struct timeline_table {
     struct tl_counts *snap;
     uint32_t nsnap, snap_cap;
     bool snap_fresh;                     /* a GC came since the last interval took it */
+    uint32_t snap_gc;                    /* the GC it was taken at */
     uint64_t snap_objs, snap_bytes;      /* their totals */
 
     struct tl_site *sites;               /* by site id - 1 */
@@ -93,19 +94,23 @@ struct timeline_table {
 
 void timeline_init(struct timeline_table *t);
 
-/* At a GC (any thread, no JNI): every site's counts now; returns their totals. */
-struct tl_counts timeline_snapshot(struct timeline_table *t, struct site_table *st);
+/* At GC number gc (any thread, no JNI): every site's counts now; returns their totals. */
+struct tl_counts timeline_snapshot(struct timeline_table *t, struct site_table *st, uint32_t gc);
 
 /*
- * The rows of an interval: each site's counts since the previous interval (at the last
- * GC's snapshot when at_gc and one is fresh, else now) and, when `live`, its live counts
+ * The rows of an interval: each site's counts since the previous interval (at GC number
+ * at_gc's snapshot, else now) and, when `live`, its live counts
  * as the site table holds them (and the leak statistics are brought up to date).
- * Sites with nothing allocated and nothing live are left out. Rows are sorted by bytes
+ * Sites with nothing allocated and nothing live are left out. TL_LATER when at_gc's
+ * snapshot has been replaced by a later GC's. Rows are sorted by bytes
  * allocated, most first (then live bytes). Returns the number of rows in *rows
  * (malloc'd; the caller frees), -1 when out of memory; *tot sums every site.
  */
-int timeline_interval(struct timeline_table *t, struct site_table *st, bool at_gc, bool live,
+int timeline_interval(struct timeline_table *t, struct site_table *st, uint32_t at_gc, bool live,
                       struct alloc_row **rows, struct alloc_totals *tot);
+/* What timeline_interval returns when the snapshot is of a GC after at_gc: the interval
+ * goes on to that GC's record (nothing is taken). */
+#define TL_LATER (-2)
 
 /* A GC for the heap's series (bounded). */
 void timeline_add_gc(struct timeline_table *t, const struct gc_record *g, uint64_t ms, uint64_t live_bytes);

@@ -39,7 +39,7 @@ check "without timeline=: the run header, no GC records" bash -c "
   sed -n 3p plain.txt | grep -q '^RUN command: TimelineInfo' && ! grep -q '^GC [0-9]' plain.txt && ! grep -q '^HEAP SIZE' plain.txt"
 
 # ---- exact counts per interval at a known site (no young GC can come between) ----
-run_java -XX:+UseSerialGC -Xmn64m "$(agent heap=sites,timeline=gc,file=c.txt)" TimelineAlloc counts
+run_java -XX:+UseSerialGC -Xmn64m "$(agent heap=sites,timeline=gc,file=c.txt)" TimelineAlloc counts c.txt
 # For each of the first four ALLOCS LIVE sections: "allocated live" of TimelineAlloc$Known.
 known=$(awk '/^ALLOCS LIVE BEGIN/ { n++; a[n] = "0 0" } /^ALLOCS LIVE END/ { next }
   n && $7 == "TimelineAlloc$Known" { a[n] = $2 " " $4 } END { for (i = 1; i <= 4; i++) printf "%s|", a[i] }' c.txt)
@@ -52,7 +52,7 @@ check "exact counts: the GC records count the same allocations as the intervals"
   awk '/^ALLOCS LIVE BEGIN/ { a = \$10 } /^GC [0-9]/ { if (\$0 !~ (\"allocated \" a \" objects\")) bad = 1 } END { exit bad }' c.txt"
 
 # ---- leak suspects: the leaker first, the churner not; the HTML page ----
-run_java "$(agent heap=sites,timeline=gc,file=l.txt)" TimelineAlloc leak
+run_java "$(agent heap=sites,timeline=gc,file=l.txt)" TimelineAlloc leak l.txt
 sed -n '/^LEAK SUSPECTS BEGIN/,/^LEAK SUSPECTS END/p' l.txt >suspects.txt
 check "leak suspects: TimelineAlloc\$Leak is the first" bash -c "awk 'NR == 3 { exit \$7 != \"TimelineAlloc\$Leak\" }' suspects.txt"
 check "leak suspects: the churning site is not listed" bash -c "! grep -q 'TimelineAlloc\$Churn' suspects.txt && grep -q 'TimelineAlloc\$Churn' l.txt"
@@ -88,21 +88,21 @@ check "without top=: CPU TIME and MONITOR TIME list more than 3" \
   bash -c "[[ $(rows m0.txt 'CPU TIME .ms.') -gt 3 && $(rows m0.txt 'MONITOR TIME') -gt 3 ]]"
 
 # ---- binary: format=short, the records, readers ----
-run_java "$(agent format=short,file=s.hprof)" TimelineAlloc leak
+run_java "$(agent format=short,file=s.hprof)" TimelineAlloc leak -
 check "format=short: exit 0, a valid file" bash -c "[[ $RC -eq 0 ]] && \"$HPROF_DUMP\" --check s.hprof"
 "$HPROF_DUMP" s.hprof >s.txt
 check "format=short: RUN_HEADER first after the file's own records, GC and ALLOCS_LIVE records, no heap dump" bash -c "
   grep -q '^RUN_HEADER fields=14' s.txt && [[ \$(grep -c '^GC seq=' s.txt) -ge 8 ]] &&
   [[ \$(grep -c '^ALLOCS_LIVE ' s.txt) -ge 8 ]] && ! grep -q 'HEAP_DUMP' s.txt &&
   grep -q 'ROW class=[0-9]*(TimelineAlloc\$Leak) .* alloc_objs=2000 ' s.txt"
-run_java "$(agent heap=sites,format=b,file=p.hprof)" TimelineAlloc leak
+run_java "$(agent heap=sites,format=b,file=p.hprof)" TimelineAlloc leak -
 check "binary without timeline=: none of the new records" bash -c "
   \"$HPROF_DUMP\" --check p.hprof && ! \"$HPROF_DUMP\" p.hprof | grep -Eq '^(RUN_HEADER|GC |HEAP_SIZE|ALLOCS)'"
 JAR=$(dpkg -L visualvm 2>/dev/null | grep 'org-graalvm-visualvm-lib-jfluid-heap\.jar$' | head -1)
 if [[ -n "$JAR" && -f "$JAR" ]]; then
   mkdir -p vv
   "$JAVA_HOME/bin/javac" -nowarn -d vv -cp "$JAR" "$HPROF_ROOT/tests/java/visualvm/HeapDumpVisualVM.java"
-  run_java "$(agent heap=all,timeline=gc,format=b,file=d.hprof)" TimelineAlloc leak
+  run_java "$(agent heap=all,timeline=gc,format=b,file=d.hprof)" TimelineAlloc leak -
   "$JAVA" -cp "vv:$JAR" HeapDumpVisualVM check d.hprof >vv.txt 2>vv.err || true
   check "VisualVM opens a heap dump file that carries the timeline records" bash -c "
     grep -q '^INSTANCES [1-9]' vv.txt && grep -q '^UNRESOLVED 0$' vv.txt && \"$HPROF_DUMP\" d.hprof | grep -q '^ALLOCS_LIVE '"
