@@ -24,8 +24,13 @@ public class TimelineTop {
     for (int r = 0; r < 40; r++) { m1(); m2(); m3(); m4(); m5(); if (r % 10 == 0) System.gc(); }
     Runnable[] rs = {TimelineTop::c1, TimelineTop::c2, TimelineTop::c3, TimelineTop::c4};
     List<Thread> ts = new ArrayList<>();
-    for (Runnable r : rs) ts.add(new Thread(() -> { for (int i = 0; i < 30; i++) r.run(); }));
+    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+    for (Runnable r : rs) ts.add(new Thread(() -> {
+      try { go.await(); } catch (InterruptedException e) { return; }
+      for (int i = 0; i < 30; i++) r.run();
+    }));
     for (Thread t : ts) t.start();
+    synchronized (LOCK) { go.countDown(); Thread.sleep(200); }    /* all four block on LOCK first */
     for (Thread t : ts) t.join();
     System.out.println("done " + sink);
   }
