@@ -42,7 +42,7 @@ void text_tl_gc(struct writer_ctx *w, const struct gc_record *g)
 
 void text_tl_heap_size(struct writer_ctx *w, uint64_t committed, uint32_t gc)
 {
-    buf_printf(output_buf(w->out), "HEAP SIZE (committed %" PRIu64 " bytes, after GC %u)\n", committed, gc);
+    buf_printf(output_buf(w->out), "HEAP SIZE (committed %" PRIu64 " bytes, after collection %u)\n", committed, gc);
     output_record_end(w->out);
 }
 
@@ -53,7 +53,7 @@ void text_tl_allocs(struct writer_ctx *w, const struct alloc_interval *iv, const
     char when[64];
     const char *name = iv->live ? "ALLOCS LIVE" : "ALLOCS";
     buf_printf(b, "%s BEGIN (interval %u, ", name, iv->number);
-    if (iv->gc) buf_printf(b, "at GC %u, ", iv->gc);
+    if (iv->gc) buf_printf(b, "at collection %u, ", iv->gc);
     buf_printf(b, "allocated %" PRIu64 " objects %" PRIu64 " bytes", t->alloc_objs, t->alloc_bytes);
     if (iv->live) buf_printf(b, ", live %" PRIu64 " objects %" PRIu64 " bytes", t->live_objs, t->live_bytes);
     buf_printf(b, ") %s\n", text_now(when, sizeof when));

@@ -31,7 +31,7 @@ for gc in SerialGC ParallelGC G1GC ZGC ShenandoahGC; do
   check "$gc: GC records numbered 1..$recs, each with the heap committed, the last with some used" bash -c "
     awk '/^GC [0-9]+ \(at / { k++; if (\$2 != k) bad = 1; if (\$0 !~ /heap used [0-9]+ -> [0-9]+ bytes, committed [1-9]/) bad = 1; last = \$0 }
          END { exit bad || k == 0 || last !~ /-> [1-9]/ }' h-$gc.txt"
-  check "$gc: a HEAP SIZE record after the first GC" grep -q '^HEAP SIZE (committed [1-9][0-9]* bytes, after GC 1)$' h-$gc.txt
+  check "$gc: a HEAP SIZE record after the first GC" grep -q '^HEAP SIZE (committed [1-9][0-9]* bytes, after collection 1)$' h-$gc.txt
 done
 # Without timeline= the text header still has the run; nothing else new.
 run_java "$(agent cpu=samples,file=plain.txt)" TimelineInfo
@@ -46,7 +46,7 @@ known=$(awk '/^ALLOCS LIVE BEGIN/ { n++; a[n] = "0 0" } /^ALLOCS LIVE END/ { nex
 check "exact counts: 1000 Known allocated in each of 3 intervals, live 1000, 2000, 3000, then none ($known)" \
   test "$known" = "1000 1000|1000 2000|1000 3000|0 0|"
 check "exact counts: one ALLOCS LIVE per GC, before the GC's record" bash -c "
-  [[ \$(grep -c '^ALLOCS LIVE BEGIN (interval [0-9]*, at GC' c.txt) -eq \$(grep -c '^GC [0-9]' c.txt) ]] &&
+  [[ \$(grep -c '^ALLOCS LIVE BEGIN (interval [0-9]*, at collection' c.txt) -eq \$(grep -c '^GC [0-9]' c.txt) ]] &&
   awk '/^ALLOCS LIVE BEGIN/ { want = \$8 } /^GC [0-9]/ { if (\$2 \",\" != want) bad = 1 } END { exit bad }' c.txt"
 check "exact counts: the GC records count the same allocations as the intervals" bash -c "
   awk '/^ALLOCS LIVE BEGIN/ { a = \$10 } /^GC [0-9]/ { if (\$0 !~ (\"allocated \" a \" objects\")) bad = 1 } END { exit bad }' c.txt"

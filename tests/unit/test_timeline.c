@@ -221,15 +221,15 @@ static void test_writers(void)
     snprintf(path, sizeof path, "%s/t.txt", dir);
     char *text = slurp(path, &n);
     CHECK(text && strstr(text, "RUN command: Main a b\nRUN pid: 42\n\n"), "text: the run header, a line per field");
-    CHECK(text && strstr(text, "ALLOCS LIVE BEGIN (interval 3, at GC 7, allocated 1000 objects 16000 bytes, live 3000 "
+    CHECK(text && strstr(text, "ALLOCS LIVE BEGIN (interval 3, at collection 7, allocated 1000 objects 16000 bytes, live 3000 "
                                "objects 48000 bytes) "),
           "text: ALLOCS LIVE's opening line");
     CHECK(text && strstr(text, "\n   1         1000        16000        3000       48000 300001 A\nALLOCS LIVE END\n"),
           "text: a row and the end");
     CHECK(text && strstr(text, "\nGC 7 (at 0.000 ms, took 1.234 ms, heap used 5000 -> 4000 bytes, committed 9000 bytes, "
-                               "allocated 1000 objects 16000 bytes)\nHEAP SIZE (committed 9000 bytes, after GC 7)\n"),
+                               "allocated 1000 objects 16000 bytes)\nHEAP SIZE (committed 9000 bytes, after collection 7)\n"),
           "text: GC and HEAP SIZE");
-    CHECK(text && strstr(text, "\nALLOCS BEGIN (interval 3, at GC 7, allocated 1000 objects 16000 bytes) "),
+    CHECK(text && strstr(text, "\nALLOCS BEGIN (interval 3, at collection 7, allocated 1000 objects 16000 bytes) "),
           "text: ALLOCS without live counts");
     CHECK(text && strstr(text, "\n   1       47900         100       48000   9/10  300001 A\nLEAK SUSPECTS END\n"),
           "text: a leak suspect");
