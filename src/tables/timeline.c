@@ -129,16 +129,19 @@ int timeline_interval(struct timeline_table *t, struct site_table *st, uint32_t 
         struct alloc_row r = {s, end.objs - ts->prev_objs, end.bytes - ts->prev_bytes, 0, 0};
         ts->prev_objs = end.objs;
         ts->prev_bytes = end.bytes;
+        bool changed = false;
         if (live) {
             r.live_objs = s->live_objs;
             r.live_bytes = s->live_bytes;
+            changed = r.live_objs != ts->last_live_objs || r.live_bytes != ts->last_live;
+            ts->last_live_objs = r.live_objs;
             note_live(t, ts, r.live_bytes, point);
         }
         tot->alloc_objs += r.alloc_objs;
         tot->alloc_bytes += r.alloc_bytes;
         tot->live_objs += r.live_objs;
         tot->live_bytes += r.live_bytes;
-        if (r.alloc_objs || r.live_objs) (*rows)[k++] = r;
+        if (r.alloc_objs || changed) (*rows)[k++] = r;
     }
     pthread_mutex_unlock(&t->snap_lock);
     qsort(*rows, (size_t)k, sizeof **rows, by_alloc_bytes);

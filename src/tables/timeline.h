@@ -63,6 +63,7 @@ struct tl_counts { uint64_t objs, bytes; };
 struct tl_site {
     uint64_t prev_objs, prev_bytes;      /* counts at the last record */
     uint64_t first_live, last_live, high;
+    uint64_t last_live_objs;
     uint32_t highs, intervals;
     uint64_t *series;                    /* live bytes per point (NULL until it had some) */
 };
@@ -101,7 +102,8 @@ struct tl_counts timeline_snapshot(struct timeline_table *t, struct site_table *
  * The rows of an interval: each site's counts since the previous interval (at GC number
  * at_gc's snapshot, else now) and, when `live`, its live counts
  * as the site table holds them (and the leak statistics are brought up to date).
- * Sites with nothing allocated and nothing live are left out. TL_LATER when at_gc's
+ * A site is left out when it allocated nothing and its live counts are those of its
+ * previous row (so a record holds what changed, not every site every time). TL_LATER when at_gc's
  * snapshot has been replaced by a later GC's. Rows are sorted by bytes
  * allocated, most first (then live bytes). Returns the number of rows in *rows
  * (malloc'd; the caller frees), -1 when out of memory; *tot sums every site.

@@ -60,6 +60,15 @@ static void test_intervals(void)
     n = timeline_interval(&t, &st, 3, true, &rows, &tot);
     CHECK(n == 1 && rows[0].alloc_objs == 6 && tot.alloc_objs == 6, "... and the later GC's record covers both (6)");
     free(rows);
+    /* A site that allocated nothing and whose live counts did not change: left out. */
+    n = timeline_interval(&t, &st, 0, true, &rows, &tot);
+    CHECK(n == 0 && tot.live_bytes == 160, "an interval where nothing changed has no rows (the totals still count)");
+    free(rows);
+    a->live_objs = 0, a->live_bytes = 0;
+    n = timeline_interval(&t, &st, 0, true, &rows, &tot);
+    CHECK(n == 1 && rows[0].site == a && rows[0].live_objs == 0 && rows[0].alloc_objs == 0,
+          "a site whose live count dropped is listed, with nothing allocated");
+    free(rows);
     /* Not at a GC (the command): counts now; b has nothing: left out. */
     alloc(a, 2, 32);
     n = timeline_interval(&t, &st, 0, false, &rows, &tot);
