@@ -117,6 +117,12 @@ else
   ok "VisualVM's heap library not installed: skipped"
 fi
 
+# hprof view reads the files with the new records (binary: skips them; text: its sections).
+"$HPROF_BIN/hprof" view s.hprof -o s.collapsed 2>view.err; rc1=$?
+"$HPROF_BIN/hprof" view l.txt -o l.collapsed 2>>view.err; rc2=$?
+check "hprof view reads a format=short file and a text timeline profile (their SITES)" bash -c "
+  [[ $rc1 -eq 0 && $rc2 -eq 0 ]] && grep -q 'TimelineAlloc\$Leak' s.collapsed && grep -q 'TimelineAlloc\$Leak' l.collapsed"
+
 # ---- the net= command ALLOCS ----
 rm -f port.txt
 "$HPROF_BIN/hprof-front" -q -P port.txt -o n.hprof -t 60 <<'CMDS' 2>front.err &
