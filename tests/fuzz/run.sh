@@ -11,7 +11,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${FUZZ_OUT:-build/fuzz}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
-[[ $# -gt 0 ]] || set -- classfile options socket_commands jdk_dump hprof_dump text_profile
+[[ $# -gt 0 ]] || set -- classfile options socket_commands jdk_dump hprof_dump text_profile perfdata
 passed=0; failed=0
 
 max_len() {   # inputs longer than any the parser meets in practice only slow the search
