@@ -162,7 +162,8 @@ void sp_add(struct stack_profile *p, const uint32_t *frames, uint32_t n, const i
         p->stack_index.n++;
     }
     struct sp_stack *s = &p->stacks[*slot - 1];
-    for (int t = 0; t < p->ntypes; t++) s->v[t] += values[t];
+    for (int t = 0; t < p->ntypes; t++)    /* held at the limit: a reader may hand in anything */
+        if (__builtin_add_overflow(s->v[t], values[t], &s->v[t])) s->v[t] = values[t] < 0 ? INT64_MIN : INT64_MAX;
     return;
 oom:
     p->oom = true;

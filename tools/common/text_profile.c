@@ -43,14 +43,21 @@ static void split(struct line *l)
         l->tok[l->ntok++] = s;
 }
 
-/* A decimal number that fills the word (a trailing ',' allowed); false otherwise. */
+/* The largest count or time in ms a row may hold: ms become ns (x 10^6) in the view, and
+ * sums of many rows must still fit in 64 bits. 4.6 x 10^12 ms is 146 years. */
+#define VALUE_MAX (INT64_MAX / 1000000 / 2)
+
+/* a + b, held at VALUE_MAX (both are in [0, VALUE_MAX]). */
+static int64_t add_held(int64_t a, int64_t b) { return a > VALUE_MAX - b ? VALUE_MAX : a + b; }
+
+/* A decimal number up to VALUE_MAX that fills the word (a trailing ',' allowed); false otherwise. */
 static bool number(const char *s, int64_t *out)
 {
     int64_t v = 0;
     const char *p = s;
     if (!*p) return false;
     for (; *p >= '0' && *p <= '9'; p++) {
-        if (v > (INT64_MAX - 9) / 10) return false;
+        if (v > (VALUE_MAX - 9) / 10) return false;
         v = v * 10 + (*p - '0');
     }
     if (p == s || (*p && !(*p == ',' && !p[1]))) return false;
@@ -58,7 +65,7 @@ static bool number(const char *s, int64_t *out)
     return true;
 }
 
-/* The number after "key" in s ("trace=300001"), or -1. */
+/* The number after "key" in s ("trace=300001"), held at VALUE_MAX, or -1. */
 static int64_t after(const char *s, const char *key)
 {
     const char *at = strstr(s, key);
@@ -66,7 +73,7 @@ static int64_t after(const char *s, const char *key)
     int64_t v = 0;
     const char *p = at + strlen(key);
     if (*p < '0' || *p > '9') return -1;
-    for (; *p >= '0' && *p <= '9' && v < (INT64_MAX - 9) / 10; p++) v = v * 10 + (*p - '0');
+    for (; *p >= '0' && *p <= '9' && v < (VALUE_MAX - 9) / 10; p++) v = v * 10 + (*p - '0');
     return v;
 }
 
@@ -156,8 +163,10 @@ static void section_end(struct parse *ps)
 {
     struct pr_rows *r = ps->sec < PR_N ? &ps->c.sec[ps->sec] : NULL;
     if (r && ps->total > ps->rows_sum) {
-        if (ps->sec == PR_SAMPLES) r->cut[0] += ps->total - ps->rows_sum;
-        else if (ps->sec == PR_TIMES || ps->sec == PR_MONITOR) r->cut[0] += (ps->total - ps->rows_sum) * 1000000;
+        int64_t left = ps->total - ps->rows_sum;
+        if (ps->sec == PR_TIMES || ps->sec == PR_MONITOR) left *= 1000000;
+        if (ps->sec == PR_SAMPLES || ps->sec == PR_TIMES || ps->sec == PR_MONITOR)
+            r->cut[0] = r->cut[0] > INT64_MAX - left ? INT64_MAX : r->cut[0] + left;
     }
     ps->state = IN_NOTHING;
 }
@@ -171,12 +180,12 @@ static void ranked_row(struct parse *ps, struct line *l)
     uint32_t top = 0;
     if (ps->sec == PR_SAMPLES) {
         v[0] = count;
-        ps->rows_sum += count;
+        ps->rows_sum = add_held(ps->rows_sum, count);
     } else {    /* times in ms from the row's share of the total (the row has no time column) */
         int64_t ms = ps->total > 0 ? (int64_t)(percent(l->tok[1]) * (double)ps->total + 0.5) : 0;
         v[0] = ms * 1000000;
         v[1] = count;
-        ps->rows_sum += ms;
+        ps->rows_sum = add_held(ps->rows_sum, ms);
         if (ps->sec == PR_MONITOR && l->ntok >= 6) top = top_frame(ps, "lock %s", l->tok[5]);
     }
     prc_row(&ps->c, ps->sec, (uint32_t)trace, top, v);
