@@ -13,12 +13,14 @@
 
 #include "report/report_timeline.h"
 #include "sources/source.h"
+#include "sources/virtual_threads.h"
 #include "util/collector.h"
 #include "util/log.h"
 
 /* Every source, in the order they start; they stop in the reverse order. */
 static const struct source *const SOURCES[] = {
     &thread_events_source,
+    &virtual_threads_source,    /* after thread_events, whose entries it makes */
     &monitor_events_source,
     &tracker_source,
     &alloc_tracker_source,
@@ -218,18 +220,20 @@ static int add_capabilities(jvmtiEnv *jvmti, const struct options *o)
 /* The sources' init, then the callbacks they and the agent set, then the agent's events. */
 static int init_sources(struct host *h)
 {
-    jvmtiEventCallbacks cb;
-    memset(&cb, 0, sizeof cb);
+    union event_table events;           /* room for JDK 21's events (sources/virtual_threads.h) */
+    memset(&events, 0, sizeof events);
+    jvmtiEventCallbacks *cb = &events.cb;
     for (size_t i = 0; i < NSOURCES; i++)
-        if (SOURCES[i]->init && SOURCES[i]->wanted(h->opt) && SOURCES[i]->init(h, &cb) != 0) return -1;
-    cb.VMInit = on_vm_init;
-    cb.VMDeath = on_vm_death;
-    cb.DataDumpRequest = on_data_dump_request;
-    cb.ThreadStart = on_thread_start;
-    cb.ThreadEnd = on_thread_end;
-    cb.ClassPrepare = on_class_prepare;
+        if (SOURCES[i]->init && SOURCES[i]->wanted(h->opt) && SOURCES[i]->init(h, cb) != 0) return -1;
+    cb->VMInit = on_vm_init;
+    cb->VMDeath = on_vm_death;
+    cb->DataDumpRequest = on_data_dump_request;
+    cb->ThreadStart = on_thread_start;
+    cb->ThreadEnd = on_thread_end;
+    cb->ClassPrepare = on_class_prepare;
     jvmtiEnv *jvmti = h->jvmti;
-    if ((*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb) != JVMTI_ERROR_NONE) {
+    /* The JVM takes what it knows of a longer table. */
+    if ((*jvmti)->SetEventCallbacks(jvmti, cb, (jint)sizeof events) != JVMTI_ERROR_NONE) {
         log_error("cannot set the JVMTI event callbacks");
         return -1;
     }

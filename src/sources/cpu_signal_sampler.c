@@ -224,12 +224,14 @@ static void enter_thread(struct host *h, struct cpu_signal *c, JNIEnv *jni, stru
      * attaches again under another name (main as DestroyJavaVM). One timer each. */
     struct sig_thread *t = (struct sig_thread *)tid_map_find(&c->s.threads, gettid());
     if (t) {
+        t->own = ti;
         atomic_store(&t->info, ti);
         return;
     }
     t = (struct sig_thread *)tid_map_add(&c->s.threads, gettid());
     if (!t) return;                     /* more live threads than the map holds */
     t->env = jni;
+    t->own = ti;
     atomic_store(&t->info, ti);
     tid_map_publish(&t->e);
     if (c->s.wall || atomic_load(&c->s.process_timer) || sample_timer_start(&c->s, t) == 0) return;
@@ -252,6 +254,13 @@ static void thread_start(struct host *h, JNIEnv *jni, jthread thread)
     if (!c || atomic_load(&c->fell_back) || host_is_own_thread(h, jni, thread)) return;
     struct thread_info *ti = threads_lookup(h->jvmti, thread);
     if (ti) enter_thread(h, c, jni, ti);
+}
+
+void cpu_signal_sampler_mounted(struct host *h, struct thread_info *vthread)
+{
+    struct cpu_signal *c = h ? of(h) : NULL;
+    struct sig_thread *t = c ? (struct sig_thread *)tid_map_find(&c->s.threads, gettid()) : NULL;
+    if (t) atomic_store_explicit(&t->info, vthread ? vthread : t->own, memory_order_release);
 }
 
 static void thread_end(struct host *h, JNIEnv *jni, jthread thread)

@@ -25,6 +25,12 @@ struct host;
 /* Sampling on or off as a whole (socket CONTROL); false when this engine is not running. */
 bool cpu_signal_sampler_enable(struct host *h, bool on);
 
+struct thread_info;
+
+/* Called on a carrier thread: its samples name `vthread` from now on (a virtual thread
+ * mounted), or again the carrier itself (NULL: unmounted). */
+void cpu_signal_sampler_mounted(struct host *h, struct thread_info *vthread);
+
 #include "sources/source.h"
 
 #endif

@@ -48,7 +48,9 @@ enum sample_state { STATE_NONE = 0, STATE_RUNNABLE, STATE_NATIVE, STATE_BLOCKED,
 struct sig_thread {
     struct tid_entry e;
     JNIEnv *env;                        /* the thread's, for the walker */
-    _Atomic(struct thread_info *) info; /* its entry in the thread table */
+    _Atomic(struct thread_info *) info; /* the entry its samples name: its own, or that of
+                                           the virtual thread mounted on it */
+    struct thread_info *own;            /* its own entry (the thread itself writes it) */
     _Atomic uint32_t state;             /* clock=wall: written just before the signal */
     _Atomic uint32_t owed;              /* clock=wall: intervals not yet sampled (a signal
                                            still pending when the next is due is not sent

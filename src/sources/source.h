@@ -37,6 +37,7 @@ struct source {
 };
 
 extern const struct source thread_events_source;
+extern const struct source virtual_threads_source;
 extern const struct source tracker_source;
 extern const struct source alloc_tracker_source;
 extern const struct source cpu_sampler_source;

@@ -49,7 +49,7 @@ static void start(struct host *h, JNIEnv *jni)
     (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
 }
 
-static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
+void thread_events_leave(struct host *h, JNIEnv *jni, jthread thread)
 {
     struct thread_info *ti = threads_ended(&h->t.threads, h->jvmti, jni, thread);
     if (ti) host_record(h, &(struct live_record){.kind = LIVE_THREAD_END, .thread = ti});
@@ -60,5 +60,5 @@ const struct source thread_events_source = {
     .wanted = wanted,
     .start = start,
     .thread_start = thread_seen,
-    .thread_end = thread_end,
+    .thread_end = thread_events_leave,
 };

@@ -19,4 +19,7 @@ struct thread_info;
  * runs by it). */
 struct thread_info *thread_events_enter(struct host *h, JNIEnv *jni, jthread thread);
 
+/* A thread's end: its THREAD END handed over (once, for a thread that has an entry). */
+void thread_events_leave(struct host *h, JNIEnv *jni, jthread thread);
+
 #endif

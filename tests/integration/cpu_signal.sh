@@ -67,6 +67,29 @@ check "1,000 virtual threads: >= 70% of the samples in their vwork ($v%)" bash -
 check "virtual threads' traces hold no carrier frames" bash -c "awk '/^TRACE/ { if (v && c) bad = 1; v = c = 0; next }
   /^\tVirtualWork\./ { v = 1 } /^\tjava\.util\.concurrent\.ForkJoin/ { c = 1 } END { if (v && c) bad = 1; exit bad }' vt.txt && grep -q 'VirtualWork.vwork' vt.txt"
 
+# 5b. thread=y: a virtual thread's samples name it, not its carrier (JDK 21+; before, the
+#     program's threads are platform threads, named as ever). groups_of FILE REGEX: the
+#     group of the thread of each sample whose top frame matches, with its samples.
+groups_of() {
+  awk -v re="$2" '/^THREAD START/ { match($0, /id = [0-9]+/); id = substr($0, RSTART + 5, RLENGTH - 5)
+      match($0, /group="[^"]*"/); g[id] = substr($0, RSTART + 7, RLENGTH - 8) }
+    /^TRACE [0-9]+: \(thread=/ { t = $2; sub(/:/, "", t); th = $3; gsub(/[^0-9]/, "", th); of[t] = th }
+    /^CPU SAMPLES BEGIN/ { i = 1; next } /^CPU SAMPLES END/ { i = 0 }
+    i && $1 ~ /^[0-9]+$/ && $6 ~ re { n[(of[$5] in g) ? g[of[$5]] : "(no THREAD START)"] += $4 }
+    END { for (k in n) print k "=" n[k] }' "$1" | sort | tr '\n' ' '
+}
+run_java "$(agent cpu=samples,interval=5,depth=8,thread=y,sampler=$ENGINE,file=vty.txt)" VirtualWork 1000 20
+vg=$(groups_of vty.txt '^VirtualWork\.vwork$')
+if grep -qx 'virtual=true' out.txt; then
+  check "thread=y: vwork's samples name virtual threads, none a carrier ($vg)" bash -c "[[ $RC -eq 0 && '$vg' =~ ^VirtualThreads=[0-9]+\ $ ]]"
+  check "thread=y: a THREAD START and a THREAD END for each of the 1,000 virtual threads" \
+    bash -c "[[ \$(grep -c '^THREAD START.*group=\"VirtualThreads\"' vty.txt) -eq 1000 ]] &&
+      ids=\$(sed -n 's/^THREAD START .*id = \\([0-9]*\\),.*group=\"VirtualThreads\".*/\\1/p' vty.txt | sort) &&
+      [[ \$(grep -E '^THREAD END \\(id = [0-9]+\\)' vty.txt | tr -dc '0-9\\n' | sort | comm -12 - <(echo \"\$ids\") | wc -l) -eq 1000 ]]"
+else
+  check "thread=y: vwork's samples name the program's threads ($vg)" bash -c "[[ $RC -eq 0 && '$vg' =~ ^main=[0-9]+\ $ ]]"
+fi
+
 # 6. A program with its own SIGPROF handler and timer: unchanged, and the agent says why
 #    it changed engines.
 gcc -shared -fPIC -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" -o "$WORK/libsigprof.so" \
