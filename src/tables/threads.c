@@ -157,9 +157,13 @@ int threads_ended_take(struct thread_table *t, struct thread_info **out, int max
 /* Takes ti off the ended list and gives its slot back (lock held). */
 static void unlink_ended(struct thread_table *t, struct thread_info *ti)
 {
-    struct thread_info **p = &t->ended;
-    while (*p != ti) p = &(*p)->next_ended;
-    *p = ti->next_ended;
+    if (t->ended == ti) {
+        t->ended = ti->next_ended;
+    } else {
+        struct thread_info *prev = t->ended;
+        while (prev->next_ended != ti) prev = prev->next_ended;
+        prev->next_ended = ti->next_ended;
+    }
     t->nended--;
     t->free_slots[t->nfree++] = ti->slot;    /* room made by take_slot */
 }

@@ -5,10 +5,10 @@ import java.util.ArrayDeque;
 /**
  * Short platform threads started one after another, a few alive at once, that contend for
  * one monitor, sometimes wait on it (and are notified by the next ones), call a small
- * method and allocate. Prints the process's resident memory (VmRSS, KiB) once a fifth of
- * them have run and again at the end, so that a test sees whether what an agent keeps per
- * thread follows the live threads or piles up:
- *   rss early KIB late KIB threads COUNT
+ * method and allocate. Prints the process's resident memory (VmRSS, KiB) each time a tenth
+ * of them have run, so that a test sees whether what an agent keeps per thread follows
+ * the live threads or piles up (a leak grows in every tenth, a cache filled once in one):
+ *   rss KIB1 KIB2 ... KIB10 threads COUNT
  *   java ContendedChurn COUNT
  */
 public final class ContendedChurn {
@@ -63,10 +63,11 @@ public final class ContendedChurn {
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]);
         ArrayDeque<Thread> alive = new ArrayDeque<>();
-        run(alive, 0, n / 5);
-        long early = rssKiB();
-        run(alive, n / 5, n);
-        long late = rssKiB();
-        System.out.println("rss early " + early + " late " + late + " threads " + n);
+        StringBuilder out = new StringBuilder("rss");
+        for (int i = 0; i < 10; i++) {
+            run(alive, (int) ((long) n * i / 10), (int) ((long) n * (i + 1) / 10));
+            out.append(' ').append(rssKiB());
+        }
+        System.out.println(out.append(" threads ").append(n));
     }
 }
