@@ -1,11 +1,13 @@
 /* The tables without a JVM: they hold plain data, which sources/resolve.c names. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tables/bci_classes.h"
 #include "tables/ids.h"
+#include "tables/object_ids.h"
 #include "tables/monitors.h"
 #include "tables/sites.h"
 #include "tables/tables.h"
@@ -242,6 +244,74 @@ static void concurrent_tables(void)
     CHECK(atomic_load(&mt_torn) == 0, "a reader walking the tables meanwhile saw only whole entries");
 }
 
+/* ---- thread churn: entries come and go while others lend and read them ---- */
+
+#define CHURN_THREADS 2000
+static struct thread_table churn_table;
+static struct ids churn_ids;
+static _Atomic bool churn_done;
+
+static void churn_reclaim(struct thread_table *tt)
+{
+    struct thread_info *held[8];
+    bool gone[8] = {true, true, true, true, true, true, true, true};
+    int n = threads_ended_take(tt, held, 8);
+    for (struct thread_info *f = threads_ended_reclaim(tt, held, gone, n), *next; f; f = next) {
+        next = f->next_ended;
+        threads_free(f);
+    }
+}
+
+/* Starts and ends threads one after another, reclaiming those that ended (all "gone"). */
+static void *churn_writer(void *arg)
+{
+    struct thread_table *tt = &churn_table;
+    for (int i = 0; i < CHURN_THREADS; i++) {
+        struct thread_info *ti = calloc(1, sizeof *ti);
+        ti->ref = (jthread)(uintptr_t)(0x1000 + i);
+        ti->name = strdup("churn");
+        if (threads_add(tt, ti, &churn_ids) != 0) {
+            threads_free(ti);
+            continue;
+        }
+        threads_end(tt, ti);
+        churn_reclaim(tt);
+    }
+    atomic_store(&churn_done, true);
+    return NULL;
+}
+
+/* Lends the live threads and reads them, as the samplers and the dumps do. */
+static void *churn_reader(void *arg)
+{
+    size_t seen = 0;
+    while (!atomic_load(&churn_done)) {
+        jthread refs[16];
+        struct thread_info *infos[16];
+        int n = threads_lend_live(&churn_table, refs, infos, 16);
+        for (int i = 0; i < n; i++) seen += infos[i]->serial > SERIAL_THREAD_BASE && infos[i]->name[0] == 'c';
+        for (int i = 0; i < n; i++) threads_release(&churn_table, infos[i]);
+        threads_read_begin(&churn_table);
+        threads_read_end(&churn_table);
+    }
+    return (void *)seen;
+}
+
+static void thread_churn(void)
+{
+    threads_init(&churn_table);
+    ids_init(&churn_ids);
+    pthread_t w, r;
+    pthread_create(&r, NULL, churn_reader, NULL);
+    pthread_create(&w, NULL, churn_writer, NULL);
+    pthread_join(w, NULL);
+    pthread_join(r, NULL);
+    churn_reclaim(&churn_table);     /* those the reader held at the last turns */
+    CHECK(churn_table.nlive == 0 && churn_table.nended == 0 && churn_table.nslots <= 16 &&
+              churn_table.next_serial == SERIAL_THREAD_BASE + 1 + CHURN_THREADS,
+          "thread churn: every entry reclaimed, slots reused, serials never given twice");
+}
+
 int main(void)
 {
     struct tables *t = calloc(1, sizeof *t);
@@ -262,5 +332,6 @@ int main(void)
     }
     CHECK(all, "4 threads entering 2000 methods: one entry each");
     concurrent_tables();
+    thread_churn();
     return UNIT_DONE();
 }
