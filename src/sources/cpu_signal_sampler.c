@@ -114,10 +114,10 @@ static void make_pseudo_frames(struct host *h, bool wall)
 
 /* ---- the drain ---- */
 
-static void count(struct host *h, JNIEnv *jni, const struct thread_info *ti, const jvmtiFrameInfo *f, int n,
+static void count(struct host *h, JNIEnv *jni, uint32_t thread_serial, const jvmtiFrameInfo *f, int n,
                   uint64_t weight)
 {
-    uint32_t serial = h->opt->thread && ti ? ti->serial : 0;
+    uint32_t serial = h->opt->thread ? thread_serial : 0;
     struct trace *t = traces_of(&h->t.traces, h->jvmti, jni, serial, f, n);
     if (t) atomic_fetch_add_explicit(&t->cpu_samples, weight, memory_order_relaxed);
 }
@@ -126,8 +126,7 @@ static void count(struct host *h, JNIEnv *jni, const struct thread_info *ti, con
  * none, then with clock=wall the thread's state. */
 static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const struct sample *smp, int depth)
 {
-    const struct thread_info *ti = smp->thread;
-    if (ti && !ti->sampled) return;     /* sampling off for this thread (socket CONTROL) */
+    if (smp->flags & SAMPLE_NOT_SAMPLED) return;     /* sampling off for this thread (socket CONTROL) */
     jvmtiFrameInfo *f = c->frames;
     int n = 0;
     if (smp->reason != REASON_NONE) {
@@ -141,7 +140,7 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
         }
     }
     if (smp->state > STATE_NONE && smp->state < STATE_COUNT) f[n++] = (jvmtiFrameInfo){PSEUDO_STATE(smp->state), -1};
-    count(h, jni, ti, f, n, smp->weight);
+    count(h, jni, smp->thread, f, n, smp->weight);
 }
 
 static void drain(struct host *h, struct cpu_signal *c, JNIEnv *jni)
@@ -157,7 +156,7 @@ static void drain(struct host *h, struct cpu_signal *c, JNIEnv *jni)
     }
     uint64_t weight = 0;
     if (sample_ring_take_refused(&c->s.ring, &weight) && depth > 0)
-        count(h, jni, NULL, &(jvmtiFrameInfo){PSEUDO_REASON(REASON_LOST), -1}, 1, weight);
+        count(h, jni, 0, &(jvmtiFrameInfo){PSEUDO_REASON(REASON_LOST), -1}, 1, weight);
     pthread_mutex_unlock(&c->drain_lock);
 }
 
@@ -173,10 +172,13 @@ static enum sample_state state_of(jint st)
     return STATE_RUNNABLE;
 }
 
-/* clock=wall: each thread's state, then its signal. */
+/* clock=wall: each thread's state, then its signal. The entries of other threads are
+ * read under threads_read_begin: a record's entry, read while the record is live, is not
+ * freed until threads_read_end, as its thread's end takes the record out first. */
 static void poke_all(struct host *h, struct cpu_signal *c, JNIEnv *jni)
 {
     struct tid_map *m = &c->s.threads;
+    threads_read_begin(&h->t.threads);
     for (size_t i = 0; i < tid_map_capacity(m); i++) {
         struct sig_thread *t = (struct sig_thread *)tid_map_at(m, i);
         int32_t tid = atomic_load_explicit(&t->e.tid, memory_order_acquire);
@@ -194,6 +196,7 @@ static void poke_all(struct host *h, struct cpu_signal *c, JNIEnv *jni)
         if (atomic_fetch_add_explicit(&t->owed, 1, memory_order_relaxed) == 0 && !sample_timer_poke(&c->s, tid))
             atomic_store(&t->owed, 0);
     }
+    threads_read_end(&h->t.threads);
 }
 
 static void stop_all_timers(struct cpu_signal *c)
@@ -270,6 +273,7 @@ static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
     struct sig_thread *t = (struct sig_thread *)tid_map_find(&c->s.threads, gettid());
     if (!t) return;
     sample_timer_stop(t);
+    atomic_store(&t->info, NULL);       /* its entry may go once the thread is gone */
     tid_map_remove(&c->s.threads, &t->e);
 }
 

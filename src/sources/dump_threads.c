@@ -88,9 +88,10 @@ void dump_threads_drop_refs(JNIEnv *jni, struct dump_threads *d)
     }
 }
 
-void dump_threads_free(JNIEnv *jni, struct dump_threads *d)
+void dump_threads_free(struct host *h, JNIEnv *jni, struct dump_threads *d)
 {
     dump_threads_drop_refs(jni, d);
+    for (uint32_t i = 0; i < d->n; i++) threads_release(&h->t.threads, d->t[i].ti);
     free(d->t);
     memset(d, 0, sizeof *d);
 }

@@ -108,7 +108,7 @@ static void free_walk(struct walk *w)
 {
     walk_free_classes(w);
     free(w->threads);
-    dump_threads_free(w->jni, &w->dthreads);
+    dump_threads_free(w->h, w->jni, &w->dthreads);
     free(w->vals);
     free(w->elems);
     free(w->pbuf);

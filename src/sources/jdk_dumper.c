@@ -453,7 +453,7 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
         if (fd >= 0) close(fd);
     }
     marked_free(&m);
-    dump_threads_free(jni, &dt);
+    dump_threads_free(h, jni, &dt);
     (*jni)->PopLocalFrame(jni, NULL);
     return done;
 }

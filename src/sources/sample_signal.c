@@ -100,14 +100,20 @@ static void take_sample(struct signal_sampler *s, const siginfo_t *si, void *uc)
     struct sample *smp = sample_ring_claim(&s->ring, weight, &ticket);
     if (!smp) return;                   /* counted by the ring as refused */
     if (!t) {                           /* not a Java thread of the profile */
-        smp->thread = NULL;
+        smp->thread = 0;
+        smp->flags = 0;
         smp->state = STATE_NONE;
         smp->reason = REASON_NOT_JAVA;
         smp->nframes = 0;
         sample_ring_publish(&s->ring, smp, ticket);
         return;
     }
-    smp->thread = atomic_load_explicit(&t->info, memory_order_acquire);
+    /* The entry is read here, on its own thread, which is alive and has not passed its
+     * end (the record goes then): the sample keeps what the drain needs of it, as the
+     * entry may be gone by the time the drain comes. */
+    const struct thread_info *ti = atomic_load_explicit(&t->info, memory_order_acquire);
+    smp->thread = ti ? ti->serial : 0;
+    smp->flags = ti && !ti->sampled ? SAMPLE_NOT_SAMPLED : 0;
     smp->state = s->wall ? atomic_load_explicit(&t->state, memory_order_relaxed) : STATE_NONE;
     bool faulted;
     int n = walk(s, t, smp, uc, &faulted);

@@ -44,12 +44,16 @@ enum sample_reason {
 enum sample_state { STATE_NONE = 0, STATE_RUNNABLE, STATE_NATIVE, STATE_BLOCKED, STATE_WAITING,
                     STATE_SLEEPING, STATE_PARKED, STATE_COUNT };
 
+/* struct sample's flags: sampling was off for its thread (socket CONTROL). */
+#define SAMPLE_NOT_SAMPLED 1u
+
 /* One Java thread that may be sampled: a record of the map, by Linux thread ID. */
 struct sig_thread {
     struct tid_entry e;
     JNIEnv *env;                        /* the thread's, for the walker */
     _Atomic(struct thread_info *) info; /* the entry its samples name: its own, or that of
-                                           the virtual thread mounted on it */
+                                           the virtual thread mounted on it; read by its
+                                           own thread, or under threads_read_begin */
     struct thread_info *own;            /* its own entry (the thread itself writes it) */
     _Atomic uint32_t state;             /* clock=wall: written just before the signal */
     _Atomic uint32_t owed;              /* clock=wall: intervals not yet sampled (a signal

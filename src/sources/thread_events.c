@@ -5,7 +5,7 @@
 #include "sources/source.h"
 
 /* Enters a thread and hands over its THREAD START, unless it is ours; returns its entry
- * (the one it had, if known already), NULL for the agent's own. */
+ * (the one it had, if known already), held, NULL for the agent's own. */
 struct thread_info *thread_events_enter(struct host *h, JNIEnv *jni, jthread thread)
 {
     if (host_is_own_thread(h, jni, thread)) return NULL;
@@ -21,7 +21,9 @@ struct thread_info *thread_events_enter(struct host *h, JNIEnv *jni, jthread thr
 
 static void thread_seen(struct host *h, JNIEnv *jni, jthread thread)
 {
-    if (host_live(h)) thread_events_enter(h, jni, thread);
+    if (!host_live(h)) return;
+    struct thread_info *ti = thread_events_enter(h, jni, thread);
+    if (ti) threads_release(&h->t.threads, ti);
 }
 
 static bool wanted(const struct options *o) { return true; }
@@ -53,6 +55,9 @@ void thread_events_leave(struct host *h, JNIEnv *jni, jthread thread)
 {
     struct thread_info *ti = threads_ended(&h->t.threads, h->jvmti, jni, thread);
     if (ti) host_record(h, &(struct live_record){.kind = LIVE_THREAD_END, .thread = ti});
+    /* Those that ended before and are gone now: memory follows the live threads. This
+     * one is still alive, so its entry stays until a later end. */
+    threads_reclaim(&h->t.threads, h->jvmti, jni);
 }
 
 const struct source thread_events_source = {

@@ -233,10 +233,12 @@ static struct batch *batch_of(JNIEnv *jni, jlongArray buffer, jint length)
     return b;
 }
 
+/* thread: NULL for the current one (its own entry, no lock), else perhaps another's. */
 static uint32_t serial_of(struct host *h, jthread thread)
 {
     if (!h->opt->thread) return 0;
-    struct thread_info *ti = threads_lookup(h->jvmti, thread);
+    if (thread) return threads_serial(&h->t.threads, h->jvmti, thread);
+    struct thread_info *ti = threads_lookup(h->jvmti, NULL);
     return ti ? ti->serial : 0;
 }
 

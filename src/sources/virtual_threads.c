@@ -50,8 +50,11 @@ static void JNICALL on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread)
 {
     struct host *h = host_get();
     if (!host_live(h)) return;
+    /* Its own thread-local storage keeps the entry from being reclaimed while it runs,
+     * so the carrier may name it past the hold. */
     struct thread_info *ti = thread_events_enter(h, jni, vthread);
     cpu_signal_sampler_mounted(h, ti);  /* it starts on its carrier */
+    if (ti) threads_release(&h->t.threads, ti);
 }
 
 static void JNICALL on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread)
@@ -73,8 +76,12 @@ static void JNICALL on_mount(jvmtiEnv *jvmti, ...)
     if (!host_live(h)) return;
     /* Unknown: a virtual thread started before the agent was there to see it. */
     struct thread_info *ti = threads_lookup(jvmti, vthread);
-    if (!ti) ti = thread_events_enter(h, jni, vthread);
-    cpu_signal_sampler_mounted(h, ti);
+    if (ti) {
+        cpu_signal_sampler_mounted(h, ti);
+    } else if ((ti = thread_events_enter(h, jni, vthread)) != NULL) {
+        cpu_signal_sampler_mounted(h, ti);
+        threads_release(&h->t.threads, ti);
+    }
 }
 
 static void JNICALL on_unmount(jvmtiEnv *jvmti, ...)

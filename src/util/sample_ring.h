@@ -33,7 +33,8 @@ struct sample {
     uint32_t state;            /* the caller's (wall clock: the thread's state) */
     uint32_t weight;           /* how many intervals this sample stands for (>= 1) */
     int32_t nframes;
-    const void *thread;        /* the caller's thread */
+    uint32_t thread;           /* the caller's thread (a number of its own; 0 none) */
+    uint32_t flags;            /* the caller's */
     struct sample_frame frames[];
 };
 

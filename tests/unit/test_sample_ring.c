@@ -23,7 +23,7 @@ static void *produce(void *arg)
         uint64_t ticket;
         struct sample *s;
         while (!(s = sample_ring_claim(&ring, 1, &ticket))) sched_yield();
-        s->thread = (const void *)id;
+        s->thread = (uint32_t)id;
         s->nframes = 3;
         for (int f = 0; f < 3; f++) {
             s->frames[f].method = (const void *)(id * 1000 + f);

@@ -1,11 +1,13 @@
 /* The tables without a JVM: they hold plain data, which sources/resolve.c names. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tables/bci_classes.h"
 #include "tables/ids.h"
+#include "tables/object_ids.h"
 #include "tables/monitors.h"
 #include "tables/sites.h"
 #include "tables/tables.h"
@@ -62,6 +64,8 @@ static void traces(struct tables *t)
           "another thread's trace is another trace");
 }
 
+static bool is_ref(jthread ref, void *arg) { return ref == arg; }
+
 static void threads(struct tables *t)
 {
     struct thread_table *tt = &t->threads;
@@ -70,20 +74,54 @@ static void threads(struct tables *t)
     b->ref = (jthread)(uintptr_t)0xb0;
     CHECK(threads_add(tt, a, &t->ids) == 0 && threads_add(tt, b, &t->ids) == 0, "two threads entered");
     CHECK(a->serial == SERIAL_THREAD_BASE + 1 && threads_live_count(tt) == 2 && a->sampled, "live and sampled");
+    CHECK(a->slot == 0 && b->slot == 1, "each its own slot");
     CHECK(threads_set_sampled_by_id(tt, b->object_id, false) && !b->sampled, "sampling off by object ID");
     jthread refs[4];
     struct thread_info *infos[4];
     int n = threads_lend_sampled(tt, refs, infos, 4);
     CHECK(n == 1 && infos[0] == a && refs[0] == a->ref, "only the sampled thread is lent");
-    CHECK(threads_end(tt, a) == NULL && a->ref == NULL && threads_live_count(tt) == 1,
-          "a lent thread that ends keeps its reference for its borrower");
+    threads_end(tt, a);
+    CHECK(threads_live_count(tt) == 1 && a->ended && a->ref, "a thread that ends keeps its entry and reference");
     CHECK(threads_lend(tt, a) == NULL, "an ended thread is lent no more");
-    CHECK(threads_unlend(tt, a) == (jthread)(uintptr_t)0xa0, "its last borrower gets the reference to delete");
+    CHECK(threads_find_ended(tt, is_ref, (void *)(uintptr_t)0xa0) == a, "an ended thread is found by its reference");
+    struct thread_info *held[4];
+    CHECK(threads_ended_take(tt, held, 4) == 0, "an ended entry held by others is not taken");
+    threads_release(tt, a);
+    threads_release(tt, a);
+    n = threads_ended_take(tt, held, 4);
+    bool alive[1] = {false};
+    CHECK(n == 1 && threads_ended_reclaim(tt, held, alive, n) == NULL && tt->nended == 1,
+          "an ended thread still alive stays");
+    threads_read_begin(tt);
+    bool gone[1] = {true};
+    n = threads_ended_take(tt, held, 4);
+    CHECK(n == 1 && threads_ended_reclaim(tt, held, gone, n) == NULL, "nothing is reclaimed under a reader");
+    threads_read_end(tt);
+    n = threads_ended_take(tt, held, 4);
+    struct thread_info *out = threads_ended_reclaim(tt, held, gone, n);
+    CHECK(out == a && !out->next_ended && tt->nended == 0, "an ended thread gone is reclaimed");
+    threads_free(out);
+    struct thread_info *c = calloc(1, sizeof *c);
+    c->ref = (jthread)(uintptr_t)0xc0;
+    CHECK(threads_add(tt, c, &t->ids) == 0 && c->slot == 0 && c->serial == SERIAL_THREAD_BASE + 3,
+          "a new thread takes the freed slot and a new serial");
     CHECK(threads_lend(tt, b) == b->ref && threads_lend(tt, b) == b->ref, "one thread lent twice");
-    CHECK(threads_unlend(tt, b) == NULL && threads_unlend(tt, b) == NULL, "a live thread's reference stays");
-    CHECK(threads_end(tt, b) == (jthread)(uintptr_t)0xb0 && threads_live_count(tt) == 0,
-          "a thread no one borrows gives its reference up at its end");
-    CHECK(!threads_set_sampled_by_id(tt, b->object_id, true), "an ended thread cannot be sampled");
+    threads_release(tt, b);
+    threads_release(tt, b);
+    threads_end(tt, b);
+    threads_end(tt, c);
+    CHECK(threads_live_count(tt) == 0 && !threads_set_sampled_by_id(tt, b->object_id, true),
+          "an ended thread cannot be sampled");
+    n = threads_ended_take(tt, held, 4);
+    bool both[2] = {true, true};
+    out = threads_ended_reclaim(tt, held, both, n);
+    CHECK(n == 2 && out && out->next_ended && !out->next_ended->next_ended && tt->nended == 0 && tt->nfree == 2,
+          "every ended thread gone is reclaimed, its slot given back");
+    while (out) {
+        struct thread_info *next = out->next_ended;
+        threads_free(out);
+        out = next;
+    }
 }
 
 static void numbered_classes(void)
@@ -206,6 +244,74 @@ static void concurrent_tables(void)
     CHECK(atomic_load(&mt_torn) == 0, "a reader walking the tables meanwhile saw only whole entries");
 }
 
+/* ---- thread churn: entries come and go while others lend and read them ---- */
+
+#define CHURN_THREADS 2000
+static struct thread_table churn_table;
+static struct ids churn_ids;
+static _Atomic bool churn_done;
+
+static void churn_reclaim(struct thread_table *tt)
+{
+    struct thread_info *held[8];
+    bool gone[8] = {true, true, true, true, true, true, true, true};
+    int n = threads_ended_take(tt, held, 8);
+    for (struct thread_info *f = threads_ended_reclaim(tt, held, gone, n), *next; f; f = next) {
+        next = f->next_ended;
+        threads_free(f);
+    }
+}
+
+/* Starts and ends threads one after another, reclaiming those that ended (all "gone"). */
+static void *churn_writer(void *arg)
+{
+    struct thread_table *tt = &churn_table;
+    for (int i = 0; i < CHURN_THREADS; i++) {
+        struct thread_info *ti = calloc(1, sizeof *ti);
+        ti->ref = (jthread)(uintptr_t)(0x1000 + i);
+        ti->name = strdup("churn");
+        if (threads_add(tt, ti, &churn_ids) != 0) {
+            threads_free(ti);
+            continue;
+        }
+        threads_end(tt, ti);
+        churn_reclaim(tt);
+    }
+    atomic_store(&churn_done, true);
+    return NULL;
+}
+
+/* Lends the live threads and reads them, as the samplers and the dumps do. */
+static void *churn_reader(void *arg)
+{
+    size_t seen = 0;
+    while (!atomic_load(&churn_done)) {
+        jthread refs[16];
+        struct thread_info *infos[16];
+        int n = threads_lend_live(&churn_table, refs, infos, 16);
+        for (int i = 0; i < n; i++) seen += infos[i]->serial > SERIAL_THREAD_BASE && infos[i]->name[0] == 'c';
+        for (int i = 0; i < n; i++) threads_release(&churn_table, infos[i]);
+        threads_read_begin(&churn_table);
+        threads_read_end(&churn_table);
+    }
+    return (void *)seen;
+}
+
+static void thread_churn(void)
+{
+    threads_init(&churn_table);
+    ids_init(&churn_ids);
+    pthread_t w, r;
+    pthread_create(&r, NULL, churn_reader, NULL);
+    pthread_create(&w, NULL, churn_writer, NULL);
+    pthread_join(w, NULL);
+    pthread_join(r, NULL);
+    churn_reclaim(&churn_table);     /* those the reader held at the last turns */
+    CHECK(churn_table.nlive == 0 && churn_table.nended == 0 && churn_table.nslots <= 16 &&
+              churn_table.next_serial == SERIAL_THREAD_BASE + 1 + CHURN_THREADS,
+          "thread churn: every entry reclaimed, slots reused, serials never given twice");
+}
+
 int main(void)
 {
     struct tables *t = calloc(1, sizeof *t);
@@ -226,5 +332,6 @@ int main(void)
     }
     CHECK(all, "4 threads entering 2000 methods: one entry each");
     concurrent_tables();
+    thread_churn();
     return UNIT_DONE();
 }
