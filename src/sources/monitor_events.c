@@ -29,6 +29,10 @@ struct monitor_events {
      * emptied at its thread's end (thread_end) for the next thread given that slot. */
     struct pending *slots;
     size_t nslots;
+    /* The serials of the threads that have ended, for MONITOR DUMP's ZO rows as the
+     * original had them: 4 bytes a thread, all their entry keeps past its end. */
+    uint32_t *ended;
+    size_t nended, capended;
 };
 
 /* Threads hprof has no entry for (virtual threads, say, or one past its end) keep theirs here. */
@@ -252,6 +256,18 @@ static void start(struct host *h, JNIEnv *jni)
         }
 }
 
+static void note_ended(struct monitor_events *m, uint32_t serial)
+{
+    pthread_mutex_lock(&m->lock);
+    if (m->nended == m->capended) {
+        size_t cap = m->capended ? m->capended * 2 : 64;
+        uint32_t *e = realloc(m->ended, cap * sizeof *e);
+        if (e) m->ended = e, m->capended = cap;
+    }
+    if (m->nended < m->capended) m->ended[m->nended++] = serial;
+    pthread_mutex_unlock(&m->lock);
+}
+
 /* The thread's slot, emptied for the next thread given it (on the ending thread, before
  * the thread table lets its entry go: sources end in reverse order). */
 static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
@@ -263,6 +279,7 @@ static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
     with_pending(h->monitors, ti, wait_ended, &b);
     if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
     with_pending(h->monitors, ti, enter_ended, &b);
+    note_ended(h->monitors, ti->serial);
 }
 
 /* ---- the dump ---- */
@@ -319,19 +336,41 @@ static int by_serial(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* The live threads, as the original dumped them (those alive now), in serial order. Their
- * entries are lent, so none is freed meanwhile; one that ends meanwhile is terminated. */
+/* The threads that ended, terminated (ZO), but those listed alive already. */
+static void add_ended(struct monitor_events *m, struct monitor_snapshot *snap, size_t room)
+{
+    int live = snap->nthreads;
+    pthread_mutex_lock(&m->lock);
+    for (size_t i = 0; i < m->nended && (size_t)snap->nthreads < room; i++) {
+        bool listed = false;    /* ended just now: still on the live list */
+        for (int k = 0; k < live && !listed; k++) listed = snap->threads[k].serial == m->ended[i];
+        if (!listed)
+            snap->threads[snap->nthreads++] =
+                (struct monitor_dump_thread){m->ended[i], SERIAL_TRACE_BASE, JVMTI_THREAD_STATE_TERMINATED};
+    }
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* Every thread, as the original dumped them: the live ones with their state, the ended
+ * ones as terminated; in serial order. The live entries are lent, so none is freed
+ * meanwhile; one that ends meanwhile is terminated. */
 static void gather_threads(struct host *h, JNIEnv *jni, struct dump_state *d)
 {
     struct monitor_snapshot *snap = d->snap;
     int max = threads_live_count(&h->t.threads) + 16;
+    pthread_mutex_lock(&h->monitors->lock);
+    size_t room = (size_t)max + h->monitors->nended + 16;
+    pthread_mutex_unlock(&h->monitors->lock);
     jthread *refs = calloc((size_t)max, sizeof *refs);
     struct thread_info **infos = calloc((size_t)max, sizeof *infos);
-    snap->threads = calloc((size_t)max, sizeof *snap->threads);
+    snap->threads = calloc(room, sizeof *snap->threads);
     int n = refs && infos && snap->threads ? threads_lend_live(&h->t.threads, refs, infos, max) : 0;
     for (int i = 0; i < n; i++) gather_thread(h, jni, d, refs[i], infos[i]->serial);
     threads_give_back(&h->t.threads, jni, infos, n);
-    if (snap->threads) qsort(snap->threads, snap->nthreads, sizeof *snap->threads, by_serial);
+    if (snap->threads) {
+        add_ended(h->monitors, snap, room);
+        qsort(snap->threads, snap->nthreads, sizeof *snap->threads, by_serial);
+    }
     free(refs);
     free(infos);
 }
