@@ -360,7 +360,7 @@ void report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
 {
     /* A request that comes while a dump is being written is dropped, as before;
      * the dump at exit waits for it instead, so it is never lost. */
-    if (why == DUMP_AT_EXIT) pthread_mutex_lock(&r->dump_lock);
+    if (why != DUMP_ON_SIGNAL) pthread_mutex_lock(&r->dump_lock);
     else if (pthread_mutex_trylock(&r->dump_lock) != 0) return;
     /* The verbose line names each section written; it is printed whole at the end
      * so that an error reported meanwhile stays on a line of its own. */

@@ -17,12 +17,14 @@
 #include "tables/bci_classes.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/zip.h"
 
 extern const unsigned char hprof_tracker_class[];
 extern const size_t hprof_tracker_class_len;
 
 struct tracker {
     char dir[4096];               /* where Tracker.class was put for the boot class path */
+    char path[4096 + 16];         /* what went on it: dir, or the JAR in it (attached) */
     jclass cls;                   /* the Tracker, once VM init found it */
     _Atomic unsigned too_big, failed;   /* methods left as they were, classes that failed */
 };
@@ -138,8 +140,22 @@ static void remove_at_exit(void)
     if (h && h->tracker) remove_tracker_class(h->tracker);
 }
 
-/* Writes the embedded Tracker.class where the boot class path can find it. */
-static int place_tracker_class(struct tracker *t)
+/* Writes data to path, a new file of ours. */
+static int write_new_file(const char *path, const unsigned char *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    ssize_t n = write(fd, data, len);
+    close(fd);
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * Writes the embedded Tracker.class where the boot class path can find it: a directory
+ * at start-up; a JAR when attached to a running JVM (in the live phase JVMTI takes only
+ * a JAR file). t->path is what goes on the boot class path.
+ */
+static int place_tracker_class(struct tracker *t, bool live)
 {
     /* TMPDIR as the user set it, however long: the file must go where they look for it. */
     const char *tmp = getenv("TMPDIR");
@@ -150,14 +166,21 @@ static int place_tracker_class(struct tracker *t)
     }
     atexit(remove_at_exit);
     char path[sizeof t->dir + sizeof "/hprof/Tracker.class"];
+    if (live) {
+        uint8_t *jar = NULL;
+        size_t len = 0;
+        snprintf(t->path, sizeof t->path, "%s/hprof.jar", t->dir);
+        if (zip_stored(TRACKER_CLASS ".class", hprof_tracker_class, hprof_tracker_class_len, &jar, &len) != 0)
+            return -1;
+        int rc = write_new_file(t->path, jar, len);
+        free(jar);
+        return rc;
+    }
+    snprintf(t->path, sizeof t->path, "%s", t->dir);
     snprintf(path, sizeof path, "%s/hprof", t->dir);
     if (mkdir(path, 0700) != 0) return -1;
     snprintf(path, sizeof path, "%s/hprof/Tracker.class", t->dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) return -1;
-    ssize_t n = write(fd, hprof_tracker_class, hprof_tracker_class_len);
-    close(fd);
-    return n == (ssize_t)hprof_tracker_class_len ? 0 : -1;
+    return write_new_file(path, hprof_tracker_class, hprof_tracker_class_len);
 }
 
 static void remove_tracker_class(struct tracker *t)
@@ -165,6 +188,8 @@ static void remove_tracker_class(struct tracker *t)
     if (!t->dir[0]) return;
     char path[sizeof t->dir + sizeof "/hprof/Tracker.class"];
     snprintf(path, sizeof path, "%s/hprof/Tracker.class", t->dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/hprof.jar", t->dir);
     unlink(path);
     snprintf(path, sizeof path, "%s/hprof", t->dir);
     rmdir(path);
@@ -181,19 +206,28 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     if (!t || !h->bci_classes || !h->method_times) return -1;
     bci_classes_init(h->bci_classes);
     h->tracker = t;
-    jvmtiCapabilities caps;
+    jvmtiPhase phase = JVMTI_PHASE_ONLOAD;
+    (*jvmti)->GetPhase(jvmti, &phase);
+    bool live = phase == JVMTI_PHASE_LIVE;
+    jvmtiCapabilities caps, have = host_potential_capabilities(jvmti);
     memset(&caps, 0, sizeof caps);
     caps.can_generate_all_class_hook_events = 1;
-    caps.can_generate_early_class_hook_events = 1;
+    /* Early hooks exist only at start-up; attached, every class is loaded already. */
+    caps.can_generate_early_class_hook_events = have.can_generate_early_class_hook_events;
     caps.can_retransform_classes = 1;
-    caps.can_get_current_thread_cpu_time = host_potential_capabilities(jvmti).can_get_current_thread_cpu_time;
+    caps.can_get_current_thread_cpu_time = have.can_get_current_thread_cpu_time;
     if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
-        log_error("the JVM refused the class-hook capabilities that cpu=times needs");
+        if (live)
+            log_error("this JVM cannot retransform its loaded classes, which %s needs when attached",
+                      wants_times(h) ? "cpu=times/old" : "exact heap=sites (use alloc_sample=<bytes>)");
+        else
+            log_error("the JVM refused the class-hook capabilities that cpu=times needs");
         return -1;
     }
-    if (place_tracker_class(t) != 0 ||
-        (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, t->dir) != JVMTI_ERROR_NONE) {
-        log_error("cannot put the Tracker class on the boot class path (%s): %s", t->dir, strerror(errno));
+    if (place_tracker_class(t, live) != 0 ||
+        (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, t->path) != JVMTI_ERROR_NONE) {
+        log_error("cannot put the Tracker class on the boot class path (%s): %s", t->path, strerror(errno));
+        remove_tracker_class(t);
         return -1;
     }
     cb->ClassFileLoadHook = on_class_file_load;
@@ -361,6 +395,15 @@ static void start(struct host *h, JNIEnv *jni)
     }
     method_times_start(h, jni);
     (*jni)->SetStaticIntField(jni, cls, engaged, 1);
+}
+
+void tracker_engage(struct host *h, JNIEnv *jni, bool on)
+{
+    struct tracker *t = h->tracker;
+    if (!t || !t->cls || !wants_times(h)) return;
+    jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
+    if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, on ? 1 : 0);
+    else (*jni)->ExceptionClear(jni);
 }
 
 static void stop(struct host *h, JNIEnv *jni)
