@@ -237,9 +237,16 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
         log_error("%s", err);
     } else {
         JNIEnv *jni = NULL;
-        if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK) log_error("no JNI environment");
-        else if (host_get()) rc = to_running((struct agent *)host_get(), jni, &req);
-        else rc = first_start(vm, jni, &req);
+        /* A frame of our own: the Attach Listener never returns to Java code, so local
+         * references made here would stay for good (and -Xcheck:jni would say so on the
+         * program's stdout); the frame's capacity covers every loaded class. */
+        if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK || (*jni)->PushLocalFrame(jni, 16384) != 0) {
+            if (jni) (*jni)->ExceptionClear(jni);
+            log_error("no JNI environment on the attaching thread");
+        } else {
+            rc = host_get() ? to_running((struct agent *)host_get(), jni, &req) : first_start(vm, jni, &req);
+            (*jni)->PopLocalFrame(jni, NULL);
+        }
     }
     log_capture_end();
     answer(req.reply, said);
