@@ -4,6 +4,9 @@
 #   make install    copy libhprof.so into $(JAVA_HOME)/lib so -agentlib:hprof finds it,
 #                   and the hprof tool into $(JAVA_HOME)/bin
 #   make sample     build and profile the bundled sample program
+#   make check      the agent, tools and unit tests built with ASan+UBSan (build-asan/), the
+#                   tables' test with TSan, run over the unit tests and part of the
+#                   integration suite (tests/check.sh); make fuzz: tests/fuzz/fuzz.mk
 
 CC      ?= gcc
 BUILD   := build
@@ -19,20 +22,26 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -DHPROF_VERSION=\"$(VERSION)\" -fPIC -fvisibility=hidden -fno-omit-frame-pointer $(WARN) $(CFLAGS) \
               -Isrc $(JNI_INC)
 LDLIBS  := -lpthread -ldl
+# Extra link flags (make check links the sanitizers' runtimes through them).
+LDFLAGS ?=
 
 # Every layer of the agent; the classfile layer has no JVMTI in it.
 AGENT_DIRS  := src/agent src/options src/report src/sources src/tables src/writers src/util src/classfile
 AGENT_SRCS  := $(foreach d,$(AGENT_DIRS),$(wildcard $(d)/*.c))
-AGENT_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(AGENT_SRCS)) $(BUILD)/obj/gen/tracker_class.o
+AGENT_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(AGENT_SRCS)) $(BUILD)/obj/gen/tracker_class.o \
+               $(BUILD)/obj/gen/flamegraph_html.o
 
-# Tools: one folder each under tools/, every .c in it linked into build/<name>.
-TOOL_NAMES  := $(notdir $(wildcard tools/*))
+# Tools: one folder each under tools/, every .c in it linked into build/<name>, with
+# build/libtools.a: tools/common, what several tools share (the readers of HPROF files).
+TOOL_NAMES  := $(filter-out common,$(notdir $(wildcard tools/*)))
+TOOLS_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/common/*.c))
+$(TOOLS_LIB_OBJS): ALL_CFLAGS += -Itools/common
 TOOL_BINS   := $(addprefix $(BUILD)/,$(TOOL_NAMES))
 
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit install sample clean bench
+.PHONY: all test unit install sample clean bench check
 all: $(BUILD)/libhprof.so $(TOOL_BINS) $(UNIT_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -44,34 +53,46 @@ $(BUILD)/tracker/hprof/Tracker.class: java/hprof/Tracker.java
 	@mkdir -p $(BUILD)/tracker
 	$(JDK_HOME)/bin/javac -nowarn --release 11 -d $(BUILD)/tracker $<
 
-$(BUILD)/gen/tracker_class.c: $(BUILD)/tracker/hprof/Tracker.class
-	@mkdir -p $(dir $@)
-	@{ echo '/* Generated from java/hprof/Tracker.java: the Tracker class file. */'; \
-	   echo '#include <stddef.h>'; \
-	   echo 'const unsigned char hprof_tracker_class[] = {'; \
-	   od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
-	   echo '};'; \
-	   echo 'const size_t hprof_tracker_class_len = sizeof hprof_tracker_class;'; } >$@
+# $(call embed,SYMBOL): the recipe of a C file holding the prerequisite's bytes as SYMBOL[]
+# and their number as SYMBOL_len.
+embed = @mkdir -p $(dir $@); \
+	{ echo '/* Generated from $<. */'; \
+	  echo '\#include <stddef.h>'; \
+	  echo 'const unsigned char $(1)[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo 'const size_t $(1)_len = sizeof $(1);'; } >$@
 
-$(BUILD)/obj/gen/tracker_class.o: $(BUILD)/gen/tracker_class.c
+$(BUILD)/gen/tracker_class.c: $(BUILD)/tracker/hprof/Tracker.class
+	$(call embed,hprof_tracker_class)
+
+# The flame graph's page (view=html, hprof view), embedded the same way.
+$(BUILD)/gen/flamegraph_html.c: src/writers/flamegraph.html
+	$(call embed,hprof_flamegraph_html)
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libtools.a: $(TOOLS_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
 
 $(BUILD)/libhprof.a: $(AGENT_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/libhprof.so: $(AGENT_OBJS)
-	$(CC) -shared -o $@ $^ $(LDLIBS) -Wl,--version-script=src/agent/exports.map
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS) -Wl,--version-script=src/agent/exports.map
 
 .SECONDEXPANSION:
-$(BUILD)/%: tools/%/*.c $$(wildcard tools/%/*.h) $(BUILD)/libhprof.a
+$(BUILD)/%: tools/%/*.c $$(wildcard tools/%/*.h) $(wildcard tools/common/*.h) $(BUILD)/libtools.a $(BUILD)/libhprof.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itools/$* -o $@ $(filter %.c,$^) $(BUILD)/libhprof.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Itools/$* -Itools/common -o $@ $(filter %.c,$^) $(BUILD)/libtools.a $(BUILD)/libhprof.a $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libhprof.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libhprof.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Itests/unit -o $@ $< $(BUILD)/libhprof.a $(LDLIBS)
 
 test: all
 	tests/run.sh
@@ -98,10 +119,18 @@ sample:
 bench: all
 	bench/run.sh
 
-clean:
-	rm -rf $(BUILD)
+# Sanitizers: a second build tree, so build/ (the one the tests and users load) stays as it is.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+check:
+	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" all
+	$(MAKE) --no-print-directory BUILD=build-tsan CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" \
+	    build-tsan/tests/test_tables
+	tests/check.sh
 
--include $(AGENT_OBJS:.o=.d)
+clean:
+	rm -rf $(BUILD) build-asan build-tsan
+
+-include $(AGENT_OBJS:.o=.d) $(TOOLS_LIB_OBJS:.o=.d)
 # Fuzz targets (clang + libFuzzer) keep their rules beside their sources.
 -include tests/fuzz/fuzz.mk
 -include tests/fuzz/fuzz_jvmstat.mk

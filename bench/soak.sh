@@ -73,10 +73,10 @@ check_dumps() {
     [[ "${n:-0}" -ge $((quits + 1)) ]] && echo "ok $n" || echo "BAD only ${n:-0} heap dumps"
     return
   fi
-  # Text: every section closes, in order; count the mode's own section.
+  # Text: every section closes, in order; count the mode's own section (CPU TIME (ms) too).
   awk -v quits="$quits" '
-    / BEGIN/ && /^[A-Z][A-Z ]* BEGIN/ { t = $0; sub(/ BEGIN.*/, "", t); if (open != "") bad = "nested " t; open = t; n[t]++ }
-    /^[A-Z][A-Z ]* END$/ { t = $0; sub(/ END$/, "", t); if (open != t) bad = "unbalanced " t; open = "" }
+    / BEGIN/ && /^[A-Z][A-Z ()a-z]* BEGIN/ { t = $0; sub(/ BEGIN.*/, "", t); if (open != "") bad = "nested " t; open = t; n[t]++ }
+    /^[A-Z][A-Z ()a-z]* END$/ { t = $0; sub(/ END$/, "", t); if (open != t) bad = "unbalanced " t; open = "" }
     END {
       if (open != "") bad = "unclosed " open
       if (bad != "") { print "BAD " bad; exit }
@@ -107,40 +107,50 @@ run_mode() {
   printf '%s\t%s\t%s\t%s\n' "$mode" "$rc" "$quits" "$dumps" >"$dir/summary"
 }
 
-# The report: one row per mode from its minutes.tsv, ticks and summary.
+# Figures of one mode's minutes.tsv: RSS and live heap at minute 5 (or the first minute
+# of a shorter run) and at the end, in MiB, and the RSS trend (least squares from minute 5
+# on, MiB per 10 minutes).
+minute_figures() {
+  awk -F'\t' 'NR > 1 && $2 > 0 {
+      if (!have || $1 <= 5) { r5 = $2; h5 = $3; have = 1 }
+      rl = $2; hl = $3
+      if ($1 >= 5 || !n5) { n++; sx += $1; sy += $2; sxx += $1 * $1; sxy += $1 * $2; n5 = ($1 >= 5) }
+    }
+    END {
+      slope = (n > 1 && n * sxx != sx * sx) ? (n * sxy - sx * sy) / (n * sxx - sx * sx) : 0
+      printf "%.0f %.0f %.1f %.1f %.1f %+.1f\n", r5 / 1024, rl / 1024, h5 / 1048576, hl / 1048576, 0, slope * 10 / 1024
+    }' "$1"
+}
+
+# Throughput: median rounds per tick over the first 5 minutes after a minute of warm-up,
+# and over the last 5 minutes (thirds of the run when it is shorter).
+throughput() {
+  grep '^tick ' "$1" | sed 's/.*rounds=\([0-9]*\).*/\1/' | awk '
+    { v[NR] = $1 }
+    function med(lo, hi,   i, j, k, t, a) { k = 0; for (i = lo; i <= hi; i++) a[++k] = v[i];
+      for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return k ? a[int((k + 1) / 2)] : 0 }
+    END { w = 30; if (NR < 6 + 2 * w) w = int((NR - 6) / 2); if (w < 1) { print "-"; exit }
+      f = med(7, 6 + w); l = med(NR - w + 1, NR); printf "%d -> %d (%.2f)", f, l, f ? l / f : 0 }'
+}
+
+# The report: one row per mode; with a `none` run, the agent's share is the difference.
 report() {
-  local n=$1 base_rss="" idx
+  local n=$1 base="" idx
   echo "Soak: $MINUTES min per mode, -Xmx$XMX, $(basename "$(readlink -f "$JDK")"), SIGQUIT every minute, $(date -u +%F)"
   echo
-  echo "| mode | exit | dumps checked | RSS min 5 -> end (MiB) | agent RSS vs none, min 5 -> end (MiB) | live heap min 5 -> end (MiB) | hprof.* heap (KiB) | rounds/10 s first -> last (ratio) |"
+  echo "| mode | exit | dumps checked | RSS min 5 -> end (MiB) | RSS trend (MiB/10 min) | RSS over none, min 5 -> end (MiB) | live heap min 5 -> end (MiB) | rounds/10 s, first -> last 5 min (ratio) |"
   echo "|---|---|---|---|---|---|---|---|"
   for ((idx = 0; idx < n; idx++)); do
-    local dir=$OUT/$idx
+    local dir=$OUT/$idx mode rc quits dumps r5 rl h5 hl _ trend share="-"
     IFS=$'\t' read -r mode rc quits dumps <"$dir/summary"
-    local first last
-    first=$(awk -F'\t' 'NR > 1 && $1 <= 5' "$dir/minutes.tsv" | tail -n 1)
-    last=$(awk 'NR > 1' "$dir/minutes.tsv" | tail -n 1)
-    local r5 rl h5 hl a5 al
-    r5=$(cut -f2 <<<"$first"); rl=$(cut -f2 <<<"$last")
-    h5=$(cut -f3 <<<"$first"); hl=$(cut -f3 <<<"$last")
-    a5=$(cut -f4 <<<"$first"); al=$(cut -f4 <<<"$last")
-    [[ "$mode" == none ]] && base_rss="$r5 $rl"
-    local share="-"
-    if [[ -n "$base_rss" && "$mode" != none ]]; then
-      share=$(awk -v a="$r5" -v b="$rl" -v base="$base_rss" 'BEGIN { split(base, x, " "); printf "%+.0f -> %+.0f", (a - x[1]) / 1024, (b - x[2]) / 1024 }')
+    read -r r5 rl h5 hl _ trend <<<"$(minute_figures "$dir/minutes.tsv")"
+    [[ "$mode" == none ]] && base="$r5 $rl"
+    if [[ -n "$base" && "$mode" != none ]]; then
+      share=$(awk -v a="$r5" -v b="$rl" -v base="$base" 'BEGIN { split(base, x, " "); printf "%+d -> %+d", a - x[1], b - x[2] }')
     fi
-    local tp
-    tp=$(grep '^tick ' "$dir/stdout" | sed 's/.*rounds=\([0-9]*\).*/\1/' | awk '
-      { v[NR] = $1 }
-      function med(lo, hi,   i, j, k, t, a) { k = 0; for (i = lo; i <= hi; i++) a[++k] = v[i];
-        for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-        return k ? a[int((k + 1) / 2)] : 0 }
-      END { w = 30; if (NR < 3 * w) w = int(NR / 3); if (w < 1) { print "-"; exit }
-        f = med(7, 6 + w); l = med(NR - w + 1, NR); printf "%d -> %d (%.2f)", f, l, f ? l / f : 0 }')
-    printf '| `%s` | %s | %s | %.0f -> %.0f | %s | %.0f -> %.0f | %s -> %s | %s |\n' "$mode" "$rc" "$dumps" \
-      "$(( ${r5:-0} / 1024 ))" "$(( ${rl:-0} / 1024 ))" "$share" \
-      "$(awk -v x="${h5:-0}" 'BEGIN { print x / 1048576 }')" "$(awk -v x="${hl:-0}" 'BEGIN { print x / 1048576 }')" \
-      "$(( ${a5:-0} / 1024 ))" "$(( ${al:-0} / 1024 ))" "$tp"
+    printf '| `%s` | %s | %s | %s -> %s | %s | %s | %s -> %s | %s |\n' "$mode" "$rc" "$dumps" \
+      "$r5" "$rl" "$trend" "$share" "$h5" "$hl" "$(throughput "$dir/stdout")"
   done
   echo
   echo "Reproduce: bench/soak.sh --minutes $MINUTES --xmx $XMX --jdk $JDK --modes \"$MODES\""

@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: unit tests, then integration tests on every JDK found.
 # Ends with "N passed, N failed". Options: --unit-only, --only REGEX (integration scripts).
+# HPROF_BUILD picks the build tree under test (default build; make check uses build-asan);
+# HPROF_PRELOAD is put in LD_PRELOAD of every `java` the integration tests run (the
+# sanitizer's runtime, which must come first in a JVM that loads a sanitized agent): they
+# get a JAVA_HOME whose bin/java is a wrapper, the rest links to the JDK. Only java: the
+# runtime in every awk and grep would report those tools' own bugs as ours.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -13,7 +18,7 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
-LOG=$(mktemp); trap 'rm -f "$LOG"' EXIT
+LOG=$(mktemp); SHADOW=$(mktemp -d); trap 'rm -rf "$LOG" "$SHADOW"' EXIT
 run_one() {  # run_one LABEL COMMAND...: streams its output, collecting ok/not ok lines
   local label=$1; shift
   local out; out=$(mktemp)
@@ -28,21 +33,41 @@ run_one() {  # run_one LABEL COMMAND...: streams its output, collecting ok/not o
   rm -f "$out"
 }
 
-for t in build/tests/test_*; do
+B=${HPROF_BUILD:-build}
+for t in "$B"/tests/test_*; do
   [[ -x "$t" ]] && run_one "$(basename "$t")" "$t"
 done
 
-export HPROF_ROOT=$ROOT HPROF_LIB=$ROOT/build/libhprof.so HPROF_DUMP=$ROOT/build/hprof-dump
+# Every fuzz target over its committed corpus and regressions (tests/fuzz/fuzz.mk).
+for r in "$B"/fuzz-replay/*; do
+  [[ -x "$r" ]] || continue
+  n=$(basename "$r")
+  run_one "fuzz replay $n" "$r" "$n" "tests/fuzz/corpus/$n" "tests/fuzz/regressions/$n"
+done
+
+export HPROF_ROOT=$ROOT HPROF_BIN=$ROOT/$B HPROF_LIB=$ROOT/$B/libhprof.so HPROF_DUMP=$ROOT/$B/hprof-dump
 # Tool tests need no JVM (or pick one themselves): run once.
 for s in tests/tools/*.sh; do
   [[ -f "$s" ]] && run_one "$(basename "$s")" bash "$s"
 done
+
+# preloading_jdk JDK: a JDK of the same name whose java preloads HPROF_PRELOAD.
+preloading_jdk() {
+  local real=$1 w; w=$SHADOW/$(basename "$1")
+  mkdir -p "$w/bin"
+  for e in "$real"/*; do [[ "$(basename "$e")" == bin ]] || ln -s "$e" "$w/"; done
+  for e in "$real"/bin/*; do [[ "$(basename "$e")" == java ]] || ln -s "$e" "$w/bin/"; done
+  printf '#!/bin/sh\nLD_PRELOAD=%s${LD_PRELOAD:+:$LD_PRELOAD} exec %s "$@"\n' "$HPROF_PRELOAD" "$real/bin/java" >"$w/bin/java"
+  chmod +x "$w/bin/java"
+  echo "$w"
+}
 
 if [[ $UNIT_ONLY -eq 0 ]]; then
   mapfile -t JDKS < <(tests/lib/jdks.sh)
   [[ ${#JDKS[@]} -gt 0 ]] || { echo "not ok - no JDK found"; echo "not ok - no JDK" >>"$LOG"; }
   for jdk in "${JDKS[@]}"; do
     export JAVA_HOME=$jdk
+    [[ -n "${HPROF_PRELOAD:-}" ]] && JAVA_HOME=$(preloading_jdk "$jdk")
     # Test programs are compiled once per JDK, for its own release.
     export TEST_CLASSES=$ROOT/build/tests/classes-$(basename "$jdk")
     if [[ ! -d "$TEST_CLASSES" || -n "$(find tests/java -newer "$TEST_CLASSES" -name '*.java' 2>/dev/null)" ]]; then

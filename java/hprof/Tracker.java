@@ -5,15 +5,22 @@ package hprof;
  *
  * Calls are inert until the agent engages the tracker at VM start, and the tracker
  * never calls anything that is itself instrumented (the agent leaves out
- * Thread.currentThread, Thread.getId and Thread.threadId), so it cannot recurse.
+ * Thread.currentThread, Thread.getId, Thread.threadId and Thread.isAlive with the alive()
+ * it calls), so it cannot recurse.
  *
  * cpu=times: method entries and exits are not sent to native code one by one. Each
- * thread appends (event, time) pairs to its own long[] buffer, found by its thread id,
- * and hands the buffer to the agent in bulk when it is full and one more pair comes.
- * Slot 0 of a buffer holds its fill index; the agent refills slots 0-2 at a hand-over.
+ * thread appends (event, time) pairs to its own long[] buffer and hands the buffer to the
+ * agent in bulk when it is full and one more pair comes. Slot 0 of a buffer holds its fill
+ * index and slot 1 the thread id of its owner; the agent refills slots 0-3 at a hand-over.
  * The time is System.nanoTime() (the monotonic clock, a few tens of nanoseconds to read),
  * so that a call of a microsecond is timed as one. An entry reads the clock last and an exit first, so a method is not charged
  * for its own bookkeeping nor for a hand-over (its caller is).
+ *
+ * Buffers follow the live threads: a thread's buffer is handed over for the last time and
+ * made free when the thread ends (the agent calls ended() at its ThreadEnd), or, for a
+ * thread that ends without that event (a virtual thread), when the table is rebuilt and
+ * finds it no longer alive. A buffer starts small and grows while its thread keeps
+ * filling it; free buffers are kept for the next threads, a few of them.
  */
 public final class Tracker {
     private Tracker() {}
@@ -21,62 +28,154 @@ public final class Tracker {
     /* Set by the agent: 0 = inert, 1 = record method entries and exits. */
     private static volatile int engaged;
 
-    private static final int PAIRS = 8192;
-    private static final int MAX_DIRECT = 1 << 16;
+    private static final int HEAD = 2;                   /* [0] fill index, [1] owner's thread id */
+    private static final int FIRST_PAIRS = 256;
+    private static final int MAX_PAIRS = 8192;
+    private static final int SPARES = 16;
+    private static final int MIN_SLOTS = 64;
     private static final long EXIT = Long.MIN_VALUE;
+    /* The slot of a thread that ended: probes go past it (no thread has id -1). */
+    private static final long[] GONE = {0, -1};
 
-    /* One buffer per thread id below MAX_DIRECT; threads above use the shared path. */
-    private static volatile long[][] buffers = new long[256][];
+    /*
+     * The buffers of live threads, open addressing by thread id: ids count up, so the
+     * low bits spread them. The owning thread finds its own without a lock (a stale view
+     * only sends it to claim(), which looks again under the lock); every change is made
+     * under the class lock, and at most half the slots are used, GONE ones included.
+     */
+    private static volatile long[][] table = new long[MIN_SLOTS][];
+    private static Thread[] owners = new Thread[MIN_SLOTS];   /* under the lock, as the rest */
+    private static int used;
+    private static final long[][] spare = new long[SPARES][];
+    private static int spares;
 
+    /* On the thread itself: counts the buffer's pairs up to length (none when the Tracker
+     * has just made it) and starts it again with a mark. */
     private static native void drain(long threadId, long[] buffer, int length);
+    /* From any thread: counts the pairs up to length of the buffer of thread t (null: the
+     * current thread); last: t records nothing more, its call stack can go. */
+    private static native void handOver(long threadId, long[] buffer, int length, Thread t, boolean last);
 
     private static long threadId(Thread t) {
         return t.getId();
     }
 
     private static long[] bufferOf(long id) {
-        long[][] all = buffers;
-        if (id < all.length) {
-            long[] b = all[(int) id];
-            if (b != null) return b;
-        }
-        return newBuffer(id);
+        long[][] t = table;
+        long[] b = t[(int) id & (t.length - 1)];
+        return b != null && b[1] == id ? b : find(id);
     }
 
-    private static synchronized long[] newBuffer(long id) {
-        if (id >= MAX_DIRECT) return null;
-        long[][] all = buffers;
-        if (id >= all.length) {
-            int n = all.length;
-            while (n <= id) n *= 2;
-            long[][] bigger = new long[n][];
-            System.arraycopy(all, 0, bigger, 0, all.length);
-            buffers = all = bigger;
+    /* Not in its first slot: further on, or not there yet. */
+    private static long[] find(long id) {
+        long[][] t = table;
+        int mask = t.length - 1;
+        for (int i = (int) id & mask; ; i = (i + 1) & mask) {
+            long[] b = t[i];
+            if (b == null) return claim(id);
+            if (b[1] == id) return b;
         }
-        long[] b = all[(int) id];
-        if (b == null) {
-            b = new long[1 + 2 * PAIRS];
-            drain(id, b, 1);                 // nothing to hand over: the agent marks the start
-            all[(int) id] = b;
+    }
+
+    /* The current thread's buffer, made (or taken from the spares) if it has none. */
+    private static synchronized long[] claim(long id) {
+        long[][] t = table;
+        int mask = t.length - 1, free = -1, i = (int) id & mask;
+        for (long[] b; (b = t[i]) != null; i = (i + 1) & mask) {
+            if (b[1] == id) return b;
+            if (b == GONE && free < 0) free = i;
         }
+        if (free < 0) {
+            if (2 * (used + 1) > t.length) {
+                rebuild();
+                return claim(id);
+            }
+            free = i;
+            used++;
+        }
+        long[] b = spares > 0 ? spare[--spares] : new long[HEAD + 2 * FIRST_PAIRS];
+        spare[spares] = null;
+        b[1] = id;
+        drain(id, b, HEAD);                  // nothing to hand over: the agent marks the start
+        owners[free] = Thread.currentThread();
+        t[free] = b;
         return b;
+    }
+
+    /* A buffer its thread gave up, free for the next one. */
+    private static void recycle(long[] b) {
+        b[0] = HEAD;
+        b[1] = -1;
+        if (spares < SPARES) spare[spares++] = b;
+    }
+
+    /*
+     * A table for the live threads, at most a quarter full: the buffers of threads no
+     * longer alive are handed over for the last time and made free, GONE slots dropped.
+     */
+    private static void rebuild() {
+        long[][] t = table;
+        Thread[] o = owners;
+        int live = 0;
+        for (int i = 0; i < t.length; i++) {
+            long[] b = t[i];
+            if (b == null || b == GONE) continue;
+            if (o[i].isAlive()) {
+                live++;
+            } else {
+                handOver(b[1], b, (int) b[0], o[i], true);
+                recycle(b);
+                o[i] = null;
+            }
+        }
+        int n = MIN_SLOTS;
+        while (n < 4 * (live + 1)) n *= 2;
+        long[][] nt = new long[n][];
+        Thread[] no = new Thread[n];
+        for (int i = 0; i < t.length; i++) {
+            if (o[i] == null || t[i] == null || t[i] == GONE) continue;
+            int j = (int) t[i][1] & (n - 1);
+            while (nt[j] != null) j = (j + 1) & (n - 1);
+            nt[j] = t[i];
+            no[j] = o[i];
+        }
+        owners = no;
+        used = live;
+        table = nt;
+    }
+
+    /* The slot of the thread with this id in the table, or -1. */
+    private static int slotOf(long[][] t, long id) {
+        int mask = t.length - 1;
+        for (int i = (int) id & mask; t[i] != null; i = (i + 1) & mask)
+            if (t[i][1] == id) return i;
+        return -1;
+    }
+
+    /* A full buffer of a thread that keeps filling it gives way to a larger one. */
+    private static synchronized long[] larger(long id, long[] b) {
+        long[][] t = table;
+        int i = slotOf(t, id);
+        if (i < 0 || t[i] != b) return b;
+        int pairs = 4 * ((b.length - HEAD) / 2);    // no Math.min: the Tracker calls nothing instrumented
+        long[] big = new long[HEAD + 2 * (pairs < MAX_PAIRS ? pairs : MAX_PAIRS)];
+        System.arraycopy(b, 0, big, 0, (int) b[0]);
+        t[i] = big;
+        return big;
     }
 
     /* The thread's buffer with room for one more pair (handed over first if full: the agent
-     * starts it again, with a mark of when the hand-over ended), or null for a thread id too
-     * large for a buffer. */
+     * starts it again, with a mark of when the hand-over ended). */
     private static long[] roomFor(long id) {
         long[] b = bufferOf(id);
-        if (b != null && b[0] >= b.length) drain(id, b, (int) b[0]);
+        if (b[0] >= b.length) {
+            drain(id, b, (int) b[0]);
+            if (b.length < HEAD + 2 * MAX_PAIRS) b = larger(id, b);
+        }
         return b;
     }
 
-    private static void put(long id, long[] b, long event, long time) {
-        if (b == null) {                     // a thread id too large: hand over one by one
-            long[] one = new long[] {3, event, time};
-            drain(id, one, 3);
-            return;
-        }
+    private static void put(long[] b, long event, long time) {
         int n = (int) b[0];
         b[n] = event;
         b[n + 1] = time;
@@ -86,9 +185,8 @@ public final class Tracker {
     /* Method entry: (class number, method number). The clock is read last. */
     public static void CallSite(int cnum, int mnum) {
         if (engaged != 0) {
-            long id = threadId(Thread.currentThread());
-            long[] b = roomFor(id);
-            put(id, b, ((long) cnum << 16) | mnum, System.nanoTime());
+            long[] b = roomFor(threadId(Thread.currentThread()));
+            put(b, ((long) cnum << 16) | mnum, System.nanoTime());
         }
     }
 
@@ -96,8 +194,30 @@ public final class Tracker {
     public static void ReturnSite(int cnum, int mnum) {
         if (engaged != 0) {
             long time = System.nanoTime();
-            long id = threadId(Thread.currentThread());
-            put(id, roomFor(id), EXIT | ((long) cnum << 16) | mnum, time);
+            put(roomFor(threadId(Thread.currentThread())), EXIT | ((long) cnum << 16) | mnum, time);
+        }
+    }
+
+    /* Called by the agent at the ThreadEnd of t, on t: its last hand-over; the slot goes. */
+    private static synchronized void ended(Thread t) {
+        long[][] tb = table;
+        int i = slotOf(tb, threadId(t));
+        if (i < 0) return;
+        long[] b = tb[i];
+        handOver(b[1], b, (int) b[0], null, true);
+        tb[i] = GONE;
+        owners[i] = null;
+        recycle(b);
+    }
+
+    /* Called by the agent at VM death, once disengaged: what every thread still holds. */
+    private static synchronized void handOverAll() {
+        long[][] t = table;
+        for (int i = 0; i < t.length; i++) {
+            long[] b = t[i];
+            if (b == null || b == GONE) continue;
+            Thread o = owners[i];
+            handOver(b[1], b, (int) b[0], o == Thread.currentThread() ? null : o, false);
         }
     }
 

@@ -12,17 +12,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report_timeline.h"
 #include "sources/source.h"
+#include "sources/virtual_threads.h"
 #include "util/collector.h"
 #include "util/log.h"
 
 /* Every source, in the order they start; they stop in the reverse order. */
 static const struct source *const SOURCES[] = {
     &thread_events_source,
+    &virtual_threads_source,    /* after thread_events, whose entries it makes */
     &monitor_events_source,
     &tracker_source,
     &alloc_tracker_source,
+    &gc_events_source,          /* after alloc_tracker: it chains that one's GC callback */
     &cpu_sampler_source,
+    &cpu_signal_sampler_source,
     &socket_commands_source,
 };
 #define NSOURCES (sizeof SOURCES / sizeof SOURCES[0])
@@ -34,8 +39,7 @@ static struct agent *agent_of(struct host *h) { return (struct agent *)h; }
 static jthread start_thread(struct host *h, JNIEnv *jni, const char *name, jvmtiStartFunction run, void *arg)
 {
     struct agent *a = agent_of(h);
-    int n = atomic_load(&a->nown_threads);
-    if (n >= AGENT_MAX_THREADS) return NULL;
+    if (atomic_load(&a->nown_threads) >= AGENT_MAX_THREADS) return NULL;
     jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
     jmethodID init = cls ? (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V") : NULL;
     jstring jname = init ? (*jni)->NewStringUTF(jni, name) : NULL;
@@ -45,10 +49,20 @@ static jthread start_thread(struct host *h, JNIEnv *jni, const char *name, jvmti
         return NULL;
     }
     jobject global = (*jni)->NewGlobalRef(jni, thread);
-    /* Known as ours before it starts, so its ThreadStart event is ignored. Agent threads
-     * are started one at a time (VMInit, then the listener), so the slot is ours. */
-    a->own_threads[n] = global;
-    atomic_store_explicit(&a->nown_threads, n + 1, memory_order_release);
+    /* Known as ours before it starts, so its ThreadStart event is ignored. Threads start
+     * at VMInit, from the listener (a command) and from the CPU sampler (its fallback):
+     * the lock gives each its own slot. */
+    pthread_mutex_lock(&a->own_lock);
+    int n = atomic_load(&a->nown_threads);
+    if (n < AGENT_MAX_THREADS) {
+        a->own_threads[n] = global;
+        atomic_store_explicit(&a->nown_threads, n + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&a->own_lock);
+    if (n >= AGENT_MAX_THREADS) {
+        (*jni)->DeleteGlobalRef(jni, global);
+        return NULL;
+    }
     if ((*h->jvmti)->RunAgentThread(h->jvmti, thread, run, arg, JVMTI_THREAD_MAX_PRIORITY) != JVMTI_ERROR_NONE)
         return NULL;
     return global;
@@ -65,11 +79,17 @@ static bool is_own_thread(struct host *h, JNIEnv *jni, jthread thread)
 
 static void record(struct host *h, const struct live_record *r) { report_record(&agent_of(h)->report, r); }
 
+static void timeline(struct host *h, JNIEnv *jni, const struct gc_record *gc, bool allocs)
+{
+    report_timeline(&agent_of(h)->report, jni, gc, allocs);
+}
+
 static const struct host_services SERVICES = {
     .start_thread = start_thread,
     .is_own_thread = is_own_thread,
     .record = record,
     .command = agent_command,
+    .timeline = timeline,
 };
 
 /* ---- JVMTI events ---- */
@@ -80,6 +100,7 @@ void agent_start(struct agent *a, JNIEnv *jni)
     atomic_store(&h->phase, PHASE_LIVE);
     /* Asked now: the collector's threads that tell are gone by VM death. */
     if (h->opt->heap) h->gc_at_exit = collector_gc_at_exit();
+    report_start(&agent_of(h)->report, jni);    /* the run header, before any other record */
     for (size_t i = 0; i < NSOURCES; i++)
         if (SOURCES[i]->start && SOURCES[i]->wanted(h->opt)) SOURCES[i]->start(h, jni);
 }
@@ -93,6 +114,15 @@ static void JNICALL on_data_dump_request(jvmtiEnv *jvmti)
     JNIEnv *jni = NULL;
     (*h->vm)->GetEnv(h->vm, (void **)&jni, JNI_VERSION_1_8);
     report_dump(&agent_of(h)->report, jni, DUMP_ON_SIGNAL);
+}
+
+/* A thread's start goes to the sources in order: the thread table enters it first. */
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+    struct host *h = host_get();
+    if (!host_live(h)) return;
+    for (size_t i = 0; i < NSOURCES; i++)
+        if (SOURCES[i]->thread_start && SOURCES[i]->wanted(h->opt)) SOURCES[i]->thread_start(h, jni, thread);
 }
 
 /* A thread's end goes to the sources in reverse order: the thread table forgets it last. */
@@ -161,6 +191,8 @@ static void note_limits(const struct options *o)
 {
     if (o->msa) log_warning("msa=y (Solaris micro state accounting) has no meaning on this platform; ignored");
     if (o->gc_okay_given) log_warning("gc_okay is an obsolete option; ignored");
+    if (o->view && !o->depth_given)
+        log_plain("HPROF: view= without depth=: stacks are taken %d frames deep (give depth= to change it)", o->depth);
     char names[128];
     if (options_no_effect(o, names, sizeof names))
         log_warning("%s: the original HPROF's debugging option%s, no effect here; ignored", names,
@@ -184,17 +216,20 @@ static int add_capabilities(jvmtiEnv *jvmti, const struct options *o)
 /* The sources' init, then the callbacks they and the agent set, then the agent's events. */
 static int init_sources(struct host *h)
 {
-    jvmtiEventCallbacks cb;
-    memset(&cb, 0, sizeof cb);
+    union event_table events;           /* room for JDK 21's events (sources/virtual_threads.h) */
+    memset(&events, 0, sizeof events);
+    jvmtiEventCallbacks *cb = &events.cb;
     for (size_t i = 0; i < NSOURCES; i++)
-        if (SOURCES[i]->init && SOURCES[i]->wanted(h->opt) && SOURCES[i]->init(h, &cb) != 0) return -1;
-    cb.VMInit = on_vm_init;
-    cb.VMDeath = on_vm_death;
-    cb.DataDumpRequest = on_data_dump_request;
-    cb.ThreadEnd = on_thread_end;
-    cb.ClassPrepare = on_class_prepare;
+        if (SOURCES[i]->init && SOURCES[i]->wanted(h->opt) && SOURCES[i]->init(h, cb) != 0) return -1;
+    cb->VMInit = on_vm_init;
+    cb->VMDeath = on_vm_death;
+    cb->DataDumpRequest = on_data_dump_request;
+    cb->ThreadStart = on_thread_start;
+    cb->ThreadEnd = on_thread_end;
+    cb->ClassPrepare = on_class_prepare;
     jvmtiEnv *jvmti = h->jvmti;
-    if ((*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb) != JVMTI_ERROR_NONE) {
+    /* The JVM takes what it knows of a longer table. */
+    if ((*jvmti)->SetEventCallbacks(jvmti, cb, (jint)sizeof events) != JVMTI_ERROR_NONE) {
         log_error("cannot set the JVMTI event callbacks");
         return -1;
     }
@@ -212,6 +247,7 @@ static void init_host(struct agent *a, JavaVM *vm, jvmtiEnv *jvmti)
     h->opt = &a->opt;
     h->services = &SERVICES;
     h->net_fd = -1;
+    pthread_mutex_init(&a->own_lock, NULL);
     atomic_init(&h->phase, PHASE_ONLOAD);
     atomic_init(&h->depth, a->opt.depth);
     atomic_init(&h->interval_ms, a->opt.interval_ms);

@@ -7,13 +7,14 @@
 #define HPROF_AGENT_H
 
 #include <jni.h>
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "options/options.h"
 #include "report/report.h"
 #include "sources/host.h"
 
-#define AGENT_MAX_THREADS 4
+#define AGENT_MAX_THREADS 5
 
 struct agent {
     struct host host;                /* what the sources see (first: a host is an agent) */
@@ -22,8 +23,10 @@ struct agent {
     /* Our own Java threads, kept out of the profile. A slot is filled before the count
      * that publishes it grows (release/acquire), so readers never see an empty one. */
     jobject own_threads[AGENT_MAX_THREADS];
+    pthread_mutex_t own_lock;      /* one starter at a time takes a slot (readers need none) */
     _Atomic int nown_threads;
     _Atomic bool said_missing;       /* "the net= command ... needs heap=sites", once */
+    _Atomic bool said_missing_allocs; /* "ALLOCS needs heap=sites and timeline=", once */
     bool attached;                   /* loaded into a running JVM (Agent_OnAttach) */
     _Atomic bool paused;             /* `hprof stop`: gathering nothing, the profile written */
 };

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "report/report_timeline.h"
 #include "sources/alloc_tracker.h"
 #include "sources/cpu_sampler.h"
+#include "sources/cpu_signal_sampler.h"
 #include "sources/socket_protocol.h"
 #include "util/log.h"
 
@@ -27,10 +29,12 @@ static bool cpu_sampling(struct host *h, JNIEnv *jni, uint32_t thread_id, bool o
             snprintf(why, whylen, "CONTROL names thread object 0x%x, which is not a live thread", thread_id);
             return false;
         }
-        if (on) cpu_sampler_enable(h, true);
+        if (on && !cpu_signal_sampler_enable(h, true)) cpu_sampler_enable(h, true);
         return true;
     }
     threads_set_sampled_all(&h->t.threads, on);
+    /* The signal engine when it runs; otherwise the JVMTI sampler, started if need be. */
+    if (cpu_signal_sampler_enable(h, on)) return true;
     if (on && !h->sampler) cpu_sampler_start(h, jni);
     cpu_sampler_enable(h, on);
     return true;
@@ -67,7 +71,7 @@ static bool control(struct host *h, JNIEnv *jni, const struct command *c, char *
 static bool writes_section(uint8_t tag)
 {
     return tag == CMD_DUMP_HEAP || tag == CMD_ALLOC_SITES || tag == CMD_HEAP_SUMMARY || tag == CMD_DUMP_TRACES ||
-           tag == CMD_CPU_SAMPLES;
+           tag == CMD_CPU_SAMPLES || tag == CMD_ALLOCS;
 }
 
 bool agent_command(struct host *h, JNIEnv *jni, const struct command *c, char *why, size_t whylen)
@@ -92,6 +96,9 @@ bool agent_command(struct host *h, JNIEnv *jni, const struct command *c, char *w
     case CMD_DUMP_TRACES: report_traces(r); break;
     case CMD_CPU_SAMPLES: report_cpu_samples(r, c->cutoff); break;
     case CMD_CONTROL: good = control(h, jni, c, why, whylen); break;
+    case CMD_ALLOCS:
+        if (!report_allocs(r, jni)) say_once(&a->said_missing_allocs, "the net= command %s needs heap=sites and timeline=; nothing is written for it", "ALLOCS");
+        break;
     }
     report_end_command(r, section);
     return good;

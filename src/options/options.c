@@ -18,7 +18,7 @@ static const char HELP_TEXT[] =
     "heap=dump|sites|all    heap profiling                 all\n"
     "cpu=samples|times|old  CPU usage                      off\n"
     "monitor=y|n            monitor contention             n\n"
-    "format=a|b             text(txt) or binary output     a\n"
+    "format=a|b|short       text(txt) or binary output     a\n"
     "file=<file>            write data to file             java.hprof[{.txt}]\n"
     "net=<host>:<port>      send data over a socket        off\n"
     "depth=<size>           stack trace depth              4\n"
@@ -34,6 +34,13 @@ static const char HELP_TEXT[] =
     "New Options (not in the original HPROF)\n"
     "---------------------------------------\n"
     "alloc_sample=<bytes>   heap=sites by sampling         0 (exact)\n"
+    "clock=cpu|wall         cpu=samples: CPU or wall time  cpu\n"
+    "sampler=signal|jvmti   cpu=samples: how stacks are    signal\n"
+    "                       taken\n"
+    "view=<views>           flame graph, pprof ... (below) off\n"
+    "viewonly=y|n           the views instead of the file  n\n"
+    "timeline=gc|<ms>       the run over time (below)      off\n"
+    "top=<n>                at most n rows per section     all\n"
     "\n"
     "Options of the Original HPROF Outside Its Table\n"
     "-----------------------------------------------\n"
@@ -88,6 +95,49 @@ static const char HELP_TEXT[] =
     "    every allocation exactly, through bytecode instrumentation; it turns\n"
     "    off the JIT optimizations that would allocate without that bytecode\n"
     "    (OptimizeStringConcat, EliminateAutoBox, allocating intrinsics).\n"
+    "  - cpu=samples takes each stack where the thread is, from a signal\n"
+    "    (sampler=signal, the default): a per-thread CPU timer fires every\n"
+    "    <interval> ms of the thread's CPU time, and the handler walks the Java\n"
+    "    stack with HotSpot's AsyncGetCallTrace. Threads that wait, sleep or\n"
+    "    block use no CPU and get no samples. A sample whose walk fails is\n"
+    "    counted under a frame that says why ([no_Java_frame].GC_active, ...).\n"
+    "    sampler=jvmti is the original's way (a thread asks the JVM for every\n"
+    "    running thread's stack at each interval), which sees threads only at\n"
+    "    safepoint polls: inlined and loop code is blamed on the wrong method.\n"
+    "    It is used, with a note, where AsyncGetCallTrace is missing.\n"
+    "  - clock=wall samples every Java thread every <interval> ms whatever it\n"
+    "    is doing, for programs that wait on I/O and locks; the thread's state\n"
+    "    (from JVMTI, just before the sample) is the trace's last frame,\n"
+    "    [thread_state].RUNNABLE, .BLOCKED, .WAITING, ...\n"
+    "  - thread=y on JDK 21+ names virtual threads (THREAD START with group\n"
+    "    VirtualThreads) in samples, sites and monitors, not their carriers;\n"
+    "    it costs each mount and unmount about 0.2 us (sampler=jvmti still\n"
+    "    names carriers).\n"
+    "  - view=<views> (html, collapsed, pprof or all; several joined by +, as in\n"
+    "    view=html+pprof) writes at each dump a flame graph (html), collapsed\n"
+    "    stacks (for flamegraph.pl, speedscope) or pprof (gzipped profile.proto\n"
+    "    for go tool pprof, Pyroscope, Parca) of each stack-based section\n"
+    "    (cpu=samples|times, heap=sites, monitor=y), beside the file:\n"
+    "    <file>.<cpu|sites|monitor>.<html|collapsed|pb.gz> (<file> without .txt;\n"
+    "    dumps before the one at exit add .1, .2 ...). Without depth=, stacks are\n"
+    "    64 frames deep. viewonly=y writes the views and no other file.\n"
+    "    build/hprof view makes the same views from any HPROF file.\n"
+    "  - timeline=gc writes a GC record at each collection (when, how long from\n"
+    "    the JVM's GC start to its end, heap used before and after and committed,\n"
+    "    read from the JVM's jvmstat counters) and HEAP SIZE when the committed\n"
+    "    heap changes; with heap=sites also, after each GC, an ALLOCS LIVE record:\n"
+    "    per site, objects and bytes allocated since the last record and still\n"
+    "    live; at exit the LEAK SUSPECTS (sites whose live bytes kept growing)\n"
+    "    and <file>.timeline.html, a page of the heap and those sites over time.\n"
+    "    timeline=<ms>: the ALLOCS LIVE records every <ms> instead (live as the\n"
+    "    last GC left them). The text file always starts with the run header\n"
+    "    (command, OS, heap sizes, JVM, collector, pid, host, start, options);\n"
+    "    format=b writes it as a RUN HEADER record with timeline= only. New\n"
+    "    binary tags 0x40-0x44 (README); the net= command ALLOCS (0x09) writes\n"
+    "    the allocations since the last record. format=short is format=b with\n"
+    "    timeline=gc and heap=sites, never a heap dump. top=<n> keeps the first\n"
+    "    n rows of SITES, CPU SAMPLES, CPU TIME, MONITOR TIME and the timeline's\n"
+    "    records.\n"
     "  - monitor=y: MONITOR TIME is contention only, as in the original (time\n"
     "    blocked entering a monitor). Time in Object.wait (Thread.join too) is\n"
     "    in a section of its own, MONITOR WAIT TIME, which the original lacked.\n";
@@ -108,7 +158,8 @@ void options_free(struct options *o)
 {
     free(o->file);
     free(o->net_host);
-    o->file = o->net_host = NULL;
+    free(o->text);
+    o->file = o->net_host = o->text = NULL;
 }
 
 static void set_defaults(struct options *o)
@@ -161,6 +212,41 @@ static int parse_int(const char *v, long lo, long hi, int *out)
     return 0;
 }
 
+/* view=html+collapsed+pprof (the option list is comma separated, so the kinds are joined by +). */
+static int parse_views(const char *v, unsigned *out)
+{
+    static const struct { const char *name; unsigned bits; } KINDS[] = {
+        {"html", 1}, {"collapsed", 2}, {"pprof", 4}, {"all", 7},
+    };
+    *out = 0;
+    while (*v) {
+        size_t n = strcspn(v, "+"), i;
+        for (i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
+            if (strlen(KINDS[i].name) == n && strncmp(v, KINDS[i].name, n) == 0) break;
+        if (i == sizeof KINDS / sizeof KINDS[0]) return -1;
+        *out |= KINDS[i].bits;
+        v += n + (v[n] == '+');
+    }
+    return *out ? 0 : -1;
+}
+
+/* timeline=gc|<ms> and top=<n>: the 1997 requests (README, "The run and its heap over time"). */
+static enum options_result parse_timeline_top(struct parser *p, struct options *o, const char *name, const char *v)
+{
+    if (name[0] == 't' && name[1] == 'o') {
+        if (parse_int(v, 1, 1000000, &o->top)) return fail(p, "top option value must be a number from 1 to 1000000%s", "");
+        return OPTIONS_OK;
+    }
+    if (strcmp(v, "gc") == 0) {
+        o->timeline = TIMELINE_GC;
+        return OPTIONS_OK;
+    }
+    if (parse_int(v, 1, 3600000, &o->timeline_ms))
+        return fail(p, "timeline option value must be gc or a number of ms from 1 to 3600000%s", "");
+    o->timeline = TIMELINE_MS;
+    return OPTIONS_OK;
+}
+
 static enum options_result parse_net(struct parser *p, const char *v, struct options *o)
 {
     const char *colon = strrchr(v, ':');
@@ -185,7 +271,7 @@ static bool *flag_of(struct options *o, const char *name)
         {"thread", offsetof(struct options, thread)},         {"doe", offsetof(struct options, doe)},
         {"msa", offsetof(struct options, msa)},               {"force", offsetof(struct options, force)},
         {"verbose", offsetof(struct options, verbose)},       {"primfields", offsetof(struct options, primfields)},
-        {"primarrays", offsetof(struct options, primarrays)},
+        {"primarrays", offsetof(struct options, primarrays)}, {"viewonly", offsetof(struct options, viewonly)},
     };
     for (size_t i = 0; i < sizeof FLAGS / sizeof FLAGS[0]; i++)
         if (strcmp(name, FLAGS[i].name) == 0) return (bool *)((char *)o + FLAGS[i].off);
@@ -242,6 +328,7 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
 {
     *r = OPTIONS_OK;
     if (strcmp(name, "heap") == 0) {
+        o->heap_given = true;
         /* heap=dump and heap=sites add up, as they always did */
         if (strcmp(value, "dump") == 0) o->heap |= HEAP_DUMP;
         else if (strcmp(value, "sites") == 0) o->heap |= HEAP_SITES;
@@ -252,11 +339,22 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
         else if (strcmp(value, "times") == 0) o->cpu = CPU_TIMES;
         else if (strcmp(value, "old") == 0) o->cpu = CPU_OLD;
         else *r = fail(p, "cpu option value must be y|samples|times|old%s", "");
+    } else if (strcmp(name, "clock") == 0) {
+        if (strcmp(value, "cpu") == 0) o->clock = CLOCK_CPU;
+        else if (strcmp(value, "wall") == 0) o->clock = CLOCK_WALL;
+        else *r = fail(p, "clock option value must be cpu|wall%s", "");
+    } else if (strcmp(name, "sampler") == 0) {
+        if (strcmp(value, "signal") == 0) o->sampler = ENGINE_SIGNAL;
+        else if (strcmp(value, "jvmti") == 0) o->sampler = ENGINE_JVMTI;
+        else *r = fail(p, "sampler option value must be signal|jvmti%s", "");
     } else if (strcmp(name, "format") == 0) {
-        if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0)
-            *r = fail(p, "format option value must be a|b%s", "");
+        o->format_short = strcmp(value, "short") == 0;
+        if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0 && !o->format_short)
+            *r = fail(p, "format option value must be a|b|short%s", "");
         else
-            o->format = value[0];
+            o->format = o->format_short ? 'b' : value[0];
+    } else if (strcmp(name, "timeline") == 0 || strcmp(name, "top") == 0) {
+        *r = parse_timeline_top(p, o, name, value);
     } else if (strcmp(name, "file") == 0 || strcmp(name, "net") == 0) {
         if (p->file_or_net) {
             *r = fail(p, "file or net options should only appear once%s", "");
@@ -271,7 +369,10 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
             o->file = strdup(value);
             o->file_given = true;
         }
+    } else if (strcmp(name, "view") == 0) {
+        if (parse_views(value, &o->view)) *r = fail(p, "view option value must be html|collapsed|pprof|all, joined by +%s", "");
     } else if (strcmp(name, "depth") == 0) {
+        o->depth_given = true;
         if (parse_int(value, 0, 65535, &o->depth))
             *r = fail(p, "depth option value must be decimal and >= 0 (at most 65535)%s", "");
     } else if (strcmp(name, "interval") == 0) {
@@ -322,6 +423,16 @@ static enum options_result check_combinations(struct parser *p, struct options *
         return fail(p, "cpu=times|old is not supported with format=b%s", "");
     if (o->format == 'b' && o->monitor)
         return fail(p, "monitor=y is not supported with format=b%s", "");
+    if (o->format_short) {
+        /* the 1997 short format: the timeline, in binary, and never a heap dump */
+        if (o->heap & HEAP_DUMP && o->heap_given) return fail(p, "format=short writes no heap dumps: drop heap=dump|all%s", "");
+        o->heap &= ~HEAP_DUMP;
+        if (o->heap == HEAP_NONE && o->cpu == CPU_OFF) o->heap = HEAP_SITES;
+        if (o->timeline == TIMELINE_OFF) o->timeline = TIMELINE_GC;
+    }
+    if (o->viewonly && !o->view) return fail(p, "viewonly=y needs view=%s", "");
+    if (o->viewonly && o->net_host) return fail(p, "viewonly=y writes no profile to send: drop net= or viewonly=%s", "");
+    if (o->view && !o->depth_given) o->depth = VIEW_DEPTH;
     return OPTIONS_OK;
 }
 
@@ -380,6 +491,7 @@ enum options_result options_parse(const char *text, struct options *o, char *err
         return OPTIONS_ERROR;
     }
     if (!o->file) o->file = strdup(o->format == 'b' ? "java.hprof" : "java.hprof.txt");
-    if (!o->file) return fail(&p, "out of memory%s", "");
+    o->text = strdup(p.all);
+    if (!o->file || !o->text) return fail(&p, "out of memory%s", "");
     return OPTIONS_OK;
 }

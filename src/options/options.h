@@ -8,8 +8,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+enum timeline_mode { TIMELINE_OFF = 0, TIMELINE_GC = 1, TIMELINE_MS = 2 };
 enum heap_mode { HEAP_NONE = 0, HEAP_SITES = 1, HEAP_DUMP = 2, HEAP_ALL = 3 };
 enum cpu_mode { CPU_OFF = 0, CPU_SAMPLES, CPU_TIMES, CPU_OLD };
+/* cpu=samples: what a sample's interval is measured in, and who takes the stacks. */
+enum sample_clock { CLOCK_CPU = 0, CLOCK_WALL };
+enum sample_engine { ENGINE_SIGNAL = 0, ENGINE_JVMTI };
 
 struct options {
     enum heap_mode heap;
@@ -29,7 +33,22 @@ struct options {
     bool primarrays;         /* format=b heap dumps: primitive arrays' elements (n: none) */
     unsigned no_effect;      /* the original's options given that do nothing here: a bit each */
     long alloc_sample;       /* heap=sites sampled every this many bytes (0: exact counts) */
+    enum sample_clock clock; /* cpu=samples: clock=cpu (CPU used) or wall (every thread) */
+    enum sample_engine sampler; /* cpu=samples: sampler=signal (default) or jvmti */
+    unsigned view;           /* view=: VIEW_* bits of writers/views.h (html 1, collapsed 2, pprof 4) */
+    bool viewonly;           /* viewonly=y: the views instead of the usual file */
+    bool depth_given;
+    int timeline;            /* timeline=: TIMELINE_OFF, TIMELINE_GC or TIMELINE_MS */
+    int timeline_ms;         /* timeline=<ms>: the period of its records */
+    bool format_short;
+    bool heap_given;
+    char *text;              /* the options as given, for the run header */         /* heap= was given */       /* format=short: binary, timeline on, no heap dumps */
+    int top;                 /* top=N: at most N rows per ranked section and timeline record (0: all) */        /* depth= was given (else a view makes stacks VIEW_DEPTH deep) */
 };
+
+/* The stack depth when a view is asked for and depth= is not given: a flame graph of 4
+ * frames shows nothing. */
+#define VIEW_DEPTH 64
 
 enum options_result { OPTIONS_OK = 0, OPTIONS_HELP = 1, OPTIONS_ERROR = -1 };
 

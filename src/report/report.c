@@ -15,12 +15,18 @@
 #include "tables/sites.h"
 #include "util/log.h"
 #include "util/rank.h"
+#include "report/report_timeline.h"
+#include "report/report_views.h"
 #include "writers/heap_dump.h"
 
 /* ---- opening and closing ---- */
 
 static int open_output(struct report *r, const struct options *o, char *err, size_t errlen)
 {
+    if (o->viewonly) {
+        output_open_none(&r->out);
+        return 0;
+    }
     if (o->net_host) return output_open_socket(&r->out, o->net_host, o->net_port, err, errlen);
     char *chosen = NULL;
     if (output_open_file(&r->out, o->file, o->format == 'a', o->force, &chosen, err, errlen) != 0) return -1;
@@ -34,6 +40,8 @@ static int open_output(struct report *r, const struct options *o, char *err, siz
 int report_open(struct report *r, struct host *h, char *err, size_t errlen)
 {
     r->h = h;
+    r->dumps = r->view_seq = 0;
+    r->top = h->opt->top;
     pthread_mutex_init(&r->dump_lock, NULL);
     if (open_output(r, h->opt, err, errlen) != 0) return -1;
     r->writer = h->opt->format == 'b' ? &binary_writer : &text_writer;
@@ -41,6 +49,8 @@ int report_open(struct report *r, struct host *h, char *err, size_t errlen)
     r->wctx.strings = &h->t.strings;
     r->wctx.opt = h->opt;
     r->wctx.empty_trace = &h->t.traces.empty;
+    /* The text header waits for VMInit: the run header goes after its first line. */
+    if (r->writer == &text_writer) return 0;
     output_lock(&r->out);
     r->writer->file_header(&r->wctx);
     output_unlock(&r->out);
@@ -136,7 +146,7 @@ static void old_row(struct trace *t, bool take, struct rank_row *row)
  * cutoff keeps; *total adds up every row, kept or not.
  */
 static struct rank_row *rank_traces(struct trace_table *tt, row_fn fn, double cutoff, bool take, int *nrows,
-                                    uint64_t *total)
+                                    uint64_t *total, int *nall)
 {
     uint32_t n = traces_count(tt);
     struct rank_row *rows = calloc(n ? n : 1, sizeof *rows);
@@ -152,6 +162,7 @@ static struct rank_row *rank_traces(struct trace_table *tt, row_fn fn, double cu
         *total += rows[k].cost;
         k++;
     }
+    if (nall) *nall = k;
     *nrows = (int)rank_rows(rows, (size_t)k, sizeof *rows, by_cost_desc, cost_of, *total, cutoff, -1);
     return rows;
 }
@@ -159,15 +170,17 @@ static struct rank_row *rank_traces(struct trace_table *tt, row_fn fn, double cu
 /* The CPU SAMPLES section with the traces it names (output lock held). */
 static void write_cpu_samples(struct report *r, double cutoff, bool take)
 {
-    int nrows;
+    int nrows, nall;
     uint64_t total;
-    struct rank_row *rows = rank_traces(&r->h->t.traces, samples_row, cutoff, take, &nrows, &total);
+    struct rank_row *rows = rank_traces(&r->h->t.traces, samples_row, cutoff, take, &nrows, &total, &nall);
     if (!rows) {
         log_error("out of memory writing CPU samples");
         return;
     }
+    nrows = report_top(r, nrows);
     for (int i = 0; i < nrows; i++) r->writer->trace(&r->wctx, rows[i].trace);
     r->writer->cpu_samples(&r->wctx, rows, nrows, total);
+    views_cpu(r, rows, nall, false);
     free(rows);
 }
 
@@ -188,17 +201,19 @@ static void section_cpu_samples(struct report *r, JNIEnv *jni)
 static void section_cpu_times(struct report *r, JNIEnv *jni)
 {
     method_times_flush(r->h);
-    int nrows;
+    int nrows, nall;
     uint64_t total;
-    struct rank_row *rows = rank_traces(&r->h->t.traces, times_row, r->h->opt->cutoff, true, &nrows, &total);
+    struct rank_row *rows = rank_traces(&r->h->t.traces, times_row, r->h->opt->cutoff, true, &nrows, &total, &nall);
     if (!rows || !r->writer->cpu_times) {
         free(rows);
         return;
     }
+    nrows = report_top(r, nrows);
     output_lock(&r->out);
     for (int i = 0; i < nrows; i++) r->writer->trace(&r->wctx, rows[i].trace);
     r->writer->cpu_times(&r->wctx, rows, nrows, total);
     output_unlock(&r->out);
+    views_cpu(r, rows, nall, true);
     free(rows);
 }
 
@@ -207,7 +222,7 @@ static void section_cpu_old(struct report *r, JNIEnv *jni)
     method_times_flush(r->h);
     int nrows;
     uint64_t total;
-    struct rank_row *rows = rank_traces(&r->h->t.traces, old_row, 0.0, true, &nrows, &total);
+    struct rank_row *rows = rank_traces(&r->h->t.traces, old_row, 0.0, true, &nrows, &total, NULL);
     if (!rows || !r->writer->cpu_old) {
         free(rows);
         return;
@@ -225,11 +240,17 @@ static void section_monitors(struct report *r, JNIEnv *jni)
     struct monitor_snapshot snap;
     if (!monitor_events_snapshot(r->h, jni, &snap)) return;
     if (r->writer->monitors) {
+        int nc = snap.contended.nrows, nw = snap.waits.nrows;
+        snap.contended.nrows = report_top(r, nc);
+        snap.waits.nrows = report_top(r, nw);
         output_lock(&r->out);
         write_section_preamble(r);
         r->writer->monitors(&r->wctx, &snap);
         output_unlock(&r->out);
+        snap.contended.nrows = nc;
+        snap.waits.nrows = nw;
     }
+    views_monitors(r, &snap.contended);
     monitor_snapshot_free(&snap);
 }
 
@@ -300,11 +321,12 @@ bool report_sites(struct report *r, JNIEnv *jni, double cutoff)
     struct site **rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) return true;
     struct site_totals tot = sum_sites(st, rows, cutoff);
-    int keep = (int)rank_rows(rows, n, sizeof *rows, by_live_bytes, live_bytes_of, tot.live_bytes, cutoff, 0);
+    int keep = report_top(r, (int)rank_rows(rows, n, sizeof *rows, by_live_bytes, live_bytes_of, tot.live_bytes, cutoff, 0));
     output_lock(&r->out);
     write_section_preamble(r);
     r->writer->sites(&r->wctx, rows, keep, &tot);
     output_unlock(&r->out);
+    views_sites(r, rows, (int)n);
     free(rows);
     return true;
 }
@@ -362,6 +384,7 @@ void report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
      * the dump at exit waits for it instead, so it is never lost. */
     if (why != DUMP_ON_SIGNAL) pthread_mutex_lock(&r->dump_lock);
     else if (pthread_mutex_trylock(&r->dump_lock) != 0) return;
+    r->view_seq = why == DUMP_AT_EXIT ? 0 : ++r->dumps;
     /* The verbose line names each section written; it is printed whole at the end
      * so that an error reported meanwhile stays on a line of its own. */
     char said[512] = "Dumping";
@@ -371,6 +394,7 @@ void report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
         strncat(said, SECTIONS[i].said, sizeof said - strlen(said) - 1);
         SECTIONS[i].write(r, jni);
     }
+    if (why == DUMP_AT_EXIT) report_timeline_end(r, jni);
     flush(r);
     if (o->verbose) log_plain("%s done.", said);
     pthread_mutex_unlock(&r->dump_lock);
@@ -378,7 +402,9 @@ void report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
 
 void report_begin_command(struct report *r, bool section)
 {
-    if (section) pthread_mutex_lock(&r->dump_lock);
+    if (!section) return;
+    pthread_mutex_lock(&r->dump_lock);
+    r->view_seq = ++r->dumps;
 }
 
 void report_end_command(struct report *r, bool section)

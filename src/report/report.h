@@ -24,6 +24,10 @@ struct report {
     const struct writer *writer;     /* text or binary */
     struct writer_ctx wctx;
     pthread_mutex_t dump_lock;       /* one dump at a time */
+    unsigned dumps;                  /* dumps and section commands so far, but the one at exit */
+    unsigned view_seq;               /* view=: the number in the views' names (0 at exit) */
+    struct report_timeline *tl;      /* timeline= (report_timeline.h); NULL if off */
+    int top;                         /* top=N (0: every row) */
 };
 
 /* A signal's request is dropped while a dump is under way; the others wait for it. */
@@ -53,6 +57,8 @@ void report_heap_dump(struct report *r, JNIEnv *jni);
 bool report_sites(struct report *r, JNIEnv *jni, double cutoff);
 bool report_heap_summary(struct report *r, JNIEnv *jni);
 void report_cpu_samples(struct report *r, double cutoff);
+/* top=N: at most N of n rows (all when top= is not given). */
+static inline int report_top(const struct report *r, int n) { return r->top > 0 && n > r->top ? r->top : n; }
 /* Every trace not written yet, in serial order. */
 void report_traces(struct report *r);
 

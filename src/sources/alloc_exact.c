@@ -420,5 +420,5 @@ bool alloc_tracker_bound(struct host *h) { return h->alloc && atomic_load(&h->al
 void alloc_exact_vm_init(struct host *h)
 {
     wrap_jni(h);
-    async_trace_vm_init(h->alloc->walker, h->jvmti);
+    async_trace_vm_init(h->alloc->walker, h->jvmti, NULL);
 }

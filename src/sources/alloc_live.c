@@ -104,3 +104,15 @@ void alloc_tracker_tag_sites(struct host *h, jvmtiEnv *env)
 {
     if (h->alloc) site_objects_tag(&h->alloc->objects, env);
 }
+
+/* timeline=: the live counts as the last GC left them (no GC forced): the objects held
+ * when it ended whose references it did not clear; what was allocated since is not
+ * counted (it belongs to the next interval). */
+void alloc_tracker_sweep_live(struct host *h, JNIEnv *jni)
+{
+    struct alloc_tracker *t = h->alloc;
+    if (!t) return;
+    reset_live(&t->sites);
+    site_objects_sweep_at_gc(&t->objects, jni, add_live, &t->sites, true);
+    if (!t->exact) alloc_sampled_scale_live(t);
+}

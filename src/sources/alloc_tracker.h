@@ -40,6 +40,8 @@ void alloc_tracker_enable(struct host *h, JNIEnv *jni, bool on);
  * reference walk from the roots reaches. */
 void alloc_tracker_count_live(struct host *h, JNIEnv *jni);
 struct site_table *alloc_tracker_sites(struct host *h);
+/* timeline=: the live counts of every site as the last GC left them, no GC forced. */
+void alloc_tracker_sweep_live(struct host *h, JNIEnv *jni);
 /* Tags every counted object still held with its site id (1, 2, ...) in env, an
  * environment with can_tag_objects (a heap dump's, so that its objects carry their
  * allocation sites). */

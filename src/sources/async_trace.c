@@ -5,20 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The walker's own frame and trace shapes (HotSpot's, unchanged since JDK 6). */
-struct agct_frame {
-    jint bci;                 /* -3 in a native method; other negative values: no answer */
-    jmethodID method;
-};
-
-struct agct_trace {
-    JNIEnv *env;
-    jint nframes;             /* <= 0: the walk failed (GC active, not walkable, ...) */
-    struct agct_frame *frames;
-};
-
-typedef void (*agct_fn)(struct agct_trace *, jint, void *);
-
 #define AGCT_NATIVE_BCI (-3)
 #define LOCAL_FRAMES 80
 #define MAX_BARRIERS 8
@@ -37,6 +23,11 @@ struct async_trace *async_trace_new(void)
     /* A switch for tests: compare what the fast walk finds with GetStackTrace's frames. */
     const char *off = getenv("HPROF_JVMTI_STACKS");
     if (off && *off && strcmp(off, "0") != 0) return NULL;
+    return async_trace_open();
+}
+
+struct async_trace *async_trace_open(void)
+{
     agct_fn walk = (agct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
     if (!walk) {
         /* libjvm may have been opened without RTLD_GLOBAL. */
@@ -90,13 +81,18 @@ void async_trace_class_prepared(struct async_trace *w, jvmtiEnv *jvmti, jclass c
     (*jvmti)->Deallocate(jvmti, (unsigned char *)methods);
 }
 
-void async_trace_vm_init(struct async_trace *w, jvmtiEnv *jvmti)
+void async_trace_vm_init(struct async_trace *w, jvmtiEnv *jvmti, JNIEnv *jni)
 {
     if (!w) return;
     jint n = 0;
     jclass *classes = NULL;
     if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE) return;
-    for (jint i = 0; i < n; i++) async_trace_class_prepared(w, jvmti, classes[i]);
+    if (jni) (*jni)->EnsureLocalCapacity(jni, n + 32);
+    for (jint i = 0; i < n; i++) {
+        async_trace_class_prepared(w, jvmti, classes[i]);
+        /* Hundreds of classes: their local references go as they are done with. */
+        if (jni) (*jni)->DeleteLocalRef(jni, classes[i]);
+    }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
 }
 
@@ -105,6 +101,17 @@ static bool is_barrier(const struct async_trace *w, jmethodID m, int nbarriers)
     for (int i = 0; i < nbarriers; i++)
         if (w->barriers[i] == m) return true;
     return false;
+}
+
+agct_fn async_trace_fn(const struct async_trace *w) { return w ? w->walk : NULL; }
+
+int async_trace_barrier_cut(const struct async_trace *w, const struct agct_frame *frames, int n)
+{
+    /* Atomic loads and compares only: called from a signal handler. */
+    int nbarriers = atomic_load_explicit(&w->nbarriers, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (frames[i].bci == AGCT_NATIVE_BCI && is_barrier(w, frames[i].method, nbarriers)) return i;
+    return n;
 }
 
 int async_trace_current(struct async_trace *w, JNIEnv *jni, jvmtiFrameInfo *frames, int max)

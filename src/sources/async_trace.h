@@ -27,12 +27,34 @@
 
 struct async_trace;
 
+/* The walker's own frame and trace shapes (HotSpot's, unchanged since JDK 6). */
+struct agct_frame {
+    jint bci;                 /* -3 in a native method; other negative values: no answer */
+    jmethodID method;
+};
+
+struct agct_trace {
+    JNIEnv *env;
+    jint nframes;             /* <= 0: the walk failed (GC active, not walkable, ...) */
+    struct agct_frame *frames;
+};
+
+typedef void (*agct_fn)(struct agct_trace *, jint, void *);
+
 /* In Agent_OnLoad: the walker, or NULL when this VM has none (or HPROF_JVMTI_STACKS=1). */
 struct async_trace *async_trace_new(void);
+/* The walker whatever HPROF_JVMTI_STACKS says (the CPU sampler's), or NULL. */
+struct async_trace *async_trace_open(void);
+/* The walker's entry itself, for a signal handler (NULL when w is). */
+agct_fn async_trace_fn(const struct async_trace *w);
+/* Async-signal-safe: how many of these frames (top first) are above the first native
+ * method of jdk.internal.vm.Continuation, i.e. belong to the virtual thread mounted on
+ * the carrier (n when there is none). */
+int async_trace_barrier_cut(const struct async_trace *w, const struct agct_frame *frames, int n);
 /* Once the callbacks are set: turns on the events the walker depends on. */
 void async_trace_enable_events(struct async_trace *w, jvmtiEnv *jvmti);
 /* At VM init: what async_trace_class_prepared does, for the classes loaded before. */
-void async_trace_vm_init(struct async_trace *w, jvmtiEnv *jvmti);
+void async_trace_vm_init(struct async_trace *w, jvmtiEnv *jvmti, JNIEnv *jni);
 /* ClassPrepare: makes the method IDs of a new class. */
 void async_trace_class_prepared(struct async_trace *w, jvmtiEnv *jvmti, jclass cls);
 /* The ClassLoad callback the walker needs turned on (it does nothing). */

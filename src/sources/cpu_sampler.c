@@ -72,8 +72,9 @@ static void sample_once(struct host *h, struct cpu_sampler *s, JNIEnv *jni)
         }
         if (depth > s->nframes) depth = s->nframes;
     }
+    bool wall = h->opt->clock == CLOCK_WALL;
     for (int i = 0; i < n; i++) {
-        if (!is_running(h, s, s->refs[i], s->infos[i])) continue;
+        if (!wall && !is_running(h, s, s->refs[i], s->infos[i])) continue;
         jint count = 0;
         if ((*h->jvmti)->GetStackTrace(h->jvmti, s->refs[i], 0, depth, s->frames, &count) != JVMTI_ERROR_NONE)
             continue;
@@ -152,7 +153,7 @@ void cpu_sampler_enable(struct host *h, bool on)
     if (h->sampler) atomic_store(&h->sampler->enabled, on);
 }
 
-static bool wanted(const struct options *o) { return o->cpu == CPU_SAMPLES; }
+static bool wanted(const struct options *o) { return o->cpu == CPU_SAMPLES && o->sampler == ENGINE_JVMTI; }
 
 static void start(struct host *h, JNIEnv *jni) { cpu_sampler_start(h, jni); }
 

@@ -11,13 +11,41 @@
 #include "sources/host.h"
 #include "sources/resolve.h"
 
+/*
+ * Links a class that is loaded and not linked yet, without initializing it: JVMTI tells
+ * no fields (nor interfaces) of such a class, and the class-data-sharing archive's heap
+ * holds objects of classes in that state (jdk.internal.math.FDBigInteger's cache,
+ * java.util.jar.Attributes$Name's names). Asking for its public fields through
+ * reflection's native method links it, as the JVM may at any time; no Java code of the
+ * program runs, and the array it returns is garbage at once. true when it is linked.
+ */
+bool heap_link_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
+{
+    jint status = 0;
+    if ((*jvmti)->GetClassStatus(jvmti, cls, &status) != JVMTI_ERROR_NONE) return false;
+    if (status & (JVMTI_CLASS_STATUS_PREPARED | JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) return true;
+    if (status & JVMTI_CLASS_STATUS_ERROR) return false;
+    jclass class_class = (*jni)->GetObjectClass(jni, cls);
+    jmethodID fields = class_class ? (*jni)->GetMethodID(jni, class_class, "getDeclaredFields0",
+                                                         "(Z)[Ljava/lang/reflect/Field;") : NULL;
+    jobject got = fields ? (*jni)->CallObjectMethod(jni, cls, fields, JNI_TRUE) : NULL;
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    if (got) (*jni)->DeleteLocalRef(jni, got);
+    if (class_class) (*jni)->DeleteLocalRef(jni, class_class);
+    return (*jvmti)->GetClassStatus(jvmti, cls, &status) == JVMTI_ERROR_NONE && (status & JVMTI_CLASS_STATUS_PREPARED);
+}
+
 /* Own fields of a class, in GetClassFields order. */
 static void read_fields(struct walk *w, struct hd_class *c, struct cls_extra *x)
 {
     jvmtiEnv *jvmti = w->h->jvmti;
     jint n = 0;
     jfieldID *ids = NULL;
-    if (c->is_array || (*jvmti)->GetClassFields(jvmti, x->ref, &n, &ids) != JVMTI_ERROR_NONE) return;
+    if (c->is_array) return;
+    jvmtiError err = (*jvmti)->GetClassFields(jvmti, x->ref, &n, &ids);
+    if (err == JVMTI_ERROR_CLASS_NOT_PREPARED && heap_link_class(jvmti, w->jni, x->ref))
+        err = (*jvmti)->GetClassFields(jvmti, x->ref, &n, &ids);
+    if (err != JVMTI_ERROR_NONE) return;
     x->nall = (uint32_t)n;
     x->all_static = calloc(n ? (size_t)n : 1, 1);
     x->all_type = calloc(n ? (size_t)n : 1, 1);
@@ -49,7 +77,7 @@ static void read_fields(struct walk *w, struct hd_class *c, struct cls_extra *x)
         if (sig) (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
     }
     x->fids = malloc((n ? (size_t)n : 1) * sizeof *x->fids);
-    if (x->fids) memcpy(x->fids, ids, (size_t)n * sizeof *ids);
+    if (x->fids && n) memcpy(x->fids, ids, (size_t)n * sizeof *ids);   /* no fields: ids may be NULL */
     (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
     c->static_values = calloc(c->static_bytes ? c->static_bytes : 1, 1);
     if (!c->static_values) w->oom = true;

@@ -19,6 +19,7 @@
 #include "sources/resolve.h"
 #include "util/buf.h"
 #include "tables/sites.h"
+#include "tables/traces.h"
 
 jlong walk_class_tag(uint32_t k) { return (jlong)((uint64_t)(k + 1) << CLASS_TAG_SHIFT); }
 
@@ -190,32 +191,29 @@ static int by_id(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Tags the thread objects with their thread_info's object ID, and keeps their serials
- * (and sites) by ID. */
+/* Tags the objects of the dump's threads (dump_threads.h) with their thread_info's
+ * object ID, and keeps their serials, traces (and sites) by ID. */
 void walk_tag_threads(struct walk *w)
 {
-    struct thread_table *t = &w->h->t.threads;
-    uint32_t n = threads_count(t);
-    w->threads = calloc(n ? n : 1, sizeof *w->threads);
-    for (uint32_t i = 0; w->threads && i < n; i++) {
-        struct thread_info *ti = threads_at(t, i);
-        jthread ref = ti ? threads_lend(t, ti) : NULL;    /* valid until given back */
-        if (!ref) continue;
+    const struct dump_threads *d = &w->dthreads;
+    w->threads = calloc(d->n ? d->n : 1, sizeof *w->threads);
+    for (uint32_t i = 0; w->threads && i < d->n; i++) {
+        const struct dump_thread *t = &d->t[i];
         jlong site = 0;
-        if (w->sites) (*w->tj)->GetTag(w->tj, ref, &site);
-        (*w->tj)->SetTag(w->tj, ref, tag_for_object_id(ti->object_id));
-        threads_give_back(t, w->jni, &ti, 1);
-        w->threads[w->nthreads].id = ti->object_id;
-        w->threads[w->nthreads].serial = ti->serial;
+        if (w->sites) (*w->tj)->GetTag(w->tj, t->ref, &site);
+        (*w->tj)->SetTag(w->tj, t->ref, tag_for_object_id(t->ti->object_id));
+        w->threads[w->nthreads].id = t->ti->object_id;
+        w->threads[w->nthreads].serial = t->ti->serial;
+        w->threads[w->nthreads].trace = t->trace ? t->trace->serial : SERIAL_TRACE_BASE;
         w->threads[w->nthreads].site = is_site_tag(w, site) ? (uint32_t)site : 0;
         w->nthreads++;
     }
     if (w->threads) qsort(w->threads, w->nthreads, sizeof *w->threads, by_id);
 }
 
-uint32_t walk_thread_serial(struct walk *w, jlong thread_tag)
+uint32_t walk_thread_serial(struct walk *w, jlong thread_tag, uint32_t *trace)
 {
-    if (!tag_is_object(thread_tag)) return 0;
-    uint32_t i = thread_index(w, tag_object_id(thread_tag));
+    uint32_t i = tag_is_object(thread_tag) ? thread_index(w, tag_object_id(thread_tag)) : w->nthreads;
+    if (trace) *trace = i < w->nthreads ? w->threads[i].trace : SERIAL_TRACE_BASE;
     return i < w->nthreads ? w->threads[i].serial : 0;
 }

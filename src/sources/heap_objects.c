@@ -109,7 +109,7 @@ void walk_finish(struct walk *w)
         w->wr->instance(w->s, id, walk_trace_of(w, id), c, c->obj_size, w->vals);
         break;
     case CUR_OBJ_ARRAY: {
-        uint32_t size = (uint32_t)(((uint64_t)w->arr_base + (uint64_t)w->cur_len * (uint64_t)w->ref_size + 7) & ~7ull);
+        uint64_t size = ((uint64_t)w->arr_base + (uint64_t)w->cur_len * (uint64_t)w->ref_size + 7) & ~7ull;
         w->wr->obj_array(w->s, id, walk_trace_of(w, id), c, size, w->cur_len, w->elems);
         break;
     }
@@ -226,7 +226,7 @@ void walk_prim_array(struct walk *w, jlong size, jint count, jvmtiPrimitiveType 
     }
     to_big_endian(w->pbuf, elements, n, es);
     uint32_t id = (uint32_t)(w->cur >> 1);
-    w->wr->prim_array(w->s, id, walk_trace_of(w, id), w->cur_cls, (uint32_t)size, (uint32_t)n, t, w->pbuf);
+    w->wr->prim_array(w->s, id, walk_trace_of(w, id), w->cur_cls, (uint64_t)size, (uint32_t)n, t, w->pbuf);
     written(w, id, w->cur_cls);
     w->cur_kind = CUR_NONE;
     w->done = w->cur;
@@ -252,7 +252,7 @@ static jvalue read_field(JNIEnv *jni, jobject o, jfieldID f, int type)
     return v;
 }
 
-static void write_prim_array_jni(struct walk *w, jobject o, uint32_t id, struct hd_class *c, uint32_t size)
+static void write_prim_array_jni(struct walk *w, jobject o, uint32_t id, struct hd_class *c, uint64_t size)
 {
     JNIEnv *jni = w->jni;
     jsize n = (*jni)->GetArrayLength(jni, o);
@@ -277,7 +277,7 @@ static void write_prim_array_jni(struct walk *w, jobject o, uint32_t id, struct 
     w->wr->prim_array(w->s, id, walk_trace_of(w, id), c, size, (uint32_t)n, c->elem_type, w->pbuf);
 }
 
-static void write_obj_array_jni(struct walk *w, jobject o, uint32_t id, struct hd_class *c, uint32_t size)
+static void write_obj_array_jni(struct walk *w, jobject o, uint32_t id, struct hd_class *c, uint64_t size)
 {
     JNIEnv *jni = w->jni;
     jsize n = (*jni)->GetArrayLength(jni, o);
@@ -293,7 +293,7 @@ static void write_obj_array_jni(struct walk *w, jobject o, uint32_t id, struct h
     w->wr->obj_array(w->s, id, walk_trace_of(w, id), c, size, (uint32_t)n, w->elems);
 }
 
-static void write_instance_jni(struct walk *w, jobject o, uint32_t id, struct hd_class *c, uint32_t size)
+static void write_instance_jni(struct walk *w, jobject o, uint32_t id, struct hd_class *c, uint64_t size)
 {
     JNIEnv *jni = w->jni;
     if (!grow_array((void **)&w->vals, &w->vals_cap, (size_t)c->inst_bytes + 1, 1)) {
@@ -334,7 +334,7 @@ void walk_write_object_jni(struct walk *w, jobject o, jlong tag)
     if (!c) return;
     jlong size = 0;
     (*w->h->jvmti)->GetObjectSize(w->h->jvmti, o, &size);
-    if (c->is_array && c->elem_type != HD_OBJECT) write_prim_array_jni(w, o, id, c, (uint32_t)size);
-    else if (c->is_array) write_obj_array_jni(w, o, id, c, (uint32_t)size);
-    else write_instance_jni(w, o, id, c, (uint32_t)size);
+    if (c->is_array && c->elem_type != HD_OBJECT) write_prim_array_jni(w, o, id, c, (uint64_t)size);
+    else if (c->is_array) write_obj_array_jni(w, o, id, c, (uint64_t)size);
+    else write_instance_jni(w, o, id, c, (uint64_t)size);
 }

@@ -67,8 +67,31 @@ void walk_monitor_roots(struct walk *w)
     for (uint32_t i = 0; i < w->nmonitors; i++) root(w, HD_ROOT_MONITOR_USED, w->monitors[i], 0, 0, NULL);
 }
 
-/* A root the walk reports: the object tagged `tag`, with ID `id`. A thread's object is
- * also its block's root. */
+/* A root on a thread's stack: of one of the dump's threads, else (the agent's own
+ * threads, threads the JVM started after the dump began) a root of unknown kind, so that
+ * no root names a thread the profile does not have. */
+static void stack_root(struct walk *w, int kind, uint32_t id, jlong thread_tag, jint depth)
+{
+    uint32_t serial = walk_thread_serial(w, thread_tag, NULL);
+    root(w, serial ? kind : HD_ROOT_UNKNOWN, id, serial, depth, NULL);
+}
+
+/* A thread's object: its root names the thread's serial and stack trace; it is also its
+ * block's root. */
+static void thread_root(struct walk *w, uint32_t id, jlong tag)
+{
+    uint32_t trace = SERIAL_TRACE_BASE;
+    uint32_t serial = walk_thread_serial(w, tag, &trace);
+    if (!serial) {
+        root(w, HD_ROOT_UNKNOWN, id, 0, 0, NULL);
+        return;
+    }
+    struct hd_root_info r = {.kind = HD_ROOT_THREAD_OBJECT, .id = id, .thread_serial = serial, .trace_serial = trace};
+    w->wr->root(w->s, &r);
+    root(w, HD_ROOT_THREAD_BLOCK, id, serial, 0, NULL);
+}
+
+/* A root the walk reports: the object tagged `tag`, with ID `id`. */
 void walk_root(struct walk *w, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong tag,
                uint32_t id)
 {
@@ -81,19 +104,12 @@ void walk_root(struct walk *w, jvmtiHeapReferenceKind kind, const jvmtiHeapRefer
     }
     case JVMTI_HEAP_REFERENCE_MONITOR: root(w, HD_ROOT_MONITOR_USED, id, 0, 0, NULL); break;
     case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
-        root(w, HD_ROOT_JAVA_FRAME, id, walk_thread_serial(w, info->stack_local.thread_tag), info->stack_local.depth,
-             NULL);
+        stack_root(w, HD_ROOT_JAVA_FRAME, id, info->stack_local.thread_tag, info->stack_local.depth);
         break;
     case JVMTI_HEAP_REFERENCE_JNI_LOCAL:
-        root(w, HD_ROOT_JNI_LOCAL, id, walk_thread_serial(w, info->jni_local.thread_tag), info->jni_local.depth,
-             NULL);
+        stack_root(w, HD_ROOT_JNI_LOCAL, id, info->jni_local.thread_tag, info->jni_local.depth);
         break;
-    case JVMTI_HEAP_REFERENCE_THREAD: {
-        uint32_t serial = walk_thread_serial(w, tag);
-        root(w, HD_ROOT_THREAD_OBJECT, id, serial, 0, NULL);
-        root(w, HD_ROOT_THREAD_BLOCK, id, serial, 0, NULL);
-        break;
-    }
+    case JVMTI_HEAP_REFERENCE_THREAD: thread_root(w, id, tag); break;
     default: root(w, HD_ROOT_UNKNOWN, id, 0, 0, NULL); break;
     }
 }

@@ -108,6 +108,7 @@ static void free_walk(struct walk *w)
 {
     walk_free_classes(w);
     free(w->threads);
+    dump_threads_free(w->h, w->jni, &w->dthreads);
     free(w->vals);
     free(w->elems);
     free(w->pbuf);
@@ -131,7 +132,9 @@ static int prepare(struct walk *w)
     if (w->sites) alloc_tracker_tag_sites(h, w->tj);
     if (walk_load_classes(w) != 0 || w->oom) return -1;
     heap_phase("classes", w->t0);
+    dump_threads_take(h, w->jni, &w->dthreads);
     walk_tag_threads(w);
+    dump_threads_drop_refs(w->jni, &w->dthreads);     /* or they would be JNI local roots */
     walk_find_monitors(w);
     if (h->opt->format != 'b') {
         walk_measure_arrays(w);

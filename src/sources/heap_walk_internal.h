@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sources/dump_threads.h"
 #include "tables/heap_records.h"
 #include "tables/ids.h"
 #include "tables/tags.h"
@@ -75,7 +76,8 @@ struct walk {
     struct hd_class *object_class;         /* java.lang.Object */
 
     /* heap_names.c */
-    struct { uint32_t id, serial, site; } *threads;
+    struct dump_threads dthreads;          /* the dump's threads (heap_walk.c takes them) */
+    struct { uint32_t id, serial, trace, site; } *threads;   /* by object ID */
     uint32_t nthreads;
     uint8_t *marks;                        /* two bits per object ID (MARK_*) */
     size_t marks_cap;
@@ -132,7 +134,8 @@ uint32_t walk_id_of_object(struct walk *w, jobject o);
 jlong walk_name_referee(struct walk *w, jlong *tag_ptr, jint length, jlong class_tag);
 uint32_t walk_id_of_tag(struct walk *w, jlong tag);
 void walk_tag_threads(struct walk *w);
-uint32_t walk_thread_serial(struct walk *w, jlong thread_tag);
+/* The serial of the dump's thread tagged so (0: not one of them), and its trace's. */
+uint32_t walk_thread_serial(struct walk *w, jlong thread_tag, uint32_t *trace);
 
 /* ---- heap_classes.c ---- */
 int walk_load_classes(struct walk *w);

@@ -7,6 +7,7 @@
 #define HPROF_HEAP_WALKER_H
 
 #include <jni.h>
+#include <jvmti.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +22,10 @@ void heap_walker_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink);
  * caller deletes; NULL and *count 0 when JVMTI cannot tell. (HotSpot does not tell of
  * monitors entered through JNI.) */
 jobject *heap_owned_monitors(struct host *h, JNIEnv *jni, uint32_t *count);
+
+/* Links a class loaded and not linked yet (without initializing it), so that JVMTI
+ * tells its fields; true when it is linked (or needs no linking). */
+bool heap_link_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
 
 /* With HPROF_HEAP_TIMES in the environment, a line on stderr: the phase of a heap dump
  * that ends now, `t0` being when the dump began (clock_s). */

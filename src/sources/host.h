@@ -24,6 +24,7 @@ enum host_phase { PHASE_ONLOAD, PHASE_LIVE, PHASE_DEAD };
 struct host;
 struct command;
 struct thread_info;
+struct gc_record;
 
 /* What a source hands over as it happens (the rest waits for a dump). */
 enum live_kind { LIVE_THREAD_START, LIVE_THREAD_END, LIVE_MONITOR_WAIT, LIVE_MONITOR_WAITED };
@@ -45,15 +46,20 @@ struct host_services {
     /* A command read from the net= socket, carried out on the reading thread. false
      * when it names what does not exist (why says what): the reader reports it. */
     bool (*command)(struct host *h, JNIEnv *jni, const struct command *cmd, char *why, size_t whylen);
+    /* timeline=: a GC's record (gc, NULL for none), then, when `allocs`, the allocation
+     * record of the interval that ends now; on the timeline's thread. */
+    void (*timeline)(struct host *h, JNIEnv *jni, const struct gc_record *gc, bool allocs);
 };
 
 struct cpu_sampler;
+struct signal_sampler;
 struct tracker;
 struct bci_class_table;
 struct method_times;
 struct alloc_tracker;
 struct monitor_events;
 struct listener;
+struct gc_events;
 
 struct host {
     JavaVM *vm;
@@ -62,6 +68,7 @@ struct host {
     const struct host_services *services;
     _Atomic int phase;             /* enum host_phase */
     bool gc_at_exit;               /* a GC can be forced at VM death (util/collector.h) */
+    bool virtual_threads;          /* thread=y follows virtual threads (JDK 21+) */
     int net_fd;                    /* the net= socket, which commands come in by; -1 if none */
     struct tables t;
 
@@ -70,13 +77,15 @@ struct host {
     _Atomic int interval_ms;       /* CPU sampling pause (interval= at first; `hprof set`) */
 
     /* Each source's own state; NULL where the options did not ask for it. */
-    struct cpu_sampler *sampler;
+    struct cpu_sampler *sampler;             /* cpu=samples through JVMTI (sampler=jvmti, fallback) */
+    struct signal_sampler *signal_sampler;   /* cpu=samples from signals (the default) */
     struct tracker *tracker;                 /* bytecode instrumentation (cpu=times|old, heap=sites) */
     struct bci_class_table *bci_classes;     /* classes it numbered */
     struct method_times *method_times;       /* shadow call stacks of cpu=times|old */
     struct alloc_tracker *alloc;             /* heap=sites: allocations by site */
     struct monitor_events *monitors;         /* monitor=y: contention and waits */
     struct listener *listener;               /* commands on the net= socket (format=b) */
+    struct gc_events *gc;                    /* timeline=: GC records and the timeline */
 };
 
 /* The host installed at load, for JVMTI callbacks and natives, which carry no context. */

@@ -68,12 +68,17 @@ struct jdr {
     struct hd_class *out;            /* what the writer sees, index for index */
     uint32_t ncls;
     size_t cls_cap;
-    struct { uint64_t id; uint32_t serial; } *troots;    /* ROOT THREAD OBJECT: the JDK's serials */
+    struct { uint64_t id; uint32_t serial, trace; } *troots;   /* ROOT THREAD OBJECT: the JDK's serials */
     uint32_t ntroots;
     size_t troots_cap;
     struct idmap special;            /* dump ID -> hprof's ID (classes, threads) */
     struct idmap thread_serial;      /* dump thread object ID -> hprof's serial */
+    struct idmap thread_trace;       /* dump thread object ID -> hprof's trace serial */
+    struct idmap stack_traces;       /* the JDK's STACK TRACE serial -> offset of its record */
+    struct idmap stack_frames;       /* the JDK's STACK FRAME ID -> offset of its record */
+    struct idmap class_serial;       /* the JDK's class serial -> index in cls */
     uint32_t *serial_of;             /* the JDK's thread serial -> hprof's */
+    uint32_t *trace_of;              /* the JDK's thread serial -> hprof's trace serial */
     uint32_t nserials;
     /* chunks */
     struct idmap chunk_ix;           /* chunk number + 1 (address >> 20) -> index in bits */

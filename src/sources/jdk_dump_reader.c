@@ -79,7 +79,8 @@ static bool index_sub(struct jdr *r, const uint8_t *p)
     case HD_ROOT_THREAD_OBJECT:
         if (!grow_array((void **)&r->troots, &r->troots_cap, r->ntroots + 1, sizeof *r->troots)) return jd_fail(r, "out of memory");
         r->troots[r->ntroots].id = be_load_u8(b);
-        r->troots[r->ntroots++].serial = be_load_u4(b + ID_BYTES);
+        r->troots[r->ntroots].serial = be_load_u4(b + ID_BYTES);
+        r->troots[r->ntroots++].trace = be_load_u4(b + ID_BYTES + 4);
         return true;
     case HD_CLASS_DUMP: {
         struct cls *c = class_for(r, be_load_u8(b));
@@ -120,6 +121,11 @@ static bool index_records(struct jdr *r)
             struct cls *c = n >= 8 + 2 * ID_BYTES ? class_for(r, be_load_u8(b + 4)) : NULL;
             if (!c) return jd_fail(r, "a bad LOAD CLASS record");
             c->name_id = be_load_u8(b + 8 + ID_BYTES);
+            if (be_load_u4(b)) idmap_put(&r->class_serial, be_load_u4(b), (uint64_t)(c - r->cls));
+        } else if (tag == TAG_STACK_TRACE && n >= 12 && (n - 12) / ID_BYTES >= be_load_u4(b + 8)) {
+            if (be_load_u4(b)) idmap_put(&r->stack_traces, be_load_u4(b), (uint64_t)(rec - r->data));
+        } else if (tag == TAG_STACK_FRAME && n >= 4 * ID_BYTES + 8) {
+            idmap_put(&r->stack_frames, be_load_u8(b), (uint64_t)(rec - r->data));
         }
     }
     return jd_each_sub(r, index_sub);
@@ -240,6 +246,7 @@ void jdr_set_class(struct jdr *r, uint32_t k, struct class_info *info, const str
 }
 
 bool jdr_class_is_set(const struct jdr *r, uint32_t k) { return k < r->ncls && r->out[k].info; }
+struct class_info *jdr_class_info(const struct jdr *r, uint32_t k) { return k < r->ncls ? r->out[k].info : NULL; }
 
 void jdr_hide(struct jdr *r, uint64_t id) { name_special(r, id, 0); }
 
@@ -247,6 +254,53 @@ void jdr_set_thread(struct jdr *r, uint64_t id, uint32_t object_id, uint32_t ser
 {
     name_special(r, id, object_id);
     idmap_put(&r->thread_serial, id, serial);
+}
+
+void jdr_set_thread_trace(struct jdr *r, uint64_t id, uint32_t trace_serial)
+{
+    idmap_put(&r->thread_trace, id, trace_serial);
+}
+
+/* The JDK's STACK TRACE record for the thread whose object is `id`: its body, NULL if
+ * none. */
+static const uint8_t *thread_trace_record(const struct jdr *r, uint64_t id, uint32_t *nframes)
+{
+    uint64_t at = 0;
+    uint32_t i = 0;
+    while (i < r->ntroots && r->troots[i].id != id) i++;
+    if (i == r->ntroots || !idmap_get(&r->stack_traces, r->troots[i].trace, &at)) return NULL;
+    const uint8_t *b = r->data + at + 9;
+    *nframes = be_load_u4(b + 8);
+    return b + 12;
+}
+
+uint32_t jdr_thread_frames(const struct jdr *r, uint64_t id, struct jdr_frame *out, uint32_t max)
+{
+    uint32_t n = 0;
+    const uint8_t *ids = thread_trace_record(r, id, &n);
+    if (!ids) return 0;
+    for (uint32_t i = 0; i < n && i < max; i++) {
+        uint64_t at;
+        struct jdr_frame *f = &out[i];
+        memset(f, 0, sizeof *f);
+        f->class_k = UINT32_MAX;
+        if (!idmap_get(&r->stack_frames, be_load_u8(ids + (size_t)i * ID_BYTES), &at)) continue;
+        const uint8_t *b = r->data + at + 9;
+        uint64_t k;
+        f->method = jd_string(r, be_load_u8(b + ID_BYTES));
+        f->signature = jd_string(r, be_load_u8(b + 2 * ID_BYTES));
+        if (idmap_get(&r->class_serial, be_load_u4(b + 4 * ID_BYTES), &k)) f->class_k = (uint32_t)k;
+        f->line = (int32_t)be_load_u4(b + 4 * ID_BYTES + 4);
+    }
+    return n;
+}
+
+void jdr_frames_free(struct jdr_frame *f, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        free(f[i].method);
+        free(f[i].signature);
+    }
 }
 
 void jdr_close(struct jdr *r)
@@ -271,6 +325,11 @@ void jdr_close(struct jdr *r)
     idmap_free(&r->class_ix);
     idmap_free(&r->special);
     idmap_free(&r->thread_serial);
+    idmap_free(&r->thread_trace);
+    idmap_free(&r->stack_traces);
+    idmap_free(&r->stack_frames);
+    idmap_free(&r->class_serial);
+    free(r->trace_of);
     idmap_free(&r->chunk_ix);
     idmap_free(&r->missing);
     free(r);

@@ -61,8 +61,26 @@ const char *jdr_class_name(const struct jdr *r, uint32_t k);
  * jdr_write returns). Objects of classes not set are left out. */
 void jdr_set_class(struct jdr *r, uint32_t k, struct class_info *info, const struct jdr_order *order);
 bool jdr_class_is_set(const struct jdr *r, uint32_t k);
+/* hprof's class set for the dump's class k, NULL if none. */
+struct class_info *jdr_class_info(const struct jdr *r, uint32_t k);
 /* The dump's object `id` is the thread hprof knows by this object ID and serial. */
 void jdr_set_thread(struct jdr *r, uint64_t id, uint32_t object_id, uint32_t serial);
+/* That thread's ROOT THREAD OBJECT names hprof's trace `trace_serial` (its stack). A
+ * thread of the dump not set (the agent's own, one that started while the JVM dumped)
+ * has its roots written as ROOT UNKNOWN. */
+void jdr_set_thread_trace(struct jdr *r, uint64_t id, uint32_t trace_serial);
+
+/* One frame of a thread's stack as the JDK's dump gives it (STACK FRAME). */
+struct jdr_frame {
+    uint32_t class_k;          /* the dump's class index (see jdr_class_id), UINT32_MAX unknown */
+    char *method, *signature;  /* malloc'd, NULL when the dump does not say */
+    int32_t line;              /* > 0 a line; -1 unknown, -2 compiled, -3 native */
+};
+/* The frames of the stack the JDK wrote for the thread whose object is `id` (the dump's
+ * ID), top first, at most max of them into out; returns how many the stack has (0: none
+ * written). Free with jdr_frames_free. The dump's Java frame roots number these frames. */
+uint32_t jdr_thread_frames(const struct jdr *r, uint64_t id, struct jdr_frame *out, uint32_t max);
+void jdr_frames_free(struct jdr_frame *f, uint32_t n);
 
 /* The dump's object `id` is left out, and references to it are null (objects of the
  * agent's own that the dump holds). */

@@ -43,8 +43,13 @@ static void write_root(struct jdr *r, const uint8_t *p)
         ri.frame = (int32_t)be_load_u4(b + ID_BYTES + 4);
         break;
     case HD_ROOT_NATIVE_STACK:
-    case HD_ROOT_THREAD_BLOCK:
-    case HD_ROOT_THREAD_OBJECT: ri.thread_serial = thread_serial(r, be_load_u4(b + ID_BYTES)); break;
+    case HD_ROOT_THREAD_BLOCK: ri.thread_serial = thread_serial(r, be_load_u4(b + ID_BYTES)); break;
+    case HD_ROOT_THREAD_OBJECT: {
+        uint32_t jdk = be_load_u4(b + ID_BYTES);
+        ri.thread_serial = thread_serial(r, jdk);
+        if (ri.thread_serial && r->trace_of[jdk]) ri.trace_serial = r->trace_of[jdk];
+        break;
+    }
     case HD_ROOT_STICKY_CLASS: {
         int64_t k = set_class(r, obj);
         ri.name = k >= 0 ? r->out[k].info->name : "<Unknown Class>";
@@ -52,9 +57,13 @@ static void write_root(struct jdr *r, const uint8_t *p)
     }
     default: break;
     }
+    /* a root of a thread hprof does not know (the agent's own, ...): of no kind */
+    bool on_thread = p[0] == HD_ROOT_JNI_LOCAL || p[0] == HD_ROOT_JAVA_FRAME || p[0] == HD_ROOT_NATIVE_STACK ||
+                     p[0] == HD_ROOT_THREAD_BLOCK || p[0] == HD_ROOT_THREAD_OBJECT;
+    if (on_thread && !ri.thread_serial) ri.kind = HD_ROOT_UNKNOWN;
     r->wr->root(r->s, &ri);
     /* as the JVMTI walk writes it: a thread's object is also its block's root */
-    if (p[0] == HD_ROOT_THREAD_OBJECT) {
+    if (ri.kind == HD_ROOT_THREAD_OBJECT) {
         ri.kind = HD_ROOT_THREAD_BLOCK;
         r->wr->root(r->s, &ri);
     }
@@ -134,12 +143,14 @@ static void map_thread_serials(struct jdr *r)
     for (uint32_t i = 0; i < r->ntroots; i++)
         if (r->troots[i].serial > max && r->troots[i].serial < (1u << 22)) max = r->troots[i].serial;
     r->serial_of = calloc((size_t)max + 1, sizeof *r->serial_of);
-    if (!r->serial_of) return;
+    r->trace_of = calloc((size_t)max + 1, sizeof *r->trace_of);
+    if (!r->serial_of || !r->trace_of) return;
     r->nserials = max + 1;
     for (uint32_t i = 0; i < r->ntroots; i++) {
-        uint64_t ours;
-        if (r->troots[i].serial <= max && idmap_get(&r->thread_serial, r->troots[i].id, &ours))
-            r->serial_of[r->troots[i].serial] = (uint32_t)ours;
+        uint64_t ours, trace;
+        if (r->troots[i].serial > max || !idmap_get(&r->thread_serial, r->troots[i].id, &ours)) continue;
+        r->serial_of[r->troots[i].serial] = (uint32_t)ours;
+        if (idmap_get(&r->thread_trace, r->troots[i].id, &trace)) r->trace_of[r->troots[i].serial] = (uint32_t)trace;
     }
 }
 

@@ -29,7 +29,9 @@
 #include "sources/host.h"
 #include "sources/alloc_tracker.h"
 #include "sources/heap_walker.h"
+#include "sources/dump_threads.h"
 #include "sources/jdk_dump_reader.h"
+#include "sources/jdk_dump_stacks.h"
 #include "sources/resolve.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -44,7 +46,7 @@ struct marked {
     char **names;                      /* every field name the orders point to */
     size_t nnames, names_cap;
     uint32_t ncls;
-    struct thread_info **threads;
+    const struct dump_thread **threads;
     uint32_t nthreads;
     uint32_t nmonitors;
     uint32_t nhidden;                  /* the agent's own objects, last in the marker */
@@ -75,13 +77,16 @@ static const char *keep_name(struct marked *m, const char *s)
 }
 
 /* The order of a class's own fields and statics, as JVMTI lists them. */
-static void field_order(struct host *h, struct marked *m, jclass cls, struct jdr_order *o)
+static void field_order(struct host *h, JNIEnv *jni, struct marked *m, jclass cls, struct jdr_order *o)
 {
     jvmtiEnv *jvmti = h->jvmti;
     jint n = 0;
     jfieldID *ids = NULL;
     memset(o, 0, sizeof *o);
-    if ((*jvmti)->GetClassFields(jvmti, cls, &n, &ids) != JVMTI_ERROR_NONE || n <= 0) return;
+    jvmtiError err = (*jvmti)->GetClassFields(jvmti, cls, &n, &ids);
+    if (err == JVMTI_ERROR_CLASS_NOT_PREPARED && heap_link_class(jvmti, jni, cls))
+        err = (*jvmti)->GetClassFields(jvmti, cls, &n, &ids);
+    if (err != JVMTI_ERROR_NONE || n <= 0) return;
     const char **inst = calloc((size_t)n, sizeof *inst), **stat = calloc((size_t)n, sizeof *stat);
     for (jint i = 0; inst && stat && i < n; i++) {
         char *name = NULL;
@@ -128,8 +133,10 @@ static void random_nonce(uint64_t nonce[2])
     if (fd >= 0) close(fd);
 }
 
-/* Builds the marker (see the top), `hidden` objects last. false when the JVM would not. */
-static bool make_marker(struct host *h, JNIEnv *jni, struct marked *m, const jobject *hidden, uint32_t nhidden)
+/* Builds the marker (see the top), the dump's threads `dt` in it, `hidden` objects last.
+ * false when the JVM would not. */
+static bool make_marker(struct host *h, JNIEnv *jni, struct marked *m, const struct dump_threads *dt,
+                        const jobject *hidden, uint32_t nhidden)
 {
     jvmtiEnv *jvmti = h->jvmti;
     jint n = 0;
@@ -144,22 +151,13 @@ static bool make_marker(struct host *h, JNIEnv *jni, struct marked *m, const job
     ok = ok && m->classes && m->orders;
     for (jint i = 0; ok && i < n; i++) {
         m->classes[i] = classes_of(&h->t.classes, jvmti, all[i], &h->t.ids);
-        field_order(h, m, all[i], &m->orders[i]);
+        field_order(h, jni, m, all[i], &m->orders[i]);
     }
     m->ncls = ok ? (uint32_t)n : 0;
 
-    struct thread_table *t = &h->t.threads;
-    uint32_t nt = threads_count(t);
-    jobject *trefs = calloc((size_t)nt + 1, sizeof *trefs);
-    m->threads = calloc((size_t)nt + 1, sizeof *m->threads);
-    for (uint32_t i = 0; ok && trefs && m->threads && i < nt; i++) {
-        struct thread_info *ti = threads_at(t, i);
-        jthread ref = ti ? threads_lend(t, ti) : NULL;    /* valid until given back */
-        if (!ref) continue;
-        trefs[m->nthreads] = (*jni)->NewLocalRef(jni, ref);
-        threads_give_back(t, jni, &ti, 1);
-        if (trefs[m->nthreads]) m->threads[m->nthreads++] = ti;
-    }
+    m->threads = calloc((size_t)dt->n + 1, sizeof *m->threads);
+    for (uint32_t i = 0; ok && m->threads && i < dt->n; i++)
+        if (dt->t[i].ref) m->threads[m->nthreads++] = &dt->t[i];
     if (ok) mons = heap_owned_monitors(h, jni, &nmon);
     m->nmonitors = nmon;
 
@@ -175,7 +173,8 @@ static bool make_marker(struct host *h, JNIEnv *jni, struct marked *m, const job
         uint32_t at = 0;
         (*jni)->SetObjectArrayElement(jni, arr, (jsize)at++, nonce);
         for (uint32_t i = 0; i < m->ncls; i++) (*jni)->SetObjectArrayElement(jni, arr, (jsize)at++, all[i]);
-        for (uint32_t i = 0; i < m->nthreads; i++) (*jni)->SetObjectArrayElement(jni, arr, (jsize)at++, trefs[i]);
+        for (uint32_t i = 0; i < m->nthreads; i++)
+            (*jni)->SetObjectArrayElement(jni, arr, (jsize)at++, m->threads[i]->ref);
         for (uint32_t i = 0; i < nmon; i++) (*jni)->SetObjectArrayElement(jni, arr, (jsize)at++, mons[i]);
         for (uint32_t i = 0; i < nhidden; i++) (*jni)->SetObjectArrayElement(jni, arr, (jsize)at++, hidden[i]);
         m->marker = (*jni)->NewGlobalRef(jni, arr);
@@ -190,7 +189,6 @@ static bool make_marker(struct host *h, JNIEnv *jni, struct marked *m, const job
     (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
     for (uint32_t i = 0; i < nmon; i++) (*jni)->DeleteLocalRef(jni, mons[i]);
     free(mons);
-    free(trefs);
     (*jni)->PopLocalFrame(jni, NULL);
     return m->marker != NULL;
 }
@@ -303,7 +301,8 @@ static bool name_marked(struct jdr *r, struct marked *m)
     }
     free(ids);
     for (uint32_t i = 0; i < m->nthreads; i++)
-        jdr_set_thread(r, jdr_marker_element(r, 1 + m->ncls + i), m->threads[i]->object_id, m->threads[i]->serial);
+        jdr_set_thread(r, jdr_marker_element(r, 1 + m->ncls + i), m->threads[i]->ti->object_id,
+                       m->threads[i]->ti->serial);
     for (uint32_t i = 0; i < m->nhidden; i++)
         jdr_hide(r, jdr_marker_element(r, 1 + m->ncls + m->nthreads + m->nmonitors + i));
     return true;
@@ -349,7 +348,7 @@ static void resolve_late(struct host *h, JNIEnv *jni, struct jdr *r, struct mark
         for (jint i = 0; i < n; i++) {
             struct class_info *ci = classes_of(&h->t.classes, h->jvmti, all[i], &h->t.ids);
             if (bsearch(&ci, known, m->ncls, sizeof *known, by_ptr)) continue;
-            field_order(h, m, all[i], &m->late_orders[m->nlate]);
+            field_order(h, jni, m, all[i], &m->late_orders[m->nlate]);
             fresh[m->nlate++] = ci;
         }
         for (uint32_t k = 0; k < jdr_class_count(r); k++) {
@@ -379,6 +378,16 @@ static uint32_t take_ids(struct host *h, uint64_t need)
     return at;
 }
 
+/* Each thread's stack as the JVM wrote it, as hprof's trace (jdk_dump_stacks.h). */
+static void thread_stacks(struct host *h, JNIEnv *jni, struct jdr *r, struct marked *m)
+{
+    uint64_t *ids = calloc((size_t)m->nthreads + 1, sizeof *ids);
+    if (!ids) return;
+    for (uint32_t i = 0; i < m->nthreads; i++) ids[i] = jdr_marker_element(r, 1 + m->ncls + i);
+    jdk_dump_stacks(h, jni, r, ids, m->threads, m->nthreads);
+    free(ids);
+}
+
 static bool convert(struct host *h, JNIEnv *jni, struct heap_sink *sink, struct marked *m, const uint8_t *data, size_t len, int fd, double t0)
 {
     const char *why = NULL;
@@ -390,6 +399,7 @@ static bool convert(struct host *h, JNIEnv *jni, struct heap_sink *sink, struct 
     uint32_t base = 0;
     bool named = name_marked(r, m);
     if (named) resolve_late(h, jni, r, m);
+    if (named) thread_stacks(h, jni, r, m);
     if (!named || !(base = take_ids(h, jdr_ids_needed(r)))) {
         jdr_close(r);
         return false;
@@ -426,7 +436,9 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
     jobject hidden[2] = {file, file ? string_value(jni, file) : NULL};
     dump_heap_fn dump = native_dumper(h);
     bool done = false;
-    if (file && dump && make_marker(h, jni, &m, hidden, hidden[1] ? 2 : 1)) {
+    struct dump_threads dt = {0};
+    if (file && dump && dump_threads_take(h, jni, &dt) && make_marker(h, jni, &m, &dt, hidden, hidden[1] ? 2 : 1)) {
+        dump_threads_drop_refs(jni, &dt);     /* or the JVM's dump would show them as JNI local roots */
         heap_phase("marker", t0);
         if (!h->gc_at_exit) (*h->jvmti)->ForceGarbageCollection(h->jvmti);    /* ZGC, Shenandoah: see the top */
         bool dumped = jvm_dump_heap(jni, dump, file);
@@ -441,6 +453,7 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
         if (fd >= 0) close(fd);
     }
     marked_free(&m);
+    dump_threads_free(h, jni, &dt);
     (*jni)->PopLocalFrame(jni, NULL);
     return done;
 }

@@ -9,6 +9,7 @@
 #include "sources/resolve.h"
 #include "tables/bci_classes.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 /*
  * Handing batches over without waiting. Each thread's stack has a list of batches not
@@ -40,6 +41,7 @@ struct batch {
     uint32_t thread_serial;
     int64_t cpu_ns;            /* the thread's CPU time when it handed the batch over */
     int64_t wall_ns;           /* and the clock then */
+    bool last;                 /* the thread records nothing more: its stack can go */
     int npairs;
     int64_t pairs[];
 };
@@ -50,6 +52,7 @@ struct call_stack {
     struct batch *_Atomic pending;   /* handed over, not yet counted; newest first */
     _Atomic bool claimed;            /* someone counts this stack's batches now */
     struct call_stack *next_ready;   /* in the timer thread's list, while it holds the claim */
+    struct call_stack *next_spare;   /* in the list of free stacks, once its thread ended */
     /* The rest belongs to the claim's holder. */
     struct call_frame *frames;
     int n, cap;
@@ -74,6 +77,9 @@ struct method_times {
     _Atomic int queued;              /* batches handed over and not yet counted */
     _Atomic bool worker;             /* the timer thread runs */
     _Atomic int flushing;            /* flushes under way: the timer thread leaves no stack */
+    pthread_mutex_t spare_lock;
+    struct call_stack *spare;        /* stacks of threads that ended, for the next ones */
+    _Atomic uint64_t ended;          /* threads whose stack was given up */
 };
 
 struct method_times *method_times_new(void)
@@ -83,6 +89,7 @@ struct method_times *method_times_new(void)
     cmap_init(&m->stacks);
     registry_init(&m->all);
     sem_init(&m->wake, 0, 0);
+    pthread_mutex_init(&m->spare_lock, NULL);
     return m;
 }
 
@@ -91,16 +98,25 @@ static bool stack_eq(const struct cmap_node *n, const void *key)
     return ((const struct call_stack *)n)->tid == *(const int64_t *)key;
 }
 
+/* A stack for a new thread: one a thread that ended gave up, or a new one. A stack given
+ * up may still be claimed by a flush (which finds nothing to count in it): its claim is
+ * left as it is. */
 static struct cmap_node *stack_make(const void *key, void *ctx)
 {
     struct method_times *m = ctx;
-    struct call_stack *s = calloc(1, sizeof *s);
-    if (!s) return NULL;
-    s->tid = *(const int64_t *)key;
-    if (registry_add(&m->all, s) == UINT32_MAX) {
-        free(s);
-        return NULL;
+    pthread_mutex_lock(&m->spare_lock);
+    struct call_stack *s = m->spare;
+    if (s) m->spare = s->next_spare;
+    pthread_mutex_unlock(&m->spare_lock);
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s) return NULL;
+        if (registry_add(&m->all, s) == UINT32_MAX) {
+            free(s);
+            return NULL;
+        }
     }
+    s->tid = *(const int64_t *)key;
     return &s->node;
 }
 
@@ -274,6 +290,7 @@ static int64_t cut_level(const int64_t *gaps, int n, int64_t off)
  */
 static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct batch *b)
 {
+    if (b->npairs == 0) return;          /* only a thread's end */
     int skip;
     int64_t off = off_cpu(s, b, &skip);
     int n = b->npairs - skip;
@@ -332,23 +349,56 @@ static struct batch *take_pending(struct call_stack *s)
 static bool too_much_waits(struct method_times *m) { return atomic_load(&m->queued) > MAX_QUEUED; }
 
 /*
+ * The stack of a thread that ended, its last batch counted (the claim held): out of the
+ * map and emptied for the next thread. Calls still open are not counted (they never
+ * returned), as at VM death. The claim goes last, once nothing of the thread is left.
+ */
+static void give_up(struct method_times *m, struct call_stack *s)
+{
+    int64_t tid = s->tid;
+    cmap_remove(&m->stacks, hash_mix64((uint64_t)tid), &tid, stack_eq);
+    if (s->cap > 256) {
+        free(s->frames);
+        s->frames = NULL;
+        s->cap = 0;
+    }
+    s->n = 0;
+    s->cpu_last = s->wall_last = s->paused = s->last_when = s->tracker_ns = 0;
+    s->has_last = false;
+    memset(s->cache, 0, sizeof s->cache);
+    atomic_fetch_add(&m->ended, 1);
+    pthread_mutex_lock(&m->spare_lock);
+    s->next_spare = m->spare;
+    m->spare = s;
+    atomic_store(&s->claimed, false);
+    pthread_mutex_unlock(&m->spare_lock);
+}
+
+/*
  * Counts the stack's batches, the claim held, until there are none left, then lets the
  * claim go. A batch pushed while the claim is let go is either seen by the re-check or
  * finds the claim free itself. The timer thread (`may_leave`) lets go after a round when
  * too much waits: what it leaves came during the round, from a thread that is busy, and
- * that thread's next batch (or a flush) takes the stack up again.
+ * that thread's next batch (or a flush) takes the stack up again. After a thread's last
+ * batch nothing more comes for it: its stack is given up.
  */
 static void count_claimed(struct host *h, JNIEnv *jni, struct call_stack *s, bool may_leave)
 {
     struct method_times *m = h->method_times;
     for (;;) {
         struct batch *b = take_pending(s);
+        bool last = false;
         while (b) {
             struct batch *next = b->next;
             process(h, jni, s, b);
+            last |= b->last;
             free(b);
             atomic_fetch_sub(&m->queued, 1);
             b = next;
+        }
+        if (last) {
+            give_up(m, s);
+            return;
         }
         bool leave = may_leave && too_much_waits(m) && !atomic_load(&m->flushing);
         atomic_store(&s->claimed, false);
@@ -365,15 +415,19 @@ static void pass_to_timer(struct method_times *m, struct call_stack *s)
 }
 
 void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t tid, int64_t cpu_ns,
-                         uint32_t thread_serial)
+                         uint32_t thread_serial, bool last)
 {
     struct method_times *m = h->method_times;
     b->cpu_ns = cpu_ns;
     b->wall_ns = (int64_t)clock_ns();
     b->thread_serial = thread_serial;
-    struct call_stack *s = (struct call_stack *)cmap_intern(&m->stacks, hash_mix64((uint64_t)tid), &tid, stack_eq,
-                                                            stack_make, m, NULL);
-    if (!s) {                            /* out of memory */
+    b->last = last;
+    uint64_t hash = hash_mix64((uint64_t)tid);
+    /* A thread's end with nothing to count and no stack: nothing to give up. */
+    struct call_stack *s = (struct call_stack *)(b->npairs == 0 ? cmap_find(&m->stacks, hash, &tid, stack_eq)
+                                                                : cmap_intern(&m->stacks, hash, &tid, stack_eq,
+                                                                              stack_make, m, NULL));
+    if (!s) {                            /* out of memory, or nothing to do */
         free(b);
         return;
     }
@@ -383,6 +437,15 @@ void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t t
     if (atomic_exchange(&s->claimed, true)) return;      /* its holder counts it */
     if (atomic_load(&m->worker) && !too_much_waits(m)) pass_to_timer(m, s);
     else count_claimed(h, jni, s, false);
+}
+
+void method_times_log_stats(struct host *h)
+{
+    struct method_times *m = h->method_times;
+    const char *on = getenv("HPROF_STACK_STATS");
+    if (!m || !on || !*on || strcmp(on, "0") == 0) return;
+    log_plain("HPROF: cpu=times call stacks: %u made, %llu given up by threads that ended", registry_count(&m->all),
+              (unsigned long long)atomic_load(&m->ended));
 }
 
 /* The timer thread: counts the stacks passed to it, in the order they came. */

@@ -18,6 +18,7 @@
 #define HPROF_METHOD_TIMES_H
 
 #include <jni.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct host;
@@ -32,9 +33,13 @@ int method_times_start(struct host *h, JNIEnv *jni);
 struct batch *method_times_batch_new(int npairs);
 int64_t *method_times_batch_pairs(struct batch *b);
 /* Hands the batch (and its ownership) over, for the Java thread with this id; cpu_ns is its
- * CPU time now, or -1 when not known. Never waits. */
+ * CPU time now, or -1 when not known. `last`: the thread records nothing more (it ended),
+ * so its call stack is given up (kept for another thread) once the batch is counted; a
+ * last batch may be empty. Never waits. */
 void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t tid, int64_t cpu_ns,
-                         uint32_t thread_serial);
+                         uint32_t thread_serial, bool last);
+/* HPROF_STACK_STATS: how many call stacks were made, and given up (stderr). */
+void method_times_log_stats(struct host *h);
 /* Waits until every batch handed over so far is counted (before a dump). */
 void method_times_flush(struct host *h);
 

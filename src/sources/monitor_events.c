@@ -25,11 +25,13 @@ struct monitor_events {
     struct monitor_table contended;  /* MonitorContendedEnter .. Entered: MONITOR TIME */
     struct monitor_table waits;      /* MonitorWait .. Waited: MONITOR WAIT TIME */
     pthread_mutex_t lock;          /* guards `slots` */
-    struct pending *slots;         /* by thread serial - 200001 */
-    uint32_t nslots;
+    /* By the thread's slot in the thread table: as many as threads held at once, each
+     * emptied at its thread's end (thread_end) for the next thread given that slot. */
+    struct pending *slots;
+    size_t nslots;
 };
 
-/* Threads hprof has no serial for (none normally; virtual threads, say) keep theirs here. */
+/* Threads hprof has no entry for (virtual threads, say, or one past its end) keep theirs here. */
 static _Thread_local struct pending unknown_thread_pending;
 
 /* The capabilities monitor=y needs, of those the VM offers. */
@@ -64,31 +66,19 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
 
 /*
  * Runs `fn` on the thread's pending slot with the slot lock held (the slot array may
- * grow under other threads). Threads without a serial use a thread-local slot.
+ * grow under other threads). Threads without an entry use a thread-local slot.
  */
 typedef void (*pending_fn)(struct pending *p, void *arg);
 
-static void with_pending(struct monitor_events *m, uint32_t serial, pending_fn fn, void *arg)
+static void with_pending(struct monitor_events *m, const struct thread_info *ti, pending_fn fn, void *arg)
 {
-    if (serial <= SERIAL_THREAD_BASE) {
+    if (!ti) {
         fn(&unknown_thread_pending, arg);
         return;
     }
-    uint32_t i = serial - SERIAL_THREAD_BASE - 1;
     pthread_mutex_lock(&m->lock);
-    if (i >= m->nslots) {
-        uint32_t n = m->nslots ? m->nslots : 64;
-        while (n <= i) n *= 2;
-        struct pending *s = realloc(m->slots, n * sizeof *s);
-        if (!s) {
-            pthread_mutex_unlock(&m->lock);
-            return;
-        }
-        memset(s + m->nslots, 0, (n - m->nslots) * sizeof *s);
-        m->slots = s;
-        m->nslots = n;
-    }
-    fn(&m->slots[i], arg);
+    if (grow_array_zeroed((void **)&m->slots, &m->nslots, (size_t)ti->slot + 1, sizeof *m->slots))
+        fn(&m->slots[ti->slot], arg);
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -101,11 +91,9 @@ static struct host *counting(JNIEnv *jni, jthread thread)
     return h;
 }
 
-static uint32_t serial_of(struct host *h, jthread thread)
-{
-    struct thread_info *ti = threads_lookup(h->jvmti, thread);
-    return ti ? ti->serial : 0;
-}
+/* The entry of the thread an event came on (its own: no lock needed, see resolve.h). */
+static const struct thread_info *self_of(struct host *h, jthread thread) { return threads_lookup(h->jvmti, thread); }
+static uint32_t serial_of(const struct thread_info *ti) { return ti ? ti->serial : 0; }
 
 /* The trace of the thread's stack now (the empty trace if it has no Java frames). */
 static struct trace *trace_now(struct host *h, JNIEnv *jni, jthread thread, uint32_t thread_serial)
@@ -187,11 +175,11 @@ static void JNICALL on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
 {
     struct host *h = counting(jni, thread);
     if (!h) return;
-    uint32_t serial = serial_of(h, thread);
-    struct began b = {entry_now(h, &h->monitors->contended, jni, thread, object, serial), 0, NULL};
+    const struct thread_info *ti = self_of(h, thread);
+    struct began b = {entry_now(h, &h->monitors->contended, jni, thread, object, serial_of(ti)), 0, NULL};
     if (!b.e) return;
     b.at = clock_ns();
-    with_pending(h->monitors, serial, enter_began, &b);
+    with_pending(h->monitors, ti, enter_began, &b);
 }
 
 static void JNICALL on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
@@ -200,7 +188,7 @@ static void JNICALL on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
     struct host *h = counting(jni, thread);
     if (!h) return;
     struct began b = {NULL, 0, NULL};
-    with_pending(h->monitors, serial_of(h, thread), enter_ended, &b);
+    with_pending(h->monitors, self_of(h, thread), enter_ended, &b);
     if (b.e) monitors_add(b.e, end > b.at ? end - b.at : 0);
 }
 
@@ -208,19 +196,20 @@ static void JNICALL on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobjec
 {
     struct host *h = counting(jni, thread);
     if (!h) return;
-    uint32_t serial = serial_of(h, thread);
+    const struct thread_info *ti = self_of(h, thread);
+    uint32_t serial = serial_of(ti);
     struct began b = {entry_now(h, &h->monitors->waits, jni, thread, object, serial), 0, NULL};
     if (!b.e) return;
     host_record(h, &(struct live_record){.kind = LIVE_MONITOR_WAIT, .thread_serial = serial, .ms = (int64_t)timeout,
                                          .signature = b.e->cls->signature ? b.e->cls->signature : "<unknown>"});
     b.at = clock_ns();
-    with_pending(h->monitors, serial, wait_began, &b);
+    with_pending(h->monitors, ti, wait_began, &b);
     if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
     /* Kept so that a dump can list the monitor: JVMTI no longer reports the monitor a
      * thread waits on in Object.wait as its contended monitor (JDK 23 and later). */
-    if (serial > SERIAL_THREAD_BASE) {
+    if (ti) {
         jweak w = (*jni)->NewWeakGlobalRef(jni, object);
-        if (w) with_pending(h->monitors, serial, wait_object_set, w);
+        if (w) with_pending(h->monitors, ti, wait_object_set, w);
     }
 }
 
@@ -229,9 +218,10 @@ static void JNICALL on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
     uint64_t end = clock_ns();
     struct host *h = counting(jni, thread);
     if (!h) return;
-    uint32_t serial = serial_of(h, thread);
+    const struct thread_info *ti = self_of(h, thread);
+    uint32_t serial = serial_of(ti);
     struct began b = {NULL, 0, NULL};
-    with_pending(h->monitors, serial, wait_ended, &b);
+    with_pending(h->monitors, ti, wait_ended, &b);
     if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
     if (!b.e) return;
     uint64_t ns = end > b.at ? end - b.at : 0;
@@ -266,6 +256,19 @@ void monitor_events_enable(struct host *h, bool on)
 
 static void start(struct host *h, JNIEnv *jni) { monitor_events_enable(h, true); }
 
+/* The thread's slot, emptied for the next thread given it (on the ending thread, before
+ * the thread table lets its entry go: sources end in reverse order). */
+static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
+{
+    if (!h->monitors) return;
+    const struct thread_info *ti = self_of(h, thread);     /* NULL for the agent's own */
+    if (!ti) return;
+    struct began b = {NULL, 0, NULL};
+    with_pending(h->monitors, ti, wait_ended, &b);
+    if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
+    with_pending(h->monitors, ti, enter_ended, &b);
+}
+
 /* ---- the dump ---- */
 
 /* A snapshot being filled, with the monitors it has met so far. */
@@ -285,44 +288,56 @@ static void note_monitor(JNIEnv *jni, struct dump_state *d, jobject o)
     if (g) d->objects[d->nobjects++] = g;
 }
 
-/* Every thread hprof has seen, in serial order, with its trace and state now. */
-static void gather_threads(struct host *h, JNIEnv *jni, struct dump_state *d)
+/* One live thread's trace and state now, and the monitors it owns or waits for. */
+static void gather_thread(struct host *h, JNIEnv *jni, struct dump_state *d, jthread thread, uint32_t serial)
 {
     jvmtiEnv *jvmti = h->jvmti;
-    uint32_t n = threads_count(&h->t.threads);
-    struct monitor_snapshot *snap = d->snap;
-    snap->threads = calloc(n ? n : 1, sizeof *snap->threads);
-    if (!snap->threads) return;
-    for (uint32_t i = 0; i < n; i++) {
-        struct thread_info *ti = threads_at(&h->t.threads, i);
-        struct monitor_dump_thread *t = &snap->threads[snap->nthreads++];
-        t->serial = ti->serial;
-        t->trace_serial = SERIAL_TRACE_BASE;
-        t->state = JVMTI_THREAD_STATE_TERMINATED;
-        if ((*jni)->PushLocalFrame(jni, 64) != JNI_OK) {
-            (*jni)->ExceptionClear(jni);
-            continue;
-        }
-        jthread thread = threads_lend(&h->t.threads, ti);
-        if (thread) {
-            jint state = 0;
-            if ((*jvmti)->GetThreadState(jvmti, thread, &state) == JVMTI_ERROR_NONE) t->state = state;
-            if (state & JVMTI_THREAD_STATE_ALIVE) {
-                t->trace_serial = trace_now(h, jni, thread, ti->serial)->serial;
-                jint nowned = 0;
-                jobject *owned = NULL;
-                if ((*jvmti)->GetOwnedMonitorInfo(jvmti, thread, &nowned, &owned) == JVMTI_ERROR_NONE) {
-                    for (jint k = 0; k < nowned; k++) note_monitor(jni, d, owned[k]);
-                    (*jvmti)->Deallocate(jvmti, (unsigned char *)owned);
-                }
-                jobject contended = NULL;
-                if ((*jvmti)->GetCurrentContendedMonitor(jvmti, thread, &contended) == JVMTI_ERROR_NONE)
-                    note_monitor(jni, d, contended);
-            }
-            threads_give_back(&h->t.threads, jni, &ti, 1);
-        }
-        (*jni)->PopLocalFrame(jni, NULL);
+    struct monitor_dump_thread *t = &d->snap->threads[d->snap->nthreads++];
+    t->serial = serial;
+    t->trace_serial = SERIAL_TRACE_BASE;
+    t->state = JVMTI_THREAD_STATE_TERMINATED;
+    if ((*jni)->PushLocalFrame(jni, 64) != JNI_OK) {
+        (*jni)->ExceptionClear(jni);
+        return;
     }
+    jint state = 0;
+    if ((*jvmti)->GetThreadState(jvmti, thread, &state) == JVMTI_ERROR_NONE) t->state = state;
+    if (state & JVMTI_THREAD_STATE_ALIVE) {
+        t->trace_serial = trace_now(h, jni, thread, serial)->serial;
+        jint nowned = 0;
+        jobject *owned = NULL;
+        if ((*jvmti)->GetOwnedMonitorInfo(jvmti, thread, &nowned, &owned) == JVMTI_ERROR_NONE) {
+            for (jint k = 0; k < nowned; k++) note_monitor(jni, d, owned[k]);
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)owned);
+        }
+        jobject contended = NULL;
+        if ((*jvmti)->GetCurrentContendedMonitor(jvmti, thread, &contended) == JVMTI_ERROR_NONE)
+            note_monitor(jni, d, contended);
+    }
+    (*jni)->PopLocalFrame(jni, NULL);
+}
+
+static int by_serial(const void *x, const void *y)
+{
+    uint32_t a = ((const struct monitor_dump_thread *)x)->serial, b = ((const struct monitor_dump_thread *)y)->serial;
+    return (a > b) - (a < b);
+}
+
+/* The live threads, as the original dumped them (those alive now), in serial order. Their
+ * entries are lent, so none is freed meanwhile; one that ends meanwhile is terminated. */
+static void gather_threads(struct host *h, JNIEnv *jni, struct dump_state *d)
+{
+    struct monitor_snapshot *snap = d->snap;
+    int max = threads_live_count(&h->t.threads) + 16;
+    jthread *refs = calloc((size_t)max, sizeof *refs);
+    struct thread_info **infos = calloc((size_t)max, sizeof *infos);
+    snap->threads = calloc((size_t)max, sizeof *snap->threads);
+    int n = refs && infos && snap->threads ? threads_lend_live(&h->t.threads, refs, infos, max) : 0;
+    for (int i = 0; i < n; i++) gather_thread(h, jni, d, refs[i], infos[i]->serial);
+    threads_give_back(&h->t.threads, jni, infos, n);
+    if (snap->threads) qsort(snap->threads, snap->nthreads, sizeof *snap->threads, by_serial);
+    free(refs);
+    free(infos);
 }
 
 static uint32_t *serials_of(struct host *h, JNIEnv *jni, jthread *threads, jint n, jthread *skip, jint nskip,
@@ -333,7 +348,7 @@ static uint32_t *serials_of(struct host *h, JNIEnv *jni, jthread *threads, jint 
     for (jint i = 0; i < n; i++) {
         bool skipped = false;
         for (jint k = 0; k < nskip && !skipped; k++) skipped = (*jni)->IsSameObject(jni, threads[i], skip[k]);
-        uint32_t serial = skipped ? 0 : serial_of(h, threads[i]);
+        uint32_t serial = skipped ? 0 : threads_serial(&h->t.threads, h->jvmti, threads[i]);
         if (s && serial) s[(*out_n)++] = serial;
     }
     return s;
@@ -377,7 +392,7 @@ static void gather_monitors(struct host *h, JNIEnv *jni, struct dump_state *d)
             struct monitor_dump_monitor *m = &snap->mons[snap->nmons++];
             struct class_info *c = class_of(h, jni, d->objects[i]);
             m->signature = c->signature ? c->signature : "<unknown>";
-            m->owner = u.owner ? serial_of(h, u.owner) : 0;
+            m->owner = u.owner ? threads_serial(&h->t.threads, h->jvmti, u.owner) : 0;
             m->entry_count = u.entry_count;
             /* Older VMs count the threads waiting to be notified among those waiting
              * to enter as well; each is listed once, where it belongs. */
@@ -420,4 +435,5 @@ const struct source monitor_events_source = {
     .wanted = wanted,
     .init = init,
     .start = start,
+    .thread_end = thread_end,
 };

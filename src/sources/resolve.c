@@ -266,6 +266,40 @@ struct thread_info *threads_lookup(jvmtiEnv *jvmti, jthread thread)
     return p;
 }
 
+uint32_t threads_serial(struct thread_table *t, jvmtiEnv *jvmti, jthread thread)
+{
+    /* Under the lock the thread's end clears its storage with: an entry read here is
+     * not reclaimed before the lock is let go (threads_ended). */
+    pthread_mutex_lock(&t->naming);
+    struct thread_info *ti = threads_lookup(jvmti, thread);
+    uint32_t serial = ti ? ti->serial : 0;
+    pthread_mutex_unlock(&t->naming);
+    return serial;
+}
+
+struct same_thread {
+    JNIEnv *jni;
+    jthread thread;
+};
+
+static bool is_same_thread(jthread ref, void *arg)
+{
+    struct same_thread *s = arg;
+    return (*s->jni)->IsSameObject(s->jni, ref, s->thread);
+}
+
+/* The entry of a thread, held: the one its storage names, else (its end seen, it still
+ * runs: the thread that ends the VM) the one on the ended list. Naming lock held. */
+static struct thread_info *held_entry(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+    struct thread_info *ti = threads_lookup(jvmti, thread);
+    if (ti) {
+        threads_hold(t, ti);
+        return ti;
+    }
+    return threads_find_ended(t, is_same_thread, &(struct same_thread){jni, thread});
+}
+
 struct thread_info *threads_started(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
                                     struct ids *ids, struct thread_info **existing)
 {
@@ -277,36 +311,60 @@ struct thread_info *threads_started(struct thread_table *t, jvmtiEnv *jvmti, JNI
     /* The thread-local storage says whether the thread has an entry: checked and set
      * under the lock, as VM init's list of threads and their own starts may cross. */
     pthread_mutex_lock(&t->naming);
-    struct thread_info *old = threads_lookup(jvmti, thread);
-    bool added = !old && threads_add(t, ti, ids) == 0;
-    if (added) (*jvmti)->SetThreadLocalStorage(jvmti, thread, ti);
+    struct thread_info *old = held_entry(t, jvmti, jni, thread);
+    bool added = !old && ti->ref && threads_add(t, ti, ids) == 0;
+    if (added) {
+        threads_hold(t, ti);
+        (*jvmti)->SetThreadLocalStorage(jvmti, thread, ti);
+    }
     pthread_mutex_unlock(&t->naming);
     if (added) return ti;
     if (ti->ref) (*jni)->DeleteGlobalRef(jni, ti->ref);
-    free(ti->name);
-    free(ti->group);
-    free(ti->parent_group);
-    free(ti);
+    threads_free(ti);
     *existing = old;
     return NULL;
 }
 
 struct thread_info *threads_ended(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
+    /* The storage is cleared under the naming lock: no lookup from another thread
+     * (threads_serial, threads_started) gets the entry after this, and those before are
+     * done with it or hold it. Events the thread still posts find no entry (serial 0). */
     pthread_mutex_lock(&t->naming);
     struct thread_info *ti = threads_lookup(jvmti, thread);
     if (ti) (*jvmti)->SetThreadLocalStorage(jvmti, thread, NULL);
     pthread_mutex_unlock(&t->naming);
-    if (!ti) return NULL;
-    jthread ref = threads_end(t, ti);
-    if (ref) (*jni)->DeleteGlobalRef(jni, ref);
+    if (ti) threads_end(t, ti);
     return ti;
+}
+
+/* Ended entries looked at in one pass; the rest wait for the next. */
+#define RECLAIM_BATCH 64
+
+/* Whether a thread can still run code of ours: JVMTI says so until it is terminated. */
+static bool is_gone(jvmtiEnv *jvmti, jthread ref)
+{
+    jint state = 0;
+    if ((*jvmti)->GetThreadState(jvmti, ref, &state) != JVMTI_ERROR_NONE) return false;
+    return !(state & JVMTI_THREAD_STATE_ALIVE);
+}
+
+void threads_reclaim(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    struct thread_info *held[RECLAIM_BATCH];
+    bool gone[RECLAIM_BATCH];
+    int n = threads_ended_take(t, held, RECLAIM_BATCH);
+    for (int i = 0; i < n; i++) gone[i] = is_gone(jvmti, held[i]->ref);
+    struct thread_info *ti = threads_ended_reclaim(t, held, gone, n);
+    while (ti) {
+        struct thread_info *next = ti->next_ended;
+        (*jni)->DeleteGlobalRef(jni, ti->ref);
+        threads_free(ti);
+        ti = next;
+    }
 }
 
 void threads_give_back(struct thread_table *t, JNIEnv *jni, struct thread_info *const *infos, int n)
 {
-    for (int i = 0; i < n; i++) {
-        jthread ref = threads_unlend(t, infos[i]);
-        if (ref) (*jni)->DeleteGlobalRef(jni, ref);
-    }
+    for (int i = 0; i < n; i++) threads_release(t, infos[i]);
 }

@@ -46,17 +46,27 @@ void bci_classes_bind(struct bci_class *c, jvmtiEnv *jvmti, jclass cls);
 /* A loaded class: fill in the jmethodIDs of its numbered twin, if it has one. */
 void bci_classes_prepared(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
 
-/* The entry of a live thread, from JVMTI thread-local storage (NULL if unknown). */
+/* The entry of the current thread, from JVMTI thread-local storage (NULL if unknown, or
+ * once its end was seen): for a thread's own events, which its end does not race. For
+ * another thread, threads_serial. */
 struct thread_info *threads_lookup(jvmtiEnv *jvmti, jthread thread);
+/* The serial of any thread, 0 if it has no entry (takes the table's naming lock). */
+uint32_t threads_serial(struct thread_table *t, jvmtiEnv *jvmti, jthread thread);
 /*
- * Enters a thread seen alive (thread start, or already running at VM init). Returns
- * NULL when it was entered before (*existing is set to it then).
+ * Enters a thread seen alive (thread start, or already running at VM init), or finds
+ * the entry it has (*existing, a thread whose end was seen and that still runs
+ * included). Either is held for the caller, who releases it (threads_release). Returns
+ * the new entry, or NULL when it had one or memory ran out.
  */
 struct thread_info *threads_started(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
                                     struct ids *ids, struct thread_info **existing);
-/* Marks the thread ended and returns its entry (NULL if it was never entered). */
+/* Marks the thread ended, on the thread itself, and returns its entry (NULL if it was
+ * never entered): valid until the thread is gone (threads_reclaim). */
 struct thread_info *threads_ended(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jthread thread);
-/* Gives back references lent by threads_lend_sampled or threads_lend (tables/threads.h). */
+/* Frees the entries of ended threads that are gone (not alive for JVMTI), unless held
+ * or read; their references are deleted. */
+void threads_reclaim(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni);
+/* Gives back entries lent by threads_lend_sampled, threads_lend_live or threads_lend. */
 void threads_give_back(struct thread_table *t, JNIEnv *jni, struct thread_info *const *infos, int n);
 
 #endif

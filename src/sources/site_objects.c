@@ -23,7 +23,7 @@ struct site_log *site_objects_log(struct site_objects *t)
         pthread_mutex_init(&l->lock, NULL);
         l->sweep_at = SWEEP_MIN;
         l->next = t->all;
-        t->all = l;
+        __atomic_store_n(&t->all, l, __ATOMIC_RELEASE);    /* read by the GC's mark */
     }
     pthread_mutex_unlock(&t->lock);
     return l;
@@ -38,25 +38,44 @@ void site_objects_release(struct site_objects *t, struct site_log *l)
     pthread_mutex_unlock(&t->lock);
 }
 
-void site_objects_gc_finished(struct site_objects *t) { atomic_fetch_add_explicit(&t->gcs, 1, memory_order_relaxed); }
+/* In the GC (a JVMTI callback): no lock may be taken, since a thread in native can hold
+ * its log's lock while it waits for this safepoint to end; the counts are read as they
+ * are (a log is only prepended to the list; an entry of a thread caught in the middle of
+ * its append may fall on either side of the mark). */
+void site_objects_gc_finished(struct site_objects *t)
+{
+    /* Counted twice, before and after the marks (odd: marking), so that a sweep can tell
+     * a GC came while it compacted the log (sweep_log). */
+    atomic_fetch_add(&t->gcs, 1);
+    for (struct site_log *l = __atomic_load_n(&t->all, __ATOMIC_ACQUIRE); l; l = l->next)
+        __atomic_store_n(&l->mark, __atomic_load_n(&l->n, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
+    atomic_fetch_add(&t->gcs, 1);
+}
 
 /* Drops the entries whose objects were collected, keeping the others in order; calls
  * live() for each kept one when given. The log's lock is held. */
-static void sweep_log(struct site_log *l, JNIEnv *jni, site_objects_fn live, void *ctx)
+static void sweep_log(struct site_objects *t, struct site_log *l, JNIEnv *jni, site_objects_fn live, void *ctx,
+                      bool marked)
 {
-    size_t kept = 0, looked = 0;
+    uint64_t gcs = atomic_load(&t->gcs);
+    size_t kept = 0, looked = 0, mark = __atomic_load_n(&l->mark, __ATOMIC_SEQ_CST), new_mark = 0;
     for (size_t i = 0; i < l->n; i++) {
         struct site_ref e = l->refs[i];
         if (i == l->looked) looked = kept;
+        if (i == mark) new_mark = kept;
         if ((*jni)->IsSameObject(jni, e.ref, NULL)) {
             (*jni)->DeleteWeakGlobalRef(jni, e.ref);
             continue;
         }
-        if (live) live(e.site, (uint64_t)e.size8 << 3, ctx);
+        if (live && (!marked || i < mark)) live(e.site, (uint64_t)e.size8 << 3, ctx);
         l->refs[kept++] = e;
     }
     l->looked = l->looked >= l->n ? kept : looked;
-    l->n = kept;
+    __atomic_store_n(&l->mark, mark >= l->n ? kept : new_mark, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&l->n, kept, __ATOMIC_SEQ_CST);
+    /* A GC during the sweep marked the log as it was: every entry (nothing is appended
+     * while the sweep holds the lock); one after this check reads the new count. */
+    if (atomic_load(&t->gcs) != gcs) __atomic_store_n(&l->mark, kept, __ATOMIC_SEQ_CST);
     l->sweep_at = kept * 2 > SWEEP_MIN ? kept * 2 : SWEEP_MIN;
     /* Give memory back once most of the log's objects are gone. */
     if (l->cap > SWEEP_MIN && kept < l->cap / 4) {
@@ -80,7 +99,7 @@ bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, j
         uint64_t gcs = atomic_load_explicit(&t->gcs, memory_order_relaxed);
         if (gcs != l->gcs_seen) {
             l->gcs_seen = gcs;
-            sweep_log(l, jni, NULL, NULL);
+            sweep_log(t, l, jni, NULL, NULL, false);
         }
     }
     if (l->n == l->cap) {
@@ -95,7 +114,8 @@ bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, j
         l->cap = cap;
     }
     uint64_t size8 = (size + 7) >> 3;
-    l->refs[l->n++] = (struct site_ref){ref, site, size8 > UINT32_MAX ? UINT32_MAX : (uint32_t)size8};
+    l->refs[l->n] = (struct site_ref){ref, site, size8 > UINT32_MAX ? UINT32_MAX : (uint32_t)size8};
+    __atomic_store_n(&l->n, l->n + 1, __ATOMIC_RELEASE);    /* read by the GC's mark */
     pthread_mutex_unlock(&l->lock);
     return true;
 }
@@ -142,10 +162,15 @@ size_t site_objects_held(struct site_objects *t)
 
 void site_objects_sweep(struct site_objects *t, JNIEnv *jni, site_objects_fn live, void *ctx)
 {
+    site_objects_sweep_at_gc(t, jni, live, ctx, false);
+}
+
+void site_objects_sweep_at_gc(struct site_objects *t, JNIEnv *jni, site_objects_fn live, void *ctx, bool marked)
+{
     pthread_mutex_lock(&t->lock);      /* no log is made or handed over meanwhile */
     for (struct site_log *l = t->all; l; l = l->next) {
         pthread_mutex_lock(&l->lock);
-        sweep_log(l, jni, live, ctx);
+        sweep_log(t, l, jni, live, ctx, marked);
         pthread_mutex_unlock(&l->lock);
     }
     pthread_mutex_unlock(&t->lock);

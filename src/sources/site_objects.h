@@ -37,6 +37,7 @@ struct site_log {
     size_t n, cap;
     size_t sweep_at;                 /* sweep when n reaches it and a GC ran since */
     size_t looked;                   /* entries below it were looked at by site_objects_recent */
+    size_t mark;                     /* entries held at the last GC's end (timeline=) */
     uint64_t gcs_seen;               /* the GC count at the last sweep */
     struct site_log *next;           /* every log, in the order they were made */
     struct site_log *next_free;      /* logs of threads that ended */
@@ -78,6 +79,9 @@ size_t site_objects_held(struct site_objects *t);
  * each object still held (no other sweep runs meanwhile). */
 typedef void (*site_objects_fn)(uint32_t site, uint64_t size, void *ctx);
 void site_objects_sweep(struct site_objects *t, JNIEnv *jni, site_objects_fn live, void *ctx);
+/* The same; when `marked`, live() is called only for the objects that were held when the
+ * last GC ended (timeline=: the live counts of that GC, not of the allocations since). */
+void site_objects_sweep_at_gc(struct site_objects *t, JNIEnv *jni, site_objects_fn live, void *ctx, bool marked);
 
 /* Tags each object still held with its site id in env (an environment with
  * can_tag_objects), for a reference walk to read. */

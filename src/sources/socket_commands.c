@@ -37,26 +37,24 @@ static void bad_input(struct listener *l, const char *why, const char *then)
 /* Reads and runs commands until told to stop, EOF, or the stream goes bad. */
 static void serve(struct host *h, JNIEnv *jni, struct listener *l)
 {
-    uint8_t buf[CMD_HEADER_SIZE + CMD_MAX_BODY];
-    size_t have = 0;
+    struct cmd_stream s = {.have = 0};
     while (!atomic_load(&l->stop)) {
         struct pollfd p = {l->fd, POLLIN, 0};
         int r = poll(&p, 1, POLL_MS);
         if (r < 0 && errno != EINTR) return;
         if (r <= 0) continue;
-        ssize_t n = recv(l->fd, buf + have, sizeof buf - have, 0);
+        ssize_t n = recv(l->fd, s.buf + s.have, sizeof s.buf - s.have, 0);
         if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
         if (n <= 0) {
-            if (have > 0 && n == 0)
+            if (s.have > 0 && n == 0)
                 bad_input(l, "the peer closed the connection in the middle of a command", "it is dropped");
             return;   /* closed or broken: the output reports its own errors */
         }
-        have += (size_t)n;
+        s.have += (size_t)n;
         for (;;) {
             struct command c;
-            size_t used = 0;
             char why[160];
-            enum cmd_status st = cmd_next(buf, have, &c, &used, why, sizeof why);
+            enum cmd_status st = cmd_stream_take(&s, &c, why, sizeof why);
             if (st == CMD_NEED_MORE) break;
             if (st == CMD_DESYNC) {
                 bad_input(l, why, "no more commands are read from this connection; the profile is still sent");
@@ -66,8 +64,6 @@ static void serve(struct host *h, JNIEnv *jni, struct listener *l)
             if (st == CMD_READY && c.tag == CMD_EOF) return;
             /* A command that cannot be carried out says why, as a malformed one does. */
             if (st != CMD_READY || !h->services->command(h, jni, &c, why, sizeof why)) bad_input(l, why, "dropped");
-            memmove(buf, buf + used, have - used);
-            have -= used;
         }
     }
 }

@@ -32,6 +32,7 @@ const char *cmd_name(uint8_t tag)
     case CMD_DUMP_TRACES: return "DUMP TRACES";
     case CMD_CPU_SAMPLES: return "CPU SAMPLES";
     case CMD_CONTROL: return "CONTROL";
+    case CMD_ALLOCS: return "ALLOCS";
     case CMD_EOF: return "EOF";
     default: return NULL;
     }
@@ -56,6 +57,7 @@ static long body_length(uint8_t tag, const uint8_t *body, uint32_t len)
     case CMD_HEAP_SUMMARY:
     case CMD_EXIT:
     case CMD_DUMP_TRACES:
+    case CMD_ALLOCS:
     case CMD_EOF:
         return 0;
     case CMD_ALLOC_SITES:
@@ -147,6 +149,15 @@ enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, si
         break;
     }
     return CMD_READY;
+}
+
+enum cmd_status cmd_stream_take(struct cmd_stream *s, struct command *cmd, char *why, size_t whylen)
+{
+    size_t used = 0;
+    enum cmd_status st = cmd_next(s->buf, s->have, cmd, &used, why, whylen);
+    memmove(s->buf, s->buf + used, s->have - used);
+    s->have -= used;
+    return st;
 }
 
 size_t cmd_encode(const struct command *cmd, uint8_t *out, size_t n)

@@ -6,7 +6,8 @@
  *
  * Bodies:
  *   0x01 FORCE GC, 0x02 DUMP HEAP, 0x04 HEAP SUMMARY, 0x05 EXIT THE VM,
- *   0x06 DUMP TRACES, 0xFF EOF          none (length 0)
+ *   0x06 DUMP TRACES, 0x09 ALLOCS (timeline=: the allocations since the previous
+ *   record, the 1997 request's HPROF_CMD_ALLOCS), 0xFF EOF   none (length 0)
  *   0x03 ALLOC SITES                    u2 flags (0x1 incremental, 0x2 by allocated
  *                                       bytes, 0x4 force GC first), u4 cutoff (float)
  *   0x07 CPU SAMPLES                    u2 ignored, u4 cutoff (float)
@@ -32,6 +33,7 @@ enum cmd_tag {
     CMD_DUMP_TRACES = 0x06,
     CMD_CPU_SAMPLES = 0x07,
     CMD_CONTROL = 0x08,
+    CMD_ALLOCS = 0x09,
     CMD_EOF = 0xFF,
 };
 
@@ -74,6 +76,20 @@ enum cmd_status {
  */
 enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, size_t *used,
                          char *why, size_t whylen);
+
+/*
+ * Commands reassembled from the pieces a stream delivers (recv gives any split): read
+ * into buf + have (sizeof buf - have bytes free, never 0 between takes), add what came
+ * to `have`, then take commands until CMD_NEED_MORE. A command that did not fit is not
+ * possible: the longest one fits buf. Pure C, so it is fuzzed on its own.
+ */
+struct cmd_stream {
+    uint8_t buf[CMD_HEADER_SIZE + CMD_MAX_BODY];
+    size_t have;
+};
+
+/* cmd_next on what the stream holds; a command taken (CMD_READY, CMD_DROPPED) leaves it. */
+enum cmd_status cmd_stream_take(struct cmd_stream *s, struct command *cmd, char *why, size_t whylen);
 
 /* Writes a command's bytes (header and body) into out; returns the length (0 if
  * out is too small or the command unknown). Used by the front end and tests. */

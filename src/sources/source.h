@@ -8,7 +8,7 @@
  *                  run it: the agent stops the JVM with an HPROF ERROR.
  *   start          VMInit: its threads, its events on.
  *   stop           VMDeath, before the last dump (in the table's reverse order).
- *   thread_end, class_prepare
+ *   thread_start, thread_end, class_prepare
  *                  events several sources want: the agent hands each to every source
  *                  that has the hook.
  *
@@ -31,15 +31,19 @@ struct source {
     int (*init)(struct host *h, jvmtiEventCallbacks *cb);
     void (*start)(struct host *h, JNIEnv *jni);
     void (*stop)(struct host *h, JNIEnv *jni);
+    void (*thread_start)(struct host *h, JNIEnv *jni, jthread thread);
     void (*thread_end)(struct host *h, JNIEnv *jni, jthread thread);
     void (*class_prepare)(struct host *h, JNIEnv *jni, jthread thread, jclass cls);
 };
 
 extern const struct source thread_events_source;
+extern const struct source virtual_threads_source;
 extern const struct source tracker_source;
 extern const struct source alloc_tracker_source;
 extern const struct source cpu_sampler_source;
+extern const struct source cpu_signal_sampler_source;
 extern const struct source monitor_events_source;
 extern const struct source socket_commands_source;
+extern const struct source gc_events_source;
 
 #endif

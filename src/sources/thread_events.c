@@ -4,31 +4,29 @@
 #include "sources/resolve.h"
 #include "sources/source.h"
 
-/* Registers a thread and hands over its THREAD START, unless it is ours or known already. */
-static void thread_seen(struct host *h, JNIEnv *jni, jthread thread)
+/* Enters a thread and hands over its THREAD START, unless it is ours; returns its entry
+ * (the one it had, if known already), held, NULL for the agent's own. */
+struct thread_info *thread_events_enter(struct host *h, JNIEnv *jni, jthread thread)
 {
-    if (!host_live(h) || host_is_own_thread(h, jni, thread)) return;
+    if (host_is_own_thread(h, jni, thread)) return NULL;
     struct thread_info *existing;
     struct thread_info *ti = threads_started(&h->t.threads, h->jvmti, jni, thread, &h->t.ids, &existing);
-    if (!ti) return;
+    if (!ti) return existing;
     /* A baseline for the CPU sampler, which counts a thread only once it used CPU. */
     jlong ns = 0;
     if ((*h->jvmti)->GetThreadCpuTime(h->jvmti, thread, &ns) == JVMTI_ERROR_NONE) ti->last_cpu_ns = ns > 0 ? ns : 1;
     host_record(h, &(struct live_record){.kind = LIVE_THREAD_START, .thread = ti});
+    return ti;
 }
 
-static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+static void thread_seen(struct host *h, JNIEnv *jni, jthread thread)
 {
-    thread_seen(host_get(), jni, thread);
+    if (!host_live(h)) return;
+    struct thread_info *ti = thread_events_enter(h, jni, thread);
+    if (ti) threads_release(&h->t.threads, ti);
 }
 
 static bool wanted(const struct options *o) { return true; }
-
-static int init(struct host *h, jvmtiEventCallbacks *cb)
-{
-    cb->ThreadStart = on_thread_start;
-    return 0;
-}
 
 /* The thread running VMInit (main), then every thread already there. */
 static void start(struct host *h, JNIEnv *jni)
@@ -53,16 +51,19 @@ static void start(struct host *h, JNIEnv *jni)
     (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
 }
 
-static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
+void thread_events_leave(struct host *h, JNIEnv *jni, jthread thread)
 {
     struct thread_info *ti = threads_ended(&h->t.threads, h->jvmti, jni, thread);
     if (ti) host_record(h, &(struct live_record){.kind = LIVE_THREAD_END, .thread = ti});
+    /* Those that ended before and are gone now: memory follows the live threads. This
+     * one is still alive, so its entry stays until a later end. */
+    threads_reclaim(&h->t.threads, h->jvmti, jni);
 }
 
 const struct source thread_events_source = {
     .name = "threads",
     .wanted = wanted,
-    .init = init,
     .start = start,
-    .thread_end = thread_end,
+    .thread_start = thread_seen,
+    .thread_end = thread_events_leave,
 };

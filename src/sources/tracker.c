@@ -26,6 +26,10 @@ struct tracker {
     char dir[4096];               /* where Tracker.class was put for the boot class path */
     char path[4096 + 16];         /* what went on it: dir, or the JAR in it (attached) */
     jclass cls;                   /* the Tracker, once VM init found it */
+    /* Its static methods the agent calls (cpu=times, cpu=old), once its natives are bound;
+     * `ended` is read by ThreadEnd events, which may come while VM init binds them. */
+    _Atomic(jmethodID) ended;
+    jmethodID hand_over_all;
     _Atomic unsigned too_big, failed;   /* methods left as they were, classes that failed */
 };
 
@@ -36,13 +40,20 @@ static bool wanted(const struct options *o)
     return o->cpu == CPU_TIMES || o->cpu == CPU_OLD || ((o->heap & HEAP_SITES) && o->alloc_sample == 0);
 }
 
-/* Methods the Tracker itself calls must stay plain, or it would call itself. */
+/* Methods the Tracker itself calls must stay plain, or it would call itself: the current
+ * thread and its id, and whether a thread is alive (Thread.isAlive calls alive(), which
+ * virtual threads override). */
 static unsigned filter(void *ctx, const char *class_name, const char *name, const char *desc,
                        unsigned access, unsigned mnum)
 {
     if (strcmp(class_name, "java/lang/Thread") == 0 &&
         (strcmp(name, "currentThread") == 0 || strcmp(name, "getId") == 0 || strcmp(name, "threadId") == 0 ||
-         strcmp(name, "currentCarrierThread") == 0))
+         strcmp(name, "currentCarrierThread") == 0 || strcmp(name, "isAlive") == 0))
+        return 0;
+    if (strcmp(name, "alive") == 0 && strcmp(desc, "()Z") == 0 &&
+        (strcmp(class_name, "java/lang/Thread") == 0 || strcmp(class_name, "java/lang/VirtualThread") == 0 ||
+         strcmp(class_name, "java/lang/BaseVirtualThread") == 0 ||
+         strcmp(class_name, "java/lang/ThreadBuilders$BoundVirtualThread") == 0))
         return 0;
     return CF_INJ_ALL;
 }
@@ -243,6 +254,28 @@ static jlong current_cpu(struct host *h)
     return cpu;
 }
 
+/* The Tracker's buffers: [0] fill index, [1] the owner's thread id, then the pairs. */
+#define HEAD 2
+
+/* The pairs of buffer[HEAD..length) as a batch (NULL when none, or out of memory). */
+static struct batch *batch_of(JNIEnv *jni, jlongArray buffer, jint length)
+{
+    jint pairs = length > HEAD ? (length - HEAD) / 2 : 0;
+    if (pairs <= 0 || pairs > ((*jni)->GetArrayLength(jni, buffer) - HEAD) / 2) return NULL;
+    struct batch *b = method_times_batch_new(pairs);
+    if (b) (*jni)->GetLongArrayRegion(jni, buffer, HEAD, pairs * 2, (jlong *)method_times_batch_pairs(b));
+    return b;
+}
+
+/* thread: NULL for the current one (its own entry, no lock), else perhaps another's. */
+static uint32_t serial_of(struct host *h, jthread thread)
+{
+    if (!h->opt->thread) return 0;
+    if (thread) return threads_serial(&h->t.threads, h->jvmti, thread);
+    struct thread_info *ti = threads_lookup(h->jvmti, NULL);
+    return ti ? ti->serial : 0;
+}
+
 /* Tracker.drain, on the thread itself: hands the buffer's pairs over (none when the
  * Tracker has just made it) and starts the buffer again with a mark (method_times.h), so
  * that the hand-over is charged to no method. */
@@ -250,87 +283,47 @@ static void JNICALL native_drain(JNIEnv *jni, jclass cls, jlong tid, jlongArray 
 {
     struct host *h = host_get();
     if (!buffer) return;
-    jint pairs = length > 1 ? (length - 1) / 2 : 0;
-    struct batch *b = pairs ? method_times_batch_new(pairs) : NULL;
-    if (b) {
-        (*jni)->GetLongArrayRegion(jni, buffer, 1, pairs * 2, (jlong *)method_times_batch_pairs(b));
-        uint32_t serial = 0;
-        if (h->opt->thread) {
-            struct thread_info *ti = threads_lookup(h->jvmti, NULL);
-            serial = ti ? ti->serial : 0;
-        }
-        method_times_submit(h, jni, b, tid, current_cpu(h), serial);
-    }
+    struct batch *b = batch_of(jni, buffer, length);
+    if (b) method_times_submit(h, jni, b, tid, current_cpu(h), serial_of(h, NULL), false);
     jlong cpu = current_cpu(h);
-    jlong mark[3] = {3, TRACKER_MARK_BIT | (cpu > 0 ? cpu : 0), (jlong)clock_ns()};
-    (*jni)->SetLongArrayRegion(jni, buffer, 0, 3, mark);
+    jlong mark[4] = {HEAD + 2, tid, TRACKER_MARK_BIT | (cpu > 0 ? cpu : 0), (jlong)clock_ns()};
+    (*jni)->SetLongArrayRegion(jni, buffer, 0, 4, mark);
 }
 
-/* Hands over a thread's buffer from outside the Tracker (thread end, VM death), with
- * the thread's CPU time now (-1 if unknown) and its serial for thread=y. */
-static void drain_buffer_of(struct host *h, JNIEnv *jni, jlong tid, jlongArray buf, jlong cpu, uint32_t serial)
+/* Tracker.handOver, from any thread: the pairs of thread t's buffer (t NULL: the current
+ * thread), with its CPU time now (-1 if unknown); `last` when t records nothing more. The
+ * buffer is left empty, without a mark: its thread, if it goes on, starts a window there. */
+static void JNICALL native_hand_over(JNIEnv *jni, jclass cls, jlong tid, jlongArray buffer, jint length,
+                                     jthread thread, jboolean last)
 {
-    jlong head = 0;
-    (*jni)->GetLongArrayRegion(jni, buf, 0, 1, &head);
-    if (head <= 1) return;
-    jint len = (jint)head;
-    if (len > (*jni)->GetArrayLength(jni, buf)) return;
-    jint pairs = (len - 1) / 2;
-    struct batch *b = method_times_batch_new(pairs);
-    if (!b) return;
-    (*jni)->GetLongArrayRegion(jni, buf, 1, pairs * 2, (jlong *)method_times_batch_pairs(b));
-    method_times_submit(h, jni, b, tid, cpu, serial);
-    jlong one = 1;
-    (*jni)->SetLongArrayRegion(jni, buf, 0, 1, &one);
-}
-
-static jobjectArray buffers_of(struct tracker *t, JNIEnv *jni)
-{
-    jfieldID f = (*jni)->GetStaticFieldID(jni, t->cls, "buffers", "[[J");
-    if (!f) {
-        (*jni)->ExceptionClear(jni);
-        return NULL;
-    }
-    return (*jni)->GetStaticObjectField(jni, t->cls, f);
-}
-
-/* The Java thread id (Thread.getId, which the Tracker keys buffers by), or -1. */
-static jlong java_thread_id(JNIEnv *jni, jthread thread)
-{
-    jclass tc = (*jni)->GetObjectClass(jni, thread);
-    jmethodID get_id = (*jni)->GetMethodID(jni, tc, "getId", "()J");
-    (*jni)->DeleteLocalRef(jni, tc);
-    if (!get_id) {
-        (*jni)->ExceptionClear(jni);
-        return -1;
-    }
-    jlong tid = (*jni)->CallLongMethod(jni, thread, get_id);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        return -1;
-    }
-    return tid;
-}
-
-/* Drains the buffer of one thread, named by its jthread (cpu time and serial from it). */
-static void drain_thread(struct host *h, JNIEnv *jni, jobjectArray all, jthread thread, uint32_t serial)
-{
-    jlong tid = java_thread_id(jni, thread);
-    if (!all || tid < 0 || tid >= (*jni)->GetArrayLength(jni, all)) return;
-    jlongArray buf = (*jni)->GetObjectArrayElement(jni, all, (jsize)tid);
-    if (!buf) return;
+    struct host *h = host_get();
+    if (!buffer) return;
+    struct batch *b = batch_of(jni, buffer, length);
+    if (!b && last) b = method_times_batch_new(0);      /* only to say so */
     jlong cpu = -1;
-    if ((*h->jvmti)->GetThreadCpuTime(h->jvmti, thread, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
-    drain_buffer_of(h, jni, tid, buf, cpu, h->opt->thread ? serial : 0);
-    (*jni)->DeleteLocalRef(jni, buf);
+    jvmtiError err = thread ? (*h->jvmti)->GetThreadCpuTime(h->jvmti, thread, &cpu)
+                            : (*h->jvmti)->GetCurrentThreadCpuTime(h->jvmti, &cpu);
+    if (err != JVMTI_ERROR_NONE) cpu = -1;
+    if (b) method_times_submit(h, jni, b, tid, cpu, serial_of(h, thread), last);
+    jlong head = HEAD;
+    (*jni)->SetLongArrayRegion(jni, buffer, 0, 1, &head);
 }
 
+/* Calls a static void method of the Tracker that takes nothing or one object. */
+static void call_tracker(struct tracker *t, JNIEnv *jni, jmethodID m, jobject arg)
+{
+    if (!m) return;
+    if (arg) (*jni)->CallStaticVoidMethod(jni, t->cls, m, arg);
+    else (*jni)->CallStaticVoidMethod(jni, t->cls, m);
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);    /* out of memory, say: nothing of ours */
+}
+
+/* On the ending thread: the Tracker hands its buffer over for the last time and frees it. */
 static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
 {
     struct tracker *t = h->tracker;
-    if (!t || !t->cls) return;
-    struct thread_info *ti = threads_lookup(h->jvmti, thread);
-    drain_thread(h, jni, buffers_of(t, jni), thread, ti ? ti->serial : 0);
+    if (!t || !t->cls || !wants_times(h)) return;
+    call_tracker(t, jni, atomic_load(&t->ended), thread);
 }
 
 /*
@@ -386,13 +379,18 @@ static void start(struct host *h, JNIEnv *jni)
     remove_tracker_class(t);     /* loaded now; nothing will look for the file again */
     if (alloc_tracker_exact(h)) alloc_tracker_vm_init(h, jni);
     if (!wants_times(h)) return;
-    JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain}};
+    JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain},
+                                 {"handOver", "(J[JILjava/lang/Thread;Z)V", (void *)native_hand_over}};
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, cls, "engaged", "I");
-    if ((*jni)->RegisterNatives(jni, cls, natives, 1) != 0 || !engaged) {
+    jmethodID ended = (*jni)->GetStaticMethodID(jni, cls, "ended", "(Ljava/lang/Thread;)V");
+    jmethodID all = ended ? (*jni)->GetStaticMethodID(jni, cls, "handOverAll", "()V") : NULL;
+    if (!ended || !all || !engaged || (*jni)->RegisterNatives(jni, cls, natives, 2) != 0) {
         (*jni)->ExceptionClear(jni);
         log_error("the Tracker class does not match this agent; cpu=%s has no data", options_cpu_name(h->opt->cpu));
         return;
     }
+    t->hand_over_all = all;
+    atomic_store(&t->ended, ended);
     method_times_start(h, jni);
     (*jni)->SetStaticIntField(jni, cls, engaged, 1);
 }
@@ -424,25 +422,8 @@ static void stop(struct host *h, JNIEnv *jni)
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
     if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, 0);
     /* What every live thread still holds, as it is now (they may still be running). */
-    jobjectArray all = buffers_of(t, jni);
-    int n = threads_live_count(&h->t.threads) + 16;
-    jthread *refs = calloc((size_t)n, sizeof *refs);
-    struct thread_info **infos = calloc((size_t)n, sizeof *infos);
-    if (refs && infos) {
-        int k = threads_lend_sampled(&h->t.threads, refs, infos, n);
-        for (int i = 0; i < k; i++) drain_thread(h, jni, all, refs[i], infos[i]->serial);
-        threads_give_back(&h->t.threads, jni, infos, k);
-    }
-    free(refs);
-    free(infos);
-    /* Any other buffer (a thread we never registered): its CPU time is not known. */
-    jsize nb = all ? (*jni)->GetArrayLength(jni, all) : 0;
-    for (jsize i = 0; i < nb; i++) {
-        jlongArray buf = (*jni)->GetObjectArrayElement(jni, all, i);
-        if (!buf) continue;
-        drain_buffer_of(h, jni, i, buf, -1, 0);
-        (*jni)->DeleteLocalRef(jni, buf);
-    }
+    call_tracker(t, jni, t->hand_over_all, NULL);
+    method_times_log_stats(h);
 }
 
 const struct source tracker_source = {

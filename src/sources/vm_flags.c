@@ -85,6 +85,20 @@ bool vm_flags_set_bool(jvmtiEnv *jvmti, const char *name, bool value)
     return v != NULL;
 }
 
+bool vm_flags_get_bool(jvmtiEnv *jvmti, const char *name, bool *value)
+{
+    const bool *v = flag_value(jvmti, name);
+    if (v) *value = *v;
+    return v != NULL;
+}
+
+bool vm_flags_get_u64(jvmtiEnv *jvmti, const char *name, unsigned long long *value)
+{
+    const uint64_t *v = flag_value(jvmti, name);
+    if (v) *value = *v;
+    return v != NULL;
+}
+
 bool vm_flags_add_to_list(jvmtiEnv *jvmti, const char *name, const char *items)
 {
     const char **v = flag_value(jvmti, name);

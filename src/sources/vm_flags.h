@@ -19,6 +19,10 @@
 
 /* false when the flag or HotSpot's table is not found (another JVM, say). */
 bool vm_flags_set_bool(jvmtiEnv *jvmti, const char *name, bool value);
+/* Reads a bool flag; false when it is not found. */
+bool vm_flags_get_bool(jvmtiEnv *jvmti, const char *name, bool *value);
+/* Reads a size_t or uint64_t flag (InitialHeapSize ...); false when it is not found. */
+bool vm_flags_get_u64(jvmtiEnv *jvmti, const char *name, unsigned long long *value);
 /* Appends items (comma-separated) to a list flag such as DisableIntrinsic. */
 bool vm_flags_add_to_list(jvmtiEnv *jvmti, const char *name, const char *items);
 

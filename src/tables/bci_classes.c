@@ -38,15 +38,17 @@ static char **copy_strings(unsigned n, char *const *src)
     return out;
 }
 
+static void bci_number(void *p, uint32_t i) { ((struct bci_class *)p)->cnum = i + 1; }
+
 struct bci_class *bci_classes_add(struct bci_class_table *t, const char *name, jweak loader)
 {
     struct bci_class *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->name = strdup(name);
-    uint32_t i = c->name ? registry_add(&t->all, c) : UINT32_MAX;
-    if (i == UINT32_MAX) return NULL;   /* leaked: out of memory */
-    c->cnum = i + 1;
     c->loader = loader;
+    /* numbered before it is published: the Tracker's calls look classes up by number */
+    uint32_t i = c->name ? registry_add_numbered(&t->all, c, bci_number) : UINT32_MAX;
+    if (i == UINT32_MAX) return NULL;   /* leaked: out of memory */
     struct name_node *n = (struct name_node *)cmap_intern(&t->by_name, name_hash(name), name, name_eq, name_make,
                                                           NULL, NULL);
     if (n) {

@@ -18,11 +18,11 @@ void classes_init(struct class_table *t)
 uint32_t classes_count(struct class_table *t) { return registry_count(&t->all); }
 struct class_info *classes_at(struct class_table *t, uint32_t i) { return registry_get(&t->all, i); }
 
+static void class_number(void *p, uint32_t i) { ((struct class_info *)p)->serial = SERIAL_CLASS_BASE + 1 + i; }
+
+/* Whole before it is published: a dump walks the classes while others load. */
 int classes_add(struct class_table *t, struct class_info *c, struct ids *ids)
 {
-    uint32_t i = registry_add(&t->all, c);
-    if (i == UINT32_MAX) return -1;
-    c->serial = SERIAL_CLASS_BASE + 1 + i;
     c->object_id = ids_new_object(ids);
-    return 0;
+    return registry_add_numbered(&t->all, c, class_number) == UINT32_MAX ? -1 : 0;
 }

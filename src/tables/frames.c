@@ -24,20 +24,21 @@ static bool frame_eq(const struct cmap_node *n, const void *key)
     return f->method == k->method && f->location == k->location;
 }
 
+static void frame_number(void *p, uint32_t i) { ((struct frame *)p)->id = ID_FRAME_BASE + 1 + i; }
+
 static struct cmap_node *frame_make(const void *key, void *ctx)
 {
     const struct frame_key *k = key;
     struct frame *f = calloc(1, sizeof *f);
     if (!f) return NULL;
-    uint32_t i = registry_add(&k->table->all, f);
-    if (i == UINT32_MAX) {
-        free(f);
-        return NULL;
-    }
-    f->id = ID_FRAME_BASE + 1 + i;
     f->method = k->method;
     f->location = k->location;
     f->line = methods_line(k->method, k->location);
+    /* whole before it is published: a dump walks the frames while others are added */
+    if (registry_add_numbered(&k->table->all, f, frame_number) == UINT32_MAX) {
+        free(f);
+        return NULL;
+    }
     return &f->node;
 }
 

@@ -99,12 +99,14 @@ struct heap_dump_writer {
     void (*class_dump)(struct hd_session *s, const struct hd_class *c);
     /* `trace`: the serial of the object's allocation site trace (written before), or
      * SERIAL_TRACE_BASE when it has none. */
-    void (*instance)(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+    /* `size`: the object's size in the heap in bytes (an array's may pass 4 GiB), 0 when
+     * not known. */
+    void (*instance)(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                      const uint8_t *values);
-    void (*obj_array)(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+    void (*obj_array)(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                       uint32_t n, const uint32_t *elems);
     /* elements big-endian already */
-    void (*prim_array)(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+    void (*prim_array)(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                        uint32_t n, int type, const uint8_t *elems);
     void (*end)(struct hd_session *s);
 };

@@ -105,6 +105,7 @@ void monitors_rank(struct monitor_table *t, bool take, double cutoff, struct mon
         return;
     }
     out->rows = rows;
+    out->nall = k;
     out->nrows = (int)rank_rows(rows, (size_t)k, sizeof *rows, by_time_desc, ns_of, out->total_ns, cutoff, 1);
 }
 

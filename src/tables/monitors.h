@@ -46,6 +46,7 @@ struct monitor_row {
 struct monitor_times {
     struct monitor_row *rows;
     int nrows;
+    int nall;                     /* every row ranked: the ones under the cutoff follow nrows */
     uint64_t total_ns, total_count;
 };
 

@@ -21,19 +21,20 @@ static bool site_eq(const struct cmap_node *n, const void *key)
     return s->trace == k->trace && s->cls == k->cls;
 }
 
+static void site_number(void *p, uint32_t i) { ((struct site *)p)->id = i + 1; }
+
 static struct cmap_node *site_make(const void *key, void *ctx)
 {
     const struct site_key *k = key;
     struct site *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    uint32_t i = registry_add(&k->table->all, s);
-    if (i == UINT32_MAX) {
+    s->trace = k->trace;
+    s->cls = k->cls;
+    /* whole before it is published: a dump walks the sites while others are added */
+    if (registry_add_numbered(&k->table->all, s, site_number) == UINT32_MAX) {
         free(s);
         return NULL;
     }
-    s->id = i + 1;
-    s->trace = k->trace;
-    s->cls = k->cls;
     return &s->node;
 }
 

@@ -23,6 +23,9 @@ static bool string_eq(const struct cmap_node *n, const void *key)
     return strcmp(e->text, key) == 0;
 }
 
+/* Numbered before it is published: the binary writer looks strings up while others are added. */
+static void string_number(void *p, uint32_t i) { ((struct string_entry *)p)->id = ID_STRING_BASE + 1 + i; }
+
 static struct cmap_node *string_make(const void *key, void *ctx)
 {
     struct string_ctx *c = ctx;
@@ -30,12 +33,10 @@ static struct cmap_node *string_make(const void *key, void *ctx)
     if (!e) return NULL;
     memcpy(e->text, key, c->len + 1);
     e->len = c->len;
-    uint32_t i = registry_add(&c->t->all, e);
-    if (i == UINT32_MAX) {
+    if (registry_add_numbered(&c->t->all, e, string_number) == UINT32_MAX) {
         free(e);
         return NULL;
     }
-    e->id = ID_STRING_BASE + 1 + i;
     return &e->node;
 }
 

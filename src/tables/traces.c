@@ -61,6 +61,8 @@ struct trace_make_ctx {
     struct frame **resolved;
 };
 
+static void trace_number(void *p, uint32_t i) { ((struct trace *)p)->serial = SERIAL_TRACE_BASE + 1 + i; }
+
 static struct cmap_node *trace_make(const void *key, void *ctx)
 {
     const struct trace_key *k = key;
@@ -68,16 +70,16 @@ static struct cmap_node *trace_make(const void *key, void *ctx)
     struct trace *t = calloc(1, sizeof *t + (size_t)k->nframes * sizeof(jvmtiFrameInfo));
     if (!t) return NULL;
     t->frames = c->resolved;
-    uint32_t i = registry_add(&c->table->all, t);
-    if (i == UINT32_MAX) {
+    t->thread_serial = k->thread_serial;
+    t->nframes = (uint32_t)k->nframes;
+    if (k->nframes)                /* a thread with no Java frames has no array at all */
+        memcpy(t->raw, k->frames, (size_t)k->nframes * sizeof(jvmtiFrameInfo));
+    /* whole before it is published: a dump walks the traces while others are added */
+    if (registry_add_numbered(&c->table->all, t, trace_number) == UINT32_MAX) {
         free(t);
         return NULL;
     }
     c->resolved = NULL;            /* the trace owns them now */
-    t->serial = SERIAL_TRACE_BASE + 1 + i;
-    t->thread_serial = k->thread_serial;
-    t->nframes = (uint32_t)k->nframes;
-    memcpy(t->raw, k->frames, (size_t)k->nframes * sizeof(jvmtiFrameInfo));
     return &t->node;
 }
 

@@ -89,3 +89,21 @@ struct cmap_node *cmap_intern(struct cmap *m, uint64_t hash, const void *key, cm
     pthread_mutex_unlock(&s->lock);
     return n;
 }
+
+struct cmap_node *cmap_remove(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq)
+{
+    struct cmap_stripe *s = stripe_of(m, hash);
+    pthread_mutex_lock(&s->lock);
+    struct cmap_node *found = NULL;
+    for (struct cmap_node **p = s->nbuckets ? &s->buckets[bucket_of(s, hash)] : NULL; p && *p; p = &(*p)->next) {
+        if ((*p)->hash == hash && eq(*p, key)) {
+            found = *p;
+            *p = found->next;
+            found->next = NULL;
+            s->count--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return found;
+}

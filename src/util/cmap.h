@@ -3,7 +3,8 @@
  *
  * Entries are the caller's own structs, with a `struct cmap_node` as their first
  * member. The map never frees an entry: tables live until the agent unloads, and
- * readers may keep pointers to entries without holding any lock. Each stripe has
+ * readers may keep pointers to entries without holding any lock. An entry taken out
+ * (cmap_remove) stays the caller's, who must know no reader still holds it. Each stripe has
  * its own lock and its own growable bucket array, so threads that hit different
  * stripes never wait for each other.
  */
@@ -45,6 +46,8 @@ struct cmap_node *cmap_find(struct cmap *m, uint64_t hash, const void *key, cmap
 /* Finds the entry or makes and inserts one; *created tells which (may be NULL). */
 struct cmap_node *cmap_intern(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq,
                               cmap_make_fn make, void *ctx, bool *created);
+/* Takes the key's entry out of the map and returns it (NULL when absent); never frees it. */
+struct cmap_node *cmap_remove(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq);
 
 /* A 64-bit mix of a 64-bit value and a byte string hash. */
 static inline uint64_t hash_mix64(uint64_t x)

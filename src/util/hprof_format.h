@@ -18,6 +18,12 @@ enum hprof_tag {
     TAG_CONTROL_SETTINGS = 0x0E,
     TAG_HEAP_DUMP_SEGMENT = 0x1C,
     TAG_HEAP_DUMP_END = 0x2C,
+    /* timeline= (README "The run and its heap over time"): tags no other reader uses */
+    TAG_RUN_HEADER = 0x40,
+    TAG_GC = 0x41,
+    TAG_HEAP_SIZE = 0x42,
+    TAG_ALLOCS_LIVE = 0x43,
+    TAG_ALLOCS = 0x44,
 };
 
 /* Basic types: heap dump field and array element types, ALLOC SITES array kinds. */

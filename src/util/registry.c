@@ -15,7 +15,9 @@ void registry_destroy(struct registry *r)
     pthread_mutex_destroy(&r->lock);
 }
 
-uint32_t registry_add(struct registry *r, void *p)
+uint32_t registry_add(struct registry *r, void *p) { return registry_add_numbered(r, p, NULL); }
+
+uint32_t registry_add_numbered(struct registry *r, void *p, void (*number)(void *p, uint32_t index))
 {
     pthread_mutex_lock(&r->lock);
     uint32_t i = atomic_load_explicit(&r->count, memory_order_relaxed);
@@ -33,6 +35,7 @@ uint32_t registry_add(struct registry *r, void *p)
         }
         atomic_store_explicit(&r->chunks[c], chunk, memory_order_release);
     }
+    if (number) number(p, i);
     chunk[i & (REGISTRY_CHUNK - 1)] = p;
     /* Publishing the count makes the slot visible to lock-free readers. */
     atomic_store_explicit(&r->count, i + 1, memory_order_release);

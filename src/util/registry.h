@@ -26,6 +26,10 @@ void registry_init(struct registry *r);
 void registry_destroy(struct registry *r);     /* frees chunks, not the entries */
 /* Appends p and returns its index, or UINT32_MAX when full or out of memory. */
 uint32_t registry_add(struct registry *r, void *p);
+/* The same, calling number(p, index) before p can be seen: readers walk the registry
+ * without locks, so an entry must be whole, its number (serial, ID) included, once
+ * published. The entry's other fields must be set before the call. */
+uint32_t registry_add_numbered(struct registry *r, void *p, void (*number)(void *p, uint32_t index));
 
 static inline uint32_t registry_count(struct registry *r)
 {

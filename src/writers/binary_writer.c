@@ -15,6 +15,7 @@
 #include "tables/traces.h"
 #include "util/hprof_format.h"
 #include "writers/binary_records.h"
+#include "writers/timeline_records.h"
 #include "writers/heap_dump.h"
 #include "writers/output.h"
 #include "writers/writer.h"
@@ -82,12 +83,16 @@ static void bin_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, i
 /* ALLOC SITES' "is array" field: 0 for an instance, else the element's basic type. */
 static uint8_t array_kind(const char *sig) { return sig[0] == '[' ? (uint8_t)hd_type_of(sig[1]) : 0; }
 
+/* A count in a u4 field of the format: one that passes 4 Gi says the most a u4 can,
+ * rather than wrapping to a small number. */
+static uint32_t u4_most(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+
 static void bin_heap_summary(struct writer_ctx *w, const struct site_totals *tot)
 {
     size_t at = bin_record_begin(w, TAG_HEAP_SUMMARY);
     struct buf *b = output_buf(w->out);
-    buf_u4(b, (uint32_t)tot->live_bytes);
-    buf_u4(b, (uint32_t)tot->live_objs);
+    buf_u4(b, u4_most(tot->live_bytes));
+    buf_u4(b, u4_most(tot->live_objs));
     buf_u8(b, tot->alloc_bytes);
     buf_u8(b, tot->alloc_objs);
     bin_record_end(w, at);
@@ -104,8 +109,8 @@ static void bin_sites(struct writer_ctx *w, struct site *const *rows, int nrows,
     uint32_t bits;
     memcpy(&bits, &cutoff, sizeof bits);
     buf_u4(b, bits);
-    buf_u4(b, (uint32_t)tot->live_bytes);
-    buf_u4(b, (uint32_t)tot->live_objs);
+    buf_u4(b, u4_most(tot->live_bytes));
+    buf_u4(b, u4_most(tot->live_objs));
     buf_u8(b, tot->alloc_bytes);
     buf_u8(b, tot->alloc_objs);
     buf_u4(b, (uint32_t)nrows);
@@ -114,15 +119,19 @@ static void bin_sites(struct writer_ctx *w, struct site *const *rows, int nrows,
         buf_u1(b, array_kind(s->cls->signature));
         buf_u4(b, s->cls->serial);
         buf_u4(b, s->trace->serial);
-        buf_u4(b, (uint32_t)s->live_bytes);
-        buf_u4(b, (uint32_t)s->live_objs);
-        buf_u4(b, (uint32_t)atomic_load(&s->alloc_bytes));
-        buf_u4(b, (uint32_t)atomic_load(&s->alloc_objs));
+        buf_u4(b, u4_most(s->live_bytes));
+        buf_u4(b, u4_most(s->live_objs));
+        buf_u4(b, u4_most(atomic_load(&s->alloc_bytes)));
+        buf_u4(b, u4_most(atomic_load(&s->alloc_objs)));
     }
     bin_record_end(w, at);
 }
 
 const struct writer binary_writer = {
+    .run_header = bin_tl_run_header,
+    .gc = bin_tl_gc,
+    .heap_size = bin_tl_heap_size,
+    .allocs = bin_tl_allocs,
     .file_header = bin_file_header,
     .thread_start = bin_thread_start,
     .thread_end = bin_thread_end,

@@ -8,6 +8,7 @@
  * layout every reader needs; primarrays=n writes primitive arrays with no elements (as
  * the original did).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "options/options.h"
@@ -17,11 +18,23 @@
 #include "writers/heap_dump.h"
 #include "writers/output.h"
 #include "writers/writer.h"
+#include "util/log.h"
 
 /* A segment is closed once it holds this much (one sub-record may go beyond). */
 #define SEGMENT_BYTES (4u * 1024 * 1024)
-/* No record may pass what its u4 length can say. */
-#define RECORD_MAX 0xFFFFFF00u
+/* The sub-records' fields before the elements (4-byte IDs), and the JVM's own (8-byte IDs:
+ * a length it cut to fit them comes to a binary dump the JVM wrote). */
+#define PRIM_HEADER 14u
+#define OBJ_HEADER 17u
+#define JVM_PRIM_HEADER 18u
+#define JVM_OBJ_HEADER 25u
+#define U4_MAX 0xFFFFFFFFull
+
+uint32_t hd_array_fit(uint32_t n, unsigned es, unsigned header)
+{
+    uint64_t room = U4_MAX - header;
+    return (uint64_t)n * es > room ? (uint32_t)(room / es) : n;
+}
 
 static void seg_close(struct hd_session *s)
 {
@@ -40,6 +53,38 @@ static struct buf *seg_room(struct hd_session *s, size_t need)
         s->seg_open = true;
     }
     return b;
+}
+
+/*
+ * An array cut to `kept` of its n elements. HPROF has no comment record, so the file says
+ * so in a STRING record that nothing refers to (readers keep such strings and use none of
+ * them; tools that list strings show it), written between two segments; stderr is told
+ * once a dump. `by_jvm`: the JVM's dumper cut it (its length is the longest the JVM
+ * writes; the JVM printed its own warning).
+ */
+static void note_truncated(struct hd_session *s, uint32_t id, const struct hd_class *c, uint64_t n, uint32_t kept,
+                           bool by_jvm)
+{
+    char note[512];
+    if (by_jvm)
+        snprintf(note, sizeof note, "HPROF NOTE: array %x (%s) has %u elements here, the most the JVM's heap dumper "
+                 "writes for its type: it was probably longer and cut to fit a u4 record length", id, c->info->name,
+                 kept);
+    else
+        snprintf(note, sizeof note, "HPROF NOTE: array %x (%s) of length %llu truncated to length %u: a HEAP DUMP "
+                 "sub-record's length is a u4 (the JDK's heap dumper truncates the same way)", id, c->info->name,
+                 (unsigned long long)n, kept);
+    seg_close(s);
+    bin_name_id(s->w, note);
+    if (s->told_truncated) return;
+    s->told_truncated = true;
+    if (by_jvm)
+        log_warning("the JVM's heap dump has array %x (%s) at the longest length it writes (%u): probably truncated; "
+                    "noted in the file", id, c->info->name, kept);
+    else
+        log_warning("cannot dump array %x (%s) of length %llu in the binary format (a record's length is a u4); "
+                    "truncating to length %u, as the JDK's heap dumper does; noted in the file",
+                    id, c->info->name, (unsigned long long)n, kept);
 }
 
 static void bin_prepare(struct hd_session *s, struct hd_class *classes, uint32_t n)
@@ -130,7 +175,7 @@ static void bin_class_dump(struct hd_session *s, const struct hd_class *c)
     }
 }
 
-static void bin_instance(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void bin_instance(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                          const uint8_t *values)
 {
     /* One room for the whole sub-record: a dump writes tens of millions of these. */
@@ -145,10 +190,12 @@ static void bin_instance(struct hd_session *s, uint32_t id, uint32_t trace, cons
     if (!s->w->opt->primfields) zero_primitives(c, p + 17);
 }
 
-static void bin_obj_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void bin_obj_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                           uint32_t n, const uint32_t *elems)
 {
-    if ((uint64_t)n * 4 + 32 > RECORD_MAX) n = (RECORD_MAX - 32) / 4;   /* cannot be said in a u4 length */
+    uint32_t all = n;
+    n = hd_array_fit(n, 4, OBJ_HEADER);
+    if (n != all || n == (uint32_t)((U4_MAX - JVM_OBJ_HEADER) / 8)) note_truncated(s, id, c, all, n, n == all);
     struct buf *b = seg_room(s, 17 + (size_t)n * 4);
     buf_u1(b, HD_OBJ_ARRAY_DUMP);
     buf_u4(b, id);
@@ -161,12 +208,15 @@ static void bin_obj_array(struct hd_session *s, uint32_t id, uint32_t trace, con
     b->len += (size_t)n * 4;
 }
 
-static void bin_prim_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void bin_prim_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                            uint32_t n, int type, const uint8_t *elems)
 {
     unsigned es = hd_type_size(type);
     if (!s->w->opt->primarrays) n = 0;
-    if ((uint64_t)n * es + 32 > RECORD_MAX) n = (uint32_t)((RECORD_MAX - 32) / es);
+    uint32_t all = n;
+    n = hd_array_fit(n, es, PRIM_HEADER);
+    if (n != all || (es > 1 && n == (uint32_t)((U4_MAX - JVM_PRIM_HEADER) / es)))
+        note_truncated(s, id, c, all, n, n == all);
     size_t len = 14 + (size_t)n * es;
     uint8_t *p = buf_room(seg_room(s, len), len);
     if (!p) return;

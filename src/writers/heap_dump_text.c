@@ -1,6 +1,7 @@
 /*
  * The HEAP DUMP section in the text format, in the original agent's layout:
- *   HEAP DUMP BEGIN (N objects, M bytes) <date>
+ *   HEAP DUMP BEGIN (N objects, M bytes) <date>      N: the OBJ and ARR records below,
+ *                                                     M: their sz= summed
  *   ROOT <id> (kind=<...>, ...)
  *   OBJ <id> (sz=.., trace=.., class=<name>@<id>)      then "\t<field>\t<id>" lines
  *   ARR <id> (sz=.., trace=.., nelems=.., elem type=<name>@<id>)   then "\t[i]\t\t<id>"
@@ -21,12 +22,21 @@
 
 static void txt_prepare(struct hd_session *s, struct hd_class *classes, uint32_t n) {}
 
+static void write_begin(struct hd_session *s, uint64_t nobjects, uint64_t nbytes)
+{
+    buf_printf(output_buf(s->w->out), "HEAP DUMP BEGIN (%llu objects, %llu bytes) %s\n", (unsigned long long)nobjects,
+               (unsigned long long)nbytes, s->began);
+    output_record_end(s->w->out);
+}
+
+/* The totals the source counted are a bound only (the heap moves while it is walked):
+ * the header gets those of the records written, which are held back till the end. */
 static void txt_begin(struct hd_session *s, uint64_t nobjects, uint64_t nbytes)
 {
-    char when[64];
-    buf_printf(output_buf(s->w->out), "HEAP DUMP BEGIN (%u objects, %u bytes) %s\n", (unsigned)nobjects,
-               (unsigned)nbytes, text_now(when, sizeof when));
-    output_record_end(s->w->out);
+    text_now(s->began, sizeof s->began);
+    s->nobjects = s->nbytes = 0;
+    s->held = output_hold_begin(s->w->out);
+    if (!s->held) write_begin(s, nobjects, nbytes);
 }
 
 static void txt_root(struct hd_session *s, const struct hd_root_info *r)
@@ -77,11 +87,13 @@ static void txt_class_dump(struct hd_session *s, const struct hd_class *c)
     output_record_end(s->w->out);
 }
 
-static void txt_instance(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void txt_instance(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                          const uint8_t *values)
 {
     struct buf *b = output_buf(s->w->out);
-    buf_printf(b, "OBJ %x (sz=%u, trace=%u, class=%s@%x)\n", id, size, trace, c->info->name,
+    s->nobjects++;
+    s->nbytes += size;
+    buf_printf(b, "OBJ %x (sz=%llu, trace=%u, class=%s@%x)\n", id, (unsigned long long)size, trace, c->info->name,
                c->info->object_id);
     const uint8_t *v = values;
     for (const struct hd_class *k = c; k; k = k->super) {
@@ -95,27 +107,37 @@ static void txt_instance(struct hd_session *s, uint32_t id, uint32_t trace, cons
     output_record_end(s->w->out);
 }
 
-static void txt_obj_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void txt_obj_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                           uint32_t n, const uint32_t *elems)
 {
     struct buf *b = output_buf(s->w->out);
-    buf_printf(b, "ARR %x (sz=%u, trace=%u, nelems=%u, elem type=%s@%x)\n", id, size, trace, n,
+    s->nobjects++;
+    s->nbytes += size;
+    buf_printf(b, "ARR %x (sz=%llu, trace=%u, nelems=%u, elem type=%s@%x)\n", id, (unsigned long long)size, trace, n,
                c->info->name, c->info->object_id);
     for (uint32_t i = 0; i < n; i++)
         if (elems[i]) buf_printf(b, "\t[%u]\t\t%x\n", i, elems[i]);
     output_record_end(s->w->out);
 }
 
-static void txt_prim_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void txt_prim_array(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                            uint32_t n, int type, const uint8_t *elems)
 {
-    buf_printf(output_buf(s->w->out), "ARR %x (sz=%u, trace=%u, nelems=%u, elem type=%s)\n", id, size,
+    s->nobjects++;
+    s->nbytes += size;
+    buf_printf(output_buf(s->w->out), "ARR %x (sz=%llu, trace=%u, nelems=%u, elem type=%s)\n", id, (unsigned long long)size,
                trace, n, c->info->name);
     output_record_end(s->w->out);
 }
 
 static void txt_end(struct hd_session *s)
 {
+    if (s->held) {
+        output_hold_stop(s->w->out);
+        write_begin(s, s->nobjects, s->nbytes);
+        output_hold_release(s->w->out);
+        s->held = false;
+    }
     buf_printf(output_buf(s->w->out), "HEAP DUMP END\n");
     output_record_end(s->w->out);
 }

@@ -85,6 +85,8 @@ int output_open_file(struct output *o, const char *path, bool text, bool force, 
     return 0;
 }
 
+void output_open_none(struct output *o) { init(o, -1, false, "(no file)"); }
+
 int output_open_socket(struct output *o, const char *host, int port, char *err, size_t errlen)
 {
     struct addrinfo hints, *res = NULL;
@@ -148,6 +150,17 @@ static void fail(struct output *o, int err)
                   strerror(err));
 }
 
+/* Records held back (output_hold_begin): the spool, and the output they are for. */
+struct output_hold {
+    int fd;                      /* the spool */
+    int out_fd;                  /* the output's, while holding */
+    bool out_socket;
+    uint64_t out_flushed;
+    bool holding;
+    int err;                     /* the spool's write failed with this (0: it did not) */
+    struct record_ends ends;     /* where the spool's records end (at each write) */
+};
+
 /* A record ends at `at` in the buffer; should the list not grow, an earlier end serves. */
 static void ends_add(struct record_ends *e, size_t at)
 {
@@ -172,6 +185,29 @@ static size_t ends_within(const struct record_ends *e, size_t done)
         else hi = mid;
     }
     return lo ? e->at[lo - 1] : 0;
+}
+
+/* Record ends of a buffer that reached the spool at `base`, its first `done` bytes, kept
+ * about every SPOOL_END_STEP bytes: the release copies the spool to the output a piece at
+ * a time, and should the output fail, it is cut at one of these (a few KiB lost at most,
+ * where an end for every record would cost 8 bytes each). */
+#define SPOOL_END_STEP 4096
+static void spool_ends_add(struct record_ends *spool, const struct record_ends *e, uint64_t base, size_t done)
+{
+    for (size_t i = 0; i < e->n && e->at[i] <= done; i++) {
+        bool last = i + 1 == e->n || e->at[i + 1] > done;
+        size_t prev = spool->n ? spool->at[spool->n - 1] : 0;
+        if (last || base + e->at[i] >= prev + SPOOL_END_STEP) ends_add(spool, (size_t)(base + e->at[i]));
+    }
+}
+
+/* The spool of held records could not take more (the disk it shares with the output is
+ * full): what it holds is whole and still goes out at the release, which then reports the
+ * failure once, as the output's; meanwhile `failed` drops the rest without a message. */
+static void spool_failed(struct output *o, int err)
+{
+    o->hold->err = err;
+    o->failed = true;
 }
 
 /* Writes p[0..len) to a file; the bytes written, *err set when it stopped short. */
@@ -230,8 +266,11 @@ static void write_buffer(struct output *o, struct buf *b, struct record_ends *e)
                 lseek(o->fd, (off_t)(o->flushed + keep), SEEK_SET);
             done = keep;
         }
+        struct output_hold *h = o->hold && o->hold->holding ? o->hold : NULL;
+        if (h) spool_ends_add(&h->ends, e, o->flushed, done);
         o->flushed += done;
-        if (err) fail(o, err);
+        if (err && h) spool_failed(o, err);
+        else if (err) fail(o, err);
     }
     buf_reset(b);
     b->oom = 0;
@@ -335,6 +374,94 @@ void output_pipe_end(struct output *o)
     pthread_cond_destroy(&p->cond);
     pthread_mutex_destroy(&p->lock);
     free(p);
+}
+
+static void write_out(struct output *o);
+
+/* ---- holding records back ---- */
+
+/* An unnamed file for the spool: in the output's folder (a file), else TMPDIR. */
+static int spool_open(const struct output *o)
+{
+    char dir[4096];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s", tmp && *tmp ? tmp : "/tmp");
+    if (!o->is_socket && o->name) {
+        snprintf(dir, sizeof dir, "%s", o->name);
+        char *slash = strrchr(dir, '/');
+        if (slash) slash[slash == dir] = 0;
+        else snprintf(dir, sizeof dir, ".");
+    }
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.hprof-spool-XXXXXX", dir);
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd >= 0) unlink(path);
+    return fd;
+}
+
+bool output_hold_begin(struct output *o)
+{
+    if (o->hold || o->fd < 0 || o->failed) return false;
+    struct output_hold *h = calloc(1, sizeof *h);
+    if (!h) return false;
+    h->fd = spool_open(o);
+    if (h->fd < 0) {
+        free(h);
+        return false;
+    }
+    output_flush(o);             /* what came before goes out first; the pipe is idle */
+    h->out_fd = o->fd;
+    h->out_socket = o->is_socket;
+    h->out_flushed = o->flushed;
+    o->fd = h->fd;
+    o->is_socket = false;
+    o->flushed = 0;
+    h->holding = true;
+    o->hold = h;
+    return true;
+}
+
+void output_hold_stop(struct output *o)
+{
+    struct output_hold *h = o->hold;
+    if (!h || !h->holding) return;
+    output_flush(o);
+    h->holding = false;
+    if (h->err) o->failed = false;   /* it was not failed at output_hold_begin */
+    o->fd = h->out_fd;
+    o->is_socket = h->out_socket;
+    o->flushed = h->out_flushed;
+}
+
+void output_hold_release(struct output *o)
+{
+    struct output_hold *h = o->hold;
+    if (!h) return;
+    output_hold_stop(o);
+    uint64_t at = 0;
+    for (size_t i = 0; i < h->ends.n && !o->failed; i++) {
+        size_t len = (size_t)(h->ends.at[i] - at);
+        if (buf_reserve(&o->buf, len) != 0) {
+            fail(o, ENOMEM);
+            break;
+        }
+        if (pread(h->fd, o->buf.data + o->buf.len, len, (off_t)at) != (ssize_t)len) {
+            fail(o, EIO);
+            break;
+        }
+        o->buf.len += len;
+        at += len;
+        ends_add(&o->ends, o->buf.len);
+        write_out(o);
+    }
+    output_flush(o);
+    if (h->err) fail(o, h->err);     /* records after the spool's last whole one are lost */
+    close(h->fd);
+    free(h->ends.at);
+    free(h);
+    o->hold = NULL;
 }
 
 static void write_out(struct output *o)

@@ -19,6 +19,7 @@
 #include "util/buf.h"
 
 struct output_pipe;
+struct output_hold;
 
 /* A peer that takes no byte for this long is dropped (a stalled reader must not hold
  * the program: records are written from its threads and at its exit). */
@@ -39,6 +40,7 @@ struct output {
     struct buf buf;              /* whole records not yet written */
     struct record_ends ends;     /* ... and where each of them ends */
     struct output_pipe *pipe;    /* a writing thread, during a heap dump (see below) */
+    struct output_hold *hold;    /* records held back in a spool file (see below) */
     uint64_t flushed;            /* bytes that reached the file */
     uint64_t start_micros;       /* binary record times count from here */
     uint64_t header_millis;      /* the header's time stamp */
@@ -51,6 +53,8 @@ struct output {
  */
 int output_open_file(struct output *o, const char *path, bool text, bool force, char **chosen_name,
                      char *err, size_t errlen);
+/* No output (viewonly=y): records are built and dropped. */
+void output_open_none(struct output *o);
 /* Connects to host:port. 0 on success; otherwise err holds the reason. */
 int output_open_socket(struct output *o, const char *host, int port, char *err, size_t errlen);
 
@@ -69,6 +73,17 @@ void output_flush(struct output *o);
  */
 void output_pipe_begin(struct output *o);
 void output_pipe_end(struct output *o);
+/*
+ * Holding records back (lock held), for a section whose first record says what follows
+ * it (text HEAP DUMP BEGIN's totals): between output_hold_begin and output_hold_stop
+ * the records go to a spool file of the agent's own (an unnamed file beside the output,
+ * else in TMPDIR; nothing is left behind); output_hold_release then writes them out
+ * after what was written since output_hold_stop. false when no spool can be had: the
+ * records go straight out then.
+ */
+bool output_hold_begin(struct output *o);
+void output_hold_stop(struct output *o);
+void output_hold_release(struct output *o);
 /* Flushes and closes (takes the lock). */
 void output_close(struct output *o);
 /* Microseconds since the header's time stamp, for binary record headers. */

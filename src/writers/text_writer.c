@@ -14,6 +14,7 @@
 #include "tables/traces.h"
 #include "writers/output.h"
 #include "writers/text_records.h"
+#include "writers/timeline_records.h"
 #include "writers/writer.h"
 
 /*
@@ -33,6 +34,10 @@ static const char LEGEND[] =
     "and nothing else.\n"
     "Threads are numbered from 200001, traces from 300001 (300000: no frames).\n"
     "\n"
+    "The lines after the first, each a name, a colon and a value, say what ran: the\n"
+    "command, class path, OS, initial and maximum heap, JVM, collector, process id,\n"
+    "host, start (ms since the epoch) and the agent's options.\n"
+    "\n"
     "Records written as things happen:\n"
     "  THREAD, then START or END  a thread began (its object id, number, name and\n"
     "                             group) or finished.\n"
@@ -42,6 +47,12 @@ static const char LEGEND[] =
     "                             With thread=y a trace names its thread.\n"
     "  WAIT and WAITED, a colon   monitor=y: a thread began an Object.wait (timeout\n"
     "                             in ms, 0 for none) or ended one (time waited in ms).\n"
+    "  GC, then a number          timeline=: a collection: when (ms after this file's\n"
+    "                             creation), how long (the JVM's GC start to its end),\n"
+    "                             heap used before and after and committed (the JVM's\n"
+    "                             jvmstat counters), what heap=sites counted allocated\n"
+    "                             since the one before.\n"
+    "  HEAP, then SIZE            timeline=: the committed heap changed at that GC.\n"
     "\n"
     "Sections, written at each dump (at exit, on SIGQUIT, on a net= command), each\n"
     "dump's after the earlier ones. In the ranked ones self is a row's share of the\n"
@@ -57,8 +68,16 @@ static const char LEGEND[] =
     "                     most live bytes first: bytes and objects live at the dump\n"
     "                     (after a GC) and allocated since the start (estimates when\n"
     "                     alloc_sample is set, as the opening line says).\n"
+    "  ALLOCS LIVE        timeline= with heap=sites: an interval (up to a GC, or\n"
+    "                     <ms> long): objects and bytes each site allocated in it\n"
+    "                     and still live at its end, most allocated first.\n"
+    "  LEAK SUSPECTS      timeline= with heap=sites, at exit: the sites whose live\n"
+    "                     bytes reached a new high in most intervals, most growth\n"
+    "                     first (highs: intervals at a new high, of those seen).\n"
     "  HEAP DUMP          heap=dump: every live object after a GC, ids in hex; the\n"
-    "                     opening line gives the number of objects and bytes. Kinds\n"
+    "                     opening line gives the number of OBJ and ARR lines below\n"
+    "                     and their sizes summed. A thread's root names its stack's\n"
+    "                     trace; Java stack roots number that trace's frames. Kinds\n"
     "                     of line: ROOT, why an object is live (JNI global or local\n"
     "                     ref, Java or native stack, thread block, system class,\n"
     "                     busy monitor, thread); OBJ, an instance (size, trace,\n"
@@ -88,6 +107,7 @@ static void text_file_header(struct writer_ctx *w)
     struct buf *b = output_buf(w->out);
     char when[64];
     buf_printf(b, "JAVA PROFILE 1.0.1, created %s\n\n", text_now(when, sizeof when));
+    text_tl_run_header(w);
     buf_put(b, LEGEND, sizeof LEGEND - 1);
     buf_printf(b, "--------\n\n");
     output_record_end(w->out);
@@ -214,6 +234,10 @@ static void text_sites(struct writer_ctx *w, struct site *const *rows, int nrows
 }
 
 const struct writer text_writer = {
+    .gc = text_tl_gc,
+    .heap_size = text_tl_heap_size,
+    .allocs = text_tl_allocs,
+    .leak_suspects = text_tl_leak_suspects,
     .file_header = text_file_header,
     .thread_start = text_thread_start,
     .thread_end = text_thread_end,

@@ -14,11 +14,17 @@ struct options;
 struct string_table;
 struct thread_info;
 struct trace;
+struct run_info;
+struct gc_record;
+struct alloc_interval;
+struct alloc_row;
+struct suspect;
 
 struct writer_ctx {
     struct output *out;
     struct string_table *strings;    /* binary only: names written as STRING records */
     const struct options *opt;
+    const struct run_info *run;      /* text: the run header, written after the first line */
     struct trace *empty_trace;       /* 300000: binary writes it in the file header, text
                                         before the first section that names traces */
 };
@@ -65,6 +71,14 @@ struct writer {
     void (*monitor_waited)(struct writer_ctx *w, const char *signature, int64_t waited_ms, uint32_t thread_serial);
     /* MONITOR DUMP, then MONITOR TIME when there is time to report. */
     void (*monitors)(struct writer_ctx *w, const struct monitor_snapshot *s);
+    /* timeline= (writers/timeline_records.h): the run header (binary; text writes it in
+     * its file header), a GC, a change of the committed heap, an interval's
+     * allocations (rows' traces and classes written before), the leak suspects (text). */
+    void (*run_header)(struct writer_ctx *w, const struct run_info *ri);
+    void (*gc)(struct writer_ctx *w, const struct gc_record *g);
+    void (*heap_size)(struct writer_ctx *w, uint64_t committed, uint32_t gc);
+    void (*allocs)(struct writer_ctx *w, const struct alloc_interval *iv, const struct alloc_row *rows, int nrows);
+    void (*leak_suspects)(struct writer_ctx *w, const struct suspect *s, int n, uint32_t intervals);
 };
 
 extern const struct writer text_writer;

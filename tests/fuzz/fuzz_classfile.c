@@ -1,6 +1,6 @@
 /* libFuzzer target for src/classfile: parse (deep), round trip, instrument, re-parse; the
  * invariants are in fuzz_one.h. ASan/UBSan catch the rest. Build and run with `make fuzz`
- * (tests/fuzz/fuzz.mk); inputs it once broke live in tests/fuzz/regressions and are
+ * (tests/fuzz/fuzz.mk); inputs it once broke live in tests/fuzz/regressions/classfile and are
  * replayed by tests/unit/test_classfile.c. */
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /* One fuzz iteration over src/classfile, shared by the libFuzzer target and the unit test
- * that replays tests/fuzz/regressions. Returns NULL, or the invariant that broke:
+ * that replays tests/fuzz/regressions/classfile. Returns NULL, or the invariant that broke:
  *   - a class that parses must write back byte for byte;
  *   - a class that deep-parses must not be called malformed by the instrumenter;
  *   - an instrumented class must parse again (deep when its input did), and instrument again.

@@ -13,7 +13,7 @@ check "END THREAD for main" has_line dump.txt '^END_THREAD serial=200001'
 check "CPU SAMPLES record present" has_line dump.txt '^CPU_SAMPLES total=[1-9]'
 check "hot method on top in CPU SAMPLES" bash -c "grep -A1 '^CPU_SAMPLES' dump.txt | tail -1 | grep -q 'HotMethod.hot'"
 check "LOAD CLASS for HotMethod" has_line dump.txt '^LOAD_CLASS .*name="HotMethod"'
-check "STACK FRAME with line 7 of hot" has_line dump.txt '^FRAME .*method=hot .*line=7'
+check "STACK FRAME with a line of hot's loop (7 or 8)" has_line dump.txt '^FRAME .*method=hot .*line=[78]'
 
 # The same run in text and binary agree on the shape: depth and thread options apply.
 run_java "$(agent cpu=samples,format=b,file=bt.hprof,thread=y,depth=2)" HotMethod 800

@@ -8,7 +8,7 @@ source "$(dirname "$0")/../lib/common.sh"
 bash "$HPROF_ROOT/tests/java/cf/gen-generated.sh" gen
 "$JAVA_HOME/bin/javac" -nowarn -d prog "$HPROF_ROOT/tests/java/cf/prog/cfprog/Main.java" gen/cfprog/Generated.java \
   >javac.txt 2>&1 || { not_ok "the test program compiles: $(head -3 javac.txt)"; exit 0; }
-"$HPROF_ROOT/build/cf-rewrite" --emit-jsr jsr >/dev/null 2>&1 || not_ok "cf-rewrite --emit-jsr"
+"$HPROF_BIN/cf-rewrite" --emit-jsr jsr >/dev/null 2>&1 || not_ok "cf-rewrite --emit-jsr"
 run() {  # run CLASSPATH CLASS [agent options]: output in $WORK/run.txt, status in RC
   local cp=$1 cls=$2 opts=${3:-}
   set +e

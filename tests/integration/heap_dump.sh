@@ -91,7 +91,7 @@ unset HPROF_HEAP_DUMPER
 
 # ---- the JVM cannot write its file: the agent walks the heap instead ----
 # (net= puts the JVM's file in $TMPDIR; one that does not exist makes the JVM fail)
-"$HPROF_ROOT/build/hprof-listen" port.txt netk.hprof 2>listen.err &
+"$HPROF_BIN/hprof-listen" port.txt netk.hprof 2>listen.err &
 LPID=$!
 for _ in $(seq 100); do [[ -s port.txt ]] && break; sleep 0.1; done
 NETOPT="heap=dump,format=b,net=127.0.0.1:$(cat port.txt)"
@@ -105,7 +105,7 @@ check "the JVM's dump fails: the heap is walked, the dump arrives whole with the
 # ---- text ----
 run_java "${NATIVE[@]}" "$(agent heap=dump,file=k.txt)" HeapDumpKnown "$WORK/libhdjni.so"
 check "text run exits 0" test "$RC" -eq 0
-check "TRACE 300000 (<empty>), which the thread roots name, is written before HEAP DUMP BEGIN" \
+check "TRACE 300000 (<empty>), which JNI global roots name, is written before HEAP DUMP BEGIN" \
   bash -c "awk '/^TRACE 300000:/ { getline l; if (l == \"\\t<empty>\") e = NR } /^HEAP DUMP BEGIN/ { exit !e }' k.txt && grep -q 'trace=300000)' k.txt"
 check "HEAP DUMP BEGIN (N objects, M bytes) <date> ... HEAP DUMP END" \
   bash -c "grep -Eq '^HEAP DUMP BEGIN \([0-9]+ objects, [0-9]+ bytes\) [A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} [0-9]{4}$' k.txt && [[ \$(tail -1 k.txt) == 'HEAP DUMP END' ]]"
@@ -125,7 +125,7 @@ ONSTACK=$(sed -n 's/^OBJ \([0-9a-f]*\) (sz=[0-9]*, trace=300000, class=HeapDumpK
 BYJNI=$(sed -n 's/^OBJ \([0-9a-f]*\) (sz=[0-9]*, trace=300000, class=HeapDumpKnown\$ByJni@[0-9a-f]*)$/\1/p' k.txt)
 BYMON=$(sed -n 's/^OBJ \([0-9a-f]*\) (sz=[0-9]*, trace=300000, class=HeapDumpKnown\$ByMonitor@[0-9a-f]*)$/\1/p' k.txt)
 check "ROOT lines: Java stack, JNI global ref, busy monitor, thread, system class" \
-  bash -c "grep -Eq '^ROOT $ONSTACK \(kind=<Java stack>, thread=2[0-9]{5}, frame=[0-9]+\)$' k.txt && grep -Eq '^ROOT $BYJNI \(kind=<JNI global ref>, id=[0-9a-f]+, trace=300000\)$' k.txt && grep -Eq '^ROOT $BYMON \(kind=<busy monitor>\)$' k.txt && grep -Eq '^ROOT [0-9a-f]+ \(kind=<thread>, id=2[0-9]{5}, trace=300000\)$' k.txt && grep -Eq '^ROOT [0-9a-f]+ \(kind=<system class>, name=java.lang.String\)$' k.txt"
+  bash -c "grep -Eq '^ROOT $ONSTACK \(kind=<Java stack>, thread=2[0-9]{5}, frame=[0-9]+\)$' k.txt && grep -Eq '^ROOT $BYJNI \(kind=<JNI global ref>, id=[0-9a-f]+, trace=300000\)$' k.txt && grep -Eq '^ROOT $BYMON \(kind=<busy monitor>\)$' k.txt && grep -Eq '^ROOT [0-9a-f]+ \(kind=<thread>, id=2[0-9]{5}, trace=3[0-9]{5}\)$' k.txt && grep -Eq '^ROOT [0-9a-f]+ \(kind=<system class>, name=java.lang.String\)$' k.txt"
 
 # ---- SIGQUIT: each dump complete and separate ----
 sigquit_run() {  # sigquit_run OPTIONS: two SIGQUITs, then the program is ended

@@ -73,16 +73,7 @@ check "heap=dump binary: every instance and array has the empty trace" \
   bash -c "grep -q 'INSTANCE_DUMP .*$MARKED' ddump.txt && ! grep -E '^  (INSTANCE|OBJ_ARRAY|PRIM_ARRAY)_DUMP ' ddump.txt | grep -vq ' trace=300000 '"
 
 # ---- a SIGQUIT dump, then the one at exit: the second still knows the sites ----
-set +e
-"$JAVA" -Xcheck:jni "$(agent heap=all,file=q.txt)" -cp "$TEST_CLASSES" HeapDumpSites wait >q.out 2>&1 &
-pid=$!
-for _ in $(seq 300); do grep -q ready q.out 2>/dev/null && break; sleep 0.1; done
-kill -QUIT $pid
-for _ in $(seq 600); do grep -q 'Dumping Java heap' q.out && break; sleep 0.1; done
-kill $pid
-wait $pid
-cat q.out >>"$WORK/all-runs.txt"
-set -e
+sigquit_dump q.out "$(agent heap=all,file=q.txt)" HeapDumpSites wait
 awk '/^HEAP DUMP BEGIN/ { n++ } { print > ("part" n ".txt") }' q.txt
 text_site part2.txt "^OBJ .*class=$M_RE@" q.txt >q2m.txt
 check "two dumps" test "$(grep -c '^HEAP DUMP END' q.txt)" -eq 2

@@ -41,6 +41,18 @@ check "VisualVM: the known instance's values" grep -q '^KNOWN i=305419896 j=1234
 check "VisualVM: roots of every kind we write" \
   bash -c "grep -Eq '^ROOTS .*JNI_global=[1-9].*Java_frame=[1-9].*monitor_used=[1-9].*sticky_class=[1-9].*thread_block=[1-9].*thread_object=[1-9]' vv.txt"
 check "VisualVM loads the JDK's dump too" test -s jdk.hprof
+# Every class loaded has its LOAD CLASS: every class the JDK's dump names, ours names
+# (the JDK writes "java/lang/String", "[I", "[Ljava/lang/Object;": named as in Java here).
+"$HPROF_DUMP" jdk.hprof | sed -n 's/^LOAD_CLASS .*name="\(.*\)"$/\1/p' | awk '
+  { n = $0; d = 0; while (substr(n, 1, 1) == "[") { d++; n = substr(n, 2) }
+    if (d > 0 && substr(n, 1, 1) == "L") n = substr(n, 2, length(n) - 2)
+    else if (d > 0) n = prim[substr(n, 1, 1)]
+    gsub("/", ".", n); sub(/\+0x/, ".0x", n); for (i = 0; i < d; i++) n = n "[]"; print n }
+  BEGIN { split("I int J long B byte C char D double F float S short Z boolean", p, " "); for (i = 1; i < 16; i += 2) prim[p[i]] = p[i + 1] }' |
+  sort -u >jdk.classes
+"$HPROF_DUMP" ours.hprof | sed -n 's/^LOAD_CLASS .*name="\(.*\)"$/\1/p' | sed 's/+0x/.0x/' | sort -u >ours.classes
+check "every class of the JDK's dump has its LOAD CLASS in ours ($(wc -l <jdk.classes) classes)" \
+  bash -c "[[ -s jdk.classes ]] && ! comm -13 ours.classes jdk.classes | grep -q ."
 
 # primfields=n,primarrays=n: primitive values 0, primitive arrays empty; VisualVM still
 # reads the whole dump.
@@ -50,6 +62,21 @@ check "primfields=n,primarrays=n: VisualVM loads the dump, every reference resol
   bash -c "grep -q '^INSTANCES [1-9]' vvp.txt && grep -q '^UNRESOLVED 0$' vvp.txt"
 check "primfields=n,primarrays=n: VisualVM reads the known instance with its primitive values 0" \
   grep -aq '^KNOWN i=0 j=0 d=0.0 c=.* self=true$' vvp.txt
+
+# Threads: VisualVM's Threads view shows each thread's frames (ThreadObjectGCRoot's stack
+# trace) and the locals under the frame their Java frame root numbers.
+for DUMPER in jdk jvmti; do
+  HPROF_HEAP_DUMPER=$DUMPER run_java "$(agent heap=dump,format=b,file=th-$DUMPER.hprof)" HeapDumpThreads return
+  vv threads th-$DUMPER.hprof >vvt.txt
+  check "[$DUMPER] VisualVM: the thread's stack has its frames (levelC levelB levelA, top first)" \
+    grep -Eq '^THREAD stack-holder .*levelC levelB levelA ' vvt.txt
+  check "[$DUMPER] VisualVM: the local held in levelB is under levelB's frame" \
+    grep -qx 'LOCAL stack-holder levelB HeapDumpThreads$Marker' vvt.txt
+  check "[$DUMPER] VisualVM: the thread that ends the VM (DestroyJavaVM) is a thread with a stack trace" \
+    grep -Eq '^THREAD DestroyJavaVM( |$)' vvt.txt
+  check "[$DUMPER] VisualVM: every thread root has a stack trace, every Java frame root a thread and frame" \
+    bash -c "grep -q '^THREAD ' vvt.txt && ! grep -q '^LOCAL [^ ]* ? ' vvt.txt && ! grep -q '^LOCAL ? ' vvt.txt"
+done
 
 vv histo ours.hprof | awk '{ print $2, $1 }' | sort >ours.histo
 vv histo jdk.hprof | awk '{ print $2, $1 }' | sort >jdk.histo

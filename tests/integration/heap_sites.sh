@@ -93,6 +93,18 @@ check "virtual threads: stacks that left a virtual thread's frames fell back to 
 check "virtual threads: no trace runs from make() into a carrier's frames" \
   bash -c "! grep -E 'SitesVirtual.make.*(ForkJoin|Continuation.run|enterSpecial)' vfast.txt"
 
+# thread=y: each Item is counted at a trace of the thread that made it: a virtual thread
+# (JDK 21+; group VirtualThreads), never its carrier.
+run_java -Xverify:all "$(agent heap=sites,depth=10,cutoff=0,thread=y,file=vy.txt)" SitesVirtual 60 100
+groups=$(awk '/^THREAD START/ { match($0, /id = [0-9]+/); id = substr($0, RSTART + 5, RLENGTH - 5)
+    match($0, /group="[^"]*"/); g[id] = substr($0, RSTART + 7, RLENGTH - 8) }
+  /^TRACE [0-9]+: \(thread=/ { t = $2; sub(/:/, "", t); th = $3; gsub(/[^0-9]/, "", th); of[t] = th }
+  /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+  i && $9 == "SitesVirtual$Item" { n[g[of[$8]]] += $7 } END { for (k in n) print k "=" n[k] }' vy.txt | sort | tr '\n' ' ')
+want=main; grep -qx 'virtual=true' out.txt && want=VirtualThreads
+check "virtual threads, thread=y: the 6000 Items are counted at their own threads' traces ($groups)" \
+  bash -c "[[ $RC -eq 0 && '$groups' == '$want=6000 ' ]]"
+
 # Binary: HEAP SUMMARY and ALLOC SITES agree with the text output of the same program.
 run_java -Xverify:all "$(agent heap=sites,cutoff=0,format=b,file=s.hprof)" SitesKnown "$WORK/libsitesjni.so"
 check "binary file validates" hprof_check s.hprof

@@ -2,7 +2,7 @@
 # net= with format=b: a session driven through the front end (build/hprof-front), one
 # command after another, each answer checked with the project's reader (hprof-dump).
 source "$(dirname "$0")/../lib/common.sh"
-FRONT=$HPROF_ROOT/build/hprof-front
+FRONT=$HPROF_BIN/hprof-front
 
 # dumped: the records received so far, one a line.
 dumped() { "$HPROF_DUMP" s.hprof 2>/dev/null; }

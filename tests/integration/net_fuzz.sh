@@ -4,7 +4,7 @@
 # program must run to its own end with its own status, its output intact, the profile
 # a valid file, and the agent must say it once.
 source "$(dirname "$0")/../lib/common.sh"
-FRONT=$HPROF_ROOT/build/hprof-front
+FRONT=$HPROF_BIN/hprof-front
 
 # The byte 0x05 (EXIT THE VM) is never generated, so no accident can end the VM early.
 byte() { local b=$((RANDOM % 256)); [[ $b -eq 5 ]] && b=6; printf '%02x' $b; }

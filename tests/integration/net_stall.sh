@@ -15,7 +15,7 @@ set -e
 # stalled OPTIONS WHAT: runs WaitStorm against a peer that never reads, and checks it.
 stalled() {
   rm -f port.txt
-  "$HPROF_ROOT/build/hprof-listen" --stall port.txt 2>listen.err &
+  "$HPROF_BIN/hprof-listen" --stall port.txt 2>listen.err &
   LPID=$!
   for _ in $(seq 100); do [[ -s port.txt ]] && break; sleep 0.1; done
   local t0=$SECONDS

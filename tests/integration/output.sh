@@ -38,13 +38,13 @@ run_java "$(agent cpu=samples,file=doe.txt,doe=n)" HotMethod 300
 check "doe=n: no dump at exit" bash -c "[[ $RC -eq 0 ]] && grep -q '^THREAD START' doe.txt && ! grep -q '^CPU SAMPLES' doe.txt"
 
 # net=host:port: the same bytes go to a TCP peer
-"$HPROF_ROOT/build/hprof-listen" port.txt net.txt 2>listen.err &
+"$HPROF_BIN/hprof-listen" port.txt net.txt 2>listen.err &
 LPID=$!
 for _ in $(seq 50); do [[ -s port.txt ]] && break; sleep 0.1; done
 run_java "$(agent "cpu=samples,net=127.0.0.1:$(cat port.txt)")" HotMethod 500
 wait $LPID
 check "net=: the text profile arrives over TCP" bash -c "[[ $RC -eq 0 ]] && head -1 net.txt | grep -q '^JAVA PROFILE 1.0.1' && grep -q '^CPU SAMPLES END' net.txt && [[ ! -e java.hprof.txt || \$(stat -c %Y java.hprof.txt) -lt \$(stat -c %Y net.txt) ]]"
-"$HPROF_ROOT/build/hprof-listen" port.txt netb.hprof 2>listen.err &
+"$HPROF_BIN/hprof-listen" port.txt netb.hprof 2>listen.err &
 LPID=$!
 for _ in $(seq 50); do [[ -s port.txt ]] && break; sleep 0.1; done
 run_java "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port.txt)")" HotMethod 500

@@ -39,5 +39,6 @@ public class SitesVirtual {
         }
         for (Thread t : all) t.join();
         System.out.println("items " + keep.size());
+        System.out.println("virtual=" + VirtualThreads.available());
     }
 }

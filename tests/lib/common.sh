@@ -29,6 +29,23 @@ run_java() {
   set -e
 }
 
+# sigquit_dump OUT [java options...] MainClass [args]: runs a program that prints "ready"
+# and waits, asks for one dump by SIGQUIT, waits for "Dumping Java heap ... done" in its output
+# (OUT), then ends it (the dump at exit follows). With -Xcheck:jni, as run_java.
+sigquit_dump() {
+  local out=$1 pid; shift
+  set +e
+  "$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" "$@" >"$out" 2>&1 &
+  pid=$!
+  for _ in $(seq 300); do grep -q ready "$out" 2>/dev/null && break; sleep 0.1; done
+  kill -QUIT $pid
+  for _ in $(seq 600); do grep -q 'Dumping Java heap ... done' "$out" && break; sleep 0.1; done
+  kill $pid
+  wait $pid
+  cat "$out" >>"$WORK/all-runs.txt"
+  set -e
+}
+
 # jni_clean: no -Xcheck:jni complaint in any run_java of this script so far.
 jni_clean() {
   if grep -Eq 'WARNING in native method|WARNING: JNI|FATAL ERROR in native method' "$WORK/all-runs.txt" 2>/dev/null; then

@@ -15,7 +15,7 @@
 # Prints ok/not ok lines; needs build/cf-rewrite (make).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-TOOL=$ROOT/build/cf-rewrite
+TOOL=${HPROF_BIN:-$ROOT/build}/cf-rewrite
 CF=$ROOT/tests/java/cf
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hprof-classfile-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

@@ -68,7 +68,8 @@ check_loops() {  # check_loops NAME OBJ...
   else not_ok "loops of calls between the files of $name:"; echo "$found" | sed "s|$WORK/||g; s/^/#   /"; fi
 }
 # The objects of today's sources only (a file removed since may have left one behind).
-mapfile -t objs < <(find src -name '*.c' | sort | sed 's|^\(.*\)\.c$|build/obj/\1.o|')
+OBJ=${HPROF_BIN:-build}/obj
+mapfile -t objs < <(find src -name '*.c' | sort | sed 's|^\(.*\)\.c$|\1.o|; s|^|'"$OBJ"'/|')
 missing=$(for o in "${objs[@]}"; do [[ -f "$o" ]] || echo "$o"; done)
 if [[ -z "$missing" ]]; then check_loops src "${objs[@]}"
 else not_ok "objects not built (run make first): $(echo $missing)"; fi
@@ -76,7 +77,7 @@ for dir in tools/*/; do
   tool=$(basename "$dir"); mkdir -p "$WORK/$tool"
   broken=""
   for c in "$dir"*.c; do
-    gcc -std=c11 -D_GNU_SOURCE -Isrc -I"$dir" -c "$c" -o "$WORK/$tool/$(basename "$c" .c).o" 2>/dev/null || broken="$broken $c"
+    gcc -std=c11 -D_GNU_SOURCE -Isrc -I"$dir" -Itools/common -c "$c" -o "$WORK/$tool/$(basename "$c" .c).o" 2>/dev/null || broken="$broken $c"
   done
   # A file that does not compile would hide its calls: say so instead of passing.
   if [[ -n "$broken" ]]; then not_ok "tools/$tool: cannot compile$broken"; continue; fi

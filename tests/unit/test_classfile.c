@@ -1074,9 +1074,9 @@ static void test_widen_all(void) {
     free(c.p);
 }
 
-/* Inputs the fuzzer once found (tests/fuzz/regressions): no crash, invariants hold. */
+/* Inputs the fuzzer once found (tests/fuzz/regressions/classfile): no crash, invariants hold. */
 static void test_regressions(void) {
-    const char *dir = "tests/fuzz/regressions";
+    const char *dir = "tests/fuzz/regressions/classfile";
     DIR *d = opendir(dir);
     if (!d) { CHECK(1, "regressions: %s not found here, skipped", dir); return; }
     struct dirent *e;

@@ -8,6 +8,7 @@
 
 #include "options/options.h"
 #include "tables/classes.h"
+#include "tables/sites.h"
 #include "tables/strings.h"
 #include "tables/traces.h"
 #include "unit.h"
@@ -230,7 +231,8 @@ static void test_text(void)
     output_close(&o);
     size_t n;
     char *t = slurp(path, &n);
-    CHECK(t && strncmp(t, "HEAP DUMP BEGIN (3 objects, 100 bytes) ", 39) == 0, "text heap dump: BEGIN line");
+    /* the records written (sz 32 + 32 + 24), not the source's estimate (3, 100) */
+    CHECK(t && strncmp(t, "HEAP DUMP BEGIN (3 objects, 88 bytes) ", 38) == 0, "text heap dump: BEGIN line");
     CHECK(t && strstr(t, "\nROOT 50000010 (kind=<JNI global ref>, id=1, trace=300000)\n"), "text heap dump: JNI global root");
     CHECK(t && strstr(t, "\nROOT 50000010 (kind=<Java stack>, thread=200001, frame=2)\n"), "text heap dump: Java stack root");
     CHECK(t && strstr(t, "\nOBJ 50000010 (sz=32, trace=300007, class=Derived@50000002)\n\tref\t\t50000010\n"),
@@ -245,10 +247,118 @@ static void test_text(void)
     unlink(path);
 }
 
+/* Objects over 4 GiB: the text dump's sizes and totals are 64-bit (they wrapped at 2^32). */
+static void test_text_big(void)
+{
+    char path[] = "/tmp/hprof-unit-heap-XXXXXX";
+    struct output o;
+    struct options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.format = 'a';
+    if (open_out(&o, path, true) != 0) {
+        CHECK(0, "text heap dump over 4 GiB: output opens");
+        return;
+    }
+    struct writer_ctx w = {.out = &o, .opt = &opt};
+    struct hd_class c[4];
+    make_classes(c);
+    struct hd_session s = {.w = &w};
+    uint32_t elems[1] = {0x50000010};
+    output_lock(&o);
+    heap_dump_text.begin(&s, 5000000000ull, 9600000048ull);
+    heap_dump_text.prim_array(&s, 0x60000001, 300009, &c[3], 4800000016ull, 1200000000u, HD_INT, NULL);
+    heap_dump_text.obj_array(&s, 0x60000002, 300008, &c[2], 4800000024ull, 1, elems);
+    heap_dump_text.instance(&s, 0x60000003, 300007, &c[1], (1ull << 32) + 32, (const uint8_t[16]){0});
+    heap_dump_text.end(&s);
+    output_flush(&o);
+    output_unlock(&o);
+    output_close(&o);
+    size_t n;
+    char *t = slurp(path, &n);
+    /* BEGIN sums the sz= of the records written (4800000016 + 4800000024 + 4294967328) */
+    static const char begin[] = "HEAP DUMP BEGIN (3 objects, 13894967368 bytes) ";
+    CHECK(t && strncmp(t, begin, sizeof begin - 1) == 0, "text heap dump: BEGIN's byte total past 2^32 in full");
+    CHECK(t && strstr(t, "\nARR 60000001 (sz=4800000016, trace=300009, nelems=1200000000, elem type=int[])\n"),
+          "text heap dump: a primitive array of 4.8 GB has its whole sz");
+    CHECK(t && strstr(t, "\nARR 60000002 (sz=4800000024, trace=300008, nelems=1, "), "text heap dump: object array sz past 2^32");
+    CHECK(t && strstr(t, "\nOBJ 60000003 (sz=4294967328, "), "text heap dump: instance sz past 2^32");
+    free(t);
+    unlink(path);
+}
+
+/* Binary arrays too long for a u4 sub-record length keep as many elements as fit, as the
+ * JDK's heap dumper does: (2^32 - 1 - the other fields' bytes) / element size. */
+static void test_array_fit(void)
+{
+    CHECK(hd_array_fit(600000000u, 8, 14) == 536870910u, "binary: long[600M] keeps 536870910 elements (4-byte IDs)");
+    CHECK(hd_array_fit(2147483647u, 2, 14) == 2147483640u, "binary: char[2^31-1] keeps 2147483640 elements");
+    CHECK(hd_array_fit(2147483647u, 4, 17) == 1073741819u, "binary: Object[2^31-1] keeps 1073741819 references");
+    CHECK(hd_array_fit(2147483647u, 1, 14) == 2147483647u, "binary: byte[2^31-1] fits whole");
+    CHECK(hd_array_fit(536870910u, 8, 14) == 536870910u && hd_array_fit(536870911u, 8, 14) == 536870910u,
+          "binary: the longest long[] that fits is kept whole, one more is cut");
+}
+
+/* Binary SITES and HEAP SUMMARY: u4 counts past 4 Gi say 0xFFFFFFFF instead of wrapping. */
+static void test_binary_sites_big(void)
+{
+    char path[] = "/tmp/hprof-unit-heap-XXXXXX";
+    struct output o;
+    struct string_table strings;
+    strings_init(&strings);
+    struct options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.heap = HEAP_SITES;
+    opt.format = 'b';
+    opt.depth = 4;
+    if (open_out(&o, path, false) != 0) {
+        CHECK(0, "binary sites over 4 GiB: output opens");
+        return;
+    }
+    struct trace empty = {.serial = 300000};
+    struct writer_ctx w = {.out = &o, .strings = &strings, .opt = &opt, .empty_trace = &empty};
+    struct class_info ci = {.serial = 100009, .object_id = 0x50000009, .name = "long[]", .signature = "[J"};
+    struct site site = {.id = 1, .trace = &empty, .cls = &ci, .live_objs = 1, .live_bytes = 4800000016ull};
+    atomic_init(&site.alloc_objs, 1);
+    atomic_init(&site.alloc_bytes, 4800000016ull);
+    struct site *rows[1] = {&site};
+    struct site_totals tot = {4800000016ull, 1, 4800000016ull, 1, 0.0};
+    output_lock(&o);
+    binary_writer.file_header(&w);
+    binary_writer.sites(&w, rows, 1, &tot);
+    output_flush(&o);
+    output_unlock(&o);
+    output_close(&o);
+    size_t n;
+    uint8_t *p = (uint8_t *)slurp(path, &n);
+    uint32_t summary_live = 0, site_live = 0, site_alloc = 0;
+    uint64_t summary_alloc = 0;
+    for (size_t at = 19 + 4 + 8; p && at + 9 <= n;) {
+        uint32_t len = be_load_u4(p + at + 5);
+        const uint8_t *body = p + at + 9;
+        if (p[at] == 0x07) {
+            summary_live = be_load_u4(body);
+            summary_alloc = be_load_u8(body + 8);
+        }
+        if (p[at] == 0x06 && len >= 2 + 4 + 24 + 4 + 25) {
+            site_live = be_load_u4(body + 2 + 4 + 24 + 4 + 9);
+            site_alloc = be_load_u4(body + 2 + 4 + 24 + 4 + 17);
+        }
+        at += 9 + len;
+    }
+    CHECK(summary_live == 0xFFFFFFFFu && summary_alloc == 4800000016ull,
+          "binary HEAP SUMMARY: live bytes past 4 GiB say the u4's most, allocated bytes (u8) in full");
+    CHECK(site_live == 0xFFFFFFFFu && site_alloc == 0xFFFFFFFFu, "binary ALLOC SITES: a site's u4 bytes past 4 GiB say the u4's most");
+    free(p);
+    unlink(path);
+}
+
 int main(void)
 {
     test_binary(true);
     test_binary(false);
     test_text();
+    test_text_big();
+    test_array_fit();
+    test_binary_sites_big();
     return UNIT_DONE();
 }

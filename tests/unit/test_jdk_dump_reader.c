@@ -3,9 +3,11 @@
  * made-up HotSpot dump: IDs renamed, fields put in hprof's order, the marker and the
  * agent's hidden objects left out, thread serials mapped, missing Class objects written,
  * and every cut or corrupted file refused or read without a crash.
+ * Set JDR_TEST_DUMP=FILE to save the made-up dump there (a fuzz seed).
  */
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -198,7 +200,7 @@ static void w_class(struct hd_session *s, const struct hd_class *c)
 {
     if (SEEN.ncls < MAX_SEEN) SEEN.cls[SEEN.ncls++] = c;
 }
-static void w_inst(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void w_inst(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                    const uint8_t *v)
 {
     int i = SEEN.ninst++;
@@ -207,7 +209,7 @@ static void w_inst(struct hd_session *s, uint32_t id, uint32_t trace, const stru
     SEEN.inst_cls[i] = c->info->object_id;
     memcpy(SEEN.inst_vals[i], v, c->inst_bytes < 16 ? c->inst_bytes : 16);
 }
-static void w_obj(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void w_obj(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                   uint32_t n, const uint32_t *e)
 {
     int i = SEEN.nobj++;
@@ -216,7 +218,7 @@ static void w_obj(struct hd_session *s, uint32_t id, uint32_t trace, const struc
     SEEN.obj_n[i] = n;
     memcpy(SEEN.obj_e[i], e, (n < 8 ? n : 8) * sizeof *e);
 }
-static void w_prim(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint32_t size,
+static void w_prim(struct hd_session *s, uint32_t id, uint32_t trace, const struct hd_class *c, uint64_t size,
                    uint32_t n, int type, const uint8_t *e)
 {
     if (SEEN.nprim < MAX_SEEN) SEEN.prim_id[SEEN.nprim] = id;
@@ -411,6 +413,16 @@ static void test_discard(void)
 
 int main(void)
 {
+    const char *save = getenv("JDR_TEST_DUMP");
+    if (save) {
+        struct buf d = make_dump();
+        FILE *f = fopen(save, "wb");
+        if (f) {
+            fwrite(d.data, 1, d.len, f);
+            fclose(f);
+        }
+        buf_free(&d);
+    }
     test_rewrite();
     test_discard();
     test_bad_input();

@@ -37,8 +37,41 @@ int main(void)
     o = parse_ok("cpu=samples", &ok);
     CHECK(ok && o.cpu == CPU_SAMPLES && o.heap == HEAP_NONE, "cpu=samples alone turns heap off");
     options_free(&o);
+    /* timeline=, top=, format=short (the 1997 requests) */
+    o = parse_ok(NULL, &ok);
+    CHECK(ok && o.timeline == TIMELINE_OFF && o.top == 0 && !o.format_short, "timeline off, top all by default");
+    options_free(&o);
+    o = parse_ok("heap=sites,timeline=gc,top=3", &ok);
+    CHECK(ok && o.timeline == TIMELINE_GC && o.top == 3 && strcmp(o.text, "heap=sites,timeline=gc,top=3") == 0,
+          "timeline=gc, top=3, the options as given kept");
+    options_free(&o);
+    o = parse_ok("heap=sites,timeline=250", &ok);
+    CHECK(ok && o.timeline == TIMELINE_MS && o.timeline_ms == 250, "timeline=250");
+    options_free(&o);
+    o = parse_ok("format=short", &ok);
+    CHECK(ok && o.format == 'b' && o.format_short && o.heap == HEAP_SITES && o.timeline == TIMELINE_GC &&
+              strcmp(o.file, "java.hprof") == 0,
+          "format=short: binary, heap=sites, timeline=gc, no heap dump");
+    options_free(&o);
+    o = parse_ok("format=short,cpu=samples,timeline=100", &ok);
+    CHECK(ok && o.heap == HEAP_NONE && o.timeline == TIMELINE_MS, "format=short keeps cpu= alone and timeline=<ms>");
+    options_free(&o);
+    expect_error("format=short,heap=dump", "format=short writes no heap dumps");
+    expect_error("timeline=sometimes", "timeline option value must be gc or a number");
+    expect_error("timeline=0", "timeline option value must be gc or a number");
+    expect_error("top=0", "top option value must be a number from 1");
+    expect_error("format=c", "format option value must be a|b|short");
     o = parse_ok("cpu=y", &ok);
     CHECK(ok && o.cpu == CPU_SAMPLES, "cpu=y means samples");
+    options_free(&o);
+    o = parse_ok("cpu=samples", &ok);
+    CHECK(ok && o.clock == CLOCK_CPU && o.sampler == ENGINE_SIGNAL, "cpu=samples: clock=cpu, sampler=signal by default");
+    options_free(&o);
+    o = parse_ok("cpu=samples,clock=wall,sampler=jvmti", &ok);
+    CHECK(ok && o.clock == CLOCK_WALL && o.sampler == ENGINE_JVMTI, "clock=wall, sampler=jvmti");
+    options_free(&o);
+    o = parse_ok("cpu=samples,clock=cpu,sampler=signal", &ok);
+    CHECK(ok && o.clock == CLOCK_CPU && o.sampler == ENGINE_SIGNAL, "clock=cpu, sampler=signal");
     options_free(&o);
     o = parse_ok("cpu=times", &ok);
     CHECK(ok && o.cpu == CPU_TIMES, "cpu=times");
@@ -123,6 +156,8 @@ int main(void)
     expect_error("format=c", "format");
     expect_error("heap=x", "heap");
     expect_error("cpu=x", "cpu");
+    expect_error("clock=both", "clock option value must be cpu|wall");
+    expect_error("sampler=perf", "sampler option value must be signal|jvmti");
     expect_error("lineno=yes", "lineno");
     expect_error("=y", "syntax");
     expect_error("primfields=0", "primfields option value must be y|n");

@@ -1,10 +1,15 @@
 /* The tables without a JVM: they hold plain data, which sources/resolve.c names. */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tables/bci_classes.h"
 #include "tables/ids.h"
+#include "tables/object_ids.h"
+#include "tables/monitors.h"
+#include "tables/sites.h"
 #include "tables/tables.h"
 #include "unit.h"
 
@@ -59,6 +64,8 @@ static void traces(struct tables *t)
           "another thread's trace is another trace");
 }
 
+static bool is_ref(jthread ref, void *arg) { return ref == arg; }
+
 static void threads(struct tables *t)
 {
     struct thread_table *tt = &t->threads;
@@ -67,20 +74,54 @@ static void threads(struct tables *t)
     b->ref = (jthread)(uintptr_t)0xb0;
     CHECK(threads_add(tt, a, &t->ids) == 0 && threads_add(tt, b, &t->ids) == 0, "two threads entered");
     CHECK(a->serial == SERIAL_THREAD_BASE + 1 && threads_live_count(tt) == 2 && a->sampled, "live and sampled");
+    CHECK(a->slot == 0 && b->slot == 1, "each its own slot");
     CHECK(threads_set_sampled_by_id(tt, b->object_id, false) && !b->sampled, "sampling off by object ID");
     jthread refs[4];
     struct thread_info *infos[4];
     int n = threads_lend_sampled(tt, refs, infos, 4);
     CHECK(n == 1 && infos[0] == a && refs[0] == a->ref, "only the sampled thread is lent");
-    CHECK(threads_end(tt, a) == NULL && a->ref == NULL && threads_live_count(tt) == 1,
-          "a lent thread that ends keeps its reference for its borrower");
+    threads_end(tt, a);
+    CHECK(threads_live_count(tt) == 1 && a->ended && a->ref, "a thread that ends keeps its entry and reference");
     CHECK(threads_lend(tt, a) == NULL, "an ended thread is lent no more");
-    CHECK(threads_unlend(tt, a) == (jthread)(uintptr_t)0xa0, "its last borrower gets the reference to delete");
+    CHECK(threads_find_ended(tt, is_ref, (void *)(uintptr_t)0xa0) == a, "an ended thread is found by its reference");
+    struct thread_info *held[4];
+    CHECK(threads_ended_take(tt, held, 4) == 0, "an ended entry held by others is not taken");
+    threads_release(tt, a);
+    threads_release(tt, a);
+    n = threads_ended_take(tt, held, 4);
+    bool alive[1] = {false};
+    CHECK(n == 1 && threads_ended_reclaim(tt, held, alive, n) == NULL && tt->nended == 1,
+          "an ended thread still alive stays");
+    threads_read_begin(tt);
+    bool gone[1] = {true};
+    n = threads_ended_take(tt, held, 4);
+    CHECK(n == 1 && threads_ended_reclaim(tt, held, gone, n) == NULL, "nothing is reclaimed under a reader");
+    threads_read_end(tt);
+    n = threads_ended_take(tt, held, 4);
+    struct thread_info *out = threads_ended_reclaim(tt, held, gone, n);
+    CHECK(out == a && !out->next_ended && tt->nended == 0, "an ended thread gone is reclaimed");
+    threads_free(out);
+    struct thread_info *c = calloc(1, sizeof *c);
+    c->ref = (jthread)(uintptr_t)0xc0;
+    CHECK(threads_add(tt, c, &t->ids) == 0 && c->slot == 0 && c->serial == SERIAL_THREAD_BASE + 3,
+          "a new thread takes the freed slot and a new serial");
     CHECK(threads_lend(tt, b) == b->ref && threads_lend(tt, b) == b->ref, "one thread lent twice");
-    CHECK(threads_unlend(tt, b) == NULL && threads_unlend(tt, b) == NULL, "a live thread's reference stays");
-    CHECK(threads_end(tt, b) == (jthread)(uintptr_t)0xb0 && threads_live_count(tt) == 0,
-          "a thread no one borrows gives its reference up at its end");
-    CHECK(!threads_set_sampled_by_id(tt, b->object_id, true), "an ended thread cannot be sampled");
+    threads_release(tt, b);
+    threads_release(tt, b);
+    threads_end(tt, b);
+    threads_end(tt, c);
+    CHECK(threads_live_count(tt) == 0 && !threads_set_sampled_by_id(tt, b->object_id, true),
+          "an ended thread cannot be sampled");
+    n = threads_ended_take(tt, held, 4);
+    bool both[2] = {true, true};
+    out = threads_ended_reclaim(tt, held, both, n);
+    CHECK(n == 2 && out && out->next_ended && !out->next_ended->next_ended && tt->nended == 0 && tt->nfree == 2,
+          "every ended thread gone is reclaimed, its slot given back");
+    while (out) {
+        struct thread_info *next = out->next_ended;
+        threads_free(out);
+        out = next;
+    }
 }
 
 static void numbered_classes(void)
@@ -112,6 +153,165 @@ static void *enter_methods(void *arg)
     return NULL;
 }
 
+/*
+ * The tables as the agent's threads use them at once (make check runs this under TSan):
+ * four writers enter the same names, frames, traces, sites and monitors and count on
+ * them, while a reader walks the registries as a dump does. Each entry is made once, its
+ * ID in order, every count kept, and the reader sees only whole entries.
+ */
+#define MT_KEYS 500
+#define MT_WRITERS 4
+static struct site_table mt_sites;
+static struct monitor_table mt_monitors;
+static struct method_info *mt_methods[MT_KEYS];
+static struct class_info mt_class;
+static _Atomic int mt_writing;
+static _Atomic int mt_torn;   /* entries the reader saw half made */
+
+static void mt_enter(uint32_t k)
+{
+    char name[32];
+    snprintf(name, sizeof name, "name-%u", k);
+    bool is_new;
+    strings_id(&shared.strings, name, &is_new);
+    jvmtiFrameInfo raw = {mt_methods[k]->id, (jlocation)k};
+    uint64_t h = traces_key_hash(0, &raw, 1);
+    struct trace *t = traces_find(&shared.traces, h, 0, &raw, 1);
+    if (!t) {
+        struct frame **f = calloc(1, sizeof *f);
+        f[0] = frames_of(&shared.frames, mt_methods[k], (jlocation)k);
+        t = traces_add(&shared.traces, h, 0, &raw, 1, f);
+    }
+    atomic_fetch_add(&t->cpu_samples, 1);
+    struct site *site = sites_of(&mt_sites, t, &mt_class);
+    atomic_fetch_add(&site->alloc_objs, 1);
+    atomic_fetch_add(&site->alloc_bytes, 16);
+    monitors_add(monitors_of(&mt_monitors, t, &mt_class), 10);
+}
+
+static void *mt_writer(void *arg)
+{
+    uintptr_t me = (uintptr_t)arg;
+    for (uint32_t i = 0; i < MT_KEYS; i++) mt_enter((i + (uint32_t)me * 131) % MT_KEYS);
+    atomic_fetch_sub(&mt_writing, 1);
+    return NULL;
+}
+
+static void *mt_reader(void *arg)
+{
+    do {
+        for (uint32_t i = 0, n = traces_count(&shared.traces); i < n; i++) {
+            struct trace *t = traces_at(&shared.traces, i);
+            if (!t || (t->nframes && (!t->frames || !t->frames[0] || !t->frames[0]->method))) atomic_fetch_add(&mt_torn, 1);
+        }
+        for (uint32_t i = 1, n = sites_count(&mt_sites); i <= n; i++) {
+            struct site *st = sites_by_id(&mt_sites, i);
+            if (!st || !st->trace || st->cls != &mt_class) atomic_fetch_add(&mt_torn, 1);
+        }
+        struct monitor_times mt;
+        monitors_rank(&mt_monitors, false, 0, &mt);
+        free(mt.rows);
+    } while (atomic_load(&mt_writing) > 0);
+    return NULL;
+}
+
+static void concurrent_tables(void)
+{
+    sites_init(&mt_sites);
+    monitors_init(&mt_monitors);
+    for (uint32_t k = 0; k < MT_KEYS; k++)
+        mt_methods[k] = methods_add(&shared.methods, fake_method((jmethodID)(uintptr_t)(0x100000 + k), &mt_class));
+    uint32_t traces0 = traces_count(&shared.traces);
+    atomic_store(&mt_writing, MT_WRITERS);
+    pthread_t th[MT_WRITERS + 1];
+    pthread_create(&th[MT_WRITERS], NULL, mt_reader, NULL);
+    for (uintptr_t i = 0; i < MT_WRITERS; i++) pthread_create(&th[i], NULL, mt_writer, (void *)i);
+    for (int i = 0; i <= MT_WRITERS; i++) pthread_join(th[i], NULL);
+
+    bool once = traces_count(&shared.traces) - traces0 == MT_KEYS && sites_count(&mt_sites) == MT_KEYS &&
+                monitors_count(&mt_monitors) == MT_KEYS;
+    uint64_t samples = 0, objs = 0, events = 0;
+    for (uint32_t i = traces0; i < traces_count(&shared.traces); i++) samples += traces_at(&shared.traces, i)->cpu_samples;
+    for (uint32_t i = 1; i <= sites_count(&mt_sites); i++) objs += sites_by_id(&mt_sites, i)->alloc_objs;
+    for (uint32_t i = 0; i < monitors_count(&mt_monitors); i++) events += monitors_at(&mt_monitors, i)->count;
+    CHECK(once, "%d threads entering %d traces, sites and monitors at once: one entry each", MT_WRITERS, MT_KEYS);
+    CHECK(samples == MT_WRITERS * MT_KEYS && objs == samples && events == samples,
+          "and every count kept (%llu samples, %llu objects, %llu monitor events)", (unsigned long long)samples,
+          (unsigned long long)objs, (unsigned long long)events);
+    bool is_new = false;
+    uint32_t id = strings_id(&shared.strings, "name-7", &is_new);
+    CHECK(id && !is_new, "a string entered by four threads at once has one ID");
+    CHECK(atomic_load(&mt_torn) == 0, "a reader walking the tables meanwhile saw only whole entries");
+}
+
+/* ---- thread churn: entries come and go while others lend and read them ---- */
+
+#define CHURN_THREADS 2000
+static struct thread_table churn_table;
+static struct ids churn_ids;
+static _Atomic bool churn_done;
+
+static void churn_reclaim(struct thread_table *tt)
+{
+    struct thread_info *held[8];
+    bool gone[8] = {true, true, true, true, true, true, true, true};
+    int n = threads_ended_take(tt, held, 8);
+    for (struct thread_info *f = threads_ended_reclaim(tt, held, gone, n), *next; f; f = next) {
+        next = f->next_ended;
+        threads_free(f);
+    }
+}
+
+/* Starts and ends threads one after another, reclaiming those that ended (all "gone"). */
+static void *churn_writer(void *arg)
+{
+    struct thread_table *tt = &churn_table;
+    for (int i = 0; i < CHURN_THREADS; i++) {
+        struct thread_info *ti = calloc(1, sizeof *ti);
+        ti->ref = (jthread)(uintptr_t)(0x1000 + i);
+        ti->name = strdup("churn");
+        if (threads_add(tt, ti, &churn_ids) != 0) {
+            threads_free(ti);
+            continue;
+        }
+        threads_end(tt, ti);
+        churn_reclaim(tt);
+    }
+    atomic_store(&churn_done, true);
+    return NULL;
+}
+
+/* Lends the live threads and reads them, as the samplers and the dumps do. */
+static void *churn_reader(void *arg)
+{
+    size_t seen = 0;
+    while (!atomic_load(&churn_done)) {
+        jthread refs[16];
+        struct thread_info *infos[16];
+        int n = threads_lend_live(&churn_table, refs, infos, 16);
+        for (int i = 0; i < n; i++) seen += infos[i]->serial > SERIAL_THREAD_BASE && infos[i]->name[0] == 'c';
+        for (int i = 0; i < n; i++) threads_release(&churn_table, infos[i]);
+        threads_read_begin(&churn_table);
+        threads_read_end(&churn_table);
+    }
+    return (void *)seen;
+}
+
+static void thread_churn(void)
+{
+    threads_init(&churn_table);
+    ids_init(&churn_ids);
+    pthread_t w, r;
+    pthread_create(&r, NULL, churn_reader, NULL);
+    pthread_create(&w, NULL, churn_writer, NULL);
+    pthread_join(w, NULL);
+    pthread_join(r, NULL);
+    churn_reclaim(&churn_table);     /* those the reader held at the last turns */
+    CHECK(churn_table.nlive == 0 && churn_table.nended == 0 && churn_table.nslots <= 16 &&
+              churn_table.next_serial == SERIAL_THREAD_BASE + 1 + CHURN_THREADS,
+          "thread churn: every entry reclaimed, slots reused, serials never given twice");
+}
+
 int main(void)
 {
     struct tables *t = calloc(1, sizeof *t);
@@ -131,5 +331,7 @@ int main(void)
         all = all && m && m->id == (jmethodID)i && methods_add(&shared.methods, fake_method((jmethodID)i, NULL)) == m;
     }
     CHECK(all, "4 threads entering 2000 methods: one entry each");
+    concurrent_tables();
+    thread_churn();
     return UNIT_DONE();
 }

@@ -99,5 +99,17 @@ int main(void)
     CHECK(e && e->key == 1234, "find after concurrent inserts");
     k = 99999;
     CHECK(cmap_find(&map, hash_mix64(99999), &k, entry_eq) == NULL, "missing key not found");
+    int removed = 0, still = 0;
+    for (long i = 0; i < 5000; i += 2) {
+        k = i;
+        removed += cmap_remove(&map, hash_mix64((uint64_t)i), &k, entry_eq) != NULL;
+    }
+    for (long i = 0; i < 5000; i++) {
+        k = i;
+        still += cmap_find(&map, hash_mix64((uint64_t)i), &k, entry_eq) != NULL;
+    }
+    k = 0;
+    CHECK(removed == 2500 && still == 2500 && !cmap_remove(&map, hash_mix64(0), &k, entry_eq),
+          "remove takes out exactly the keys asked for, once (%d removed, %d left)", removed, still);
     return UNIT_DONE();
 }

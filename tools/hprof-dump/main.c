@@ -78,27 +78,6 @@ static int open_spool(void)
     return fd;
 }
 
-static void free_state(hd_state *st)
-{
-    hd_map *maps[] = {&st->strings, &st->classes_by_serial, &st->classes_by_obj, &st->frames, &st->traces,
-                      &st->threads};
-    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
-        hd_map_free(maps[i]);
-    for (int k = 0; k < K_NKINDS; k++)
-        hd_map_free(&st->undef_idx[k]);
-    buf_free(&st->pool);
-    free(st->strv);
-    free(st->clsv);
-    free(st->frv);
-    free(st->trv);
-    free(st->trframes);
-    free(st->thv);
-    free(st->undv);
-    buf_free(&st->line);
-    hd_heap_free(st);
-    hd_reader_free(&st->r);
-}
-
 /* Reads the options into st; returns -1 to go on, else the exit status. */
 static int parse_args(hd_state *st, int argc, char **argv)
 {
@@ -192,10 +171,7 @@ static int finish(hd_state *st)
 int main(int argc, char **argv)
 {
     hd_state st;
-    memset(&st, 0, sizeof st);
-    st.out = stdout;
-    st.spool_fd = -1;
-    st.objs_sorted = 1;
+    hd_state_init(&st, stdout);
     int rc = parse_args(&st, argc, argv);
     if (rc >= 0)
         return rc;
@@ -216,6 +192,6 @@ int main(int argc, char **argv)
         close(st.spool_fd);
     if (st.fd > 0)
         close(st.fd);
-    free_state(&st);
+    hd_state_free(&st);
     return rc;
 }

@@ -39,6 +39,7 @@ static const char HELP[] =
     "Commands (one a line; the agent answers in the profile file):\n"
     "  cpu samples [CUTOFF]      CPU SAMPLES so far (counts are not reset); CUTOFF 0..1, default 0.0001\n"
     "  traces                    DUMP TRACES: every trace not yet written\n"
+    "  allocs                    ALLOCS (0x09, timeline=): allocations since the last record\n"
     "  dump heap                 DUMP HEAP\n"
     "  sites [CUTOFF] [incremental] [allocated] [gc]\n"
     "                            ALLOC SITES: only sites changed since the last time, ordered by\n"
@@ -168,6 +169,8 @@ static enum action parse_line(char *line, uint8_t *out, size_t *len, unsigned lo
         c.tag = CMD_HEAP_SUMMARY;
     } else if ((!strcasecmp(a0, "traces") && n == 1) || (!strcasecmp(a0, "dump") && n == 2 && !strcasecmp(a1, "traces"))) {
         c.tag = CMD_DUMP_TRACES;
+    } else if (!strcasecmp(a0, "allocs") && n == 1) {
+        c.tag = CMD_ALLOCS;
     } else if (!strcasecmp(a0, "exit") && n == 1) {
         c.tag = CMD_EXIT;
     } else if (!strcasecmp(a0, "eof") && n == 1) {

@@ -23,18 +23,25 @@
 #include "agent_load.h"
 #include "cmd_attach.h"
 #include "exits.h"
+#include "hprof.h"
 #include "options/options.h"
 #include "target.h"
 
 #define DEFAULT_TIMEOUT_S 300   /* a heap dump in a big heap takes its time */
 
-/* The views `profile -o` can write, by the file's extension: the agent's options for it. */
+/* The files `profile -o` can write, by the extension: the agent's options for it. The
+ * views (flame graph, collapsed stacks, pprof) are made here from the text profile,
+ * which stays beside them as FILE without its extension, plus .txt. */
 static const struct view {
     const char *ext;
     const char *options;
+    bool from_text;
 } VIEWS[] = {
-    {".txt", "format=a"},
-    {".hprof", "format=b"},
+    {".txt", "format=a", false},
+    {".hprof", "format=b", false},
+    {".html", "format=a", true},
+    {".collapsed", "format=a", true},
+    {".pb.gz", "format=a", true},
 };
 
 /* "-t N" first, then the pid: what is left starts at *next. */
@@ -180,10 +187,19 @@ static void wait_for(long ms)
 
 static const struct view *view_of(const char *file)
 {
-    const char *dot = strrchr(file, '.');
-    for (size_t i = 0; dot && i < sizeof VIEWS / sizeof VIEWS[0]; i++)
-        if (strcmp(dot, VIEWS[i].ext) == 0) return &VIEWS[i];
+    size_t n = strlen(file);
+    for (size_t i = 0; i < sizeof VIEWS / sizeof VIEWS[0]; i++) {
+        size_t e = strlen(VIEWS[i].ext);
+        if (n > e && strcmp(file + n - e, VIEWS[i].ext) == 0) return &VIEWS[i];
+    }
     return NULL;
+}
+
+/* `hprof view TEXT -o FILE`, in this process. */
+static int make_view(const char *text, const char *file)
+{
+    char *args[] = {"view", (char *)text, "-o", (char *)file, NULL};
+    return cmd_view(4, args) == 0 ? EXIT_DONE : EXIT_ERROR;
 }
 
 int cmd_profile(int argc, char **argv)
@@ -206,18 +222,23 @@ int cmd_profile(int argc, char **argv)
     const struct view *v = view_of(file);
     if (ms <= 0 || !v) {
         free(rest);
-        return tool_fail(EXIT_USAGE, "usage: hprof %s (FILE ends in .txt or .hprof)", usage);
+        return tool_fail(EXIT_USAGE, "usage: hprof %s (FILE ends in .txt, .hprof, .html, .collapsed or .pb.gz)",
+                         usage);
     }
     if (nrest == 0) rest[nrest++] = "cpu=samples";
-    char extra[3 * PATH_MAX], cwd[PATH_MAX];
+    char extra[3 * PATH_MAX], cwd[PATH_MAX], text[PATH_MAX];
     bool relative = file[0] != '/' && getcwd(cwd, sizeof cwd);
+    if (v->from_text)
+        snprintf(text, sizeof text, "%.*s.txt", (int)(strlen(file) - strlen(v->ext)) & 0x7fff, file);
+    const char *written = v->from_text ? text : file;
     snprintf(extra, sizeof extra, "%s,file=%s%s%.*s", v->options, relative ? cwd : "", relative ? "/" : "",
-             PATH_MAX, file);
+             PATH_MAX, written);
     char *opts = join_options(nrest, rest, extra);
     free(rest);
     rc = opts ? agent_request(&t, "start", opts, timeout, NULL, 0) : EXIT_ERROR;
     free(opts);
     if (rc) return rc;
     wait_for(ms);
-    return agent_request(&t, "stop", "", timeout, NULL, 0);
+    rc = agent_request(&t, "stop", "", timeout, NULL, 0);
+    return rc || !v->from_text ? rc : make_view(text, file);
 }

@@ -9,14 +9,60 @@ import org.graalvm.visualvm.lib.jfluid.heap.*;
  *   HeapDumpVisualVM check FILE    loads it; prints "CLASSES n", "INSTANCES n",
  *                                  "ROOTS <kind>=n ...", "UNRESOLVED n" (object fields and
  *                                  statics whose ID names no object in the dump)
+ *   HeapDumpVisualVM threads FILE  for every thread root: "THREAD <name> <method> <method> ..."
+ *                                  (its stack as ThreadObjectGCRoot.getStackTrace gives it,
+ *                                  top first), then for each Java frame root of it
+ *                                  "LOCAL <name> <frame method> <class of the local>"
  *   HeapDumpVisualVM histo FILE    "<count> <class>" for every class with instances; empty
  *                                  int[] are counted apart as "int[](empty)" (HotSpot fills
  *                                  gaps in the heap with them); hidden classes are named
  *                                  "Outer$$Lambda.0x..." whichever separator the dump used
  */
 public class HeapDumpVisualVM {
+    /* The Threads view's data: each thread's frames, and its locals by frame. */
+    static void threads(Heap heap) {
+        for (GCRoot r : heap.getGCRoots()) {
+            if (!(r instanceof ThreadObjectGCRoot)) continue;
+            ThreadObjectGCRoot t = (ThreadObjectGCRoot) r;
+            StringBuilder sb = new StringBuilder("THREAD ").append(threadName(t));
+            StackTraceElement[] st = t.getStackTrace();
+            if (st != null) for (StackTraceElement e : st) sb.append(' ').append(e.getMethodName());
+            System.out.println(sb);
+        }
+        for (GCRoot r : heap.getGCRoots()) {
+            if (!(r instanceof JavaFrameGCRoot)) continue;
+            JavaFrameGCRoot f = (JavaFrameGCRoot) r;
+            ThreadObjectGCRoot t = f.getThreadGCRoot();
+            if (t == null) {
+                System.out.println("LOCAL ? ? " + f.getInstance().getJavaClass().getName());
+                continue;
+            }
+            StackTraceElement[] st = t.getStackTrace();
+            int k = f.getFrameNumber();
+            String m = st != null && k >= 0 && k < st.length ? st[k].getMethodName() : "?";
+            System.out.println("LOCAL " + threadName(t) + " " + m + " " + f.getInstance().getJavaClass().getName());
+        }
+    }
+
+    static String threadName(ThreadObjectGCRoot t) {
+        Object name = t.getInstance().getValueOfField("name");
+        if (name instanceof Instance) {
+            Object v = ((Instance) name).getValueOfField("value");
+            if (v instanceof PrimitiveArrayInstance) {
+                StringBuilder sb = new StringBuilder();
+                for (Object b : ((PrimitiveArrayInstance) v).getValues()) sb.append((char) Integer.parseInt((String) b));
+                return sb.toString();
+            }
+        }
+        return "?";
+    }
+
     public static void main(String[] args) throws Exception {
         Heap heap = HeapFactory.createHeap(new File(args[1]));
+        if (args[0].equals("threads")) {
+            threads(heap);
+            return;
+        }
         if (args[0].equals("histo")) {
             for (JavaClass c : heap.getAllClasses()) {
                 int n = c.getInstancesCount();

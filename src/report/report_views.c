@@ -1,0 +1,214 @@
+#include "report/report_views.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options/options.h"
+#include "sources/host.h"
+#include "tables/classes.h"
+#include "tables/frames.h"
+#include "tables/ids.h"
+#include "tables/methods.h"
+#include "tables/monitors.h"
+#include "tables/sites.h"
+#include "tables/traces.h"
+#include "util/log.h"
+#include "writers/text_records.h"
+#include "writers/views.h"
+
+/* ---- what was profiled ---- */
+
+/* The JVM's options take a value as the next word. */
+static bool takes_value(const char *a)
+{
+    static const char *const WITH_VALUE[] = {"-cp", "-classpath", "--class-path", "-p", "--module-path",
+                                             "--add-modules", "--add-opens", "--add-exports", "--add-reads"};
+    for (size_t i = 0; i < sizeof WITH_VALUE / sizeof WITH_VALUE[0]; i++)
+        if (strcmp(a, WITH_VALUE[i]) == 0) return true;
+    return false;
+}
+
+/* "java Main args" (or "java -jar app.jar args", "java -m mod/Main"), without the JVM's
+ * options: the command line of this process, from /proc. */
+static void program_name(struct stack_profile *p)
+{
+    char cmd[4096];
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, cmd, sizeof cmd - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n <= 0) return;
+    cmd[n] = 0;
+    struct buf b;
+    buf_init(&b);
+    buf_printf(&b, "java");
+    bool main_seen = false;
+    for (char *a = cmd + strlen(cmd) + 1; a < cmd + n; a += strlen(a) + 1) {
+        bool keep = main_seen || a[0] != '-' || strcmp(a, "-jar") == 0 || strcmp(a, "-m") == 0;
+        if (!main_seen && takes_value(a) && a + strlen(a) + 1 < cmd + n) {
+            a += strlen(a) + 1;
+            continue;
+        }
+        if (keep) buf_printf(&b, " %s", a);
+        if (a[0] != '-') main_seen = true;
+        if (b.len > 200) break;
+    }
+    buf_u1(&b, 0);
+    if (!b.oom) sp_set(p, &p->program, "%.200s", (const char *)b.data);
+    buf_free(&b);
+}
+
+/* ---- frames ---- */
+
+/* The profile's frame for each trace frame, found by the frame's ID (dense from
+ * ID_FRAME_BASE + 1): traces share most frames. */
+struct frame_cache {
+    uint32_t *ix;        /* index + 1, 0: not yet */
+    size_t cap;
+};
+
+static uint32_t frame_of(struct stack_profile *p, struct frame_cache *c, const struct frame *f)
+{
+    size_t k = f->id - ID_FRAME_BASE;
+    if (k < c->cap && c->ix[k]) return c->ix[k] - 1;
+    const struct method_info *m = f->method;
+    char name[1024];
+    snprintf(name, sizeof name, "%s.%s", m->cls->name, m->name);
+    uint32_t ix = sp_frame(p, name, m->cls->source_file, f->line,
+                           m->native || f->line == LINE_NATIVE ? SP_NATIVE : SP_JAVA);
+    if (grow_array_zeroed((void **)&c->ix, &c->cap, k + 1, sizeof *c->ix)) c->ix[k] = ix + 1;
+    return ix;
+}
+
+/* The trace's frames, top first, after `top` (a pseudo-frame, when not NULL) and with the
+ * thread (thread=y) as the root. */
+static void add_trace(struct stack_profile *p, struct frame_cache *c, const struct trace *t, const char *top,
+                      const int64_t *values)
+{
+    uint32_t *fr = malloc((t->nframes + 3) * sizeof *fr);
+    if (!fr) {
+        p->oom = true;
+        return;
+    }
+    uint32_t n = 0;
+    if (top) fr[n++] = sp_frame(p, top, NULL, 0, SP_PSEUDO);
+    for (uint32_t i = 0; i < t->nframes; i++) fr[n++] = frame_of(p, c, t->frames[i]);
+    if (!t->nframes) fr[n++] = sp_frame(p, "[no Java frames]", NULL, 0, SP_PSEUDO);
+    if (t->thread_serial) {
+        char thread[32];
+        snprintf(thread, sizeof thread, "thread %u", t->thread_serial);
+        fr[n++] = sp_frame(p, thread, NULL, 0, SP_PSEUDO);
+    }
+    sp_add(p, fr, n, values);
+    free(fr);
+}
+
+/* ---- the files ---- */
+
+/* <file>.<section>[.<dump>]<ext>: <file> without ".txt"; the dump's number unless it is
+ * the one at exit. */
+static void write_views(struct report *r, struct stack_profile *p, const char *section)
+{
+    const struct options *o = r->h->opt;
+    const char *file = o->file ? o->file : "java.hprof";
+    size_t len = strlen(file);
+    if (len > 4 && strcmp(file + len - 4, ".txt") == 0) len -= 4;
+    char seq[16] = "";
+    if (r->view_seq) snprintf(seq, sizeof seq, ".%u", r->view_seq);
+    for (int kind = 1; kind <= VIEW_ALL; kind <<= 1) {
+        if (!(o->view & (unsigned)kind)) continue;
+        char *path = NULL, err[512];
+        if (asprintf(&path, "%.*s.%s%s%s", (int)len, file, section, seq, view_extension(kind)) < 0) continue;
+        if (view_write_file(p, NULL, kind, path, err, sizeof err) != 0) log_error("view=: %s", err);
+        free(path);
+    }
+}
+
+/* A profile with what every view says at the top: program, date, mode, depth. */
+static void begin(struct report *r, struct stack_profile *p, const char *mode)
+{
+    sp_init(p);
+    program_name(p);
+    char when[64];
+    sp_set(p, &p->date, "%s", text_now(when, sizeof when));
+    sp_set(p, &p->mode, "%s", mode);
+    p->depth = r->h->opt->depth;
+    if (!r->h->opt->depth_given)
+        sp_set(p, &p->note, "stacks at most %d frames deep (depth= not given)", r->h->opt->depth);
+}
+
+static void finish(struct report *r, struct stack_profile *p, const char *section, struct frame_cache *c)
+{
+    if (p->oom) log_error("view=: out of memory building the %s views", section);
+    else write_views(r, p, section);
+    free(c->ix);
+    sp_free(p);
+}
+
+/* ---- the sections ---- */
+
+void views_cpu(struct report *r, const struct rank_row *rows, int nrows, bool times)
+{
+    if (!r->h->opt->view) return;
+    struct stack_profile p;
+    struct frame_cache c = {NULL, 0};
+    begin(r, &p, times ? "cpu=times" : "cpu=samples");
+    int64_t period = (int64_t)r->h->opt->interval_ms * 1000000;
+    if (times) {
+        sp_add_type(&p, "cpu", "nanoseconds");
+        sp_add_type(&p, "calls", "count");
+    } else {
+        sp_add_type(&p, "samples", "count");
+        sp_add_type(&p, "cpu", "nanoseconds");    /* a sample stands for one interval */
+        p.period_type = (struct sp_type){"cpu", "nanoseconds"};
+        p.period = period;
+    }
+    for (int i = 0; i < nrows; i++) {
+        int64_t v[2] = {(int64_t)rows[i].cost, (int64_t)rows[i].count};
+        if (!times) v[1] = (int64_t)rows[i].count * period;
+        add_trace(&p, &c, rows[i].trace, NULL, v);
+    }
+    finish(r, &p, "cpu", &c);
+}
+
+void views_sites(struct report *r, struct site *const *rows, int nrows)
+{
+    if (!r->h->opt->view) return;
+    struct stack_profile p;
+    struct frame_cache c = {NULL, 0};
+    begin(r, &p, "heap=sites");
+    if (r->h->opt->alloc_sample > 0)
+        sp_set(&p, &p.note, "estimated from allocation samples every %ld bytes; stacks at most %d frames deep",
+               r->h->opt->alloc_sample, p.depth);
+    sp_add_type(&p, "alloc_space", "bytes");
+    sp_add_type(&p, "alloc_objects", "count");
+    sp_add_type(&p, "inuse_space", "bytes");
+    sp_add_type(&p, "inuse_objects", "count");
+    for (int i = 0; i < nrows; i++) {
+        const struct site *s = rows[i];
+        int64_t v[4] = {(int64_t)atomic_load(&s->alloc_bytes), (int64_t)atomic_load(&s->alloc_objs),
+                        (int64_t)s->live_bytes, (int64_t)s->live_objs};
+        add_trace(&p, &c, s->trace, s->cls->name, v);
+    }
+    finish(r, &p, "sites", &c);
+}
+
+void views_monitors(struct report *r, const struct monitor_times *t)
+{
+    if (!r->h->opt->view || !t->total_count) return;
+    struct stack_profile p;
+    struct frame_cache c = {NULL, 0};
+    begin(r, &p, "monitor=y (contention)");
+    sp_add_type(&p, "delay", "nanoseconds");
+    sp_add_type(&p, "contentions", "count");
+    for (int i = 0; i < t->nall; i++) {
+        const struct monitor_entry *e = t->rows[i].entry;
+        int64_t v[2] = {(int64_t)t->rows[i].ns, (int64_t)t->rows[i].count};
+        char top[512];
+        snprintf(top, sizeof top, "lock %s", e->cls && e->cls->name ? e->cls->name : "[unknown class]");
+        add_trace(&p, &c, e->trace ? e->trace : &r->h->t.traces.empty, top, v);
+    }
+    finish(r, &p, "monitor", &c);
+}

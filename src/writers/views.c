@@ -1,0 +1,88 @@
+/* Which view a file name asks for, and writing one to a file. */
+#include "writers/views.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct {
+    int kind;
+    const char *ext;
+} EXTENSIONS[] = {
+    {VIEW_HTML, ".html"},
+    {VIEW_COLLAPSED, ".collapsed"},
+    {VIEW_PPROF, ".pb.gz"},
+};
+
+#define NEXT (sizeof EXTENSIONS / sizeof EXTENSIONS[0])
+
+int view_kind_of_path(const char *path)
+{
+    size_t n = strlen(path);
+    for (size_t i = 0; i < NEXT; i++) {
+        size_t e = strlen(EXTENSIONS[i].ext);
+        if (n > e && strcmp(path + n - e, EXTENSIONS[i].ext) == 0) return EXTENSIONS[i].kind;
+    }
+    return 0;
+}
+
+const char *view_extension(int kind)
+{
+    for (size_t i = 0; i < NEXT; i++)
+        if (EXTENSIONS[i].kind == kind) return EXTENSIONS[i].ext;
+    return "";
+}
+
+static int build(const struct stack_profile *p, const struct stack_profile *base, int kind, struct buf *b)
+{
+    switch (kind) {
+    case VIEW_HTML: return view_flamegraph(p, base, b);
+    case VIEW_COLLAPSED: return view_collapsed(p, p->main_type, b);
+    case VIEW_PPROF: return view_pprof(p, b);
+    default: return -1;
+    }
+}
+
+static int write_all(int fd, const uint8_t *data, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, data, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        data += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+int view_write_file(const struct stack_profile *p, const struct stack_profile *base, int kind, const char *path,
+                    char *err, size_t errlen)
+{
+    struct buf b;
+    buf_init(&b);
+    if (build(p, base, kind, &b) != 0) {
+        snprintf(err, errlen, "out of memory building %s", path);
+        buf_free(&b);
+        return -1;
+    }
+    char *tmp = NULL;
+    int rc = -1;
+    if (asprintf(&tmp, "%s.tmp%d", path, (int)getpid()) < 0) tmp = NULL;
+    int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    } else {
+        int bad = write_all(fd, b.data, b.len);
+        int saved = errno;
+        if (close(fd) != 0 && !bad) bad = -1, saved = errno;
+        if (!bad && rename(tmp, path) == 0) rc = 0;
+        else snprintf(err, errlen, "cannot write %s: %s", path, strerror(bad ? saved : errno));
+        if (rc) unlink(tmp);
+    }
+    free(tmp);
+    buf_free(&b);
+    return rc;
+}

@@ -1,0 +1,48 @@
+/* libFuzzer target for the reader of the JVM's jvmstat memory (util/perfdata.c), which
+ * timeline= maps read-only: the input is the file's bytes. Invariants: nothing read
+ * outside the buffer (ASan), every counter found lies inside it and is 8-aligned, a
+ * second open of the same bytes finds the same counters. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/perfdata.h"
+
+static void broken(const char *what)
+{
+    fprintf(stderr, "invariant broken: %s\n", what);
+    abort();
+}
+
+static void inside(const uint8_t *buf, size_t size, const volatile int64_t *v)
+{
+    const uint8_t *p = (const uint8_t *)(uintptr_t)v;
+    if (p < buf || p + 8 > buf + size) broken("a counter outside the buffer");
+    if ((uintptr_t)p & 7) broken("a counter not 8-aligned");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* The JVM's memory is page-aligned: so is the copy (malloc aligns to 16). */
+    uint8_t *buf = malloc(size ? size : 1);
+    if (!buf) return 0;
+    memcpy(buf, data, size);
+    struct perfdata p, q;
+    memset(&p, 0, sizeof p);
+    memset(&q, 0, sizeof q);
+    if (perfdata_open(&p, buf, size)) {
+        uint64_t used, committed;
+        bool have = perfdata_heap(&p, &used, &committed);
+        const volatile int64_t *t = perfdata_long(&p, "sun.rt.vmInitDoneTime");
+        if (t) inside(buf, size, t);
+        for (int i = 0; i < p.nused; i++) inside(buf, size, p.used[i]);
+        for (int i = 0; i < p.ncommitted; i++) inside(buf, size, p.committed[i]);
+        if (!perfdata_open(&q, buf, size)) broken("the same bytes open once, not twice");
+        uint64_t used2, committed2;
+        if (perfdata_heap(&q, &used2, &committed2) != have || used2 != used || committed2 != committed)
+            broken("the same bytes give other heap figures");
+    }
+    free(buf);
+    return 0;
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# cpu=samples' signal engine: samples where the CPU is (no safepoint bias), counts that
+# match the CPU used, wall clock, virtual threads, a program with its own SIGPROF handler,
+# the guarded walk, the fallbacks. The accuracy checks fail with sampler=jvmti (the
+# original's way), which HPROF_TEST_ENGINE=jvmti forces here to show it.
+source "$(dirname "$0")/../lib/common.sh"
+ENGINE=${HPROF_TEST_ENGINE:-signal}
+
+# share FILE REGEX: percent (integer) of the samples whose top frame's method matches.
+share() {
+  cpu_rows "$1" | awk -v re="$2" -v total="$(cpu_total "$1")" '$6 ~ re { s += $4 } END { printf "%d", total ? 100 * s / total : 0 }'
+}
+# thread_samples FILE NAME: samples of the traces of the thread called NAME (thread=y).
+thread_samples() {
+  local id; id=$(sed -n "s/^THREAD START .*id = \\([0-9]*\\), name=\"$2\".*/\\1/p" "$1" | head -1)
+  [[ -n "$id" ]] || { echo -1; return; }
+  awk -v id="$id" '/^TRACE [0-9]+: \(thread=/ { t = $2; sub(/:/, "", t); th = $3; gsub(/[^0-9]/, "", th); of[t] = th }
+    /^CPU SAMPLES BEGIN/ { i = 1; next } /^CPU SAMPLES END/ { i = 0 }
+    i && $1 ~ /^[0-9]+$/ && of[$5] == id { s += $4 } END { print s + 0 }' "$1"
+}
+# state_of FILE NAME: the [thread_state] frames of the thread's traces, sorted, unique.
+state_of() {
+  local id; id=$(sed -n "s/^THREAD START .*id = \\([0-9]*\\), name=\"$2\".*/\\1/p" "$1" | head -1)
+  awk -v id="(thread=$id)" '/^TRACE/ { i = index($0, id) > 0; next } /^[^\t]/ { i = 0 } i && /\[thread_state\]/ { sub(/^\t\[thread_state\]\./, ""); sub(/\(.*/, ""); print }' "$1" | sort -u | tr '\n' ' '
+}
+
+# 1. A hot method inlined into a counted loop: the loop's poll is outside it.
+run_java "$(agent cpu=samples,interval=5,sampler=$ENGINE,file=inl.txt)" InlinedHot 2500
+hot=$(share inl.txt '^InlinedHot\.hot$')
+check "inlined hot method has >= 70% of the samples ($hot%)" bash -c "[[ $RC -eq 0 && $hot -ge 70 ]]"
+
+# 2. A 3:1 split of CPU work: within 5 points of 75/25; CPU samples near CPU time / interval.
+run_java "$(agent cpu=samples,interval=10,sampler=$ENGINE,file=split.txt)" Split 3000
+a=$(share split.txt '^Split\.partA$'); b=$(share split.txt '^Split\.partB$')
+cpu_ms=$(sed -n 's/^cpu_ms=//p' out.txt); total=$(cpu_total split.txt)
+check "3:1 split comes out 75/25 within 5 points ($a/$b)" bash -c "(( a = $a, b = $b, a + b > 0 )) && (( d = 100 * $a / ($a + $b) - 75, d >= -5 && d <= 5 ))"
+check "samples ($total) within 20% of process CPU time / interval (${cpu_ms:-?} ms / 10)" \
+  bash -c "[[ -n '$cpu_ms' ]] && (( e = $cpu_ms / 10, 5 * ($total - e) <= e && 5 * (e - $total) <= e ))"
+check "failed walks are few and labelled (<= 5%)" bash -c "(( $(share split.txt '^\[walk_failed\]') <= 5 ))"
+
+# 3. The hottest method is the same in 10 short runs of 10.
+same=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  run_java "$(agent cpu=samples,interval=5,sampler=$ENGINE,file=r$i.txt)" Split 400
+  [[ "$(rank1_method "r$i.txt")" == "Split.partA" ]] && same=$((same + 1))
+done
+check "hottest method is Split.partA in 10 runs of 10 ($same)" test "$same" -eq 10
+
+# 4. Threads without CPU: no CPU samples, and wall samples with their states.
+run_java "$(agent cpu=samples,interval=10,thread=y,sampler=$ENGINE,file=idle.txt)" Idle 1500
+check "CPU: the spinning holder has samples" bash -c "(( $(thread_samples idle.txt holder) > 20 ))"
+check "CPU: a sleeping thread has none" test "$(thread_samples idle.txt sleeper)" -eq 0
+check "CPU: a thread blocked on a monitor has none" test "$(thread_samples idle.txt blocked)" -eq 0
+run_java "$(agent cpu=samples,interval=10,thread=y,clock=wall,sampler=$ENGINE,file=wall.txt)" Idle 1500
+check "wall: the sleeping thread has samples" bash -c "(( $(thread_samples wall.txt sleeper) > 20 ))"
+check "wall: the blocked thread has samples" bash -c "(( $(thread_samples wall.txt blocked) > 20 ))"
+check "wall: the sleeper's state is SLEEPING ($(state_of wall.txt sleeper))" bash -c "[[ '$(state_of wall.txt sleeper)' == *SLEEPING* ]]"
+check "wall: the blocked thread's state is BLOCKED ($(state_of wall.txt blocked))" bash -c "[[ '$(state_of wall.txt blocked)' == 'BLOCKED ' ]]"
+bid=$(sed -n 's/^THREAD START .*id = \([0-9]*\), name="blocked".*/\1/p' wall.txt)
+check "wall: the blocked thread's samples name Idle.blockHere" bash -c "grep -A1 -E '^TRACE [0-9]+: \\(thread=$bid\\)' wall.txt | grep -q 'Idle.blockHere'"
+
+# 5. Virtual threads: samples on their carriers name their own method.
+run_java "$(agent cpu=samples,interval=5,depth=8,sampler=$ENGINE,file=vt.txt)" VirtualWork 1000 20
+v=$(share vt.txt '^VirtualWork\.vwork$')
+check "1,000 virtual threads: >= 70% of the samples in their vwork ($v%)" bash -c "[[ $RC -eq 0 && $v -ge 70 ]]"
+# (A carrier's own CPU, between virtual threads, is sampled as the carrier's frames.)
+check "virtual threads' traces hold no carrier frames" bash -c "awk '/^TRACE/ { if (v && c) bad = 1; v = c = 0; next }
+  /^\tVirtualWork\./ { v = 1 } /^\tjava\.util\.concurrent\.ForkJoin/ { c = 1 } END { if (v && c) bad = 1; exit bad }' vt.txt && grep -q 'VirtualWork.vwork' vt.txt"
+
+# 5b. thread=y: a virtual thread's samples name it, not its carrier (JDK 21+; before, the
+#     program's threads are platform threads, named as ever). groups_of FILE REGEX: the
+#     group of the thread of each sample whose top frame matches, with its samples.
+groups_of() {
+  awk -v re="$2" '/^THREAD START/ { match($0, /id = [0-9]+/); id = substr($0, RSTART + 5, RLENGTH - 5)
+      match($0, /group="[^"]*"/); g[id] = substr($0, RSTART + 7, RLENGTH - 8) }
+    /^TRACE [0-9]+: \(thread=/ { t = $2; sub(/:/, "", t); th = $3; gsub(/[^0-9]/, "", th); of[t] = th }
+    /^CPU SAMPLES BEGIN/ { i = 1; next } /^CPU SAMPLES END/ { i = 0 }
+    i && $1 ~ /^[0-9]+$/ && $6 ~ re { n[(of[$5] in g) ? g[of[$5]] : "(no THREAD START)"] += $4 }
+    END { for (k in n) print k "=" n[k] }' "$1" | sort | tr '\n' ' '
+}
+run_java "$(agent cpu=samples,interval=5,depth=8,thread=y,sampler=$ENGINE,file=vty.txt)" VirtualWork 1000 20
+vg=$(groups_of vty.txt '^VirtualWork\.vwork$')
+if grep -qx 'virtual=true' out.txt; then
+  check "thread=y: vwork's samples name virtual threads, none a carrier ($vg)" bash -c "[[ $RC -eq 0 && '$vg' =~ ^VirtualThreads=[0-9]+\ $ ]]"
+  check "thread=y: a THREAD START and a THREAD END for each of the 1,000 virtual threads" \
+    bash -c "[[ \$(grep -c '^THREAD START.*group=\"VirtualThreads\"' vty.txt) -eq 1000 ]] &&
+      ids=\$(sed -n 's/^THREAD START .*id = \\([0-9]*\\),.*group=\"VirtualThreads\".*/\\1/p' vty.txt | sort) &&
+      [[ \$(grep -E '^THREAD END \\(id = [0-9]+\\)' vty.txt | tr -dc '0-9\\n' | sort | comm -12 - <(echo \"\$ids\") | wc -l) -eq 1000 ]]"
+else
+  check "thread=y: vwork's samples name the program's threads ($vg)" bash -c "[[ $RC -eq 0 && '$vg' =~ ^main=[0-9]+\ $ ]]"
+fi
+
+# 6. A program with its own SIGPROF handler and timer: unchanged, and the agent says why
+#    it changed engines.
+gcc -shared -fPIC -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" -o "$WORK/libsigprof.so" \
+  "$HPROF_ROOT/tests/java/native/sigprof_jni.c"
+run_java "$(agent cpu=samples,sampler=$ENGINE,file=prof.txt)" SigprofUser "$WORK/libsigprof.so" 1000
+check "own SIGPROF handler: the program runs as without the agent" bash -c "[[ $RC -eq 0 ]] && grep -qx 'handled some' out.txt && grep -qx done out.txt"
+if [[ "$ENGINE" == signal ]]; then
+  check "own SIGPROF handler: the agent says it fell back" \
+    grep -q 'HPROF WARNING: cpu=samples: the program replaced the SIGPROF handler; the JVMTI sampler takes the samples from now on' out.txt
+  check "own SIGPROF handler: CPU SAMPLES still written" bash -c "(( $(cpu_total prof.txt) > 0 ))"
+
+  # 7. The guard: every walk made to fault; the JVM lives and each sample says why.
+  HPROF_WALK_GUARD=1 HPROF_SAMPLER_FAULT=1 run_java "$(agent cpu=samples,file=fault.txt)" HotMethod 800
+  check "guard: walks that fault do not end the JVM" bash -c "[[ $RC -eq 0 ]] && grep -qx done out.txt"
+  ft=$(cpu_total fault.txt); fs=$(share fault.txt '^\[walk_failed\]\.walk_faulted$')
+  check "guard: each faulted walk counted as [walk_failed].walk_faulted ($fs% of $ft)" bash -c "(( ${ft:-0} > 10 && $fs == 100 ))"
+  cp out.txt fault.out
+
+  # 8. No AsyncGetCallTrace: said once, and the JVMTI sampler does the work.
+  HPROF_SAMPLER_NO_AGCT=1 run_java "$(agent cpu=samples,file=noagct.txt)" HotMethod 500
+  said=$(grep -c 'this JVM has no AsyncGetCallTrace; the JVMTI sampler takes the samples' out.txt)
+  nt=$(cpu_total noagct.txt)
+  check "no AsyncGetCallTrace: said once on stderr, JVMTI sampler used ($said, $nt samples)" bash -c "(( $said == 1 && ${nt:-0} > 0 ))"
+fi
+# The guard's run replaced the JVM's SIGSEGV handler, which -Xcheck:jni reports (on
+# stdout, with "Warning:"); that is why the guard is off by default under -Xcheck:jni.
+jni_clean

@@ -1,0 +1,76 @@
+# Helpers for the tests of the views (view=, hprof view): reading them back with real
+# tools. Sourced after WORK is set. Needs go (Debian golang-go) and chromium.
+HPROF_TOOL=${HPROF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}/build/hprof
+ARTIFACTS=${HPROF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}/build/test-artifacts
+
+have_go()       { command -v go >/dev/null 2>&1; }
+have_chromium() { command -v chromium >/dev/null 2>&1; }
+
+# collapsed_total FILE: the sum of a collapsed file's counts.
+collapsed_total() { awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"; }
+
+# merge_collapsed: collapsed lines on stdin, the same stacks' counts added, sorted.
+merge_collapsed() { awk '{ n = $NF; $NF = ""; sub(/ $/, ""); c[$0] += n } END { for (k in c) printf "%s %.0f\n", k, c[k] }' | LC_ALL=C sort; }
+
+# pprof_collapsed FILE.pb.gz [SAMPLE_INDEX]: go tool pprof -traces, read back into
+# collapsed lines (root first) of the sample type's values, merged and sorted.
+pprof_collapsed() {
+  HOME=$WORK GOCACHE=$WORK/gocache go tool pprof -traces ${2:+-sample_index=$2} "$1" 2>/dev/null | awk '
+    function out(  s, i) { if (!n) return; s = f[n]; for (i = n - 1; i >= 1; i--) s = s ";" f[i]; print s " " v; n = 0 }
+    /^-+\+-+$/ { out(); started = 1; next }
+    !started || /^ *$/ { next }
+    n == 0 { v = $1; sub(/^ *[^ ]+ +/, ""); f[++n] = $0; next }
+    { sub(/^ +/, ""); f[++n] = $0 }
+    END { out() }' | merge_collapsed
+}
+
+# pprof_total FILE.pb.gz [SAMPLE_INDEX]: the total go tool pprof -top reports ("of N total").
+pprof_total() {
+  HOME=$WORK GOCACHE=$WORK/gocache go tool pprof -top ${2:+-sample_index=$2} "$1" 2>/dev/null |
+    sed -n 's/.* of \([0-9.]*[a-zA-Z]*\) total.*/\1/p' | head -1
+}
+
+# chromium_run ARGS...: headless chromium with a profile of its own under WORK.
+chromium_run() {
+  TMPDIR=$WORK timeout -k 5 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+    --user-data-dir="$WORK/chromium" --virtual-time-budget=10000 "$@" 2>/dev/null
+}
+
+# html_search FILE.html TEXT: opens the page with #search=TEXT and prints what it wrote
+# into its #result element (search=, matched=, total=, percent=, type=, nodes= lines).
+html_search() {
+  chromium_run --dump-dom "file://$1#search=$2" |
+    awk '/<pre id="result"/ { on = 1; sub(/.*<pre id="result"[^>]*>/, "") } on { if (sub(/<\/pre>.*/, "")) { print; exit } print }'
+}
+
+# html_screenshot FILE.html PNG [SEARCH]
+html_screenshot() {
+  mkdir -p "$(dirname "$2")"
+  chromium_run --window-size=1400,900 --screenshot="$2" "file://$1${3:+#search=$3}" >/dev/null
+  [[ -s "$2" ]]
+}
+
+# text_collapsed FILE SECTION: collapsed lines made by awk from a text profile's TRACE
+# records and the rows of its last SECTION ("CPU SAMPLES": count; "SITES": bytes
+# allocated, the class on top): what the views of the same run must hold.
+text_collapsed() {
+  awk -v want="$2" '
+    /^TRACE [0-9]+:/ { t = $2; sub(/:/, "", t); n[t] = 0; cur = t; next }
+    cur != "" && /^\t/ { f = substr($0, 2); if (f == "<empty>") next; sub(/\([^()]*\)$/, "", f); fr[cur, ++n[cur]] = f; next }
+    { cur = "" }
+    index($0, want " BEGIN") == 1 { inside = 1; rows = 0; next }
+    index($0, want " END") == 1 { inside = 0; next }
+    inside && $1 ~ /^[0-9]+$/ {
+      if (want == "SITES") { r_t[++rows] = $8; r_v[rows] = $6; r_top[rows] = $9 }
+      else { r_t[++rows] = $5; r_v[rows] = $4; r_top[rows] = "" }
+    }
+    END {
+      for (i = 1; i <= rows; i++) {
+        t = r_t[i]; s = ""
+        for (k = n[t]; k >= 1; k--) s = s (s == "" ? "" : ";") fr[t, k]
+        if (n[t] == 0) s = "[no Java frames]"
+        if (r_top[i] != "") s = s ";" r_top[i]
+        print s " " r_v[i]
+      }
+    }' "$1" | merge_collapsed
+}

@@ -1,0 +1,109 @@
+/* The views' pieces: the stack profile model, collapsed stacks, the protobuf encoder,
+ * gzip's stored blocks, pprof's layout and the flame graph's data. */
+#include <stdlib.h>
+
+#include "unit.h"
+#include "util/gzip.h"
+#include "util/protobuf.h"
+#include "writers/stack_profile.h"
+#include "writers/views.h"
+
+static const char *text(struct buf *b)
+{
+    buf_u1(b, 0);
+    b->len--;
+    return (const char *)b->data;
+}
+
+static void model_and_collapsed(void)
+{
+    struct stack_profile p;
+    sp_init(&p);
+    sp_add_type(&p, "samples", "count");
+    uint32_t hot = sp_frame(&p, "A.hot", "A.java", 7, SP_JAVA);
+    uint32_t hot2 = sp_frame(&p, "A.hot", "A.java", 9, SP_JAVA);    /* another line: another frame */
+    uint32_t main_ = sp_frame(&p, "A.main", "A.java", 3, SP_JAVA);
+    uint32_t semi = sp_frame(&p, "B.x;y", NULL, 0, SP_NATIVE);
+    CHECK(sp_frame(&p, "A.hot", "A.java", 7, SP_JAVA) == hot && hot2 != hot, "frames are interned by name, file, line");
+    uint32_t s1[] = {hot, main_}, s2[] = {hot2, main_}, s3[] = {semi, main_};
+    int64_t one = 1, five = 5, zero = 0;
+    sp_add(&p, s1, 2, &five);
+    sp_add(&p, s1, 2, &one);
+    sp_add(&p, s2, 2, &one);
+    sp_add(&p, s3, 2, &zero);
+    CHECK(p.nstacks == 3 && p.stacks[0].v[0] == 6, "the same stack added twice adds up (3 stacks, 6 in the first)");
+    CHECK(sp_total(&p, 0) == 7, "the total adds every stack");
+    struct buf b;
+    buf_init(&b);
+    CHECK(view_collapsed(&p, 0, &b) == 0, "collapsed stacks written");
+    CHECK_STR(text(&b), "A.main;A.hot 7\n", "collapsed: root first, stacks of the same names merged, zeros left out");
+    buf_reset(&b);
+    int64_t two = 2;
+    sp_add(&p, s3, 2, &two);
+    view_collapsed(&p, 0, &b);
+    CHECK_STR(text(&b), "A.main;A.hot 7\nA.main;B.x_y 2\n", "collapsed: ';' in a name becomes '_', lines sorted");
+    buf_reset(&b);
+    CHECK(view_flamegraph(&p, NULL, &b) == 0 && strstr(text(&b), "nodes:[6,0,9,\n") &&
+              strstr(text(&b), "names:[\"\",\"all\",\"A.main\",\"A.hot\",\"B.x_y\"]"),
+          "flame graph: the root holds the total, names listed once");
+    CHECK(!strstr(text(&b), "/*@PROFILE@*/"), "flame graph: the page's data mark is replaced");
+    buf_free(&b);
+    sp_free(&p);
+}
+
+static void protobuf(void)
+{
+    struct buf b, m;
+    buf_init(&b);
+    buf_init(&m);
+    pb_varint(&b, 300);
+    CHECK(b.len == 2 && b.data[0] == 0xac && b.data[1] == 0x02, "varint 300 = ac 02");
+    buf_reset(&b);
+    pb_int(&b, 2, -1);
+    CHECK(b.len == 11 && b.data[0] == 0x10 && b.data[10] == 0x01, "int64 -1: ten bytes after the key");
+    buf_reset(&b);
+    pb_uint(&b, 1, 0);
+    CHECK(b.len == 0, "a zero field is left out");
+    pb_uint(&m, 1, 150);
+    pb_message(&b, 3, &m);
+    CHECK(b.len == 5 && b.data[0] == 0x1a && b.data[1] == 3 && b.data[2] == 0x08 && b.data[3] == 0x96 &&
+              b.data[4] == 0x01 && m.len == 0,
+          "a nested message: key, length, body (and the message buffer emptied)");
+    buf_free(&b);
+    buf_free(&m);
+}
+
+static void gzip(void)
+{
+    CHECK(gzip_crc32("123456789", 9) == 0xcbf43926u, "CRC-32 of \"123456789\" is cbf43926");
+    struct buf b;
+    buf_init(&b);
+    gzip_stored(&b, "hello", 5);
+    CHECK(b.len == 10 + 5 + 5 + 8 && b.data[0] == 0x1f && b.data[1] == 0x8b && b.data[10] == 1 &&
+              b.data[11] == 5 && b.data[13] == 0xfa && memcmp(b.data + 15, "hello", 5) == 0,
+          "gzip: header, one final stored block (len 5, nlen ~5), the bytes");
+    buf_reset(&b);
+    size_t n = 200000;
+    char *big = calloc(1, n);
+    gzip_stored(&b, big, n);
+    CHECK(b.len == 10 + 4 * 5 + n + 8 && b.data[10] == 0, "gzip: 200000 bytes in four blocks, the first not final");
+    free(big);
+    buf_free(&b);
+}
+
+static void kinds(void)
+{
+    CHECK(view_kind_of_path("a/b.html") == VIEW_HTML && view_kind_of_path("x.pb.gz") == VIEW_PPROF &&
+              view_kind_of_path("x.collapsed") == VIEW_COLLAPSED && view_kind_of_path("x.gz") == 0 &&
+              view_kind_of_path(".html") == 0,
+          "the output's extension picks the view");
+}
+
+int main(void)
+{
+    model_and_collapsed();
+    protobuf();
+    gzip();
+    kinds();
+    return UNIT_DONE();
+}
