@@ -133,4 +133,3 @@ clean:
 -include $(AGENT_OBJS:.o=.d) $(TOOLS_LIB_OBJS:.o=.d)
 # Fuzz targets (clang + libFuzzer) keep their rules beside their sources.
 -include tests/fuzz/fuzz.mk
--include tests/fuzz/fuzz_jvmstat.mk

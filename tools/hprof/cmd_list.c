@@ -12,7 +12,7 @@
 
 #include "cmd_attach.h"
 #include "exits.h"
-#include "jvmstat.h"
+#include "util/jvmstat.h"
 #include "target.h"
 
 static void format_uptime(long long ms, char *buf, size_t len)

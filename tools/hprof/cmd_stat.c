@@ -15,7 +15,7 @@
 
 #include "cmd_attach.h"
 #include "exits.h"
-#include "jvmstat.h"
+#include "util/jvmstat.h"
 #include "target.h"
 
 long parse_duration_ms(const char *s)

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "exits.h"
-#include "jvmstat.h"
+#include "util/jvmstat.h"
 
 #define PERFDATA_MAX (64u << 20)   /* far above any JVM's (PerfDataMemorySize: 64 KiB) */
 

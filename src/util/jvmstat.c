@@ -1,14 +1,11 @@
 /* The jvmstat buffer reader (jvmstat.h): every offset is checked against the length. */
-#include "jvmstat.h"
+#include "util/jvmstat.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static uint32_t u32(const struct jvmstat *j, const uint8_t *p)
-{
-    return j->big_endian ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
-                         : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
+static uint32_t get32(const uint8_t *p, bool big_endian);
+static uint32_t u32(const struct jvmstat *j, const uint8_t *p) { return get32(p, j->big_endian); }
 
 static uint64_t u64(const struct jvmstat *j, const uint8_t *p)
 {
@@ -60,32 +57,45 @@ static const char *bounded_name(const uint8_t *p, const uint8_t *end)
     return memchr(p, 0, (size_t)(end - p)) ? (const char *)p : NULL;
 }
 
-bool jvmstat_next(const struct jvmstat *j, uint32_t *pos, uint32_t *index, struct jvmstat_entry *e)
+static uint32_t get32(const uint8_t *p, bool big_endian)
 {
-    if (*pos == 0) {
-        *pos = j->entry_offset;
-        *index = 0;
-    }
-    if (*index >= j->num_entries || *pos > j->len || j->len - *pos < JVMSTAT_ENTRY_HEADER) return false;
-    const uint8_t *h = j->data + *pos;
-    uint32_t elen = u32(j, h), name_off = u32(j, h + 4), vlen = u32(j, h + 8), data_off = u32(j, h + 16);
-    if (elen < JVMSTAT_ENTRY_HEADER || elen > j->len - *pos) return false;
-    if (name_off < JVMSTAT_ENTRY_HEADER || name_off >= elen || data_off < JVMSTAT_ENTRY_HEADER || data_off > elen)
+    return big_endian ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+                      : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+bool jvmstat_entry_at(const uint8_t *data, size_t len, bool big_endian, size_t off, struct jvmstat_entry *e,
+                      uint32_t *elen)
+{
+    if (off > len || len - off < JVMSTAT_ENTRY_HEADER) return false;
+    const uint8_t *h = data + off;
+    uint32_t n = get32(h, big_endian), name_off = get32(h + 4, big_endian), vlen = get32(h + 8, big_endian),
+             data_off = get32(h + 16, big_endian);
+    if (n < JVMSTAT_ENTRY_HEADER || n > len - off) return false;
+    if (name_off < JVMSTAT_ENTRY_HEADER || name_off >= n || data_off < JVMSTAT_ENTRY_HEADER || data_off > n)
         return false;
-    const uint8_t *end = h + elen;
     memset(e, 0, sizeof *e);
-    e->name = bounded_name(h + name_off, end);
+    e->name = bounded_name(h + name_off, h + n);
     if (!e->name) return false;
     e->type = (char)h[12];
     e->units = h[14];
     e->variability = h[15];
     e->vector_length = vlen;
     e->value = h + data_off;
-    size_t room = elen - data_off;
-    if (vlen == 0) e->value_len = e->type == 'J' ? 8 : 0;
-    else e->value_len = vlen;
-    if (e->value_len > room) return false;
-    *pos += elen;
+    e->value_len = vlen ? vlen : e->type == 'J' ? 8 : 0;
+    if (e->value_len > n - data_off) return false;
+    *elen = n;
+    return true;
+}
+
+bool jvmstat_next(const struct jvmstat *j, uint32_t *pos, uint32_t *index, struct jvmstat_entry *e)
+{
+    if (*pos == 0) {
+        *pos = j->entry_offset;
+        *index = 0;
+    }
+    uint32_t n;
+    if (*index >= j->num_entries || !jvmstat_entry_at(j->data, j->len, j->big_endian, *pos, e, &n)) return false;
+    *pos += n;
     (*index)++;
     return true;
 }

@@ -7,6 +7,9 @@
  * truncated, stale, from another byte order or made up. A JVM updates its counters while
  * we read, so callers take a copy first; nothing here writes.
  *
+ * Two readers use it: hprof list/stat (a copy of another JVM's file) and util/perfdata.c
+ * (the agent's own JVM's, mapped live), which decodes its entries with jvmstat_entry_at.
+ *
  * Layout: a 32-byte prologue (magic 0xcafec0c0 as bytes, byte order, version,
  * accessible flag, bytes used, overflow, modification time, offset of the first entry,
  * number of entries), then entries of a 20-byte header (length, name offset, vector
@@ -46,6 +49,11 @@ struct jvmstat_entry {
 /* Checks the prologue. 0, or -1 with a sentence in err (not a jvmstat buffer, a version
  * we do not know, a JVM still starting). */
 int jvmstat_open(struct jvmstat *j, const uint8_t *data, size_t len, char *err, size_t errlen);
+
+/* The entry at byte offset off of data[0, len) (of that byte order): true, its length in
+ * *elen, when it is whole and sane (header, name and value inside it). */
+bool jvmstat_entry_at(const uint8_t *data, size_t len, bool big_endian, size_t off, struct jvmstat_entry *e,
+                      uint32_t *elen);
 
 /* The entries in order: *pos starts at 0 and is advanced; false at the end or at the
  * first entry that does not fit (the rest is not read). */
