@@ -293,7 +293,7 @@ struct agent *agent_create(JavaVM *vm, const char *options, bool live, enum opti
         log_error("cannot get a JVMTI environment (JVMTI 1.2 or later is needed)");
         return NULL;
     }
-    a->attached = live;
+    a->attached = a->host.attached = live;
     if (set_up(a, vm, jvmti) == 0) return a;
     /* Attached, the JVM goes on: nothing of ours may stay behind (its events, its
      * capabilities, its callbacks into a library the JVM unloads now). */

@@ -209,14 +209,18 @@ static jint to_running(struct agent *a, JNIEnv *jni, const struct attach_request
     return JNI_ERR;
 }
 
-/* The answer, in the file the tool named (a new file: never one that is there). */
+/* The answer, in the file the tool named (a new file: never one that is there). With no
+ * file named (a plain `load`, from jcmd say) it goes to stderr; when the file cannot be
+ * made, the tool has given up waiting (its directory is gone), and the answer is dropped
+ * rather than put on the program's stderr. */
 static void answer(const char *path, const char *text)
 {
-    int fd = *path ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
-    if (fd < 0) {
+    if (!*path) {
         fputs(text, stderr);
         return;
     }
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return;
     size_t len = strlen(text), done = 0;
     while (done < len) {
         ssize_t n = write(fd, text + done, len - done);

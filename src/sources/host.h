@@ -69,6 +69,7 @@ struct host {
     _Atomic int phase;             /* enum host_phase */
     bool gc_at_exit;               /* a GC can be forced at VM death (util/collector.h) */
     bool virtual_threads;          /* thread=y follows virtual threads (JDK 21+) */
+    bool attached;                 /* loaded into a running JVM (Agent_OnAttach) */
     int net_fd;                    /* the net= socket, which commands come in by; -1 if none */
     struct tables t;
 

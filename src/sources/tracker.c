@@ -337,6 +337,9 @@ static void catch_up(struct host *h, JNIEnv *jni)
     jclass *classes = NULL;
     if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE) return;
     (*jni)->EnsureLocalCapacity(jni, n + 32);
+    /* Those to redo are held by global references, their local ones let go at once: the
+     * class-file hook runs for each under the retransformation, and -Xcheck:jni counts
+     * every local reference of this frame against the hook's. */
     jclass *redo = calloc((size_t)(n ? n : 1), sizeof *redo);
     jint nredo = 0;
     for (jint i = 0; i < n; i++) {
@@ -345,21 +348,20 @@ static void catch_up(struct host *h, JNIEnv *jni)
         (*jvmti)->GetClassStatus(jvmti, classes[i], &status);
         (*jvmti)->IsModifiableClass(jvmti, classes[i], &modifiable);
         if (redo && modifiable && !(status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) &&
-            !bci_classes_is_numbered(h->bci_classes, jvmti, jni, classes[i]))
-            redo[nredo++] = classes[i];
-        else
+            !bci_classes_is_numbered(h->bci_classes, jvmti, jni, classes[i])) {
+            if ((redo[nredo] = (*jni)->NewGlobalRef(jni, classes[i])) != NULL) nredo++;
+        } else {
             bci_classes_prepared(h->bci_classes, jvmti, jni, classes[i]);
-    }
-    if (nredo > 0) {
-        jvmtiError err = (*jvmti)->RetransformClasses(jvmti, nredo, redo);
-        if (err != JVMTI_ERROR_NONE) {
-            /* One bad class fails the whole call: go one by one. */
-            for (jint i = 0; i < nredo; i++) (*jvmti)->RetransformClasses(jvmti, 1, &redo[i]);
         }
+        (*jni)->DeleteLocalRef(jni, classes[i]);
     }
-    for (jint i = 0; i < n; i++) (*jni)->DeleteLocalRef(jni, classes[i]);
-    free(redo);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+    if (nredo > 0 && (*jvmti)->RetransformClasses(jvmti, nredo, redo) != JVMTI_ERROR_NONE) {
+        /* One bad class fails the whole call: go one by one. */
+        for (jint i = 0; i < nredo; i++) (*jvmti)->RetransformClasses(jvmti, 1, &redo[i]);
+    }
+    for (jint i = 0; i < nredo; i++) (*jni)->DeleteGlobalRef(jni, redo[i]);
+    free(redo);
 }
 
 static void start(struct host *h, JNIEnv *jni)

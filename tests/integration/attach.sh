@@ -20,8 +20,8 @@ TIMEOUT=60
 start_target() {
   local name=$1; shift
   touch "$WORK/$name.flag"
-  ( timeout -k 10 300 "$JAVA" -Xcheck:jni "$@" -cp "$TEST_CLASSES" AttachTarget "$WORK/$name.flag" 240 3 \
-      >"$WORK/$name.out" 2>"$WORK/$name.err"; echo $? >"$WORK/$name.rc" ) &
+  ( rc=0; timeout -k 10 300 "$JAVA" -Xcheck:jni "$@" -cp "$TEST_CLASSES" AttachTarget "$WORK/$name.flag" 240 3 \
+      >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?; echo $rc >"$WORK/$name.rc" ) &
   PID=""
   for _ in $(seq 600); do
     grep -q ready "$WORK/$name.out" 2>/dev/null && break
@@ -38,7 +38,8 @@ end_target() {
   cat "$WORK/$1.out" "$WORK/$1.err" >>"$WORK/all-runs.txt"
 }
 # hp ARGS...: runs build/hprof; stdout in hp.out, stderr in hp.err, exit code in $HRC.
-hp() { set +e; timeout -k 5 $((TIMEOUT + 60)) "$HPROF" "$@" >hp.out 2>hp.err; HRC=$?; set -e; }
+# (|| keeps a failing exit code from ending the script under set -e, which helpers turn on)
+hp() { HRC=0; timeout -k 5 $((TIMEOUT + 60)) "$HPROF" "$@" >hp.out 2>hp.err || HRC=$?; }
 # expect_fail CODE REGEX WHAT: the last hp ended with CODE and said REGEX on stderr.
 expect_fail() {
   if [[ $HRC == "$1" ]] && grep -Eq -- "$2" hp.err; then ok "$3 (exit $1)"
@@ -62,6 +63,7 @@ check "stat: the heap figures move as the program allocates" test "$(sort -u hea
 hp profile $A -d 3s -o "$WORK/prof.txt"
 check "profile: exit 0, said it attached" bash -c "[[ $HRC == 0 ]] && grep -q 'profiling this JVM from now on' hp.out"
 check "profile: the top frame of the CPU profile is the hot method" test "$(rank1_method prof.txt)" = AttachTarget.hot
+cpu_rows prof.txt | head -3 | sed 's/^/# prof.txt: /' 
 check "profile: the profile was written at stop" grep -q 'HPROF: stopped' hp.out
 
 hp start $A
@@ -96,9 +98,9 @@ expect_fail 8 'did not answer' "a stopped JVM: the wait ends with a message"
 NOBODY=$(mktemp -d /tmp/hprof-attach-nobody-XXXXXX)
 cp "$HPROF" "$NOBODY/hprof"; chmod 755 "$NOBODY" "$NOBODY/hprof"
 if command -v setpriv >/dev/null && [[ $(id -u) == 0 ]]; then
-  set +e; setpriv --reuid 65534 --regid 65534 --clear-groups "$NOBODY/hprof" start $A >hp.out 2>hp.err; HRC=$?; set -e
+  HRC=0; setpriv --reuid 65534 --regid 65534 --clear-groups "$NOBODY/hprof" start $A >hp.out 2>hp.err || HRC=$?
   expect_fail 5 "belongs to root: only that user \\(or root\\)" "another user's JVM"
-  set +e; setpriv --reuid 65534 --regid 65534 --clear-groups "$NOBODY/hprof" list >hp.out 2>hp.err; set -e
+  setpriv --reuid 65534 --regid 65534 --clear-groups "$NOBODY/hprof" list >hp.out 2>hp.err
   check "list as another user: root's JVM is not listed" bash -c "! grep -q '^$A ' hp.out"
 else
   ok "skipped: another user's JVM needs root and setpriv (the tool checks the JVM's user first)"
