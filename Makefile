@@ -1,7 +1,8 @@
 # hprof: build the agent, the tools and the tests.
 #   make            build/libhprof.so and the tools
 #   make test       unit + integration tests on every JDK found (see tests/lib/jdks.sh)
-#   make install    copy libhprof.so into $(JAVA_HOME)/lib so -agentlib:hprof finds it
+#   make install    copy libhprof.so into $(JAVA_HOME)/lib so -agentlib:hprof finds it,
+#                   and the hprof tool into $(JAVA_HOME)/bin
 #   make sample     build and profile the bundled sample program
 #   make check      the agent, tools and unit tests built with ASan+UBSan (build-asan/), the
 #                   tables' test with TSan, run over the unit tests and part of the
@@ -99,10 +100,12 @@ test: all
 unit: $(UNIT_BINS)
 	tests/run.sh --unit-only
 
-install: $(BUILD)/libhprof.so
+# The hprof tool goes beside jcmd, and finds the agent in ../lib from there.
+install: $(BUILD)/libhprof.so $(BUILD)/hprof
 	@test -n "$(JDK_HOME)" || { echo "no JDK found: set JAVA_HOME"; exit 1; }
 	install -m 0755 $(BUILD)/libhprof.so $(JDK_HOME)/lib/libhprof.so
-	@echo "installed $(JDK_HOME)/lib/libhprof.so"
+	install -m 0755 $(BUILD)/hprof $(JDK_HOME)/bin/hprof
+	@echo "installed $(JDK_HOME)/lib/libhprof.so and $(JDK_HOME)/bin/hprof"
 
 # The profile is what this shows: the build's compiler lines go to a log, shown only
 # when the build fails.

@@ -2,6 +2,7 @@
  * The agent's entry points and its life cycle:
  *   Agent_OnLoad      options, capabilities, the sources' init, the output
  *   VMInit            the sources' start
+ *   Agent_OnAttach    both at once, in a running JVM (agent/attach.c)
  *   DataDumpRequest   (SIGQUIT) a dump of what was gathered so far
  *   VMDeath           the sources' stop, the final dump (doe=y), the output closed
  */
@@ -93,9 +94,9 @@ static const struct host_services SERVICES = {
 
 /* ---- JVMTI events ---- */
 
-static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+void agent_start(struct agent *a, JNIEnv *jni)
 {
-    struct host *h = host_get();
+    struct host *h = &a->host;
     atomic_store(&h->phase, PHASE_LIVE);
     /* Asked now: the collector's threads that tell are gone by VM death. */
     if (h->opt->heap) h->gc_at_exit = collector_gc_at_exit();
@@ -103,6 +104,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
     for (size_t i = 0; i < NSOURCES; i++)
         if (SOURCES[i]->start && SOURCES[i]->wanted(h->opt)) SOURCES[i]->start(h, jni);
 }
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) { agent_start(agent_of(host_get()), jni); }
 
 static void JNICALL on_data_dump_request(jvmtiEnv *jvmti)
 {
@@ -147,7 +150,8 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
     /* Every stop hook runs: a source may have been started by a command (the sampler). */
     for (size_t i = NSOURCES; i-- > 0;)
         if (SOURCES[i]->stop) SOURCES[i]->stop(h, jni);
-    if (a->opt.doe) report_dump(&a->report, jni, DUMP_AT_EXIT);
+    /* A profile stopped by `hprof stop` was written then; nothing was gathered since. */
+    if (a->opt.doe && !atomic_load(&a->paused)) report_dump(&a->report, jni, DUMP_AT_EXIT);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_THREAD_START, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_THREAD_END, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_DATA_DUMP_REQUEST, NULL);
@@ -156,10 +160,11 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 
 /* ---- start-up ---- */
 
-/* The option string: the JVM's, then $_JAVA_HPROF_OPTIONS, as the original read them. */
-static char *gather_options(const char *given)
+/* The option string: the JVM's, then $_JAVA_HPROF_OPTIONS (at start-up only), as the
+ * original read them. */
+static char *gather_options(const char *given, bool with_env)
 {
-    const char *env = getenv("_JAVA_HPROF_OPTIONS");
+    const char *env = with_env ? getenv("_JAVA_HPROF_OPTIONS") : NULL;
     size_t n = (given ? strlen(given) : 0) + (env ? strlen(env) : 0) + 2;
     char *s = malloc(n);
     if (!s) return NULL;
@@ -167,27 +172,18 @@ static char *gather_options(const char *given)
     return s;
 }
 
-/* Parses the options, or ends the JVM: help printed, or an HPROF ERROR. */
-static void parse_options(struct options *o, const char *given)
+static enum options_result parse_options(struct options *o, const char *given, bool live)
 {
-    char *text = gather_options(given);
+    char *text = gather_options(given, !live);
     if (!text) {
         log_error("out of memory");
-        exit(1);
+        return OPTIONS_ERROR;
     }
     char err[1024];
-    switch (options_parse(text, o, err, sizeof err)) {
-    case OPTIONS_HELP:
-        fputs(options_help_text(), stdout);
-        fflush(stdout);
-        exit(0);
-    case OPTIONS_ERROR:
-        log_error("%s", err);
-        exit(1);
-    case OPTIONS_OK:
-        break;
-    }
+    enum options_result res = options_parse(text, o, err, sizeof err);
+    if (res == OPTIONS_ERROR) log_error("%s", err);
     free(text);
+    return res;
 }
 
 /* Says once, at start-up, which asked-for parts have no meaning here. */
@@ -254,7 +250,58 @@ static void init_host(struct agent *a, JavaVM *vm, jvmtiEnv *jvmti)
     pthread_mutex_init(&a->own_lock, NULL);
     atomic_init(&h->phase, PHASE_ONLOAD);
     atomic_init(&h->depth, a->opt.depth);
+    atomic_init(&h->interval_ms, a->opt.interval_ms);
     tables_init(&h->t);
+}
+
+/* The JVMTI environment with what every run needs, then the sources' init and the
+ * output; -1 (said) when one fails. */
+static int set_up(struct agent *a, JavaVM *vm, jvmtiEnv *jvmti)
+{
+    if (add_capabilities(jvmti, &a->opt) != 0) {
+        log_error("the JVM refused the JVMTI capabilities hprof needs");
+        return -1;
+    }
+    note_limits(&a->opt);
+    init_host(a, vm, jvmti);
+    host_install(&a->host);
+    if (init_sources(&a->host) != 0) return -1;
+    char err[512];
+    if (report_open(&a->report, &a->host, err, sizeof err) != 0) {
+        log_error("%s", err);
+        return -1;
+    }
+    a->host.net_fd = report_socket_fd(&a->report);
+    return 0;
+}
+
+struct agent *agent_create(JavaVM *vm, const char *options, bool live, enum options_result *parsed)
+{
+    struct agent *a = calloc(1, sizeof *a);
+    if (!a) {
+        log_error("out of memory");
+        *parsed = OPTIONS_ERROR;
+        return NULL;
+    }
+    *parsed = parse_options(&a->opt, options, live);
+    if (*parsed != OPTIONS_OK) {
+        free(a);
+        return NULL;
+    }
+    jvmtiEnv *jvmti = NULL;
+    if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+        log_error("cannot get a JVMTI environment (JVMTI 1.2 or later is needed)");
+        return NULL;
+    }
+    a->attached = a->host.attached = live;
+    if (set_up(a, vm, jvmti) == 0) return a;
+    /* Attached, the JVM goes on: nothing of ours may stay behind (its events, its
+     * capabilities, its callbacks into a library the JVM unloads now). */
+    if (live) {
+        host_install(NULL);
+        (*jvmti)->DisposeEnvironment(jvmti);
+    }
+    return NULL;
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
@@ -263,31 +310,14 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         log_error("Cannot load this JVM TI agent twice, check your java command line for duplicate hprof options.");
         exit(1);
     }
-    struct agent *a = calloc(1, sizeof *a);
-    if (!a) {
-        log_error("out of memory");
-        exit(1);
+    enum options_result parsed;
+    struct agent *a = agent_create(vm, options, false, &parsed);
+    if (parsed == OPTIONS_HELP) {
+        fputs(options_help_text(), stdout);
+        fflush(stdout);
+        exit(0);
     }
-    parse_options(&a->opt, options);
-    jvmtiEnv *jvmti = NULL;
-    if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
-        log_error("cannot get a JVMTI environment (JVMTI 1.2 or later is needed)");
-        exit(1);
-    }
-    if (add_capabilities(jvmti, &a->opt) != 0) {
-        log_error("the JVM refused the JVMTI capabilities hprof needs");
-        exit(1);
-    }
-    note_limits(&a->opt);
-    init_host(a, vm, jvmti);
-    host_install(&a->host);
-    if (init_sources(&a->host) != 0) exit(1);
-    char err[512];
-    if (report_open(&a->report, &a->host, err, sizeof err) != 0) {
-        log_error("%s", err);
-        exit(1);
-    }
-    a->host.net_fd = report_socket_fd(&a->report);
+    if (!a) exit(1);
     return JNI_OK;
 }
 

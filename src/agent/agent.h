@@ -25,9 +25,21 @@ struct agent {
     jobject own_threads[AGENT_MAX_THREADS];
     pthread_mutex_t own_lock;      /* one starter at a time takes a slot (readers need none) */
     _Atomic int nown_threads;
-    _Atomic bool said_missing;
-    _Atomic bool said_missing_allocs; /* "ALLOCS needs heap=sites and timeline=", once */       /* "the net= command ... needs heap=sites", once */
+    _Atomic bool said_missing;       /* "the net= command ... needs heap=sites", once */
+    _Atomic bool said_missing_allocs; /* "ALLOCS needs heap=sites and timeline=", once */
+    bool attached;                   /* loaded into a running JVM (Agent_OnAttach) */
+    _Atomic bool paused;             /* `hprof stop`: gathering nothing, the profile written */
 };
+
+/*
+ * The agent made and installed: options, capabilities, the sources' init, the output
+ * opened. live: attached to a running JVM (then $_JAVA_HPROF_OPTIONS is not read, and
+ * on failure nothing is left in the JVM). NULL on failure or help (*parsed says which),
+ * errors said through util/log.h.
+ */
+struct agent *agent_create(JavaVM *vm, const char *options, bool live, enum options_result *parsed);
+/* What VM init does: the sources' start. */
+void agent_start(struct agent *a, JNIEnv *jni);
 
 /* Carries out one command from the net= socket (agent/commands.c). */
 bool agent_command(struct host *h, JNIEnv *jni, const struct command *cmd, char *why, size_t whylen);

@@ -382,7 +382,7 @@ void report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
 {
     /* A request that comes while a dump is being written is dropped, as before;
      * the dump at exit waits for it instead, so it is never lost. */
-    if (why == DUMP_AT_EXIT) pthread_mutex_lock(&r->dump_lock);
+    if (why != DUMP_ON_SIGNAL) pthread_mutex_lock(&r->dump_lock);
     else if (pthread_mutex_trylock(&r->dump_lock) != 0) return;
     r->view_seq = why == DUMP_AT_EXIT ? 0 : ++r->dumps;
     /* The verbose line names each section written; it is printed whole at the end

@@ -30,7 +30,8 @@ struct report {
     int top;                         /* top=N (0: every row) */
 };
 
-enum dump_reason { DUMP_AT_EXIT, DUMP_ON_SIGNAL };
+/* A signal's request is dropped while a dump is under way; the others wait for it. */
+enum dump_reason { DUMP_AT_EXIT, DUMP_ON_SIGNAL, DUMP_ON_REQUEST };
 
 /* Opens the file or socket the options name and writes the file's header; on failure
  * says why in err and returns -1. */

@@ -94,7 +94,7 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     while (!s->stop) {
         /* The interval is the pause between passes, as in the original agent. */
         struct timespec until;
-        clock_deadline_after(&until, h->opt->interval_ms);
+        clock_deadline_after(&until, host_interval(h));
         while (!s->stop && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
         if (s->stop) break;
         pthread_mutex_unlock(&s->lock);

@@ -374,6 +374,12 @@ static void start(struct host *h, JNIEnv *jni)
         fall_back(h, jni, "this JVM has no AsyncGetCallTrace");
         return;
     }
+    /* A thread's timer is made on the thread itself, at its start: the threads already
+     * running when the agent is attached cannot be given theirs. */
+    if (h->attached) {
+        fall_back(h, jni, "attached to a running JVM, whose running threads cannot be given CPU timers");
+        return;
+    }
     async_trace_vm_init(c->s.walker, h->jvmti, jni);
     if (prepare(h, c) != 0) {
         fall_back(h, jni, "out of memory");

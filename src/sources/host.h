@@ -69,11 +69,13 @@ struct host {
     _Atomic int phase;             /* enum host_phase */
     bool gc_at_exit;               /* a GC can be forced at VM death (util/collector.h) */
     bool virtual_threads;          /* thread=y follows virtual threads (JDK 21+) */
+    bool attached;                 /* loaded into a running JVM (Agent_OnAttach) */
     int net_fd;                    /* the net= socket, which commands come in by; -1 if none */
     struct tables t;
 
     /* Settings a socket command may change while the program runs. */
     _Atomic int depth;             /* stack depth of new traces (depth= at first) */
+    _Atomic int interval_ms;       /* CPU sampling pause (interval= at first; `hprof set`) */
 
     /* Each source's own state; NULL where the options did not ask for it. */
     struct cpu_sampler *sampler;             /* cpu=samples through JVMTI (sampler=jvmti, fallback) */
@@ -93,6 +95,10 @@ struct host *host_get(void);
 
 static inline bool host_live(struct host *h) { return atomic_load(&h->phase) == PHASE_LIVE; }
 static inline int host_depth(struct host *h) { return atomic_load_explicit(&h->depth, memory_order_relaxed); }
+static inline int host_interval(struct host *h)
+{
+    return atomic_load_explicit(&h->interval_ms, memory_order_relaxed);
+}
 static inline jthread host_start_thread(struct host *h, JNIEnv *jni, const char *name, jvmtiStartFunction run,
                                         void *arg)
 {

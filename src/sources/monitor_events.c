@@ -243,18 +243,22 @@ static void set_callbacks(jvmtiEventCallbacks *cb)
     cb->MonitorWaited = on_waited;
 }
 
-/* The events on at VM init. */
-static void start(struct host *h, JNIEnv *jni)
+/* The events on (VM init, an attached profile resumed) or off (paused). */
+void monitor_events_enable(struct host *h, bool on)
 {
     static const jvmtiEvent events[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
                                         JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED};
     if (!h->monitors) return;
     for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
-        if ((*h->jvmti)->SetEventNotificationMode(h->jvmti, JVMTI_ENABLE, events[i], NULL) != JVMTI_ERROR_NONE) {
+        if ((*h->jvmti)->SetEventNotificationMode(h->jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, events[i], NULL) !=
+                JVMTI_ERROR_NONE &&
+            on) {
             log_warning("monitor=y: the JVM cannot report monitor events; no monitor times will be gathered");
             return;
         }
 }
+
+static void start(struct host *h, JNIEnv *jni) { monitor_events_enable(h, true); }
 
 static void note_ended(struct monitor_events *m, uint32_t serial)
 {

@@ -17,12 +17,14 @@
 #include "tables/bci_classes.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/zip.h"
 
 extern const unsigned char hprof_tracker_class[];
 extern const size_t hprof_tracker_class_len;
 
 struct tracker {
     char dir[4096];               /* where Tracker.class was put for the boot class path */
+    char path[4096 + 16];         /* what went on it: dir, or the JAR in it (attached) */
     jclass cls;                   /* the Tracker, once VM init found it */
     /* Its static methods the agent calls (cpu=times, cpu=old), once its natives are bound;
      * `ended` is read by ThreadEnd events, which may come while VM init binds them. */
@@ -149,8 +151,22 @@ static void remove_at_exit(void)
     if (h && h->tracker) remove_tracker_class(h->tracker);
 }
 
-/* Writes the embedded Tracker.class where the boot class path can find it. */
-static int place_tracker_class(struct tracker *t)
+/* Writes data to path, a new file of ours. */
+static int write_new_file(const char *path, const unsigned char *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    ssize_t n = write(fd, data, len);
+    close(fd);
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * Writes the embedded Tracker.class where the boot class path can find it: a directory
+ * at start-up; a JAR when attached to a running JVM (in the live phase JVMTI takes only
+ * a JAR file). t->path is what goes on the boot class path.
+ */
+static int place_tracker_class(struct tracker *t, bool live)
 {
     /* TMPDIR as the user set it, however long: the file must go where they look for it. */
     const char *tmp = getenv("TMPDIR");
@@ -161,14 +177,21 @@ static int place_tracker_class(struct tracker *t)
     }
     atexit(remove_at_exit);
     char path[sizeof t->dir + sizeof "/hprof/Tracker.class"];
+    if (live) {
+        uint8_t *jar = NULL;
+        size_t len = 0;
+        snprintf(t->path, sizeof t->path, "%s/hprof.jar", t->dir);
+        if (zip_stored(TRACKER_CLASS ".class", hprof_tracker_class, hprof_tracker_class_len, &jar, &len) != 0)
+            return -1;
+        int rc = write_new_file(t->path, jar, len);
+        free(jar);
+        return rc;
+    }
+    snprintf(t->path, sizeof t->path, "%s", t->dir);
     snprintf(path, sizeof path, "%s/hprof", t->dir);
     if (mkdir(path, 0700) != 0) return -1;
     snprintf(path, sizeof path, "%s/hprof/Tracker.class", t->dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) return -1;
-    ssize_t n = write(fd, hprof_tracker_class, hprof_tracker_class_len);
-    close(fd);
-    return n == (ssize_t)hprof_tracker_class_len ? 0 : -1;
+    return write_new_file(path, hprof_tracker_class, hprof_tracker_class_len);
 }
 
 static void remove_tracker_class(struct tracker *t)
@@ -176,6 +199,8 @@ static void remove_tracker_class(struct tracker *t)
     if (!t->dir[0]) return;
     char path[sizeof t->dir + sizeof "/hprof/Tracker.class"];
     snprintf(path, sizeof path, "%s/hprof/Tracker.class", t->dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/hprof.jar", t->dir);
     unlink(path);
     snprintf(path, sizeof path, "%s/hprof", t->dir);
     rmdir(path);
@@ -192,19 +217,28 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     if (!t || !h->bci_classes || !h->method_times) return -1;
     bci_classes_init(h->bci_classes);
     h->tracker = t;
-    jvmtiCapabilities caps;
+    jvmtiPhase phase = JVMTI_PHASE_ONLOAD;
+    (*jvmti)->GetPhase(jvmti, &phase);
+    bool live = phase == JVMTI_PHASE_LIVE;
+    jvmtiCapabilities caps, have = host_potential_capabilities(jvmti);
     memset(&caps, 0, sizeof caps);
     caps.can_generate_all_class_hook_events = 1;
-    caps.can_generate_early_class_hook_events = 1;
+    /* Early hooks exist only at start-up; attached, every class is loaded already. */
+    caps.can_generate_early_class_hook_events = have.can_generate_early_class_hook_events;
     caps.can_retransform_classes = 1;
-    caps.can_get_current_thread_cpu_time = host_potential_capabilities(jvmti).can_get_current_thread_cpu_time;
+    caps.can_get_current_thread_cpu_time = have.can_get_current_thread_cpu_time;
     if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
-        log_error("the JVM refused the class-hook capabilities that cpu=times needs");
+        if (live)
+            log_error("this JVM cannot retransform its loaded classes, which %s needs when attached",
+                      wants_times(h) ? "cpu=times/old" : "exact heap=sites (use alloc_sample=<bytes>)");
+        else
+            log_error("the JVM refused the class-hook capabilities that cpu=times needs");
         return -1;
     }
-    if (place_tracker_class(t) != 0 ||
-        (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, t->dir) != JVMTI_ERROR_NONE) {
-        log_error("cannot put the Tracker class on the boot class path (%s): %s", t->dir, strerror(errno));
+    if (place_tracker_class(t, live) != 0 ||
+        (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, t->path) != JVMTI_ERROR_NONE) {
+        log_error("cannot put the Tracker class on the boot class path (%s): %s", t->path, strerror(errno));
+        remove_tracker_class(t);
         return -1;
     }
     cb->ClassFileLoadHook = on_class_file_load;
@@ -303,6 +337,9 @@ static void catch_up(struct host *h, JNIEnv *jni)
     jclass *classes = NULL;
     if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE) return;
     (*jni)->EnsureLocalCapacity(jni, n + 32);
+    /* Those to redo are held by global references, their local ones let go at once: the
+     * class-file hook runs for each under the retransformation, and -Xcheck:jni counts
+     * every local reference of this frame against the hook's. */
     jclass *redo = calloc((size_t)(n ? n : 1), sizeof *redo);
     jint nredo = 0;
     for (jint i = 0; i < n; i++) {
@@ -311,21 +348,20 @@ static void catch_up(struct host *h, JNIEnv *jni)
         (*jvmti)->GetClassStatus(jvmti, classes[i], &status);
         (*jvmti)->IsModifiableClass(jvmti, classes[i], &modifiable);
         if (redo && modifiable && !(status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) &&
-            !bci_classes_is_numbered(h->bci_classes, jvmti, jni, classes[i]))
-            redo[nredo++] = classes[i];
-        else
+            !bci_classes_is_numbered(h->bci_classes, jvmti, jni, classes[i])) {
+            if ((redo[nredo] = (*jni)->NewGlobalRef(jni, classes[i])) != NULL) nredo++;
+        } else {
             bci_classes_prepared(h->bci_classes, jvmti, jni, classes[i]);
-    }
-    if (nredo > 0) {
-        jvmtiError err = (*jvmti)->RetransformClasses(jvmti, nredo, redo);
-        if (err != JVMTI_ERROR_NONE) {
-            /* One bad class fails the whole call: go one by one. */
-            for (jint i = 0; i < nredo; i++) (*jvmti)->RetransformClasses(jvmti, 1, &redo[i]);
         }
+        (*jni)->DeleteLocalRef(jni, classes[i]);
     }
-    for (jint i = 0; i < n; i++) (*jni)->DeleteLocalRef(jni, classes[i]);
-    free(redo);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+    if (nredo > 0 && (*jvmti)->RetransformClasses(jvmti, nredo, redo) != JVMTI_ERROR_NONE) {
+        /* One bad class fails the whole call: go one by one. */
+        for (jint i = 0; i < nredo; i++) (*jvmti)->RetransformClasses(jvmti, 1, &redo[i]);
+    }
+    for (jint i = 0; i < nredo; i++) (*jni)->DeleteGlobalRef(jni, redo[i]);
+    free(redo);
 }
 
 static void start(struct host *h, JNIEnv *jni)
@@ -359,6 +395,15 @@ static void start(struct host *h, JNIEnv *jni)
     atomic_store(&t->ended, ended);
     method_times_start(h, jni);
     (*jni)->SetStaticIntField(jni, cls, engaged, 1);
+}
+
+void tracker_engage(struct host *h, JNIEnv *jni, bool on)
+{
+    struct tracker *t = h->tracker;
+    if (!t || !t->cls || !wants_times(h)) return;
+    jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
+    if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, on ? 1 : 0);
+    else (*jni)->ExceptionClear(jni);
 }
 
 static void stop(struct host *h, JNIEnv *jni)

@@ -23,4 +23,13 @@
 
 #define TRACKER_CLASS "hprof/Tracker"
 
+#include <jni.h>
+#include <stdbool.h>
+
+struct host;
+
+/* cpu=times|old: the Tracker's timing on or off (a paused profile of an attached agent);
+ * the instrumentation stays, calling into a Tracker that does nothing. */
+void tracker_engage(struct host *h, JNIEnv *jni, bool on);
+
 #endif

@@ -8,8 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PROLOGUE 32
-#define ENTRY_HEADER 20
+#include "util/jvmstat.h"
+
+#define PROLOGUE JVMSTAT_PROLOGUE_SIZE
 
 static int32_t i4(const unsigned char *b)
 {
@@ -53,20 +54,17 @@ static bool numbered(const char *name, const char *prefix, const char *middle, c
 }
 
 /* The entry at off: its name and the address of its long value (NULL if it is not a
- * scalar long); its length, 0 when the entry is not whole or not sane. */
+ * scalar long, or not 8-aligned); its length, 0 when the entry is not whole or not sane. */
 static size_t entry_at(const struct perfdata *p, size_t off, const char **name, const volatile int64_t **value)
 {
-    if (off > p->len || p->len - off < ENTRY_HEADER) return 0;
-    const unsigned char *e = p->base + off;
-    int32_t elen = i4(e), noff = i4(e + 4), vlen = i4(e + 8), doff = i4(e + 16);
-    if (elen < ENTRY_HEADER || (size_t)elen > p->len - off) return 0;
-    if (noff < ENTRY_HEADER || noff >= elen || !memchr(e + noff, 0, (size_t)(elen - noff))) return 0;
-    *name = (const char *)e + noff;
+    struct jvmstat_entry e;
+    uint32_t n;
+    if (!jvmstat_entry_at(p->base, p->len, false, off, &e, &n)) return 0;
+    *name = e.name;
     *value = NULL;
-    if (vlen == 0 && e[12] == 'J' && doff >= ENTRY_HEADER && doff <= elen - 8 &&
-        ((uintptr_t)(e + doff) & 7) == 0)
-        *value = (const volatile int64_t *)(const void *)(e + doff);
-    return (size_t)elen;
+    if (e.type == 'J' && e.vector_length == 0 && ((uintptr_t)e.value & 7) == 0)
+        *value = (const volatile int64_t *)(const void *)e.value;
+    return n;
 }
 
 /* Looks at the entries added since the last scan, keeping the heap's counters. */

@@ -8,7 +8,8 @@ struct tid_entry *tid_map_at(struct tid_map *m, size_t i)
     return (struct tid_entry *)(m->entries + (i & m->mask) * m->entry_size);
 }
 
-size_t tid_map_capacity(const struct tid_map *m) { return m->mask + 1; }
+/* 0 for a map never set up (zeroed), so a walk over it does nothing. */
+size_t tid_map_capacity(const struct tid_map *m) { return m->entries ? m->mask + 1 : 0; }
 
 int tid_map_init(struct tid_map *m, size_t capacity, size_t entry_size)
 {
@@ -37,6 +38,7 @@ static size_t home_of(const struct tid_map *m, int32_t tid)
 
 struct tid_entry *tid_map_find(struct tid_map *m, int32_t tid)
 {
+    if (!m->entries) return NULL;       /* never set up: the sampler fell back before */
     size_t at = home_of(m, tid);
     for (size_t n = 0; n <= m->mask; n++, at++) {
         struct tid_entry *e = tid_map_at(m, at);
@@ -56,7 +58,7 @@ static void take(struct tid_map *m, struct tid_entry *e)
 
 struct tid_entry *tid_map_add(struct tid_map *m, int32_t tid)
 {
-    if (tid <= 0) return NULL;
+    if (tid <= 0 || !m->entries) return NULL;
     /* A record left by an earlier thread of the same ID (its end was never seen). */
     size_t at = home_of(m, tid);
     for (size_t n = 0; n <= m->mask; n++, at++) {

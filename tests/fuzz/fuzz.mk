@@ -8,6 +8,8 @@
 #   hprof_dump       hprof-dump's reader: any file, binary or text (tools/common)
 #   text_profile     hprof view's reader of text profiles, and the views it writes
 #   perfdata         the JVM's jvmstat memory, as timeline= maps it (util/perfdata.c)
+#                    and hprof list/stat read another JVM's (util/jvmstat.c)
+#                    and hprof list/stat read it (util/jvmstat.c)
 #
 #   make fuzz                         every target FUZZ_SECONDS (60) from its corpus, classfile
 #                                     also from JDK classes (fuzz-seed)

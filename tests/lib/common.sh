@@ -7,7 +7,7 @@ JDK_NAME=$(basename "$JAVA_HOME")
 JDK_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
 TEST_NAME=$(basename "$0" .sh)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hprof-$TEST_NAME-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap '[[ -n ${HPROF_KEEP_WORK:-} ]] || rm -rf "$WORK"' EXIT   # HPROF_KEEP_WORK=1: left for a look
 cd "$WORK"
 
 ok()     { echo "ok - [$JDK_NAME] $TEST_NAME: $*"; }

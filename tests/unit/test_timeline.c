@@ -15,6 +15,7 @@
 #include "tables/timeline.h"
 #include "tables/traces.h"
 #include "unit.h"
+#include "util/jvmstat.h"
 #include "util/perfdata.h"
 #include "writers/output.h"
 #include "writers/timeline_html.h"
@@ -163,6 +164,42 @@ static void test_perfdata(void)
     CHECK(perfdata_open(&p, b, len) && !perfdata_heap(&p, &used, &committed), "perfdata: a broken entry ends the scan");
 }
 
+/* The tool's reader (hprof list, stat) on the same layout: longs, sums, a string. */
+static void test_jvmstat(void)
+{
+    static _Alignas(8) unsigned char b[4096];
+    const char *names[] = {"sun.gc.generation.0.space.0.used", "sun.gc.generation.1.space.0.used", "sun.os.hrt.ticks",
+                           "sun.rt.javaCommand"};
+    const int64_t values[] = {1000, 500, 42, 0};
+    size_t len = make_perfdata(b, sizeof b, names, values, 4);
+    /* The last entry made a string: a byte vector of 16 with the command line. */
+    size_t last = len - 48;             /* 20 header + 19 name, aligned to 40, + 8 */
+    int32_t vlen = 8;
+    memcpy(b + last + 8, &vlen, 4);
+    b[last + 12] = 'B';
+    memcpy(b + len - 8, "Main a\0x", 8);
+    b[5] = 2, b[7] = 1;                 /* version 2.0, accessible */
+    int32_t used = (int32_t)len;
+    memcpy(b + 8, &used, 4);
+    struct jvmstat j;
+    char err[128], cmd[64];
+    int64_t v = 0;
+    CHECK(jvmstat_open(&j, b, len, err, sizeof err) == 0, "jvmstat: opens (%s)", err);
+    CHECK(jvmstat_long(&j, "sun.os.hrt.ticks", &v) && v == 42, "jvmstat: a long by name");
+    CHECK(jvmstat_sum(&j, "sun.gc.generation.", ".used") == 1500, "jvmstat: a sum over names");
+    CHECK(jvmstat_string(&j, "sun.rt.javaCommand", cmd, sizeof cmd) && strcmp(cmd, "Main a") == 0,
+          "jvmstat: a string, cut at its NUL");
+    CHECK(!jvmstat_long(&j, "sun.rt.javaCommand", &v), "jvmstat: a string is not a long");
+    CHECK(jvmstat_long_or(&j, "nothing", -7) == -7, "jvmstat: an unknown name gives the default");
+    b[7] = 0;
+    CHECK(jvmstat_open(&j, b, len, err, sizeof err) != 0 && strstr(err, "not finished"),
+          "jvmstat: a JVM still starting is said");
+    b[7] = 1, b[5] = 3;
+    CHECK(jvmstat_open(&j, b, len, err, sizeof err) != 0 && strstr(err, "version 3"), "jvmstat: an unknown version is said");
+    b[0] = 0;
+    CHECK(jvmstat_open(&j, b, len, err, sizeof err) != 0 && strstr(err, "not a jvmstat"), "jvmstat: not one at all");
+}
+
 static char *slurp(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
@@ -270,6 +307,7 @@ int main(void)
     test_intervals();
     test_suspects();
     test_perfdata();
+    test_jvmstat();
     test_writers();
     return UNIT_DONE();
 }

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Profiling a JVM that is already running: build/hprof against long-running programs this
+# test starts (tests/java/AttachTarget.java), on the JDK under test, with -Xcheck:jni.
+#   A  plain: list, stat, profile (top frame the hot method), a second and third request
+#      to the loaded agent, set, dump, stop, the JVM's heap dump, a JVM that does not
+#      answer (stopped), another user, and the program's output and exit code unchanged
+#   B  -XX:-UsePerfData: stat says so; the agent refuses bad options (its HPROF ERROR
+#      comes back) and the JVM goes on; then the agent's own binary heap dump, read by
+#      the project's reader and by VisualVM's
+#   T  -Xverify:all: cpu=times attached late retransforms the loaded classes
+#   C  -XX:+DisableAttachMechanism: refused before any signal is sent
+# Exit codes: tools/hprof/exits.h.
+source "$(dirname "$0")/../lib/common.sh"
+
+HPROF="$HPROF_ROOT/build/hprof"
+TIMEOUT=60
+
+# start_target NAME [java options...]: AttachTarget running (flag file NAME.flag, output
+# NAME.out / NAME.err, exit code in NAME.rc once it ends); its pid in $PID.
+start_target() {
+  local name=$1; shift
+  touch "$WORK/$name.flag"
+  ( rc=0; timeout -k 10 300 "$JAVA" -Xcheck:jni "$@" -cp "$TEST_CLASSES" AttachTarget "$WORK/$name.flag" 240 3 \
+      >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?; echo $rc >"$WORK/$name.rc" ) &
+  PID=""
+  for _ in $(seq 600); do
+    grep -q ready "$WORK/$name.out" 2>/dev/null && break
+    sleep 0.1
+  done
+  PID=$(pgrep -f "AttachTarget $WORK/$name.flag" | while read -r p; do
+          [[ $(cat /proc/$p/comm 2>/dev/null) == java ]] && echo "$p"; done | head -1)
+}
+# end_target NAME: lets it finish; waits for its exit code.
+end_target() {
+  rm -f "$WORK/$1.flag"
+  for _ in $(seq 3000); do [[ -s "$WORK/$1.rc" ]] && break; sleep 0.1; done
+  [[ -s "$WORK/$1.rc" ]] || echo "# $1 did not end within 300 s" >&2
+  cat "$WORK/$1.out" "$WORK/$1.err" >>"$WORK/all-runs.txt"
+}
+# hp ARGS...: runs build/hprof; stdout in hp.out, stderr in hp.err, exit code in $HRC.
+# (|| keeps a failing exit code from ending the script under set -e, which helpers turn on)
+hp() { HRC=0; timeout -k 5 $((TIMEOUT + 60)) "$HPROF" "$@" >hp.out 2>hp.err || HRC=$?; }
+# expect_fail CODE REGEX WHAT: the last hp ended with CODE and said REGEX on stderr.
+expect_fail() {
+  if [[ $HRC == "$1" ]] && grep -Eq -- "$2" hp.err; then ok "$3 (exit $1)"
+  else not_ok "$3: exit $HRC, said: $(head -c 300 hp.err)"; fi
+}
+
+# ---- A ----
+start_target A
+if [[ -z "$PID" ]]; then not_ok "the target program did not start"; exit 0; fi
+A=$PID
+
+hp list
+check "list: finds the target with its main class and JDK" \
+  bash -c "grep -Eq '^$A +AttachTarget +$JDK_FEATURE[.0-9]* ' hp.out"
+
+hp stat $A 300ms 5
+awk 'NR > 1 { print $2 }' hp.out >heap-used.txt
+check "stat: a header and a line per interval" test "$(wc -l <hp.out)" -eq 6
+check "stat: the heap figures move as the program allocates" test "$(sort -u heap-used.txt | wc -l)" -gt 1
+
+hp profile $A -d 3s -o "$WORK/prof.txt"
+check "profile: exit 0, said it attached" bash -c "[[ $HRC == 0 ]] && grep -q 'profiling this JVM from now on' hp.out"
+check "profile: the top frame of the CPU profile is the hot method" test "$(rank1_method prof.txt)" = AttachTarget.hot
+cpu_rows prof.txt | head -3 | sed 's/^/# prof.txt: /' 
+check "profile: the profile was written at stop" grep -q 'HPROF: stopped' hp.out
+
+hp start $A
+check "second request: reaches the loaded agent, which starts again" \
+  bash -c "[[ $HRC == 0 ]] && grep -q 'profiling again' hp.out"
+hp start $A cpu=samples
+expect_fail 9 'HPROF ERROR: hprof is already profiling this JVM' "third request: the running agent refuses a second start, and says why"
+hp set $A interval=5,depth=6
+check "set: interval and depth changed" bash -c "[[ $HRC == 0 ]] && grep -q 'every 5 ms, depth 6' hp.out"
+sleep 1
+hp dump $A "$WORK/copy.txt"
+check "dump FILE: a copy of the profile with a new CPU section" \
+  bash -c "[[ $HRC == 0 ]] && [[ \$(cpu_sections() { grep -c '^CPU SAMPLES BEGIN' \"\$1\"; }; cpu_sections copy.txt) -ge 2 ]]"
+hp stop $A
+check "stop: exit 0" test "$HRC" = 0
+hp stop $A
+expect_fail 9 'HPROF ERROR: hprof is stopped in this JVM already' "stop twice: the agent says it is stopped"
+hp start $A cpu=samples,file=elsewhere.txt
+expect_fail 9 'file= differs' "start with another file: refused, a loaded agent keeps its file"
+
+hp heap $A "$WORK/jvm.hprof"
+check "heap: the JVM wrote a heap dump" bash -c "[[ $HRC == 0 ]] && [[ -s jvm.hprof ]]"
+check "heap: the project's reader reads it whole" bash -c "'$HPROF_DUMP' --summary jvm.hprof | grep -q '^heap_dumps=1'"
+
+# A JVM that does not answer: stopped, with its attach socket up.
+kill -STOP $A
+hp dump -t 3 $A
+kill -CONT $A
+expect_fail 8 'did not answer' "a stopped JVM: the wait ends with a message"
+
+# Another user's JVM: the tool run as nobody (HotSpot would refuse it too).
+NOBODY=$(mktemp -d /tmp/hprof-attach-nobody-XXXXXX)
+cp "$HPROF" "$NOBODY/hprof"; chmod 755 "$NOBODY" "$NOBODY/hprof"
+if command -v setpriv >/dev/null && [[ $(id -u) == 0 ]]; then
+  HRC=0; setpriv --reuid 65534 --regid 65534 --clear-groups "$NOBODY/hprof" start $A >hp.out 2>hp.err || HRC=$?
+  expect_fail 5 "belongs to root: only that user \\(or root\\)" "another user's JVM"
+  setpriv --reuid 65534 --regid 65534 --clear-groups "$NOBODY/hprof" list >hp.out 2>hp.err
+  check "list as another user: root's JVM is not listed" bash -c "! grep -q '^$A ' hp.out"
+else
+  ok "skipped: another user's JVM needs root and setpriv (the tool checks the JVM's user first)"
+fi
+rm -rf "$NOBODY"
+
+# No such process; not a JVM (and it is not killed: no SIGQUIT sent to it).
+true & GONE=$!; wait $GONE
+hp stat $GONE
+expect_fail 3 "no such process: $GONE" "no such process"
+sleep 60 & SLEEPER=$!
+hp start $SLEEPER cpu=samples
+expect_fail 4 'is not a HotSpot JVM' "not a JVM"
+check "not a JVM: left running" kill -0 $SLEEPER
+kill $SLEEPER; wait $SLEEPER 2>/dev/null || true
+
+end_target A
+check "the program's output is unchanged by the attaches" test "$(cat A.out)" = "$(printf 'ready\ndone')"
+check "the program's exit code is unchanged" test "$(cat A.rc)" = 3
+check "nothing of ours on the program's stderr (only the JVM's own warning)" bash -c "! grep -v '^WARNING' A.err | grep -q ."
+grep -v '^WARNING' A.err | head -5 | sed 's/^/# A.err: /' 
+if [[ $JDK_FEATURE -ge 21 ]]; then
+  check "JDK $JDK_FEATURE: the JVM's warning about a dynamically loaded agent is shown, not hidden" \
+    grep -q 'A JVM TI agent has been loaded dynamically' A.err
+fi
+check "no .attach_pid or reply files left" \
+  bash -c "! ls -a '$WORK' /tmp 2>/dev/null | grep -Eq '^\\.attach_pid$A\$|^hprof-reply-'"
+
+# ---- B: jvmstat off; refused options; the agent's own heap dump ----
+start_target B -XX:-UsePerfData
+B=$PID
+hp stat $B
+expect_fail 7 'UsePerfData' "jvmstat off: stat says there are no counters"
+hp start $B cpu=samples,bogus=1
+expect_fail 9 'HPROF ERROR: .*Unknown option: bogus' "the agent refuses bad options: its HPROF ERROR comes back"
+hp start $B heap=dump,format=b,file=ours.hprof
+check "after a refusal the JVM takes a good start" test "$HRC" = 0
+hp stop $B
+end_target B
+check "B: output and exit code unchanged" bash -c "[[ \$(cat B.out) == \$'ready\\ndone' && \$(cat B.rc) == 3 ]]"
+check "the agent's heap dump taken by attach validates (project's reader)" hprof_check "$WORK/ours.hprof"
+JAR=$(dpkg -L visualvm 2>/dev/null | grep 'org-graalvm-visualvm-lib-jfluid-heap\.jar$' | head -1)
+if [[ -n "$JAR" && -f "$JAR" ]]; then
+  mkdir -p vv
+  "$JAVA_HOME/bin/javac" -nowarn -d vv -cp "$JAR" "$HPROF_ROOT/tests/java/visualvm/HeapDumpVisualVM.java"
+  "$JAVA" -cp "vv:$JAR" HeapDumpVisualVM check ours.hprof >vv.txt 2>>vv-errors.txt || true
+  check "VisualVM reads the agent's heap dump, every reference resolved" \
+    bash -c "grep -q '^INSTANCES [1-9]' vv.txt && grep -q '^UNRESOLVED 0$' vv.txt"
+  "$JAVA" -cp "vv:$JAR" HeapDumpVisualVM check jvm.hprof >vvj.txt 2>>vv-errors.txt || true
+  check "VisualVM reads hprof heap's dump" grep -q '^INSTANCES [1-9]' vvj.txt
+else
+  ok "skipped: VisualVM's heap library is not installed (apt-get install visualvm)"
+fi
+
+# ---- T: cpu=times attached late ----
+start_target T -Xverify:all
+hp profile $PID -d 3s -o "$WORK/times.txt" cpu=times
+end_target T
+check "cpu=times attached: says the loaded classes were retransformed" grep -q 'retransformed' hp.out
+check "cpu=times attached: the hot method tops CPU TIME" \
+  bash -c "awk '/^CPU TIME \\(ms\\) BEGIN/ { f = 1; next } f && \$1 == 1 { print \$6; exit }' times.txt | grep -qx AttachTarget.hot"
+check "T: output and exit code unchanged" bash -c "[[ \$(cat T.out) == \$'ready\\ndone' && \$(cat T.rc) == 3 ]]"
+
+# ---- C: attach disabled ----
+start_target C -XX:+DisableAttachMechanism
+hp start $PID cpu=samples
+expect_fail 6 'DisableAttachMechanism' "attach disabled: said before any signal"
+end_target C
+check "attach disabled: no thread dump on the program's stdout" test "$(cat C.out)" = "$(printf 'ready\ndone')"
+jni_clean

@@ -1,0 +1,150 @@
+#include "agent_load.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "exits.h"
+
+int agent_find(char *buf, size_t len)
+{
+    const char *env = getenv("HPROF_AGENT");
+    char exe[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 32];
+    if (env && *env) {
+        if (realpath(env, buf) && len >= PATH_MAX) return 0;
+        return tool_fail(-1, "HPROF_AGENT=%s: %s", env, strerror(errno));
+    }
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return tool_fail(-1, "cannot tell where this program is (/proc/self/exe)");
+    exe[n] = 0;
+    snprintf(dir, sizeof dir, "%s", dirname(exe));
+    const char *where[] = {"%s/libhprof.so", "%s/../lib/libhprof.so"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, where[i], dir);
+        if (access(path, R_OK) == 0 && len >= PATH_MAX && realpath(path, buf)) return 0;
+    }
+    return tool_fail(-1, "libhprof.so is neither beside %s nor in %s/../lib (build it with make, or set "
+                     "HPROF_AGENT)", dir, dir);
+}
+
+/*
+ * The library as the JVM can open it: its own path, or, for a JVM in another mount
+ * namespace (a container), a copy in that JVM's /tmp/.hprof-<uid>/ (kept: the JVM
+ * keeps it mapped, and a later request must name the same file to reach the same agent).
+ */
+static int agent_for_target(const struct target *t, const char *lib, char *out, size_t len)
+{
+    if (!t->other_root || strcmp(t->tmp, "/tmp") == 0) {
+        snprintf(out, len, "%s", lib);
+        return 0;
+    }
+    char dir[PATH_MAX + 32], copy[PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s/.hprof-%u", t->tmp, (unsigned)t->uid);
+    struct stat st;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) return tool_fail(-1, "cannot make %s: %s", dir, strerror(errno));
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != t->uid))
+        return tool_fail(-1, "%s is not a directory of ours; not using it", dir);
+    if (geteuid() == 0 && st.st_uid != t->uid && lchown(dir, t->uid, t->gid) != 0)
+        return tool_fail(-1, "cannot give %s to the JVM's user: %s", dir, strerror(errno));
+    snprintf(copy, sizeof copy, "%s/libhprof.so", dir);
+    if (lstat(copy, &st) != 0) {
+        int in = open(lib, O_RDONLY | O_CLOEXEC), outfd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0755);
+        char buf[65536];
+        ssize_t n = 0;
+        while (in >= 0 && outfd >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+            if (write(outfd, buf, (size_t)n) != n) n = -1;
+        if (in >= 0) close(in);
+        if (outfd >= 0) close(outfd);
+        if (in < 0 || outfd < 0 || n < 0) {
+            unlink(copy);
+            return tool_fail(-1, "cannot copy the agent into the container (%s)", copy);
+        }
+    }
+    snprintf(out, len, "/tmp/.hprof-%u/libhprof.so", (unsigned)t->uid);
+    return 0;
+}
+
+/* A directory of ours for the reply, in the JVM's /tmp; its path as the JVM sees it. */
+static int reply_dir(const struct target *t, char *ours, size_t len, char *theirs, size_t tlen)
+{
+    snprintf(ours, len, "%s/hprof-reply-XXXXXX", t->tmp);
+    if (!mkdtemp(ours)) return tool_fail(-1, "cannot make a directory in %s: %s", t->tmp, strerror(errno));
+    /* Root attaching to another user's JVM: the agent writes as that user. */
+    if (geteuid() == 0 && t->uid != 0 && lchown(ours, t->uid, t->gid) != 0) {
+        rmdir(ours);
+        return tool_fail(-1, "cannot give %s to the JVM's user: %s", ours, strerror(errno));
+    }
+    snprintf(theirs, tlen, "/tmp/%s/reply", strrchr(ours, '/') + 1);
+    return 0;
+}
+
+/* Reads and removes the reply file and its directory. */
+static char *take_reply(const char *dir)
+{
+    char path[PATH_MAX + 128];
+    snprintf(path, sizeof path, "%s/reply", dir);
+    char *text = NULL;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        size_t cap = 65536, len = 0;
+        text = malloc(cap + 1);
+        ssize_t n;
+        while (text && len < cap && (n = read(fd, text + len, cap - len)) > 0) len += (size_t)n;
+        if (text) text[len] = 0;
+        close(fd);
+    }
+    unlink(path);
+    rmdir(dir);
+    return text;
+}
+
+/* The agent's return code in the JVM's answer to load: "return code: N" (JDK 21 and
+ * later) or a bare "N" (JDK 17); -1000 when neither (the library did not load). */
+static int return_code(const char *text)
+{
+    const char *p = strstr(text, "return code:");
+    if (p) return atoi(p + 12);
+    char *end;
+    long v = strtol(text, &end, 10);
+    return end != text && (*end == '\n' || *end == 0) ? (int)v : -1000;
+}
+
+int agent_request(struct target *t, const char *verb, const char *options, int timeout_s, char *answer,
+                  size_t answer_len)
+{
+    char lib[PATH_MAX], theirs_lib[PATH_MAX + 64], dir[PATH_MAX + 32], reply[PATH_MAX + 64];
+    if (agent_find(lib, sizeof lib) != 0 || agent_for_target(t, lib, theirs_lib, sizeof theirs_lib) != 0)
+        return EXIT_ERROR;
+    if (reply_dir(t, dir, sizeof dir, reply, sizeof reply) != 0) return EXIT_ERROR;
+    size_t n = strlen(verb) + strlen(reply) + strlen(options) + 32;
+    char *opts = malloc(n);
+    if (!opts) return EXIT_ERROR;
+    snprintf(opts, n, "cmd=%s,reply=%s%s%s", verb, reply, *options ? "," : "", options);
+    const char *args[3] = {theirs_lib, "true", opts};
+    struct attach_reply r;
+    int rc = attach_command(t, "load", args, timeout_s, &r);
+    free(opts);
+    char *said = take_reply(dir);
+    if (answer && answer_len) snprintf(answer, answer_len, "%s", said ? said : "");
+    if (rc == 0) {
+        int code = return_code(r.text);
+        if (r.code != 0 || code == -1000) {
+            rc = tool_fail(EXIT_ERROR, "the JVM could not load %s: %s", theirs_lib, r.text);
+        } else if (code != 0) {
+            fputs(said && *said ? said : "", stderr);
+            rc = said && *said ? EXIT_REFUSED
+                               : tool_fail(EXIT_REFUSED, "the agent refused the request (return code %d)", code);
+        } else {
+            fputs(said ? said : "", stdout);
+        }
+        attach_reply_free(&r);
+    }
+    free(said);
+    return rc;
+}

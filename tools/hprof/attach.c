@@ -1,0 +1,225 @@
+#include "attach.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exits.h"
+
+#define ARG_MAX_V1 1024
+#define REPLY_MAX (64u << 20)
+#define SIGQUIT_BIT (1ull << (SIGQUIT - 1))
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
+static void socket_path(const struct target *t, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/.java_pid%d", t->tmp, (int)t->nspid);
+}
+
+/* The JVM's socket, made by the JVM's user: a socket of another's is never used. */
+static bool socket_ready(const struct target *t, const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == t->uid;
+}
+
+/* Creates the trigger file (a new one: O_EXCL never follows a link, never takes over
+ * someone's file); its path in made[] when we made it, "" otherwise. */
+static void make_trigger(const struct target *t, char *made, size_t len)
+{
+    char path[PATH_MAX + 64];
+    made[0] = 0;
+    snprintf(path, sizeof path, "/proc/%d/cwd/.attach_pid%d", (int)t->pid, (int)t->nspid);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) {
+        snprintf(path, sizeof path, "%s/.attach_pid%d", t->tmp, (int)t->nspid);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    }
+    if (fd >= 0) {
+        close(fd);
+        snprintf(made, len, "%s", path);
+    }
+}
+
+/* Starts the JVM's attach listener if it is not running; 0 or an exit code (said). */
+static int start_listener(const struct target *t, int timeout_s)
+{
+    char sock[PATH_MAX + 64], trigger[PATH_MAX + 64];
+    socket_path(t, sock, sizeof sock);
+    if (socket_ready(t, sock)) return 0;
+    /* A process that does not catch SIGQUIT would die of it. */
+    if (!(t->sig_caught & SIGQUIT_BIT) || (t->sig_ignored & SIGQUIT_BIT))
+        return tool_fail(EXIT_NOT_JVM, "process %d (%s) does not handle SIGQUIT: a JVM still starting, one run with "
+                         "-Xrs, or not a HotSpot JVM; nothing was sent to it", (int)t->pid, t->name);
+    make_trigger(t, trigger, sizeof trigger);
+    long start = now_ms(), limit = timeout_s * 1000L, step = 20;
+    bool again = false;
+    kill(t->pid, SIGQUIT);
+    while (!socket_ready(t, sock) && now_ms() - start < limit) {
+        sleep_ms(step);
+        if (step < 200) step += 20;
+        /* As the JDK's own client does: a second signal half way, in case the first
+         * came while the JVM was busy. */
+        if (!again && now_ms() - start > limit / 2) {
+            again = true;
+            kill(t->pid, SIGQUIT);
+        }
+    }
+    if (trigger[0]) unlink(trigger);
+    if (socket_ready(t, sock)) return 0;
+    if (kill(t->pid, 0) != 0 && errno == ESRCH) return tool_fail(EXIT_NO_PROCESS, "process %d has exited", (int)t->pid);
+    return tool_fail(EXIT_TIMEOUT, "the JVM (process %d) did not answer within %d s: it may be hung or very busy, or "
+                     "run with -XX:+DisableAttachMechanism", (int)t->pid, timeout_s);
+}
+
+static int connect_to(const struct target *t)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    char path[PATH_MAX + 64];
+    socket_path(t, path, sizeof path);
+    if (strlen(path) >= sizeof addr.sun_path) return -1;
+    strcpy(addr.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int send_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The request's bytes for protocol 1 or 2, in a malloc'd buffer. */
+static char *build_request(int version, const char *cmd, const char *const args[3], size_t *len)
+{
+    size_t body = strlen(cmd) + 1;
+    for (int i = 0; i < 3; i++) body += strlen(args[i] ? args[i] : "") + 1;
+    char *buf = malloc(body + 32), *p = buf;
+    if (!buf) return NULL;
+    p += sprintf(p, "%d", version) + 1;
+    if (version >= 2) p += sprintf(p, "%zu", body) + 1;
+    p = stpcpy(p, cmd) + 1;
+    for (int i = 0; i < 3; i++) p = stpcpy(p, args[i] ? args[i] : "") + 1;
+    *len = (size_t)(p - buf);
+    return buf;
+}
+
+/* Reads until the JVM closes the connection, waiting at most until the deadline. */
+static int read_reply(int fd, long deadline, struct attach_reply *r)
+{
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        long left = deadline - now_ms();
+        struct pollfd p = {fd, POLLIN, 0};
+        int n = left > 0 ? poll(&p, 1, (int)(left > 1000 ? 1000 : left)) : 0;
+        if (n < 0 && errno == EINTR) continue;
+        if (n == 0 && left > 0) continue;
+        if (n <= 0) break;
+        if (len + 1 == cap) {
+            char *more = cap < REPLY_MAX ? realloc(buf, cap *= 2) : NULL;
+            if (!more) break;
+            buf = more;
+        }
+        ssize_t got = read(fd, buf + len, cap - len - 1);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            buf[len] = 0;
+            char *nl = strchr(buf, '\n');
+            if (!nl && len == 0) break;
+            r->code = atoi(buf);
+            r->len = nl ? len - (size_t)(nl + 1 - buf) : 0;
+            memmove(buf, nl ? nl + 1 : buf + len, r->len + 1);
+            r->text = buf;
+            return 0;
+        }
+        len += (size_t)got;
+    }
+    free(buf);
+    return -1;
+}
+
+static int exchange(struct target *t, int version, const char *cmd, const char *const args[3], int timeout_s,
+                    struct attach_reply *r)
+{
+    size_t len;
+    char *req = build_request(version, cmd, args, &len);
+    int fd = req ? connect_to(t) : -1;
+    if (fd < 0) {
+        free(req);
+        return tool_fail(EXIT_ERROR, "cannot connect to the JVM's attach socket (process %d): %s", (int)t->pid,
+                         strerror(errno));
+    }
+    int rc = send_all(fd, req, len);
+    free(req);
+    if (rc == 0) rc = read_reply(fd, now_ms() + timeout_s * 1000L, r);
+    close(fd);
+    if (rc != 0)
+        return tool_fail(EXIT_TIMEOUT, "the JVM (process %d) did not answer `%s` within %d s", (int)t->pid, cmd,
+                         timeout_s);
+    return 0;
+}
+
+/* Protocol 2 where the JVM offers it: an older JVM answers `getversion` with an error. */
+static int protocol_of(struct target *t)
+{
+    if (t->protocol) return t->protocol;
+    const char *none[3] = {"", "", ""};
+    struct attach_reply r = {0};
+    t->protocol = 1;
+    if (exchange(t, 1, "getversion", none, 10, &r) == 0 && r.code == 0 && atoi(r.text) >= 2) t->protocol = 2;
+    attach_reply_free(&r);
+    return t->protocol;
+}
+
+int attach_command(struct target *t, const char *cmd, const char *const args[3], int timeout_s,
+                   struct attach_reply *r)
+{
+    memset(r, 0, sizeof *r);
+    int rc = start_listener(t, timeout_s);
+    if (rc != 0) return rc;
+    int version = protocol_of(t);
+    for (int i = 0; i < 3 && version < 2; i++)
+        if (args[i] && strlen(args[i]) > ARG_MAX_V1)
+            return tool_fail(EXIT_USAGE, "this JVM speaks attach protocol 1, which takes arguments of at most %d "
+                             "bytes; the options are longer", ARG_MAX_V1);
+    return exchange(t, version, cmd, args, timeout_s, r);
+}
+
+void attach_reply_free(struct attach_reply *r)
+{
+    free(r->text);
+    r->text = NULL;
+}

@@ -1,0 +1,213 @@
+#include "target.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "exits.h"
+#include "util/jvmstat.h"
+
+#define PERFDATA_MAX (64u << 20)   /* far above any JVM's (PerfDataMemorySize: 64 KiB) */
+
+int tool_fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("hprof: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return code;
+}
+
+pid_t target_parse_pid(const char *s)
+{
+    char *end;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : -1;
+    if (!s || errno || end == s || *end || v <= 0 || v > 0x3fffffff) return -1;
+    return (pid_t)v;
+}
+
+/* The last number of a /proc status line's value ("NSpid:\t123\t7" gives 7), or the nth. */
+static long field(const char *value, int nth)
+{
+    long v = -1;
+    const char *p = value;
+    for (int i = 0; *p; i++) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p) break;
+        v = x;
+        if (i == nth) break;
+        p = end;
+    }
+    return v;
+}
+
+static int read_status(pid_t pid, struct target *t)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return -1;
+    t->nspid = pid;
+    while (fgets(line, sizeof line, f)) {
+        char *v = strchr(line, ':');
+        if (!v) continue;
+        *v++ = 0;
+        if (strcmp(line, "Name") == 0) snprintf(t->name, sizeof t->name, "%.*s", (int)strcspn(v + 1, "\n"), v + 1);
+        else if (strcmp(line, "Uid") == 0) t->uid = (uid_t)field(v, 1);
+        else if (strcmp(line, "Gid") == 0) t->gid = (gid_t)field(v, 1);
+        else if (strcmp(line, "NSpid") == 0) t->nspid = (pid_t)field(v, 99);
+        else if (strcmp(line, "SigCgt") == 0) t->sig_caught = strtoull(v, NULL, 16);
+        else if (strcmp(line, "SigIgn") == 0) t->sig_ignored = strtoull(v, NULL, 16);
+    }
+    fclose(f);
+    return 0;
+}
+
+/* Is the process's root another than ours (a container's)? Unknown counts as ours. */
+static bool root_differs(pid_t pid)
+{
+    char path[64];
+    struct stat mine, its;
+    snprintf(path, sizeof path, "/proc/%d/root", (int)pid);
+    if (stat("/", &mine) != 0 || stat(path, &its) != 0) return false;
+    return mine.st_dev != its.st_dev || mine.st_ino != its.st_ino;
+}
+
+static const char *user_name(uid_t uid, char *buf, size_t len)
+{
+    struct passwd *pw = getpwuid(uid);
+    if (pw) snprintf(buf, len, "%s", pw->pw_name);
+    else snprintf(buf, len, "uid %u", (unsigned)uid);
+    return buf;
+}
+
+int target_read(pid_t pid, struct target *t)
+{
+    memset(t, 0, sizeof *t);
+    t->pid = pid;
+    if (read_status(pid, t) != 0) return EXIT_NO_PROCESS;
+    /* HotSpot takes requests only from its own effective user, or root. */
+    if (geteuid() != 0 && t->uid != geteuid()) return EXIT_PERMISSION;
+    t->other_root = root_differs(pid);
+    /* The JVM's /tmp: through its root where we may (a container), else ours. */
+    snprintf(t->tmp, sizeof t->tmp, "/proc/%d/root/tmp", (int)pid);
+    if (!t->other_root || access(t->tmp, W_OK) != 0) snprintf(t->tmp, sizeof t->tmp, "/tmp");
+    return 0;
+}
+
+int target_open(pid_t pid, struct target *t)
+{
+    int rc = target_read(pid, t);
+    char who[64];
+    if (rc == EXIT_NO_PROCESS) return tool_fail(rc, "no such process: %d", (int)pid);
+    if (rc == EXIT_PERMISSION)
+        return tool_fail(rc, "process %d (%s) belongs to %s: only that user (or root) may attach to it or read its "
+                         "counters", (int)pid, t->name, user_name(t->uid, who, sizeof who));
+    return rc;
+}
+
+/* Reads a regular file of at most PERFDATA_MAX bytes, never through a symbolic link. */
+static int read_whole(const char *path, uint8_t **data, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > PERFDATA_MAX) {
+        close(fd);
+        return -1;
+    }
+    uint8_t *buf = malloc((size_t)st.st_size);
+    size_t got = 0;
+    while (buf && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (!buf || got == 0) {
+        free(buf);
+        return -1;
+    }
+    *data = buf;
+    *len = got;
+    return 0;
+}
+
+int target_perfdata(const struct target *t, uint8_t **data, size_t *len)
+{
+    /* /tmp/hsperfdata_<user>/<pid>: the user is the JVM's, as named inside its container. */
+    DIR *d = opendir(t->tmp);
+    if (!d) return -1;
+    int rc = -1;
+    struct dirent *e;
+    while (rc != 0 && (e = readdir(d))) {
+        if (strncmp(e->d_name, "hsperfdata_", 11) != 0) continue;
+        char path[PATH_MAX + 300];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", t->tmp, e->d_name);
+        /* HotSpot's own rule: the directory is a real one, not a link to elsewhere. */
+        if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        snprintf(path, sizeof path, "%s/%s/%d", t->tmp, e->d_name, (int)t->nspid);
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == t->uid) rc = read_whole(path, data, len);
+    }
+    closedir(d);
+    return rc;
+}
+
+bool target_maps_libjvm(const struct target *t)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)t->pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return false;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) found = strstr(line, "/libjvm.so") != NULL;
+    fclose(f);
+    return found;
+}
+
+/* Was the JVM started with this option (its command line, readable by all)? */
+static bool has_arg(const struct target *t, const char *arg)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)t->pid);
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    if (read_whole(path, &buf, &len) != 0) return false;
+    bool found = false;
+    for (size_t i = 0; i < len && !found; i += strnlen((char *)buf + i, len - i) + 1)
+        found = strncmp((char *)buf + i, arg, len - i) == 0;
+    free(buf);
+    return found;
+}
+
+int target_check_attachable(const struct target *t)
+{
+    uint8_t *perf = NULL;
+    size_t len = 0;
+    bool jvm = target_perfdata(t, &perf, &len) == 0 || target_maps_libjvm(t);
+    if (!jvm) return tool_fail(EXIT_NOT_JVM, "process %d (%s) is not a HotSpot JVM", (int)t->pid, t->name);
+    /* jvmstat says whether attach is on: sun.rt.jvmCapabilities, its first character. */
+    bool off = false;
+    struct jvmstat j;
+    char err[160], caps[80];
+    if (perf && jvmstat_open(&j, perf, len, err, sizeof err) == 0 &&
+        jvmstat_string(&j, "sun.rt.jvmCapabilities", caps, sizeof caps))
+        off = caps[0] == '0';
+    free(perf);
+    if (off || has_arg(t, "-XX:+DisableAttachMechanism"))
+        return tool_fail(EXIT_ATTACH_OFF, "process %d (%s) does not take attach requests: it runs with "
+                         "-XX:+DisableAttachMechanism", (int)t->pid, t->name);
+    return 0;
+}

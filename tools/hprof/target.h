@@ -1,0 +1,45 @@
+/*
+ * A process this tool may talk to: what /proc says of it (its user, its pid inside its
+ * own pid namespace, the signals it catches, its root), whether it is a HotSpot JVM,
+ * and its jvmstat file. Every failure is said once, with its exit code (exits.h).
+ */
+#ifndef HPROF_TOOL_TARGET_H
+#define HPROF_TOOL_TARGET_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct target {
+    pid_t pid;                  /* as this tool sees it */
+    pid_t nspid;                /* as the JVM sees itself (innermost pid namespace) */
+    uid_t uid;                  /* effective */
+    gid_t gid;
+    char name[64];              /* /proc/<pid>/comm */
+    uint64_t sig_caught, sig_ignored;
+    bool other_root;            /* in another mount namespace (a container) */
+    char tmp[PATH_MAX];         /* the JVM's /tmp, as a path from here */
+    int protocol;               /* attach protocol the JVM speaks (0: not asked yet) */
+};
+
+/* Reads /proc/<pid>; 0, or an exit code with the message said (no such process, another
+ * user's process). target_read says nothing. */
+int target_open(pid_t pid, struct target *t);
+int target_read(pid_t pid, struct target *t);
+
+/* The JVM's jvmstat file, read whole into a malloc'd *data; 0, -1 when there is none. */
+int target_perfdata(const struct target *t, uint8_t **data, size_t *len);
+
+/* Does the process map libjvm.so (a HotSpot JVM, jvmstat on or off)? */
+bool target_maps_libjvm(const struct target *t);
+
+/* Checks that the process is a JVM that takes attach requests: 0, or an exit code with
+ * the message said (not a JVM, attach disabled). */
+int target_check_attachable(const struct target *t);
+
+/* A pid argument, or -1. */
+pid_t target_parse_pid(const char *s);
+
+#endif
