@@ -154,3 +154,13 @@ int64_t jvmstat_sum(const struct jvmstat *j, const char *prefix, const char *suf
     }
     return (int64_t)sum;
 }
+
+long long jvmstat_uptime_ms(const struct jvmstat *j, long long now_ms)
+{
+    int64_t ticks = 0, hz = 0, begin = 0;
+    if (jvmstat_long(j, "sun.os.hrt.ticks", &ticks) && jvmstat_long(j, "sun.os.hrt.frequency", &hz) && hz > 0 &&
+        ticks > 0)
+        return (long long)((double)ticks * 1000.0 / (double)hz);
+    if (jvmstat_long(j, "sun.rt.createVmBeginTime", &begin) && begin > 0 && begin <= now_ms) return now_ms - begin;
+    return -1;
+}

@@ -69,6 +69,11 @@ int64_t jvmstat_long_or(const struct jvmstat *j, const char *name, int64_t dflt)
 /* A byte vector as a string, cut at its first NUL and at out's size; false if absent. */
 bool jvmstat_string(const struct jvmstat *j, const char *name, char *out, size_t outlen);
 
+/* How long the JVM has run, in ms, at now_ms (ms since the epoch): from the high-res
+ * ticks where the JVM keeps them (sun.os.hrt.ticks, only while its sampler runs), else
+ * from its start time (sun.rt.createVmBeginTime); -1 when neither is there. */
+long long jvmstat_uptime_ms(const struct jvmstat *j, long long now_ms);
+
 /* The sum of every 'J' scalar whose name starts with prefix and ends with suffix. */
 int64_t jvmstat_sum(const struct jvmstat *j, const char *prefix, const char *suffix);
 

@@ -59,6 +59,8 @@ hp stat $A 300ms 5
 awk 'NR > 1 { print $2 }' hp.out >heap-used.txt
 check "stat: a header and a line per interval" test "$(wc -l <hp.out)" -eq 6
 check "stat: the heap figures move as the program allocates" test "$(sort -u heap-used.txt | wc -l)" -gt 1
+check "stat: the uptime grows, from the JVM's start time" \
+  bash -c "awk 'NR > 1 { u = \$1 + 0; if (u <= last) bad = 1; last = u } END { exit bad || last <= 0 }' hp.out"
 
 hp profile $A -d 3s -o "$WORK/prof.txt"
 check "profile: exit 0, said it attached" bash -c "[[ $HRC == 0 ]] && grep -q 'profiling this JVM from now on' hp.out"
@@ -81,6 +83,14 @@ hp stop $A
 check "stop: exit 0" test "$HRC" = 0
 hp stop $A
 expect_fail 9 'HPROF ERROR: hprof is stopped in this JVM already' "stop twice: the agent says it is stopped"
+# A view from a loaded, stopped agent: the text profile beside it is prof.txt (the same
+# file), and the view holds the last dump alone, not the sums of all the file's dumps.
+hp profile $A -d 2s -o "$WORK/prof.collapsed"
+check "profile -o .collapsed: exit 0, the hot method in the heaviest stack" \
+  bash -c "[[ $HRC == 0 ]] && sort -t' ' -k2 -nr prof.collapsed | head -1 | grep -q '^AttachTarget.main;AttachTarget.hot '"
+last_total=$(sed -n 's/^CPU SAMPLES BEGIN (total = \([0-9]*\)).*/\1/p' prof.txt | tail -1)
+check "profile -o .collapsed: the view counts its own dump ($last_total samples), not the file's earlier ones" \
+  bash -c "[[ \$(awk '{ s += \$NF } END { print s }' prof.collapsed) == '$last_total' && \$(grep -c '^CPU SAMPLES BEGIN' prof.txt) -ge 3 ]]"
 hp start $A cpu=samples,file=elsewhere.txt
 expect_fail 9 'file= differs' "start with another file: refused, a loaded agent keeps its file"
 

@@ -45,6 +45,12 @@ for f in cpu-samples.txt cpu-samples.hprof cpu-times.txt cpu-old.txt heap-sites.
 done
 
 # ---- totals are the sections' ----
+# Two dumps of one run: CPU sections add up; --last shows the last dump alone.
+{ cat "$EX/cpu-samples.txt"; sed -n '/^CPU SAMPLES BEGIN/,/^CPU SAMPLES END/p' "$EX/cpu-samples.txt"; } >two-dumps.txt
+view two-dumps.txt -o two-dumps.collapsed
+view --last two-dumps.txt -o two-dumps-last.collapsed
+check "two dumps of CPU SAMPLES add up (16); --last gives the last dump's 8" \
+  bash -c "total_is() { [[ \$(awk '{ s += \$NF } END { print s }' \$1) == \$2 ]]; }; total_is two-dumps.collapsed 16 && total_is two-dumps-last.collapsed 8"
 check "cpu-samples.txt: 8 samples, CPU SAMPLES' total" total_is cpu-samples.txt.collapsed 8
 check "cpu-samples.hprof: CPU_SAMPLES' total" total_is cpu-samples.hprof.collapsed \
   "$("$DUMP" --summary "$EX/cpu-samples.hprof" | sed -n 's/^cpu_samples_total=//p')"

@@ -18,6 +18,9 @@
 
 /* The stack-based sections a file may hold. */
 enum pr_section { PR_ANY = 0, PR_SAMPLES, PR_TIMES, PR_OLD, PR_SITES, PR_MONITOR, PR_HEAP, PR_THREADS, PR_N };
+/* Or'ed into the section wanted of a text profile: every section replaces the one before
+ * it, so that the last dump's alone is shown (CPU and monitor sections add up else). */
+#define PR_LAST_DUMP 0x100
 
 struct pr_trace {
     uint32_t first, n;           /* frames: fr[first .. first+n), top first */
@@ -50,6 +53,7 @@ struct pr_collect {
     int64_t ms_total;            /* the opening line's total of the section being read */
     uint32_t open_trace;         /* index + 1 of the trace whose frames are being read */
     uint32_t deepest;
+    bool last_dump;              /* PR_LAST_DUMP: every section replaces */
 };
 
 const char *pr_section_name(enum pr_section s);

@@ -71,7 +71,7 @@ void prc_frame(struct pr_collect *c, uint32_t frame)
 void prc_section(struct pr_collect *c, enum pr_section s, bool replace)
 {
     struct pr_rows *r = &c->sec[s];
-    if (replace) {
+    if (replace || c->last_dump) {
         r->n = 0;
         memset(r->cut, 0, sizeof r->cut);
     }

@@ -314,6 +314,8 @@ int pr_read_text(const char *data, size_t n, enum pr_section want, struct stack_
         goto out;
     }
     prc_init(&ps->c, p);
+    ps->c.last_dump = (want & PR_LAST_DUMP) != 0;
+    want &= ~PR_LAST_DUMP;
     for (size_t at = 0; at < n;) {
         const char *nl = memchr(data + at, '\n', n - at);
         size_t len = nl ? (size_t)(nl - (data + at)) : n - at;

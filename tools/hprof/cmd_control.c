@@ -195,11 +195,12 @@ static const struct view *view_of(const char *file)
     return NULL;
 }
 
-/* `hprof view TEXT -o FILE`, in this process. */
+/* `hprof view --last TEXT -o FILE`, in this process: the dump at the stop alone, as a
+ * loaded agent keeps writing to the same file. */
 static int make_view(const char *text, const char *file)
 {
-    char *args[] = {"view", (char *)text, "-o", (char *)file, NULL};
-    return cmd_view(4, args) == 0 ? EXIT_DONE : EXIT_ERROR;
+    char *args[] = {"view", "--last", (char *)text, "-o", (char *)file, NULL};
+    return cmd_view(5, args) == 0 ? EXIT_DONE : EXIT_ERROR;
 }
 
 int cmd_profile(int argc, char **argv)

@@ -47,8 +47,7 @@ static bool show(pid_t pid)
     }
     jvmstat_string(&j, "sun.rt.javaCommand", cmd, sizeof cmd);
     jvmstat_string(&j, "java.property.java.version", version, sizeof version);
-    long long begin = jvmstat_long_or(&j, "sun.rt.createVmBeginTime", -1);
-    format_uptime(begin > 0 ? wall_ms() - begin : -1, up, sizeof up);
+    format_uptime(jvmstat_uptime_ms(&j, wall_ms()), up, sizeof up);
     cmd[strcspn(cmd, " ")] = 0;    /* the main class or the jar, as jps shows it */
     printf("%-8d %-40s %-10s %s%s\n", (int)pid, cmd[0] ? cmd : "-", version, up, t.other_root ? "  (container)" : "");
     free(data);

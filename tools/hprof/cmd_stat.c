@@ -2,8 +2,9 @@
  * hprof stat <pid> [interval [count]]: the JVM's heap, GC and class counters from its
  * jvmstat file, a line per interval, without attaching (nothing is sent to the JVM).
  *
- * Sizes in KiB; GC times in seconds; classes loaded (those of the shared archive too). The young and old collectors are the first two
- * (sun.gc.collector.0 and .1), as jstat reads them.
+ * Sizes in KiB; GC times in seconds; classes loaded (those of the shared archive too).
+ * The young and old collectors are the first two (sun.gc.collector.0 and .1), as jstat
+ * reads them. Uptime from the JVM's start time when it keeps no high-res ticks.
  */
 #include <errno.h>
 #include <signal.h>
@@ -36,8 +37,8 @@ long parse_duration_ms(const char *s)
 
 static void header(void)
 {
-    printf("%10s %10s %10s %10s %10s %10s %6s %9s %6s %9s %8s\n", "UPTIME", "HEAP_USED", "HEAP_CAP", "EDEN_USED",
-           "OLD_USED", "META_USED", "YGC", "YGCT", "FGC", "FGCT", "CLASSES");
+    printf("%10s %13s %13s %13s %13s %13s %6s %9s %6s %9s %8s\n", "UPTIME", "HEAP_USED_KiB", "HEAP_CAP_KiB",
+           "EDEN_USED_KiB", "OLD_USED_KiB", "META_USED_KiB", "YGC", "YGCT_s", "FGC", "FGCT_s", "CLASSES");
 }
 
 /* The heap's capacity: each generation's (sun.gc.generation.<n>.capacity). */
@@ -67,9 +68,12 @@ static int line(const struct target *t)
     }
     double hz = (double)jvmstat_long_or(&j, "sun.os.hrt.frequency", 1000000000);
     if (hz <= 0) hz = 1e9;
-    double up = (double)jvmstat_long_or(&j, "sun.os.hrt.ticks", 0) / hz;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    long long up_ms = jvmstat_uptime_ms(&j, (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000);
+    double up = up_ms < 0 ? 0 : (double)up_ms / 1000.0;
     long long kib = 1024;
-    printf("%9.1fs %10lld %10lld %10lld %10lld %10lld %6lld %9.3f %6lld %9.3f %8lld\n", up,
+    printf("%9.1fs %13lld %13lld %13lld %13lld %13lld %6lld %9.3f %6lld %9.3f %8lld\n", up,
            (long long)jvmstat_sum(&j, "sun.gc.generation.", ".used") / kib,
            (long long)generations_capacity(&j) / kib,
            (long long)jvmstat_long_or(&j, "sun.gc.generation.0.space.0.used", 0) / kib,

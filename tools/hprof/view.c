@@ -14,7 +14,7 @@
 void usage_view(FILE *f)
 {
     fprintf(f,
-            "usage: hprof view [--section S] [--type T] IN -o OUT\n"
+            "usage: hprof view [--section S] [--type T] [--last] IN -o OUT\n"
             "       hprof view --diff [--section S] [--type T] BEFORE AFTER -o OUT.html\n"
             "  IN: a profile, text (java.hprof.txt) or binary (java.hprof), of this agent or of\n"
             "      JDK 8's HPROF, or a capture of net= (hprof-listen's file).\n"
@@ -26,6 +26,7 @@ void usage_view(FILE *f)
             "      (HEAP DUMP: bytes and objects by allocation trace), threads (MONITOR DUMP);\n"
             "      by default the first of these the file has. CPU and monitor sections of\n"
             "      several dumps add up; of SITES and heap dumps the last one counts.\n"
+            "  --last       a text profile's last dump alone (CPU and monitor sections too).\n"
             "  --type T     the value a flame graph shows first and collapsed stacks carry, e.g.\n"
             "      inuse_space (sites: alloc_space, alloc_objects, inuse_space, inuse_objects).\n"
             "  --diff       BEFORE and AFTER: widths from AFTER, red where a stack's share grew,\n"
@@ -35,7 +36,7 @@ void usage_view(FILE *f)
 struct view_args {
     const char *in[2], *out, *type;
     int nin;
-    bool diff;
+    bool diff, last;
     enum pr_section section;
 };
 
@@ -46,6 +47,7 @@ static int parse(int argc, char **argv, struct view_args *a)
         const char *s = argv[i];
         bool has_value = i + 1 < argc;
         if (!strcmp(s, "--diff")) a->diff = true;
+        else if (!strcmp(s, "--last")) a->last = true;
         else if (!strcmp(s, "-o") && has_value) a->out = argv[++i];
         else if (!strcmp(s, "--type") && has_value) a->type = argv[++i];
         else if (!strcmp(s, "--section") && has_value) {
@@ -75,7 +77,8 @@ static int load(const struct view_args *a, int k, struct stack_profile *p)
     sp_init(p);
     const char *base = strrchr(a->in[k], '/');
     sp_set(p, &p->program, "%s", base ? base + 1 : a->in[k]);
-    if (pr_read_file(a->in[k], a->section, p, err, sizeof err) != 0) {
+    enum pr_section want = (enum pr_section)(a->section | (a->last ? PR_LAST_DUMP : 0));
+    if (pr_read_file(a->in[k], want, p, err, sizeof err) != 0) {
         fprintf(stderr, "hprof view: %s: %s\n", a->in[k], err);
         return -1;
     }
