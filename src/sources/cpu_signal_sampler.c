@@ -9,9 +9,11 @@
 #include "sources/cpu_sampler.h"
 #include "sources/host.h"
 #include "sources/resolve.h"
+#include "sources/running_threads.h"
 #include "sources/sample_signal.h"
 #include "sources/sample_timers.h"
 #include "sources/signal_sampler.h"
+#include "sources/thread_events.h"
 #include "sources/vm_flags.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -220,20 +222,21 @@ static void fall_back(struct host *h, JNIEnv *jni, const char *why)
     cpu_sampler_start(h, jni);
 }
 
-/* Called on the thread itself: its record, then (clock=cpu) its timer. */
-static void enter_thread(struct host *h, struct cpu_signal *c, JNIEnv *jni, struct thread_info *ti)
+/* A thread's record, then (clock=cpu) its timer: on the thread itself (tid, env its
+ * own), or for a thread already running when the agent was attached. */
+static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, int32_t tid, JNIEnv *env, struct thread_info *ti)
 {
     /* Entered before: main (VM init, then its ThreadStart), or a native thread that
      * attaches again under another name (main as DestroyJavaVM). One timer each. */
-    struct sig_thread *t = (struct sig_thread *)tid_map_find(&c->s.threads, gettid());
+    struct sig_thread *t = (struct sig_thread *)tid_map_find(&c->s.threads, tid);
     if (t) {
         t->own = ti;
         atomic_store(&t->info, ti);
         return;
     }
-    t = (struct sig_thread *)tid_map_add(&c->s.threads, gettid());
+    t = (struct sig_thread *)tid_map_add(&c->s.threads, tid);
     if (!t) return;                     /* more live threads than the map holds */
-    t->env = jni;
+    t->env = env;
     t->own = ti;
     atomic_store(&t->info, ti);
     tid_map_publish(&t->e);
@@ -256,7 +259,30 @@ static void thread_start(struct host *h, JNIEnv *jni, jthread thread)
     struct cpu_signal *c = of(h);
     if (!c || atomic_load(&c->fell_back) || host_is_own_thread(h, jni, thread)) return;
     struct thread_info *ti = threads_lookup(h->jvmti, thread);
-    if (ti) enter_thread(h, c, jni, ti);
+    if (ti) enter(h, c, jni, gettid(), jni, ti);
+}
+
+/* Attached to a running JVM: the threads already running get their records and timers
+ * here, as each would have at its start. */
+static void adopt_running(struct host *h, struct cpu_signal *c, JNIEnv *jni)
+{
+    struct running_thread *r = NULL;
+    char why[160], said[256];
+    int n = running_threads_take(h->jvmti, jni, &r, why, sizeof why);
+    if (n < 0) {
+        snprintf(said, sizeof said, "attached to a running JVM, whose running threads cannot be given CPU timers: %s",
+                 why);
+        fall_back(h, jni, said);
+        return;
+    }
+    for (int i = 0; i < n && !atomic_load(&c->fell_back); i++) {
+        if (host_is_own_thread(h, jni, r[i].thread)) continue;
+        struct thread_info *ti = thread_events_enter(h, jni, r[i].thread);
+        if (!ti) continue;
+        enter(h, c, jni, r[i].tid, r[i].env, ti);
+        threads_release(&h->t.threads, ti);
+    }
+    running_threads_free(jni, r, n);
 }
 
 void cpu_signal_sampler_mounted(struct host *h, struct thread_info *vthread)
@@ -320,6 +346,12 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     }
     cb->ClassLoad = async_trace_on_class_load;
     async_trace_enable_events(c->s.walker, h->jvmti);
+    /* Attached: the threads already running are suspended for a moment to be read
+     * (running_threads.h); without the capability the JVMTI sampler takes over. */
+    jvmtiCapabilities suspend;
+    memset(&suspend, 0, sizeof suspend);
+    suspend.can_suspend = 1;
+    if (h->attached && host_potential_capabilities(h->jvmti).can_suspend) (*h->jvmti)->AddCapabilities(h->jvmti, &suspend);
     /* Debug information at every instruction of compiled code, not only at safepoints:
      * without it a walk from inside an inlined method names the method around it (the
      * next safepoint's). Set before the compilers start, as profilers do; costs memory
@@ -374,12 +406,6 @@ static void start(struct host *h, JNIEnv *jni)
         fall_back(h, jni, "this JVM has no AsyncGetCallTrace");
         return;
     }
-    /* A thread's timer is made on the thread itself, at its start: the threads already
-     * running when the agent is attached cannot be given theirs. */
-    if (h->attached) {
-        fall_back(h, jni, "attached to a running JVM, whose running threads cannot be given CPU timers");
-        return;
-    }
     async_trace_vm_init(c->s.walker, h->jvmti, jni);
     if (prepare(h, c) != 0) {
         fall_back(h, jni, "out of memory");
@@ -396,6 +422,7 @@ static void start(struct host *h, JNIEnv *jni)
         thread_start(h, jni, self);
         (*jni)->DeleteLocalRef(jni, self);
     }
+    if (h->attached) adopt_running(h, c, jni);
     c->running = true;
     if (!host_start_thread(h, jni, "HPROF cpu sampling thread", sampler_main, h)) {
         c->running = false;

@@ -14,16 +14,24 @@ static struct timespec interval_of(const struct signal_sampler *s)
     return (struct timespec){s->interval_ms / 1000, (long)(s->interval_ms % 1000) * 1000000L};
 }
 
+/* The CPU-time clock of any thread of this process, as the kernel numbers them (what
+ * pthread_getcpuclockid gives for one's own): so a timer can be made for a thread
+ * already running when the agent is attached, from another thread. */
+static clockid_t thread_cpu_clock(int32_t tid)
+{
+    return (clockid_t)((~(uint32_t)tid << 3) | 6u);    /* per thread (4), scheduler time (2) */
+}
+
 int sample_timer_start(struct signal_sampler *s, struct sig_thread *t)
 {
-    clockid_t clock;
-    if (pthread_getcpuclockid(pthread_self(), &clock) != 0) return -1;
+    int32_t tid = atomic_load_explicit(&t->e.tid, memory_order_relaxed);
+    clockid_t clock = thread_cpu_clock(tid);
     struct sigevent ev;
     memset(&ev, 0, sizeof ev);
     ev.sigev_notify = SIGEV_THREAD_ID;
     ev.sigev_signo = SIGPROF;
     ev.sigev_value.sival_ptr = s;       /* how the handler knows its own signals */
-    ev._sigev_un._tid = gettid();
+    ev._sigev_un._tid = tid;
     if (timer_create(clock, &ev, &t->timer) != 0) return -1;
     /* The first expiry at a random point of the first interval: a thread that lives for
      * less CPU time than an interval still gets a sample with the right probability
@@ -31,7 +39,7 @@ int sample_timer_start(struct signal_sampler *s, struct sig_thread *t)
     struct timespec i = interval_of(s), first;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    uint64_t x = (uint64_t)now.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)gettid() * 0xBF58476D1CE4E5B9ull;
+    uint64_t x = (uint64_t)now.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)tid * 0xBF58476D1CE4E5B9ull;
     x ^= x >> 31;
     uint64_t span = (uint64_t)i.tv_sec * 1000000000ull + (uint64_t)i.tv_nsec;
     uint64_t at = 1 + x % span;

@@ -64,6 +64,8 @@ check "stat: the uptime grows, from the JVM's start time" \
 
 hp profile $A -d 3s -o "$WORK/prof.txt"
 check "profile: exit 0, said it attached" bash -c "[[ $HRC == 0 ]] && grep -q 'profiling this JVM from now on' hp.out"
+check "profile: the signal sampler took the samples of the threads already running (no fallback)" \
+  bash -c "! grep -q 'JVMTI sampler takes the samples' hp.out hp.err"
 check "profile: the top frame of the CPU profile is the hot method" test "$(rank1_method prof.txt)" = AttachTarget.hot
 cpu_rows prof.txt | head -3 | sed 's/^/# prof.txt: /' 
 check "profile: the profile was written at stop" grep -q 'HPROF: stopped' hp.out
