@@ -43,7 +43,7 @@ hp() { HRC=0; timeout -k 5 $((TIMEOUT + 60)) "$HPROF" "$@" >hp.out 2>hp.err || H
 # expect_fail CODE REGEX WHAT: the last hp ended with CODE and said REGEX on stderr.
 expect_fail() {
   if [[ $HRC == "$1" ]] && grep -Eq -- "$2" hp.err; then ok "$3 (exit $1)"
-  else not_ok "$3: exit $HRC, said: $(head -c 300 hp.err)"; fi
+  else not_ok "$3: exit $HRC, said: $(head -c 300 hp.err) $(head -c 300 hp.out)"; fi
 }
 
 # ---- A ----
@@ -100,11 +100,19 @@ hp heap $A "$WORK/jvm.hprof"
 check "heap: the JVM wrote a heap dump" bash -c "[[ $HRC == 0 ]] && [[ -s jvm.hprof ]]"
 check "heap: the project's reader reads it whole" bash -c "'$HPROF_DUMP' --summary jvm.hprof | grep -q '^heap_dumps=1'"
 
-# A JVM that does not answer: stopped, with its attach socket up.
+# A JVM that does not answer: stopped (state T, waited for), with its attach socket up.
 kill -STOP $A
+for _ in $(seq 50); do [[ $(awk '{ print $3 }' /proc/$A/stat 2>/dev/null) == T ]] && break; sleep 0.1; done
+before=$(awk '{ print $3 }' /proc/$A/stat 2>/dev/null)
 hp dump -t 3 $A
+after=$(awk '{ print $3 }' /proc/$A/stat 2>/dev/null)
 kill -CONT $A
-expect_fail 8 'did not answer' "a stopped JVM: the wait ends with a message"
+if [[ $before == T && $after == T ]]; then
+  expect_fail 8 'did not answer' "a stopped JVM: the wait ends with a message"
+else   # once in a full run the request was answered; the state before and after says
+       # whether the target really was stopped throughout (the check means nothing if not)
+  ok "skipped: the target was not stopped throughout the request (state $before, then $after)"
+fi
 
 # Another user's JVM: the tool run as nobody (HotSpot would refuse it too).
 NOBODY=$(mktemp -d /tmp/hprof-attach-nobody-XXXXXX)
