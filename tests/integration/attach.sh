@@ -93,6 +93,13 @@ check "profile -o .collapsed: exit 0, the hot method in the heaviest stack" \
 last_total=$(sed -n 's/^CPU SAMPLES BEGIN (total = \([0-9]*\)).*/\1/p' prof.txt | tail -1)
 check "profile -o .collapsed: the view counts its own dump ($last_total samples), not the file's earlier ones" \
   bash -c "[[ \$(awk '{ s += \$NF } END { print s }' prof.collapsed) == '$last_total' && \$(grep -c '^CPU SAMPLES BEGIN' prof.txt) -ge 3 ]]"
+# A view elsewhere (another directory, a space in its name): the loaded agent keeps its
+# file, so it starts again as it was and the view is made from its file.
+mkdir -p "$WORK/other dir"
+hp profile $A -d 1s -o "$WORK/other dir/view.collapsed"
+check "profile -o elsewhere: the view is made from the loaded agent's own file, hot method on top" \
+  bash -c "[[ $HRC == 0 ]] && grep -q 'keeps its options and file' hp.out &&
+           sort -t' ' -k2 -nr 'other dir/view.collapsed' | head -1 | grep -q '^AttachTarget.main;AttachTarget.hot '"
 hp start $A cpu=samples,file=elsewhere.txt
 expect_fail 9 'file= differs' "start with another file: refused, a loaded agent keeps its file"
 

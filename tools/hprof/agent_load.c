@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,8 +116,9 @@ static int return_code(const char *text)
     return end != text && (*end == '\n' || *end == 0) ? (int)v : -1000;
 }
 
-int agent_request(struct target *t, const char *verb, const char *options, int timeout_s, char *answer,
-                  size_t answer_len)
+/* The request; `say`: the agent's answer goes to stdout (stderr when refused). */
+static int request(struct target *t, const char *verb, const char *options, int timeout_s, char *answer,
+                   size_t answer_len, bool say)
 {
     char lib[PATH_MAX], theirs_lib[PATH_MAX + 64], dir[PATH_MAX + 32], reply[PATH_MAX + 64];
     if (agent_find(lib, sizeof lib) != 0 || agent_for_target(t, lib, theirs_lib, sizeof theirs_lib) != 0)
@@ -137,14 +139,26 @@ int agent_request(struct target *t, const char *verb, const char *options, int t
         if (r.code != 0 || code == -1000) {
             rc = tool_fail(EXIT_ERROR, "the JVM could not load %s: %s", theirs_lib, r.text);
         } else if (code != 0) {
-            fputs(said && *said ? said : "", stderr);
+            if (say) fputs(said && *said ? said : "", stderr);
             rc = said && *said ? EXIT_REFUSED
                                : tool_fail(EXIT_REFUSED, "the agent refused the request (return code %d)", code);
-        } else {
+        } else if (say) {
             fputs(said ? said : "", stdout);
         }
         attach_reply_free(&r);
     }
     free(said);
     return rc;
+}
+
+int agent_request(struct target *t, const char *verb, const char *options, int timeout_s, char *answer,
+                  size_t answer_len)
+{
+    return request(t, verb, options, timeout_s, answer, answer_len, true);
+}
+
+int agent_request_quiet(struct target *t, const char *verb, const char *options, int timeout_s, char *answer,
+                        size_t answer_len)
+{
+    return request(t, verb, options, timeout_s, answer, answer_len, false);
 }

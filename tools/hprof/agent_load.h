@@ -18,5 +18,8 @@ int agent_find(char *buf, size_t len);
  * refused), and copies it into answer when that is not NULL. Returns an exit code. */
 int agent_request(struct target *t, const char *verb, const char *options, int timeout_s, char *answer,
                   size_t answer_len);
+/* The same, printing nothing of the answer (the caller decides). */
+int agent_request_quiet(struct target *t, const char *verb, const char *options, int timeout_s, char *answer,
+                        size_t answer_len);
 
 #endif

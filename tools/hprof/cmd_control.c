@@ -108,18 +108,30 @@ int cmd_start(int argc, char **argv)
     return rc;
 }
 
-/* Copies what the agent wrote (in the JVM's filesystem) to dest. */
-static int copy_profile(const struct target *t, const char *said, const char *dest)
+/* The agent's file, as this process reaches it, from its answer ("dump written to X",
+ * "the profile is in X (...)"). 0, or -1 (said). */
+static int agent_file(const struct target *t, const char *said, char *src, size_t len)
 {
-    const char *p = strstr(said, " written to ");
-    if (!p) return tool_fail(EXIT_ERROR, "the agent did not say where the profile is; nothing copied");
-    char src[PATH_MAX + 64], name[PATH_MAX];
-    snprintf(name, sizeof name, "%.*s", (int)strcspn(p + 12, "\n"), p + 12);
-    if (name[0] != '/') return tool_fail(EXIT_ERROR, "the profile goes to %s, not a file; nothing copied", name);
+    const char *p = strstr(said, " written to "), *tail = NULL;
+    if (p) p += 12;
+    else if ((p = strstr(said, "the profile is in ")) != NULL) p += 18, tail = strstr(p, " (the agent");
+    if (!p) return tool_fail(EXIT_ERROR, "the agent did not say where the profile is"), -1;
+    size_t n = strcspn(p, "\n");
+    if (tail && (size_t)(tail - p) < n) n = (size_t)(tail - p);
+    char name[PATH_MAX];
+    snprintf(name, sizeof name, "%.*s", (int)n, p);
+    if (name[0] != '/') return tool_fail(EXIT_ERROR, "the profile goes to %s, not a file", name), -1;
     /* In a container the file is in its filesystem, reached through its root. */
-    if (t->other_root) snprintf(src, sizeof src, "/proc/%d/root%s", (int)t->pid, name);
-    else snprintf(src, sizeof src, "%s", name);
-    int in = open(src, O_RDONLY | O_CLOEXEC), out = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    if (t->other_root) snprintf(src, len, "/proc/%d/root%s", (int)t->pid, name);
+    else snprintf(src, len, "%s", name);
+    return 0;
+}
+
+/* Copies src to dest: a new file, or (replace) one written over. */
+static int copy_file(const char *src, const char *dest, bool replace)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC),
+        out = open(dest, O_WRONLY | O_CREAT | O_NOFOLLOW | (replace ? O_TRUNC : O_EXCL), 0644);
     char buf[65536];
     ssize_t n = 0;
     while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
@@ -131,6 +143,13 @@ static int copy_profile(const struct target *t, const char *said, const char *de
         return tool_fail(EXIT_ERROR, "cannot copy %s to %s: %s", src, dest, strerror(err));
     printf("hprof: copied to %s\n", dest);
     return EXIT_DONE;
+}
+
+/* Copies what the agent wrote (in the JVM's filesystem) to dest, a new file. */
+static int copy_profile(const struct target *t, const char *said, const char *dest)
+{
+    char src[PATH_MAX + 64];
+    return agent_file(t, said, src, sizeof src) != 0 ? EXIT_ERROR : copy_file(src, dest, false);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -234,12 +253,25 @@ int cmd_profile(int argc, char **argv)
     const char *written = v->from_text ? text : file;
     snprintf(extra, sizeof extra, "%s,file=%s%s%.*s", v->options, relative ? cwd : "", relative ? "/" : "",
              PATH_MAX, written);
-    char *opts = join_options(nrest, rest, extra);
-    free(rest);
-    rc = opts ? agent_request(&t, "start", opts, timeout, NULL, 0) : EXIT_ERROR;
+    char *opts = join_options(nrest, rest, extra), said[8192] = "";
+    rc = opts ? agent_request_quiet(&t, "start", opts, timeout, said, sizeof said) : EXIT_ERROR;
     free(opts);
+    /* A view, from an agent loaded before with other options or another file: it keeps
+     * them (it cannot be unloaded), so it is started again as it was, and the view made
+     * from its own file. A .txt or .hprof asked for stays refused: its options count. */
+    bool theirs = false;
+    if (rc == EXIT_REFUSED && v->from_text && strstr(said, " differs)")) {
+        rc = agent_request_quiet(&t, "start", "", timeout, said, sizeof said);
+        theirs = rc == EXIT_DONE;
+        if (theirs) printf("hprof: the agent loaded in this JVM keeps its options and file; the view is made from it\n");
+    }
+    free(rest);
+    fputs(said, rc ? stderr : stdout);
     if (rc) return rc;
     wait_for(ms);
-    rc = agent_request(&t, "stop", "", timeout, NULL, 0);
-    return rc || !v->from_text ? rc : make_view(text, file);
+    rc = agent_request(&t, "stop", "", timeout, said, sizeof said);
+    if (rc || !theirs) return rc || !v->from_text ? rc : make_view(text, file);
+    char src[PATH_MAX + 64];
+    if (agent_file(&t, said, src, sizeof src) != 0) return EXIT_ERROR;
+    return v->from_text ? make_view(src, file) : copy_file(src, file, true);
 }
