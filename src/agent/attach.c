@@ -28,6 +28,7 @@
 #include "sources/monitor_events.h"
 #include "sources/socket_protocol.h"
 #include "sources/tracker.h"
+#include "util/fd_io.h"
 #include "util/log.h"
 
 /* "cpu=samples (every 10 ms), heap=sites" */
@@ -221,12 +222,7 @@ static void answer(const char *path, const char *text)
     }
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return;
-    size_t len = strlen(text), done = 0;
-    while (done < len) {
-        ssize_t n = write(fd, text + done, len - done);
-        if (n <= 0) break;
-        done += (size_t)n;
-    }
+    fd_write_all(fd, text, strlen(text));
     close(fd);
 }
 

@@ -16,6 +16,7 @@
 #include "sources/resolve.h"
 #include "tables/bci_classes.h"
 #include "util/clock.h"
+#include "util/fd_io.h"
 #include "util/log.h"
 #include "util/zip.h"
 
@@ -156,9 +157,8 @@ static int write_new_file(const char *path, const unsigned char *data, size_t le
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return -1;
-    ssize_t n = write(fd, data, len);
-    close(fd);
-    return n == (ssize_t)len ? 0 : -1;
+    int rc = fd_write_all(fd, data, len);
+    return close(fd) == 0 ? rc : -1;
 }
 
 /*

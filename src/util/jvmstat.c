@@ -4,7 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-static uint32_t get32(const uint8_t *p, bool big_endian);
+static uint32_t get32(const uint8_t *p, bool big_endian)
+{
+    return big_endian ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+                      : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
 static uint32_t u32(const struct jvmstat *j, const uint8_t *p) { return get32(p, j->big_endian); }
 
 static uint64_t u64(const struct jvmstat *j, const uint8_t *p)
@@ -55,12 +60,6 @@ static const char *bounded_name(const uint8_t *p, const uint8_t *end)
 {
     if (p >= end) return NULL;
     return memchr(p, 0, (size_t)(end - p)) ? (const char *)p : NULL;
-}
-
-static uint32_t get32(const uint8_t *p, bool big_endian)
-{
-    return big_endian ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
-                      : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
 bool jvmstat_entry_at(const uint8_t *data, size_t len, bool big_endian, size_t off, struct jvmstat_entry *e,

@@ -3,15 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint32_t zip_crc32(const uint8_t *data, size_t len)
-{
-    uint32_t crc = 0xffffffffu;
-    for (size_t i = 0; i < len; i++) {
-        crc ^= data[i];
-        for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
-    }
-    return ~crc;
-}
+#include "util/gzip.h"
 
 static uint8_t *le16(uint8_t *p, uint32_t v)
 {
@@ -49,7 +41,7 @@ int zip_stored(const char *name, const uint8_t *data, size_t len, uint8_t **out,
     size_t total = local + len + central + end;
     uint8_t *buf = malloc(total), *p = buf;
     if (!buf) return -1;
-    uint32_t crc = zip_crc32(data, len);
+    uint32_t crc = gzip_crc32(data, len);     /* the same CRC-32 as gzip */
     p = le32(p, 0x04034b50);
     p = common(p, crc, (uint32_t)len, (uint32_t)namelen);
     memcpy(p, name, namelen);

@@ -9,9 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CRC-32 (the zip one, reflected 0xEDB88320) of data. */
-uint32_t zip_crc32(const uint8_t *data, size_t len);
-
 /* The archive with `name` holding data[0..len): a malloc'd buffer in *out, its size in
  * *outlen; -1 when out of memory or a size does not fit the format. */
 int zip_stored(const char *name, const uint8_t *data, size_t len, uint8_t **out, size_t *outlen);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fd_io.h"
+
 static const struct {
     int kind;
     const char *ext;
@@ -46,18 +48,6 @@ static int build(const struct stack_profile *p, const struct stack_profile *base
     }
 }
 
-static int write_all(int fd, const uint8_t *data, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, data, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return -1;
-        data += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 int view_write_file(const struct stack_profile *p, const struct stack_profile *base, int kind, const char *path,
                     char *err, size_t errlen)
 {
@@ -75,7 +65,7 @@ int view_write_file(const struct stack_profile *p, const struct stack_profile *b
     if (fd < 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
     } else {
-        int bad = write_all(fd, b.data, b.len);
+        int bad = fd_write_all(fd, b.data, b.len);
         int saved = errno;
         if (close(fd) != 0 && !bad) bad = -1, saved = errno;
         if (!bad && rename(tmp, path) == 0) rc = 0;

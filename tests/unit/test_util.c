@@ -1,10 +1,14 @@
-/* The small generic pieces: names, buffers, the concurrent map and the registry. */
+/* The small generic pieces: names, buffers, the concurrent map, the registry, whole
+ * writes to a file descriptor. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "util/buf.h"
 #include "util/cmap.h"
+#include "util/fd_io.h"
 #include "util/names.h"
 #include "util/registry.h"
 
@@ -38,8 +42,43 @@ static void *hammer(void *arg)
     return NULL;
 }
 
+/* 1 MiB through a pipe (64 KiB of buffer): written whole though each write(2) takes
+ * part, and copied whole by fd_copy on the other end. */
+enum { PIPE_BYTES = 1 << 20 };
+static int pipe_fds[2];
+static void *pipe_writer(void *arg)
+{
+    unsigned char *data = malloc(PIPE_BYTES);
+    for (int i = 0; i < PIPE_BYTES; i++) data[i] = (unsigned char)(i * 7);
+    *(int *)arg = fd_write_all(pipe_fds[1], data, PIPE_BYTES);
+    close(pipe_fds[1]);
+    free(data);
+    return NULL;
+}
+
+static void test_fd_io(void)
+{
+    int sink[2], wrote = -1;
+    CHECK(pipe(pipe_fds) == 0 && socketpair(AF_UNIX, SOCK_STREAM, 0, sink) == 0, "a pipe and a socket pair");
+    pthread_t w;
+    pthread_create(&w, NULL, pipe_writer, &wrote);
+    char path[] = "/tmp/hprof-test-fdio-XXXXXX";
+    int out = mkstemp(path);
+    unlink(path);
+    int copied = fd_copy(pipe_fds[0], out);
+    pthread_join(w, NULL);
+    CHECK(wrote == 0 && copied == 0 && lseek(out, 0, SEEK_END) == PIPE_BYTES,
+          "fd_write_all and fd_copy: 1 MiB whole through a 64 KiB pipe");
+    close(out);
+    close(pipe_fds[0]);
+    close(sink[1]);   /* the peer has gone: EPIPE, not SIGPIPE */
+    CHECK(fd_send_all(sink[0], "x", 1) == -1, "fd_send_all to a peer that has gone fails without a signal");
+    close(sink[0]);
+}
+
 int main(void)
 {
+    test_fd_io();
     char out[128];
     CHECK_STR(names_from_signature("Ljava/lang/String;", out, sizeof out), "java.lang.String", "class name");
     CHECK_STR(names_from_signature("[I", out, sizeof out), "int[]", "int array");

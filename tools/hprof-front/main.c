@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include "sources/socket_protocol.h"
+#include "util/clock.h"
+#include "util/fd_io.h"
 
 static const char USAGE[] =
     "usage: hprof-front [-a ADDRESS] (-p PORT | -P PORTFILE) [-o OUTFILE] [-t SECONDS] [-q]\n"
@@ -63,24 +65,7 @@ static const char HELP[] =
 static int quiet;
 static uint32_t next_serial = 1;
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static int send_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
+static uint64_t now_ms(void) { return clock_ns() / 1000000u; }
 
 static int parse_cutoff(const char *s, double *out)
 {
@@ -236,7 +221,7 @@ static int run_lines(struct session *ss)
         ss->linelen -= used;
         switch (act) {
         case SEND:
-            if (send_all(ss->conn, bytes, blen) != 0) fprintf(stderr, "hprof-front: send: %s\n", strerror(errno));
+            if (fd_send_all(ss->conn, bytes, blen) != 0) fprintf(stderr, "hprof-front: send: %s\n", strerror(errno));
             else if (ss->chatty && cmd_name(bytes[0]))
                 fprintf(stderr, "hprof-front: sent %s; the answer goes to the profile file\n", cmd_name(bytes[0]));
             break;

@@ -12,6 +12,7 @@
 
 #include "attach.h"
 #include "exits.h"
+#include "util/fd_io.h"
 
 int agent_find(char *buf, size_t len)
 {
@@ -56,13 +57,10 @@ static int agent_for_target(const struct target *t, const char *lib, char *out, 
     snprintf(copy, sizeof copy, "%s/libhprof.so", dir);
     if (lstat(copy, &st) != 0) {
         int in = open(lib, O_RDONLY | O_CLOEXEC), outfd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0755);
-        char buf[65536];
-        ssize_t n = 0;
-        while (in >= 0 && outfd >= 0 && (n = read(in, buf, sizeof buf)) > 0)
-            if (write(outfd, buf, (size_t)n) != n) n = -1;
+        int rc = in < 0 || outfd < 0 ? -1 : fd_copy(in, outfd);
         if (in >= 0) close(in);
         if (outfd >= 0) close(outfd);
-        if (in < 0 || outfd < 0 || n < 0) {
+        if (rc != 0) {
             unlink(copy);
             return tool_fail(-1, "cannot copy the agent into the container (%s)", copy);
         }

@@ -14,17 +14,14 @@
 #include <unistd.h>
 
 #include "exits.h"
+#include "util/clock.h"
+#include "util/fd_io.h"
 
 #define ARG_MAX_V1 1024
 #define REPLY_MAX (64u << 20)
 #define SIGQUIT_BIT (1ull << (SIGQUIT - 1))
 
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
+static long now_ms(void) { return (long)(clock_ns() / 1000000u); }
 
 static void sleep_ms(long ms)
 {
@@ -109,18 +106,6 @@ static int connect_to(const struct target *t)
     return fd;
 }
 
-static int send_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* The request's bytes for protocol 1 or 2, in a malloc'd buffer. */
 static char *build_request(int version, const char *cmd, const char *const args[3], size_t *len)
 {
@@ -182,7 +167,7 @@ static int exchange(struct target *t, int version, const char *cmd, const char *
         return tool_fail(EXIT_ERROR, "cannot connect to the JVM's attach socket (process %d): %s", (int)t->pid,
                          strerror(errno));
     }
-    int rc = send_all(fd, req, len);
+    int rc = fd_send_all(fd, req, len);
     free(req);
     if (rc == 0) rc = read_reply(fd, now_ms() + timeout_s * 1000L, r);
     close(fd);

@@ -26,6 +26,7 @@
 #include "hprof.h"
 #include "options/options.h"
 #include "target.h"
+#include "util/fd_io.h"
 
 #define DEFAULT_TIMEOUT_S 300   /* a heap dump in a big heap takes its time */
 
@@ -132,14 +133,11 @@ static int copy_file(const char *src, const char *dest, bool replace)
 {
     int in = open(src, O_RDONLY | O_CLOEXEC),
         out = open(dest, O_WRONLY | O_CREAT | O_NOFOLLOW | (replace ? O_TRUNC : O_EXCL), 0644);
-    char buf[65536];
-    ssize_t n = 0;
-    while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
-        if (write(out, buf, (size_t)n) != n) n = -1;
+    int rc = in < 0 || out < 0 ? -1 : fd_copy(in, out);
     int err = errno;
     if (in >= 0) close(in);
     if (out >= 0) close(out);
-    if (in < 0 || out < 0 || n < 0)
+    if (rc != 0)
         return tool_fail(EXIT_ERROR, "cannot copy %s to %s: %s", src, dest, strerror(err));
     printf("hprof: copied to %s\n", dest);
     return EXIT_DONE;

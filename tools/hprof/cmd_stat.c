@@ -16,6 +16,7 @@
 
 #include "cmd_attach.h"
 #include "exits.h"
+#include "util/clock.h"
 #include "util/jvmstat.h"
 #include "target.h"
 
@@ -68,9 +69,7 @@ static int line(const struct target *t)
     }
     double hz = (double)jvmstat_long_or(&j, "sun.os.hrt.frequency", 1000000000);
     if (hz <= 0) hz = 1e9;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    long long up_ms = jvmstat_uptime_ms(&j, (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000);
+    long long up_ms = jvmstat_uptime_ms(&j, (long long)(clock_wall_us() / 1000));
     double up = up_ms < 0 ? 0 : (double)up_ms / 1000.0;
     long long kib = 1024;
     printf("%9.1fs %13lld %13lld %13lld %13lld %13lld %6lld %9.3f %6lld %9.3f %8lld\n", up,
