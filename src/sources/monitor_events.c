@@ -334,25 +334,29 @@ static void gather_thread(struct host *h, JNIEnv *jni, struct dump_state *d, jth
     (*jni)->PopLocalFrame(jni, NULL);
 }
 
+/* By serial; of two rows of one thread (ended just now, still on the live list), the
+ * live one first. */
 static int by_serial(const void *x, const void *y)
 {
-    uint32_t a = ((const struct monitor_dump_thread *)x)->serial, b = ((const struct monitor_dump_thread *)y)->serial;
-    return (a > b) - (a < b);
+    const struct monitor_dump_thread *a = x, *b = y;
+    if (a->serial != b->serial) return (a->serial > b->serial) - (a->serial < b->serial);
+    bool ta = a->state & JVMTI_THREAD_STATE_TERMINATED, tb = b->state & JVMTI_THREAD_STATE_TERMINATED;
+    return ta - tb;
 }
 
-/* The threads that ended, terminated (ZO), but those listed alive already. */
+/* The threads that ended, terminated (ZO); then all in serial order, one row a thread. */
 static void add_ended(struct monitor_events *m, struct monitor_snapshot *snap, size_t room)
 {
-    int live = snap->nthreads;
     pthread_mutex_lock(&m->lock);
-    for (size_t i = 0; i < m->nended && (size_t)snap->nthreads < room; i++) {
-        bool listed = false;    /* ended just now: still on the live list */
-        for (int k = 0; k < live && !listed; k++) listed = snap->threads[k].serial == m->ended[i];
-        if (!listed)
-            snap->threads[snap->nthreads++] =
-                (struct monitor_dump_thread){m->ended[i], SERIAL_TRACE_BASE, JVMTI_THREAD_STATE_TERMINATED};
-    }
+    for (size_t i = 0; i < m->nended && (size_t)snap->nthreads < room; i++)
+        snap->threads[snap->nthreads++] =
+            (struct monitor_dump_thread){m->ended[i], SERIAL_TRACE_BASE, JVMTI_THREAD_STATE_TERMINATED};
     pthread_mutex_unlock(&m->lock);
+    qsort(snap->threads, snap->nthreads, sizeof *snap->threads, by_serial);
+    int n = 0;
+    for (int i = 0; i < snap->nthreads; i++)
+        if (n == 0 || snap->threads[i].serial != snap->threads[n - 1].serial) snap->threads[n++] = snap->threads[i];
+    snap->nthreads = n;
 }
 
 /* Every thread, as the original dumped them: the live ones with their state, the ended
@@ -371,10 +375,7 @@ static void gather_threads(struct host *h, JNIEnv *jni, struct dump_state *d)
     int n = refs && infos && snap->threads ? threads_lend_live(&h->t.threads, refs, infos, max) : 0;
     for (int i = 0; i < n; i++) gather_thread(h, jni, d, refs[i], infos[i]->serial);
     threads_give_back(&h->t.threads, jni, infos, n);
-    if (snap->threads) {
-        add_ended(h->monitors, snap, room);
-        qsort(snap->threads, snap->nthreads, sizeof *snap->threads, by_serial);
-    }
+    if (snap->threads) add_ended(h->monitors, snap, room);
     free(refs);
     free(infos);
 }
