@@ -29,6 +29,7 @@ static const struct source *const SOURCES[] = {
     &cpu_sampler_source,
     &cpu_signal_sampler_source,
     &socket_commands_source,
+    &class_sweeper_source,
 };
 #define NSOURCES (sizeof SOURCES / sizeof SOURCES[0])
 

@@ -38,19 +38,6 @@ void alloc_exact_init(struct host *h, jvmtiCapabilities *caps)
     t->stack_stats = stats && *stats && strcmp(stats, "0") != 0;
 }
 
-/* The class (a weak reference) that class_info stands for, made on first need. */
-static jweak mirror_of(JNIEnv *jni, struct class_info *ci, jclass cls)
-{
-    jweak m = atomic_load_explicit(&ci->mirror, memory_order_acquire);
-    if (m || !cls) return m;
-    jweak mine = (*jni)->NewWeakGlobalRef(jni, cls);
-    if (mine && !atomic_compare_exchange_strong(&ci->mirror, &m, mine)) {
-        (*jni)->DeleteWeakGlobalRef(jni, mine);      /* another thread was first */
-        return m;
-    }
-    return mine;
-}
-
 /*
  * The class of a new object at trace tr. Most traces allocate one class, so the class
  * this thread last saw at tr is tried first, by comparing references (no lock); else
@@ -63,10 +50,9 @@ static struct class_info *class_at(struct host *h, struct alloc_thread *at, JNIE
     unsigned slot = site_slot(at, tr);
     struct class_info *ci = at->sites[slot].trace == tr ? at->sites[slot].cls : NULL;
     jweak m = ci ? atomic_load_explicit(&ci->mirror, memory_order_acquire) : NULL;
-    if (!m || !(*jni)->IsSameObject(jni, m, cls)) {
-        ci = classes_of(&h->t.classes, h->jvmti, cls, &h->t.ids);
-        mirror_of(jni, ci, cls);
-    }
+    /* A mirror read here is deleted no sooner than two sweeps after its class's entry
+     * gave it up (sources/class_sweeper.c): far longer than this one call. */
+    if (!m || !(*jni)->IsSameObject(jni, m, cls)) ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
     (*jni)->DeleteLocalRef(jni, cls);
     return ci;
 }
@@ -240,7 +226,7 @@ static void cloned(JNIEnv *jni, jobject obj, bool virtual)
     struct class_info *ci = NULL;
     if (virtual) {
         jclass cls = (*jni)->GetObjectClass(jni, obj);
-        ci = classes_of(&h->t.classes, h->jvmti, cls, &h->t.ids);
+        ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
         bool counted = !clone_is_objects(t, jni, ci, cls);
         (*jni)->DeleteLocalRef(jni, cls);
         if (counted) return;
@@ -279,7 +265,7 @@ static bool site_of_class(uint32_t site, void *ctx)
 {
     struct class_match *m = ctx;
     struct site *s = sites_by_id(m->sites, site);
-    return s && s->cls == m->cls;
+    return s && s->cls == m->cls->canonical;
 }
 
 /*
@@ -332,7 +318,7 @@ void JNICALL alloc_exact_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
     if (!at || made_for_constructor(h, jni, thread)) return;
     struct trace *tr = alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL);
     if (!tr) return;
-    struct class_match m = {&h->alloc->sites, classes_of(&h->t.classes, h->jvmti, cls, &h->t.ids)};
+    struct class_match m = {&h->alloc->sites, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids)};
     size_t overlap = constructor_ran(tr) ? RECENT_SCAN : RECENT_OVERLAP;
     if (site_objects_recent(at->log, jni, object, site_of_class, &m, overlap, RECENT_SCAN)) return;
     count(h, at, jni, object, m.cls, tr, false);
@@ -356,7 +342,7 @@ static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
     if (obj && counting(h)) {
         struct alloc_thread *at = this_thread(h->alloc);
         struct trace *tr = at ? alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL) : NULL;
-        if (tr) count(h, at, jni, obj, classes_of(&h->t.classes, h->jvmti, cls, &h->t.ids), tr, false);
+        if (tr) count(h, at, jni, obj, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids), tr, false);
     }
     return obj;
 }

@@ -26,7 +26,7 @@ void JNICALL alloc_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
     struct alloc_thread *at = this_thread(t);
     struct trace *tr = at ? alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL) : NULL;
     if (!tr) return;
-    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, cls, &h->t.ids);
+    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
     struct site *s = site_of(t, at, tr, ci);
     if (!s) return;
     uint64_t bytes = size > 0 ? (uint64_t)size : 1;

@@ -99,7 +99,7 @@ static void pseudo_method(struct host *h, struct class_info *c, jmethodID id, co
         free(m);
         return;
     }
-    methods_add(&h->t.methods, m);
+    methods_add(&h->t.methods, m, c, 0);
 }
 
 /* The methods the profile shows instead of a stack: why there is none, the state. */

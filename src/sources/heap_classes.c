@@ -193,12 +193,12 @@ static int name_classes(struct walk *w)
     jclass *all = NULL;
     if ((*jvmti)->GetLoadedClasses(jvmti, &n, &all) != JVMTI_ERROR_NONE) return -1;
     (*jni)->EnsureLocalCapacity(jni, n + 64);
-    for (jint i = 0; i < n; i++) classes_of(&h->t.classes, jvmti, all[i], &h->t.ids);
+    for (jint i = 0; i < n; i++) classes_of(&h->t.classes, jvmti, jni, all[i], &h->t.ids);
     w->ncls = classes_count(&h->t.classes);
     w->cls = calloc(w->ncls ? w->ncls : 1, sizeof *w->cls);
     w->ext = calloc(w->ncls ? w->ncls : 1, sizeof *w->ext);
     for (jint i = 0; i < n; i++) {
-        struct class_info *ci = classes_of(&h->t.classes, jvmti, all[i], &h->t.ids);
+        struct class_info *ci = classes_of(&h->t.classes, jvmti, jni, all[i], &h->t.ids);
         uint32_t k = ci->serial - SERIAL_CLASS_BASE - 1;
         if (!w->cls || !w->ext || ci->serial <= SERIAL_CLASS_BASE || k >= w->ncls || w->cls[k].info) {
             (*jni)->DeleteLocalRef(jni, all[i]);

@@ -33,7 +33,7 @@ struct hd_class *walk_class_of_tag(struct walk *w, jlong tag)
 
 struct hd_class *walk_class_of_ref(struct walk *w, jclass c)
 {
-    struct class_info *ci = classes_of(&w->h->t.classes, w->h->jvmti, c, &w->h->t.ids);
+    struct class_info *ci = classes_of(&w->h->t.classes, w->h->jvmti, w->jni, c, &w->h->t.ids);
     uint32_t i = ci->serial - SERIAL_CLASS_BASE - 1;
     if (ci->serial <= SERIAL_CLASS_BASE || i >= w->ncls || w->cls[i].info != ci) return NULL;
     return &w->cls[i];

@@ -60,6 +60,7 @@ struct alloc_tracker;
 struct monitor_events;
 struct listener;
 struct gc_events;
+struct class_sweeper;
 
 struct host {
     JavaVM *vm;
@@ -87,6 +88,7 @@ struct host {
     struct monitor_events *monitors;         /* monitor=y: contention and waits */
     struct listener *listener;               /* commands on the net= socket (format=b) */
     struct gc_events *gc;                    /* timeline=: GC records and the timeline */
+    struct class_sweeper *class_sweeper;     /* forgets unloaded classes (always) */
 };
 
 /* The host installed at load, for JVMTI callbacks and natives, which carry no context. */

@@ -84,7 +84,7 @@ static void index_methods(struct stack_work *s)
     if (!s->nneed || (*s->h->jvmti)->GetLoadedClasses(s->h->jvmti, &n, &all) != JVMTI_ERROR_NONE) return;
     (*s->jni)->EnsureLocalCapacity(s->jni, n + 16);
     for (jint i = 0; i < n; i++) {
-        struct class_info *ci = classes_of(&s->h->t.classes, s->h->jvmti, all[i], &s->h->t.ids);
+        struct class_info *ci = classes_of(&s->h->t.classes, s->h->jvmti, s->jni, all[i], &s->h->t.ids);
         if (bsearch(&ci, s->need, s->nneed, sizeof *s->need, by_ptr)) add_methods(s, all[i], ci);
         (*s->jni)->DeleteLocalRef(s->jni, all[i]);
     }
@@ -134,11 +134,13 @@ static void needed_classes(struct stack_work *s, struct jdr *r, struct jdr_frame
 
 /* Whether the trace JVMTI gave is the stack the JDK wrote (same methods, same lines):
  * then it serves, and no second trace of the same stack is written. */
-static bool same_stack(const struct trace *tr, const struct jdr_frame *f, const jvmtiFrameInfo *raw, uint32_t n)
+static bool same_stack(struct host *h, const struct trace *tr, const struct jdr_frame *f, const jvmtiFrameInfo *raw,
+                       uint32_t n)
 {
     if (!tr || tr->nframes != n) return false;
     for (uint32_t i = 0; i < n; i++)
-        if (tr->frames[i]->method->id != raw[i].method || (f[i].line > 0 && tr->frames[i]->line != f[i].line))
+        if (tr->frames[i]->method != methods_find(&h->t.methods, raw[i].method) ||
+            (f[i].line > 0 && tr->frames[i]->line != f[i].line))
             return false;
     return true;
 }
@@ -162,7 +164,7 @@ void jdk_dump_stacks(struct host *h, JNIEnv *jni, struct jdr *r, const uint64_t 
     }
     for (uint32_t t = 0; t < n; t++) {
         struct trace *tr = threads[t]->trace;
-        if (f && nf && raw && f[t] && raw_frames(&s, r, f[t], nf[t], raw) && !same_stack(tr, f[t], raw, nf[t]))
+        if (f && nf && raw && f[t] && raw_frames(&s, r, f[t], nf[t], raw) && !same_stack(h, tr, f[t], raw, nf[t]))
             tr = traces_of(&h->t.traces, h->jvmti, jni, threads[t]->ti->serial, raw, (int)nf[t]);
         if (!tr) tr = threads[t]->trace;
         if (tr) jdr_set_thread_trace(r, dump_ids[t], tr->serial);

@@ -150,7 +150,7 @@ static bool make_marker(struct host *h, JNIEnv *jni, struct marked *m, const str
     m->orders = calloc((size_t)n + 1, sizeof *m->orders);
     ok = ok && m->classes && m->orders;
     for (jint i = 0; ok && i < n; i++) {
-        m->classes[i] = classes_of(&h->t.classes, jvmti, all[i], &h->t.ids);
+        m->classes[i] = classes_of(&h->t.classes, jvmti, jni, all[i], &h->t.ids);
         field_order(h, jni, m, all[i], &m->orders[i]);
     }
     m->ncls = ok ? (uint32_t)n : 0;
@@ -346,7 +346,7 @@ static void resolve_late(struct host *h, JNIEnv *jni, struct jdr *r, struct mark
         memcpy(known, m->classes, (size_t)m->ncls * sizeof *known);
         qsort(known, m->ncls, sizeof *known, by_ptr);
         for (jint i = 0; i < n; i++) {
-            struct class_info *ci = classes_of(&h->t.classes, h->jvmti, all[i], &h->t.ids);
+            struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, all[i], &h->t.ids);
             if (bsearch(&ci, known, m->ncls, sizeof *known, by_ptr)) continue;
             field_order(h, jni, m, all[i], &m->late_orders[m->nlate]);
             fresh[m->nlate++] = ci;

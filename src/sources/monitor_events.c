@@ -117,7 +117,7 @@ static struct trace *trace_now(struct host *h, JNIEnv *jni, jthread thread, uint
 static struct class_info *class_of(struct host *h, JNIEnv *jni, jobject object)
 {
     jclass c = (*jni)->GetObjectClass(jni, object);
-    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, c, &h->t.ids);
+    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, c, &h->t.ids);
     if (c) (*jni)->DeleteLocalRef(jni, c);
     return ci;
 }

@@ -12,6 +12,7 @@
 #include "tables/tags.h"
 #include "tables/threads.h"
 #include "tables/traces.h"
+#include "util/cmap.h"
 #include "util/names.h"
 
 /* A copy of a string JVMTI allocated, which goes back to JVMTI. */
@@ -59,7 +60,7 @@ static struct class_info *tagged(jvmtiEnv *jvmti, jclass cls)
     return (*jvmti)->GetTag(jvmti, cls, &tag) == JVMTI_ERROR_NONE && tag_is_class(tag) ? tag_class(tag) : NULL;
 }
 
-struct class_info *classes_of(struct class_table *t, jvmtiEnv *jvmti, jclass cls, struct ids *ids)
+struct class_info *classes_of(struct class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls, struct ids *ids)
 {
     if (!cls) return &t->unknown;
     struct class_info *c = tagged(jvmti, cls);
@@ -68,15 +69,25 @@ struct class_info *classes_of(struct class_table *t, jvmtiEnv *jvmti, jclass cls
      * meet new classes at once wait for no one's JVMTI calls. */
     struct class_info *fresh = name_class(jvmti, cls);
     if (!fresh) return &t->unknown;
+    jweak mirror = jni ? (*jni)->NewWeakGlobalRef(jni, cls) : NULL;
     pthread_mutex_lock(&t->naming);
     c = tagged(jvmti, cls);              /* another thread may have entered it meanwhile */
-    if (!c && classes_add(t, fresh, ids) == 0) {
-        (*jvmti)->SetTag(jvmti, cls, tag_for_class(fresh));
-        c = fresh;
-        fresh = NULL;
+    if (!c) {
+        /* The entry of an unloaded class of this name, else a new one. */
+        c = mirror ? classes_reuse(t, fresh->signature, fresh->source_file) : NULL;
+        if (!c && classes_add(t, fresh, ids) == 0) {
+            c = fresh;
+            fresh = NULL;
+        }
+        if (c) {
+            atomic_store(&c->mirror, mirror);
+            mirror = NULL;
+            (*jvmti)->SetTag(jvmti, cls, tag_for_class(c));
+        }
     }
     pthread_mutex_unlock(&t->naming);
     if (fresh) free_class(fresh);
+    if (mirror) (*jni)->DeleteWeakGlobalRef(jni, mirror);
     return c ? c : &t->unknown;
 }
 
@@ -104,9 +115,12 @@ static void read_line_table(struct method_info *m, jvmtiEnv *jvmti)
     if (lines) (*jvmti)->Deallocate(jvmti, (unsigned char *)lines);
 }
 
-/* Everything about a method that output needs, asked of JVMTI once. */
-static struct method_info *name_method(struct method_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jmethodID id)
+/* Everything about a method that output needs, asked of JVMTI once, and the entry of
+ * the class that defines it (*defined_in: NULL when JVMTI cannot tell) at *generation. */
+static struct method_info *name_method(struct method_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jmethodID id,
+                                       struct class_info **defined_in, uint32_t *generation)
 {
+    *defined_in = NULL;
     struct method_info *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->id = id;
@@ -119,11 +133,24 @@ static struct method_info *name_method(struct method_table *t, jvmtiEnv *jvmti, 
     if (!m->signature) m->signature = strdup("()V");
     jclass cls = NULL;
     if ((*jvmti)->GetMethodDeclaringClass(jvmti, id, &cls) != JVMTI_ERROR_NONE) cls = NULL;
-    m->cls = classes_of(t->classes, jvmti, cls, t->ids);
-    if (cls) (*jni)->DeleteLocalRef(jni, cls);
+    struct class_info *c = classes_of(t->classes, jvmti, jni, cls, t->ids);
+    if (cls) {
+        /* read while the reference holds the class: it cannot be unloaded meanwhile */
+        *generation = atomic_load(&c->generation);
+        if (c != &t->classes->unknown) *defined_in = c;
+        (*jni)->DeleteLocalRef(jni, cls);
+    }
+    m->cls = c->canonical;
     jboolean native = JNI_FALSE;
     if ((*jvmti)->IsMethodNative(jvmti, id, &native) == JVMTI_ERROR_NONE) m->native = native;
     if (!m->native) read_line_table(m, jvmti);
+    if (!m->name || !m->signature) {
+        free(m->name);
+        free(m->signature);
+        free(m->lines);
+        free(m);
+        return NULL;
+    }
     return m;
 }
 
@@ -132,8 +159,10 @@ struct method_info *methods_of(struct method_table *t, jvmtiEnv *jvmti, JNIEnv *
     struct method_info *m = methods_find(t, id);
     if (m) return m;
     /* Named outside any table lock: JVMTI calls may wait for a safepoint. */
-    m = name_method(t, jvmti, jni, id);
-    return m ? methods_add(t, m) : NULL;
+    struct class_info *defined_in;
+    uint32_t generation = 0;
+    m = name_method(t, jvmti, jni, id, &defined_in, &generation);
+    return m ? methods_add(t, m, defined_in, generation) : NULL;
 }
 
 struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
@@ -164,10 +193,11 @@ struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *j
 
 /* ---- the tracker's numbered classes ---- */
 
-struct bci_class *bci_classes_number(struct bci_class_table *t, JNIEnv *jni, const char *name, jobject loader)
+struct bci_class *bci_classes_number(struct bci_class_table *t, JNIEnv *jni, const char *name, jobject loader,
+                                     const unsigned char *bytes, size_t len, bool *reused)
 {
     jweak weak = loader && jni ? (*jni)->NewWeakGlobalRef(jni, loader) : NULL;
-    struct bci_class *c = bci_classes_add(t, name, weak);
+    struct bci_class *c = bci_classes_add(t, name, hash_bytes(bytes, len), weak, reused);
     if (!c && weak) (*jni)->DeleteWeakGlobalRef(jni, weak);
     return c;
 }
@@ -194,6 +224,17 @@ void bci_classes_bind(struct bci_class *c, jvmtiEnv *jvmti, jclass cls)
     if (fill_ids(c, jvmti, cls)) atomic_store(&c->prepared, true);
 }
 
+struct same_loader {
+    JNIEnv *jni;
+    jobject loader;
+};
+
+static bool has_loader(const struct bci_class *c, void *ctx)
+{
+    const struct same_loader *s = ctx;
+    return s->loader ? c->loader && (*s->jni)->IsSameObject(s->jni, c->loader, s->loader) : !c->loader;
+}
+
 /* The numbered class this loaded class is (same name, same loader), if any;
  * `unprepared` skips prepared ones. */
 static struct bci_class *numbered_twin(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls,
@@ -202,20 +243,15 @@ static struct bci_class *numbered_twin(struct bci_class_table *t, jvmtiEnv *jvmt
     char *sig = NULL;
     if ((*jvmti)->GetClassSignature(jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE || !sig) return NULL;
     size_t len = strlen(sig);
+    struct same_loader s = {jni, NULL};
     struct bci_class *c = NULL;
     if (len >= 3 && sig[0] == 'L') {
         sig[len - 1] = 0;                /* "Ljava/lang/String;" -> "java/lang/String" */
-        c = bci_classes_named(t, sig + 1);
+        (*jvmti)->GetClassLoader(jvmti, cls, &s.loader);
+        c = bci_classes_find(t, sig + 1, unprepared, has_loader, &s);
+        if (s.loader) (*jni)->DeleteLocalRef(jni, s.loader);
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
-    if (!c) return NULL;
-    jobject loader = NULL;
-    (*jvmti)->GetClassLoader(jvmti, cls, &loader);
-    for (; c; c = c->same_name) {
-        if (unprepared && atomic_load(&c->prepared)) continue;
-        if (loader ? c->loader && (*jni)->IsSameObject(jni, c->loader, loader) : !c->loader) break;
-    }
-    if (loader) (*jni)->DeleteLocalRef(jni, loader);
     return c;
 }
 

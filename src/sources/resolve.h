@@ -11,6 +11,7 @@
 #include <jni.h>
 #include <jvmti.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct bci_class;
@@ -25,9 +26,10 @@ struct thread_table;
 struct trace;
 struct trace_table;
 
-/* The entry of a class, made on first sight. Never NULL (falls back to the table's
- * `unknown`). */
-struct class_info *classes_of(struct class_table *t, jvmtiEnv *jvmti, jclass cls, struct ids *ids);
+/* The entry of a class, made on first sight (or the vacant entry of an unloaded class
+ * of its name taken; jni NULL: the class keeps no mirror, its entry is never reused).
+ * Never NULL (falls back to the table's `unknown`). */
+struct class_info *classes_of(struct class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls, struct ids *ids);
 /* The entry of a method, made on first sight; NULL when out of memory. */
 struct method_info *methods_of(struct method_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jmethodID id);
 /* The trace of these frames on this thread (0 = any), made on first sight; NULL if out of memory. */
@@ -37,8 +39,10 @@ struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uin
 struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint64_t hash,
                                uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
 
-/* Numbers a class seen by the class-file hook (jni and loader may be NULL early on). */
-struct bci_class *bci_classes_number(struct bci_class_table *t, JNIEnv *jni, const char *name, jobject loader);
+/* Numbers a class seen by the class-file hook (jni and loader may be NULL early on), or
+ * gives it the number of an unloaded class of the same name and bytes (*reused). */
+struct bci_class *bci_classes_number(struct bci_class_table *t, JNIEnv *jni, const char *name, jobject loader,
+                                     const unsigned char *bytes, size_t len, bool *reused);
 /* Has this loaded class been numbered (instrumented) already? */
 bool bci_classes_is_numbered(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
 /* The class is already loaded (a retransformation): name its methods now. */

@@ -45,5 +45,6 @@ extern const struct source cpu_signal_sampler_source;
 extern const struct source monitor_events_source;
 extern const struct source socket_commands_source;
 extern const struct source gc_events_source;
+extern const struct source class_sweeper_source;
 
 #endif

@@ -3,15 +3,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The classes of one name, newest first: pushed without a lock, never removed. */
+/* The classes of one name, newest first: pushed under the lock, never removed. */
 struct name_node {
     struct cmap_node node;
     struct bci_class *_Atomic newest;
+    struct bci_class *vacant;        /* free for the same bytes again (lock) */
+    struct bci_class *unprepared;    /* numbered, not prepared yet (lock) */
     char name[];
 };
 
 void bci_classes_init(struct bci_class_table *t)
 {
+    pthread_mutex_init(&t->lock, NULL);
     registry_init(&t->all);
     cmap_init(&t->by_name);
 }
@@ -40,26 +43,115 @@ static char **copy_strings(unsigned n, char *const *src)
 
 static void bci_number(void *p, uint32_t i) { ((struct bci_class *)p)->cnum = i + 1; }
 
-struct bci_class *bci_classes_add(struct bci_class_table *t, const char *name, jweak loader)
+/* A vacant entry of this name and bytes, taken for a new loader. Lock held. */
+static struct bci_class *reuse(struct name_node *n, uint64_t bytes_hash, jweak loader)
 {
-    struct bci_class *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
-    c->name = strdup(name);
-    c->loader = loader;
-    /* numbered before it is published: the Tracker's calls look classes up by number */
-    uint32_t i = c->name ? registry_add_numbered(&t->all, c, bci_number) : UINT32_MAX;
-    if (i == UINT32_MAX) return NULL;   /* leaked: out of memory */
+    for (struct bci_class **p = n ? &n->vacant : NULL; p && *p; p = &(*p)->next_vacant) {
+        struct bci_class *c = *p;
+        if (c->bytes_hash != bytes_hash || !c->ids) continue;
+        *p = c->next_vacant;
+        c->next_vacant = NULL;
+        c->vacant = false;
+        c->loader = loader;
+        atomic_store(&c->prepared, false);
+        for (unsigned m = 0; m < c->nmethods; m++) atomic_store(&c->ids[m], NULL);
+        return c;
+    }
+    return NULL;
+}
+
+struct bci_class *bci_classes_add(struct bci_class_table *t, const char *name, uint64_t bytes_hash, jweak loader,
+                                  bool *reused)
+{
     struct name_node *n = (struct name_node *)cmap_intern(&t->by_name, name_hash(name), name, name_eq, name_make,
                                                           NULL, NULL);
-    if (n) {
-        c->same_name = atomic_load(&n->newest);
-        while (!atomic_compare_exchange_weak(&n->newest, &c->same_name, c)) {}
+    pthread_mutex_lock(&t->lock);
+    struct bci_class *c = loader ? reuse(n, bytes_hash, loader) : NULL;
+    *reused = c != NULL;
+    if (!c && (c = calloc(1, sizeof *c)) != NULL) {
+        c->name = strdup(name);
+        c->loader = loader;
+        c->bytes_hash = bytes_hash;
+        /* numbered before it is published: the Tracker's calls look classes up by number */
+        if (!c->name || registry_add_numbered(&t->all, c, bci_number) == UINT32_MAX) {
+            free(c->name);
+            free(c);
+            c = NULL;
+        } else if (n) {
+            c->same_name = atomic_load(&n->newest);
+            atomic_store(&n->newest, c);
+        }
     }
+    if (c && n) {
+        c->next_unprepared = n->unprepared;
+        n->unprepared = c;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return c;
+}
+
+uint32_t bci_classes_sweep(struct bci_class_table *t, bool (*is_gone)(jweak loader, void *ctx),
+                           void (*drop)(jweak loader, void *ctx), void *ctx)
+{
+    uint32_t vacated = 0, n = registry_count(&t->all);
+    for (uint32_t i = 0; i < n; i++) {
+        struct bci_class *c = registry_get(&t->all, i);
+        pthread_mutex_lock(&t->lock);
+        if (c && !c->vacant && c->loader && is_gone(c->loader, ctx)) {
+            drop(c->loader, ctx);
+            c->loader = NULL;
+            c->vacant = true;
+            struct name_node *nn = (struct name_node *)cmap_find(&t->by_name, name_hash(c->name), c->name, name_eq);
+            if (nn) {
+                c->next_vacant = nn->vacant;
+                nn->vacant = c;
+            }
+            vacated++;
+        }
+        pthread_mutex_unlock(&t->lock);
+    }
+    return vacated;
+}
+
+/* The classes of a name waiting for their ClassPrepare; those prepared or vacant since
+ * are dropped from the list on the way. Lock held. */
+static struct bci_class *find_unprepared(struct name_node *n, bool (*match)(const struct bci_class *c, void *ctx),
+                                         void *ctx)
+{
+    struct bci_class **p = &n->unprepared;
+    while (*p) {
+        struct bci_class *c = *p;
+        if (c->vacant || atomic_load(&c->prepared)) {
+            *p = c->next_unprepared;
+            c->next_unprepared = NULL;
+            continue;
+        }
+        if (match(c, ctx)) return c;
+        p = &c->next_unprepared;
+    }
+    return NULL;
+}
+
+struct bci_class *bci_classes_find(struct bci_class_table *t, const char *name, bool unprepared,
+                                   bool (*match)(const struct bci_class *c, void *ctx), void *ctx)
+{
+    struct name_node *n = (struct name_node *)cmap_find(&t->by_name, name_hash(name), name, name_eq);
+    if (!n) return NULL;
+    pthread_mutex_lock(&t->lock);
+    struct bci_class *c = NULL;
+    if (unprepared) {
+        c = find_unprepared(n, match, ctx);
+    } else {
+        for (c = atomic_load(&n->newest); c; c = c->same_name)
+            if (!c->vacant && match(c, ctx)) break;
+    }
+    pthread_mutex_unlock(&t->lock);
     return c;
 }
 
 int bci_classes_set_methods(struct bci_class *c, unsigned nmethods, char *const *names, char *const *descs)
 {
+    if (c->ids) return 0;          /* a reused entry: the same bytes, the same methods */
     c->method_names = copy_strings(nmethods, names);
     c->method_descs = copy_strings(nmethods, descs);
     c->ids = calloc(nmethods ? nmethods : 1, sizeof *c->ids);

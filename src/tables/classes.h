@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "util/cmap.h"
 #include "util/registry.h"
 
 struct class_info {
@@ -25,27 +26,58 @@ struct class_info {
     bool load_written;     /* binary LOAD CLASS written (output lock held) */
     _Atomic int64_t instance_size;   /* bytes of every instance, once measured; 0: not yet
                                        (never set for arrays and java.lang.Class) */
-    _Atomic(jweak) mirror;           /* the class, weakly, once someone needed it (heap=sites
-                                       compares classes with it, far cheaper than a tag) */
+    _Atomic(jweak) mirror;           /* the class, weakly (sources/resolve.c): heap=sites
+                                       compares classes with it, far cheaper than a tag, and
+                                       the sweeper sees the class unloaded when it clears */
     _Atomic uint8_t clone_override;  /* heap=sites: 0 not asked yet, 1 its clone() is
                                        Object's, 2 it has its own */
+    /*
+     * A class that loaders define again and again (a plugin reloaded, a class loader per
+     * request) would need an entry each time. Instead, once a class is unloaded its entry
+     * is vacant and the next class of the same signature and source file takes it: the
+     * entries of a name are as many as of its classes loaded at once. Stale pointers to
+     * an entry (a cache of a thread) still name a class of that name.
+     */
+    struct class_info *canonical;    /* the first entry of this signature: reports name
+                                       every class of that name by it (one row, not one a loader) */
+    struct class_info *_Atomic next_same;  /* the other entries of this signature */
+    _Atomic uint32_t generation;     /* +1 each time its class is unloaded: a note made
+                                       for one of its classes (a method's alias) is stale
+                                       once this differs */
+    bool vacant;                     /* its class is unloaded (naming lock) */
+    struct class_info *next_vacant;  /* the other vacant entries of its signature (naming lock) */
+};
+
+/* The signature map's entry: the first class of a signature. */
+struct by_signature_node {
+    struct cmap_node node;
+    struct class_info *canonical;
+    struct class_info *vacant;       /* entries free for the next class (naming lock) */
 };
 
 struct class_table {
     /* Held by sources/resolve.c from its check that a class has no entry yet to its
-     * tagging with the new one, so a class is entered once. Nothing slow runs under it. */
+     * tagging with the new one, so a class is entered once; also over an entry's
+     * vacancy and its reuse. Nothing slow runs under it. */
     pthread_mutex_t naming;
     struct registry all;
+    struct cmap by_signature;    /* signature -> its canonical entry */
     struct class_info unknown;   /* stands in when JVMTI cannot tell */
 };
 
 struct ids;
 
 void classes_init(struct class_table *t);
-/* Numbers a class named by the caller: its serial and object ID. -1 when the table is
- * full (c is still the caller's then). */
+/* Numbers a class named by the caller: its serial and object ID, and its canonical
+ * entry. -1 when the table is full (c is still the caller's then). */
 int classes_add(struct class_table *t, struct class_info *c, struct ids *ids);
 uint32_t classes_count(struct class_table *t);
 struct class_info *classes_at(struct class_table *t, uint32_t i);
+/* A vacant entry for a class of this signature and source file (NULL: none), taken:
+ * no longer vacant, measurements forgotten. Naming lock held. */
+struct class_info *classes_reuse(struct class_table *t, const char *signature, const char *source_file);
+/* The entry's class was unloaded: vacant from now on, its generation moved on. Returns
+ * the mirror it held (the caller disposes of it). Naming lock held. */
+jweak classes_vacate(struct class_table *t, struct class_info *c);
 
 #endif

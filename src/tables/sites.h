@@ -31,7 +31,8 @@ struct site_table {
 };
 
 void sites_init(struct site_table *t);
-/* The site of this trace and class, made on first sight; NULL if out of memory. */
+/* The site of this trace and class (its canonical entry: see classes.h), made on first
+ * sight; NULL if out of memory. */
 struct site *sites_of(struct site_table *t, struct trace *trace, struct class_info *cls);
 struct site *sites_by_id(struct site_table *t, uint32_t id);
 uint32_t sites_count(struct site_table *t);

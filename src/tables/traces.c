@@ -9,10 +9,29 @@ struct trace_key {
     uint32_t thread_serial;
     int nframes;
     const jvmtiFrameInfo *frames;
+    struct trace *found;          /* by_raw: copied out under the stripe's lock */
+};
+
+/* A raw key of a trace. The sweeper frees it once its frames' class is unloaded, so it
+ * is read only under its stripe's lock. */
+struct trace_raw {
+    struct cmap_node node;
+    struct trace *trace;
+    uint32_t thread_serial;
+    uint32_t nframes;
+    jvmtiFrameInfo raw[];
+};
+
+/* The resolved key of a new trace. */
+struct frames_key {
+    uint32_t thread_serial;
+    int nframes;
+    struct frame *const *frames;
 };
 
 void traces_init(struct trace_table *t, struct method_table *methods, struct frame_table *frames)
 {
+    cmap_init(&t->by_raw);
     cmap_init(&t->map);
     registry_init(&t->all);
     t->methods = methods;
@@ -44,20 +63,43 @@ bool traces_key_equals(const struct trace *t, uint32_t thread_serial, const jvmt
     return true;
 }
 
-static bool trace_eq(const struct cmap_node *n, const void *key)
+static bool raw_eq(const struct cmap_node *n, const void *key)
 {
-    const struct trace_key *k = key;
-    return traces_key_equals((const struct trace *)n, k->thread_serial, k->frames, k->nframes);
+    const struct trace_raw *r = (const struct trace_raw *)n;
+    struct trace_key *k = (struct trace_key *)key;
+    if (r->thread_serial != k->thread_serial || r->nframes != (uint32_t)k->nframes) return false;
+    for (int i = 0; i < k->nframes; i++)
+        if (r->raw[i].method != k->frames[i].method || r->raw[i].location != k->frames[i].location) return false;
+    k->found = r->trace;
+    return true;
+}
+
+static bool frames_eq(const struct cmap_node *n, const void *key)
+{
+    const struct trace *t = (const struct trace *)n;
+    const struct frames_key *k = key;
+    if (t->thread_serial != k->thread_serial || t->nframes != (uint32_t)k->nframes) return false;
+    for (int i = 0; i < k->nframes; i++)
+        if (t->frames[i] != k->frames[i]) return false;
+    return true;
+}
+
+static uint64_t frames_hash(const struct frames_key *k)
+{
+    uint64_t h = k->thread_serial + ((uint64_t)k->nframes << 32);
+    for (int i = 0; i < k->nframes; i++) h = (h ^ (uint64_t)(uintptr_t)k->frames[i]) * 0x9E3779B97F4A7C15ULL;
+    return hash_mix64(h);
 }
 
 uint64_t traces_key_hash(uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes)
 {
-    struct trace_key k = {thread_serial, nframes, frames};
+    struct trace_key k = {thread_serial, nframes, frames, NULL};
     return key_hash(&k);
 }
 
 struct trace_make_ctx {
     struct trace_table *table;
+    const struct trace_key *raw;
     struct frame **resolved;
 };
 
@@ -65,8 +107,8 @@ static void trace_number(void *p, uint32_t i) { ((struct trace *)p)->serial = SE
 
 static struct cmap_node *trace_make(const void *key, void *ctx)
 {
-    const struct trace_key *k = key;
     struct trace_make_ctx *c = ctx;
+    const struct trace_key *k = c->raw;
     struct trace *t = calloc(1, sizeof *t + (size_t)k->nframes * sizeof(jvmtiFrameInfo));
     if (!t) return NULL;
     t->frames = c->resolved;
@@ -83,21 +125,66 @@ static struct cmap_node *trace_make(const void *key, void *ctx)
     return &t->node;
 }
 
+static struct cmap_node *raw_make(const void *key, void *ctx)
+{
+    const struct trace_key *k = key;
+    struct trace_raw *r = malloc(sizeof *r + (size_t)k->nframes * sizeof(jvmtiFrameInfo));
+    if (!r) return NULL;
+    r->trace = ctx;
+    r->thread_serial = k->thread_serial;
+    r->nframes = (uint32_t)k->nframes;
+    if (k->nframes) memcpy(r->raw, k->frames, (size_t)k->nframes * sizeof(jvmtiFrameInfo));
+    return &r->node;
+}
+
 struct trace *traces_find(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
                           const jvmtiFrameInfo *frames, int nframes)
 {
-    struct trace_key k = {thread_serial, nframes, frames};
-    return (struct trace *)cmap_find(&t->map, hash, &k, trace_eq);
+    struct trace_key k = {thread_serial, nframes, frames, NULL};
+    cmap_find(&t->by_raw, hash, &k, raw_eq);
+    return k.found;
 }
 
 struct trace *traces_add(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
                          const jvmtiFrameInfo *frames, int nframes, struct frame **resolved)
 {
-    struct trace_key k = {thread_serial, nframes, frames};
-    struct trace_make_ctx c = {t, resolved};
-    struct cmap_node *n = cmap_intern(&t->map, hash, &k, trace_eq, trace_make, &c, NULL);
-    free(c.resolved);              /* NULL unless another thread made it first */
-    return (struct trace *)n;
+    struct trace_key k = {thread_serial, nframes, frames, NULL};
+    struct frames_key fk = {thread_serial, nframes, resolved};
+    struct trace_make_ctx c = {t, &k, resolved};
+    struct trace *tr = (struct trace *)cmap_intern(&t->map, frames_hash(&fk), &fk, frames_eq, trace_make, &c, NULL);
+    free(c.resolved);              /* NULL unless the trace was there before */
+    /* Traces are never freed: the one made or found is returned, not read back from the
+     * raw key (another thread may have entered that first, for the same trace). */
+    if (tr) cmap_intern(&t->by_raw, hash, &k, raw_eq, raw_make, tr, NULL);
+    return tr;
+}
+
+struct dead_test {
+    bool (*dead)(jmethodID id, void *ctx);
+    void *ctx;
+};
+
+static bool raw_is_dead(const struct cmap_node *n, void *ctx)
+{
+    const struct trace_raw *r = (const struct trace_raw *)n;
+    const struct dead_test *d = ctx;
+    for (uint32_t i = 0; i < r->nframes; i++)
+        if (d->dead(r->raw[i].method, d->ctx)) return true;
+    return false;
+}
+
+uint32_t traces_sweep(struct trace_table *t, bool (*dead)(jmethodID id, void *ctx), void *ctx)
+{
+    struct dead_test d = {dead, ctx};
+    uint32_t count = 0;
+    struct cmap_node *n = cmap_sweep(&t->by_raw, raw_is_dead, &d);
+    while (n) {
+        struct cmap_node *next = n->next;
+        free(n);
+        count++;
+        n = next;
+    }
+    return count;
 }
 
 void traces_clear_cpu_samples(struct trace_table *t)

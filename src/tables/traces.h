@@ -4,7 +4,12 @@
  * A trace is found by its raw frames (jmethodID, location) and thread, which is all a
  * sampler or an allocation hook has in hand: the fast path is one hash lookup. The
  * frames are resolved to methods and lines once, by sources/resolve.c (traces_of),
- * when the trace is first seen.
+ * when the raw frames are first seen.
+ *
+ * A trace is one stack of resolved frames (canonical methods, see methods.h): the raw
+ * frames of every copy of a class a loader defined again lead to the same trace, each
+ * through a raw key of its own. Once a copy is unloaded its raw keys go
+ * (traces_sweep); the trace and its counts stay.
  */
 #ifndef HPROF_TRACES_H
 #define HPROF_TRACES_H
@@ -31,12 +36,13 @@ struct trace {
     _Atomic uint64_t calls;       /* cpu=times/old: exits of the method on top */
     _Atomic uint64_t cost_ns;     /* time in that method: cpu=times callees excluded, cpu=old included */
     bool written;                 /* TRACE record written (output lock held) */
-    struct frame **frames;        /* resolved, top frame first */
-    jvmtiFrameInfo raw[];         /* the key */
+    struct frame **frames;        /* resolved, top frame first: the trace's key */
+    jvmtiFrameInfo raw[];         /* the raw frames it was first entered by */
 };
 
 struct trace_table {
-    struct cmap map;
+    struct cmap by_raw;           /* raw frames and thread -> trace (struct trace_raw, in traces.c) */
+    struct cmap map;              /* the traces, by resolved frames and thread */
     struct registry all;
     struct method_table *methods; /* where the frames of a new trace are resolved */
     struct frame_table *frames;
@@ -44,21 +50,26 @@ struct trace_table {
 };
 
 void traces_init(struct trace_table *t, struct method_table *methods, struct frame_table *frames);
-/* The key hash and key test of the table, for callers that keep a cache in front of it. */
+/* The raw key's hash, and whether a trace was first entered by this raw key: for
+ * callers that keep a cache in front of the table. */
 uint64_t traces_key_hash(uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
 bool traces_key_equals(const struct trace *t, uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
-/* The trace of these raw frames on this thread (0 = any), or NULL when never entered. */
+/* The trace of these raw frames on this thread (0 = any), or NULL when not entered (or
+ * their class unloaded since). */
 struct trace *traces_find(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
                           const jvmtiFrameInfo *frames, int nframes);
 /*
- * Enters the trace of these raw frames, resolved by the caller into `resolved` (nframes
- * frames, from malloc; the table owns the array now). Returns the entry: the new one, or
- * the one another thread entered first; NULL when out of memory.
+ * Enters these raw frames, resolved by the caller into `resolved` (nframes frames, from
+ * malloc; the table owns the array now). Returns their trace: a new one, or the one of
+ * the same resolved frames entered before; NULL when out of memory.
  */
 struct trace *traces_add(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
                          const jvmtiFrameInfo *frames, int nframes, struct frame **resolved);
 uint32_t traces_count(struct trace_table *t);
 struct trace *traces_at(struct trace_table *t, uint32_t i);
+/* Takes out the raw keys with a frame whose method dead(id, ctx) says was unloaded;
+ * returns how many. */
+uint32_t traces_sweep(struct trace_table *t, bool (*dead)(jmethodID id, void *ctx), void *ctx);
 /* Zeroes every trace's CPU sample count (the socket's "clear CPU samples"). */
 void traces_clear_cpu_samples(struct trace_table *t);
 

@@ -107,3 +107,28 @@ struct cmap_node *cmap_remove(struct cmap *m, uint64_t hash, const void *key, cm
     pthread_mutex_unlock(&s->lock);
     return found;
 }
+
+struct cmap_node *cmap_sweep(struct cmap *m, bool (*drop)(const struct cmap_node *entry, void *ctx), void *ctx)
+{
+    struct cmap_node *out = NULL;
+    for (int i = 0; i < CMAP_STRIPES; i++) {
+        struct cmap_stripe *s = &m->stripes[i];
+        pthread_mutex_lock(&s->lock);
+        for (uint32_t b = 0; b < s->nbuckets; b++) {
+            struct cmap_node **p = &s->buckets[b];
+            while (*p) {
+                struct cmap_node *n = *p;
+                if (drop(n, ctx)) {
+                    *p = n->next;
+                    n->next = out;
+                    out = n;
+                    s->count--;
+                } else {
+                    p = &n->next;
+                }
+            }
+        }
+        pthread_mutex_unlock(&s->lock);
+    }
+    return out;
+}

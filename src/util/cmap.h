@@ -34,7 +34,9 @@ struct cmap {
     struct cmap_stripe stripes[CMAP_STRIPES];
 };
 
-/* Does this entry hold the key? */
+/* Does this entry hold the key? Called with the stripe locked: an entry that may be
+ * taken out and freed by another thread is read here, its fields copied into the key,
+ * never through the pointer cmap_find returns. */
 typedef bool (*cmap_eq_fn)(const struct cmap_node *entry, const void *key);
 /* Builds a new entry for the key (called with the stripe locked); NULL on failure. */
 typedef struct cmap_node *(*cmap_make_fn)(const void *key, void *ctx);
@@ -48,6 +50,11 @@ struct cmap_node *cmap_intern(struct cmap *m, uint64_t hash, const void *key, cm
                               cmap_make_fn make, void *ctx, bool *created);
 /* Takes the key's entry out of the map and returns it (NULL when absent); never frees it. */
 struct cmap_node *cmap_remove(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq);
+
+/* Takes out every entry `drop` says yes to, one stripe locked at a time, and returns them
+ * chained by their `next` (NULL if none): the caller frees them once no reader can hold
+ * them (readers that copy under the lock, see cmap_eq_fn, hold none). */
+struct cmap_node *cmap_sweep(struct cmap *m, bool (*drop)(const struct cmap_node *entry, void *ctx), void *ctx);
 
 /* A 64-bit mix of a 64-bit value and a byte string hash. */
 static inline uint64_t hash_mix64(uint64_t x)

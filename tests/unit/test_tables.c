@@ -14,14 +14,22 @@
 #include "tables/tables.h"
 #include "unit.h"
 
-static struct method_info *fake_method(jmethodID id, struct class_info *cls)
+/* A method named after its ID: methods of one name, signature and class are one. */
+static struct method_info *named_method(jmethodID id, struct class_info *cls, const char *name)
 {
     struct method_info *m = calloc(1, sizeof *m);
     m->id = id;
-    m->cls = cls;
-    m->name = strdup("run");
+    m->cls = cls && cls->canonical ? cls->canonical : cls;
+    m->name = strdup(name);
     m->signature = strdup("()V");
     return m;
+}
+
+static struct method_info *fake_method(jmethodID id, struct class_info *cls)
+{
+    char name[32];
+    snprintf(name, sizeof name, "run%lx", (unsigned long)(uintptr_t)id);
+    return named_method(id, cls, name);
 }
 
 static void classes_and_methods(struct tables *t)
@@ -34,9 +42,9 @@ static void classes_and_methods(struct tables *t)
 
     jmethodID id = (jmethodID)(uintptr_t)0x1000;
     CHECK(methods_find(&t->methods, id) == NULL, "a method not entered is not found");
-    struct method_info *m = methods_add(&t->methods, fake_method(id, a));
+    struct method_info *m = methods_add(&t->methods, fake_method(id, a), a, 0);
     CHECK(m && methods_find(&t->methods, id) == m, "a method entered is found");
-    CHECK(methods_add(&t->methods, fake_method(id, b)) == m, "a second entry of one method gives the first");
+    CHECK(methods_add(&t->methods, fake_method(id, a), a, 0) == m, "a second entry of one method gives the first");
 
     m->lines = calloc(2, sizeof *m->lines);
     m->lines[0] = (jvmtiLineNumberEntry){0, 10};
@@ -48,7 +56,8 @@ static void classes_and_methods(struct tables *t)
 
 static void traces(struct tables *t)
 {
-    struct method_info *m = methods_add(&t->methods, fake_method((jmethodID)(uintptr_t)0x2000, &t->classes.unknown));
+    struct method_info *m = methods_add(&t->methods, fake_method((jmethodID)(uintptr_t)0x2000, &t->classes.unknown),
+                                          &t->classes.unknown, 0);
     jvmtiFrameInfo raw[2] = {{(jmethodID)(uintptr_t)0x2000, 7}, {(jmethodID)(uintptr_t)0x2000, -1}};
     uint64_t h = traces_key_hash(0, raw, 2);
     CHECK(traces_find(&t->traces, h, 0, raw, 2) == NULL, "a trace not entered is not found");
@@ -60,6 +69,8 @@ static void traces(struct tables *t)
     CHECK(tr && tr->serial == SERIAL_TRACE_BASE + 1 && tr->frames == f, "a trace entered keeps its frames");
     CHECK(traces_find(&t->traces, h, 0, raw, 2) == tr && traces_key_equals(tr, 0, raw, 2), "and is found by its key");
     struct frame **again = calloc(2, sizeof *again);
+    again[0] = f[0];
+    again[1] = f[1];
     CHECK(traces_add(&t->traces, h, 0, raw, 2, again) == tr, "a second entry of one trace gives the first");
     CHECK(traces_find(&t->traces, traces_key_hash(200001, raw, 2), 200001, raw, 2) == NULL,
           "another thread's trace is another trace");
@@ -125,12 +136,37 @@ static void threads(struct tables *t)
     }
 }
 
+struct id_list {
+    jmethodID ids[8];
+    int n;
+};
+
+static void record_dead(jmethodID id, void *ctx)
+{
+    struct id_list *d = ctx;
+    if (d->n < 8) d->ids[d->n++] = id;
+}
+
+static bool is_dead(jmethodID id, void *ctx)
+{
+    const struct id_list *d = ctx;
+    for (int i = 0; i < d->n; i++)
+        if (d->ids[i] == id) return true;
+    return false;
+}
+
+static bool gone_loader(jweak loader, void *ctx) { return loader == (jweak)(uintptr_t)0x10; }
+static void drop_loader(jweak loader, void *ctx) { *(jweak *)ctx = loader; }
+static bool any_class(const struct bci_class *c, void *ctx) { return true; }
+
 static void numbered_classes(void)
 {
     struct bci_class_table t;
     bci_classes_init(&t);
-    struct bci_class *boot = bci_classes_add(&t, "p/A", NULL);
-    struct bci_class *app = bci_classes_add(&t, "p/A", (jweak)(uintptr_t)0x10);
+    bool reused = true;
+    struct bci_class *boot = bci_classes_add(&t, "p/A", 7, NULL, &reused);
+    CHECK(!reused, "a first class is numbered anew");
+    struct bci_class *app = bci_classes_add(&t, "p/A", 7, (jweak)(uintptr_t)0x10, &reused);
     CHECK(boot && app && boot->cnum == 1 && app->cnum == 2 && bci_classes_get(&t, 2) == app, "classes by number");
     CHECK(bci_classes_named(&t, "p/A") == app && app->same_name == boot && !boot->same_name,
           "the classes of one name, newest first");
@@ -141,6 +177,92 @@ static void numbered_classes(void)
     bci_classes_name_method(app, "run", "()V", (jmethodID)(uintptr_t)0x43);
     CHECK(atomic_load(&app->ids[1]) == (jmethodID)(uintptr_t)0x42 && atomic_load(&app->ids[0]) == NULL,
           "a method is named by name and descriptor");
+    CHECK(bci_classes_find(&t, "p/A", true, any_class, NULL) == app, "the newest class waits for its ClassPrepare");
+    atomic_store(&app->prepared, true);
+    atomic_store(&boot->prepared, true);
+    CHECK(bci_classes_find(&t, "p/A", true, any_class, NULL) == NULL && bci_classes_find(&t, "p/A", false, any_class, NULL) == app,
+          "prepared classes wait no more, and are found among all");
+
+    /* The app loader goes: its class is vacant, and the same bytes from a new loader take
+     * its number back; other bytes of the name get a number of their own. */
+    jweak dropped = NULL;
+    CHECK(bci_classes_sweep(&t, gone_loader, drop_loader, &dropped) == 1 && app->vacant &&
+              dropped == (jweak)(uintptr_t)0x10 && !boot->vacant,
+          "a class whose loader is gone is vacant, its loader reference dropped; the boot loader's stays");
+    CHECK(bci_classes_find(&t, "p/A", false, any_class, NULL) == boot, "a vacant class is not found");
+    struct bci_class *other = bci_classes_add(&t, "p/A", 8, (jweak)(uintptr_t)0x20, &reused);
+    CHECK(other && !reused && other->cnum == 3, "other bytes of the name: a new number");
+    struct bci_class *again = bci_classes_add(&t, "p/A", 7, (jweak)(uintptr_t)0x30, &reused);
+    CHECK(again == app && reused && app->cnum == 2 && !app->vacant && !atomic_load(&app->prepared) &&
+              atomic_load(&app->ids[1]) == NULL && app->loader == (jweak)(uintptr_t)0x30,
+          "the same bytes take the vacant number, unprepared, their methods not named yet");
+    CHECK(bci_classes_set_methods(app, 0, NULL, NULL) == 0 && app->nmethods == 2, "and keep the methods listed");
+    CHECK(bci_classes_find(&t, "p/A", true, any_class, NULL) == app, "a reused class waits for its ClassPrepare again");
+    CHECK(registry_count(&t.all) == 3, "three numbers for four classes (%u)", registry_count(&t.all));
+}
+
+/*
+ * A class a second loader defines: its class entry joins the first's name, its methods and
+ * traces are the first's, and once it is unloaded only its aliases and raw keys go.
+ */
+static void loader_copies(struct tables *t)
+{
+    struct class_info *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b), *c = calloc(1, sizeof *c);
+    a->signature = b->signature = c->signature = "Lp/Plugin;";
+    a->source_file = b->source_file = "Plugin.java";
+    c->source_file = "Other.java";
+    CHECK(classes_add(&t->classes, a, &t->ids) == 0 && classes_add(&t->classes, b, &t->ids) == 0 &&
+              classes_add(&t->classes, c, &t->ids) == 0 && a->canonical == a && b->canonical == a &&
+              c->canonical == a,
+          "classes of one signature share the first's entry as their canonical one");
+    pthread_mutex_lock(&t->classes.naming);
+    CHECK(classes_reuse(&t->classes, "Lp/Plugin;", "Plugin.java") == NULL, "no entry is vacant while its classes live");
+    pthread_mutex_unlock(&t->classes.naming);
+
+    jmethodID id1 = (jmethodID)(uintptr_t)0x7010, id2 = (jmethodID)(uintptr_t)0x7020;
+    struct method_info *m1 = methods_add(&t->methods, named_method(id1, a, "step"), a, 0);
+    struct method_info *m2 = methods_add(&t->methods, named_method(id2, b, "step"), b, 0);
+    CHECK(m1 && m2 == m1 && methods_find(&t->methods, id2) == m1 && m1->cls == a,
+          "the same method of two loaders' classes is one method, found by either jmethodID");
+    struct method_info *lined = named_method((jmethodID)(uintptr_t)0x7030, b, "step");
+    lined->lines = calloc(1, sizeof *lined->lines);
+    lined->lines[0] = (jvmtiLineNumberEntry){0, 99};
+    lined->nlines = 1;
+    CHECK(methods_add(&t->methods, lined, b, 0) != m1, "another line table: another method");
+
+    jvmtiFrameInfo raw1[1] = {{id1, 3}}, raw2[1] = {{id2, 3}};
+    uint32_t before = traces_count(&t->traces);
+    struct frame **f1 = calloc(1, sizeof *f1), **f2 = calloc(1, sizeof *f2);
+    f1[0] = frames_of(&t->frames, m1, 3);
+    f2[0] = frames_of(&t->frames, m2, 3);
+    struct trace *t1 = traces_add(&t->traces, traces_key_hash(0, raw1, 1), 0, raw1, 1, f1);
+    struct trace *t2 = traces_add(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1, f2);
+    CHECK(t1 && t2 == t1 && traces_count(&t->traces) == before + 1 &&
+              traces_find(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1) == t1,
+          "the two copies' raw frames lead to one trace");
+
+    /* b's class is unloaded */
+    pthread_mutex_lock(&t->classes.naming);
+    atomic_store(&b->mirror, (jweak)(uintptr_t)0xb0);
+    jweak old = classes_vacate(&t->classes, b);
+    struct class_info *taken = classes_reuse(&t->classes, "Lp/Plugin;", "Other.java");
+    pthread_mutex_unlock(&t->classes.naming);
+    CHECK(old == (jweak)(uintptr_t)0xb0 && b->vacant && atomic_load(&b->generation) == 1 && !atomic_load(&b->mirror) &&
+              taken == NULL,
+          "a vacated entry gives its mirror up, moves its generation on, and waits for its own source file");
+    struct id_list dead = {{0}, 0};
+    CHECK(methods_sweep(&t->methods, record_dead, &dead) == 2 && dead.n == 2 && methods_find(&t->methods, id2) == NULL &&
+              methods_find(&t->methods, id1) == m1,
+          "the unloaded class's aliases are swept, the other's stay (%d)", dead.n);
+    CHECK(traces_sweep(&t->traces, is_dead, &dead) == 1 &&
+              traces_find(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1) == NULL &&
+              traces_find(&t->traces, traces_key_hash(0, raw1, 1), 0, raw1, 1) == t1 && traces_at(&t->traces, before) == t1,
+          "then its raw trace keys; the trace stays");
+    pthread_mutex_lock(&t->classes.naming);
+    taken = classes_reuse(&t->classes, "Lp/Plugin;", "Plugin.java");
+    pthread_mutex_unlock(&t->classes.naming);
+    CHECK(taken == b && !b->vacant && classes_count(&t->classes) >= 3, "the next class of its name and source takes it");
+    CHECK(methods_sweep(&t->methods, record_dead, &dead) == 0, "nothing more to sweep");
 }
 
 /* Threads entering the same methods at once: one entry each. */
@@ -150,7 +272,7 @@ static void *enter_methods(void *arg)
 {
     for (uintptr_t i = 1; i <= 2000; i++)
         if (!methods_find(&shared.methods, (jmethodID)i))
-            methods_add(&shared.methods, fake_method((jmethodID)i, &shared.classes.unknown));
+            methods_add(&shared.methods, fake_method((jmethodID)i, &shared.classes.unknown), &shared.classes.unknown, 0);
     return NULL;
 }
 
@@ -221,7 +343,7 @@ static void concurrent_tables(void)
     sites_init(&mt_sites);
     monitors_init(&mt_monitors);
     for (uint32_t k = 0; k < MT_KEYS; k++)
-        mt_methods[k] = methods_add(&shared.methods, fake_method((jmethodID)(uintptr_t)(0x100000 + k), &mt_class));
+        mt_methods[k] = methods_add(&shared.methods, fake_method((jmethodID)(uintptr_t)(0x100000 + k), &mt_class), &mt_class, 0);
     uint32_t traces0 = traces_count(&shared.traces);
     atomic_store(&mt_writing, MT_WRITERS);
     pthread_t th[MT_WRITERS + 1];
@@ -327,6 +449,7 @@ int main(void)
     traces(t);
     threads(t);
     numbered_classes();
+    loader_copies(t);
 
     tables_init(&shared);
     pthread_t th[4];
@@ -335,7 +458,8 @@ int main(void)
     bool all = true;
     for (uintptr_t i = 1; i <= 2000; i++) {
         struct method_info *m = methods_find(&shared.methods, (jmethodID)i);
-        all = all && m && m->id == (jmethodID)i && methods_add(&shared.methods, fake_method((jmethodID)i, NULL)) == m;
+        all = all && m && m->id == (jmethodID)i && methods_add(&shared.methods, fake_method((jmethodID)i, &shared.classes.unknown),
+                                                                           &shared.classes.unknown, 0) == m;
     }
     CHECK(all, "4 threads entering 2000 methods: one entry each");
     concurrent_tables();

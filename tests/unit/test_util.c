@@ -30,6 +30,8 @@ static struct cmap_node *entry_make(const void *key, void *ctx)
     return &e->node;
 }
 
+static bool odd_key(const struct cmap_node *n, void *ctx) { return (((const struct entry *)n)->key & 1) != 0; }
+
 static struct cmap map;
 static struct registry reg;
 
@@ -150,5 +152,23 @@ int main(void)
     k = 0;
     CHECK(removed == 2500 && still == 2500 && !cmap_remove(&map, hash_mix64(0), &k, entry_eq),
           "remove takes out exactly the keys asked for, once (%d removed, %d left)", removed, still);
+    /* cmap_sweep: the odd keys (all that is left) out, returned chained */
+    k = 1236;
+    bool made = false;
+    cmap_intern(&map, hash_mix64(1236), &k, entry_eq, entry_make, &reg, &made);
+    struct cmap_node *gone = cmap_sweep(&map, odd_key, NULL);
+    int ngone = 0;
+    bool all_odd = true;
+    for (struct cmap_node *n = gone; n; n = n->next, ngone++) all_odd &= (((struct entry *)n)->key & 1) != 0;
+    k = 1235;
+    bool odd_gone = cmap_find(&map, hash_mix64(1235), &k, entry_eq) == NULL;
+    k = 1236;
+    CHECK(made && ngone == 2500 && all_odd && odd_gone && cmap_find(&map, hash_mix64(1236), &k, entry_eq),
+          "cmap_sweep takes out exactly the entries asked for (%d)", ngone);
+    k = 1235;
+    made = false;
+    cmap_intern(&map, hash_mix64(1235), &k, entry_eq, entry_make, &reg, &made);
+    gone = cmap_sweep(&map, odd_key, NULL);
+    CHECK(made && gone && !gone->next, "a swept key can be entered again");
     return UNIT_DONE();
 }

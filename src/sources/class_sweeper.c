@@ -1,0 +1,227 @@
+/*
+ * The class sweeper: what the tables keep for a class goes when the class is unloaded.
+ *
+ * A program that defines classes again and again (a class loader per plugin, per
+ * request, per script) would otherwise leave behind, for every copy, a class entry, an
+ * instrumented class's number, and a jmethodID alias and a raw trace key for each of its
+ * methods met in a stack. The canonical methods and traces those lead to, with their
+ * counts, stay: they are as many as the program's distinct methods and stacks.
+ *
+ * Once a second, on its own thread, the sweeper looks for classes whose weak reference
+ * (the entry's mirror) has been cleared:
+ *   1. their class entries become vacant (the next class of the name takes one) and
+ *      their generation moves on, which makes their methods' aliases stale;
+ *   2. instrumented classes whose loader is gone become vacant too;
+ *   3. stale aliases are taken out, and then the raw trace keys with one of those
+ *      jmethodIDs in them.
+ * A mirror given up in step 1 may still be in a thread's hands (heap=sites reads it
+ * without a lock to compare classes): it is deleted two passes later, seconds after
+ * anyone could have read it for a comparison.
+ */
+#include "sources/class_sweeper.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sources/host.h"
+#include "sources/source.h"
+#include "tables/bci_classes.h"
+#include "tables/classes.h"
+#include "tables/methods.h"
+#include "tables/traces.h"
+#include "util/clock.h"
+#include "util/cmap.h"
+
+#define SWEEP_PERIOD_MS 1000
+
+/* Weak references given up, to be deleted later. */
+struct weak_list {
+    jweak *refs;
+    size_t n, cap;
+};
+
+/* The jmethodIDs of unloaded methods met in one pass: open addressing, a power of two. */
+struct id_set {
+    jmethodID *slots;
+    size_t n, cap;
+};
+
+struct class_sweeper {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool stop, running;
+    struct weak_list retired[2];   /* [0] given up in the last pass, [1] in the one before */
+    struct id_set dead;
+    struct class_sweep_stats total;
+};
+
+static void weak_add(struct weak_list *l, jweak w)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        jweak *r = realloc(l->refs, cap * sizeof *r);
+        if (!r) return;            /* leaked: out of memory */
+        l->refs = r;
+        l->cap = cap;
+    }
+    l->refs[l->n++] = w;
+}
+
+static void weak_delete_all(struct weak_list *l, JNIEnv *jni)
+{
+    for (size_t i = 0; i < l->n; i++) (*jni)->DeleteWeakGlobalRef(jni, l->refs[i]);
+    l->n = 0;
+}
+
+static size_t id_slot(const struct id_set *s, jmethodID id)
+{
+    return (size_t)hash_mix64((uint64_t)(uintptr_t)id) & (s->cap - 1);
+}
+
+static void id_put(struct id_set *s, jmethodID id)
+{
+    if (2 * (s->n + 1) > s->cap) {
+        struct id_set g = {calloc(s->cap ? s->cap * 2 : 256, sizeof(jmethodID)), 0, s->cap ? s->cap * 2 : 256};
+        if (!g.slots) return;      /* its raw keys stay: memory, not a wrong answer */
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->slots[i]) id_put(&g, s->slots[i]);
+        free(s->slots);
+        *s = g;
+    }
+    size_t i = id_slot(s, id);
+    while (s->slots[i] && s->slots[i] != id) i = (i + 1) & (s->cap - 1);
+    if (!s->slots[i]) s->n++;
+    s->slots[i] = id;
+}
+
+static bool id_has(jmethodID id, void *ctx)
+{
+    const struct id_set *s = ctx;
+    if (!s->n) return false;
+    for (size_t i = id_slot(s, id); s->slots[i]; i = (i + 1) & (s->cap - 1))
+        if (s->slots[i] == id) return true;
+    return false;
+}
+
+static void note_dead(jmethodID id, void *ctx) { id_put(ctx, id); }
+
+/* Step 1: class entries whose class is gone. */
+static uint32_t vacate_classes(struct host *h, JNIEnv *jni, struct weak_list *retire)
+{
+    struct class_table *t = &h->t.classes;
+    uint32_t vacated = 0, n = classes_count(t);
+    for (uint32_t i = 0; i < n; i++) {
+        struct class_info *c = classes_at(t, i);
+        /* Only this thread takes a mirror from an entry in use, so m stays c's until then. */
+        jweak m = c ? atomic_load(&c->mirror) : NULL;
+        if (!m || !(*jni)->IsSameObject(jni, m, NULL)) continue;
+        pthread_mutex_lock(&t->naming);
+        jweak old = classes_vacate(t, c);
+        pthread_mutex_unlock(&t->naming);
+        if (old) weak_add(retire, old);
+        vacated++;
+    }
+    return vacated;
+}
+
+static bool loader_gone(jweak loader, void *ctx) { return (*(JNIEnv *)ctx)->IsSameObject(ctx, loader, NULL); }
+
+/* Under the table's lock, which every reader of a loader reference holds. */
+static void loader_drop(jweak loader, void *ctx) { (*(JNIEnv *)ctx)->DeleteWeakGlobalRef(ctx, loader); }
+
+struct class_sweep_stats class_sweeper_pass(struct host *h, JNIEnv *jni)
+{
+    struct class_sweeper *s = h->class_sweeper;
+    struct class_sweep_stats st = {0};
+    if (!s) return st;
+    weak_delete_all(&s->retired[1], jni);
+    struct weak_list spare = s->retired[1];
+    s->retired[1] = s->retired[0];
+    s->retired[0] = spare;
+    st.classes = vacate_classes(h, jni, &s->retired[0]);
+    if (h->bci_classes) st.numbered = bci_classes_sweep(h->bci_classes, loader_gone, loader_drop, jni);
+    if (st.classes) {
+        memset(s->dead.slots, 0, s->dead.cap * sizeof *s->dead.slots);
+        s->dead.n = 0;
+        st.aliases = methods_sweep(&h->t.methods, note_dead, &s->dead);
+        if (s->dead.n) st.raw_traces = traces_sweep(&h->t.traces, id_has, &s->dead);
+    }
+    pthread_mutex_lock(&s->lock);
+    s->total.classes += st.classes;
+    s->total.numbered += st.numbered;
+    s->total.aliases += st.aliases;
+    s->total.raw_traces += st.raw_traces;
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+static void JNICALL sweeper_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
+{
+    struct host *h = arg;
+    struct class_sweeper *s = h->class_sweeper;
+    pthread_mutex_lock(&s->lock);
+    while (!s->stop) {
+        struct timespec until;
+        clock_deadline_after(&until, SWEEP_PERIOD_MS);
+        while (!s->stop && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
+        if (s->stop) break;
+        pthread_mutex_unlock(&s->lock);
+        class_sweeper_pass(h, jni);
+        pthread_mutex_lock(&s->lock);
+    }
+    s->running = false;
+    pthread_cond_broadcast(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void start(struct host *h, JNIEnv *jni)
+{
+    struct class_sweeper *s = calloc(1, sizeof *s);
+    if (!s) return;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    s->running = true;
+    h->class_sweeper = s;
+    /* Without its thread nothing is swept: the tables keep every class, as they can. */
+    if (!host_start_thread(h, jni, "HPROF class sweeper", sweeper_main, h)) s->running = false;
+}
+
+/* The thread is let go, not freed: a pass under way finishes on its own. */
+static void stop(struct host *h, JNIEnv *jni)
+{
+    struct class_sweeper *s = h->class_sweeper;
+    if (!s) return;
+    pthread_mutex_lock(&s->lock);
+    s->stop = true;
+    pthread_cond_broadcast(&s->wake);
+    struct timespec until;
+    clock_deadline_after(&until, 5000);
+    while (s->running && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
+    pthread_mutex_unlock(&s->lock);
+}
+
+struct class_sweep_stats class_sweeper_totals(struct host *h)
+{
+    struct class_sweep_stats st = {0};
+    struct class_sweeper *s = h->class_sweeper;
+    if (!s) return st;
+    pthread_mutex_lock(&s->lock);
+    st = s->total;
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+static bool wanted(const struct options *o) { return true; }
+
+const struct source class_sweeper_source = {
+    .name = "class sweeper",
+    .wanted = wanted,
+    .start = start,
+    .stop = stop,
+};
