@@ -33,6 +33,7 @@
 #include "tables/traces.h"
 #include "util/clock.h"
 #include "util/cmap.h"
+#include "util/log.h"
 
 #define SWEEP_PERIOD_MS 1000
 
@@ -176,20 +177,62 @@ static void JNICALL sweeper_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     pthread_mutex_unlock(&s->lock);
 }
 
+struct class_sweep_stats class_sweeper_totals(struct host *h)
+{
+    struct class_sweep_stats st = {0};
+    struct class_sweeper *s = h->class_sweeper;
+    if (!s) return st;
+    pthread_mutex_lock(&s->lock);
+    st = s->total;
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+/* HPROF_TABLE_STATS: what the tables hold at the end, and what the sweeper took out. */
+static void log_table_stats(struct host *h)
+{
+    uint32_t most = 0, vacant = 0;
+    const char *name = classes_most_entries(&h->t.classes, &most, &vacant);
+    struct class_sweep_stats st = class_sweeper_totals(h);
+    log_plain("HPROF: tables: %u class entries (%u vacant), at most %u for one name (%s)",
+              classes_count(&h->t.classes), vacant, most, name ? name : "-");
+    log_plain("HPROF: tables: %llu methods under %llu jmethodIDs, %u traces under %llu raw keys",
+              (unsigned long long)methods_count(&h->t.methods), (unsigned long long)methods_aliases(&h->t.methods),
+              traces_count(&h->t.traces), (unsigned long long)traces_raw_keys(&h->t.traces));
+    if (h->bci_classes)
+        log_plain("HPROF: tables: %u numbered classes, at most %u for one name", registry_count(&h->bci_classes->all),
+                  bci_classes_most(h->bci_classes));
+    log_plain("HPROF: tables: swept %llu class entries, %llu numbered classes, %llu jmethodIDs, %llu raw keys",
+              (unsigned long long)st.classes, (unsigned long long)st.numbered, (unsigned long long)st.aliases,
+              (unsigned long long)st.raw_traces);
+}
+
+/* At VM init, and again when an attached agent is started again after a stop. */
 static void start(struct host *h, JNIEnv *jni)
 {
-    struct class_sweeper *s = calloc(1, sizeof *s);
-    if (!s) return;
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    struct class_sweeper *s = h->class_sweeper;
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s) return;
+        pthread_mutex_init(&s->lock, NULL);
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&s->wake, &ca);
+        pthread_condattr_destroy(&ca);
+        h->class_sweeper = s;
+    }
+    pthread_mutex_lock(&s->lock);
+    bool run = !s->running;
     s->running = true;
-    h->class_sweeper = s;
+    s->stop = false;
+    pthread_mutex_unlock(&s->lock);
     /* Without its thread nothing is swept: the tables keep every class, as they can. */
-    if (!host_start_thread(h, jni, "HPROF class sweeper", sweeper_main, h)) s->running = false;
+    if (run && !host_start_thread(h, jni, "HPROF class sweeper", sweeper_main, h)) {
+        pthread_mutex_lock(&s->lock);
+        s->running = false;
+        pthread_mutex_unlock(&s->lock);
+    }
 }
 
 /* The thread is let go, not freed: a pass under way finishes on its own. */
@@ -204,17 +247,8 @@ static void stop(struct host *h, JNIEnv *jni)
     clock_deadline_after(&until, 5000);
     while (s->running && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
     pthread_mutex_unlock(&s->lock);
-}
-
-struct class_sweep_stats class_sweeper_totals(struct host *h)
-{
-    struct class_sweep_stats st = {0};
-    struct class_sweeper *s = h->class_sweeper;
-    if (!s) return st;
-    pthread_mutex_lock(&s->lock);
-    st = s->total;
-    pthread_mutex_unlock(&s->lock);
-    return st;
+    const char *stats = getenv("HPROF_TABLE_STATS");
+    if (stats && *stats && strcmp(stats, "0") != 0) log_table_stats(h);
 }
 
 static bool wanted(const struct options *o) { return true; }

@@ -30,7 +30,7 @@
 
 struct call_frame {
     uint32_t cnum, mnum;
-    jmethodID method;     /* named when the entry is processed */
+    struct frame *frame;  /* its method's, named when the entry is processed */
     int64_t start;        /* time at entry */
     int64_t callees;      /* time spent in callees so far */
 };
@@ -61,7 +61,7 @@ struct call_stack {
     int64_t last_when;               /* the previous event's time, less `paused` then */
     bool has_last;
     int64_t tracker_ns;              /* the shortest call without callees: the Tracker's own work */
-    jvmtiFrameInfo key[64];          /* scratch: the trace being looked up */
+    struct frame *key[64];           /* scratch: the trace being looked up */
     struct {
         uint64_t hash;
         struct trace *trace;
@@ -120,11 +120,24 @@ static struct cmap_node *stack_make(const void *key, void *ctx)
     return &s->node;
 }
 
-static jmethodID method_of(struct host *h, uint32_t cnum, uint32_t mnum)
+/*
+ * The frame of the method numbered (cnum, mnum), named through its bytes' version: once
+ * one copy of a class's bytes is named, every copy is, even one unloaded before its calls
+ * are counted. The unknown method's when it cannot be named (a class unloaded before any
+ * copy of it was); NULL when out of memory.
+ */
+static struct frame *frame_of(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum)
 {
     struct bci_class *c = bci_classes_get(h->bci_classes, cnum);
-    if (!c || mnum >= c->nmethods) return NULL;
-    return atomic_load_explicit(&c->ids[mnum], memory_order_relaxed);
+    struct bci_version *v = c && mnum < c->nmethods ? c->version : NULL;
+    struct frame *f = v ? atomic_load_explicit(&v->frames[mnum], memory_order_acquire) : NULL;
+    if (f) return f;
+    jmethodID id = c && mnum < c->nmethods ? atomic_load_explicit(&c->ids[mnum], memory_order_relaxed) : NULL;
+    struct method_info *m = id ? methods_of(&h->t.methods, h->jvmti, jni, id) : NULL;
+    bool named = m && m->cls != &h->t.classes.unknown;   /* else unloaded already: not kept */
+    f = frames_of(&h->t.frames, named ? m : &h->t.methods.unknown, -1);
+    if (f && named && v) atomic_store_explicit(&v->frames[mnum], f, memory_order_release);
+    return f;
 }
 
 static void flush_slot(struct call_stack *s, unsigned slot)
@@ -136,6 +149,14 @@ static void flush_slot(struct call_stack *s, unsigned slot)
     s->cache[slot].calls = s->cache[slot].ns = 0;
 }
 
+static bool same_frames(const struct trace *t, uint32_t thread_serial, struct frame *const *frames, int n)
+{
+    if (t->thread_serial != thread_serial || t->nframes != (uint32_t)n) return false;
+    for (int i = 0; i < n; i++)
+        if (t->frames[i] != frames[i]) return false;
+    return true;
+}
+
 /* Adds one call of frame `top` (and the frames under it) to its trace, through the
  * per-thread cache, which adds up counts and hands them to the trace once per batch. */
 static void count_call(struct host *h, JNIEnv *jni, struct call_stack *s, int top, uint32_t thread_serial,
@@ -145,18 +166,18 @@ static void count_call(struct host *h, JNIEnv *jni, struct call_stack *s, int to
     if (depth > (int)(sizeof s->key / sizeof s->key[0])) depth = (int)(sizeof s->key / sizeof s->key[0]);
     int n = 0;
     for (int i = top; i >= 0 && n < depth; i--, n++) {
-        s->key[n].method = s->frames[i].method;
-        s->key[n].location = -1;
+        s->key[n] = s->frames[i].frame;
+        if (!s->key[n]) return;    /* out of memory when it was pushed */
     }
     /* A cheap hash for the cache; the table behind it has its own. */
     uint64_t hash = thread_serial * 0x9E3779B97F4A7C15ULL + (uint64_t)n;
-    for (int i = 0; i < n; i++) hash = (hash ^ (uint64_t)(uintptr_t)s->key[i].method) * 0xff51afd7ed558ccdULL;
+    for (int i = 0; i < n; i++) hash = (hash ^ (uint64_t)(uintptr_t)s->key[i]) * 0xff51afd7ed558ccdULL;
     hash ^= hash >> 29;
     unsigned slot = (unsigned)(hash % CACHE_SLOTS);
     struct trace *t = s->cache[slot].trace;
-    if (!t || s->cache[slot].hash != hash || !traces_key_equals(t, thread_serial, s->key, n)) {
+    if (!t || s->cache[slot].hash != hash || !same_frames(t, thread_serial, s->key, n)) {
         flush_slot(s, slot);
-        t = traces_of(&h->t.traces, h->jvmti, jni, thread_serial, s->key, n);
+        t = traces_of_frames(&h->t.traces, thread_serial, s->key, n);
         if (!t) return;
         s->cache[slot].hash = hash;
         s->cache[slot].trace = t;
@@ -165,7 +186,7 @@ static void count_call(struct host *h, JNIEnv *jni, struct call_stack *s, int to
     s->cache[slot].ns += ns;
 }
 
-static void push(struct host *h, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when)
+static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when)
 {
     if (s->n == s->cap) {
         if (s->cap >= MAX_STACK) return;
@@ -175,7 +196,7 @@ static void push(struct host *h, struct call_stack *s, uint32_t cnum, uint32_t m
         s->frames = f;
         s->cap = cap;
     }
-    s->frames[s->n++] = (struct call_frame){cnum, mnum, method_of(h, cnum, mnum), when, 0};
+    s->frames[s->n++] = (struct call_frame){cnum, mnum, frame_of(h, jni, cnum, mnum), when, 0};
 }
 
 /*
@@ -312,7 +333,7 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
         uint64_t code = (uint64_t)ev & ~(uint64_t)TRACKER_EXIT_BIT;
         uint32_t cnum = (uint32_t)(code >> 16), mnum = (uint32_t)(code & 0xffff);
         if (is_exit) on_method_exit(h, jni, s, cnum, mnum, when, b->thread_serial);
-        else push(h, s, cnum, mnum, when);
+        else push(h, jni, s, cnum, mnum, when);
         s->last_when = when;
         s->has_last = true;
     }

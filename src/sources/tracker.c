@@ -119,7 +119,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
                 names[i] = res.methods[i].name;
                 descs[i] = res.methods[i].desc;
             }
-            bci_classes_set_methods(c, res.method_count, names, descs);
+            bci_classes_set_methods(h->bci_classes, c, res.method_count, names, descs);
             if (being_redefined) bci_classes_bind(c, jvmti, being_redefined);
         }
         free(names);

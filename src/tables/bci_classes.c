@@ -9,6 +9,7 @@ struct name_node {
     struct bci_class *_Atomic newest;
     struct bci_class *vacant;        /* free for the same bytes again (lock) */
     struct bci_class *unprepared;    /* numbered, not prepared yet (lock) */
+    struct bci_version *versions;    /* (lock) */
     char name[];
 };
 
@@ -46,8 +47,8 @@ static void bci_number(void *p, uint32_t i) { ((struct bci_class *)p)->cnum = i 
 /* A vacant entry of this name and bytes, taken for a new loader. Lock held. */
 static struct bci_class *reuse(struct name_node *n, uint64_t bytes_hash, jweak loader)
 {
-    for (struct bci_class **p = n ? &n->vacant : NULL; p && *p; p = &(*p)->next_vacant) {
-        struct bci_class *c = *p;
+    struct bci_class **p = n ? &n->vacant : NULL;
+    for (struct bci_class *c = p ? *p : NULL; c; p = &c->next_vacant, c = *p) {
         if (c->bytes_hash != bytes_hash || !c->ids) continue;
         *p = c->next_vacant;
         c->next_vacant = NULL;
@@ -149,7 +150,27 @@ struct bci_class *bci_classes_find(struct bci_class_table *t, const char *name, 
     return c;
 }
 
-int bci_classes_set_methods(struct bci_class *c, unsigned nmethods, char *const *names, char *const *descs)
+/* The version of these bytes, made on first sight. Lock held. */
+static struct bci_version *version_of(struct name_node *n, uint64_t bytes_hash, unsigned nmethods)
+{
+    struct bci_version *v = n->versions;
+    while (v && (v->bytes_hash != bytes_hash || v->nmethods != nmethods)) v = v->next;
+    if (v) return v;
+    v = calloc(1, sizeof *v);
+    if (v) v->frames = calloc(nmethods ? nmethods : 1, sizeof *v->frames);
+    if (!v || !v->frames) {
+        free(v);
+        return NULL;
+    }
+    v->bytes_hash = bytes_hash;
+    v->nmethods = nmethods;
+    v->next = n->versions;
+    n->versions = v;
+    return v;
+}
+
+int bci_classes_set_methods(struct bci_class_table *t, struct bci_class *c, unsigned nmethods, char *const *names,
+                            char *const *descs)
 {
     if (c->ids) return 0;          /* a reused entry: the same bytes, the same methods */
     c->method_names = copy_strings(nmethods, names);
@@ -157,6 +178,10 @@ int bci_classes_set_methods(struct bci_class *c, unsigned nmethods, char *const 
     c->ids = calloc(nmethods ? nmethods : 1, sizeof *c->ids);
     if (!c->method_names || !c->method_descs || !c->ids) return -1;
     c->nmethods = nmethods;
+    struct name_node *n = (struct name_node *)cmap_find(&t->by_name, name_hash(c->name), c->name, name_eq);
+    pthread_mutex_lock(&t->lock);
+    c->version = n ? version_of(n, c->bytes_hash, nmethods) : NULL;
+    pthread_mutex_unlock(&t->lock);
     return 0;
 }
 
@@ -180,4 +205,17 @@ void bci_classes_name_method(struct bci_class *c, const char *name, const char *
             return;
         }
     }
+}
+
+uint32_t bci_classes_most(struct bci_class_table *t)
+{
+    uint32_t most = 0;
+    for (uint32_t i = 0, n = registry_count(&t->all); i < n; i++) {
+        struct bci_class *c = registry_get(&t->all, i);
+        if (!c || bci_classes_named(t, c->name) != c) continue;   /* each name once, from its newest */
+        uint32_t k = 0;
+        for (; c; c = c->same_name) k++;
+        if (k > most) most = k;
+    }
+    return most;
 }

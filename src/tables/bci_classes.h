@@ -24,6 +24,19 @@
 #include "util/cmap.h"
 #include "util/registry.h"
 
+struct frame;
+
+/* The bytes a class of some name came in (one for most names): the methods their numbers
+ * name, once known, for every copy of them. Events of a copy counted after it was
+ * unloaded still name its methods so. */
+struct bci_version {
+    struct bci_version *next;     /* the other versions of its name */
+    uint64_t bytes_hash;
+    unsigned nmethods;
+    struct frame *_Atomic *frames;  /* by mnum: the method's frame (no location), once
+                                       one copy's method is named */
+};
+
 struct bci_class {
     uint32_t cnum;
     char *name;                   /* internal form, "java/lang/String" */
@@ -33,6 +46,7 @@ struct bci_class {
     unsigned nmethods;
     char **method_names, **method_descs;
     _Atomic(jmethodID) *ids;      /* by mnum; NULL until the class is prepared */
+    struct bci_version *version;  /* its bytes' (set with the methods) */
     _Atomic bool prepared;
     struct bci_class *same_name;  /* the class of this name numbered before (another loader) */
     struct bci_class *next_vacant;   /* the other vacant classes of its name (lock) */
@@ -55,8 +69,9 @@ void bci_classes_init(struct bci_class_table *t);
 struct bci_class *bci_classes_add(struct bci_class_table *t, const char *name, uint64_t bytes_hash, jweak loader,
                                   bool *reused);
 /* Its methods, in mnum order (copied), once the instrumenter has listed them (kept as
- * they are when a reused entry has them). */
-int bci_classes_set_methods(struct bci_class *c, unsigned nmethods, char *const *names, char *const *descs);
+ * they are when a reused entry has them), and its version. */
+int bci_classes_set_methods(struct bci_class_table *t, struct bci_class *c, unsigned nmethods, char *const *names,
+                            char *const *descs);
 /* The class a cnum names, or NULL. */
 struct bci_class *bci_classes_get(struct bci_class_table *t, uint32_t cnum);
 /* The newest class numbered under this name (the others follow by same_name), or NULL. */
@@ -71,6 +86,8 @@ uint32_t bci_classes_sweep(struct bci_class_table *t, bool (*is_gone)(jweak load
  * that class or NULL. */
 struct bci_class *bci_classes_find(struct bci_class_table *t, const char *name, bool unprepared,
                                    bool (*match)(const struct bci_class *c, void *ctx), void *ctx);
+/* The most classes numbered under one name (HPROF_TABLE_STATS). */
+uint32_t bci_classes_most(struct bci_class_table *t);
 /* A method of the loaded class: fills in its jmethodID if it is one of c's numbered methods. */
 void bci_classes_name_method(struct bci_class *c, const char *name, const char *desc, jmethodID id);
 

@@ -73,8 +73,8 @@ static struct by_signature_node *signature_node(struct class_table *t, const cha
 struct class_info *classes_reuse(struct class_table *t, const char *signature, const char *source_file)
 {
     struct by_signature_node *n = signature_node(t, signature);
-    for (struct class_info **p = n ? &n->vacant : NULL; p && *p; p = &(*p)->next_vacant) {
-        struct class_info *c = *p;
+    struct class_info **p = n ? &n->vacant : NULL;
+    for (struct class_info *c = p ? *p : NULL; c; p = &c->next_vacant, c = *p) {
         if (!same_source(c->source_file, source_file)) continue;
         *p = c->next_vacant;
         c->next_vacant = NULL;
@@ -96,4 +96,23 @@ jweak classes_vacate(struct class_table *t, struct class_info *c)
         n->vacant = c;
     }
     return atomic_exchange(&c->mirror, NULL);
+}
+
+const char *classes_most_entries(struct class_table *t, uint32_t *most, uint32_t *vacant)
+{
+    const char *name = NULL;
+    *most = *vacant = 0;
+    for (uint32_t i = 0, n = classes_count(t); i < n; i++) {
+        struct class_info *c = classes_at(t, i);
+        if (!c) continue;
+        *vacant += c->vacant;
+        if (c->canonical != c) continue;
+        uint32_t k = 0;
+        for (struct class_info *e = c; e; e = atomic_load(&e->next_same)) k++;
+        if (k > *most) {
+            *most = k;
+            name = c->name;
+        }
+    }
+    return name;
 }

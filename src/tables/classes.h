@@ -76,6 +76,8 @@ struct class_info *classes_at(struct class_table *t, uint32_t i);
 /* A vacant entry for a class of this signature and source file (NULL: none), taken:
  * no longer vacant, measurements forgotten. Naming lock held. */
 struct class_info *classes_reuse(struct class_table *t, const char *signature, const char *source_file);
+/* The signature with the most entries (*most of them), and how many entries are vacant. */
+const char *classes_most_entries(struct class_table *t, uint32_t *most, uint32_t *vacant);
 /* The entry's class was unloaded: vacant from now on, its generation moved on. Returns
  * the mirror it held (the caller disposes of it). Naming lock held. */
 jweak classes_vacate(struct class_table *t, struct class_info *c);

@@ -28,6 +28,10 @@ void methods_init(struct method_table *t, struct class_table *classes, struct id
     cmap_init(&t->aliases);
     t->classes = classes;
     t->ids = ids;
+    memset(&t->unknown, 0, sizeof t->unknown);
+    t->unknown.name = "<Unknown Method>";
+    t->unknown.signature = "()V";
+    t->unknown.cls = &classes->unknown;
 }
 
 static uint64_t id_hash(jmethodID id) { return hash_mix64((uint64_t)(uintptr_t)id); }

@@ -38,6 +38,7 @@ struct method_table {
     struct cmap aliases;           /* jmethodID -> its canonical method */
     struct class_table *classes;   /* where a method's class is entered */
     struct ids *ids;
+    struct method_info unknown;    /* stands in for a method no one can name any more */
 };
 
 void methods_init(struct method_table *t, struct class_table *classes, struct ids *ids);
@@ -55,6 +56,9 @@ struct method_info *methods_add(struct method_table *t, struct method_info *m, s
 /* Takes out the aliases of methods whose class was unloaded (its entry's generation
  * moved on), telling dead(id, ctx) of each. Returns how many. */
 uint32_t methods_sweep(struct method_table *t, void (*dead)(jmethodID id, void *ctx), void *ctx);
+/* Canonical methods and jmethodIDs noted (HPROF_TABLE_STATS). */
+static inline uint64_t methods_count(struct method_table *t) { return cmap_count(&t->map); }
+static inline uint64_t methods_aliases(struct method_table *t) { return cmap_count(&t->aliases); }
 /* The source line of a location in the method (see LINE_* in ids.h for the others). */
 int methods_line(const struct method_info *m, jlocation location);
 

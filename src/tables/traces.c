@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tables/frames.h"
 #include "tables/ids.h"
+#include "tables/methods.h"
 
 struct trace_key {
     uint32_t thread_serial;
@@ -99,7 +101,7 @@ uint64_t traces_key_hash(uint32_t thread_serial, const jvmtiFrameInfo *frames, i
 
 struct trace_make_ctx {
     struct trace_table *table;
-    const struct trace_key *raw;
+    const jvmtiFrameInfo *raw;     /* NULL: the frames' own methods and locations */
     struct frame **resolved;
 };
 
@@ -107,15 +109,15 @@ static void trace_number(void *p, uint32_t i) { ((struct trace *)p)->serial = SE
 
 static struct cmap_node *trace_make(const void *key, void *ctx)
 {
+    const struct frames_key *k = key;
     struct trace_make_ctx *c = ctx;
-    const struct trace_key *k = c->raw;
     struct trace *t = calloc(1, sizeof *t + (size_t)k->nframes * sizeof(jvmtiFrameInfo));
     if (!t) return NULL;
     t->frames = c->resolved;
     t->thread_serial = k->thread_serial;
     t->nframes = (uint32_t)k->nframes;
-    if (k->nframes)                /* a thread with no Java frames has no array at all */
-        memcpy(t->raw, k->frames, (size_t)k->nframes * sizeof(jvmtiFrameInfo));
+    for (int i = 0; i < k->nframes; i++)   /* a thread with no Java frames has no array at all */
+        t->raw[i] = c->raw ? c->raw[i] : (jvmtiFrameInfo){k->frames[i]->method->id, k->frames[i]->location};
     /* whole before it is published: a dump walks the traces while others are added */
     if (registry_add_numbered(&c->table->all, t, trace_number) == UINT32_MAX) {
         free(t);
@@ -150,7 +152,7 @@ struct trace *traces_add(struct trace_table *t, uint64_t hash, uint32_t thread_s
 {
     struct trace_key k = {thread_serial, nframes, frames, NULL};
     struct frames_key fk = {thread_serial, nframes, resolved};
-    struct trace_make_ctx c = {t, &k, resolved};
+    struct trace_make_ctx c = {t, frames, resolved};
     struct trace *tr = (struct trace *)cmap_intern(&t->map, frames_hash(&fk), &fk, frames_eq, trace_make, &c, NULL);
     free(c.resolved);              /* NULL unless the trace was there before */
     /* Traces are never freed: the one made or found is returned, not read back from the
@@ -163,6 +165,22 @@ struct dead_test {
     bool (*dead)(jmethodID id, void *ctx);
     void *ctx;
 };
+
+struct trace *traces_of_frames(struct trace_table *t, uint32_t thread_serial, struct frame *const *frames,
+                               int nframes)
+{
+    struct frames_key fk = {thread_serial, nframes, frames};
+    uint64_t hash = frames_hash(&fk);
+    struct trace *tr = (struct trace *)cmap_find(&t->map, hash, &fk, frames_eq);   /* never freed */
+    if (tr) return tr;
+    struct frame **copy = calloc((size_t)(nframes ? nframes : 1), sizeof *copy);
+    if (!copy) return NULL;
+    if (nframes) memcpy(copy, frames, (size_t)nframes * sizeof *copy);
+    struct trace_make_ctx c = {t, NULL, copy};
+    tr = (struct trace *)cmap_intern(&t->map, hash, &fk, frames_eq, trace_make, &c, NULL);
+    free(c.resolved);              /* NULL unless another thread made it first */
+    return tr;
+}
 
 static bool raw_is_dead(const struct cmap_node *n, void *ctx)
 {

@@ -66,7 +66,14 @@ struct trace *traces_find(struct trace_table *t, uint64_t hash, uint32_t thread_
 struct trace *traces_add(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
                          const jvmtiFrameInfo *frames, int nframes, struct frame **resolved);
 uint32_t traces_count(struct trace_table *t);
+/* Raw keys noted (HPROF_TABLE_STATS). */
+static inline uint64_t traces_raw_keys(struct trace_table *t) { return cmap_count(&t->by_raw); }
 struct trace *traces_at(struct trace_table *t, uint32_t i);
+/* The trace of these resolved frames (the caller's array, copied) on this thread, made
+ * on first sight, with no raw key: for a source that names its frames itself (cpu=times).
+ * NULL when out of memory. */
+struct trace *traces_of_frames(struct trace_table *t, uint32_t thread_serial, struct frame *const *frames,
+                               int nframes);
 /* Takes out the raw keys with a frame whose method dead(id, ctx) says was unloaded;
  * returns how many. */
 uint32_t traces_sweep(struct trace_table *t, bool (*dead)(jmethodID id, void *ctx), void *ctx);

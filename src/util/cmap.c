@@ -132,3 +132,14 @@ struct cmap_node *cmap_sweep(struct cmap *m, bool (*drop)(const struct cmap_node
     }
     return out;
 }
+
+uint64_t cmap_count(struct cmap *m)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < CMAP_STRIPES; i++) {
+        pthread_mutex_lock(&m->stripes[i].lock);
+        n += m->stripes[i].count;
+        pthread_mutex_unlock(&m->stripes[i].lock);
+    }
+    return n;
+}

@@ -56,6 +56,9 @@ struct cmap_node *cmap_remove(struct cmap *m, uint64_t hash, const void *key, cm
  * them (readers that copy under the lock, see cmap_eq_fn, hold none). */
 struct cmap_node *cmap_sweep(struct cmap *m, bool (*drop)(const struct cmap_node *entry, void *ctx), void *ctx);
 
+/* How many entries the map holds (each stripe counted under its lock). */
+uint64_t cmap_count(struct cmap *m);
+
 /* A 64-bit mix of a 64-bit value and a byte string hash. */
 static inline uint64_t hash_mix64(uint64_t x)
 {

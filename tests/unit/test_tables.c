@@ -172,7 +172,8 @@ static void numbered_classes(void)
           "the classes of one name, newest first");
     CHECK(bci_classes_named(&t, "p/B") == NULL, "no class of another name");
     char *names[] = {"<init>", "run"}, *descs[] = {"()V", "(I)V"};
-    CHECK(bci_classes_set_methods(app, 2, names, descs) == 0, "methods listed");
+    CHECK(bci_classes_set_methods(&t, app, 2, names, descs) == 0 && app->version && app->version->nmethods == 2,
+          "methods listed, a version made");
     bci_classes_name_method(app, "run", "(I)V", (jmethodID)(uintptr_t)0x42);
     bci_classes_name_method(app, "run", "()V", (jmethodID)(uintptr_t)0x43);
     CHECK(atomic_load(&app->ids[1]) == (jmethodID)(uintptr_t)0x42 && atomic_load(&app->ids[0]) == NULL,
@@ -192,13 +193,19 @@ static void numbered_classes(void)
     CHECK(bci_classes_find(&t, "p/A", false, any_class, NULL) == boot, "a vacant class is not found");
     struct bci_class *other = bci_classes_add(&t, "p/A", 8, (jweak)(uintptr_t)0x20, &reused);
     CHECK(other && !reused && other->cnum == 3, "other bytes of the name: a new number");
+    CHECK(bci_classes_set_methods(&t, other, 2, names, descs) == 0 && other->version &&
+              other->version != app->version,
+          "and a version of their own");
     struct bci_class *again = bci_classes_add(&t, "p/A", 7, (jweak)(uintptr_t)0x30, &reused);
     CHECK(again == app && reused && app->cnum == 2 && !app->vacant && !atomic_load(&app->prepared) &&
               atomic_load(&app->ids[1]) == NULL && app->loader == (jweak)(uintptr_t)0x30,
           "the same bytes take the vacant number, unprepared, their methods not named yet");
-    CHECK(bci_classes_set_methods(app, 0, NULL, NULL) == 0 && app->nmethods == 2, "and keep the methods listed");
+    CHECK(bci_classes_set_methods(&t, app, 0, NULL, NULL) == 0 && app->nmethods == 2, "and keep the methods listed");
     CHECK(bci_classes_find(&t, "p/A", true, any_class, NULL) == app, "a reused class waits for its ClassPrepare again");
     CHECK(registry_count(&t.all) == 3, "three numbers for four classes (%u)", registry_count(&t.all));
+    struct bci_class *twin = bci_classes_add(&t, "p/A", 7, (jweak)(uintptr_t)0x40, &reused);
+    CHECK(twin && !reused && bci_classes_set_methods(&t, twin, 2, names, descs) == 0 && twin->version == app->version,
+          "a copy loaded beside the first: its own number, the version of its bytes");
 }
 
 /*
