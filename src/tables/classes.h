@@ -3,7 +3,8 @@
  *
  * sources/resolve.c names a class through JVMTI on first sight and tags the class
  * object with its entry's address (see tags.h), so a class is found from its jclass
- * by one tag lookup, and two classes of the same name from different loaders stay apart.
+ * by one tag lookup. Two classes of the same name loaded at once (by two loaders) have
+ * an entry each, as a heap dump needs; reports name both by the first one's (canonical).
  */
 #ifndef HPROF_CLASSES_H
 #define HPROF_CLASSES_H

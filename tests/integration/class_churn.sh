@@ -42,7 +42,7 @@ swept=$(stat '^HPROF: tables: swept [0-9]* class entries, \([0-9]*\) numbered cl
 check "cpu=times: ${swept:-?} numbered classes of unloaded loaders made vacant (>= $((TOTAL - 2 * COPIES)))" \
   at_least $((TOTAL - 2 * COPIES)) "$swept"
 
-HPROF_TABLE_STATS=1 run_java -Xverify:all "$(agent heap=sites,file=sites.txt)" ClassChurn $ROUNDS $COPIES 1200
+HPROF_TABLE_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=sites.txt)" ClassChurn $ROUNDS $COPIES 1200
 check "heap=sites: the churn runs to its end (exit $RC)" ran
 site=$(awk '/^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 } i && $9 == "ChurnPayload" { print $7; n++ }
             END { if (n != 1) print "rows " n + 0 }' sites.txt)
