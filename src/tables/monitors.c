@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tables/classes.h"
 #include "tables/traces.h"
 #include "util/rank.h"
 
@@ -55,6 +56,7 @@ void monitors_destroy(struct monitor_table *t)
 
 struct monitor_entry *monitors_of(struct monitor_table *t, struct trace *trace, struct class_info *cls)
 {
+    if (cls && cls->canonical) cls = cls->canonical;   /* every loader's class of a name: one row */
     struct monitor_key k = {trace, cls};
     return (struct monitor_entry *)cmap_intern(&t->map, key_hash(&k), &k, key_eq, make, t, NULL);
 }

@@ -52,7 +52,8 @@ struct monitor_times {
 
 void monitors_init(struct monitor_table *t);
 void monitors_destroy(struct monitor_table *t);
-/* The entry of this trace and class, made on first sight; NULL if out of memory. */
+/* The entry of this trace and class (its canonical entry: see classes.h), made on first
+ * sight; NULL if out of memory. */
 struct monitor_entry *monitors_of(struct monitor_table *t, struct trace *trace, struct class_info *cls);
 /* Adds one contended enter (or one wait) that lasted `ns`. */
 void monitors_add(struct monitor_entry *e, uint64_t ns);

@@ -248,6 +248,14 @@ static void loader_copies(struct tables *t)
               traces_find(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1) == t1,
           "the two copies' raw frames lead to one trace");
 
+    struct monitor_table mons;
+    monitors_init(&mons);
+    struct site_table copy_sites;
+    sites_init(&copy_sites);
+    CHECK(monitors_of(&mons, t1, a) && monitors_of(&mons, t1, b) == monitors_of(&mons, t1, a) &&
+              sites_of(&copy_sites, t1, b) == sites_of(&copy_sites, t1, a) && sites_of(&copy_sites, t1, a)->cls == a,
+          "a monitor or a site of either loader's class: one entry, named by the first");
+
     /* b's class is unloaded */
     pthread_mutex_lock(&t->classes.naming);
     atomic_store(&b->mirror, (jweak)(uintptr_t)0xb0);
