@@ -49,8 +49,13 @@ check "hottest method is Split.partA in 10 runs of 10 ($same)" test "$same" -eq 
 # 4. Threads without CPU: no CPU samples, and wall samples with their states.
 run_java "$(agent cpu=samples,interval=10,thread=y,sampler=$ENGINE,file=idle.txt)" Idle 1500
 check "CPU: the spinning holder has samples" bash -c "(( $(thread_samples idle.txt holder) > 20 ))"
-check "CPU: a sleeping thread has none" test "$(thread_samples idle.txt sleeper)" -eq 0
-check "CPU: a thread blocked on a monitor has none" test "$(thread_samples idle.txt blocked)" -eq 0
+# At most one: a thread's start (the classes its first sleep or lock loads, under
+# -Xcheck:jni, on a busy machine) once took an interval of CPU. A sampler on the wall
+# clock would give them about 150 each.
+check "CPU: a sleeping thread has none (but at most one sample at its start)" \
+  bash -c "s=$(thread_samples idle.txt sleeper); (( s >= 0 && s <= 1 ))"
+check "CPU: a thread blocked on a monitor has none (but at most one sample at its start)" \
+  bash -c "s=$(thread_samples idle.txt blocked); (( s >= 0 && s <= 1 ))"
 run_java "$(agent cpu=samples,interval=10,thread=y,clock=wall,sampler=$ENGINE,file=wall.txt)" Idle 1500
 check "wall: the sleeping thread has samples" bash -c "(( $(thread_samples wall.txt sleeper) > 20 ))"
 check "wall: the blocked thread has samples" bash -c "(( $(thread_samples wall.txt blocked) > 20 ))"
