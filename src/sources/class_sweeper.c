@@ -20,7 +20,6 @@
  */
 #include "sources/class_sweeper.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +30,9 @@
 #include "tables/classes.h"
 #include "tables/methods.h"
 #include "tables/traces.h"
-#include "util/clock.h"
 #include "util/cmap.h"
 #include "util/log.h"
+#include "util/pacer.h"
 
 #define SWEEP_PERIOD_MS 1000
 
@@ -50,9 +49,8 @@ struct id_set {
 };
 
 struct class_sweeper {
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    bool stop, running;
+    struct pacer pace;             /* the thread's passes */
+    pthread_mutex_t lock;          /* over total */
     struct weak_list retired[2];   /* [0] given up in the last pass, [1] in the one before */
     struct id_set dead;
     struct class_sweep_stats total;
@@ -144,7 +142,7 @@ struct class_sweep_stats class_sweeper_pass(struct host *h, JNIEnv *jni)
     st.classes = vacate_classes(h, jni, &s->retired[0]);
     if (h->bci_classes) st.numbered = bci_classes_sweep(h->bci_classes, loader_gone, loader_drop, jni);
     if (st.classes) {
-        memset(s->dead.slots, 0, s->dead.cap * sizeof *s->dead.slots);
+        if (s->dead.n) memset(s->dead.slots, 0, s->dead.cap * sizeof *s->dead.slots);
         s->dead.n = 0;
         st.aliases = methods_sweep(&h->t.methods, note_dead, &s->dead);
         if (s->dead.n) st.raw_traces = traces_sweep(&h->t.traces, id_has, &s->dead);
@@ -162,19 +160,8 @@ static void JNICALL sweeper_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct host *h = arg;
     struct class_sweeper *s = h->class_sweeper;
-    pthread_mutex_lock(&s->lock);
-    while (!s->stop) {
-        struct timespec until;
-        clock_deadline_after(&until, SWEEP_PERIOD_MS);
-        while (!s->stop && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
-        if (s->stop) break;
-        pthread_mutex_unlock(&s->lock);
-        class_sweeper_pass(h, jni);
-        pthread_mutex_lock(&s->lock);
-    }
-    s->running = false;
-    pthread_cond_broadcast(&s->wake);
-    pthread_mutex_unlock(&s->lock);
+    while (pacer_pause(&s->pace, SWEEP_PERIOD_MS)) class_sweeper_pass(h, jni);
+    pacer_end(&s->pace);
 }
 
 struct class_sweep_stats class_sweeper_totals(struct host *h)
@@ -214,25 +201,13 @@ static void start(struct host *h, JNIEnv *jni)
     if (!s) {
         s = calloc(1, sizeof *s);
         if (!s) return;
+        pacer_init(&s->pace);
         pthread_mutex_init(&s->lock, NULL);
-        pthread_condattr_t ca;
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_cond_init(&s->wake, &ca);
-        pthread_condattr_destroy(&ca);
         h->class_sweeper = s;
     }
-    pthread_mutex_lock(&s->lock);
-    bool run = !s->running;
-    s->running = true;
-    s->stop = false;
-    pthread_mutex_unlock(&s->lock);
     /* Without its thread nothing is swept: the tables keep every class, as they can. */
-    if (run && !host_start_thread(h, jni, "HPROF class sweeper", sweeper_main, h)) {
-        pthread_mutex_lock(&s->lock);
-        s->running = false;
-        pthread_mutex_unlock(&s->lock);
-    }
+    if (pacer_begin(&s->pace) && !host_start_thread(h, jni, "HPROF class sweeper", sweeper_main, h))
+        pacer_end(&s->pace);
 }
 
 /* The thread is let go, not freed: a pass under way finishes on its own. */
@@ -240,13 +215,7 @@ static void stop(struct host *h, JNIEnv *jni)
 {
     struct class_sweeper *s = h->class_sweeper;
     if (!s) return;
-    pthread_mutex_lock(&s->lock);
-    s->stop = true;
-    pthread_cond_broadcast(&s->wake);
-    struct timespec until;
-    clock_deadline_after(&until, 5000);
-    while (s->running && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
-    pthread_mutex_unlock(&s->lock);
+    pacer_stop(&s->pace, 5000);
     const char *stats = getenv("HPROF_TABLE_STATS");
     if (stats && *stats && strcmp(stats, "0") != 0) log_table_stats(h);
 }

@@ -1,20 +1,16 @@
 #include "sources/cpu_sampler.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sources/host.h"
 #include "sources/resolve.h"
 #include "sources/source.h"
-#include "util/clock.h"
+#include "util/pacer.h"
 #include "util/log.h"
 
 struct cpu_sampler {
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    bool stop;          /* asked to stop */
-    bool running;       /* the thread is inside its loop */
+    struct pacer pace;  /* the thread's passes */
     _Atomic bool enabled;
     bool has_cpu_time;  /* GetThreadCpuTime is available */
     jvmtiFrameInfo *frames;
@@ -90,32 +86,17 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct host *h = arg;
     struct cpu_sampler *s = h->sampler;
-    pthread_mutex_lock(&s->lock);
-    while (!s->stop) {
-        /* The interval is the pause between passes, as in the original agent. */
-        struct timespec until;
-        clock_deadline_after(&until, host_interval(h));
-        while (!s->stop && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
-        if (s->stop) break;
-        pthread_mutex_unlock(&s->lock);
+    /* The interval is the pause between passes, as in the original agent. */
+    while (pacer_pause(&s->pace, host_interval(h)))
         if (atomic_load(&s->enabled)) sample_once(h, s, jni);
-        pthread_mutex_lock(&s->lock);
-    }
-    s->running = false;
-    pthread_cond_broadcast(&s->wake);
-    pthread_mutex_unlock(&s->lock);
+    pacer_end(&s->pace);
 }
 
 int cpu_sampler_start(struct host *h, JNIEnv *jni)
 {
     struct cpu_sampler *s = calloc(1, sizeof *s);
     if (!s) return -1;
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    pacer_init(&s->pace);
     atomic_init(&s->enabled, true);
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
@@ -124,10 +105,10 @@ int cpu_sampler_start(struct host *h, JNIEnv *jni)
     s->nframes = host_depth(h) > 0 ? host_depth(h) : 1;
     s->frames = calloc((size_t)s->nframes, sizeof *s->frames);
     if (!s->frames || !grow(s, 64)) return -1;
-    s->running = true;
+    pacer_begin(&s->pace);
     h->sampler = s;
     if (!host_start_thread(h, jni, "HPROF cpu sampling thread", sampler_main, h)) {
-        s->running = false;
+        pacer_end(&s->pace);
         log_error("cannot start the CPU sampling thread; no CPU samples will be taken");
         return -1;
     }
@@ -137,15 +118,7 @@ int cpu_sampler_start(struct host *h, JNIEnv *jni)
 static void stop(struct host *h, JNIEnv *jni)
 {
     struct cpu_sampler *s = h->sampler;
-    if (!s) return;
-    pthread_mutex_lock(&s->lock);
-    s->stop = true;
-    pthread_cond_broadcast(&s->wake);
-    /* Bounded wait: a sampler stuck in the VM must not hang the exit. */
-    struct timespec until;
-    clock_deadline_after(&until, 5000);
-    while (s->running && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {}
-    pthread_mutex_unlock(&s->lock);
+    if (s) pacer_stop(&s->pace, 5000);
 }
 
 void cpu_sampler_enable(struct host *h, bool on)

@@ -15,8 +15,8 @@
 #include "sources/signal_sampler.h"
 #include "sources/thread_events.h"
 #include "sources/vm_flags.h"
-#include "util/clock.h"
 #include "util/log.h"
+#include "util/pacer.h"
 
 #define RING_SLOTS 2048
 #define MIN_FRAMES 64
@@ -48,10 +48,8 @@ static const char *const STATE_NAMES[STATE_COUNT] = {
 /* The handler's part first (h->signal_sampler points at it), then the drain's. */
 struct cpu_signal {
     struct signal_sampler s;
-    pthread_mutex_t lock;              /* the thread's loop */
+    struct pacer pace;                 /* the thread's rounds */
     pthread_mutex_t drain_lock;        /* the ring has one consumer at a time */
-    pthread_cond_t wake;
-    bool stop, running;
     _Atomic bool fell_back;            /* the JVMTI sampler took over */
     bool said_no_timer;
     jvmtiFrameInfo *frames;            /* the drain's, MAX_FRAMES + 2 */
@@ -310,22 +308,13 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     struct host *h = arg;
     struct cpu_signal *c = of(h);
     int period = c->s.wall ? h->opt->interval_ms : DRAIN_MS;
-    pthread_mutex_lock(&c->lock);
-    while (!c->stop) {
-        struct timespec until;
-        clock_deadline_after(&until, period);
-        while (!c->stop && pthread_cond_timedwait(&c->wake, &c->lock, &until) != ETIMEDOUT) {}
-        if (c->stop) break;
-        pthread_mutex_unlock(&c->lock);
+    while (pacer_pause(&c->pace, period)) {
         if (c->s.wall && atomic_load(&c->s.enabled)) poke_all(h, c, jni);
         drain(h, c, jni);
         if (!atomic_load(&c->fell_back) && !sample_signal_is_ours())
             fall_back(h, jni, "the program replaced the SIGPROF handler");
-        pthread_mutex_lock(&c->lock);
     }
-    c->running = false;
-    pthread_cond_broadcast(&c->wake);
-    pthread_mutex_unlock(&c->lock);
+    pacer_end(&c->pace);
 }
 
 /* ---- the life cycle ---- */
@@ -370,13 +359,8 @@ static int prepare(struct host *h, struct cpu_signal *c)
     c->s.wall = h->opt->clock == CLOCK_WALL;
     c->s.pid = getpid();
     c->s.inject_fault = env_switch("HPROF_SAMPLER_FAULT", false);
-    pthread_mutex_init(&c->lock, NULL);
+    pacer_init(&c->pace);
     pthread_mutex_init(&c->drain_lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&c->wake, &ca);
-    pthread_condattr_destroy(&ca);
     c->frames = calloc(MAX_FRAMES + 2, sizeof *c->frames);
     if (!c->frames || sample_ring_init(&c->s.ring, RING_SLOTS, c->s.max_frames) != 0 ||
         tid_map_init(&c->s.threads, MAX_THREADS, sizeof(struct sig_thread)) != 0)
@@ -423,9 +407,9 @@ static void start(struct host *h, JNIEnv *jni)
         (*jni)->DeleteLocalRef(jni, self);
     }
     if (h->attached) adopt_running(h, c, jni);
-    c->running = true;
+    pacer_begin(&c->pace);
     if (!host_start_thread(h, jni, "HPROF cpu sampling thread", sampler_main, h)) {
-        c->running = false;
+        pacer_end(&c->pace);
         fall_back(h, jni, "cannot start the sampling thread");
     }
 }
@@ -438,13 +422,7 @@ static void stop(struct host *h, JNIEnv *jni)
     if (!c || !c->frames) return;
     atomic_store(&c->s.enabled, false);
     stop_all_timers(c);
-    pthread_mutex_lock(&c->lock);
-    c->stop = true;
-    pthread_cond_broadcast(&c->wake);
-    struct timespec until;
-    clock_deadline_after(&until, 5000);
-    while (c->running && pthread_cond_timedwait(&c->wake, &c->lock, &until) != ETIMEDOUT) {}
-    pthread_mutex_unlock(&c->lock);
+    pacer_stop(&c->pace, 5000);
     drain(h, c, jni);
     uint64_t faults = atomic_load(&c->s.faults);
     if (faults && h->opt->verbose) log_warning("cpu=samples: %llu stack walks faulted and were abandoned ([walk_failed].walk_faulted)", (unsigned long long)faults);

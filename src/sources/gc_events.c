@@ -141,10 +141,7 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
         return -1;
     }
     pthread_mutex_init(&g->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&g->wake, &ca);
+    clock_cond_init(&g->wake);
     timeline_init(&g->table);
     /* heap=sites counts on the same event (alloc_live.c): its callback runs after ours.
      * gc_events comes after alloc_tracker in SOURCES, so it sees the callback set. */

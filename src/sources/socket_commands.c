@@ -13,6 +13,7 @@
 #include "sources/host.h"
 #include "sources/source.h"
 #include "sources/socket_protocol.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 struct listener {
@@ -89,11 +90,7 @@ static int listen_start(struct host *h, JNIEnv *jni)
     struct listener *l = calloc(1, sizeof *l);
     if (!l) return -1;
     pthread_mutex_init(&l->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&l->done, &ca);
-    pthread_condattr_destroy(&ca);
+    clock_cond_init(&l->done);
     /* A descriptor of our own: closing the output at VM death cannot pull it from
      * under a read, nor hand its number to another file meanwhile. */
     l->fd = fcntl(out_fd, F_DUPFD_CLOEXEC, 0);
@@ -121,8 +118,7 @@ static void stop(struct host *h, JNIEnv *jni)
     /* EXIT THE VM runs VM death on the listener itself: nothing to wait for then. */
     if (l->running && !pthread_equal(l->self, pthread_self())) {
         struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += 3;
+        clock_deadline_after(&until, 3000);
         while (l->running && pthread_cond_timedwait(&l->done, &l->lock, &until) != ETIMEDOUT) {}
     }
     pthread_mutex_unlock(&l->lock);

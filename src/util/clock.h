@@ -5,6 +5,7 @@
 #ifndef HPROF_CLOCK_H
 #define HPROF_CLOCK_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -27,8 +28,19 @@ static inline uint64_t clock_wall_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+/* A condition whose timed waits take CLOCK_MONOTONIC deadlines (clock_deadline_after):
+ * a change of the wall clock neither cuts a pause short nor stretches it. */
+static inline void clock_cond_init(pthread_cond_t *c)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(c, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
 /* A CLOCK_MONOTONIC deadline `ms` from now, for pthread_cond_timedwait on a condition
- * made with pthread_condattr_setclock(CLOCK_MONOTONIC). */
+ * made by clock_cond_init. */
 static inline void clock_deadline_after(struct timespec *ts, int64_t ms)
 {
     clock_gettime(CLOCK_MONOTONIC, ts);

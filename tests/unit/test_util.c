@@ -10,6 +10,7 @@
 #include "util/cmap.h"
 #include "util/fd_io.h"
 #include "util/names.h"
+#include "util/pacer.h"
 #include "util/registry.h"
 
 struct entry {
@@ -58,6 +59,31 @@ static void *pipe_writer(void *arg)
     return NULL;
 }
 
+/* A thread in rounds with a pause of a minute between them. */
+static struct pacer pace;
+static int rounds;
+static void *paced(void *arg)
+{
+    while (pacer_pause(&pace, 60000)) rounds++;
+    pacer_end(&pace);
+    return NULL;
+}
+
+/* pacer: a stop cuts the pause short and the thread ends, so pacer_stop finds it ended
+ * (waiting a minute would be needed otherwise); a start while it runs is refused. */
+static void test_pacer(void)
+{
+    pacer_init(&pace);
+    CHECK(pacer_begin(&pace) && !pacer_begin(&pace), "a paced thread is begun once while it runs");
+    pthread_t t;
+    pthread_create(&t, NULL, paced, NULL);
+    pacer_stop(&pace, 30000);
+    bool ended = !pace.running;
+    pthread_join(t, NULL);
+    CHECK(ended && rounds == 0 && !pacer_pause(&pace, 60000), "a stop cuts the pause short, no round runs after it");
+    CHECK(pacer_begin(&pace) && !pace.stop, "begun again after its end");
+}
+
 static void test_fd_io(void)
 {
     int sink[2], wrote = -1;
@@ -81,6 +107,7 @@ static void test_fd_io(void)
 int main(void)
 {
     test_fd_io();
+    test_pacer();
     char out[128];
     CHECK_STR(names_from_signature("Ljava/lang/String;", out, sizeof out), "java.lang.String", "class name");
     CHECK_STR(names_from_signature("[I", out, sizeof out), "int[]", "int array");
