@@ -194,10 +194,10 @@ struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *j
 /* ---- the tracker's numbered classes ---- */
 
 struct bci_class *bci_classes_number(struct bci_class_table *t, JNIEnv *jni, const char *name, jobject loader,
-                                     const unsigned char *bytes, size_t len, bool *reused)
+                                     const unsigned char *bytes, size_t len)
 {
     jweak weak = loader && jni ? (*jni)->NewWeakGlobalRef(jni, loader) : NULL;
-    struct bci_class *c = bci_classes_add(t, name, hash_bytes(bytes, len), weak, reused);
+    struct bci_class *c = bci_classes_add(t, name, hash_bytes(bytes, len), weak);
     if (!c && weak) (*jni)->DeleteWeakGlobalRef(jni, weak);
     return c;
 }

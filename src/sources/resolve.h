@@ -40,9 +40,9 @@ struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *j
                                uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
 
 /* Numbers a class seen by the class-file hook (jni and loader may be NULL early on), or
- * gives it the number of an unloaded class of the same name and bytes (*reused). */
+ * gives it the number of an unloaded class of the same name and bytes. */
 struct bci_class *bci_classes_number(struct bci_class_table *t, JNIEnv *jni, const char *name, jobject loader,
-                                     const unsigned char *bytes, size_t len, bool *reused);
+                                     const unsigned char *bytes, size_t len);
 /* Has this loaded class been numbered (instrumented) already? */
 bool bci_classes_is_numbered(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
 /* The class is already loaded (a retransformation): name its methods now. */

@@ -79,8 +79,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
     jvmtiPhase phase = JVMTI_PHASE_LIVE;
     (*jvmti)->GetPhase(jvmti, &phase);
     if (phase == JVMTI_PHASE_PRIMORDIAL || phase == JVMTI_PHASE_ONLOAD) return;
-    bool reused = false;
-    struct bci_class *c = bci_classes_number(h->bci_classes, jni, name, loader, data, (size_t)len, &reused);
+    struct bci_class *c = bci_classes_number(h->bci_classes, jni, name, loader, data, (size_t)len);
     if (!c) return;
     cf_inject_spec spec;
     memset(&spec, 0, sizeof spec);

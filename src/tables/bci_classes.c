@@ -61,14 +61,12 @@ static struct bci_class *reuse(struct name_node *n, uint64_t bytes_hash, jweak l
     return NULL;
 }
 
-struct bci_class *bci_classes_add(struct bci_class_table *t, const char *name, uint64_t bytes_hash, jweak loader,
-                                  bool *reused)
+struct bci_class *bci_classes_add(struct bci_class_table *t, const char *name, uint64_t bytes_hash, jweak loader)
 {
     struct name_node *n = (struct name_node *)cmap_intern(&t->by_name, name_hash(name), name, name_eq, name_make,
                                                           NULL, NULL);
     pthread_mutex_lock(&t->lock);
     struct bci_class *c = loader ? reuse(n, bytes_hash, loader) : NULL;
-    *reused = c != NULL;
     if (!c && (c = calloc(1, sizeof *c)) != NULL) {
         c->name = strdup(name);
         c->loader = loader;

@@ -63,11 +63,9 @@ struct bci_class_table {
 
 void bci_classes_init(struct bci_class_table *t);
 /* Numbers a class seen by the class-file hook, or gives it the vacant entry of an
- * unloaded class of the same name and bytes (*reused says which); loader is the
- * caller's weak reference (the table keeps it), NULL for the boot loader. NULL when out
- * of memory. */
-struct bci_class *bci_classes_add(struct bci_class_table *t, const char *name, uint64_t bytes_hash, jweak loader,
-                                  bool *reused);
+ * unloaded class of the same name and bytes; loader is the caller's weak reference (the
+ * table keeps it), NULL for the boot loader. NULL when out of memory. */
+struct bci_class *bci_classes_add(struct bci_class_table *t, const char *name, uint64_t bytes_hash, jweak loader);
 /* Its methods, in mnum order (copied), once the instrumenter has listed them (kept as
  * they are when a reused entry has them), and its version. */
 int bci_classes_set_methods(struct bci_class_table *t, struct bci_class *c, unsigned nmethods, char *const *names,
