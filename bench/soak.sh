@@ -49,7 +49,8 @@ JDK=${JDK:-${JAVA_HOME:-$(tests/lib/jdks.sh --first)}}
 
 CLASSES=$OUT/classes
 mkdir -p "$CLASSES"
-"$JDK/bin/javac" -nowarn -d "$CLASSES" bench/java/Soak.java bench/java/SoakPayload.java || exit 1
+"$JDK/bin/javac" -nowarn -d "$CLASSES" bench/java/Soak.java bench/java/SoakPayload.java \
+  tests/java/OneClassLoader.java || exit 1
 
 # One minute's figures for a running JVM: rss_kib live_heap_bytes agent_heap_bytes.
 # GC.class_histogram runs a full GC first, so "live" means what survives it.

@@ -1,5 +1,3 @@
-import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongUnaryOperator;
 
@@ -24,7 +22,7 @@ public class Soak {
     public static void main(String[] args) throws Exception {
         long seconds = Long.parseLong(args[0]);
         long tick = args.length > 1 ? Long.parseLong(args[1]) : 10;
-        byte[] payload = classBytes("SoakPayload");
+        byte[] payload = OneClassLoader.bytesOf("SoakPayload");
         long start = System.nanoTime();
         long end = start + seconds * 1_000_000_000L;
         long nextTick = start + tick * 1_000_000_000L;
@@ -93,36 +91,6 @@ public class Soak {
         for (int i = 0; i < 32; i++) {
             int slot = (int) ((round * 32 + i) % RING);
             ring[slot] = (i & 1) == 0 ? new byte[8192] : new long[1024];
-        }
-    }
-
-    static byte[] classBytes(String name) throws Exception {
-        try (InputStream in = Soak.class.getResourceAsStream("/" + name + ".class")) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            in.transferTo(out);
-            return out.toByteArray();
-        }
-    }
-
-    /** Defines one class itself (never asking its parent), everything else from the parent. */
-    static final class OneClassLoader extends ClassLoader {
-        private final String name;
-        private final byte[] bytes;
-
-        OneClassLoader(String name, byte[] bytes) {
-            super(Soak.class.getClassLoader());
-            this.name = name;
-            this.bytes = bytes;
-        }
-
-        @Override
-        protected Class<?> loadClass(String n, boolean resolve) throws ClassNotFoundException {
-            if (!n.equals(name)) return super.loadClass(n, resolve);
-            synchronized (getClassLoadingLock(n)) {
-                Class<?> c = findLoadedClass(n);
-                if (c == null) c = defineClass(n, bytes, 0, bytes.length);
-                return c;
-            }
         }
     }
 }
