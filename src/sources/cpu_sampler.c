@@ -79,7 +79,7 @@ static void sample_once(struct host *h, struct cpu_sampler *s, JNIEnv *jni)
         struct trace *t = traces_of(&h->t.traces, h->jvmti, jni, thread_serial, s->frames, count);
         if (t) atomic_fetch_add_explicit(&t->cpu_samples, 1, memory_order_relaxed);
     }
-    threads_give_back(&h->t.threads, jni, s->infos, n);
+    threads_give_back(&h->t.threads, s->infos, n);
 }
 
 static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)

@@ -189,7 +189,7 @@ static void poke_all(struct host *h, struct cpu_signal *c, JNIEnv *jni)
         jint st = 0;
         bool alive = (*h->jvmti)->GetThreadState(h->jvmti, ref, &st) == JVMTI_ERROR_NONE &&
                      (st & JVMTI_THREAD_STATE_ALIVE);
-        threads_give_back(&h->t.threads, jni, &ti, 1);
+        threads_give_back(&h->t.threads, &ti, 1);
         if (!alive) continue;
         atomic_store_explicit(&t->state, state_of(st), memory_order_relaxed);
         /* A signal still pending would swallow this one: it counts for both instead. */

@@ -374,7 +374,7 @@ static void gather_threads(struct host *h, JNIEnv *jni, struct dump_state *d)
     snap->threads = calloc(room, sizeof *snap->threads);
     int n = refs && infos && snap->threads ? threads_lend_live(&h->t.threads, refs, infos, max) : 0;
     for (int i = 0; i < n; i++) gather_thread(h, jni, d, refs[i], infos[i]->serial);
-    threads_give_back(&h->t.threads, jni, infos, n);
+    threads_give_back(&h->t.threads, infos, n);
     if (snap->threads) add_ended(h->monitors, snap, room);
     free(refs);
     free(infos);

@@ -400,7 +400,3 @@ void threads_reclaim(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni)
     }
 }
 
-void threads_give_back(struct thread_table *t, JNIEnv *jni, struct thread_info *const *infos, int n)
-{
-    for (int i = 0; i < n; i++) threads_release(t, infos[i]);
-}

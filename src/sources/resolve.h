@@ -70,7 +70,5 @@ struct thread_info *threads_ended(struct thread_table *t, jvmtiEnv *jvmti, JNIEn
 /* Frees the entries of ended threads that are gone (not alive for JVMTI), unless held
  * or read; their references are deleted. */
 void threads_reclaim(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni);
-/* Gives back entries lent by threads_lend_sampled, threads_lend_live or threads_lend. */
-void threads_give_back(struct thread_table *t, JNIEnv *jni, struct thread_info *const *infos, int n);
 
 #endif

@@ -74,6 +74,8 @@ void threads_end(struct thread_table *t, struct thread_info *ti);
 /* Holds an entry (live or ended): it is not reclaimed until released. */
 void threads_hold(struct thread_table *t, struct thread_info *ti);
 void threads_release(struct thread_table *t, struct thread_info *ti);
+/* Gives back n entries lent by threads_lend_sampled, threads_lend_live or threads_lend. */
+void threads_give_back(struct thread_table *t, struct thread_info *const *infos, int n);
 /* Lends the references of the live threads being sampled (at most max), held; how many. */
 int threads_lend_sampled(struct thread_table *t, jthread *refs, struct thread_info **infos, int max);
 /* The same for every live thread. */
