@@ -17,7 +17,7 @@
 # heap=dump with format=b, monitor=y). --parallel runs that many modes at once (default: all;
 # they share the machine, so throughput is compared within each run, never across runs).
 # Results: DIR/results.md (also on stdout) and DIR/<n>/ per mode (minutes.tsv with the
-# per-minute figures, stdout, stderr; the profile itself is removed once checked).
+# per-minute figures, stdout, stderr; the profile itself is removed once checked, unless bad).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -69,7 +69,8 @@ check_dumps() {
   [[ "$mode" == none ]] && { echo "ok -"; return; }
   [[ -s "$file" ]] || { echo "BAD no output"; return; }
   if [[ "$mode" == *format=b* ]]; then
-    build/hprof-dump --check "$file" >/dev/null 2>"$file.check" || { echo "BAD check: $(head -c 200 "$file.check")"; return; }
+    build/hprof-dump --check "$file" >/dev/null 2>"$file.check" ||
+      { echo "BAD check: $( (grep -m1 '^error' "$file.check" || head -n1 "$file.check") | head -c 300)"; return; }
     local n; n=$(build/hprof-dump --summary "$file" | awk -F= '/^heap_dumps=/ {print $2}')
     [[ "${n:-0}" -ge $((quits + 1)) ]] && echo "ok $n" || echo "BAD only ${n:-0} heap dumps"
     return
@@ -104,7 +105,7 @@ run_mode() {
   done
   wait "$pid"; local rc=$?
   local dumps; dumps=$(check_dumps "$file" "$mode" "$quits")
-  rm -f "$file" "$file.check"
+  [[ "$dumps" == BAD* ]] || rm -f "$file" "$file.check"   # kept to look into when bad
   printf '%s\t%s\t%s\t%s\n' "$mode" "$rc" "$quits" "$dumps" >"$dir/summary"
 }
 
