@@ -69,19 +69,27 @@ static void write_root(struct jdr *r, const uint8_t *p)
     }
 }
 
+/* The class of the instance at b if its values can be written as hprof's, else -1. */
+static int64_t instance_class(struct jdr *r, const uint8_t *b)
+{
+    int64_t k = set_class(r, be_load_u8(b + ID_BYTES + 4));
+    if (k < 0) return -1;
+    struct cls *c = &r->cls[k];
+    if (!c->ops_state) jd_build_ops(r, c);
+    return c->ops_state > 0 && be_load_u4(b + 2 * ID_BYTES + 4) == c->src_bytes ? k : -1;
+}
+
 static void write_instance(struct jdr *r, const uint8_t *b)
 {
     uint32_t id = jd_map_id(r, be_load_u8(b));
     if (!id) return;                                 /* hidden */
-    int64_t k = set_class(r, be_load_u8(b + ID_BYTES + 4));
-    struct cls *c = k >= 0 ? &r->cls[k] : NULL;
-    if (c && !c->ops_state) jd_build_ops(r, c);
-    uint32_t n = be_load_u4(b + 2 * ID_BYTES + 4);
-    const struct hd_class *o = c ? &r->out[k] : NULL;
-    if (!c || c->ops_state < 0 || n != c->src_bytes || !grow_array((void **)&r->vals, &r->vals_cap, o->inst_bytes + 1, 1)) {
+    int64_t k = instance_class(r, b);
+    const struct hd_class *o = k >= 0 ? &r->out[k] : NULL;
+    if (!o || !grow_array((void **)&r->vals, &r->vals_cap, o->inst_bytes + 1, 1)) {
         r->left_out++;
         return;
     }
+    const struct cls *c = &r->cls[k];
     const uint8_t *v = b + 2 * ID_BYTES + 8;
     uint8_t *d = r->vals;
     for (uint32_t i = 0; i < c->nops; i++) d = jd_put_value(r, d, c->ops[i].type, v + c->ops[i].src);
@@ -125,6 +133,38 @@ static bool write_sub(struct jdr *r, const uint8_t *p)
     return true;
 }
 
+/*
+ * Before the writing pass, when some class of the dump is not hprof's (one loaded and
+ * unloaded while the JVM dumped, say): its CLASS DUMP, its instances and its arrays
+ * cannot be written, and neither can an instance whose values do not fit its class.
+ * Each is hidden, as the agent's own objects are, so that a reference to it reads as
+ * null rather than naming an object the file does not hold.
+ */
+static bool hide_unwritable(struct jdr *r, const uint8_t *p)
+{
+    const uint8_t *b = p + 1;
+    uint64_t id = be_load_u8(b);
+    bool object = true, keep;
+    switch (p[0]) {
+    case HD_CLASS_DUMP: keep = set_class(r, id) >= 0; object = false; break;
+    case HD_INSTANCE_DUMP: keep = instance_class(r, b) >= 0; break;
+    case HD_OBJ_ARRAY_DUMP: keep = set_class(r, be_load_u8(b + ID_BYTES + 8)) >= 0; break;
+    default: return true;
+    }
+    if (!keep && jd_map_id(r, id)) {
+        jdr_hide(r, id);
+        r->left_out += object;
+    }
+    return true;
+}
+
+static bool some_class_unset(const struct jdr *r)
+{
+    for (uint32_t k = 0; k < r->ncls; k++)
+        if (!r->out[k].info) return true;
+    return false;
+}
+
 /* The objects values referred to and the dump does not hold (see map_ref): Class
  * objects, written as such with their fields unset (the dump does not tell them). */
 static void write_missing(struct jdr *r)
@@ -166,6 +206,7 @@ uint64_t jdr_write(struct jdr *r, const struct heap_dump_writer *wr, struct hd_s
     r->last_k = -1;
     map_thread_serials(r);
     jd_lay_out_classes(r);
+    if (some_class_unset(r)) jd_each_sub(r, hide_unwritable);
     wr->prepare(s, r->out, r->ncls);
     wr->begin(s, r->objects, 0);
     for (uint32_t i = 0; i < nmonitors; i++) {

@@ -328,9 +328,13 @@ static int by_ptr(const void *x, const void *y)
 }
 
 /*
- * Classes the JVM loaded after the marker was made (the dump itself loads some) are not
- * in it: they are found by name among the classes loaded now, where the name is unique
- * among those new ones.
+ * Classes the JVM loaded after the marker was made (the dump itself loads some, and a
+ * program that makes class loaders in a loop many) are not in it: they are found by name
+ * among the classes loaded now and not in the marker. Of several new classes of one name
+ * (one a loader), each of the dump's is given a different one: which is which cannot be
+ * told, and does not show, since reports name a class by its name and its fields are
+ * laid out from the dump's own record; what matters is that every object is written
+ * and no two classes share an ID.
  */
 static void resolve_late(struct host *h, JNIEnv *jni, struct jdr *r, struct marked *m)
 {
@@ -353,13 +357,12 @@ static void resolve_late(struct host *h, JNIEnv *jni, struct jdr *r, struct mark
         }
         for (uint32_t k = 0; k < jdr_class_count(r); k++) {
             if (jdr_class_is_set(r, k)) continue;
-            int found = -1, hits = 0;
             for (uint32_t i = 0; i < m->nlate; i++)
-                if (same_name(fresh[i]->signature, jdr_class_name(r, k))) {
-                    found = (int)i;
-                    hits++;
+                if (fresh[i] && same_name(fresh[i]->signature, jdr_class_name(r, k))) {
+                    jdr_set_class(r, k, fresh[i], &m->late_orders[i]);
+                    fresh[i] = NULL;            /* given */
+                    break;
                 }
-            if (hits == 1) jdr_set_class(r, k, fresh[found], &m->late_orders[found]);
         }
     }
     for (jint i = 0; i < n; i++) (*jni)->DeleteLocalRef(jni, all[i]);
@@ -442,13 +445,15 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
         heap_phase("marker", t0);
         if (!h->gc_at_exit) (*h->jvmti)->ForceGarbageCollection(h->jvmti);    /* ZGC, Shenandoah: see the top */
         bool dumped = jvm_dump_heap(jni, dump, file);
-        (*jni)->DeleteGlobalRef(jni, m.marker);
         heap_phase(dumped ? "jvm dump" : "jvm failed", t0);
         size_t len = 0;
         int fd = -1;
         const uint8_t *data = dumped ? map_dump(path, &len, &fd) : NULL;
         unlink(path);
         done = data && convert(h, jni, sink, &m, data, len, fd, t0);
+        /* Held till now: a class of the marker unloaded during the rewrite would give its
+         * entry to a new class of its name, which could then be named twice in the dump. */
+        (*jni)->DeleteGlobalRef(jni, m.marker);
         if (data) munmap((void *)data, len);
         if (fd >= 0) close(fd);
     }

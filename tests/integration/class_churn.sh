@@ -7,7 +7,9 @@
 #     before its calls were counted too); its classes numbered again from the same bytes;
 #   - heap=sites: one site for ChurnPayload with every object; its class entries and the
 #     jmethodIDs and raw trace keys of unloaded copies swept;
-#   - heap=all,format=b: the dump written at the end is well formed.
+#   - heap=all,format=b: the dump written at the end is well formed;
+#   - heap=dump,format=b with SIGQUIT dumps while loaders define the class all the time
+#     (tests/java/ChurnKeep.java): every dump well formed.
 # HPROF_TABLE_STATS=1 makes the agent say how big its tables are at the end.
 source "$(dirname "$0")/../lib/common.sh"
 
@@ -58,4 +60,23 @@ check "heap=sites: jmethodIDs (${ids:-?}) and raw trace keys (${raw:-?}) of unlo
 run_java "$(agent heap=all,format=b,file=all.hprof)" ClassChurn 3 $COPIES 1200
 check "heap=all,format=b: the churn runs to its end, its dump passes hprof-dump --check" \
   bash -c "[[ $RC -eq 0 ]] && '$HPROF_DUMP' --check all.hprof >check.txt 2>&1"
+# Dumps taken while classes of one name are defined by new loaders all the time: the
+# copies loaded between the agent's list of classes and the JVM's dump are many of one
+# name, and each must be written (with its objects) and referred to rightly.
+set +e
+"$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" "$(agent heap=dump,format=b,file=keep.hprof)" ChurnKeep 8 400 >"$WORK/keep.txt" 2>&1 &
+pid=$!
+for _ in $(seq 300); do grep -q ready "$WORK/keep.txt" 2>/dev/null && break; sleep 0.1; done
+for n in 1 2 3; do
+  kill -QUIT $pid 2>/dev/null
+  for _ in $(seq 300); do (( $(grep -c 'Dumping Java heap ... done' "$WORK/keep.txt") >= n )) && break; sleep 0.1; done
+done
+wait $pid; RC=$?
+set -e
+cat "$WORK/keep.txt" >>"$WORK/all-runs.txt"
+dumps=$("$HPROF_DUMP" --summary keep.hprof 2>/dev/null | sed -n 's/^heap_dumps=//p')
+check "heap=dump,format=b during churn: runs to its end (exit $RC), 4 dumps (${dumps:-?})" \
+  bash -c "[[ $RC -eq 0 && '${dumps:-0}' == 4 ]] && grep -q '^copies ' '$WORK/keep.txt'"
+check "heap=dump,format=b during churn: every dump passes hprof-dump --check ($(grep -m1 '^error' keep-check.txt 2>/dev/null))" \
+  bash -c "'$HPROF_DUMP' --check keep.hprof >keep-check.txt 2>&1"
 jni_clean

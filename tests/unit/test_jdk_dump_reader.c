@@ -52,7 +52,7 @@ static void load_class(struct buf *o, uint32_t serial, uint64_t id, uint64_t nam
 }
 
 /* Names (STRING IDs) */
-enum { S_OBJECT = 1, S_FOO, S_CLASS, S_INTS, S_OBJS, S_LONGS, S_X, S_Y, S_ST, S_RR, S_CODE };
+enum { S_OBJECT = 1, S_FOO, S_CLASS, S_INTS, S_OBJS, S_LONGS, S_X, S_Y, S_ST, S_RR, S_CODE, S_BAR };
 /* Objects: classes at 0x10000.., objects at 0x20000.. (all in one 1 MiB chunk), and one
  * object in another chunk. */
 #define C_OBJECT 0x10000
@@ -61,6 +61,7 @@ enum { S_OBJECT = 1, S_FOO, S_CLASS, S_INTS, S_OBJS, S_LONGS, S_X, S_Y, S_ST, S_
 #define C_INTS 0x10030
 #define C_OBJS 0x10040
 #define C_LONGS 0x10050
+#define C_BAR 0x10060     /* a class hprof cannot name (unloaded while the JVM dumped) */
 #define O_FOO 0x20000
 #define O_INTS 0x20100
 #define O_MARKER 0x20200
@@ -70,6 +71,9 @@ enum { S_OBJECT = 1, S_FOO, S_CLASS, S_INTS, S_OBJS, S_LONGS, S_X, S_Y, S_ST, S_
 #define O_HIDDEN 0x20600
 #define O_MISSING 0x20700   /* referred to, never dumped: a Class object HotSpot leaves out */
 #define O_FAR 0x300000      /* in the fourth chunk */
+#define O_BAR 0x20900       /* an instance of C_BAR */
+#define O_BAD 0x20a00       /* an instance whose values do not fit its class */
+#define O_ARR2 0x20b00      /* refers to those */
 static const uint64_t NONCE[2] = {0x1122334455667788ull, 0x99AABBCCDDEEFF00ull};
 
 static void class_dump(struct buf *s, uint64_t id, uint64_t super, int with_fields)
@@ -96,6 +100,16 @@ static void class_dump(struct buf *s, uint64_t id, uint64_t super, int with_fiel
         buf_u2(s, 0);
         buf_u2(s, 0);
     }
+}
+
+/* An instance of a class of no fields. */
+static void instance0(struct buf *s, uint64_t id, uint64_t cls)
+{
+    buf_u1(s, HD_INSTANCE_DUMP);
+    buf_u8(s, id);
+    buf_u4(s, 1);
+    buf_u8(s, cls);
+    buf_u4(s, 0);
 }
 
 static void instance(struct buf *s, uint64_t id, uint64_t cls, uint64_t y, uint32_t x)
@@ -131,7 +145,7 @@ static struct buf make_dump(void)
     buf_u4(&o, 8);
     buf_u8(&o, 0);
     const char *names[] = {"", "java/lang/Object", "Foo", "java/lang/Class", "[I", "[Ljava/lang/Object;", "[J",
-                           "x", "y", "st", "<resolved_references>", "code"};
+                           "x", "y", "st", "<resolved_references>", "code", "Bar"};
     for (unsigned i = 1; i < sizeof names / sizeof names[0]; i++) string_rec(&o, i, names[i]);
     load_class(&o, 1, C_OBJECT, S_OBJECT);
     load_class(&o, 2, C_FOO, S_FOO);
@@ -139,17 +153,23 @@ static struct buf make_dump(void)
     load_class(&o, 4, C_INTS, S_INTS);
     load_class(&o, 5, C_OBJS, S_OBJS);
     load_class(&o, 6, C_LONGS, S_LONGS);
+    load_class(&o, 7, C_BAR, S_BAR);
 
     class_dump(&s, C_OBJECT, 0, 0);
     class_dump(&s, C_FOO, C_OBJECT, 1);
     class_dump(&s, C_CLASS, C_OBJECT, 0);
+    class_dump(&s, C_BAR, C_OBJECT, 0);
     /* roots: the marker's JNI global (left out), a thread and its frame, a hidden object's local */
     buf_u1(&s, HD_ROOT_JNI_GLOBAL); buf_u8(&s, O_MARKER); buf_u8(&s, 0x777);
     buf_u1(&s, HD_ROOT_THREAD_OBJECT); buf_u8(&s, O_THREAD); buf_u4(&s, 5); buf_u4(&s, 9);
     buf_u1(&s, HD_ROOT_JAVA_FRAME); buf_u8(&s, O_FOO); buf_u4(&s, 5); buf_u4(&s, 2);
     buf_u1(&s, HD_ROOT_JNI_LOCAL); buf_u8(&s, O_HIDDEN); buf_u4(&s, 5); buf_u4(&s, 0);
     instance(&s, O_FOO, C_FOO, O_INTS, 42);
-    instance(&s, O_THREAD, C_OBJECT, 0, 0);   /* wrong size for Object: left out */
+    instance0(&s, O_THREAD, C_OBJECT);
+    instance(&s, O_BAD, C_OBJECT, 0, 0);      /* wrong size for Object: left out */
+    instance0(&s, O_BAR, C_BAR);              /* of a class not set: left out */
+    uint64_t arr2[4] = {O_BAR, C_BAR, O_BAD, O_FOO};
+    obj_array(&s, O_ARR2, C_OBJS, arr2, 4);
     buf_u1(&s, HD_PRIM_ARRAY_DUMP); buf_u8(&s, O_INTS); buf_u4(&s, 1); buf_u4(&s, 2); buf_u1(&s, HD_INT); buf_u4(&s, 1); buf_u4(&s, 2);
     uint64_t marker[5] = {O_NONCE, C_FOO, C_CLASS, O_THREAD, O_HIDDEN};
     obj_array(&s, O_MARKER, C_OBJS, marker, 5);
@@ -264,17 +284,23 @@ static void test_rewrite(void)
     uint32_t far_id = BASE + (1u << 17) + ((O_FAR & 0xFFFFF) >> 3), missing_id = BASE + (O_MISSING >> 3);
 
     CHECK(SEEN.prepared && SEEN.ended, "jdk dump reader: prepare ... end");
-    CHECK(SEEN.ninst == 2 && SEEN.inst_id[0] == foo_id && SEEN.inst_cls[0] == ci_foo.object_id,
-          "jdk dump reader: the instance with its ID from its address and its class's hprof ID");
+    CHECK(SEEN.ninst == 3 && SEEN.inst_id[0] == foo_id && SEEN.inst_cls[0] == ci_foo.object_id,
+          "jdk dump reader: the instance with its ID from its address and its class's hprof ID (%d)", SEEN.ninst);
+    CHECK(SEEN.inst_id[1] == 0x50000010 && SEEN.inst_cls[1] == ci_object.object_id,
+          "jdk dump reader: the thread's object is written with hprof's ID for it");
     CHECK(be_load_u4(SEEN.inst_vals[0]) == 42 && be_load_u4(SEEN.inst_vals[0] + 4) == ints_id,
           "jdk dump reader: instance fields in hprof's order (x then y), references 4 bytes");
-    CHECK(SEEN.inst_id[1] == missing_id && SEEN.inst_cls[1] == ci_class.object_id,
+    CHECK(SEEN.inst_id[2] == missing_id && SEEN.inst_cls[2] == ci_class.object_id,
           "jdk dump reader: an object referred to and not dumped is written as a Class object");
-    CHECK(left == 1, "jdk dump reader: an instance whose size does not fit its class is left out (%llu)",
-          (unsigned long long)left);
-    CHECK(SEEN.nobj == 1 && SEEN.obj_id[0] == BASE + (O_ARR >> 3) && SEEN.obj_n[0] == 4 &&
-          SEEN.obj_e[0][0] == foo_id && SEEN.obj_e[0][1] == 0 && SEEN.obj_e[0][2] == missing_id &&
-          SEEN.obj_e[0][3] == far_id,
+    CHECK(left == 2, "jdk dump reader: an instance whose size does not fit its class, and one of a class "
+          "not set, are left out (%llu)", (unsigned long long)left);
+    CHECK(SEEN.nobj == 2 && SEEN.obj_id[0] == BASE + (O_ARR2 >> 3) && SEEN.obj_n[0] == 4 && SEEN.obj_e[0][0] == 0 &&
+          SEEN.obj_e[0][1] == 0 && SEEN.obj_e[0][2] == 0 && SEEN.obj_e[0][3] == foo_id,
+          "jdk dump reader: a reference to an object left out, or to a class not set, reads as null (no "
+          "reference to an object the file does not hold)");
+    CHECK(SEEN.nobj == 2 && SEEN.obj_id[1] == BASE + (O_ARR >> 3) && SEEN.obj_n[1] == 4 &&
+          SEEN.obj_e[1][0] == foo_id && SEEN.obj_e[1][1] == 0 && SEEN.obj_e[1][2] == missing_id &&
+          SEEN.obj_e[1][3] == far_id,
           "jdk dump reader: the marker is left out; an object array's elements renamed (null stays 0)");
     CHECK(SEEN.nprim == 3 && SEEN.prim_id[0] == ints_id && SEEN.prim_id[1] == far_id,
           "jdk dump reader: primitive arrays written, the nonce and the hidden array left out");
