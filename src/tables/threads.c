@@ -67,19 +67,14 @@ void threads_hold(struct thread_table *t, struct thread_info *ti)
     pthread_mutex_unlock(&t->lock);
 }
 
-void threads_release(struct thread_table *t, struct thread_info *ti)
-{
-    pthread_mutex_lock(&t->lock);
-    ti->lent--;
-    pthread_mutex_unlock(&t->lock);
-}
-
 void threads_give_back(struct thread_table *t, struct thread_info *const *infos, int n)
 {
     pthread_mutex_lock(&t->lock);
     for (int i = 0; i < n; i++) infos[i]->lent--;
     pthread_mutex_unlock(&t->lock);
 }
+
+void threads_release(struct thread_table *t, struct thread_info *ti) { threads_give_back(t, &ti, 1); }
 
 static int lend_live(struct thread_table *t, jthread *refs, struct thread_info **infos, int max, bool sampled_only)
 {
