@@ -162,8 +162,12 @@ void sp_add(struct stack_profile *p, const uint32_t *frames, uint32_t n, const i
         p->stack_index.n++;
     }
     struct sp_stack *s = &p->stacks[*slot - 1];
-    for (int t = 0; t < p->ntypes; t++)    /* held at the limit: a reader may hand in anything */
-        if (__builtin_add_overflow(s->v[t], values[t], &s->v[t])) s->v[t] = values[t] < 0 ? INT64_MIN : INT64_MAX;
+    for (int t = 0; t < p->ntypes; t++) {    /* held: a reader may hand in anything */
+        int64_t v = values[t] < 0 ? 0 : values[t];
+        if (v > INT64_MAX - p->total[t]) v = INT64_MAX - p->total[t];
+        s->v[t] += v;    /* s->v[t] <= total[t], so this fits too */
+        p->total[t] += v;
+    }
     return;
 oom:
     p->oom = true;
@@ -216,10 +220,7 @@ int sp_add_type(struct stack_profile *p, const char *type, const char *unit)
 
 int64_t sp_total(const struct stack_profile *p, int type)
 {
-    int64_t sum = 0;
-    if (type < 0 || type >= p->ntypes) return 0;
-    for (size_t i = 0; i < p->nstacks; i++) sum += p->stacks[i].v[type];
-    return sum;
+    return type < 0 || type >= p->ntypes ? 0 : p->total[type];
 }
 
 int sp_type_named(const struct stack_profile *p, const char *name)

@@ -72,6 +72,7 @@ struct stack_profile {
     struct sp_stack *stacks;
     size_t nstacks, capstacks;
     struct sp_index stack_index;
+    int64_t total[SP_MAX_TYPES]; /* the sum of each type over every stack: it always fits */
 
     bool oom;                    /* an allocation failed: the profile is incomplete */
 };
@@ -90,7 +91,9 @@ static inline const char *sp_str(const struct stack_profile *p, uint32_t i)
 }
 /* The index of a frame (interned); file may be NULL, line <= 0 for none. */
 uint32_t sp_frame(struct stack_profile *p, const char *name, const char *file, int line, enum sp_kind kind);
-/* Adds values (ntypes of them) to the stack of these frames (top first). */
+/* Adds values (ntypes of them) to the stack of these frames (top first). A value is never
+ * below 0 and is held so that the type's total over every stack fits in 64 bits: a view
+ * may add any stacks up without overflow, whatever a file handed in. */
 void sp_add(struct stack_profile *p, const uint32_t *frames, uint32_t n, const int64_t *values);
 /* The sum of one type over every stack. */
 int64_t sp_total(const struct stack_profile *p, int type);

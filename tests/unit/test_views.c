@@ -99,9 +99,34 @@ static void kinds(void)
           "the output's extension picks the view");
 }
 
+/* Values a file hands in are held so that any sum of stacks fits: the views add freely. */
+static void held_values(void)
+{
+    struct stack_profile p;
+    sp_init(&p);
+    sp_add_type(&p, "cpu", "nanoseconds");
+    uint32_t a = sp_frame(&p, "A.a", NULL, 0, SP_JAVA), b = sp_frame(&p, "A.b", NULL, 0, SP_JAVA),
+             c = sp_frame(&p, "A.c", NULL, 0, SP_JAVA);
+    int64_t big = INT64_MAX / 2 + 1, neg = -5;
+    sp_add(&p, &a, 1, &big);
+    sp_add(&p, &b, 1, &big);
+    sp_add(&p, &c, 1, &neg);
+    sp_add(&p, &a, 1, &big);
+    CHECK(sp_total(&p, 0) == INT64_MAX && p.stacks[0].v[0] == INT64_MAX / 2 + 1 &&
+              p.stacks[1].v[0] == INT64_MAX / 2 && p.stacks[2].v[0] == 0,
+          "values past 64 bits in all are held at what the total can take; a negative one adds 0");
+    struct buf out;
+    buf_init(&out);
+    CHECK(view_collapsed(&p, 0, &out) == 0 && view_flamegraph(&p, NULL, &out) == 0 && view_pprof(&p, &out) == 0,
+          "and every view is written from them");
+    buf_free(&out);
+    sp_free(&p);
+}
+
 int main(void)
 {
     model_and_collapsed();
+    held_values();
     protobuf();
     gzip();
     kinds();
