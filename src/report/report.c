@@ -396,8 +396,10 @@ void report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
     }
     if (why == DUMP_AT_EXIT) report_timeline_end(r, jni);
     flush(r);
-    if (o->verbose) log_plain("%s done.", said);
     pthread_mutex_unlock(&r->dump_lock);
+    /* Said after the lock is let go: whoever waits for this line to ask for the next
+     * dump (a script, Ctrl-\ by hand) must not find this one still holding it. */
+    if (o->verbose) log_plain("%s done.", said);
 }
 
 void report_begin_command(struct report *r, bool section)

@@ -155,6 +155,7 @@ if [[ $JDK_FEATURE -ge 21 ]]; then
 fi
 check "no .attach_pid or reply files left" \
   bash -c "! ls -a '$WORK' /tmp 2>/dev/null | grep -Eq '^\\.attach_pid$A\$|^hprof-reply-'"
+ls -a "$WORK" /tmp 2>/dev/null | grep -E "^\.attach_pid$A\$|^hprof-reply-" | sed 's/^/# left: /' || true
 
 # ---- B: jvmstat off; refused options; the agent's own heap dump ----
 start_target B -XX:-UsePerfData

@@ -148,6 +148,7 @@ check "binary: two SIGQUIT dumps and the one at exit, each closed, the file vali
 sigquit_run heap=dump,file=q.txt
 check "text: two SIGQUIT dumps and the one at exit, each BEGIN with its END" \
   bash -c "[[ \$(grep -c '^HEAP DUMP BEGIN' q.txt) -eq 3 && \$(grep -c '^HEAP DUMP END' q.txt) -eq 3 ]]"
+echo "# q.txt: $(grep -c '^HEAP DUMP BEGIN' q.txt) BEGIN, $(grep -c '^HEAP DUMP END' q.txt) END; $(grep -c 'Dumping Java heap' q.out) 'Dumping' lines"
 
 # ---- heap=all, the default ----
 run_java "$(agent format=b,file=all.hprof)" HotMethod 200
