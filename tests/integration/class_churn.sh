@@ -63,17 +63,7 @@ check "heap=all,format=b: the churn runs to its end, its dump passes hprof-dump 
 # Dumps taken while classes of one name are defined by new loaders all the time: the
 # copies loaded between the agent's list of classes and the JVM's dump are many of one
 # name, and each must be written (with its objects) and referred to rightly.
-set +e
-"$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" "$(agent heap=dump,format=b,file=keep.hprof)" ChurnKeep 8 400 >"$WORK/keep.txt" 2>&1 &
-pid=$!
-for _ in $(seq 300); do grep -q ready "$WORK/keep.txt" 2>/dev/null && break; sleep 0.1; done
-for n in 1 2 3; do
-  kill -QUIT $pid 2>/dev/null
-  for _ in $(seq 300); do (( $(grep -c 'Dumping Java heap ... done' "$WORK/keep.txt") >= n )) && break; sleep 0.1; done
-done
-wait $pid; RC=$?
-set -e
-cat "$WORK/keep.txt" >>"$WORK/all-runs.txt"
+sigquit_dumps 3 wait "$WORK/keep.txt" "$(agent heap=dump,format=b,file=keep.hprof)" ChurnKeep 8 400
 dumps=$("$HPROF_DUMP" --summary keep.hprof 2>/dev/null | sed -n 's/^heap_dumps=//p')
 check "heap=dump,format=b during churn: runs to its end (exit $RC), 4 dumps (${dumps:-?})" \
   bash -c "[[ $RC -eq 0 && '${dumps:-0}' == 4 ]] && grep -q '^copies ' '$WORK/keep.txt'"

@@ -129,18 +129,7 @@ check "ROOT lines: Java stack, JNI global ref, busy monitor, thread, system clas
 
 # ---- SIGQUIT: each dump complete and separate ----
 sigquit_run() {  # sigquit_run OPTIONS: two SIGQUITs, then the program is ended
-  set +e
-  "$JAVA" -Xcheck:jni "${NATIVE[@]}" "$(agent "$1")" -cp "$TEST_CLASSES" HeapDumpKnown "$WORK/libhdjni.so" wait >q.out 2>&1 &
-  local pid=$!
-  for _ in $(seq 300); do grep -q ready q.out 2>/dev/null && break; sleep 0.1; done
-  kill -QUIT $pid
-  for _ in $(seq 600); do [[ $(grep -c 'Dumping Java heap' q.out) -ge 1 ]] && break; sleep 0.1; done
-  kill -QUIT $pid
-  for _ in $(seq 600); do [[ $(grep -c 'Dumping Java heap' q.out) -ge 2 ]] && break; sleep 0.1; done
-  kill $pid
-  wait $pid
-  cat q.out >>"$WORK/all-runs.txt"
-  set -e
+  sigquit_dumps 2 kill q.out "${NATIVE[@]}" "$(agent "$1")" HeapDumpKnown "$WORK/libhdjni.so" wait
 }
 sigquit_run heap=dump,format=b,file=q.hprof
 check "binary: two SIGQUIT dumps and the one at exit, each closed, the file valid" \

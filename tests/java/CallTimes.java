@@ -10,14 +10,18 @@ import java.lang.management.ThreadMXBean;
  * inner(), about 400 us each. The program prints the CPU time of each as it measured it:
  * for tiny(), the time inside its calls, where a call that took over 10 us was
  * descheduled and counts as 1 us (what its loop ran at most), plus one read of the clock
- * per call (the parts of its two reads outside what it measures); for inner(), the
- * thread's CPU time over the loop of outer() calls, which is nearly all inner().
+ * per call (the parts of its two reads outside what it measures); then the same with
+ * those stalled calls counted whole (a stall on the CPU, an interrupt or the hypervisor
+ * taking the core, cannot be told from work by the thread's CPU time, so a profiler may
+ * count it: the truth lies between the two); for inner(), the thread's CPU time over the
+ * loop of outer() calls, which is nearly all inner().
  *
  *   tiny 54321 calls <ms>
+ *   tiny stalls <n> <ms, the stalled calls whole>
  *   inner 500 calls <ms>
  */
 public class CallTimes {
-    static long tinyNs, clockNs, sink;
+    static long tinyNs, wholeNs, stalls, clockNs, sink;
 
     static int tiny(int x) {
         long t0 = System.nanoTime();
@@ -25,6 +29,8 @@ public class CallTimes {
         while (System.nanoTime() - t0 < 1000) s = s * 31 + 1;
         long took = System.nanoTime() - t0;
         tinyNs += (took <= 10_000 ? took : 1000) + clockNs;
+        wholeNs += took + clockNs;
+        if (took > 10_000) stalls++;
         return s;
     }
 
@@ -61,7 +67,7 @@ public class CallTimes {
     /* Runs tiny() until the JIT is done with it, from a caller of its own (other traces). */
     static void warmUp() {
         for (int i = 0; i < 50_000; i++) sink += tiny(i);
-        tinyNs = 0;
+        tinyNs = wholeNs = stalls = 0;
     }
 
     public static void main(String[] args) {
@@ -73,6 +79,7 @@ public class CallTimes {
         for (int i = 0; i < 500; i++) sink += outer(i);
         long innerNs = mx.getCurrentThreadCpuTime() - cpu0;
         System.out.printf("tiny 54321 calls %.3f%n", tinyNs / 1e6);
+        System.out.printf("tiny stalls %d %.3f%n", stalls, wholeNs / 1e6);
         System.out.printf("inner 500 calls %.3f%n", innerNs / 1e6);
         System.out.println("sink " + (sink & 1));
     }

@@ -29,22 +29,29 @@ run_java() {
   set -e
 }
 
-# sigquit_dump OUT [java options...] MainClass [args]: runs a program that prints "ready"
-# and waits, asks for one dump by SIGQUIT, waits for "Dumping Java heap ... done" in its output
-# (OUT), then ends it (the dump at exit follows). With -Xcheck:jni, as run_java.
-sigquit_dump() {
-  local out=$1 pid; shift
+# sigquit_dumps N END OUT [java options...] MainClass [args]: runs a program that prints
+# "ready", asks for N dumps by SIGQUIT, each after the one before says "Dumping Java heap
+# ... done" in its output (OUT), then ends it: END "kill" sends SIGTERM (the dump at exit
+# follows), "wait" lets it end by itself. Its exit status in RC. With -Xcheck:jni, as
+# run_java.
+sigquit_dumps() {
+  local n=$1 end=$2 out=$3 pid k; shift 3
   set +e
   "$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" "$@" >"$out" 2>&1 &
   pid=$!
   for _ in $(seq 300); do grep -q ready "$out" 2>/dev/null && break; sleep 0.1; done
-  kill -QUIT $pid
-  for _ in $(seq 600); do grep -q 'Dumping Java heap ... done' "$out" && break; sleep 0.1; done
-  kill $pid
-  wait $pid
+  for ((k = 1; k <= n; k++)); do
+    kill -QUIT $pid 2>/dev/null
+    for _ in $(seq 600); do (( $(grep -c 'Dumping Java heap .* done' "$out") >= k )) && break; sleep 0.1; done
+  done
+  [[ $end == kill ]] && kill $pid
+  wait $pid; RC=$?
   cat "$out" >>"$WORK/all-runs.txt"
   set -e
 }
+
+# sigquit_dump OUT [java options...] MainClass [args]: one SIGQUIT dump, then SIGTERM.
+sigquit_dump() { sigquit_dumps 1 kill "$@"; }
 
 # jni_clean: no -Xcheck:jni complaint in any run_java of this script so far.
 jni_clean() {
