@@ -47,13 +47,19 @@ static vt_t class_vt(ts_t *t, const char *name, size_t len) {
     return vt_make(VT_OBJECT, (uint16_t)i);
 }
 
-/* Type of the field descriptor d[0..n) (VT_VOID for V). */
-static vt_t desc_vt(ts_t *t, const char *d, size_t n) {
+/* Type of the descriptor d[0..n), which must be one type and nothing after it; V (as
+ * VT_VOID) only where void_ok (a method's return). A field or array element of type V, or
+ * a descriptor with bytes after its type, makes the state bad: a frame built from it
+ * would not be a valid one. */
+static vt_t desc_vt(ts_t *t, const char *d, size_t n, int void_ok) {
     size_t e, end = desc_end(d, 0, n, &e);
-    if (!end) { t->bad = 1; return vt_make(VT_TOP, 0); }
+    if (!end || end != n || (e > 0 && d[e] != 'L' && prim_tag(d[e]) < 0)) { t->bad = 1; return vt_make(VT_TOP, 0); }
     if (e > 0) return class_vt(t, d, end);
     if (d[0] == 'L') return class_vt(t, d + 1, end - 2);
-    if (d[0] == 'V') return vt_make(VT_VOID, 0);
+    if (d[0] == 'V') {
+        if (!void_ok) t->bad = 1;
+        return vt_make(void_ok ? VT_VOID : VT_TOP, 0);
+    }
     int pt = prim_tag(d[0]);
     if (pt < 0) { t->bad = 1; return vt_make(VT_TOP, 0); }
     return vt_make((uint8_t)pt, 0);
@@ -112,7 +118,7 @@ static void do_invoke(ts_t *t, uint32_t ref, int has_recv, int is_special) {
             (r.tag == VT_UNINIT_THIS || r.tag == VT_UNINIT) && !ts_initialised(t, r))
             return;
     }
-    vt_t ret = desc_vt(t, d + i + 1, n - i - 1);
+    vt_t ret = desc_vt(t, d + i + 1, n - i - 1, 1);
     if (!t->bad && ret.tag != VT_VOID) ts_push(t, ret);
 }
 
@@ -131,7 +137,7 @@ static void do_ldc(ts_t *t, uint32_t idx) {
     case CP_DYNAMIC: {
         size_t n;
         const char *d = ref_desc(t, idx, &n);
-        if (d) ts_push(t, desc_vt(t, d, n));
+        if (d) ts_push(t, desc_vt(t, d, n, 0));
         break;
     }
     default: t->bad = 1;
@@ -206,7 +212,7 @@ static void step_array_load(ts_t *t, unsigned op) {
     const cf_class *c = t->M->c;
     const uint8_t *nm = arr.tag == VT_OBJECT ? cp_utf8_raw(c, be_load_u2(c->cp[arr.v].raw + 1), &n) : NULL;
     if (!nm || n < 2 || nm[0] != '[') { t->bad = 1; return; }
-    ts_push(t, desc_vt(t, (const char *)nm + 1, n - 1));
+    ts_push(t, desc_vt(t, (const char *)nm + 1, n - 1, 0));
 }
 
 /* iload .. saload */
@@ -283,7 +289,7 @@ static void step_object(ts_t *t, const insn_t *I, const uint8_t *q) {
     switch (I->op) {
     case OP_GETFIELD: ts_pop(t); /* fall through */
     case OP_GETSTATIC:
-        if ((d = ref_desc(t, be_load_u2(q + 1), &n))) ts_push(t, desc_vt(t, d, n));
+        if ((d = ref_desc(t, be_load_u2(q + 1), &n))) ts_push(t, desc_vt(t, d, n, 0));
         break;
     case OP_PUTSTATIC: ts_pop(t); break;
     case OP_PUTFIELD: ts_popn(t, 2); break;
