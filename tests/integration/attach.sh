@@ -153,9 +153,8 @@ if [[ $JDK_FEATURE -ge 21 ]]; then
   check "JDK $JDK_FEATURE: the JVM's warning about a dynamically loaded agent is shown, not hidden" \
     grep -q 'A JVM TI agent has been loaded dynamically' A.err
 fi
-check "no .attach_pid or reply files left" \
-  bash -c "! ls -a '$WORK' /tmp 2>/dev/null | grep -Eq '^\\.attach_pid$A\$|^hprof-reply-'"
-ls -a "$WORK" /tmp 2>/dev/null | grep -E "^\.attach_pid$A\$|^hprof-reply-" | sed 's/^/# left: /' || true
+left=$(ls -a "$WORK" /tmp 2>/dev/null | grep -E "^\.attach_pid$A\$|^hprof-reply-" | tr '\n' ' ')
+check "no .attach_pid or reply files left [$left]" test -z "$left"
 
 # ---- B: jvmstat off; refused options; the agent's own heap dump ----
 start_target B -XX:-UsePerfData
