@@ -46,8 +46,9 @@ LIBASAN=$(${CC:-gcc} -print-file-name=libasan.so)
 OUT=$(mktemp "$LOGS/run-XXXXXX")
 HPROF_BUILD=build-asan HPROF_PRELOAD=$LIBASAN tests/run.sh --only "$ONLY" 2>&1 | tee "$OUT"
 last=$(tail -n 1 "$OUT")
-if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-  passed=${BASH_REMATCH[1]}; failed=${BASH_REMATCH[2]}
+skipped=0
+if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)?$ ]]; then
+  passed=${BASH_REMATCH[1]}; failed=${BASH_REMATCH[2]}; skipped=${BASH_REMATCH[4]:-0}
 else
   passed=0; failed=1; echo "not ok - check: tests/run.sh did not end with its summary"
 fi
@@ -72,5 +73,5 @@ done
 if [[ $reports -eq 0 ]]; then echo "ok - no sanitizer reports"; passed=$((passed + 1)); fi
 failed=$((failed + reports))
 echo
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]

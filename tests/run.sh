@@ -82,8 +82,10 @@ if [[ $UNIT_ONLY -eq 0 ]]; then
   done
 fi
 
-passed=$(grep -c '^ok ' "$LOG"); failed=$(grep -c '^not ok ' "$LOG")
+skipped=$(grep -c '^ok .*# SKIP' "$LOG"); passed=$(( $(grep -c '^ok ' "$LOG") - skipped ))
+failed=$(grep -c '^not ok ' "$LOG")
 echo
 grep '^not ok ' "$LOG" | sed 's/^/FAILED: /'
-echo "$passed passed, $failed failed"
+grep '^ok .*# SKIP' "$LOG" | sed 's/^/SKIPPED: /'
+echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]

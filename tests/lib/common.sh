@@ -12,6 +12,8 @@ cd "$WORK"
 
 ok()     { echo "ok - [$JDK_NAME] $TEST_NAME: $*"; }
 not_ok() { echo "not ok - [$JDK_NAME] $TEST_NAME: $*"; }
+# skip WHAT REASON: a check that could not run; counted as skipped, never as passed.
+skip()   { echo "ok - [$JDK_NAME] $TEST_NAME: $1 # SKIP $2"; }
 
 # check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
 check() {
