@@ -26,8 +26,9 @@ LDLIBS  := -lpthread -ldl
 LDFLAGS ?=
 
 # Every layer of the agent; the classfile layer has no JVMTI in it.
+# src/sources has one subfolder per kind of source (cpu/, alloc/, heapdump/, ...).
 AGENT_DIRS  := src/agent src/options src/report src/sources src/tables src/writers src/util src/classfile
-AGENT_SRCS  := $(foreach d,$(AGENT_DIRS),$(wildcard $(d)/*.c))
+AGENT_SRCS  := $(sort $(foreach d,$(AGENT_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*/*.c)))
 AGENT_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(AGENT_SRCS)) $(BUILD)/obj/gen/tracker_class.o \
                $(BUILD)/obj/gen/flamegraph_html.o
 

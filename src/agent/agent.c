@@ -14,7 +14,7 @@
 
 #include "report/report_timeline.h"
 #include "sources/source.h"
-#include "sources/virtual_threads.h"
+#include "sources/jvm/virtual_threads.h"
 #include "util/collector.h"
 #include "util/log.h"
 
@@ -217,7 +217,7 @@ static int add_capabilities(jvmtiEnv *jvmti, const struct options *o)
 /* The sources' init, then the callbacks they and the agent set, then the agent's events. */
 static int init_sources(struct host *h)
 {
-    union event_table events;           /* room for JDK 21's events (sources/virtual_threads.h) */
+    union event_table events;           /* room for JDK 21's events (sources/jvm/virtual_threads.h) */
     memset(&events, 0, sizeof events);
     jvmtiEventCallbacks *cb = &events.cb;
     for (size_t i = 0; i < NSOURCES; i++)

@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "options/attach_request.h"
-#include "sources/monitor_events.h"
-#include "sources/socket_protocol.h"
-#include "sources/tracker.h"
+#include "sources/monitor/monitor_events.h"
+#include "sources/net/socket_protocol.h"
+#include "sources/bci/tracker.h"
 #include "util/fd_io.h"
 #include "util/log.h"
 

@@ -1,5 +1,5 @@
 /*
- * The commands of the net= socket (sources/socket_protocol.h), carried out on the
+ * The commands of the net= socket (sources/net/socket_protocol.h), carried out on the
  * listener's thread: sections through the report layer, switches through the sources.
  */
 #include "agent/agent.h"
@@ -8,10 +8,10 @@
 #include <stdlib.h>
 
 #include "report/report_timeline.h"
-#include "sources/alloc_tracker.h"
-#include "sources/cpu_sampler.h"
-#include "sources/cpu_signal_sampler.h"
-#include "sources/socket_protocol.h"
+#include "sources/alloc/alloc_tracker.h"
+#include "sources/cpu/jvmti_sampler.h"
+#include "sources/cpu/signal_sampler.h"
+#include "sources/net/socket_protocol.h"
 #include "util/log.h"
 
 /* Each is said once, for the run: the peer may repeat a command many times. */

@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/alloc_tracker.h"
-#include "sources/heap_walker.h"
+#include "sources/alloc/alloc_tracker.h"
+#include "sources/heapdump/heap_walker.h"
 #include "sources/host.h"
-#include "sources/jdk_dumper.h"
-#include "sources/method_times.h"
-#include "sources/monitor_events.h"
+#include "sources/heapdump/jdk_dumper.h"
+#include "sources/cpu/method_times.h"
+#include "sources/monitor/monitor_events.h"
 #include "tables/heap_records.h"
 #include "tables/monitors.h"
 #include "tables/sites.h"

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "report/report.h"
-#include "sources/alloc_tracker.h"
-#include "sources/gc_events.h"
+#include "sources/alloc/alloc_tracker.h"
+#include "sources/jvm/gc_events.h"
 #include "sources/host.h"
-#include "sources/run_info.h"
+#include "sources/jvm/run_info.h"
 #include "tables/sites.h"
 #include "tables/timeline.h"
 #include "util/log.h"

@@ -1,6 +1,6 @@
 /*
  * timeline= in the report layer: the run header at VMInit, what each GC and interval
- * writes (handed over by the timeline's thread, sources/gc_events.h), the net= command
+ * writes (handed over by the timeline's thread, sources/jvm/gc_events.h), the net= command
  * ALLOCS, and at exit the leak suspects (text) and the HTML page of the run over time
  * (<file>.timeline.html: heap used and live per GC, the growing sites).
  */

@@ -1,7 +1,7 @@
 /*
  * The records a heap dump is made of, and the interface that receives them: a heap
- * source (the JVMTI walk, sources/heap_walk.c; the reader of the JDK's own dump,
- * sources/jdk_dump_reader.c) builds the class views and hands the records to the struct
+ * source (the JVMTI walk, sources/heapdump/heap_walk.c; the reader of the JDK's own dump,
+ * sources/heapdump/jdk_dump_reader.c) builds the class views and hands the records to the struct
  * heap_sink it is given; the struct heap_dump_writer the sink carries is the text or
  * binary heap dump writer.
  *

@@ -1,6 +1,6 @@
 /*
  * The one counter every object ID comes from: threads and classes as they are entered,
- * heap objects as a heap dump names them (sources/jdk_dumper.c takes a block at once).
+ * heap objects as a heap dump names them (sources/heapdump/jdk_dumper.c takes a block at once).
  */
 #ifndef HPROF_OBJECT_IDS_H
 #define HPROF_OBJECT_IDS_H

@@ -3,8 +3,8 @@
 # once broke tests/fuzz/regressions/NAME/ (committed, replayed by every test run):
 #   classfile        class files (src/classfile), as the JVM hands them to ClassFileLoadHook
 #   options          the agent's options (src/options)
-#   socket_commands  the net= socket's command stream (sources/socket_protocol.c)
-#   jdk_dump         the JVM's own heap dump, read back (sources/jdk_dump_*.c)
+#   socket_commands  the net= socket's command stream (sources/net/socket_protocol.c)
+#   jdk_dump         the JVM's own heap dump, read back (sources/heapdump/jdk_dump_*.c)
 #   hprof_dump       hprof-dump's reader: any file, binary or text (tools/common)
 #   text_profile     hprof view's reader of text profiles, and the views it writes
 #   perfdata         the JVM's jvmstat memory, as timeline= maps it (util/perfdata.c)

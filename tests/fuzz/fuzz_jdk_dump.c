@@ -1,6 +1,6 @@
-/* libFuzzer target for the reader of the JVM's own heap dump (sources/jdk_dump_reader.c
+/* libFuzzer target for the reader of the JVM's own heap dump (sources/heapdump/jdk_dump_reader.c
  * and the jdk_dump_* files it uses), which the agent runs on the file the JVM wrote:
- * pass 1 (jdr_open), then what the agent's caller (sources/jdk_dumper.c) does: name the
+ * pass 1 (jdr_open), then what the agent's caller (sources/heapdump/jdk_dumper.c) does: name the
  * classes (some left unknown, some with a field order), a thread and a hidden object from
  * the marker, then pass 2 (jdr_write) into a writer that reads every byte it is given,
  * so that ASan sees each value the reader hands over. Invariants: a refused dump says
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/jdk_dump_reader.h"
+#include "sources/heapdump/jdk_dump_reader.h"
 #include "tables/classes.h"
 
 static const uint64_t NONCE[2] = {0x1122334455667788ull, 0x99AABBCCDDEEFF00ull};

@@ -1,5 +1,5 @@
 /* libFuzzer target for the commands a front end sends down the net= socket
- * (sources/socket_protocol.c): the input is the byte stream the agent's listener
+ * (sources/net/socket_protocol.c): the input is the byte stream the agent's listener
  * receives. It is fed to a struct cmd_stream as the listener does, twice: in the largest
  * pieces that fit, and in pieces of 1..7 bytes. Invariants: both give the same commands
  * and statuses, in the same order, and stop at the same one (a desync); a command taken
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/socket_protocol.h"
+#include "sources/net/socket_protocol.h"
 
 #define MAX_SEEN 4096
 

@@ -25,7 +25,7 @@ declare -A MAY=(
   [agent]="agent report sources writers tables options util"
 )
 for layer in "${!MAY[@]}"; do
-  bad=$(grep -Hn '#include "' src/"$layer"/*.[ch] 2>/dev/null | while IFS= read -r line; do
+  bad=$(grep -Hn '#include "' $(find src/"$layer" -name "*.[ch]") 2>/dev/null | while IFS= read -r line; do
     dir=$(sed -E 's/.*#include "([a-z_]+)\/.*/\1/' <<<"$line")
     [[ " ${MAY[$layer]} gen " == *" $dir "* ]] || echo "$line"
   done)
@@ -40,7 +40,7 @@ if [[ -z "$calls" ]]; then ok "no JVMTI or JNI call under src/tables"
 else not_ok "JVMTI or JNI calls under src/tables:"; echo "$calls" | head | sed 's/^/#   /'; fi
 
 writes=$(grep -Hn -E '\b(output_[a-z_]+|bin_[a-z_]+|text_[a-z_]+|monitor_text_[a-z_]+)\(' \
-         src/sources/*.c src/tables/*.c src/agent/*.c src/options/*.c src/util/*.c src/classfile/*.c 2>/dev/null | grep -v '^[^:]*:[0-9]*: *[/*]')
+         $(find src/sources -name "*.c") src/tables/*.c src/agent/*.c src/options/*.c src/util/*.c src/classfile/*.c 2>/dev/null | grep -v '^[^:]*:[0-9]*: *[/*]')
 if [[ -z "$writes" ]]; then ok "output is written only under src/writers and src/report"
 else not_ok "output written outside src/writers and src/report:"; echo "$writes" | head | sed 's/^/#   /'; fi
 

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sources/socket_protocol.h"
+#include "sources/net/socket_protocol.h"
 #include "unit.h"
 
 static size_t enc(uint8_t tag, uint8_t *out, size_t n)

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the reader of the JDK's own heap dumps (sources/jdk_dump_reader.c) on a
+ * Unit tests of the reader of the JDK's own heap dumps (sources/heapdump/jdk_dump_reader.c) on a
  * made-up HotSpot dump: IDs renamed, fields put in hprof's order, the marker and the
  * agent's hidden objects left out, thread serials mapped, missing Class objects written,
  * and every cut or corrupted file refused or read without a crash.
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sources/jdk_dump_reader.h"
+#include "sources/heapdump/jdk_dump_reader.h"
 #include "tables/classes.h"
 #include "tables/ids.h"
 #include "unit.h"

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sources/socket_protocol.h"
+#include "sources/net/socket_protocol.h"
 #include "util/clock.h"
 #include "util/fd_io.h"
 

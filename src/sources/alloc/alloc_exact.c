@@ -1,0 +1,410 @@
+/*
+ * heap=sites exact: every allocation counted at its site. The Tracker's natives report
+ * what the instrumented bytecode makes (new objects at Object.<init>, arrays after their
+ * bytecode, clones after their call); VMObjectAlloc reports what the VM makes for Java
+ * code, and a wrapper of JNI AllocObject what native code makes without a constructor.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sources/alloc/alloc_internal.h"
+#include "sources/hotspot/vm_flags.h"
+#include "util/log.h"
+
+/*
+ * Compiled code must make its objects through the bytecode that counts them (see
+ * sources/hotspot/vm_flags.h). Array clones stay intrinsic: their calls are hooked (cloned()).
+ */
+static void keep_compiled_allocations(struct host *h)
+{
+    bool ok = vm_flags_set_bool(h->jvmti, "OptimizeStringConcat", false);
+    ok = vm_flags_set_bool(h->jvmti, "EliminateAutoBox", false) && ok;
+    ok = vm_flags_add_to_list(h->jvmti, "DisableIntrinsic",
+                              "_newArray,_copyOf,_copyOfRange,_allocateUninitializedArray,_toBytesStringU") && ok;
+    if (!ok)
+        log_warning("heap=sites: could not keep the JIT from allocating on its own; objects from compiled string "
+                 "concatenation, boxing and array copies may be missed");
+}
+
+void alloc_exact_init(struct host *h, jvmtiCapabilities *caps)
+{
+    struct alloc_tracker *t = h->alloc;
+    keep_compiled_allocations(h);
+    caps->can_generate_vm_object_alloc_events = 1;
+    t->walker = async_trace_new();
+    t->code_ok = alloc_code_sites_init(t);
+    caps->can_generate_compiled_method_load_events = t->code_ok;
+    const char *stats = getenv("HPROF_STACK_STATS");
+    t->stack_stats = stats && *stats && strcmp(stats, "0") != 0;
+}
+
+/*
+ * The class of a new object at trace tr. Most traces allocate one class, so the class
+ * this thread last saw at tr is tried first, by comparing references (no lock); else
+ * the class table's lookup (a JVMTI tag).
+ */
+static struct class_info *class_at(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj,
+                                   struct trace *tr)
+{
+    jclass cls = (*jni)->GetObjectClass(jni, obj);
+    unsigned slot = site_slot(at, tr);
+    struct class_info *ci = at->sites[slot].trace == tr ? at->sites[slot].cls : NULL;
+    jweak m = ci ? atomic_load_explicit(&ci->mirror, memory_order_acquire) : NULL;
+    /* A mirror read here is deleted no sooner than two sweeps after its class's entry
+     * gave it up (sources/jvm/class_sweeper.c): far longer than this one call. */
+    if (!m || !(*jni)->IsSameObject(jni, m, cls)) ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
+    (*jni)->DeleteLocalRef(jni, cls);
+    return ci;
+}
+
+/*
+ * The class of an array that newarray, anewarray or multianewarray just made, at trace
+ * tr. The trace's top frame is that instruction's site, and the class a site makes never
+ * changes, so after the first array it is known without asking the JVM. (Not for an
+ * empty trace, depth=0, which all sites share.)
+ */
+static struct class_info *array_class_at(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj,
+                                         struct trace *tr)
+{
+    struct site_slot *s = &at->sites[site_slot(at, tr)];
+    if (s->trace == tr && s->array_cls) return s->array_cls;
+    return class_at(h, at, jni, obj, tr);
+}
+
+/* After the array at tr was counted (and its inner arrays: the slot may hold theirs). */
+static void note_array_class(struct alloc_thread *at, struct trace *tr, struct class_info *ci)
+{
+    struct site_slot *s = &at->sites[site_slot(at, tr)];
+    if (s->trace == tr && tr->nframes > 0) s->array_cls = ci;
+}
+
+static void count(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
+                  struct trace *trace, bool inner_arrays);
+
+/*
+ * The arrays a multianewarray made inside the outer one are new too: count each at the
+ * same site. Only called right after the bytecode made them, when nothing else can
+ * have been stored in them yet.
+ */
+static void count_inner_arrays(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobjectArray outer,
+                               struct trace *trace)
+{
+    jsize n = (*jni)->GetArrayLength(jni, outer);
+    for (jsize i = 0; i < n; i++) {
+        jobject inner = (*jni)->GetObjectArrayElement(jni, outer, i);
+        if (!inner) continue;
+        count(h, at, jni, inner, class_at(h, at, jni, inner, trace), trace, true);
+        (*jni)->DeleteLocalRef(jni, inner);
+    }
+}
+
+/* Every instance of a class has the same size, so it is asked for once per class. */
+static jlong object_size(struct host *h, jobject obj, struct class_info *ci)
+{
+    jlong size = atomic_load_explicit(&ci->instance_size, memory_order_relaxed);
+    if (size > 0) return size;
+    size = 0;
+    (*h->jvmti)->GetObjectSize(h->jvmti, obj, &size);
+    /* Arrays vary with their length, class mirrors with their static fields; the
+     * stand-in for classes JVMTI could not name is many classes. */
+    if (size > 0 && ci->serial > SERIAL_CLASS_BASE && ci->signature && ci->signature[0] != '[' && strcmp(ci->signature, "Ljava/lang/Class;") != 0)
+        atomic_store_explicit(&ci->instance_size, size, memory_order_relaxed);
+    return size;
+}
+
+/* Counts one new object (of class ci) at its site, and holds it for the live counts. */
+static void count(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
+                  struct trace *trace, bool inner_arrays)
+{
+    struct alloc_tracker *t = h->alloc;
+    jlong size = object_size(h, obj, ci);
+    struct site *s = site_of(t, at, trace, ci);
+    if (!s) return;
+    atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->alloc_bytes, (uint64_t)size, memory_order_relaxed);
+    site_objects_add(&t->objects, at->log, jni, obj, s->id, (uint64_t)size);
+    if (inner_arrays && ci->signature[0] == '[' && ci->signature[1] == '[')
+        count_inner_arrays(h, at, jni, obj, trace);
+}
+
+/* Drops the pending object at i (its constructor ran, or it is given up on). */
+static void drop_pending(struct alloc_thread *at, JNIEnv *jni, uint32_t i)
+{
+    (*jni)->DeleteWeakGlobalRef(jni, at->pending[i]);
+    at->pending[i] = at->pending[--at->npending];
+}
+
+/* Whether obj is one of the VM-made objects this thread counted before their
+ * constructor ran (see constructor_follows); it is then no longer pending. */
+static bool was_pending(struct alloc_thread *at, JNIEnv *jni, jobject obj)
+{
+    for (uint32_t i = 0; i < at->npending; i++) {
+        if ((*jni)->IsSameObject(jni, at->pending[i], obj)) {
+            drop_pending(at, jni, i);
+            return true;
+        }
+    }
+    if (--at->window == 0)                   /* never constructed, it seems */
+        while (at->npending) drop_pending(at, jni, at->npending - 1);
+    return false;
+}
+
+/*
+ * A new object or array from instrumented code, `skip` frames of ours above its site;
+ * from: where that code returns to (pc 0 when not known).
+ */
+static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, struct java_caller from)
+{
+    struct host *h = host_get();
+    if (!obj || !counting(h)) return;
+    struct alloc_tracker *t = h->alloc;
+    struct alloc_thread *at = this_thread(t);
+    if (!at) return;
+    /* A new array is always new; an object may have been counted already when the VM
+     * made it, before its constructor ran. */
+    if (!array && at->npending && was_pending(at, jni, obj)) return;
+    struct code_site *cs = array ? NULL : code_site_of(t, h, from.pc);
+    const struct code_site *caller = NULL;
+    struct trace *tr = cs ? code_site_trace_of(t, at, cs, from.sp, host_depth(h), &caller) : NULL;
+    if (tr && t->stack_stats) atomic_fetch_add_explicit(&t->code_hits, 1, memory_order_relaxed);
+    if (!tr) tr = alloc_site_trace(h, at, jni, NULL, skip, cs, caller);
+    if (!tr) return;
+    if (!array) {
+        count(h, at, jni, obj, class_at(h, at, jni, obj, tr), tr, false);
+        return;
+    }
+    struct class_info *ci = array_class_at(h, at, jni, obj, tr);
+    count(h, at, jni, obj, ci, tr, true);
+    note_array_class(at, tr, ci);
+}
+
+/* Tracker.allocated, through Tracker.ObjectInit or Tracker.NewArray. */
+static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jboolean array)
+{
+    new_object(jni, obj, array, array ? SKIP_ARRAY : SKIP_CONSTRUCTED, (struct java_caller){0, 0});
+}
+
+/* Tracker.newObject and Tracker.newArray, straight from the instrumented code. */
+static void JNICALL native_new_object(JNIEnv *jni, jclass cls, jobject obj)
+{
+    new_object(jni, obj, false, SKIP_DIRECT_OBJECT, java_caller_of(__builtin_frame_address(0)));
+}
+
+static void JNICALL native_new_array(JNIEnv *jni, jclass cls, jobject obj)
+{
+    new_object(jni, obj, true, SKIP_DIRECT_ARRAY, (struct java_caller){0, 0});
+}
+
+/*
+ * Whether an object of class cls (entry ci) is copied by Object.clone itself when its
+ * clone() is called, rather than by an override (asked once per class).
+ */
+static bool clone_is_objects(struct alloc_tracker *t, JNIEnv *jni, struct class_info *ci, jclass cls)
+{
+    uint8_t known = atomic_load_explicit(&ci->clone_override, memory_order_relaxed);
+    if (known) return known == 1;
+    jmethodID m = (*jni)->GetMethodID(jni, cls, "clone", "()Ljava/lang/Object;");
+    if (!m) (*jni)->ExceptionClear(jni);
+    bool objects = m && m == t->object_clone;
+    atomic_store_explicit(&ci->clone_override, objects ? 1 : 2, memory_order_relaxed);
+    return objects;
+}
+
+/*
+ * After a call of clone() with what it returned (virtual: an override may have run). The
+ * VM reports the copies Object.clone makes, but not those compiled code makes inline:
+ * a copy the VM reported was the last object this thread counted. A copy an override
+ * made was counted inside it, by its own super.clone().
+ */
+static void cloned(JNIEnv *jni, jobject obj, bool virtual)
+{
+    struct host *h = host_get();
+    if (!obj || !counting(h)) return;
+    struct alloc_tracker *t = h->alloc;
+    struct alloc_thread *at = this_thread(t);
+    if (!at || !t->object_clone || site_objects_is_last(at->log, jni, obj)) return;
+    struct class_info *ci = NULL;
+    if (virtual) {
+        jclass cls = (*jni)->GetObjectClass(jni, obj);
+        ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
+        bool counted = !clone_is_objects(t, jni, ci, cls);
+        (*jni)->DeleteLocalRef(jni, cls);
+        if (counted) return;
+    }
+    struct trace *tr = alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL);
+    if (tr) count(h, at, jni, obj, ci ? ci : class_at(h, at, jni, obj, tr), tr, false);
+}
+
+static void JNICALL native_new_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, false); }
+static void JNICALL native_new_virtual_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, true); }
+
+static bool top_native_is(const struct trace *tr, const char *name)
+{
+    return tr->nframes && tr->frames[0]->method->native && strcmp(tr->frames[0]->method->name, name) == 0;
+}
+
+/*
+ * Whether the VM made this object for a constructor that may run on it next: an
+ * Unsafe.allocateInstance other than a MethodHandle's (see made_for_constructor). Clones,
+ * class names, reflection's Method objects and the like are finished when the VM hands
+ * them over.
+ */
+static bool constructor_follows(const struct trace *tr) { return top_native_is(tr, "allocateInstance"); }
+
+/* Whether the VM ran the object's constructor before reporting it: JDK 17's native
+ * reflection (Constructor.newInstance's first calls), which counted it at Object.<init>,
+ * however much the constructor allocated after that. */
+static bool constructor_ran(const struct trace *tr) { return top_native_is(tr, "newInstance0"); }
+
+struct class_match {
+    struct site_table *sites;
+    struct class_info *cls;
+};
+
+static bool site_of_class(uint32_t site, void *ctx)
+{
+    struct class_match *m = ctx;
+    struct site *s = sites_by_id(m->sites, site);
+    return s && s->cls == m->cls->canonical;
+}
+
+/*
+ * The VM reports the objects it made for Java code when the call that made them
+ * returns, and Java code that call ran may have been counted making the same object
+ * (a constructor run by reflection; objects a class loader made while the VM resolved a
+ * class). Such an object was counted by this thread since its previous VMObjectAlloc
+ * event, or a little before when such calls nest; a constructor run by reflection may
+ * have counted many more objects since (RECENT_SCAN at most are looked at).
+ */
+#define RECENT_OVERLAP 16
+#define RECENT_SCAN 65536
+
+static bool is_method(struct host *h, JNIEnv *jni, jmethodID id, const char *cls, const char *name)
+{
+    struct method_info *m = methods_of(&h->t.methods, h->jvmti, jni, id);
+    return m && m->cls && m->cls->signature && strcmp(m->name, name) == 0 && strcmp(m->cls->signature, cls) == 0;
+}
+
+/*
+ * Whether the VM made this object for a MethodHandle's constructor call: Unsafe.
+ * allocateInstance called by DirectMethodHandle.allocateInstance, whose only caller
+ * (the handle's form) runs the constructor next, on this thread. That constructor's
+ * Object.<init> then counts the object, at the trace of the code that asked for it, as
+ * for `new`. JDK 18+ reflection makes its objects this way and, from JDK 24 on, so does
+ * every capturing lambda (3.4 million objects in javac's run), so this asks no more than
+ * the two top frames. The methods are known by name until the first such object.
+ */
+static bool made_for_constructor(struct host *h, JNIEnv *jni, jthread thread)
+{
+    struct alloc_tracker *t = h->alloc;
+    jvmtiFrameInfo f[2];
+    if (alloc_walk_stack(h, jni, thread, f, 2) != 2) return false;
+    jmethodID handle = atomic_load_explicit(&t->handle_alloc, memory_order_acquire);
+    if (handle) return f[1].method == handle && f[0].method == atomic_load_explicit(&t->unsafe_alloc, memory_order_relaxed);
+    if (!is_method(h, jni, f[1].method, "Ljava/lang/invoke/DirectMethodHandle;", "allocateInstance") ||
+        !is_method(h, jni, f[0].method, "Ljdk/internal/misc/Unsafe;", "allocateInstance"))
+        return false;
+    atomic_store_explicit(&t->unsafe_alloc, f[0].method, memory_order_relaxed);
+    atomic_store_explicit(&t->handle_alloc, f[1].method, memory_order_release);
+    return true;
+}
+
+void JNICALL alloc_exact_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
+                                         jlong size)
+{
+    struct host *h = host_get();
+    if (!counting(h) || host_is_own_thread(h, jni, thread)) return;
+    struct alloc_thread *at = this_thread(h->alloc);
+    if (!at || made_for_constructor(h, jni, thread)) return;
+    struct trace *tr = alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL);
+    if (!tr) return;
+    struct class_match m = {&h->alloc->sites, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids)};
+    size_t overlap = constructor_ran(tr) ? RECENT_SCAN : RECENT_OVERLAP;
+    if (site_objects_recent(at->log, jni, object, site_of_class, &m, overlap, RECENT_SCAN)) return;
+    count(h, at, jni, object, m.cls, tr, false);
+    if (constructor_follows(tr)) {
+        if (at->npending == MAX_PENDING) drop_pending(at, jni, 0);
+        jweak w = (*jni)->NewWeakGlobalRef(jni, object);
+        if (w) at->pending[at->npending++] = w;
+        at->window = CHECK_WINDOW;
+    }
+}
+
+/*
+ * JNI AllocObject makes an object without a constructor and without a VMObjectAlloc
+ * event, so the JNI function is wrapped: the original runs, then the object is counted
+ * at the native method's stack.
+ */
+static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
+{
+    struct host *h = host_get();
+    jobject obj = h->alloc->jni_table->AllocObject(jni, cls);
+    if (obj && counting(h)) {
+        struct alloc_thread *at = this_thread(h->alloc);
+        struct trace *tr = at ? alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL) : NULL;
+        if (tr) count(h, at, jni, obj, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids), tr, false);
+    }
+    return obj;
+}
+
+static void wrap_jni(struct host *h)
+{
+    struct alloc_tracker *t = h->alloc;
+    jniNativeInterface *table = NULL;
+    if ((*h->jvmti)->GetJNIFunctionTable(h->jvmti, &table) != JVMTI_ERROR_NONE || !table) return;
+    t->jni_table = table;                /* kept: our wrapper calls through it */
+    jniNativeInterface *ours = NULL;
+    if ((*h->jvmti)->Allocate(h->jvmti, sizeof *ours, (unsigned char **)&ours) != JVMTI_ERROR_NONE) return;
+    *ours = *table;
+    ours->AllocObject = jni_alloc_object;
+    (*h->jvmti)->SetJNIFunctionTable(h->jvmti, ours);
+}
+
+static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig, bool is_static)
+{
+    jmethodID m = is_static ? (*jni)->GetStaticMethodID(jni, cls, name, sig) : (*jni)->GetMethodID(jni, cls, name, sig);
+    if (!m) (*jni)->ExceptionClear(jni);
+    else if (t->nskip < MAX_SKIP) t->skip[t->nskip++] = m;
+}
+
+void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker)
+{
+    struct alloc_tracker *t = h->alloc;
+    if (!t || !tracker) return;
+    JNINativeMethod natives[] = {{"allocated", "(Ljava/lang/Object;Z)V", (void *)native_allocated},
+                                 {"newObject", "(Ljava/lang/Object;)V", (void *)native_new_object},
+                                 {"newArray", "(Ljava/lang/Object;)V", (void *)native_new_array},
+                                 {"newClone", "(Ljava/lang/Object;)V", (void *)native_new_clone},
+                                 {"newVirtualClone", "(Ljava/lang/Object;)V", (void *)native_new_virtual_clone}};
+    if ((*jni)->RegisterNatives(jni, tracker, natives, 5) != 0) {
+        (*jni)->ExceptionClear(jni);
+        log_error("the Tracker class does not match this agent; heap=sites has no data");
+        return;
+    }
+    add_skip(t, jni, tracker, "allocated", "(Ljava/lang/Object;Z)V", true);
+    add_skip(t, jni, tracker, "newObject", "(Ljava/lang/Object;)V", true);
+    add_skip(t, jni, tracker, "newArray", "(Ljava/lang/Object;)V", true);
+    add_skip(t, jni, tracker, "ObjectInit", "(Ljava/lang/Object;)V", true);
+    t->clone_hooks[0] = (*jni)->GetStaticMethodID(jni, tracker, "newClone", "(Ljava/lang/Object;)V");
+    t->clone_hooks[1] = (*jni)->GetStaticMethodID(jni, tracker, "newVirtualClone", "(Ljava/lang/Object;)V");
+    (*jni)->ExceptionClear(jni);
+    add_skip(t, jni, tracker, "NewArray", "(Ljava/lang/Object;)V", true);
+    jclass object = (*jni)->FindClass(jni, "java/lang/Object");
+    if (object) add_skip(t, jni, object, "<init>", "()V", false);
+    if (object) atomic_store(&t->object_init, (*jni)->GetMethodID(jni, object, "<init>", "()V"));
+    if (object) t->object_clone = (*jni)->GetMethodID(jni, object, "clone", "()Ljava/lang/Object;");
+    (*jni)->ExceptionClear(jni);
+    t->tracker = (*jni)->NewGlobalRef(jni, tracker);
+    t->allocs = (*jni)->GetStaticFieldID(jni, tracker, "allocs", "I");
+    if (!t->allocs) (*jni)->ExceptionClear(jni);
+    atomic_store(&t->bound, true);
+}
+
+bool alloc_tracker_bound(struct host *h) { return h->alloc && atomic_load(&h->alloc->bound); }
+
+
+void alloc_exact_vm_init(struct host *h)
+{
+    wrap_jni(h);
+    async_trace_vm_init(h->alloc->walker, h->jvmti, NULL);
+}

@@ -1,0 +1,279 @@
+/*
+ * heap=sites inside (sources/alloc/alloc_tracker.h is what the rest of the agent sees): the
+ * state its files share, the helpers of the allocation path (static inline: they ran
+ * inlined when they were one file's), and what each file offers the ones above it.
+ *
+ * The files, each calling only those below it:
+ *   alloc_tracker.c     life cycle: capabilities, callbacks, events, on/off
+ *   alloc_exact.c       exact counting: the Tracker's natives, VMObjectAlloc, JNI AllocObject
+ *   alloc_live.c        the live counts at a dump: the sweep after a GC, or a reference walk
+ *   alloc_sampled.c     alloc_sample=<bytes>: SampledObjectAlloc and its estimates
+ *   alloc_trace.c       an allocation's trace: the stack walk and each thread's caches
+ *   alloc_code_sites.c  traces named by the return addresses of compiled code
+ *   site_objects.c      the counted objects, held weakly
+ */
+#ifndef HPROF_ALLOC_INTERNAL_H
+#define HPROF_ALLOC_INTERNAL_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sources/alloc/alloc_tracker.h"
+#include "sources/hotspot/async_trace.h"
+#include "sources/host.h"
+#include "sources/resolve.h"
+#include "sources/alloc/site_objects.h"
+#include "tables/code_sites.h"
+#include "tables/sites.h"
+
+#define MAX_SKIP 8                    /* Tracker and Object.<init> frames on top of a stack */
+/* How many of them stand above the allocation site, so that the walk takes that many more
+ * frames than the trace keeps: allocated + Tracker.ObjectInit + Object.<init>, or
+ * allocated + Tracker.NewArray; none in a JVMTI event or our JNI wrapper. */
+#define SKIP_CONSTRUCTED 3
+#define SKIP_ARRAY 2
+/* Tracker.newObject + Object.<init>, or Tracker.newArray: called straight from the
+ * instrumented code, without the Java method between. */
+#define SKIP_DIRECT_OBJECT 2
+#define SKIP_DIRECT_ARRAY 1
+#define SKIP_NONE 0
+
+struct alloc_tracker {
+    struct site_table sites;
+    struct site_objects objects;      /* each counted object, held weakly, with its site */
+    bool exact;                       /* alloc_tracker_exact: every allocation, not samples */
+    jmethodID skip[MAX_SKIP];         /* frames that are not the allocation site */
+    int nskip;
+    jclass tracker;
+    jfieldID allocs;                  /* Tracker.allocs: 1 while counting */
+    jniNativeInterface *jni_table;    /* the JNI functions as they were, before ours */
+    pthread_key_t per_thread;         /* struct alloc_thread of each allocating thread */
+    struct async_trace *walker;       /* the fast stack walk; NULL: GetStackTrace only */
+    _Atomic bool bound;               /* Tracker.newObject and newArray are ours */
+    /* Compiled call sites of Tracker.newObject whose return address names the trace
+     * (see tables/code_sites.h); code_ok: the table is in use. */
+    struct code_sites code;
+    bool code_ok;
+    _Atomic(jmethodID) object_init;   /* java.lang.Object.<init>, once bound */
+    jmethodID object_clone;           /* java.lang.Object.clone, once bound */
+    jmethodID clone_hooks[2];         /* Tracker.newClone and newVirtualClone */
+    /* DirectMethodHandle.allocateInstance and the Unsafe.allocateInstance it calls,
+     * once an object made there was seen (see made_for_constructor) */
+    _Atomic(jmethodID) handle_alloc, unsafe_alloc;
+    bool stack_stats;                 /* HPROF_STACK_STATS: count the walks of each kind */
+    _Atomic uint64_t fast_walks, jvmti_walks, code_hits, pair_hits;
+    _Atomic uint32_t most_slots;      /* the largest per-thread cache so far */
+    _Atomic bool on;
+};
+
+/*
+ * Each allocating thread keeps the traces and sites it met last, so that the usual
+ * allocation finds both without taking a lock of the shared tables. Entries only point
+ * into the tables, which keep every trace and site until the agent ends.
+ *
+ * The caches start small (a thread that allocates a little costs 20 KiB) and double,
+ * up to 64 times their first size, while more than 1 in 64 lookups miss: a program
+ * like javac allocates at tens of thousands of traces in turn.
+ */
+#define FIRST_SLOTS 512
+#define MAX_SLOTS (FIRST_SLOTS * 64)
+#define GROW_WINDOW 65536              /* lookups between two looks at the misses */
+#define CHECK_WINDOW 1024
+#define MAX_PENDING 8
+
+struct trace_slot {
+    uint64_t hash;
+    struct trace *trace;
+};
+
+struct site_slot {                     /* by trace: the site of its class last seen */
+    struct trace *trace;
+    struct class_info *cls;
+    struct site *site;
+    struct class_info *array_cls;      /* the class of the arrays the bytecode at the
+                                          trace's top makes (see array_class_at) */
+};
+
+/* By a pair of code sites (see caller_site): the trace found for the two of them. */
+struct pair_slot {
+    const struct code_site *site, *caller;
+    struct trace *trace;
+    int depth;
+};
+
+struct alloc_thread {
+    struct site_log *log;              /* the objects it counted */
+    uintptr_t stack_end;               /* the top of its stack (0: not known) */
+    /* Objects the VM made and counted whose constructor may still run (see
+     * constructor_follows), and how many more constructions to check for them. */
+    jweak pending[MAX_PENDING];
+    uint32_t npending;
+    uint32_t window;
+    uint32_t nslots;                   /* of each cache, a power of two */
+    uint32_t lookups, misses;          /* since the last look */
+    struct trace_slot *traces;
+    struct site_slot *sites;
+    struct pair_slot *pairs;
+};
+
+/* Where the Java code that called a native method of ours returns to: pc, with its
+ * stack pointer (sp) at the call. Both 0 when not known. */
+struct java_caller {
+    uintptr_t pc, sp;
+};
+
+static inline bool counting(struct host *h)
+{
+    return h->alloc && atomic_load_explicit(&h->alloc->on, memory_order_relaxed) && atomic_load(&h->phase) == PHASE_LIVE;
+}
+
+/* ---- alloc_trace.c ---- */
+
+/* The calling thread's state, made on first need; NULL when out of memory. */
+struct alloc_thread *alloc_thread_new(struct alloc_tracker *t);
+/* The pthread key's destructor (no JNI there). */
+void alloc_thread_ended(void *p);
+
+/* NULL when out of memory: the allocation is then not counted. */
+static inline struct alloc_thread *this_thread(struct alloc_tracker *t)
+{
+    struct alloc_thread *at = pthread_getspecific(t->per_thread);
+    return at ? at : alloc_thread_new(t);
+}
+
+static inline unsigned site_slot(const struct alloc_thread *at, struct trace *tr)
+{
+    return (unsigned)(hash_mix64((uint64_t)(uintptr_t)tr) >> 40) & (at->nslots - 1);
+}
+
+/* The site of trace tr and class ci: this thread's cached one, else the table's. */
+static inline struct site *site_of(struct alloc_tracker *t, struct alloc_thread *at, struct trace *tr,
+                                   struct class_info *ci)
+{
+    unsigned slot = site_slot(at, tr);
+    if (at->sites[slot].trace == tr && at->sites[slot].cls == ci) return at->sites[slot].site;
+    struct site *s = sites_of(&t->sites, tr, ci);
+    if (s) {
+        if (at->sites[slot].trace != tr) at->sites[slot].array_cls = NULL;
+        at->sites[slot].trace = tr;
+        at->sites[slot].cls = ci;
+        at->sites[slot].site = s;
+    }
+    return s;
+}
+
+/* The current thread's stack, up to want frames (thread: NULL or the current thread). */
+jint alloc_walk_stack(struct host *h, JNIEnv *jni, jthread thread, jvmtiFrameInfo *frames, int want);
+/*
+ * The allocation site of the current thread (thread NULL), or of the thread a JVMTI
+ * event names: its stack without our frames (the walk takes top_skip more frames than
+ * the depth, for them). With a code site (objects only), the trace is cached there
+ * when the walk confirms what the site says was inlined.
+ */
+struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *jni, jthread thread, int top_skip,
+                               struct code_site *cs, const struct code_site *caller);
+
+/* ---- alloc_code_sites.c ---- */
+
+/* At load: whether traces are looked up by return address (HPROF_CODE_SITES=0: never). */
+bool alloc_code_sites_init(struct alloc_tracker *t);
+void JNICALL alloc_code_sites_loaded(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
+                                     jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info);
+void JNICALL alloc_code_sites_unloaded(jvmtiEnv *jvmti, jmethodID method, const void *code_addr);
+/* After a walk of depth frames past our skip frames found trace tr: caches it at cs
+ * (or at its pair with caller) if the walk's frames are the ones inlined there. */
+void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const struct code_site *caller,
+                            const jvmtiFrameInfo *frames, int depth, struct trace *tr);
+
+static inline unsigned pair_slot(const struct alloc_thread *at, const struct code_site *cs,
+                                 const struct code_site *caller)
+{
+    uint64_t h = hash_mix64((uint64_t)(uintptr_t)cs ^ ((uint64_t)(uintptr_t)caller << 17));
+    return (unsigned)(h >> 40) & (at->nslots - 1);
+}
+
+/* The code site a new object was made at: a compiled call of Tracker.newObject from an
+ * inlined Object.<init> (objects only). NULL where none can name the trace. */
+static inline struct code_site *code_site_of(struct alloc_tracker *t, struct host *h, uintptr_t pc)
+{
+    /* thread=y: traces differ by thread */
+    if (!pc || !t->code_ok || h->opt->thread || host_depth(h) + 1 > CODE_SITE_FRAMES) return NULL;
+    struct code_site *cs = code_sites_find(&t->code, pc);
+    return cs && cs->kept >= 2 && cs->frames[0].method == atomic_load_explicit(&t->object_init, memory_order_relaxed)
+               ? cs : NULL;
+}
+
+/*
+ * When site cs inlined fewer frames than the depth takes: the call site its compiled
+ * method was called from, if that is compiled code too and the two together inlined
+ * `need` frames. Its return address is the last word of the method's frame, which
+ * starts at sp, the stack pointer of the call into us.
+ */
+static inline const struct code_site *caller_site(struct alloc_tracker *t, const struct alloc_thread *at,
+                                                  const struct code_site *cs, uintptr_t sp, int need)
+{
+    if (!cs->frame_size || !sp || cs->kept != cs->nframes) return NULL;
+    uintptr_t slot = sp + cs->frame_size - sizeof(uintptr_t);
+    if (slot < sp || slot + sizeof(uintptr_t) > at->stack_end) return NULL;
+    const struct code_site *caller = code_sites_find(&t->code, *(const uintptr_t *)slot);
+    return caller && caller->kept >= 1 && cs->nframes + caller->nframes >= need ? caller : NULL;
+}
+
+/* The trace a code site names for this depth: by itself, or with its caller's. */
+static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct alloc_thread *at,
+                                               struct code_site *cs, uintptr_t sp, int depth,
+                                               const struct code_site **caller)
+{
+    *caller = NULL;
+    if (cs->nframes >= depth + 1) return code_site_trace(cs, depth);
+    if (!(*caller = caller_site(t, at, cs, sp, depth + 1))) return NULL;
+    const struct pair_slot *p = &at->pairs[pair_slot(at, cs, *caller)];
+    if (p->site != cs || p->caller != *caller || p->depth != depth) return NULL;
+    if (t->stack_stats) atomic_fetch_add_explicit(&t->pair_hits, 1, memory_order_relaxed);
+    return p->trace;
+}
+
+/*
+ * Where the Java code that called a native method of ours returns to, from the frame
+ * pointer of that method (fp): HotSpot's wrapper of a native method keeps a frame
+ * pointer, and so does this library (-fno-omit-frame-pointer). The wrapper's frame
+ * pointer is its saved rbp, under the return address; the caller's stack pointer was
+ * just above. Called from the interpreter it is an address in the interpreter, which no
+ * code site has.
+ */
+static inline struct java_caller java_caller_of(void *fp)
+{
+#if defined(__x86_64__)
+    void **ours = fp, **wrapper = ours ? ours[0] : NULL;
+    if (!wrapper || wrapper <= ours || (char *)wrapper - (char *)ours > 65536) return (struct java_caller){0, 0};
+    return (struct java_caller){(uintptr_t)wrapper[1], (uintptr_t)(wrapper + 2)};
+#else
+    return (struct java_caller){0, 0};
+#endif
+}
+
+/* ---- alloc_exact.c, alloc_live.c, alloc_sampled.c ---- */
+
+/* At load, exact counting: the JIT settings, the stack walker, the code sites, and the
+ * capabilities it needs in caps. */
+void alloc_exact_init(struct host *h, jvmtiCapabilities *caps);
+/* At VM init, once bound: JNI AllocObject wrapped, the walker's method IDs made. */
+void alloc_exact_vm_init(struct host *h);
+void JNICALL alloc_exact_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
+                                         jlong size);
+
+/* At load, sampling: its interval; -1 when the JVM refused it. */
+int alloc_sampled_init(struct host *h);
+void JNICALL alloc_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
+                                        jlong size);
+/* After the live count: each live sample stands for as many objects as samples did at
+ * allocation. */
+void alloc_sampled_scale_live(struct alloc_tracker *t);
+
+void JNICALL alloc_live_gc_finished(jvmtiEnv *jvmti);
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * heap=sites: the live objects and bytes of each site, counted at a dump from the
+ * objects held weakly (site_objects.h): the ones a forced GC left, or, when none can be
+ * forced, the ones a reference walk from the roots reaches.
+ */
+#include <string.h>
+
+#include "sources/alloc/alloc_internal.h"
+#include "util/log.h"
+
+/* Only a GC clears weak references: the logs are worth a sweep after one. */
+void JNICALL alloc_live_gc_finished(jvmtiEnv *jvmti)
+{
+    struct host *h = host_get();
+    if (h && h->alloc) site_objects_gc_finished(&h->alloc->objects);
+}
+
+static void reset_live(struct site_table *st)
+{
+    uint32_t n = sites_count(st);
+    for (uint32_t i = 1; i <= n; i++) {
+        struct site *s = sites_by_id(st, i);
+        s->live_objs = s->live_bytes = 0;
+    }
+}
+
+static void add_live(uint32_t site, uint64_t size, void *ctx)
+{
+    struct site *s = sites_by_id(ctx, site);
+    if (s) {
+        s->live_objs++;
+        s->live_bytes += size;
+    }
+}
+
+/* A reachable object the walk meets, perhaps several times: counted the first time,
+ * when its tag (its site) turns negative. */
+static jint JNICALL reach_object(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong class_tag,
+                                 jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
+                                 jint length, void *user_data)
+{
+    if (*tag_ptr > 0) {
+        add_live((uint32_t)*tag_ptr, (uint64_t)size, user_data);
+        *tag_ptr = -*tag_ptr;
+    }
+    return JVMTI_VISIT_OBJECTS;
+}
+
+/*
+ * At VM death with ZGC or Shenandoah no GC can be forced (util/collector.h). The counted
+ * objects still held are then tagged with their sites in an environment of their own and
+ * counted as a reference walk from the roots reaches them: what a GC would keep. (The
+ * environment is not let go of: the VM is ending.)
+ */
+static void count_reachable(struct host *h, struct alloc_tracker *t)
+{
+    jvmtiEnv *env = NULL;
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.can_tag_objects = 1;
+    if ((*h->vm)->GetEnv(h->vm, (void **)&env, JVMTI_VERSION_1_2) != JNI_OK) return;
+    if ((*env)->AddCapabilities(env, &caps) != JVMTI_ERROR_NONE) {
+        log_error("no JVMTI environment for the live counts of heap=sites; they are left at 0");
+        return;
+    }
+    site_objects_tag(&t->objects, env);
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_reference_callback = reach_object;
+    (*env)->FollowReferences(env, JVMTI_HEAP_FILTER_UNTAGGED, NULL, NULL, &cb, &t->sites);
+}
+
+/* HPROF_STACK_STATS: how the allocations' traces were found, and the caches' size. */
+static void log_stack_stats(struct alloc_tracker *t)
+{
+    log_plain("HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace, %llu by the code site",
+              (unsigned long long)atomic_load(&t->fast_walks), (unsigned long long)atomic_load(&t->jvmti_walks),
+              (unsigned long long)atomic_load(&t->code_hits));
+    log_plain("HPROF: heap=sites code sites: %llu of those with their caller's",
+              (unsigned long long)atomic_load(&t->pair_hits));
+    uint32_t most = atomic_load(&t->most_slots);
+    log_plain("HPROF: heap=sites caches: up to %u slots per thread", (unsigned)(most ? most : FIRST_SLOTS));
+}
+
+void alloc_tracker_count_live(struct host *h, JNIEnv *jni)
+{
+    struct alloc_tracker *t = h->alloc;
+    if (!t) return;
+    reset_live(&t->sites);
+    if (t->stack_stats)
+        log_plain("HPROF: heap=sites objects held: %zu (before this dump's sweep)", site_objects_held(&t->objects));
+    if (host_can_force_gc(h)) {
+        /* A GC clears the references of every object no longer reachable. */
+        (*h->jvmti)->ForceGarbageCollection(h->jvmti);
+        site_objects_sweep(&t->objects, jni, add_live, &t->sites);
+    } else {
+        count_reachable(h, t);
+    }
+    if (t->stack_stats) log_stack_stats(t);
+    if (!t->exact) alloc_sampled_scale_live(t);
+}
+
+void alloc_tracker_tag_sites(struct host *h, jvmtiEnv *env)
+{
+    if (h->alloc) site_objects_tag(&h->alloc->objects, env);
+}
+
+/* timeline=: the live counts as the last GC left them (no GC forced): the objects held
+ * when it ended whose references it did not clear; what was allocated since is not
+ * counted (it belongs to the next interval). */
+void alloc_tracker_sweep_live(struct host *h, JNIEnv *jni)
+{
+    struct alloc_tracker *t = h->alloc;
+    if (!t) return;
+    reset_live(&t->sites);
+    site_objects_sweep_at_gc(&t->objects, jni, add_live, &t->sites, true);
+    if (!t->exact) alloc_sampled_scale_live(t);
+}

@@ -1,0 +1,51 @@
+/*
+ * heap=sites,alloc_sample=<bytes>: the JVM samples about one allocation every <bytes>
+ * (JVMTI SampledObjectAlloc), and each sample stands for the objects around it.
+ */
+#include "sources/alloc/alloc_internal.h"
+#include "util/log.h"
+
+/* Sampling starts now: a thread's sampling point is set when it takes a new TLAB, so
+ * starting late would miss the first TLAB of every thread already running. */
+int alloc_sampled_init(struct host *h)
+{
+    if ((*h->jvmti)->SetHeapSamplingInterval(h->jvmti, (jint)h->opt->alloc_sample) != JVMTI_ERROR_NONE) {
+        log_error("the JVM refused the allocation sampling interval %ld", h->opt->alloc_sample);
+        return -1;
+    }
+    return 0;
+}
+
+/* One sampled object stands for about alloc_sample bytes of objects like it. */
+void JNICALL alloc_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
+                                        jlong size)
+{
+    struct host *h = host_get();
+    if (!counting(h)) return;
+    struct alloc_tracker *t = h->alloc;
+    struct alloc_thread *at = this_thread(t);
+    struct trace *tr = at ? alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL) : NULL;
+    if (!tr) return;
+    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
+    struct site *s = site_of(t, at, tr, ci);
+    if (!s) return;
+    uint64_t bytes = size > 0 ? (uint64_t)size : 1;
+    uint64_t weight = bytes >= (uint64_t)h->opt->alloc_sample ? 1 : ((uint64_t)h->opt->alloc_sample + bytes / 2) / bytes;
+    atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->alloc_objs, weight, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->alloc_bytes, weight * bytes, memory_order_relaxed);
+    site_objects_add(&t->objects, at->log, jni, object, s->id, bytes);
+}
+
+void alloc_sampled_scale_live(struct alloc_tracker *t)
+{
+    uint32_t n = sites_count(&t->sites);
+    for (uint32_t i = 1; i <= n; i++) {
+        struct site *s = sites_by_id(&t->sites, i);
+        uint64_t samples = atomic_load(&s->samples);
+        if (!samples) continue;
+        double per = (double)atomic_load(&s->alloc_objs) / (double)samples;
+        s->live_objs = (uint64_t)((double)s->live_objs * per + 0.5);
+        s->live_bytes = (uint64_t)((double)s->live_bytes * per + 0.5);
+    }
+}

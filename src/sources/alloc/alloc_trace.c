@@ -1,0 +1,159 @@
+/*
+ * heap=sites: the trace of an allocation. The stack is walked (the fast walk when it can
+ * answer, else JVMTI's), the frames of ours on top are dropped, and the trace is found
+ * in the allocating thread's own cache before the shared table.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "sources/alloc/alloc_internal.h"
+
+static void thread_free(struct alloc_thread *at)
+{
+    free(at->traces);
+    free(at->sites);
+    free(at->pairs);
+    free(at);
+}
+
+/* The caches, empty, with n slots each; false (and the old ones kept) without memory. */
+static bool resize_caches(struct alloc_thread *at, uint32_t n)
+{
+    struct trace_slot *tr = calloc(n, sizeof *tr);
+    struct site_slot *si = calloc(n, sizeof *si);
+    struct pair_slot *pa = calloc(n, sizeof *pa);
+    if (!tr || !si || !pa) {
+        free(tr);
+        free(si);
+        free(pa);
+        return false;
+    }
+    free(at->traces);
+    free(at->sites);
+    free(at->pairs);
+    at->traces = tr;
+    at->sites = si;
+    at->pairs = pa;
+    at->nslots = n;
+    return true;
+}
+
+/* Counts a trace lookup; now and then grows the caches if too many missed. */
+static void note_lookup(struct alloc_tracker *t, struct alloc_thread *at, bool missed)
+{
+    at->misses += missed;
+    if (++at->lookups < GROW_WINDOW) return;
+    if (at->misses > GROW_WINDOW / 64 && at->nslots < MAX_SLOTS && resize_caches(at, at->nslots * 2)) {
+        uint32_t most = atomic_load_explicit(&t->most_slots, memory_order_relaxed);
+        while (most < at->nslots && !atomic_compare_exchange_weak(&t->most_slots, &most, at->nslots)) {}
+    }
+    at->lookups = at->misses = 0;
+}
+
+struct alloc_thread *alloc_thread_new(struct alloc_tracker *t)
+{
+    struct alloc_thread *at = calloc(1, sizeof *at);
+    if (!at) return NULL;
+    if (!resize_caches(at, FIRST_SLOTS) || !(at->log = site_objects_log(&t->objects)) ||
+        pthread_setspecific(t->per_thread, at) != 0) {
+        site_objects_release(&t->objects, at->log);
+        thread_free(at);
+        return NULL;
+    }
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void *base = NULL;
+        size_t size = 0;
+        if (pthread_attr_getstack(&attr, &base, &size) == 0) at->stack_end = (uintptr_t)base + size;
+        pthread_attr_destroy(&attr);
+    }
+    return at;
+}
+
+/* Its log goes to the next thread; its pending references, if any, stay behind (a
+ * constructor that never ran). */
+void alloc_thread_ended(void *p)
+{
+    struct alloc_thread *at = p;
+    struct host *h = host_get();
+    if (h && h->alloc) site_objects_release(&h->alloc->objects, at->log);
+    thread_free(at);
+}
+
+static struct trace *trace_of(struct host *h, struct alloc_thread *at, uint32_t serial,
+                              const jvmtiFrameInfo *frames, int n, JNIEnv *jni)
+{
+    uint64_t hash = traces_key_hash(serial, frames, n);
+    unsigned slot = (unsigned)(hash >> 40) & (at->nslots - 1);
+    struct trace *tr = at->traces[slot].trace;
+    bool hit = tr && at->traces[slot].hash == hash && traces_key_equals(tr, serial, frames, n);
+    note_lookup(h->alloc, at, !hit);
+    if (hit) return tr;
+    slot = (unsigned)(hash >> 40) & (at->nslots - 1);     /* the caches may have grown */
+    tr = traces_of_hashed(&h->t.traces, h->jvmti, jni, hash, serial, frames, n);
+    if (tr) {
+        at->traces[slot].hash = hash;
+        at->traces[slot].trace = tr;
+    }
+    return tr;
+}
+
+/* Every caller runs on the allocating thread. */
+jint alloc_walk_stack(struct host *h, JNIEnv *jni, jthread thread, jvmtiFrameInfo *frames, int want)
+{
+    struct alloc_tracker *t = h->alloc;
+    int fast = async_trace_current(t->walker, jni, frames, want);
+    if (t->stack_stats) atomic_fetch_add_explicit(fast >= 0 ? &t->fast_walks : &t->jvmti_walks, 1, memory_order_relaxed);
+    if (fast >= 0) return fast;
+    jint n = 0;
+    if ((*h->jvmti)->GetStackTrace(h->jvmti, thread, 0, want, frames, &n) != JVMTI_ERROR_NONE) return -1;
+    return n;
+}
+
+static bool skipped(struct alloc_tracker *t, jmethodID m)
+{
+    for (int i = 0; i < t->nskip; i++)
+        if (t->skip[i] == m) return true;
+    return false;
+}
+
+/*
+ * A clone hook on top of a walk stands where the VM's own report of a copy has
+ * Object.clone, over the call's own bytecode: the hook follows the 3-byte invoke and a
+ * dup. So both ways give a copy the same trace.
+ */
+#define CLONE_HOOK_AFTER 4
+
+static void as_clone(struct alloc_tracker *t, jvmtiFrameInfo *frames, int n)
+{
+    frames[0] = (jvmtiFrameInfo){t->object_clone, -1};
+    if (n > 1 && frames[1].location >= CLONE_HOOK_AFTER) frames[1].location -= CLONE_HOOK_AFTER;
+}
+
+struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *jni, jthread thread, int top_skip,
+                               struct code_site *cs, const struct code_site *caller)
+{
+    struct alloc_tracker *t = h->alloc;
+    int depth = host_depth(h);
+    jvmtiFrameInfo local[64], *frames = local;
+    int want = depth + top_skip;
+    if (want > 64 && !(frames = malloc((size_t)want * sizeof *frames))) return NULL;
+    struct trace *tr = NULL;
+    jint n = alloc_walk_stack(h, jni, thread, frames, want);
+    if (n >= 0) {
+        if (n > 0 && frames[0].method && (frames[0].method == t->clone_hooks[0] || frames[0].method == t->clone_hooks[1]))
+            as_clone(t, frames, n);
+        int skip = 0;
+        while (skip < n && skip < MAX_SKIP && skipped(t, frames[skip].method)) skip++;
+        int keep = n - skip < depth ? n - skip : depth;
+        uint32_t serial = 0;
+        if (h->opt->thread) {
+            struct thread_info *ti = threads_lookup(h->jvmti, thread);
+            serial = ti ? ti->serial : 0;
+        }
+        tr = trace_of(h, at, serial, frames + skip, keep, jni);
+        if (tr && cs && skip == 2 && keep == depth) alloc_code_sites_learn(at, cs, caller, frames, depth, tr);
+    }
+    if (frames != local) free(frames);
+    return tr;
+}

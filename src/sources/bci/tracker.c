@@ -1,0 +1,439 @@
+#include "sources/bci/tracker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sources/host.h"
+#include "sources/source.h"
+#include "classfile/classfile.h"
+#include "sources/alloc/alloc_tracker.h"
+#include "sources/cpu/method_times.h"
+#include "sources/resolve.h"
+#include "tables/bci_classes.h"
+#include "util/clock.h"
+#include "util/fd_io.h"
+#include "util/log.h"
+#include "util/zip.h"
+
+extern const unsigned char hprof_tracker_class[];
+extern const size_t hprof_tracker_class_len;
+
+struct tracker {
+    char dir[4096];               /* where Tracker.class was put for the boot class path */
+    char path[4096 + 16];         /* what went on it: dir, or the JAR in it (attached) */
+    jclass cls;                   /* the Tracker, once VM init found it */
+    /* Its static methods the agent calls (cpu=times, cpu=old), once its natives are bound;
+     * `ended` is read by ThreadEnd events, which may come while VM init binds them. */
+    _Atomic(jmethodID) ended;
+    jmethodID hand_over_all;
+    _Atomic unsigned too_big, failed;   /* methods left as they were, classes that failed */
+};
+
+static bool wants_times(const struct host *h) { return h->opt->cpu == CPU_TIMES || h->opt->cpu == CPU_OLD; }
+
+static bool wanted(const struct options *o)
+{
+    return o->cpu == CPU_TIMES || o->cpu == CPU_OLD || ((o->heap & HEAP_SITES) && o->alloc_sample == 0);
+}
+
+/* Methods the Tracker itself calls must stay plain, or it would call itself: the current
+ * thread and its id, and whether a thread is alive (Thread.isAlive calls alive(), which
+ * virtual threads override). */
+static unsigned filter(void *ctx, const char *class_name, const char *name, const char *desc,
+                       unsigned access, unsigned mnum)
+{
+    if (strcmp(class_name, "java/lang/Thread") == 0 &&
+        (strcmp(name, "currentThread") == 0 || strcmp(name, "getId") == 0 || strcmp(name, "threadId") == 0 ||
+         strcmp(name, "currentCarrierThread") == 0 || strcmp(name, "isAlive") == 0))
+        return 0;
+    if (strcmp(name, "alive") == 0 && strcmp(desc, "()Z") == 0 &&
+        (strcmp(class_name, "java/lang/Thread") == 0 || strcmp(class_name, "java/lang/VirtualThread") == 0 ||
+         strcmp(class_name, "java/lang/BaseVirtualThread") == 0 ||
+         strcmp(class_name, "java/lang/ThreadBuilders$BoundVirtualThread") == 0))
+        return 0;
+    return CF_INJ_ALL;
+}
+
+static void remove_tracker_class(struct tracker *t);
+
+static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_redefined, jobject loader,
+                                        const char *name, jobject protection_domain, jint len,
+                                        const unsigned char *data, jint *new_len, unsigned char **new_data)
+{
+    struct host *h = host_get();
+    if (!name || !h || !h->tracker || atomic_load(&h->phase) == PHASE_DEAD) return;
+    if (strcmp(name, TRACKER_CLASS) == 0) {
+        if (!loader) remove_tracker_class(h->tracker);   /* read now; nothing looks for it again */
+        return;
+    }
+    /*
+     * Before the module system is up (the primordial phase) the boot loader cannot
+     * find the Tracker on the appended class path, so code calling it would fail:
+     * those classes are left as they are now and retransformed at VM init.
+     */
+    jvmtiPhase phase = JVMTI_PHASE_LIVE;
+    (*jvmti)->GetPhase(jvmti, &phase);
+    if (phase == JVMTI_PHASE_PRIMORDIAL || phase == JVMTI_PHASE_ONLOAD) return;
+    struct bci_class *c = bci_classes_number(h->bci_classes, jni, name, loader, data, (size_t)len);
+    if (!c) return;
+    cf_inject_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.tracker_class = TRACKER_CLASS;
+    if (wants_times(h)) {
+        spec.entry_name = "CallSite";
+        spec.entry_desc = "(II)V";
+        spec.return_name = "ReturnSite";
+        spec.return_desc = "(II)V";
+        spec.exception_exit = 1;
+    }
+    if (alloc_tracker_exact(h)) {
+        bool direct = alloc_tracker_bound(h);
+        spec.objinit_name = direct ? "newObject" : "ObjectInit";
+        spec.objinit_desc = "(Ljava/lang/Object;)V";
+        spec.newarray_name = direct ? "newArray" : "NewArray";
+        spec.newarray_desc = "(Ljava/lang/Object;)V";
+        /* Compiled code copies objects without telling (C2 makes Object.clone inline), so
+         * the calls of clone are hooked too; only with the natives bound, which classes
+         * instrumented at start-up (before VM init) do without. */
+        if (direct) {
+            spec.clone_name = "newClone";
+            spec.vclone_name = "newVirtualClone";
+        }
+    }
+    spec.cnum = c->cnum;
+    spec.filter = filter;
+    cf_result res;
+    int rc = cf_instrument(data, (size_t)len, &spec, &res);
+    struct tracker *t = h->tracker;
+    if (rc == CF_OK || rc == CF_UNCHANGED) {
+        char **names = calloc(res.method_count ? res.method_count : 1, sizeof *names);
+        char **descs = calloc(res.method_count ? res.method_count : 1, sizeof *descs);
+        if (names && descs) {
+            for (unsigned i = 0; i < res.method_count; i++) {
+                names[i] = res.methods[i].name;
+                descs[i] = res.methods[i].desc;
+            }
+            bci_classes_set_methods(h->bci_classes, c, res.method_count, names, descs);
+            if (being_redefined) bci_classes_bind(c, jvmti, being_redefined);
+        }
+        free(names);
+        free(descs);
+        atomic_fetch_add(&t->too_big, res.too_big + res.unrewritable);
+    } else {
+        atomic_fetch_add(&t->failed, 1);   /* left unchanged, as it came */
+    }
+    if (rc == CF_OK) {
+        unsigned char *out = NULL;
+        if ((*jvmti)->Allocate(jvmti, (jlong)res.len, &out) == JVMTI_ERROR_NONE) {
+            memcpy(out, res.data, res.len);
+            *new_data = out;
+            *new_len = (jint)res.len;
+        }
+    }
+    cf_result_free(&res);
+}
+
+static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cls)
+{
+    if (h->bci_classes) bci_classes_prepared(h->bci_classes, h->jvmti, jni, cls);
+}
+
+/* The directory goes as soon as the boot loader has read the Tracker (or at VMInit,
+ * VM death); when the process exits before (the agent's start-up failed), here. A JVM
+ * that fails to initialise ends with _exit: then it stays (see the README). */
+static void remove_at_exit(void)
+{
+    struct host *h = host_get();
+    if (h && h->tracker) remove_tracker_class(h->tracker);
+}
+
+/* Writes data to path, a new file of ours. */
+static int write_new_file(const char *path, const unsigned char *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    int rc = fd_write_all(fd, data, len);
+    return close(fd) == 0 ? rc : -1;
+}
+
+/*
+ * Writes the embedded Tracker.class where the boot class path can find it: a directory
+ * at start-up; a JAR when attached to a running JVM (in the live phase JVMTI takes only
+ * a JAR file). t->path is what goes on the boot class path.
+ */
+static int place_tracker_class(struct tracker *t, bool live)
+{
+    /* TMPDIR as the user set it, however long: the file must go where they look for it. */
+    const char *tmp = getenv("TMPDIR");
+    size_t room = sizeof t->dir - sizeof "/hprof/Tracker.class";
+    if ((size_t)snprintf(t->dir, room, "%s/hprof-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= room || !mkdtemp(t->dir)) {
+        t->dir[0] = 0;
+        return -1;
+    }
+    atexit(remove_at_exit);
+    char path[sizeof t->dir + sizeof "/hprof/Tracker.class"];
+    if (live) {
+        uint8_t *jar = NULL;
+        size_t len = 0;
+        snprintf(t->path, sizeof t->path, "%s/hprof.jar", t->dir);
+        if (zip_stored(TRACKER_CLASS ".class", hprof_tracker_class, hprof_tracker_class_len, &jar, &len) != 0)
+            return -1;
+        int rc = write_new_file(t->path, jar, len);
+        free(jar);
+        return rc;
+    }
+    snprintf(t->path, sizeof t->path, "%s", t->dir);
+    snprintf(path, sizeof path, "%s/hprof", t->dir);
+    if (mkdir(path, 0700) != 0) return -1;
+    snprintf(path, sizeof path, "%s/hprof/Tracker.class", t->dir);
+    return write_new_file(path, hprof_tracker_class, hprof_tracker_class_len);
+}
+
+static void remove_tracker_class(struct tracker *t)
+{
+    if (!t->dir[0]) return;
+    char path[sizeof t->dir + sizeof "/hprof/Tracker.class"];
+    snprintf(path, sizeof path, "%s/hprof/Tracker.class", t->dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/hprof.jar", t->dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/hprof", t->dir);
+    rmdir(path);
+    rmdir(t->dir);
+    t->dir[0] = 0;
+}
+
+static int init(struct host *h, jvmtiEventCallbacks *cb)
+{
+    jvmtiEnv *jvmti = h->jvmti;
+    struct tracker *t = calloc(1, sizeof *t);
+    h->bci_classes = calloc(1, sizeof *h->bci_classes);
+    h->method_times = method_times_new();
+    if (!t || !h->bci_classes || !h->method_times) return -1;
+    bci_classes_init(h->bci_classes);
+    h->tracker = t;
+    jvmtiPhase phase = JVMTI_PHASE_ONLOAD;
+    (*jvmti)->GetPhase(jvmti, &phase);
+    bool live = phase == JVMTI_PHASE_LIVE;
+    jvmtiCapabilities caps, have = host_potential_capabilities(jvmti);
+    memset(&caps, 0, sizeof caps);
+    caps.can_generate_all_class_hook_events = 1;
+    /* Early hooks exist only at start-up; attached, every class is loaded already. */
+    caps.can_generate_early_class_hook_events = have.can_generate_early_class_hook_events;
+    caps.can_retransform_classes = 1;
+    caps.can_get_current_thread_cpu_time = have.can_get_current_thread_cpu_time;
+    if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
+        if (live)
+            log_error("this JVM cannot retransform its loaded classes, which %s needs when attached",
+                      wants_times(h) ? "cpu=times/old" : "exact heap=sites (use alloc_sample=<bytes>)");
+        else
+            log_error("the JVM refused the class-hook capabilities that cpu=times needs");
+        return -1;
+    }
+    if (place_tracker_class(t, live) != 0 ||
+        (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, t->path) != JVMTI_ERROR_NONE) {
+        log_error("cannot put the Tracker class on the boot class path (%s): %s", t->path, strerror(errno));
+        remove_tracker_class(t);
+        return -1;
+    }
+    cb->ClassFileLoadHook = on_class_file_load;
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
+    return 0;
+}
+
+static jlong current_cpu(struct host *h)
+{
+    jlong cpu = -1;
+    if ((*h->jvmti)->GetCurrentThreadCpuTime(h->jvmti, &cpu) != JVMTI_ERROR_NONE) cpu = -1;
+    return cpu;
+}
+
+/* The Tracker's buffers: [0] fill index, [1] the owner's thread id, then the pairs. */
+#define HEAD 2
+
+/* The pairs of buffer[HEAD..length) as a batch (NULL when none, or out of memory). */
+static struct batch *batch_of(JNIEnv *jni, jlongArray buffer, jint length)
+{
+    jint pairs = length > HEAD ? (length - HEAD) / 2 : 0;
+    if (pairs <= 0 || pairs > ((*jni)->GetArrayLength(jni, buffer) - HEAD) / 2) return NULL;
+    struct batch *b = method_times_batch_new(pairs);
+    if (b) (*jni)->GetLongArrayRegion(jni, buffer, HEAD, pairs * 2, (jlong *)method_times_batch_pairs(b));
+    return b;
+}
+
+/* thread: NULL for the current one (its own entry, no lock), else perhaps another's. */
+static uint32_t serial_of(struct host *h, jthread thread)
+{
+    if (!h->opt->thread) return 0;
+    if (thread) return threads_serial(&h->t.threads, h->jvmti, thread);
+    struct thread_info *ti = threads_lookup(h->jvmti, NULL);
+    return ti ? ti->serial : 0;
+}
+
+/* Tracker.drain, on the thread itself: hands the buffer's pairs over (none when the
+ * Tracker has just made it) and starts the buffer again with a mark (method_times.h), so
+ * that the hand-over is charged to no method. */
+static void JNICALL native_drain(JNIEnv *jni, jclass cls, jlong tid, jlongArray buffer, jint length)
+{
+    struct host *h = host_get();
+    if (!buffer) return;
+    struct batch *b = batch_of(jni, buffer, length);
+    if (b) method_times_submit(h, jni, b, tid, current_cpu(h), serial_of(h, NULL), false);
+    jlong cpu = current_cpu(h);
+    jlong mark[4] = {HEAD + 2, tid, TRACKER_MARK_BIT | (cpu > 0 ? cpu : 0), (jlong)clock_ns()};
+    (*jni)->SetLongArrayRegion(jni, buffer, 0, 4, mark);
+}
+
+/* Tracker.handOver, from any thread: the pairs of thread t's buffer (t NULL: the current
+ * thread), with its CPU time now (-1 if unknown); `last` when t records nothing more. The
+ * buffer is left empty, without a mark: its thread, if it goes on, starts a window there. */
+static void JNICALL native_hand_over(JNIEnv *jni, jclass cls, jlong tid, jlongArray buffer, jint length,
+                                     jthread thread, jboolean last)
+{
+    struct host *h = host_get();
+    if (!buffer) return;
+    struct batch *b = batch_of(jni, buffer, length);
+    if (!b && last) b = method_times_batch_new(0);      /* only to say so */
+    jlong cpu = -1;
+    jvmtiError err = thread ? (*h->jvmti)->GetThreadCpuTime(h->jvmti, thread, &cpu)
+                            : (*h->jvmti)->GetCurrentThreadCpuTime(h->jvmti, &cpu);
+    if (err != JVMTI_ERROR_NONE) cpu = -1;
+    if (b) method_times_submit(h, jni, b, tid, cpu, serial_of(h, thread), last);
+    jlong head = HEAD;
+    (*jni)->SetLongArrayRegion(jni, buffer, 0, 1, &head);
+}
+
+/* Calls a static void method of the Tracker that takes nothing or one object. */
+static void call_tracker(struct tracker *t, JNIEnv *jni, jmethodID m, jobject arg)
+{
+    if (!m) return;
+    if (arg) (*jni)->CallStaticVoidMethod(jni, t->cls, m, arg);
+    else (*jni)->CallStaticVoidMethod(jni, t->cls, m);
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);    /* out of memory, say: nothing of ours */
+}
+
+/* On the ending thread: the Tracker hands its buffer over for the last time and frees it. */
+static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
+{
+    struct tracker *t = h->tracker;
+    if (!t || !t->cls || !wants_times(h)) return;
+    call_tracker(t, jni, atomic_load(&t->ended), thread);
+}
+
+/*
+ * Instruments the classes loaded before the Tracker was reachable by retransforming
+ * them, and names the methods of classes loaded before prepare events were seen.
+ */
+static void catch_up(struct host *h, JNIEnv *jni)
+{
+    jvmtiEnv *jvmti = h->jvmti;
+    jint n = 0;
+    jclass *classes = NULL;
+    if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE) return;
+    (*jni)->EnsureLocalCapacity(jni, n + 32);
+    /* Those to redo are held by global references, their local ones let go at once: the
+     * class-file hook runs for each under the retransformation, and -Xcheck:jni counts
+     * every local reference of this frame against the hook's. */
+    jclass *redo = calloc((size_t)(n ? n : 1), sizeof *redo);
+    jint nredo = 0;
+    for (jint i = 0; i < n; i++) {
+        jboolean modifiable = JNI_FALSE;
+        jint status = 0;
+        (*jvmti)->GetClassStatus(jvmti, classes[i], &status);
+        (*jvmti)->IsModifiableClass(jvmti, classes[i], &modifiable);
+        if (redo && modifiable && !(status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) &&
+            !bci_classes_is_numbered(h->bci_classes, jvmti, jni, classes[i])) {
+            if ((redo[nredo] = (*jni)->NewGlobalRef(jni, classes[i])) != NULL) nredo++;
+        } else {
+            bci_classes_prepared(h->bci_classes, jvmti, jni, classes[i]);
+        }
+        (*jni)->DeleteLocalRef(jni, classes[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+    if (nredo > 0 && (*jvmti)->RetransformClasses(jvmti, nredo, redo) != JVMTI_ERROR_NONE) {
+        /* One bad class fails the whole call: go one by one. */
+        for (jint i = 0; i < nredo; i++) (*jvmti)->RetransformClasses(jvmti, 1, &redo[i]);
+    }
+    for (jint i = 0; i < nredo; i++) (*jni)->DeleteGlobalRef(jni, redo[i]);
+    free(redo);
+}
+
+static void start(struct host *h, JNIEnv *jni)
+{
+    struct tracker *t = h->tracker;
+    /* The Tracker is bound before the classes loaded so far are instrumented, so that
+     * these call its natives straight. */
+    jclass cls = (*jni)->FindClass(jni, TRACKER_CLASS);
+    if (!cls) (*jni)->ExceptionClear(jni);
+    if (cls && alloc_tracker_exact(h)) alloc_tracker_bind(h, jni, cls);
+    catch_up(h, jni);
+    if (!cls) {
+        log_error("the Tracker class could not be loaded; cpu=%s has no data", options_cpu_name(h->opt->cpu));
+        return;
+    }
+    t->cls = (*jni)->NewGlobalRef(jni, cls);
+    remove_tracker_class(t);     /* loaded now; nothing will look for the file again */
+    if (alloc_tracker_exact(h)) alloc_tracker_vm_init(h, jni);
+    if (!wants_times(h)) return;
+    JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain},
+                                 {"handOver", "(J[JILjava/lang/Thread;Z)V", (void *)native_hand_over}};
+    jfieldID engaged = (*jni)->GetStaticFieldID(jni, cls, "engaged", "I");
+    jmethodID ended = (*jni)->GetStaticMethodID(jni, cls, "ended", "(Ljava/lang/Thread;)V");
+    jmethodID all = ended ? (*jni)->GetStaticMethodID(jni, cls, "handOverAll", "()V") : NULL;
+    if (!ended || !all || !engaged || (*jni)->RegisterNatives(jni, cls, natives, 2) != 0) {
+        (*jni)->ExceptionClear(jni);
+        log_error("the Tracker class does not match this agent; cpu=%s has no data", options_cpu_name(h->opt->cpu));
+        return;
+    }
+    t->hand_over_all = all;
+    atomic_store(&t->ended, ended);
+    method_times_start(h, jni);
+    (*jni)->SetStaticIntField(jni, cls, engaged, 1);
+}
+
+void tracker_engage(struct host *h, JNIEnv *jni, bool on)
+{
+    struct tracker *t = h->tracker;
+    if (!t || !t->cls || !wants_times(h)) return;
+    jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
+    if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, on ? 1 : 0);
+    else (*jni)->ExceptionClear(jni);
+}
+
+static void stop(struct host *h, JNIEnv *jni)
+{
+    struct tracker *t = h->tracker;
+    if (!t || !t->cls) {
+        if (t) remove_tracker_class(t);
+        return;
+    }
+    if (alloc_tracker_exact(h)) alloc_tracker_enable(h, jni, false);
+    unsigned big = atomic_load(&t->too_big), bad = atomic_load(&t->failed);
+    if (big)
+        fprintf(stderr, "HPROF: %u method%s left as %s: instrumented, %s would pass the 64 KiB code limit\n",
+                big, big == 1 ? " was" : "s were", big == 1 ? "it was" : "they were", big == 1 ? "it" : "they");
+    if (bad) fprintf(stderr, "HPROF: %u class%s could not be parsed and %s left unchanged\n", bad,
+                     bad == 1 ? "" : "es", bad == 1 ? "was" : "were");
+    if (!wants_times(h)) return;
+    jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
+    if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, 0);
+    /* What every live thread still holds, as it is now (they may still be running). */
+    call_tracker(t, jni, t->hand_over_all, NULL);
+    method_times_log_stats(h);
+}
+
+const struct source tracker_source = {
+    .name = "tracker",
+    .wanted = wanted,
+    .init = init,
+    .start = start,
+    .stop = stop,
+    .thread_end = thread_end,
+    .class_prepare = class_prepare,
+};

@@ -1,0 +1,518 @@
+#include "sources/cpu/method_times.h"
+
+#include <semaphore.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sources/host.h"
+#include "sources/resolve.h"
+#include "tables/bci_classes.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+/*
+ * Handing batches over without waiting. Each thread's stack has a list of batches not
+ * yet counted and a claim: whoever holds the claim counts the stack's batches, in the
+ * order they came, and no one else touches the stack meanwhile. A thread hands a batch
+ * over by pushing it on the list and trying the claim. If someone holds it, that one
+ * counts the batch too. If not, the thread passes its stack to the timer thread while
+ * fewer than MAX_QUEUED batches wait, or else counts them itself: a thread that outruns
+ * the timer thread pays for its own events, and waits for no one. The timer thread, when
+ * too much waits, leaves a stack after each round for its thread to take up at its next
+ * batch (or a flush, if it has none), so one fast thread cannot pile batches up
+ * behind it either.
+ */
+
+#define CACHE_SLOTS 1024
+#define MAX_STACK (1 << 20)
+#define MAX_QUEUED 64          /* batches waiting for the timer thread, about (bounded memory) */
+
+struct call_frame {
+    uint32_t cnum, mnum;
+    struct frame *frame;  /* its method's, named when the entry is processed */
+    int64_t start;        /* time at entry */
+    int64_t callees;      /* time spent in callees so far */
+};
+
+/* A batch of events handed over by one thread. */
+struct batch {
+    struct batch *next;
+    uint32_t thread_serial;
+    int64_t cpu_ns;            /* the thread's CPU time when it handed the batch over */
+    int64_t wall_ns;           /* and the clock then */
+    bool last;                 /* the thread records nothing more: its stack can go */
+    int npairs;
+    int64_t pairs[];
+};
+
+struct call_stack {
+    struct cmap_node node;
+    int64_t tid;
+    struct batch *_Atomic pending;   /* handed over, not yet counted; newest first */
+    _Atomic bool claimed;            /* someone counts this stack's batches now */
+    struct call_stack *next_ready;   /* in the timer thread's list, while it holds the claim */
+    struct call_stack *next_spare;   /* in the list of free stacks, once its thread ended */
+    /* The rest belongs to the claim's holder. */
+    struct call_frame *frames;
+    int n, cap;
+    int64_t cpu_last, wall_last;     /* the thread's CPU time and clock at the previous hand-over */
+    int64_t paused;                  /* time cut so far: later event times are moved back by it */
+    int64_t last_when;               /* the previous event's time, less `paused` then */
+    bool has_last;
+    int64_t tracker_ns;              /* the shortest call without callees: the Tracker's own work */
+    struct frame *key[64];           /* scratch: the trace being looked up */
+    struct {
+        uint64_t hash;
+        struct trace *trace;
+        uint64_t calls, ns;          /* not yet added to the trace (one atomic per batch) */
+    } cache[CACHE_SLOTS];            /* recent traces, in front of the shared table */
+};
+
+struct method_times {
+    struct cmap stacks;
+    struct registry all;             /* every stack, for a flush */
+    struct call_stack *_Atomic ready; /* stacks passed to the timer thread, newest first */
+    sem_t wake;                      /* posted when `ready` gains one */
+    _Atomic int queued;              /* batches handed over and not yet counted */
+    _Atomic bool worker;             /* the timer thread runs */
+    _Atomic int flushing;            /* flushes under way: the timer thread leaves no stack */
+    pthread_mutex_t spare_lock;
+    struct call_stack *spare;        /* stacks of threads that ended, for the next ones */
+    _Atomic uint64_t ended;          /* threads whose stack was given up */
+};
+
+struct method_times *method_times_new(void)
+{
+    struct method_times *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    cmap_init(&m->stacks);
+    registry_init(&m->all);
+    sem_init(&m->wake, 0, 0);
+    pthread_mutex_init(&m->spare_lock, NULL);
+    return m;
+}
+
+static bool stack_eq(const struct cmap_node *n, const void *key)
+{
+    return ((const struct call_stack *)n)->tid == *(const int64_t *)key;
+}
+
+/* A stack for a new thread: one a thread that ended gave up, or a new one. A stack given
+ * up may still be claimed by a flush (which finds nothing to count in it): its claim is
+ * left as it is. */
+static struct cmap_node *stack_make(const void *key, void *ctx)
+{
+    struct method_times *m = ctx;
+    pthread_mutex_lock(&m->spare_lock);
+    struct call_stack *s = m->spare;
+    if (s) m->spare = s->next_spare;
+    pthread_mutex_unlock(&m->spare_lock);
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s) return NULL;
+        if (registry_add(&m->all, s) == UINT32_MAX) {
+            free(s);
+            return NULL;
+        }
+    }
+    s->tid = *(const int64_t *)key;
+    return &s->node;
+}
+
+/*
+ * The frame of the method numbered (cnum, mnum), named through its bytes' version: once
+ * one copy of a class's bytes is named, every copy is, even one unloaded before its calls
+ * are counted. The unknown method's when it cannot be named (a class unloaded before any
+ * copy of it was); NULL when out of memory.
+ */
+static struct frame *frame_of(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum)
+{
+    struct bci_class *c = bci_classes_get(h->bci_classes, cnum);
+    struct bci_version *v = c && mnum < c->nmethods ? c->version : NULL;
+    struct frame *f = v ? atomic_load_explicit(&v->frames[mnum], memory_order_acquire) : NULL;
+    if (f) return f;
+    jmethodID id = c && mnum < c->nmethods ? atomic_load_explicit(&c->ids[mnum], memory_order_relaxed) : NULL;
+    struct method_info *m = id ? methods_of(&h->t.methods, h->jvmti, jni, id) : NULL;
+    bool named = m && m->cls != &h->t.classes.unknown;   /* else unloaded already: not kept */
+    f = frames_of(&h->t.frames, named ? m : &h->t.methods.unknown, -1);
+    if (f && named && v) atomic_store_explicit(&v->frames[mnum], f, memory_order_release);
+    return f;
+}
+
+static void flush_slot(struct call_stack *s, unsigned slot)
+{
+    struct trace *t = s->cache[slot].trace;
+    if (!t || (!s->cache[slot].calls && !s->cache[slot].ns)) return;
+    atomic_fetch_add_explicit(&t->calls, s->cache[slot].calls, memory_order_relaxed);
+    atomic_fetch_add_explicit(&t->cost_ns, s->cache[slot].ns, memory_order_relaxed);
+    s->cache[slot].calls = s->cache[slot].ns = 0;
+}
+
+static bool same_frames(const struct trace *t, uint32_t thread_serial, struct frame *const *frames, int n)
+{
+    if (t->thread_serial != thread_serial || t->nframes != (uint32_t)n) return false;
+    for (int i = 0; i < n; i++)
+        if (t->frames[i] != frames[i]) return false;
+    return true;
+}
+
+/* Adds one call of frame `top` (and the frames under it) to its trace, through the
+ * per-thread cache, which adds up counts and hands them to the trace once per batch. */
+static void count_call(struct host *h, JNIEnv *jni, struct call_stack *s, int top, uint32_t thread_serial,
+                       uint64_t ns)
+{
+    int depth = h->opt->cpu == CPU_OLD ? 2 : host_depth(h);
+    if (depth > (int)(sizeof s->key / sizeof s->key[0])) depth = (int)(sizeof s->key / sizeof s->key[0]);
+    int n = 0;
+    for (int i = top; i >= 0 && n < depth; i--, n++) {
+        s->key[n] = s->frames[i].frame;
+        if (!s->key[n]) return;    /* out of memory when it was pushed */
+    }
+    /* A cheap hash for the cache; the table behind it has its own. */
+    uint64_t hash = thread_serial * 0x9E3779B97F4A7C15ULL + (uint64_t)n;
+    for (int i = 0; i < n; i++) hash = (hash ^ (uint64_t)(uintptr_t)s->key[i]) * 0xff51afd7ed558ccdULL;
+    hash ^= hash >> 29;
+    unsigned slot = (unsigned)(hash % CACHE_SLOTS);
+    struct trace *t = s->cache[slot].trace;
+    if (!t || s->cache[slot].hash != hash || !same_frames(t, thread_serial, s->key, n)) {
+        flush_slot(s, slot);
+        t = traces_of_frames(&h->t.traces, thread_serial, s->key, n);
+        if (!t) return;
+        s->cache[slot].hash = hash;
+        s->cache[slot].trace = t;
+    }
+    s->cache[slot].calls++;
+    s->cache[slot].ns += ns;
+}
+
+static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when)
+{
+    if (s->n == s->cap) {
+        if (s->cap >= MAX_STACK) return;
+        int cap = s->cap ? s->cap * 2 : 256;
+        struct call_frame *f = realloc(s->frames, (size_t)cap * sizeof *f);
+        if (!f) return;
+        s->frames = f;
+        s->cap = cap;
+    }
+    s->frames[s->n++] = (struct call_frame){cnum, mnum, frame_of(h, jni, cnum, mnum), when, 0};
+}
+
+/*
+ * Closes frame i (and every frame above it) at time `when`. cpu=times charges a call its
+ * own time; cpu=old, as the original's old prof format, its whole time, callees included.
+ * The Tracker's own work is taken out: the part between a call's two clock reads (about
+ * one read; the shortest call without callees seen so far is nothing else) and about as
+ * much around them, which would fall to the caller.
+ */
+static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int64_t when, uint32_t thread_serial)
+{
+    bool inclusive = h->opt->cpu == CPU_OLD;
+    while (s->n > i) {
+        int top = s->n - 1;
+        struct call_frame *f = &s->frames[top];
+        int64_t total = when - f->start;
+        if (total < 0) total = 0;
+        if (!f->callees && total > 0 && (total < s->tracker_ns || !s->tracker_ns)) s->tracker_ns = total;
+        int64_t tracker = s->tracker_ns;
+        int64_t own = total - f->callees - tracker;
+        if (own < 0) own = 0;
+        int64_t whole = total > tracker ? total - tracker : 0;
+        count_call(h, jni, s, top, thread_serial, (uint64_t)(inclusive ? whole : own));
+        if (top > 0) s->frames[top - 1].callees += total + tracker;
+        s->n = top;
+    }
+}
+
+static void on_method_exit(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum,
+                           int64_t when, uint32_t thread_serial)
+{
+    for (int i = s->n - 1; i >= 0; i--) {
+        if (s->frames[i].cnum == cnum && s->frames[i].mnum == mnum) {
+            pop_to(h, jni, s, i, when, thread_serial);
+            return;
+        }
+    }
+    /* An exit with no entry (the method began before the Tracker was engaged): ignored. */
+}
+
+static bool is_mark(int64_t ev) { return ev >= 0 && (ev & TRACKER_MARK_BIT); }
+
+/*
+ * The time the thread spent off the CPU in the batch's window (0 when not known); *skip
+ * is 1 when the batch starts with a mark. A mark (the thread's CPU time and clock when its
+ * buffer was made, or when its previous hand-over returned) starts the window after that
+ * hand-over, whose time, with any wait for the timer thread it woke, belongs to no
+ * method: it is cut from the timeline. Without one (events handed over one by one) the
+ * window starts at the previous hand-over, or at the batch's first event.
+ */
+static int64_t off_cpu(struct call_stack *s, const struct batch *b, int *skip)
+{
+    int64_t cpu0 = s->cpu_last, wall0 = s->wall_last, off = 0;
+    *skip = 0;
+    if (b->npairs > 0 && is_mark(b->pairs[0])) {
+        cpu0 = b->pairs[0] & ~TRACKER_MARK_BIT;
+        wall0 = b->pairs[1];
+        if (s->wall_last && wall0 > s->wall_last) s->paused += wall0 - s->wall_last;
+        *skip = 1;
+    } else if (!wall0 && b->npairs > 0) {
+        wall0 = b->pairs[1];
+    }
+    if (b->cpu_ns >= 0) {
+        int64_t dw = b->wall_ns - wall0, dc = b->cpu_ns - cpu0;
+        if (dw > dc && dc >= 0) off = dw - dc;
+        s->cpu_last = b->cpu_ns;
+    }
+    s->wall_last = b->wall_ns;
+    return off;
+}
+
+static int64_t cuts_above(const int64_t *gaps, int n, int64_t level)
+{
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        if (gaps[i] > level) sum += gaps[i] - level;
+    return sum;
+}
+
+/* The highest level such that cutting every gap down to it cuts at least `off` (0 if
+ * all of them together are less). It is no lower than the longest gap less `off`, so
+ * only the gaps above that count, usually a few: they are searched alone. */
+static int64_t cut_level(const int64_t *gaps, int n, int64_t off)
+{
+    int64_t hi = 0;
+    for (int i = 0; i < n; i++)
+        if (gaps[i] > hi) hi = gaps[i];
+    int64_t lo = hi > off ? hi - off : 0, few[64];
+    int k = 0;
+    for (int i = 0; i < n && k <= 64; i++)
+        if (gaps[i] > lo) {
+            if (k < 64) few[k] = gaps[i];
+            k++;
+        }
+    const int64_t *c = k <= 64 ? few : gaps;
+    int m = k <= 64 ? k : n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (cuts_above(c, m, mid) >= off) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/*
+ * Counts one batch of the stack's thread (the claim held). Time between two events
+ * belongs to the frame on top; the time the thread was off the CPU in the batch's window
+ * is cut from the longest of these gaps (and the one after the last event), down to a
+ * common level: being descheduled, sleeping or blocking shows as one long gap where it
+ * happened, while the thread's own work between two events is short. So a method is
+ * charged for neither its waits nor those of others in the batch.
+ */
+static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct batch *b)
+{
+    if (b->npairs == 0) return;          /* only a thread's end */
+    int skip;
+    int64_t off = off_cpu(s, b, &skip);
+    int n = b->npairs - skip;
+    const int64_t *p = b->pairs + 2 * skip;
+    int64_t *gaps = n > 0 ? malloc((size_t)(n + 1) * sizeof *gaps) : NULL;
+    if (n > 0 && !gaps) off = 0;
+    for (int i = 0; gaps && i <= n; i++) {
+        int64_t g = i == n       ? b->wall_ns - p[2 * n - 1]
+                    : i > 0      ? p[2 * i + 1] - p[2 * i - 1]
+                    : s->has_last ? p[1] - s->paused - s->last_when
+                                  : 0;
+        gaps[i] = g > 0 ? g : 0;
+    }
+    int64_t level = off > 0 ? cut_level(gaps, n + 1, off) : INT64_MAX;
+    for (int i = 0; i < n; i++) {
+        if (gaps && gaps[i] > level) s->paused += gaps[i] - level;
+        int64_t ev = p[2 * i], when = p[2 * i + 1] - s->paused;
+        bool is_exit = ev < 0;
+        uint64_t code = (uint64_t)ev & ~(uint64_t)TRACKER_EXIT_BIT;
+        uint32_t cnum = (uint32_t)(code >> 16), mnum = (uint32_t)(code & 0xffff);
+        if (is_exit) on_method_exit(h, jni, s, cnum, mnum, when, b->thread_serial);
+        else push(h, jni, s, cnum, mnum, when);
+        s->last_when = when;
+        s->has_last = true;
+    }
+    if (gaps && gaps[n] > level) s->paused += gaps[n] - level;
+    free(gaps);
+    for (unsigned slot = 0; slot < CACHE_SLOTS; slot++) flush_slot(s, slot);
+}
+
+struct batch *method_times_batch_new(int npairs)
+{
+    struct batch *b = malloc(sizeof *b + (size_t)npairs * 2 * sizeof(int64_t));
+    if (b) {
+        memset(b, 0, sizeof *b);
+        b->npairs = npairs;
+    }
+    return b;
+}
+
+int64_t *method_times_batch_pairs(struct batch *b) { return b->pairs; }
+
+/* The stack's batches handed over so far, oldest first, taken off its list. */
+static struct batch *take_pending(struct call_stack *s)
+{
+    struct batch *newest = atomic_exchange(&s->pending, NULL), *oldest = NULL;
+    while (newest) {
+        struct batch *next = newest->next;
+        newest->next = oldest;
+        oldest = newest;
+        newest = next;
+    }
+    return oldest;
+}
+
+static bool too_much_waits(struct method_times *m) { return atomic_load(&m->queued) > MAX_QUEUED; }
+
+/*
+ * The stack of a thread that ended, its last batch counted (the claim held): out of the
+ * map and emptied for the next thread. Calls still open are not counted (they never
+ * returned), as at VM death. The claim goes last, once nothing of the thread is left.
+ */
+static void give_up(struct method_times *m, struct call_stack *s)
+{
+    int64_t tid = s->tid;
+    cmap_remove(&m->stacks, hash_mix64((uint64_t)tid), &tid, stack_eq);
+    if (s->cap > 256) {
+        free(s->frames);
+        s->frames = NULL;
+        s->cap = 0;
+    }
+    s->n = 0;
+    s->cpu_last = s->wall_last = s->paused = s->last_when = s->tracker_ns = 0;
+    s->has_last = false;
+    memset(s->cache, 0, sizeof s->cache);
+    atomic_fetch_add(&m->ended, 1);
+    pthread_mutex_lock(&m->spare_lock);
+    s->next_spare = m->spare;
+    m->spare = s;
+    atomic_store(&s->claimed, false);
+    pthread_mutex_unlock(&m->spare_lock);
+}
+
+/*
+ * Counts the stack's batches, the claim held, until there are none left, then lets the
+ * claim go. A batch pushed while the claim is let go is either seen by the re-check or
+ * finds the claim free itself. The timer thread (`may_leave`) lets go after a round when
+ * too much waits: what it leaves came during the round, from a thread that is busy, and
+ * that thread's next batch (or a flush) takes the stack up again. After a thread's last
+ * batch nothing more comes for it: its stack is given up.
+ */
+static void count_claimed(struct host *h, JNIEnv *jni, struct call_stack *s, bool may_leave)
+{
+    struct method_times *m = h->method_times;
+    for (;;) {
+        struct batch *b = take_pending(s);
+        bool last = false;
+        while (b) {
+            struct batch *next = b->next;
+            process(h, jni, s, b);
+            last |= b->last;
+            free(b);
+            atomic_fetch_sub(&m->queued, 1);
+            b = next;
+        }
+        if (last) {
+            give_up(m, s);
+            return;
+        }
+        bool leave = may_leave && too_much_waits(m) && !atomic_load(&m->flushing);
+        atomic_store(&s->claimed, false);
+        if (leave || !atomic_load(&s->pending) || atomic_exchange(&s->claimed, true)) return;
+    }
+}
+
+/* Passes a claimed stack to the timer thread. */
+static void pass_to_timer(struct method_times *m, struct call_stack *s)
+{
+    s->next_ready = atomic_load(&m->ready);
+    while (!atomic_compare_exchange_weak(&m->ready, &s->next_ready, s)) {}
+    sem_post(&m->wake);
+}
+
+void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t tid, int64_t cpu_ns,
+                         uint32_t thread_serial, bool last)
+{
+    struct method_times *m = h->method_times;
+    b->cpu_ns = cpu_ns;
+    b->wall_ns = (int64_t)clock_ns();
+    b->thread_serial = thread_serial;
+    b->last = last;
+    uint64_t hash = hash_mix64((uint64_t)tid);
+    /* A thread's end with nothing to count and no stack: nothing to give up. */
+    struct call_stack *s = (struct call_stack *)(b->npairs == 0 ? cmap_find(&m->stacks, hash, &tid, stack_eq)
+                                                                : cmap_intern(&m->stacks, hash, &tid, stack_eq,
+                                                                              stack_make, m, NULL));
+    if (!s) {                            /* out of memory, or nothing to do */
+        free(b);
+        return;
+    }
+    atomic_fetch_add(&m->queued, 1);
+    b->next = atomic_load(&s->pending);
+    while (!atomic_compare_exchange_weak(&s->pending, &b->next, b)) {}
+    if (atomic_exchange(&s->claimed, true)) return;      /* its holder counts it */
+    if (atomic_load(&m->worker) && !too_much_waits(m)) pass_to_timer(m, s);
+    else count_claimed(h, jni, s, false);
+}
+
+void method_times_log_stats(struct host *h)
+{
+    struct method_times *m = h->method_times;
+    const char *on = getenv("HPROF_STACK_STATS");
+    if (!m || !on || !*on || strcmp(on, "0") == 0) return;
+    log_plain("HPROF: cpu=times call stacks: %u made, %llu given up by threads that ended", registry_count(&m->all),
+              (unsigned long long)atomic_load(&m->ended));
+}
+
+/* The timer thread: counts the stacks passed to it, in the order they came. */
+static void JNICALL timer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
+{
+    struct host *h = arg;
+    struct method_times *m = h->method_times;
+    for (;;) {
+        while (sem_wait(&m->wake) != 0) {}       /* EINTR */
+        struct call_stack *newest = atomic_exchange(&m->ready, NULL), *s = NULL;
+        while (newest) {                         /* oldest first */
+            struct call_stack *next = newest->next_ready;
+            newest->next_ready = s;
+            s = newest;
+            newest = next;
+        }
+        while (s) {
+            struct call_stack *next = s->next_ready;   /* read first: once let go, s may be passed again */
+            count_claimed(h, jni, s, true);
+            s = next;
+        }
+    }
+}
+
+int method_times_start(struct host *h, JNIEnv *jni)
+{
+    /* Until it runs, threads count their batches themselves. */
+    if (!host_start_thread(h, jni, "HPROF method timer", timer_main, h)) return -1;
+    atomic_store(&h->method_times->worker, true);
+    return 0;
+}
+
+void method_times_flush(struct host *h)
+{
+    struct method_times *m = h->method_times;
+    if (!m) return;
+    atomic_fetch_add(&m->flushing, 1);
+    while (atomic_load(&m->queued) > 0) {
+        /* Stacks the timer thread left to their threads: back to it now. Without a timer
+         * thread no stack is left, and the batches under way are being counted. */
+        uint32_t n = atomic_load(&m->worker) ? registry_count(&m->all) : 0;
+        for (uint32_t i = 0; i < n; i++) {
+            struct call_stack *s = registry_get(&m->all, i);
+            if (atomic_load(&s->pending) && !atomic_exchange(&s->claimed, true)) pass_to_timer(m, s);
+        }
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    atomic_fetch_sub(&m->flushing, 1);
+}

@@ -1,0 +1,87 @@
+/*
+ * The state shared by the three parts of cpu=samples' signal engine:
+ *   sources/cpu/signal_handler.c       the SIGPROF handler (walks the stack into the ring) and
+ *                                 the guard that gets a faulting walk out (SIGSEGV/SIGBUS)
+ *   sources/cpu/signal_timers.c       what makes the signals: a CPU-time timer per thread, or
+ *                                 a signal to each thread at each interval (clock=wall)
+ *   sources/cpu/signal_sampler.c  the source: threads in and out, the agent thread that
+ *                                 drains the ring into the trace table, the fallbacks
+ * A signal handler carries no context: it reaches this through host_get().
+ */
+#ifndef HPROF_SIGNAL_SAMPLER_H
+#define HPROF_SIGNAL_SAMPLER_H
+
+#include <jni.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "sources/hotspot/async_trace.h"
+#include "util/sample_ring.h"
+#include "util/tid_map.h"
+
+struct thread_info;
+
+/* Why a sample has no frames: AsyncGetCallTrace's own codes (0, -1 ... -10) as 1 ... 11,
+ * then the agent's. Each is a pseudo-frame [walk_failed].<name> in the profile. */
+enum sample_reason {
+    REASON_NONE = 0,
+    REASON_AGCT_FIRST = 1,                     /* AGCT code c -> REASON_AGCT_FIRST - c */
+    REASON_AGCT_LAST = REASON_AGCT_FIRST + 10,
+    REASON_FAULT,                              /* the walk faulted and was abandoned */
+    REASON_LOST,                               /* the ring was full */
+    REASON_NOT_JAVA,                           /* a thread the profile does not know (the
+                                                  process timer hits the VM's own threads) */
+    REASON_OTHER,                              /* an AGCT code unknown here */
+    REASON_COUNT
+};
+
+/* The thread's state at a wall-clock sample: [thread_state].<name>, the trace's last frame. */
+enum sample_state { STATE_NONE = 0, STATE_RUNNABLE, STATE_NATIVE, STATE_BLOCKED, STATE_WAITING,
+                    STATE_SLEEPING, STATE_PARKED, STATE_COUNT };
+
+/* struct sample's flags: sampling was off for its thread (socket CONTROL). */
+#define SAMPLE_NOT_SAMPLED 1u
+
+/* One Java thread that may be sampled: a record of the map, by Linux thread ID. */
+struct sig_thread {
+    struct tid_entry e;
+    JNIEnv *env;                        /* the thread's, for the walker */
+    _Atomic(struct thread_info *) info; /* the entry its samples name: its own, or that of
+                                           the virtual thread mounted on it; read by its
+                                           own thread, or under threads_read_begin */
+    struct thread_info *own;            /* its own entry (the thread itself writes it) */
+    _Atomic uint32_t state;             /* clock=wall: written just before the signal */
+    _Atomic uint32_t owed;              /* clock=wall: intervals not yet sampled (a signal
+                                           still pending when the next is due is not sent
+                                           again: the one sample stands for both) */
+    _Atomic(sigjmp_buf *) walk;         /* set while the handler walks: the guard's way out */
+    _Atomic bool has_timer;
+    timer_t timer;                      /* its CPU-time timer (clock=cpu) */
+};
+
+struct signal_sampler {
+    struct sample_ring ring;
+    struct tid_map threads;             /* struct sig_thread records */
+    struct async_trace *walker;
+    agct_fn agct;
+    int max_frames;                     /* the ring's frames per slot */
+    _Atomic int *depth;                 /* the host's depth= (a command may change it) */
+    int interval_ms;
+    bool wall;                          /* clock=wall */
+    bool guarded;                       /* the SIGSEGV/SIGBUS guard is installed */
+    _Atomic bool process_timer;         /* setitimer(ITIMER_PROF) instead of per-thread timers */
+    bool inject_fault;                  /* tests: every walk faults (HPROF_SAMPLER_FAULT=1) */
+    _Atomic bool enabled;               /* samples are taken (socket CONTROL, VM death) */
+    _Atomic int walking;                /* handlers inside a guarded walk now */
+    _Atomic uint64_t faults;            /* walks the guard got out of */
+    _Atomic uint64_t foreign;           /* SIGPROFs that were not ours, passed on */
+    struct sigaction old_prof, old_segv, old_bus;
+    pid_t pid;
+};
+
+#endif

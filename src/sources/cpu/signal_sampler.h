@@ -1,0 +1,36 @@
+/*
+ * cpu=samples' default engine: stacks taken by a signal on the sampled thread itself,
+ * where it is (no safepoint bias), with HotSpot's AsyncGetCallTrace.
+ *
+ * Per thread: a record (Linux thread ID, JNIEnv, thread-table entry) and, with clock=cpu,
+ * a timer on its CPU-time clock, made in ThreadStart on the thread and deleted in
+ * ThreadEnd. The handler (sources/cpu/signal_handler.c) puts each stack in a lock-free ring
+ * (util/sample_ring.h); the "HPROF cpu sampling thread" drains it into the trace table
+ * every 20 ms (every interval with clock=wall, after signalling each thread).
+ *
+ * AsyncGetCallTrace names methods by jmethodID and only those that exist: each class's
+ * are made as it is prepared (and at VM init for the classes loaded before).
+ *
+ * Falls back to the JVMTI sampler (sources/cpu/jvmti_sampler.c), saying so once on stderr,
+ * where AsyncGetCallTrace is missing, where the signal cannot be had, and when the
+ * program replaces the SIGPROF handler while it runs.
+ */
+#ifndef HPROF_CPU_SIGNAL_SAMPLER_H
+#define HPROF_CPU_SIGNAL_SAMPLER_H
+
+#include <stdbool.h>
+
+struct host;
+
+/* Sampling on or off as a whole (socket CONTROL); false when this engine is not running. */
+bool cpu_signal_sampler_enable(struct host *h, bool on);
+
+struct thread_info;
+
+/* Called on a carrier thread: its samples name `vthread` from now on (a virtual thread
+ * mounted), or again the carrier itself (NULL: unmounted). */
+void cpu_signal_sampler_mounted(struct host *h, struct thread_info *vthread);
+
+#include "sources/source.h"
+
+#endif
