@@ -240,10 +240,7 @@ int cf_write(const cf_class *c, uint8_t **out, size_t *out_len) {
 /* ---- Accessors ------------------------------------------------------------------------ */
 
 const char *cf_class_name(const cf_class *c) { return c ? c->name : NULL; }
-const char *cf_super_name(const cf_class *c) { return c ? c->super_name : NULL; }
 unsigned cf_major(const cf_class *c) { return c ? c->major : 0; }
-unsigned cf_minor(const cf_class *c) { return c ? c->minor : 0; }
-unsigned cf_cp_count(const cf_class *c) { return c ? c->cp_count : 0; }
 unsigned cf_cp_tag(const cf_class *c, unsigned i) {
     return (c && i > 0 && i < c->cp_count && c->cp[i].raw) ? c->cp[i].raw[0] : 0;
 }
@@ -253,9 +250,6 @@ const char *cf_method_name(const cf_class *c, unsigned i) {
 }
 const char *cf_method_desc(const cf_class *c, unsigned i) {
     return (c && i < c->nmethods) ? c->methods[i].sdesc : NULL;
-}
-unsigned cf_method_access(const cf_class *c, unsigned i) {
-    return (c && i < c->nmethods) ? c->methods[i].access : 0;
 }
 long cf_method_code_length(const cf_class *c, unsigned i) {
     if (!c || i >= c->nmethods || c->methods[i].code < 0) return -1;

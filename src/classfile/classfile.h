@@ -87,15 +87,11 @@ int cf_write(const cf_class *c, uint8_t **out, size_t *out_len);
 
 /* Accessors. Strings are NUL-terminated copies owned by the class. */
 const char *cf_class_name(const cf_class *c);  /* internal form, e.g. "java/lang/String" */
-const char *cf_super_name(const cf_class *c);  /* NULL for java/lang/Object */
 unsigned cf_major(const cf_class *c);
-unsigned cf_minor(const cf_class *c);
-unsigned cf_cp_count(const cf_class *c);       /* constant_pool_count */
 unsigned cf_cp_tag(const cf_class *c, unsigned index); /* 0 for unusable slots */
 unsigned cf_method_count(const cf_class *c);
 const char *cf_method_name(const cf_class *c, unsigned i);
 const char *cf_method_desc(const cf_class *c, unsigned i);
-unsigned cf_method_access(const cf_class *c, unsigned i);
 long cf_method_code_length(const cf_class *c, unsigned i); /* -1 when there is no Code */
 
 /* ---- Instrumentation ---------------------------------------------------------------- */

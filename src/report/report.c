@@ -9,6 +9,7 @@
 #include "sources/host.h"
 #include "sources/heapdump/jdk_dumper.h"
 #include "sources/cpu/method_times.h"
+#include "sources/jvm/run_info.h"
 #include "sources/monitor/monitor_events.h"
 #include "tables/heap_records.h"
 #include "tables/monitors.h"
@@ -35,6 +36,27 @@ static int open_output(struct report *r, const struct options *o, char *err, siz
         free(chosen);
     }
     return 0;
+}
+
+void report_start(struct report *r, JNIEnv *jni)
+{
+    const struct options *o = r->h->opt;
+    bool text = r->writer == &text_writer;
+    if (o->timeline != TIMELINE_OFF) r->tl = report_timeline_open();
+    if (!text && !r->tl) return;    /* a binary file without timeline= is as it always was */
+    struct run_info *ri = malloc(sizeof *ri);
+    if (!ri) return;
+    run_info_collect(r->h, ri);
+    output_lock(&r->out);
+    if (text) {
+        r->wctx.run = ri;
+        r->writer->file_header(&r->wctx);
+        r->wctx.run = NULL;
+    } else if (r->writer->run_header) {
+        r->writer->run_header(&r->wctx, ri);
+    }
+    output_unlock(&r->out);
+    free(ri);
 }
 
 int report_open(struct report *r, struct host *h, char *err, size_t errlen)

@@ -12,27 +12,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "writers/output.h"
-#include "writers/writer.h"
+#include "report/report_state.h"
 
 struct host;
 struct live_record;
 
-struct report {
-    struct host *h;                  /* the sources and tables it reports */
-    struct output out;
-    const struct writer *writer;     /* text or binary */
-    struct writer_ctx wctx;
-    pthread_mutex_t dump_lock;       /* one dump at a time */
-    unsigned dumps;                  /* dumps and section commands so far, but the one at exit */
-    unsigned view_seq;               /* view=: the number in the views' names (0 at exit) */
-    struct report_timeline *tl;      /* timeline= (report_timeline.h); NULL if off */
-    int top;                         /* top=N (0: every row) */
-};
 
 /* A signal's request is dropped while a dump is under way; the others wait for it. */
 enum dump_reason { DUMP_AT_EXIT, DUMP_ON_SIGNAL, DUMP_ON_REQUEST };
 
+/* VMInit, before the sources start: the text file's header with the run header after
+ * its first line; in binary the RUN HEADER record when timeline= is on. */
+void report_start(struct report *r, JNIEnv *jni);
 /* Opens the file or socket the options name and writes the file's header; on failure
  * says why in err and returns -1. */
 int report_open(struct report *r, struct host *h, char *err, size_t errlen);
@@ -57,8 +48,6 @@ void report_heap_dump(struct report *r, JNIEnv *jni);
 bool report_sites(struct report *r, JNIEnv *jni, double cutoff);
 bool report_heap_summary(struct report *r, JNIEnv *jni);
 void report_cpu_samples(struct report *r, double cutoff);
-/* top=N: at most N of n rows (all when top= is not given). */
-static inline int report_top(const struct report *r, int n) { return r->top > 0 && n > r->top ? r->top : n; }
 /* Every trace not written yet, in serial order. */
 void report_traces(struct report *r);
 

@@ -5,11 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/report_state.h"
 #include "sources/alloc/alloc_tracker.h"
 #include "sources/jvm/gc_events.h"
 #include "sources/host.h"
-#include "sources/jvm/run_info.h"
 #include "tables/sites.h"
 #include "tables/timeline.h"
 #include "util/log.h"
@@ -24,29 +23,12 @@ struct report_timeline {
     uint64_t live_bytes;             /* every site's, at the last record with live counts */
 };
 
-void report_start(struct report *r, JNIEnv *jni)
+struct report_timeline *report_timeline_open(void)
 {
-    const struct options *o = r->h->opt;
-    bool text = r->writer == &text_writer;
-    if (o->timeline != TIMELINE_OFF) {
-        r->tl = calloc(1, sizeof *r->tl);
-        if (r->tl) pthread_mutex_init(&r->tl->lock, NULL);
-        else log_error("out of memory: timeline= records are not written");
-    }
-    if (!text && !r->tl) return;    /* a binary file without timeline= is as it always was */
-    struct run_info *ri = malloc(sizeof *ri);
-    if (!ri) return;
-    run_info_collect(r->h, ri);
-    output_lock(&r->out);
-    if (text) {
-        r->wctx.run = ri;
-        r->writer->file_header(&r->wctx);
-        r->wctx.run = NULL;
-    } else if (r->writer->run_header) {
-        r->writer->run_header(&r->wctx, ri);
-    }
-    output_unlock(&r->out);
-    free(ri);
+    struct report_timeline *tl = calloc(1, sizeof *tl);
+    if (tl) pthread_mutex_init(&tl->lock, NULL);
+    else log_error("out of memory: timeline= records are not written");
+    return tl;
 }
 
 /* An interval's allocation record: with live counts (after a sweep, no GC forced) or,

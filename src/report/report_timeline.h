@@ -13,9 +13,8 @@
 struct report;
 struct gc_record;
 
-/* VMInit, before the sources start: the text file's header with the run header after
- * its first line; in binary the RUN HEADER record when timeline= is on. */
-void report_start(struct report *r, JNIEnv *jni);
+/* VMInit: the timeline's state (NULL when out of memory, said once). */
+struct report_timeline *report_timeline_open(void);
 /* A GC's record (g may be NULL), then, when allocs, the interval's allocation record. */
 void report_timeline(struct report *r, JNIEnv *jni, const struct gc_record *g, bool allocs);
 /* The net= command ALLOCS: the allocations since the previous record, no GC, no live

@@ -9,7 +9,9 @@
 
 #include <stdbool.h>
 
-#include "report/report.h"
+#include "report/report_state.h"
+
+struct rank_row;
 
 struct site;
 struct monitor_times;

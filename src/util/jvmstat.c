@@ -99,7 +99,8 @@ bool jvmstat_next(const struct jvmstat *j, uint32_t *pos, uint32_t *index, struc
     return true;
 }
 
-bool jvmstat_find(const struct jvmstat *j, const char *name, struct jvmstat_entry *e)
+/* The entry of that name, or false. */
+static bool jvmstat_find(const struct jvmstat *j, const char *name, struct jvmstat_entry *e)
 {
     uint32_t pos = 0, index = 0;
     while (jvmstat_next(j, &pos, &index, e))

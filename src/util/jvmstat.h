@@ -59,8 +59,6 @@ bool jvmstat_entry_at(const uint8_t *data, size_t len, bool big_endian, size_t o
  * first entry that does not fit (the rest is not read). */
 bool jvmstat_next(const struct jvmstat *j, uint32_t *pos, uint32_t *index, struct jvmstat_entry *e);
 
-/* The entry of that name, or false. */
-bool jvmstat_find(const struct jvmstat *j, const char *name, struct jvmstat_entry *e);
 
 /* A 'J' scalar's value. */
 bool jvmstat_long(const struct jvmstat *j, const char *name, int64_t *out);

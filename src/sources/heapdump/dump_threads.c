@@ -95,10 +95,3 @@ void dump_threads_free(struct host *h, JNIEnv *jni, struct dump_threads *d)
     free(d->t);
     memset(d, 0, sizeof *d);
 }
-
-const struct dump_thread *dump_threads_by_id(const struct dump_threads *d, uint32_t object_id)
-{
-    struct thread_info key = {.object_id = object_id};
-    struct dump_thread k = {.ti = &key};
-    return d->t ? bsearch(&k, d->t, d->n, sizeof *d->t, by_object_id) : NULL;
-}

@@ -42,7 +42,5 @@ bool dump_threads_take(struct host *h, JNIEnv *jni, struct dump_threads *d);
 void dump_threads_drop_refs(JNIEnv *jni, struct dump_threads *d);
 /* Deletes them, and lets their entries go (held while the dump is made). */
 void dump_threads_free(struct host *h, JNIEnv *jni, struct dump_threads *d);
-/* The thread with this object ID, NULL if none. */
-const struct dump_thread *dump_threads_by_id(const struct dump_threads *d, uint32_t object_id);
 
 #endif

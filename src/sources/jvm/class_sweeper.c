@@ -18,8 +18,6 @@
  * without a lock to compare classes): it is deleted two passes later, seconds after
  * anyone could have read it for a comparison.
  */
-#include "sources/jvm/class_sweeper.h"
-
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +28,20 @@
 #include "tables/classes.h"
 #include "tables/methods.h"
 #include "tables/traces.h"
+
 #include "util/cmap.h"
 #include "util/log.h"
 #include "util/pacer.h"
 
 #define SWEEP_PERIOD_MS 1000
+
+/* What a pass sweeps (and, summed, every pass so far). */
+struct class_sweep_stats {
+    uint64_t classes;      /* class entries made vacant */
+    uint64_t numbered;     /* instrumented classes made vacant */
+    uint64_t aliases;      /* jmethodIDs forgotten */
+    uint64_t raw_traces;   /* raw trace keys forgotten */
+};
 
 /* Weak references given up, to be deleted later. */
 struct weak_list {
@@ -130,7 +137,7 @@ static bool loader_gone(jweak loader, void *ctx) { return (*(JNIEnv *)ctx)->IsSa
 /* Under the table's lock, which every reader of a loader reference holds. */
 static void loader_drop(jweak loader, void *ctx) { (*(JNIEnv *)ctx)->DeleteWeakGlobalRef(ctx, loader); }
 
-struct class_sweep_stats class_sweeper_pass(struct host *h, JNIEnv *jni)
+static struct class_sweep_stats class_sweeper_pass(struct host *h, JNIEnv *jni)
 {
     struct class_sweeper *s = h->class_sweeper;
     struct class_sweep_stats st = {0};
@@ -164,7 +171,7 @@ static void JNICALL sweeper_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     pacer_end(&s->pace);
 }
 
-struct class_sweep_stats class_sweeper_totals(struct host *h)
+static struct class_sweep_stats class_sweeper_totals(struct host *h)
 {
     struct class_sweep_stats st = {0};
     struct class_sweeper *s = h->class_sweeper;

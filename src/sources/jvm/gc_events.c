@@ -33,12 +33,6 @@ struct gc_events {
 
 struct timeline_table *gc_events_table(struct host *h) { return h->gc ? &h->gc->table : NULL; }
 
-bool gc_events_heap(struct host *h, uint64_t *used, uint64_t *committed)
-{
-    *used = *committed = 0;
-    return h->gc && h->gc->have_perf && perfdata_heap(&h->gc->perf, used, committed);
-}
-
 /* ---- the GC callbacks: clock, counters, a queued record; no JNI, no JVMTI ---- */
 
 static void JNICALL gc_start(jvmtiEnv *jvmti)

@@ -25,8 +25,6 @@ struct host;
 
 /* The timeline's table (NULL when timeline= is off). */
 struct timeline_table *gc_events_table(struct host *h);
-/* Heap used and committed now (jvmstat); false when the JVM publishes none. */
-bool gc_events_heap(struct host *h, uint64_t *used, uint64_t *committed);
 
 /* The life cycle: gc_events_source (sources/source.h). */
 #include "sources/source.h"
