@@ -82,7 +82,7 @@ stop_jvm() {
 }
 
 mkdir -p "$WORK/blocks"
-n=0
+n=0; failed=0
 for doc in "$ROOT/README.md" "$ROOT"/docs/*.md; do
   [[ -f $doc ]] || continue
   rel=${doc#"$ROOT/"}
@@ -92,7 +92,7 @@ for doc in "$ROOT/README.md" "$ROOT"/docs/*.md; do
     dir=$WORK/run-$n
     fresh "$dir"
     if [[ $kind == jvm ]] && ! start_jvm "$dir"; then
-      not_ok "$rel:$line: the JVM to attach to did not start"; stop_jvm "$dir"; continue
+      failed=$((failed + 1)); not_ok "$rel:$line: the JVM to attach to did not start"; stop_jvm "$dir"; continue
     fi
     (cd "$dir" && PID=$JVM_PID timeout 300 bash -e "$body") >"$dir/.out" 2>&1
     rc=$?
@@ -100,9 +100,11 @@ for doc in "$ROOT/README.md" "$ROOT"/docs/*.md; do
     if [[ $rc -eq 0 ]]; then
       ok "$rel:$line runs"
     else
+      failed=$((failed + 1))
       not_ok "$rel:$line exited with status $rc:"
       sed 's/^/# /' "$dir/.out" | tail -n 15
     fi
   done < <(blocks "$doc")
 done
 [[ $n -gt 0 ]] || { not_ok "no runnable block found in README.md or docs/"; exit 1; }
+[[ $failed -eq 0 ]]
