@@ -67,12 +67,22 @@ static char *join_options(int argc, char **argv, const char *extra)
 {
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+    /* Each word may be a relative file= that gets the folder and a slash: a word per
+     * comma, plus the last. */
     size_t n = strlen(extra) + 2;
-    for (int i = 0; i < argc; i++) n += strlen(argv[i]) + strlen(cwd) + 8;
+    for (int i = 0; i < argc; i++) {
+        size_t words = 1;
+        for (const char *c = argv[i]; (c = strchr(c, ',')) != NULL; c++) words++;
+        n += strlen(argv[i]) + 2 + words * (strlen(cwd) + 2);
+    }
     char *out = calloc(1, n);
     if (!out) return NULL;
     for (int i = 0; i < argc; i++) {
         char *copy = strdup(argv[i]), *save = NULL;
+        if (!copy) {
+            free(out);
+            return NULL;
+        }
         for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
             if (*out) strcat(out, ",");
             if (strncmp(w, "file=", 5) == 0 && w[5] != '/' && w[5] && cwd[0]) {

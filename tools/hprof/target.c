@@ -117,20 +117,28 @@ int target_open(pid_t pid, struct target *t)
     return rc;
 }
 
-/* Reads a regular file of at most PERFDATA_MAX bytes, never through a symbolic link. */
+/* Reads a regular file to its end, at most PERFDATA_MAX bytes, never through a symbolic
+ * link: /proc files say they are empty, so the size fstat gives is no bound here. */
 static int read_whole(const char *path, uint8_t **data, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return -1;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > PERFDATA_MAX) {
-        close(fd);
-        return -1;
+    size_t cap = 4096, got = 0;
+    uint8_t *buf = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= PERFDATA_MAX) {
+        if ((size_t)st.st_size >= cap) cap = (size_t)st.st_size + 1;
+        buf = malloc(cap);
     }
-    uint8_t *buf = malloc((size_t)st.st_size);
-    size_t got = 0;
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+    while (buf) {
+        if (got == cap) {
+            uint8_t *more = cap < PERFDATA_MAX ? realloc(buf, cap * 2) : NULL;
+            if (!more) break;
+            buf = more;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + got, cap - got);
+        if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
         got += (size_t)n;
     }
