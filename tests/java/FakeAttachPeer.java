@@ -14,7 +14,8 @@ import java.nio.file.StandardOpenOption;
  * HotSpot's attach protocol on its own socket, /tmp/.java_pid<pid>, made before the
  * JVM's listener could be, and to every `load` puts the text of the file args[0] (read
  * at each request, so the test can change it) into the reply file the tool named, as
- * the agent would. It says "ready" once listening and runs until killed.
+ * the agent would; "REPLY-LINK PATH" makes the reply file a symbolic link to PATH,
+ * "REPLY-FIFO" a FIFO. It says "ready" once listening and runs until killed.
  */
 public class FakeAttachPeer {
     /* The request: protocol 1, "1\0cmd\0arg\0arg\0arg\0" (five NUL-ended fields). */
@@ -56,8 +57,14 @@ public class FakeAttachPeer {
                 if (at >= 0) {
                     int end = opts.indexOf(',', at);
                     Path reply = Path.of(opts.substring(at + 6, end < 0 ? opts.length() : end));
-                    Files.writeString(reply, Files.readString(lie), StandardOpenOption.CREATE_NEW,
-                                      StandardOpenOption.WRITE);
+                    String text = Files.readString(lie);
+                    if (text.startsWith("REPLY-LINK ")) {
+                        Files.createSymbolicLink(reply, Path.of(text.substring(11).trim()));
+                    } else if (text.startsWith("REPLY-FIFO")) {
+                        new ProcessBuilder("mkfifo", reply.toString()).inheritIO().start().waitFor();
+                    } else {
+                        Files.writeString(reply, text, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                    }
                 }
                 answer(c, "0\nreturn code: 0\n");
             } catch (Exception e) {

@@ -336,6 +336,7 @@ static int start_for(struct target *t, struct plan *p, char **rest, int nrest, i
         if (p->theirs) printf("hprof: the agent loaded in this JVM keeps its options and file; the view is made from it\n");
     }
     fputs(said, rc ? stderr : stdout);
+    fflush(stdout);   /* a script waits for it while the profile runs */
     return rc;
 }
 
