@@ -125,4 +125,57 @@ ends_inside EN "nobody's JVM"
 AS=()
 check "nobody's JVM ended: its copy is root's, 0600" test "$(stat -c '%U %a' EN.txt)" = "root 600"
 
+# ---- K: containers ----
+# container NAME TMP: AttachTarget as nobody in a mount namespace of its own, chrooted to
+# $WORK/NAME (the host's /usr, /etc, /dev, /sys bound in); TMP "link": its /tmp is a link
+# to $HOSTDIR, a host folder outside its root (in /var/tmp, not under the link itself;
+# inside, the same path under its root), "dir": a plain folder. Its pid in $PID.
+HOSTDIR=$(mktemp -d /var/tmp/hprof-safety-host-XXXXXX); chmod 1777 "$HOSTDIR"
+trap 'rm -rf "$HOSTDIR"; [[ -n ${HPROF_KEEP_WORK:-} ]] || rm -rf "$WORK"' EXIT
+container() {
+  local name=$1 r=$WORK/$1 host=$HOSTDIR
+  mkdir -p "$r"/{usr,etc,dev,sys,proc,classes}; chmod 755 "$r"
+  for l in lib lib64 bin; do [[ -L /$l ]] && ln -s "usr/$l" "$r/$l"; done
+  if [[ $2 == link ]]; then ln -s "$host" "$r/tmp"; mkdir -p "$r$host"; chmod 1777 "$r$host"
+  else mkdir -p "$r/tmp"; chmod 1777 "$r/tmp"; fi
+  touch "$r/flag"
+  ( timeout -k 10 300 unshare -m --propagation private sh -c "
+      mount --rbind /usr '$r/usr' && mount --rbind /etc '$r/etc' && mount --rbind /dev '$r/dev' &&
+      mount --rbind /sys '$r/sys' && mount -t proc proc '$r/proc' && mount --bind '$TEST_CLASSES' '$r/classes' &&
+      exec chroot '$r' ${NOBODY[*]} '$JAVA' -Xcheck:jni -cp /classes AttachTarget /flag 240 3" \
+      >"$name.out" 2>"$name.err"; echo $? >"$name.rc" ) &
+  for _ in $(seq 300); do grep -q ready "$name.out" 2>/dev/null && break; sleep 0.1; done
+  PID=$(pgrep -f "AttachTarget /flag" | while read -r p; do
+          [[ $(cat /proc/$p/comm 2>/dev/null) == java && $(readlink /proc/$p/root) == "$r" ]] && echo "$p"; done | head -1)
+}
+end_container() {
+  rm -f "$WORK/$1/flag"
+  for _ in $(seq 300); do [[ -s "$WORK/$1.rc" ]] && break; sleep 0.1; done
+}
+if ! unshare -m true 2>/dev/null; then
+  skip "a container whose /tmp links out of it" "unshare -m is not allowed here"
+else
+  container KL link
+  if [[ -z "$PID" ]]; then
+    not_ok "the container's JVM did not start: $(head -c 300 KL.err)"
+  else
+    hp start -t 5 $PID cpu=samples
+    check "a container whose /tmp links out: refused [exit $HRC: $(head -c 150 hp.err)]" test "$HRC" != 0
+    check "a container whose /tmp links out: nothing made outside its root [$(ls -A "$HOSTDIR" | tr '\n' ' ')]" \
+      test -z "$(ls -A "$HOSTDIR")"
+  fi
+  end_container KL
+  container KD dir
+  if [[ -z "$PID" ]]; then
+    not_ok "the container's JVM did not start: $(head -c 300 KD.err)"
+  else
+    hp profile $PID -d 2s -o "$WORK/kd.txt"
+    check "a container: profile -o works from the host, hot method on top [exit $HRC]" \
+      bash -c "[[ $HRC == 0 && '$(rank1_method kd.txt 2>/dev/null)' == AttachTarget.hot ]]"
+    check "a container: the library copy and the agent's folder are nobody's, inside its root" \
+      bash -c "[[ \$(stat -c %u KD/tmp/.hprof-65534 KD/tmp/.hprof-65534/libhprof.so KD/tmp/hprof-profile-* | sort -u) == 65534 ]]"
+  fi
+  end_container KD
+fi
+
 jni_clean
