@@ -28,7 +28,8 @@ end_target() {
 }
 # hp ARGS...: runs build/hprof; stdout in hp.out, stderr in hp.err, exit code in $HRC.
 # (|| keeps a failing exit code from ending the script under set -e, which helpers turn on)
-hp() { HRC=0; timeout -k 5 $((TIMEOUT + 60)) "$HPROF" "$@" >hp.out 2>hp.err || HRC=$?; }
+# Every run's stdout is kept in hp-all.out too.
+hp() { HRC=0; timeout -k 5 $((TIMEOUT + 60)) "$HPROF" "$@" >hp.out 2>hp.err || HRC=$?; cat hp.out >>hp-all.out; }
 # expect_fail CODE REGEX WHAT: the last hp ended with CODE and said REGEX on stderr.
 expect_fail() {
   if [[ $HRC == "$1" ]] && grep -Eq -- "$2" hp.err; then ok "$3 (exit $1)"

@@ -335,6 +335,10 @@ static int start_for(struct target *t, struct plan *p, char **rest, int nrest, i
         if (rc == EXIT_DONE && !p->theirs) rc = EXIT_ERROR;
         if (p->theirs) printf("hprof: the agent loaded in this JVM keeps its options and file; the view is made from it\n");
     }
+    if (p->folder[0] && (rc || p->theirs)) {   /* the folder made for the agent goes unused */
+        tfs_remove(t, p->folder, NULL);
+        p->folder[0] = 0;
+    }
     fputs(said, rc ? stderr : stdout);
     fflush(stdout);   /* a script waits for it while the profile runs */
     return rc;
