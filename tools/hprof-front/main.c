@@ -13,12 +13,14 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -264,18 +266,32 @@ static int listen_on(const char *addr, int port, int *bound)
     return ls;
 }
 
-/* Writes the port number to PORTFILE through a renamed temporary, so that a script
- * waiting for the file never reads half of it. */
+/* Writes the port number to PORTFILE through a new temporary beside it (mkstemp: a name
+ * no one can guess or plant a link at), renamed, so that a script waiting for the file
+ * never reads half of it. */
 static int write_portfile(const char *portfile, int bound)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", portfile);
-    FILE *pf = fopen(tmp, "w");
-    if (!pf || fprintf(pf, "%d\n", bound) < 0 || fclose(pf) != 0 || rename(tmp, portfile) != 0) {
-        fprintf(stderr, "hprof-front: cannot write %s\n", portfile);
-        return -1;
+    char tmp[4096], num[16];
+    int n = snprintf(num, sizeof num, "%d\n", bound), fd = -1;
+    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", portfile) < (int)sizeof tmp) fd = mkstemp(tmp);
+    int rc = fd < 0 || fchmod(fd, 0644) != 0 || fd_write_all(fd, num, (size_t)n) != 0 ? -1 : 0;
+    if (fd >= 0 && close(fd) != 0) rc = -1;
+    if (rc == 0) rc = rename(tmp, portfile);
+    if (rc != 0) {
+        if (fd >= 0) unlink(tmp);
+        fprintf(stderr, "hprof-front: cannot write %s: %s\n", portfile, strerror(errno));
     }
-    return 0;
+    return rc;
+}
+
+/* The profile file: written over if it is there, never through a link, and 0600 (a
+ * profile holds the program's data). */
+static FILE *open_output(const char *name)
+{
+    int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *f = fd < 0 || fchmod(fd, 0600) != 0 ? NULL : fdopen(fd, "wb");
+    if (!f && fd >= 0) close(fd);
+    return f;
 }
 
 /* Copies what the agent sends to ss->out and runs the lines read from stdin, until the
@@ -353,7 +369,7 @@ int main(int argc, char **argv)
     }
     int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
     close(ls);
-    FILE *out = fopen(outname, "wb");
+    FILE *out = open_output(outname);
     if (c < 0 || !out) {
         fprintf(stderr, "hprof-front: %s: %s\n", c < 0 ? "accept" : outname, strerror(errno));
         return 1;

@@ -12,6 +12,7 @@
  * (or for 300 s).
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -19,7 +20,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* The port number in a new temporary beside PORTFILE (mkstemp: no name to guess or
+ * plant a link at), renamed: a script waiting for the file never reads half of it. */
+static int write_portfile(const char *portfile, int port)
+{
+    char tmp[4096], num[16];
+    int n = snprintf(num, sizeof num, "%d\n", port), fd = -1;
+    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", portfile) < (int)sizeof tmp) fd = mkstemp(tmp);
+    int rc = fd < 0 || fchmod(fd, 0644) != 0 || write(fd, num, (size_t)n) != n ? -1 : 0;
+    if (fd >= 0 && close(fd) != 0) rc = -1;
+    if (rc == 0) rc = rename(tmp, portfile);
+    if (rc != 0 && fd >= 0) unlink(tmp);
+    return rc;
+}
 
 int main(int argc, char **argv)
 {
@@ -42,13 +58,10 @@ int main(int argc, char **argv)
         perror("hprof-listen: listen");
         return 1;
     }
-    FILE *pf = fopen(argv[1], "w");
-    if (!pf) {
+    if (write_portfile(argv[1], ntohs(addr.sin_port)) != 0) {
         perror(argv[1]);
         return 1;
     }
-    fprintf(pf, "%d\n", ntohs(addr.sin_port));
-    fclose(pf);
     struct pollfd p = {ls, POLLIN, 0};
     if (poll(&p, 1, 120000) != 1) {
         fprintf(stderr, "hprof-listen: no connection\n");
@@ -59,7 +72,10 @@ int main(int argc, char **argv)
         sleep(300);
         return c < 0;
     }
-    FILE *out = fopen(argv[2], "wb");
+    /* Written over if it is there, never through a link; 0600: a profile holds the
+     * program's data. */
+    int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *out = fd < 0 || fchmod(fd, 0600) != 0 ? NULL : fdopen(fd, "wb");
     if (c < 0 || !out) {
         perror("hprof-listen");
         return 1;

@@ -12,6 +12,7 @@
 
 #include "attach.h"
 #include "exits.h"
+#include "target_fs.h"
 #include "util/fd_io.h"
 
 int agent_find(char *buf, size_t len)
@@ -37,69 +38,55 @@ int agent_find(char *buf, size_t len)
 
 /*
  * The library as the JVM can open it: its own path, or, for a JVM in another mount
- * namespace (a container), a copy in that JVM's /tmp/.hprof-<uid>/ (kept: the JVM
- * keeps it mapped, and a later request must name the same file to reach the same agent).
+ * namespace (a container), a copy in that JVM's /tmp/.hprof-<uid>/ made as the JVM's
+ * user (kept: the JVM keeps it mapped, and a later request must name the same file to
+ * reach the same agent).
  */
 static int agent_for_target(const struct target *t, const char *lib, char *out, size_t len)
 {
-    if (!t->other_root || strcmp(t->tmp, "/tmp") == 0) {
+    if (!t->other_root) {
         snprintf(out, len, "%s", lib);
         return 0;
     }
-    char dir[PATH_MAX + 32], copy[PATH_MAX + 64];
-    snprintf(dir, sizeof dir, "%s/.hprof-%u", t->tmp, (unsigned)t->uid);
-    struct stat st;
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) return tool_fail(-1, "cannot make %s: %s", dir, strerror(errno));
-    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != t->uid))
-        return tool_fail(-1, "%s is not a directory of ours; not using it", dir);
-    if (geteuid() == 0 && st.st_uid != t->uid && lchown(dir, t->uid, t->gid) != 0)
-        return tool_fail(-1, "cannot give %s to the JVM's user: %s", dir, strerror(errno));
-    snprintf(copy, sizeof copy, "%s/libhprof.so", dir);
-    if (lstat(copy, &st) != 0) {
-        int in = open(lib, O_RDONLY | O_CLOEXEC), outfd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0755);
-        int rc = in < 0 || outfd < 0 ? -1 : fd_copy(in, outfd);
-        if (in >= 0) close(in);
-        if (outfd >= 0) close(outfd);
-        if (rc != 0) {
-            unlink(copy);
-            return tool_fail(-1, "cannot copy the agent into the container (%s)", copy);
-        }
-    }
-    snprintf(out, len, "/tmp/.hprof-%u/libhprof.so", (unsigned)t->uid);
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/.hprof-%u", (unsigned)t->uid);
+    int in = open(lib, O_RDONLY | O_CLOEXEC), rc = in < 0 ? -1 : tfs_install(t, dir, "libhprof.so", in);
+    int err = errno;
+    if (in >= 0) close(in);
+    if (rc != 0) return tool_fail(-1, "cannot copy the agent into the container's %s: %s", dir, strerror(err));
+    snprintf(out, len, "%s/libhprof.so", dir);
     return 0;
 }
 
-/* A directory of ours for the reply, in the JVM's /tmp; its path as the JVM sees it. */
-static int reply_dir(const struct target *t, char *ours, size_t len, char *theirs, size_t tlen)
+/* A folder of ours for the reply in the JVM's /tmp, made as the JVM's user (the agent
+ * writes there as that user): its path, as the JVM sees it, in dir. */
+static int reply_dir(const struct target *t, char *dir, size_t len)
 {
-    snprintf(ours, len, "%s/hprof-reply-XXXXXX", t->tmp);
-    if (!mkdtemp(ours)) return tool_fail(-1, "cannot make a directory in %s: %s", t->tmp, strerror(errno));
-    /* Root attaching to another user's JVM: the agent writes as that user. */
-    if (geteuid() == 0 && t->uid != 0 && lchown(ours, t->uid, t->gid) != 0) {
-        rmdir(ours);
-        return tool_fail(-1, "cannot give %s to the JVM's user: %s", ours, strerror(errno));
-    }
-    snprintf(theirs, tlen, "/tmp/%s/reply", strrchr(ours, '/') + 1);
+    char name[NAME_MAX + 1];
+    if (tfs_mkdtemp(t, "/tmp", "hprof-reply-", name, sizeof name) != 0)
+        return tool_fail(-1, "cannot make a folder in the JVM's /tmp: %s", strerror(errno));
+    snprintf(dir, len, "/tmp/%s", name);
     return 0;
 }
 
-/* Reads and removes the reply file and its directory. */
-static char *take_reply(const char *dir)
+/* Reads (at most 64 KiB) and removes the reply file and its folder. */
+static char *take_reply(const struct target *t, const char *dir)
 {
     char path[PATH_MAX + 128];
     snprintf(path, sizeof path, "%s/reply", dir);
     char *text = NULL;
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) {
+    int fd;
+    off_t size;
+    if (tfs_open_read(t, path, &fd, &size) == 0) {
         size_t cap = 65536, len = 0;
         text = malloc(cap + 1);
         ssize_t n;
         while (text && len < cap && (n = read(fd, text + len, cap - len)) > 0) len += (size_t)n;
         if (text) text[len] = 0;
+        if (text) target_printable(text, true);
         close(fd);
     }
-    unlink(path);
-    rmdir(dir);
+    tfs_remove(t, dir, "reply");
     return text;
 }
 
@@ -118,10 +105,11 @@ static int return_code(const char *text)
 static int request(struct target *t, const char *verb, const char *options, int timeout_s, char *answer,
                    size_t answer_len, bool say)
 {
-    char lib[PATH_MAX], theirs_lib[PATH_MAX + 64], dir[PATH_MAX + 32], reply[PATH_MAX + 64];
+    char lib[PATH_MAX], theirs_lib[PATH_MAX + 64], dir[NAME_MAX + 8], reply[NAME_MAX + 16];
     if (agent_find(lib, sizeof lib) != 0 || agent_for_target(t, lib, theirs_lib, sizeof theirs_lib) != 0)
         return EXIT_ERROR;
-    if (reply_dir(t, dir, sizeof dir, reply, sizeof reply) != 0) return EXIT_ERROR;
+    if (reply_dir(t, dir, sizeof dir) != 0) return EXIT_ERROR;
+    snprintf(reply, sizeof reply, "%s/reply", dir);
     size_t n = strlen(verb) + strlen(reply) + strlen(options) + 32;
     char *opts = malloc(n);
     if (!opts) return EXIT_ERROR;
@@ -130,7 +118,7 @@ static int request(struct target *t, const char *verb, const char *options, int 
     struct attach_reply r;
     int rc = attach_command(t, "load", args, timeout_s, &r);
     free(opts);
-    char *said = take_reply(dir);
+    char *said = take_reply(t, dir);
     if (answer && answer_len) snprintf(answer, answer_len, "%s", said ? said : "");
     if (rc == 0) {
         int code = return_code(r.text);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "exits.h"
+#include "target_fs.h"
 #include "util/clock.h"
 #include "util/fd_io.h"
 
@@ -29,81 +30,102 @@ static void sleep_ms(long ms)
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
+/* The socket's name in the JVM's /tmp, as the JVM sees it. */
 static void socket_path(const struct target *t, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/.java_pid%d", t->tmp, (int)t->nspid);
+    snprintf(buf, len, "/tmp/.java_pid%d", (int)t->nspid);
 }
 
-/* The JVM's socket, made by the JVM's user: a socket of another's is never used. */
-static bool socket_ready(const struct target *t, const char *path)
+/* The JVM's socket, as jcmd takes it (tfs_open_socket): an O_PATH descriptor, or -1. */
+static int socket_file(const struct target *t)
 {
-    struct stat st;
-    return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == t->uid;
+    char path[64];
+    int fd;
+    socket_path(t, path, sizeof path);
+    return tfs_open_socket(t, path, &fd) == 0 ? fd : -1;
 }
 
-/* Creates the trigger file (a new one: O_EXCL never follows a link, never takes over
- * someone's file); its path in made[] when we made it, "" otherwise. */
-static void make_trigger(const struct target *t, char *made, size_t len)
+static bool socket_ready(const struct target *t)
 {
-    char path[PATH_MAX + 64];
-    made[0] = 0;
-    snprintf(path, sizeof path, "/proc/%d/cwd/.attach_pid%d", (int)t->pid, (int)t->nspid);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0 && errno != EEXIST) {
-        snprintf(path, sizeof path, "%s/.attach_pid%d", t->tmp, (int)t->nspid);
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = socket_file(t);
+    if (fd >= 0) close(fd);
+    return fd >= 0;
+}
+
+/* Creates the trigger file, as the JVM's user (tfs_create: a new file, never through a
+ * link); where it went in *where: 1 the working directory, 0 /tmp, -1 nowhere. */
+static void make_trigger(const struct target *t, const char *name, int *where)
+{
+    *where = -1;
+    if (tfs_create(t, 1, NULL, name) == 0) *where = 1;
+    else if (errno != EEXIST && tfs_create(t, 0, "/tmp", name) == 0) *where = 0;
+}
+
+/* Waits ms or until the process ends (its pidfd turns readable); false when it ended. */
+static bool pause_alive(const struct target *t, long ms)
+{
+    if (t->pidfd < 0) {
+        sleep_ms(ms);
+        return target_alive(t);
     }
-    if (fd >= 0) {
-        close(fd);
-        snprintf(made, len, "%s", path);
-    }
+    struct pollfd p = {t->pidfd, POLLIN, 0};
+    int n;
+    while ((n = poll(&p, 1, (int)ms)) < 0 && errno == EINTR) {}
+    return n == 0;
 }
 
 /* Starts the JVM's attach listener if it is not running; 0 or an exit code (said). */
 static int start_listener(const struct target *t, int timeout_s)
 {
-    char sock[PATH_MAX + 64], trigger[PATH_MAX + 64];
-    socket_path(t, sock, sizeof sock);
-    if (socket_ready(t, sock)) return 0;
+    char trigger[64];
+    if (socket_ready(t)) return 0;
+    if (!target_alive(t)) return tool_fail(EXIT_NO_PROCESS, "process %d has exited", (int)t->pid);
     /* A process that does not catch SIGQUIT would die of it. */
     if (!(t->sig_caught & SIGQUIT_BIT) || (t->sig_ignored & SIGQUIT_BIT))
         return tool_fail(EXIT_NOT_JVM, "process %d (%s) does not handle SIGQUIT: a JVM still starting, one run with "
                          "-Xrs, or not a HotSpot JVM; nothing was sent to it", (int)t->pid, t->name);
-    make_trigger(t, trigger, sizeof trigger);
+    int where;
+    snprintf(trigger, sizeof trigger, ".attach_pid%d", (int)t->nspid);
+    make_trigger(t, trigger, &where);
     long start = now_ms(), limit = timeout_s * 1000L, step = 20;
-    bool again = false;
-    kill(t->pid, SIGQUIT);
-    while (!socket_ready(t, sock) && now_ms() - start < limit) {
-        sleep_ms(step);
+    bool again = false, alive = target_signal(t, SIGQUIT) == 0;
+    while (alive && !socket_ready(t) && now_ms() - start < limit) {
+        alive = pause_alive(t, step);
         if (step < 200) step += 20;
         /* As the JDK's own client does: a second signal half way, in case the first
          * came while the JVM was busy. */
-        if (!again && now_ms() - start > limit / 2) {
+        if (alive && !again && now_ms() - start > limit / 2) {
             again = true;
-            kill(t->pid, SIGQUIT);
+            target_signal(t, SIGQUIT);
         }
     }
-    if (trigger[0]) unlink(trigger);
-    if (socket_ready(t, sock)) return 0;
-    if (kill(t->pid, 0) != 0 && errno == ESRCH) return tool_fail(EXIT_NO_PROCESS, "process %d has exited", (int)t->pid);
+    if (where >= 0) tfs_unlink(t, where, "/tmp", trigger);
+    if (alive && socket_ready(t)) return 0;
+    if (!target_alive(t)) return tool_fail(EXIT_NO_PROCESS, "process %d has exited", (int)t->pid);
     return tool_fail(EXIT_TIMEOUT, "the JVM (process %d) did not answer within %d s: it may be hung or very busy, or "
                      "run with -XX:+DisableAttachMechanism", (int)t->pid, timeout_s);
 }
 
+/* Connects through the checked socket file (its descriptor's /proc/self/fd name, so no
+ * path is looked up again) and takes only the JVM itself as the peer. */
 static int connect_to(const struct target *t)
 {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    char path[PATH_MAX + 64];
-    socket_path(t, path, sizeof path);
-    if (strlen(path) >= sizeof addr.sun_path) return -1;
-    strcpy(addr.sun_path, path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
+    int file = socket_file(t);
+    if (file < 0) return -1;
+    snprintf(addr.sun_path, sizeof addr.sun_path, "/proc/self/fd/%d", file);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), err = 0;
+    struct ucred peer;
+    socklen_t len = sizeof peer;
+    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0)
+        err = errno;
+    else if (peer.uid != t->uid || peer.pid != t->pid)
+        err = EPERM;   /* the socket's listener is not the JVM we checked */
+    close(file);
+    if (err && fd >= 0) close(fd);
+    errno = err;
+    return err ? -1 : fd;
 }
 
 /* The request's bytes for protocol 1 or 2, in a malloc'd buffer. */
@@ -147,6 +169,7 @@ static int read_reply(int fd, long deadline, struct attach_reply *r)
             r->code = atoi(buf);
             r->len = nl ? len - (size_t)(nl + 1 - buf) : 0;
             memmove(buf, nl ? nl + 1 : buf + len, r->len + 1);
+            target_printable(buf, true);
             r->text = buf;
             return 0;
         }

@@ -13,10 +13,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,7 +28,8 @@
 #include "hprof.h"
 #include "options/options.h"
 #include "target.h"
-#include "util/fd_io.h"
+#include "target_fs.h"
+#include "util/clock.h"
 
 #define DEFAULT_TIMEOUT_S 300   /* a heap dump in a big heap takes its time */
 
@@ -67,12 +70,22 @@ static char *join_options(int argc, char **argv, const char *extra)
 {
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd)) cwd[0] = 0;
+    /* Each word may be a relative file= that gets the folder and a slash: a word per
+     * comma, plus the last. */
     size_t n = strlen(extra) + 2;
-    for (int i = 0; i < argc; i++) n += strlen(argv[i]) + strlen(cwd) + 8;
+    for (int i = 0; i < argc; i++) {
+        size_t words = 1;
+        for (const char *c = argv[i]; (c = strchr(c, ',')) != NULL; c++) words++;
+        n += strlen(argv[i]) + 2 + words * (strlen(cwd) + 2);
+    }
     char *out = calloc(1, n);
     if (!out) return NULL;
     for (int i = 0; i < argc; i++) {
         char *copy = strdup(argv[i]), *save = NULL;
+        if (!copy) {
+            free(out);
+            return NULL;
+        }
         for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
             if (*out) strcat(out, ",");
             if (strncmp(w, "file=", 5) == 0 && w[5] != '/' && w[5] && cwd[0]) {
@@ -109,36 +122,45 @@ int cmd_start(int argc, char **argv)
     return rc;
 }
 
-/* The agent's file, as this process reaches it, from its answer ("dump written to X",
- * "the profile is in X (...)"). 0, or -1 (said). */
-static int agent_file(const struct target *t, const char *said, char *src, size_t len)
+/* The agent's file, as the JVM names it, from its answer ("dump written to X", "the
+ * profile is in X (...)", "the profile goes to X"). 0, or -1 (said). */
+static int agent_file(const char *said, char *name, size_t len)
 {
-    const char *p = strstr(said, " written to "), *tail = NULL;
-    if (p) p += 12;
-    else if ((p = strstr(said, "the profile is in ")) != NULL) p += 18, tail = strstr(p, " (the agent");
+    static const char *const SAYS[] = {" written to ", "the profile is in ", "the profile goes to "};
+    const char *p = NULL, *tail = NULL;
+    for (size_t i = 0; !p && i < sizeof SAYS / sizeof SAYS[0]; i++)
+        if ((p = strstr(said, SAYS[i])) != NULL) p += strlen(SAYS[i]);
     if (!p) return tool_fail(EXIT_ERROR, "the agent did not say where the profile is"), -1;
     size_t n = strcspn(p, "\n");
-    if (tail && (size_t)(tail - p) < n) n = (size_t)(tail - p);
-    char name[PATH_MAX];
-    snprintf(name, sizeof name, "%.*s", (int)n, p);
+    if ((tail = strstr(p, " (the agent")) != NULL && (size_t)(tail - p) < n) n = (size_t)(tail - p);
+    if (n >= len) return tool_fail(EXIT_ERROR, "the agent named too long a file"), -1;
+    snprintf(name, len, "%.*s", (int)n, p);
     if (name[0] != '/') return tool_fail(EXIT_ERROR, "the profile goes to %s, not a file", name), -1;
-    /* In a container the file is in its filesystem, reached through its root. */
-    if (t->other_root) snprintf(src, len, "/proc/%d/root%s", (int)t->pid, name);
-    else snprintf(src, len, "%s", name);
     return 0;
 }
 
-/* Copies src to dest: a new file, or (replace) one written over. */
-static int copy_file(const char *src, const char *dest, bool replace)
+/* The JVM's file `name`, opened as the JVM's user inside its root (target_fs.h): the
+ * agent's answer is the JVM's to choose, so it is never opened as this tool's user. */
+static int open_agent_file(const struct target *t, const char *name, int *fd, off_t *size)
 {
-    int in = open(src, O_RDONLY | O_CLOEXEC),
-        out = open(dest, O_WRONLY | O_CREAT | O_NOFOLLOW | (replace ? O_TRUNC : O_EXCL), 0644);
-    int rc = in < 0 || out < 0 ? -1 : fd_copy(in, out);
+    if (tfs_open_read(t, name, fd, size) == 0) return 0;
+    return tool_fail(EXIT_ERROR, "not reading %s: %s (only a regular file of the JVM's user, reached without a "
+                     "symbolic link, is taken)", name, strerror(errno));
+}
+
+/* Copies the JVM's file `name` to dest (0600: a profile holds the program's data), a new
+ * file or (replace) one written over; no more than the file held when opened. */
+static int copy_file(const struct target *t, const char *name, const char *dest, bool replace)
+{
+    int in, out;
+    off_t size;
+    if (open_agent_file(t, name, &in, &size) != 0) return EXIT_ERROR;
+    out = open(dest, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (replace ? O_TRUNC : O_EXCL), 0600);
+    int rc = out < 0 || fchmod(out, 0600) != 0 ? -1 : tfs_copy_bounded(in, out, size);
     int err = errno;
-    if (in >= 0) close(in);
-    if (out >= 0) close(out);
-    if (rc != 0)
-        return tool_fail(EXIT_ERROR, "cannot copy %s to %s: %s", src, dest, strerror(err));
+    close(in);
+    if (out >= 0 && close(out) != 0 && rc == 0) rc = -1, err = errno;
+    if (rc != 0) return tool_fail(EXIT_ERROR, "cannot copy %s to %s: %s", name, dest, strerror(err));
     printf("hprof: copied to %s\n", dest);
     return EXIT_DONE;
 }
@@ -146,8 +168,8 @@ static int copy_file(const char *src, const char *dest, bool replace)
 /* Copies what the agent wrote (in the JVM's filesystem) to dest, a new file. */
 static int copy_profile(const struct target *t, const char *said, const char *dest)
 {
-    char src[PATH_MAX + 64];
-    return agent_file(t, said, src, sizeof src) != 0 ? EXIT_ERROR : copy_file(src, dest, false);
+    char name[PATH_MAX];
+    return agent_file(said, name, sizeof name) != 0 ? EXIT_ERROR : copy_file(t, name, dest, false);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -192,14 +214,20 @@ int cmd_set(int argc, char **argv)
 static volatile sig_atomic_t interrupted;
 static void on_interrupt(int sig) { interrupted = 1; }   /* async-signal-safe: a flag only */
 
-/* Waits ms, or until Ctrl-C (then the profile is written all the same). */
-static void wait_for(long ms)
+/* Waits ms, or until Ctrl-C (then the profile is written all the same) or the end of the
+ * process (its pidfd turns readable): false when the process has ended. */
+static bool wait_for(const struct target *t, long ms)
 {
     struct sigaction sa = {.sa_handler = on_interrupt};
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (!interrupted && nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+    long end = (long)(clock_ns() / 1000000u) + ms;
+    for (long left = ms; left > 0 && !interrupted; left = end - (long)(clock_ns() / 1000000u)) {
+        struct pollfd p = {t->pidfd, POLLIN, 0};
+        int step = left > 200 ? 200 : (int)left;
+        if (t->pidfd >= 0 ? poll(&p, 1, step) > 0 : (poll(NULL, 0, step), !target_alive(t))) return false;
+    }
+    return target_alive(t);
 }
 
 static const struct view *view_of(const char *file)
@@ -220,6 +248,114 @@ static int make_view(const char *text, const char *file)
     return cmd_view(5, args) == 0 ? EXIT_DONE : EXIT_ERROR;
 }
 
+/* The view made from the JVM's file `name`, read through the descriptor the JVM's user
+ * opened (its /proc/self/fd name), never by its path. */
+static int view_of_agent_file(const struct target *t, const char *name, const char *file)
+{
+    int fd;
+    off_t size;
+    char path[64];
+    if (open_agent_file(t, name, &fd, &size) != 0) return EXIT_ERROR;
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int rc = make_view(path, file);
+    close(fd);
+    return rc;
+}
+
+/* A profile the agent wrote at the JVM's exit is whole when it ends as the agent ends
+ * one: the text one with a section's END line, the binary one past its header. */
+static bool whole(const char *path, bool binary)
+{
+    char buf[256] = "";
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    ssize_t n = -1;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        n = binary ? pread(fd, buf, 19, 0)
+                   : pread(fd, buf, sizeof buf - 1, st.st_size > (off_t)sizeof buf - 1 ? st.st_size - 255 : 0);
+    if (fd >= 0) close(fd);
+    if (n <= 0) return false;
+    if (binary) return n == 19 && memcmp(buf, "JAVA PROFILE 1.0.", 17) == 0;
+    buf[n] = 0;
+    char *end = buf + n;
+    if (end[-1] != '\n') return false;
+    end[-1] = 0;
+    char *last = strrchr(buf, '\n');
+    last = last ? last + 1 : buf;
+    return strlen(last) > 4 && strcmp(last + strlen(last) - 4, " END") == 0;
+}
+
+/* What `profile` writes: `written` (FILE, or for a view the text profile beside it) and,
+ * unless the agent writes that itself (`direct`: the JVM runs as this user, in this
+ * root), the agent's own file in a folder of the JVM's user in the JVM's /tmp. */
+struct plan {
+    const struct view *v;
+    const char *file, *written;
+    char text[PATH_MAX], agent[PATH_MAX + 64], folder[NAME_MAX + 8];
+    bool direct, theirs;
+};
+
+static int plan_files(const struct target *t, const struct view *v, const char *file, struct plan *p)
+{
+    char cwd[PATH_MAX];
+    p->v = v;
+    p->file = file;
+    p->theirs = false;
+    p->folder[0] = 0;
+    if (v->from_text) snprintf(p->text, sizeof p->text, "%.*s.txt", (int)(strlen(file) - strlen(v->ext)) & 0x7fff, file);
+    p->written = v->from_text ? p->text : file;
+    p->direct = !t->other_root && t->uid == geteuid();
+    if (p->direct) {
+        bool relative = p->written[0] != '/' && getcwd(cwd, sizeof cwd);
+        int n = snprintf(p->agent, sizeof p->agent, "%s%s%s", relative ? cwd : "", relative ? "/" : "", p->written);
+        return n < (int)sizeof p->agent ? 0 : tool_fail(EXIT_USAGE, "%s: too long a path", p->written);
+    }
+    char name[NAME_MAX + 1];
+    if (tfs_mkdtemp(t, "/tmp", "hprof-profile-", name, sizeof name) != 0)
+        return tool_fail(EXIT_ERROR, "cannot make a folder in the JVM's /tmp: %s", strerror(errno));
+    snprintf(p->folder, sizeof p->folder, "/tmp/%s", name);
+    snprintf(p->agent, sizeof p->agent, "%s/profile%s", p->folder, v->from_text ? ".txt" : v->ext);
+    return 0;
+}
+
+/* Starts the agent for the plan (a view from an agent loaded before with other options
+ * or another file: it keeps them, as it cannot be unloaded, so it is started again as it
+ * was and the view made from its own file; a .txt or .hprof asked for stays refused, as
+ * its options count). The agent's answer in said. */
+static int start_for(struct target *t, struct plan *p, char **rest, int nrest, int timeout, char *said, size_t len)
+{
+    char extra[sizeof p->agent + 32];
+    if (snprintf(extra, sizeof extra, "%s,file=%s", p->v->options, p->agent) >= (int)sizeof extra) return EXIT_USAGE;
+    char *opts = join_options(nrest, rest, extra);
+    int rc = opts ? agent_request_quiet(t, "start", opts, timeout, said, len) : EXIT_ERROR;
+    free(opts);
+    if (rc == EXIT_REFUSED && p->v->from_text && strstr(said, " differs)")) {
+        rc = agent_request_quiet(t, "start", "", timeout, said, len);
+        p->theirs = rc == EXIT_DONE && agent_file(said, p->agent, sizeof p->agent) == 0;
+        if (rc == EXIT_DONE && !p->theirs) rc = EXIT_ERROR;
+        if (p->theirs) printf("hprof: the agent loaded in this JVM keeps its options and file; the view is made from it\n");
+    }
+    if (p->folder[0] && (rc || p->theirs)) {   /* the folder made for the agent goes unused */
+        tfs_remove(t, p->folder, NULL);
+        p->folder[0] = 0;
+    }
+    fputs(said, rc ? stderr : stdout);
+    fflush(stdout);   /* a script waits for it while the profile runs */
+    return rc;
+}
+
+/* The user's files once the agent has written (at the stop, or at the JVM's exit). */
+static int finish(const struct target *t, const struct plan *p, bool ended)
+{
+    if (p->theirs) return view_of_agent_file(t, p->agent, p->file);
+    int rc = p->direct ? EXIT_DONE : copy_file(t, p->agent, p->written, true);
+    if (rc == EXIT_DONE && ended && !whole(p->written, !p->v->from_text && strcmp(p->v->ext, ".hprof") == 0))
+        rc = tool_fail(EXIT_ERROR, "the profile the agent wrote at the JVM's exit (%s) is not whole", p->written);
+    if (ended && p->folder[0]) tfs_remove(t, p->folder, strrchr(p->agent, '/') + 1);
+    else if (p->folder[0]) printf("hprof: the agent's own file stays in the JVM's %s\n", p->agent);
+    return rc == EXIT_DONE && p->v->from_text ? make_view(p->text, p->file) : rc;
+}
+
 int cmd_profile(int argc, char **argv)
 {
     const char *usage = "profile [-t <seconds>] <pid> -d <duration> [-o FILE] [OPTIONS]";
@@ -230,7 +366,7 @@ int cmd_profile(int argc, char **argv)
     long ms = -1;
     char def[64], *file = NULL, **rest = calloc((size_t)argc + 1, sizeof *rest);
     int nrest = 0;
-    for (int i = next; i < argc; i++) {
+    for (int i = next; rest && i < argc; i++) {
         if (strcmp(argv[i], "-d") == 0 && i + 1 < argc) ms = parse_duration_ms(argv[++i]);
         else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) file = argv[++i];
         else rest[nrest++] = argv[i];
@@ -238,38 +374,27 @@ int cmd_profile(int argc, char **argv)
     snprintf(def, sizeof def, "hprof-%d.txt", (int)t.pid);
     if (!file) file = def;
     const struct view *v = view_of(file);
-    if (ms <= 0 || !v) {
+    if (ms <= 0 || !v || !rest) {
         free(rest);
         return tool_fail(EXIT_USAGE, "usage: hprof %s (FILE ends in .txt, .hprof, .html, .collapsed or .pb.gz)",
                          usage);
     }
     if (nrest == 0) rest[nrest++] = "cpu=samples";
-    char extra[3 * PATH_MAX], cwd[PATH_MAX], text[PATH_MAX];
-    bool relative = file[0] != '/' && getcwd(cwd, sizeof cwd);
-    if (v->from_text)
-        snprintf(text, sizeof text, "%.*s.txt", (int)(strlen(file) - strlen(v->ext)) & 0x7fff, file);
-    const char *written = v->from_text ? text : file;
-    snprintf(extra, sizeof extra, "%s,file=%s%s%.*s", v->options, relative ? cwd : "", relative ? "/" : "",
-             PATH_MAX, written);
-    char *opts = join_options(nrest, rest, extra), said[8192] = "";
-    rc = opts ? agent_request_quiet(&t, "start", opts, timeout, said, sizeof said) : EXIT_ERROR;
-    free(opts);
-    /* A view, from an agent loaded before with other options or another file: it keeps
-     * them (it cannot be unloaded), so it is started again as it was, and the view made
-     * from its own file. A .txt or .hprof asked for stays refused: its options count. */
-    bool theirs = false;
-    if (rc == EXIT_REFUSED && v->from_text && strstr(said, " differs)")) {
-        rc = agent_request_quiet(&t, "start", "", timeout, said, sizeof said);
-        theirs = rc == EXIT_DONE;
-        if (theirs) printf("hprof: the agent loaded in this JVM keeps its options and file; the view is made from it\n");
-    }
+    struct plan p;
+    char said[8192] = "";
+    rc = plan_files(&t, v, file, &p);
+    if (rc == 0) rc = start_for(&t, &p, rest, nrest, timeout, said, sizeof said);
     free(rest);
-    fputs(said, rc ? stderr : stdout);
     if (rc) return rc;
-    wait_for(ms);
-    rc = agent_request(&t, "stop", "", timeout, said, sizeof said);
-    if (rc || !theirs) return rc || !v->from_text ? rc : make_view(text, file);
-    char src[PATH_MAX + 64];
-    if (agent_file(&t, said, src, sizeof src) != 0) return EXIT_ERROR;
-    return v->from_text ? make_view(src, file) : copy_file(src, file, true);
+    bool ended = !wait_for(&t, ms);
+    if (!ended) rc = agent_request(&t, "stop", "", timeout, said, sizeof said);
+    /* The JVM that ends while profiled writes its profile at exit (a stop under way may
+     * meet the end too). */
+    if (ended || (rc == EXIT_NO_PROCESS && !target_alive(&t))) {
+        printf("hprof: process %d ended during the profile; the agent wrote its profile at exit to %s\n",
+               (int)t.pid, p.agent);
+        ended = true;
+        rc = EXIT_DONE;
+    }
+    return rc ? rc : finish(&t, &p, ended);
 }

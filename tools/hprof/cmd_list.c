@@ -31,10 +31,12 @@ static bool show(pid_t pid)
     uint8_t *data = NULL;
     size_t len = 0;
     /* Processes of other users, and those that are not JVMs, are skipped quietly. */
-    if (target_read(pid, &t) != 0 || target_perfdata(&t, &data, &len) != 0) return false;
+    if (target_read(pid, &t) != 0) return false;
+    int rc = target_perfdata(&t, &data, &len);
+    target_close(&t);
     struct jvmstat j;
     char err[160], cmd[512] = "", version[64] = "?", up[32];
-    if (jvmstat_open(&j, data, len, err, sizeof err) != 0) {
+    if (rc != 0 || jvmstat_open(&j, data, len, err, sizeof err) != 0) {
         free(data);
         return false;
     }
@@ -42,6 +44,8 @@ static bool show(pid_t pid)
     jvmstat_string(&j, "java.property.java.version", version, sizeof version);
     format_uptime(jvmstat_uptime_ms(&j, (long long)(clock_wall_us() / 1000)), up, sizeof up);
     cmd[strcspn(cmd, " ")] = 0;    /* the main class or the jar, as jps shows it */
+    target_printable(cmd, false);
+    target_printable(version, false);
     printf("%-8d %-40s %-10s %s%s\n", (int)pid, cmd[0] ? cmd : "-", version, up, t.other_root ? "  (container)" : "");
     free(data);
     return true;

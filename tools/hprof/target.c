@@ -8,11 +8,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "exits.h"
 #include "util/jvmstat.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
 
 #define PERFDATA_MAX (64u << 20)   /* far above any JVM's (PerfDataMemorySize: 64 KiB) */
 
@@ -25,6 +34,12 @@ int tool_fail(int code, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return code;
+}
+
+void target_printable(char *s, bool keep_lines)
+{
+    for (; *s; s++)
+        if (((unsigned char)*s < 0x20 && !(keep_lines && (*s == '\n' || *s == '\t'))) || *s == 0x7f) *s = '?';
 }
 
 pid_t target_parse_pid(const char *s)
@@ -52,6 +67,16 @@ static long field(const char *value, int nth)
     return v;
 }
 
+static void read_groups(const char *v, struct target *t)
+{
+    char *end;
+    for (long g; t->ngroups < (int)(sizeof t->groups / sizeof t->groups[0]); v = end) {
+        g = strtol(v, &end, 10);
+        if (end == v) break;
+        t->groups[t->ngroups++] = (gid_t)g;
+    }
+}
+
 static int read_status(pid_t pid, struct target *t)
 {
     char path[64], line[512];
@@ -66,11 +91,13 @@ static int read_status(pid_t pid, struct target *t)
         if (strcmp(line, "Name") == 0) snprintf(t->name, sizeof t->name, "%.*s", (int)strcspn(v + 1, "\n"), v + 1);
         else if (strcmp(line, "Uid") == 0) t->uid = (uid_t)field(v, 1);
         else if (strcmp(line, "Gid") == 0) t->gid = (gid_t)field(v, 1);
+        else if (strcmp(line, "Groups") == 0) read_groups(v, t);
         else if (strcmp(line, "NSpid") == 0) t->nspid = (pid_t)field(v, 99);
         else if (strcmp(line, "SigCgt") == 0) t->sig_caught = strtoull(v, NULL, 16);
         else if (strcmp(line, "SigIgn") == 0) t->sig_ignored = strtoull(v, NULL, 16);
     }
     fclose(f);
+    target_printable(t->name, false);
     return 0;
 }
 
@@ -92,13 +119,58 @@ static const char *user_name(uid_t uid, char *buf, size_t len)
     return buf;
 }
 
+bool target_alive(const struct target *t)
+{
+    if (t->pidfd < 0) return kill(t->pid, 0) == 0 || errno == EPERM;
+    /* Another user's process: there, but not ours to signal. */
+    return syscall(SYS_pidfd_send_signal, t->pidfd, 0, NULL, 0) == 0 || errno == EPERM;
+}
+
+int target_signal(const struct target *t, int sig)
+{
+    if (t->pidfd < 0) return kill(t->pid, sig);
+    return (int)syscall(SYS_pidfd_send_signal, t->pidfd, sig, NULL, 0);
+}
+
+void target_close(struct target *t)
+{
+    int *fds[] = {&t->pidfd, &t->root_fd, &t->cwd_fd};
+    for (int i = 0; i < 3; i++) {
+        if (*fds[i] >= 0) close(*fds[i]);
+        *fds[i] = -1;
+    }
+}
+
+/* The process's root and working directory, opened while its pidfd says it is the
+ * same process. */
+static int open_bases(struct target *t)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/root", (int)t->pid);
+    t->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    snprintf(path, sizeof path, "/proc/%d/cwd", (int)t->pid);
+    t->cwd_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return t->root_fd >= 0 && target_alive(t) ? 0 : -1;
+}
+
 int target_read(pid_t pid, struct target *t)
 {
     memset(t, 0, sizeof *t);
     t->pid = pid;
-    if (read_status(pid, t) != 0) return EXIT_NO_PROCESS;
+    t->root_fd = t->cwd_fd = -1;
+    /* The pidfd first: what /proc says next is of that process if it is still alive
+     * after (else the pid may be another's by now). */
+    t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (t->pidfd < 0 && errno == ESRCH) return EXIT_NO_PROCESS;
+    if (read_status(pid, t) != 0 || !target_alive(t)) {
+        target_close(t);
+        return EXIT_NO_PROCESS;
+    }
     /* HotSpot takes requests only from its own effective user, or root. */
-    if (geteuid() != 0 && t->uid != geteuid()) return EXIT_PERMISSION;
+    if (geteuid() != 0 && t->uid != geteuid()) {
+        target_close(t);
+        return EXIT_PERMISSION;
+    }
     t->other_root = root_differs(pid);
     /* The JVM's /tmp: through its root where we may (a container), else ours. */
     snprintf(t->tmp, sizeof t->tmp, "/proc/%d/root/tmp", (int)pid);
@@ -110,6 +182,10 @@ int target_open(pid_t pid, struct target *t)
 {
     int rc = target_read(pid, t);
     char who[64];
+    if (rc == 0 && open_bases(t) != 0) {
+        target_close(t);
+        rc = EXIT_NO_PROCESS;
+    }
     if (rc == EXIT_NO_PROCESS) return tool_fail(rc, "no such process: %d", (int)pid);
     if (rc == EXIT_PERMISSION)
         return tool_fail(rc, "process %d (%s) belongs to %s: only that user (or root) may attach to it or read its "
@@ -117,20 +193,28 @@ int target_open(pid_t pid, struct target *t)
     return rc;
 }
 
-/* Reads a regular file of at most PERFDATA_MAX bytes, never through a symbolic link. */
+/* Reads a regular file to its end, at most PERFDATA_MAX bytes, never through a symbolic
+ * link: /proc files say they are empty, so the size fstat gives is no bound here. */
 static int read_whole(const char *path, uint8_t **data, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return -1;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > PERFDATA_MAX) {
-        close(fd);
-        return -1;
+    size_t cap = 4096, got = 0;
+    uint8_t *buf = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= PERFDATA_MAX) {
+        if ((size_t)st.st_size >= cap) cap = (size_t)st.st_size + 1;
+        buf = malloc(cap);
     }
-    uint8_t *buf = malloc((size_t)st.st_size);
-    size_t got = 0;
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+    while (buf) {
+        if (got == cap) {
+            uint8_t *more = cap < PERFDATA_MAX ? realloc(buf, cap * 2) : NULL;
+            if (!more) break;
+            buf = more;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + got, cap - got);
+        if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
         got += (size_t)n;
     }

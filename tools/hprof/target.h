@@ -15,8 +15,13 @@
 struct target {
     pid_t pid;                  /* as this tool sees it */
     pid_t nspid;                /* as the JVM sees itself (innermost pid namespace) */
+    int pidfd;                  /* the process, whatever takes its pid later (-1: no pidfds) */
+    int root_fd, cwd_fd;        /* its root and working directory (target_open; else -1),
+                                 * still there once it has exited */
     uid_t uid;                  /* effective */
     gid_t gid;
+    gid_t groups[64];           /* supplementary (the first 64) */
+    int ngroups;
     char name[64];              /* /proc/<pid>/comm */
     uint64_t sig_caught, sig_ignored;
     bool other_root;            /* in another mount namespace (a container) */
@@ -25,9 +30,15 @@ struct target {
 };
 
 /* Reads /proc/<pid>; 0, or an exit code with the message said (no such process, another
- * user's process). target_read says nothing. */
+ * user's process). target_read says nothing, and opens no root_fd or cwd_fd. */
 int target_open(pid_t pid, struct target *t);
 int target_read(pid_t pid, struct target *t);
+
+/* Is it still the process first read (not gone, its pid not reused)? */
+bool target_alive(const struct target *t);
+/* Sends it a signal, never to another process that took its pid since. */
+int target_signal(const struct target *t, int sig);
+void target_close(struct target *t);
 
 /* The JVM's jvmstat file, read whole into a malloc'd *data; 0, -1 when there is none. */
 int target_perfdata(const struct target *t, uint8_t **data, size_t *len);
@@ -38,6 +49,10 @@ bool target_maps_libjvm(const struct target *t);
 /* Checks that the process is a JVM that takes attach requests: 0, or an exit code with
  * the message said (not a JVM, attach disabled). */
 int target_check_attachable(const struct target *t);
+
+/* Text the JVM or its user chose, made safe for a terminal: control characters (its
+ * escapes) become '?', but for newlines and tabs when keep_lines. */
+void target_printable(char *s, bool keep_lines);
 
 /* A pid argument, or -1. */
 pid_t target_parse_pid(const char *s);
