@@ -15,7 +15,9 @@
 #include "target_fs.h"
 #include "util/fd_io.h"
 
-int agent_find(char *buf, size_t len)
+/* The agent's path: $HPROF_AGENT, else libhprof.so beside this program, else in
+ * ../lib (where `make install` puts both). 0, or -1 (said). */
+static int agent_find(char *buf, size_t len)
 {
     const char *env = getenv("HPROF_AGENT");
     char exe[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 32];

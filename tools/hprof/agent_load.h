@@ -10,10 +10,6 @@
 
 #include "target.h"
 
-/* The agent's path: $HPROF_AGENT, else libhprof.so beside this program, else in
- * ../lib (where `make install` puts both). 0, or -1 (said). */
-int agent_find(char *buf, size_t len);
-
 /* Sends the request; prints the agent's answer (stdout when it took it, stderr when it
  * refused), and copies it into answer when that is not NULL. Returns an exit code. */
 int agent_request(struct target *t, const char *verb, const char *options, int timeout_s, char *answer,
