@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sources/heapdump/jdk_dump_internal.h"
+#include "sources/heapdump/jdk_dump_reader.h"
 #include "tables/classes.h"
 #include "util/buf.h"
 #include "util/hprof_format.h"

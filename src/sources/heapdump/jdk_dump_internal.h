@@ -14,10 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sources/heapdump/jdk_dump_reader.h"
 #include "tables/heap_records.h"
 #include "util/buf.h"
 #include "util/hprof_format.h"
+#include "util/idmap.h"
+
+struct jdr_order;
 
 #define ID_BYTES 8                          /* the JDK's IDs; the only size read */
 #define CHUNK_SHIFT 20                      /* 1 MiB chunks */
@@ -27,12 +29,6 @@
 #define RANK_SPECIAL 0x80000000u            /* chunk holds a class mirror or thread object */
 #define MAX_CANDIDATES 64
 
-/* A map from 64-bit IDs (never 0) to 64-bit values, open addressing. */
-struct idmap {
-    uint64_t *keys;
-    uint64_t *vals;
-    size_t cap, n;
-};
 
 /* One step of turning the JDK's instance values into hprof's: a value at `src`. */
 struct op {
@@ -117,9 +113,6 @@ struct jdr {
 };
 
 /* ---- jdk_dump_records.c ---- */
-bool idmap_put(struct idmap *m, uint64_t key, uint64_t val);
-bool idmap_get(const struct idmap *m, uint64_t key, uint64_t *val);
-void idmap_free(struct idmap *m);
 /* Notes why the dump cannot be read (the first reason); false. */
 bool jd_fail(struct jdr *r, const char *why);
 /* The record at *p: its tag, body and body's length; moves *p past it. false when it is

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sources/heapdump/jdk_dump_internal.h"
+#include "sources/heapdump/jdk_dump_reader.h"
 #include "tables/classes.h"
 #include "tables/ids.h"
 #include "util/buf.h"
