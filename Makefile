@@ -16,7 +16,7 @@ JNI_INC := -isystem $(JDK_HOME)/include -isystem $(JDK_HOME)/include/linux
 
 # Warnings are errors in every build, CI's included (WERROR= to build anyway).
 WERROR  ?= -Werror
-WARN    := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes $(WERROR)
+WARN    := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing-prototypes $(WERROR)
 CFLAGS  ?= -O2 -g
 # Frame pointers: the exact heap=sites mode reads a return address through them.
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -DHPROF_VERSION=\"$(VERSION)\" -fPIC -fvisibility=hidden -fno-omit-frame-pointer $(WARN) $(CFLAGS) \

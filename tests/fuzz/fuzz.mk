@@ -48,7 +48,7 @@ $(FUZZ_OUT)/libfuzz.a: $(FUZZ_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_one.h $(FUZZ_OUT)/libfuzz.a
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_one.h tests/fuzz/fuzz_target.h $(FUZZ_OUT)/libfuzz.a
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itools/common -o $@ $< $(FUZZ_OUT)/libfuzz.a $(LDLIBS)
 
 # The same targets for replaying, built as the rest of the tree is (make check: sanitized).

@@ -2,6 +2,7 @@
  * invariants are in fuzz_one.h. ASan/UBSan catch the rest. Build and run with `make fuzz`
  * (tests/fuzz/fuzz.mk); inputs it once broke live in tests/fuzz/regressions/classfile and are
  * replayed by tests/unit/test_classfile.c. */
+#include "fuzz_target.h"
 #include <stdio.h>
 
 #include "fuzz_one.h"

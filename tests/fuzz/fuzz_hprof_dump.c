@@ -6,6 +6,7 @@
  * and --check together, and by input length --lenient, --offsets, and as a pipe or a
  * device (no size known: the heap dumps are copied to a spool file for the second pass). Invariants: the reader stops at the end of the file; --check's verdict
  * counts what was reported. */
+#include "fuzz_target.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
  * why; the writer is called prepare, begin, ..., end; every object ID written is one
  * the caller gave or one of those the reader asked for. Seeds: dumps the unit test
  * builds (marker with this nonce), and real JVM dumps cut short. */
+#include "fuzz_target.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * why (a NUL-terminated sentence within the buffer); a good parse names an output file
  * and has a format, a depth and an interval in range; the list of no-effect options is
  * NUL-terminated; parsing the same text twice gives the same result. */
+#include "fuzz_target.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

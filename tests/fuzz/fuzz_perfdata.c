@@ -5,6 +5,7 @@
  * finds lies inside it and is 8-aligned; a second open of the same bytes finds the same
  * counters; every entry jvmstat walks has its name and value inside the buffer, and a
  * string comes back NUL-terminated within its room. */
+#include "fuzz_target.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

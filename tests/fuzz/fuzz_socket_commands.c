@@ -5,6 +5,7 @@
  * and statuses, in the same order, and stop at the same one (a desync); a command taken
  * as good encodes back to the bytes it came from (CPU SAMPLES' ignored u2 as 0); a
  * command taken leaves what follows it untouched; a reason is given for each bad one. */
+#include "fuzz_target.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * any input is refused with a reason or read into a stack profile whose three views are
  * written, the collapsed stacks adding up to the profile's total. ASan/UBSan catch the
  * rest. `make fuzz FUZZ_TARGETS=text_profile` (tests/fuzz/fuzz.mk). */
+#include "fuzz_target.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

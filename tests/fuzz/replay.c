@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_target.h"
 /* Present when a sanitizer's runtime is linked in: where its reports go. */
 void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sources/heapdump/heap_walk_internal.h"
+#include "sources/heapdump/heap_walker.h"
 #include "sources/host.h"
 #include "sources/resolve.h"
 
