@@ -93,11 +93,19 @@ prepare_java_time() {
   rm -rf "$tmp"; mkdir -p "$tmp"
   origin="$zip"
   if [[ ! -r $zip ]]; then
-    local major pkg
+    local major version pkg pick
     major=$("$jdk/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+    version=$("$jdk/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.version = //p')
     pkg=openjdk-$major-source
-    echo "bench: $jdk has no lib/src.zip: fetching $pkg (apt-get download, not installed)" >&2
-    (cd "$tmp" && apt-get -q download "$pkg" >&2) || { rm -rf "$tmp"; return 1; }
+    # Only the sources of this very version compile against its java.base (17.0.21's
+    # java.time calls a method 17.0.15 lacks).
+    pick=$(apt-cache madison "$pkg" 2>/dev/null | awk -F' *[|] *' -v v="$version" '{ u = $2; sub(/[+~-].*/, "", u) } u == v { print $2; exit }')
+    if [[ -z "$pick" ]]; then
+      echo "$jdk has no lib/src.zip and Debian has no $pkg of its version $version ($(apt-cache madison "$pkg" 2>/dev/null | awk -F' *[|] *' '{ print $2 }' | xargs | sed 's/ /, /g'))" >&2
+      rm -rf "$tmp"; return 1
+    fi
+    echo "bench: $jdk has no lib/src.zip: fetching $pkg=$pick (apt-get download, not installed)" >&2
+    (cd "$tmp" && apt-get -q download "$pkg=$pick" >&2) || { rm -rf "$tmp"; return 1; }
     dpkg-deb -x "$tmp"/*.deb "$tmp/deb" || { rm -rf "$tmp"; return 1; }
     zip=$(find "$tmp/deb" -name src.zip | head -n 1)
     origin="src.zip of $(ls "$tmp"/*.deb | sed 's|.*/||')"

@@ -257,16 +257,22 @@ fi
 CORPUS_FILES=$(wc -l <"$CORPUS/sources.txt")
 CORPUS_LINES=$(cd "$CORPUS" && xargs cat <sources.txt | wc -l)
 
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/hprof-bench-XXXXXX")
+RUNNING=""
+trap 'rm -rf "$WORK"' EXIT
+
 # The other inputs (bench/inputs.sh), and what each is, for the table's header.
-declare -A INPUT=()
+# A workload whose input cannot be had is a FAILED row that says why.
+declare -A INPUT=() UNAVAILABLE=()
 INPUTS_NOTE=""
 for w in "${WL[@]}"; do
   case "$w" in
-    commons-lang) INPUT[$w]=$(prepare_commons_lang) || die "cannot get the commons-lang sources (see above)" ;;
-    java.time) INPUT[$w]=$(prepare_java_time "$JDK") || die "cannot get the java.time sources of $JDK (see above)" ;;
-    ant) INPUT[$w]=$(prepare_ant "$ROOT/build/bench/gen-corpus") || die "cannot make the ant input" ;;
+    commons-lang) INPUT[$w]=$(prepare_commons_lang) || UNAVAILABLE[$w]="no commons-lang sources (apt-get source failed)" ;;
+    java.time) INPUT[$w]=$(prepare_java_time "$JDK" 2>"$WORK/why") || UNAVAILABLE[$w]=$(tail -n 1 "$WORK/why") ;;
+    ant) INPUT[$w]=$(prepare_ant "$ROOT/build/bench/gen-corpus") || UNAVAILABLE[$w]="cannot make the ant input" ;;
     rhino) INPUTS_NOTE+=" rhino: $(dpkg-query -W -f '${Package} ${Version}' rhino 2>/dev/null || echo "$RHINO_JAR"), bench/js/RhinoWork.js." ;;
   esac
+  [[ -n "${UNAVAILABLE[$w]:-}" ]] && INPUT[$w]="" && echo "run.sh: $w: ${UNAVAILABLE[$w]}" >&2
   if [[ -n "${INPUT[$w]:-}" ]]; then
     INPUTS_NOTE+=" $w: $(cat "${INPUT[$w]}/origin"), $(wc -l <"${INPUT[$w]}/sources.txt") files, $(cd "${INPUT[$w]}" && xargs cat <sources.txt | wc -l) lines."
     [[ "$w" == ant ]] && INPUTS_NOTE="${INPUTS_NOTE%.}, $(dpkg-query -W -f '${Package} ${Version}' ant 2>/dev/null)."
@@ -283,9 +289,6 @@ if [[ ! -f "$CLASSES/.stamp" || -n "$(find "${BENCH_JAVA[@]}" -newer "$CLASSES/.
   touch "$CLASSES/.stamp"
 fi
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/hprof-bench-XXXXXX")
-RUNNING=""
-trap 'rm -rf "$WORK"' EXIT
 trap '[[ -n "$RUNNING" ]] && kill -TERM "$RUNNING" 2>/dev/null; wait; exit 130' INT TERM
 
 # --- one run ------------------------------------------------------------------------------
@@ -388,7 +391,7 @@ run_one() {
 }
 
 # tree_note: the commit and whether the tree is clean, and the agent's build time: a table
-# from a dirty tree, or from an agent built before the last commit, says so.
+# from a dirty tree, or from an agent built before the last commit that changed src/, says so.
 tree_note() {
   local commit changed agent_time
   commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) || { echo "not a git tree"; return; }
@@ -400,8 +403,8 @@ tree_note() {
     printf 'commit %s, DIRTY tree (%d uncommitted changes: not what the commit holds)' "$commit" "$changed"
   fi
   printf ', agent %s built %s' "${AGENT#"$ROOT"/}" "$agent_time"
-  if [[ -f "$AGENT" ]] && (( $(stat -c %Y "$AGENT") < $(git -C "$ROOT" log -1 --format=%ct) )); then
-    printf ' (before the commit: rebuild)'
+  if [[ -f "$AGENT" ]] && (( $(stat -c %Y "$AGENT") < $(git -C "$ROOT" log -1 --format=%ct -- src) )); then
+    printf ' (before the last commit to src/: rebuild)'
   fi
 }
 
@@ -442,11 +445,15 @@ if [[ ${#CFG_NAME[@]} -gt 1 && " ${CFG_KIND[*]} " == *" agent "* && ! -f "$AGENT
   done
   echo "run.sh: $AGENT is missing: agent modes are not run (run make)" >&2
 fi
+for w in "${!UNAVAILABLE[@]}"; do
+  for ci in "${!CFG_NAME[@]}"; do FAILED["$w|$ci"]=${UNAVAILABLE[$w]}; done
+done
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 TREE_NOTE=$(tree_note)
 START=$(date +%s)
-echo "bench: $JDK_NAME ($JDK_VERSION), $RUNS rounds, corpus $CORPUS_FILES files / $CORPUS_LINES lines" >&2
+echo "bench: $JDK_NAME ($JDK_VERSION), $RUNS runs of $ROUNDS round(s), corpus $CORPUS_FILES files / $CORPUS_LINES lines" >&2
 for w in "${WL[@]}"; do
+  [[ -n "${UNAVAILABLE[$w]:-}" ]] && continue
   for ((i = 1; i <= WARMUP; i++)); do run_one "$w" 0 "warmup$i"; done
   for ((r = 1; r <= RUNS; r++)); do
     for ci in "${!CFG_NAME[@]}"; do
