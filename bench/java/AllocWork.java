@@ -125,16 +125,11 @@ public final class AllocWork {
         return checksum.get();
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws Exception {
         int threads = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 6_000_000;
         int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 1;
-        long checksum = 0;
-        for (int r = 1; r <= repeats; r++) {
-            long start = System.nanoTime();
-            checksum = round(threads, rounds);
-            System.out.printf("round %d: %.1f ms%n", r, (System.nanoTime() - start) / 1e6);
-        }
+        long checksum = Rounds.repeat(repeats, () -> round(threads, rounds));
         int kept = 0;
         for (int i = 0; i < RING.length(); i++) {
             if (RING.get(i) != null) {

@@ -16,11 +16,10 @@ public final class AntRounds {
         int rounds = Integer.parseInt(args[0]);
         File buildFile = new File(args[1]).getAbsoluteFile();
         String target = args[2];
-        for (int r = 1; r <= rounds; r++) {
-            long start = System.nanoTime();
+        Rounds.repeat(rounds, () -> {
             build(buildFile, target);
-            System.out.printf("round %d: %.1f ms%n", r, (System.nanoTime() - start) / 1e6);
-        }
+            return 0;
+        });
         System.out.println("AntRounds done: rounds=" + rounds);
     }
 

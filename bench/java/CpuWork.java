@@ -148,16 +148,11 @@ public final class CpuWork {
         return checksum.get();
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws Exception {
         int threads = args.length > 0 ? Integer.parseInt(args[0]) : 4;
         int units = args.length > 1 ? Integer.parseInt(args[1]) : 8000;
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 1;
-        long checksum = 0;
-        for (int r = 1; r <= rounds; r++) {
-            long start = System.nanoTime();
-            checksum = round(threads, units);
-            System.out.printf("round %d: %.1f ms%n", r, (System.nanoTime() - start) / 1e6);
-        }
+        long checksum = Rounds.repeat(rounds, () -> round(threads, units));
         System.out.println("CpuWork done: units=" + units + " threads=" + threads + " checksum=" + checksum);
     }
 }

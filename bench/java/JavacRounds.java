@@ -10,19 +10,18 @@ import javax.tools.ToolProvider;
  *   java JavacRounds ROUNDS JAVAC_ARGS...      (@argfiles work as with the javac launcher)
  */
 public final class JavacRounds {
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         int rounds = Integer.parseInt(args[0]);
         String[] javacArgs = Arrays.copyOfRange(args, 1, args.length);
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        for (int r = 1; r <= rounds; r++) {
-            long start = System.nanoTime();
+        Rounds.repeat(rounds, () -> {
             int status = javac.run(null, null, null, javacArgs);
             if (status != 0) {
-                System.out.println("JavacRounds: javac exited " + status + " in round " + r);
+                System.out.println("JavacRounds: javac exited " + status);
                 System.exit(1);
             }
-            System.out.printf("round %d: %.1f ms%n", r, (System.nanoTime() - start) / 1e6);
-        }
+            return status;
+        });
         System.out.println("JavacRounds done: rounds=" + rounds);
     }
 }
