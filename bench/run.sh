@@ -279,8 +279,8 @@ for w in "${WL[@]}"; do
   fi
 done
 
-# Only the classes of the workloads: others in bench/java belong to other scripts (Soak
-# needs tests/java
+# Only the classes of the workloads: others in bench/java belong to other scripts (Soak.java
+# needs tests/java).
 CLASSES=$ROOT/build/bench/classes-$JDK_NAME
 BENCH_JAVA=(bench/java/{Rounds,CpuWork,AllocWork,ThreadsWork,JavacRounds,AntRounds}.java)
 if [[ ! -f "$CLASSES/.stamp" || -n "$(find "${BENCH_JAVA[@]}" -newer "$CLASSES/.stamp")" ]]; then
