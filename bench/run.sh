@@ -127,7 +127,7 @@ stats() {
       if (n == 0) { print "-"; exit }
       min = start[1]; max = start[1]
       for (i = 2; i <= n; i++) { if (start[i] < min) min = start[i]; if (start[i] > max) max = start[i] }
-      printf "%.3f %.2f %.2f %d %.2f %d %.2f %s %d %s %s %s %s\n", median(start, n), min, max, median(rss, n),
+      printf "%.3f %.3f %.3f %d %.2f %d %.2f %s %d %s %s %s %s\n", median(start, n), min, max, median(rss, n),
         median(cpu, n), n, median(oth, n), median(quiet, q + 0), q + 0, median(steady, s + 0),
         k ? samples : "-", k ? failed : "-", median(share, k + 0)
     }' "$TSV"
@@ -156,7 +156,7 @@ table() {
       fi
       read -r st min max rss cpu n others qst qn steady samples failed share <<<"$(stats "$w" "$name")"
       [[ "$st" == "-" ]] && { echo "| $w | $name | no runs | | | | | | | | | | | |"; continue; }
-      printf '| %s | %s | %.2f | %s | %s–%s | %s | %s: %s | %s | %s | %d | %s | %.1f | %s | %s |\n' "$w" "$name" "$st" \
+      printf '| %s | %s | %.2f | %s | %.2f–%.2f | %s | %s: %s | %s | %s | %d | %s | %.1f | %s | %s |\n' "$w" "$name" "$st" \
         "$(ratio "$st" "$bst")" "$min" "$max" "$(ratio "$min" "$bmin")" "$qn" "$(ratio "$qst" "$bq")" \
         "$(num "$steady" %.0f)" "$(ratio "$steady" "$bsteady")" \
         $((rss / 1024)) "$(ratio "$rss" "$brss")" "$cpu" "$(ratio "$cpu" "$bcpu")" "$others"
