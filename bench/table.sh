@@ -41,7 +41,7 @@ MODES="cpu=samples,interval=10;cpu=times;heap=sites;heap=sites,view=all"
 TIMEOUT=3600
 OUT=build/bench/table.md
 PASS=()
-COMMAND="bench/table.sh $*"
+COMMAND="bench/table.sh$(printf ' %q' "$@")"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --install) INSTALL=1 ;;
