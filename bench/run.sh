@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
 # bench/run.sh: measures what the agent costs, against the same run without it.
 #
-#   bench/run.sh [--jdk DIR] [--runs N] [--workloads javac,cpu,alloc,threads]
-#                [--modes "cpu=samples,interval=10;heap=sites"] [--jfr] [--out FILE]
-#                [--warmup N] [--timeout S] [--agent PATH] [--java-opts "OPTS"]
+#   bench/run.sh [--jdk DIR] [--runs N] [--rounds N] [--workloads javac,cpu,alloc,threads]
+#                [--modes "cpu=samples,interval=10;heap=sites"] [--jfr] [--asprof LIB]
+#                [--out FILE] [--warmup N] [--timeout S] [--agent PATH] [--java-opts "OPTS"]
 #                [--quiet-wait S] [--busy CPUS] [--alloc-args "THREADS ROUNDS"]
 #   bench/run.sh --report FILE.tsv [--busy CPUS]     (the table again, from earlier runs)
 #
-# Workloads: javac (javac compiling the generated corpus, build/bench/corpus), cpu, alloc,
-# threads (bench/java/*Work.java). For each workload it runs one discarded warm-up without
-# the agent, then N rounds of: baseline (no agent), each mode, and JFR when --jfr is given,
+# Workloads: javac (javac compiling the generated corpus, build/bench/corpus), commons-lang
+# (javac compiling Apache Commons Lang 3, from Debian's source package), java.time (javac
+# compiling the JDK's own java.time sources), rhino (Debian's Rhino running
+# bench/js/RhinoWork.js), ant (Debian's Ant building ~100 files, bench/ant/build.xml), cpu,
+# alloc, threads (bench/java/*Work.java); bench/inputs.sh says what each needs from Debian.
+# For each workload it runs one discarded warm-up without
+# the agent, then N rounds of: baseline (no agent), each mode, JFR when --jfr is given and
+# async-profiler when --asprof names its library,
 # in that order, so that every configuration sees the same drift in machine load.
 # Every run is checked: exit status 0, the workload's own "done" line, and for agent and
 # JFR runs a non-empty output file in a per-run temporary directory (removed afterwards).
 # A configuration with one failed run is reported as FAILED, never as a number.
+#
+# Start-up and steady state: with --rounds N (default 1), each run does the workload's work
+# N times in one JVM (javac and ant through bench/java/JavacRounds and AntRounds), as a
+# server would, and the workload prints each round's time. "start-up" is then the run's wall
+# time less rounds 2..N (JVM start, round 1, and the agent's work at exit), and "steady" the
+# median of the last half of the rounds (rounds 3-5 of 5): the cost once the JIT is done.
+# threads does one round whatever N is.
 #
 # The machine is shared, so before each run it waits up to --quiet-wait seconds (default 10,
 # and 120 in all) for the other processes to use less than --busy CPUs (default 0.5). The
@@ -22,8 +34,13 @@
 # work used less than --busy CPUs), with how many runs of the mode were quiet: the two
 # suffer least from such work.
 #
+# Runs of cpu=samples modes also count the samples of the text profile and those whose
+# stack walk failed ([walk_failed].*), for a second table: the failure share, and the
+# samples times the interval against the process's CPU time.
+#
 # Output: a Markdown table on stdout and in FILE (default build/bench/results-<jdk>.md),
-# every run in FILE.tsv, and the logs of failed runs in build/bench/logs/.
+# headed by the commit and whether the tree was clean, every run in FILE.tsv, and the logs
+# of failed runs in build/bench/logs/.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -35,6 +52,8 @@ usage() {
 
 JDK=""
 RUNS=5
+ROUNDS=1
+ASPROF=""
 WORKLOADS="javac,cpu,alloc,threads"
 MODES="cpu=samples,interval=10"
 JFR=0
@@ -51,6 +70,8 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --jdk) JDK=${2:?}; shift ;;
     --runs) RUNS=${2:?}; shift ;;
+    --rounds) ROUNDS=${2:?}; shift ;;
+    --asprof) ASPROF=${2:?}; shift ;;
     --workloads) WORKLOADS=${2:?}; shift ;;
     --modes) MODES=${2-}; shift ;;
     --jfr) JFR=1 ;;
@@ -71,15 +92,23 @@ done
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "--runs wants a positive number"
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "--rounds wants a positive number"
 [[ "$WARMUP" =~ ^[0-9]+$ ]] || die "--warmup wants a number"
 [[ "$TIMEOUT" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds"
 [[ "$QUIET_WAIT" =~ ^[0-9]+$ ]] || die "--quiet-wait wants a number of seconds"
 [[ "$BUSY" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--busy wants a number of CPUs"
 
 # --- the table ----------------------------------------------------------------------------
-# stats WORKLOAD MODE: "median_wall min max median_rss_kb median_cpu n median_others
-# quiet_median_wall quiet_n" from the TSV; the quiet runs are those during which other work
-# used less than BUSY CPUs.
+# TSV columns: 1 jdk, 2 workload, 3 mode, 4 run, 5 wall_s, 6 maxrss_kb, 7 user_s, 8 sys_s,
+# 9 others_cpus, 10 startup_s, 11 steady_ms, 12 samples, 13 walk_failed, 14 rounds_ms
+# (a TSV of an earlier version has 9: its start-up is the wall time, it has no steady state).
+TSV_HEADER=$'jdk\tworkload\tmode\trun\twall_s\tmaxrss_kb\tuser_s\tsys_s\tothers_cpus\tstartup_s\tsteady_ms\tsamples\twalk_failed\trounds_ms'
+
+# stats WORKLOAD MODE: "median_startup min max median_rss_kb median_cpu n median_others
+# quiet_median_startup quiet_n median_steady_ms samples walk_failed median_sampled_cpu_share"
+# from the TSV; the quiet runs are those during which other work used less than BUSY CPUs;
+# samples and walk_failed are sums over the runs, the sampled share is samples x interval
+# over the process's CPU time, a median of the runs ("-" where a number is missing).
 stats() {
   awk -F'\t' -v w="$1" -v m="$2" -v busy="$BUSY" '
     function median(a, n,   i, j, t) {
@@ -87,42 +116,62 @@ stats() {
       for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
       return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
+    BEGIN { iv = 10; if (match(m, /interval=[0-9]+/)) iv = substr(m, RSTART + 9, RLENGTH - 9) }
     NR > 1 && $2 == w && $3 == m {
-      n++; wall[n] = $5; rss[n] = $6; cpu[n] = $7 + $8; oth[n] = $9
-      if ($9 < busy) { q++; quiet[q] = $5 }
+      n++; start[n] = (NF >= 10 && $10 != "-") ? $10 : $5; rss[n] = $6; cpu[n] = $7 + $8; oth[n] = $9
+      if ($9 < busy) { q++; quiet[q] = start[n] }
+      if (NF >= 11 && $11 != "-") { s++; steady[s] = $11 }
+      if (NF >= 13 && $12 != "-") { samples += $12; failed += $13; k++; share[k] = cpu[n] > 0 ? $12 * iv / 1000 / cpu[n] : 0 }
     }
     END {
       if (n == 0) { print "-"; exit }
-      min = wall[1]; max = wall[1]
-      for (i = 2; i <= n; i++) { if (wall[i] < min) min = wall[i]; if (wall[i] > max) max = wall[i] }
-      printf "%.3f %.2f %.2f %d %.2f %d %.2f %s %d\n", median(wall, n), min, max, median(rss, n), median(cpu, n), n,
-        median(oth, n), median(quiet, q + 0), q + 0
+      min = start[1]; max = start[1]
+      for (i = 2; i <= n; i++) { if (start[i] < min) min = start[i]; if (start[i] > max) max = start[i] }
+      printf "%.3f %.3f %.3f %d %.2f %d %.2f %s %d %s %s %s %s\n", median(start, n), min, max, median(rss, n),
+        median(cpu, n), n, median(oth, n), median(quiet, q + 0), q + 0, median(steady, s + 0),
+        k ? samples : "-", k ? failed : "-", median(share, k + 0)
     }' "$TSV"
 }
 
 # ratio A B: A/B as "1.23x", or "–" when either is missing.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || a == "" || b == "" || b == 0) print "–"; else printf "%.2fx", a / b }'; }
 
-# table: the Markdown table of WL x CFG_NAME from the TSV (FAILED rows say why).
+# num X FORMAT: X in FORMAT, or "–" when missing.
+num() { awk -v x="$1" -v f="$2" 'BEGIN { if (x == "-" || x == "") print "–"; else printf f, x }'; }
+
+# table: the Markdown table of WL x CFG_NAME from the TSV (FAILED rows say why), and the
+# table of the cpu=samples runs' samples when there are any.
 table() {
-  echo "| workload | mode | median wall s | ratio | min–max s | min ratio | quiet runs: ratio | median peak RSS MiB | RSS ratio | median CPU s | CPU ratio | others' CPUs |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-  local w ci name wall min max rss cpu n others qwall qn bwall bmin brss bcpu bq
+  echo "| workload | mode | start-up s | ratio | min–max s | min ratio | quiet runs: ratio | steady ms/round | steady ratio | median peak RSS MiB | RSS ratio | median CPU s | CPU ratio | others' CPUs |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  local w ci name st min max rss cpu n others qst qn steady samples failed share
+  local bst bmin brss bcpu bq bsteady sampled=""
   for w in "${WL[@]}"; do
-    read -r bwall bmin _ brss bcpu _ _ bq _ <<<"$(stats "$w" baseline)"
+    read -r bst bmin _ brss bcpu _ _ bq _ bsteady _ <<<"$(stats "$w" baseline)"
     for ci in "${!CFG_NAME[@]}"; do
       name=${CFG_NAME[$ci]}
       if [[ -n "${FAILED[$w|$ci]:-}" ]]; then
-        echo "| $w | $name | FAILED: ${FAILED[$w|$ci]} | | | | | | | | | |"
+        echo "| $w | $name | FAILED: ${FAILED[$w|$ci]} | | | | | | | | | | | |"
         continue
       fi
-      read -r wall min max rss cpu n others qwall qn <<<"$(stats "$w" "$name")"
-      [[ "$wall" == "-" ]] && { echo "| $w | $name | no runs | | | | | | | | | |"; continue; }
-      printf '| %s | %s | %.2f | %s | %s–%s | %s | %s: %s | %d | %s | %.1f | %s | %s |\n' "$w" "$name" "$wall" \
-        "$(ratio "$wall" "$bwall")" "$min" "$max" "$(ratio "$min" "$bmin")" "$qn" "$(ratio "$qwall" "$bq")" \
+      read -r st min max rss cpu n others qst qn steady samples failed share <<<"$(stats "$w" "$name")"
+      [[ "$st" == "-" ]] && { echo "| $w | $name | no runs | | | | | | | | | | | |"; continue; }
+      printf '| %s | %s | %.2f | %s | %.2f–%.2f | %s | %s: %s | %s | %s | %d | %s | %.1f | %s | %s |\n' "$w" "$name" "$st" \
+        "$(ratio "$st" "$bst")" "$min" "$max" "$(ratio "$min" "$bmin")" "$qn" "$(ratio "$qst" "$bq")" \
+        "$(num "$steady" %.0f)" "$(ratio "$steady" "$bsteady")" \
         $((rss / 1024)) "$(ratio "$rss" "$brss")" "$cpu" "$(ratio "$cpu" "$bcpu")" "$others"
+      [[ "$samples" != "-" && -n "$samples" ]] &&
+        sampled+="| $w | $name | $samples | $(awk -v f="$failed" -v s="$samples" 'BEGIN { printf "%.1f%%", s ? 100 * f / s : 0 }') | $(num "$share" %.2f) |"$'\n'
     done
   done
+  if [[ -n "$sampled" ]]; then
+    echo
+    echo "cpu=samples: samples of all runs, the share whose stack walk failed, and samples x interval / process CPU time (median of the runs):"
+    echo
+    echo "| workload | mode | samples | walk failed | sampled / CPU time |"
+    echo "|---|---|---:|---:|---:|"
+    printf '%s' "$sampled"
+  fi
 }
 
 declare -A FAILED=()
@@ -132,8 +181,12 @@ if [[ -n "$REPORT" ]]; then
   TSV=$REPORT
   mapfile -t WL < <(awk -F'\t' 'NR > 1 && !seen[$2]++ { print $2 }' "$TSV")
   mapfile -t CFG_NAME < <(awk -F'\t' 'NR > 1 && !seen[$3]++ { print $3 }' "$TSV")
-  echo "### $(awk -F'\t' 'NR == 2 { print $1 }' "$TSV") (from $TSV)"
-  echo
+  if [[ -f "${TSV%.tsv}" ]]; then
+    sed '/^| workload/,$d' "${TSV%.tsv}"
+  else
+    echo "### $(awk -F'\t' 'NR == 2 { print $1 }' "$TSV") (from $TSV)"
+    echo
+  fi
   table
   exit 0
 fi
@@ -151,8 +204,14 @@ TSV="$OUT.tsv"
 
 IFS=',' read -r -a WL <<<"$WORKLOADS"
 for w in "${WL[@]}"; do
-  case "$w" in javac|cpu|alloc|threads) ;; *) die "unknown workload '$w' (javac, cpu, alloc, threads)" ;; esac
+  case "$w" in
+    javac|commons-lang|java.time|rhino|ant|cpu|alloc|threads) ;;
+    *) die "unknown workload '$w' (javac, commons-lang, java.time, rhino, ant, cpu, alloc, threads)" ;;
+  esac
 done
+. "$ROOT/bench/inputs.sh"
+MISSING=$(missing_packages "${WL[@]}")
+[[ -z "$MISSING" ]] || die "these workloads need Debian packages: apt-get install -y $MISSING (or bench/table.sh --install as root)"
 
 # Configurations: index 0 is the baseline; KIND is base, agent or jfr.
 CFG_NAME=("baseline"); CFG_KIND=("base"); CFG_ARG=("")
@@ -167,6 +226,11 @@ if [[ -n "$MODES" ]]; then
 fi
 if [[ $JFR -eq 1 ]]; then
   CFG_NAME+=("JFR settings=profile"); CFG_KIND+=("jfr"); CFG_ARG+=("profile")
+fi
+if [[ -n "$ASPROF" ]]; then
+  [[ -f "$ASPROF" ]] || die "--asprof: no such library: $ASPROF"
+  [[ "$ASPROF" == /* ]] || ASPROF="$ROOT/$ASPROF"
+  CFG_NAME+=("async-profiler itimer 10ms"); CFG_KIND+=("asprof"); CFG_ARG+=("$ASPROF")
 fi
 
 # --- helpers, corpus and workload classes ------------------------------------------------
@@ -193,16 +257,38 @@ fi
 CORPUS_FILES=$(wc -l <"$CORPUS/sources.txt")
 CORPUS_LINES=$(cd "$CORPUS" && xargs cat <sources.txt | wc -l)
 
-CLASSES=$ROOT/build/bench/classes-$JDK_NAME
-if [[ ! -f "$CLASSES/.stamp" || -n "$(find bench/java -name '*.java' -newer "$CLASSES/.stamp")" ]]; then
-  rm -rf "$CLASSES"; mkdir -p "$CLASSES"
-  "$JDK/bin/javac" -nowarn -d "$CLASSES" bench/java/*.java || die "javac of bench/java failed"
-  touch "$CLASSES/.stamp"
-fi
-
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hprof-bench-XXXXXX")
 RUNNING=""
 trap 'rm -rf "$WORK"' EXIT
+
+# The other inputs (bench/inputs.sh), and what each is, for the table's header.
+# A workload whose input cannot be had is a FAILED row that says why.
+declare -A INPUT=() UNAVAILABLE=()
+INPUTS_NOTE=""
+for w in "${WL[@]}"; do
+  case "$w" in
+    commons-lang) INPUT[$w]=$(prepare_commons_lang) || UNAVAILABLE[$w]="no commons-lang sources (apt-get source failed)" ;;
+    java.time) INPUT[$w]=$(prepare_java_time "$JDK" 2>"$WORK/why") || UNAVAILABLE[$w]=$(tail -n 1 "$WORK/why") ;;
+    ant) INPUT[$w]=$(prepare_ant "$ROOT/build/bench/gen-corpus") || UNAVAILABLE[$w]="cannot make the ant input" ;;
+    rhino) INPUTS_NOTE+=" rhino: $(dpkg-query -W -f '${Package} ${Version}' rhino 2>/dev/null || echo "$RHINO_JAR"), bench/js/RhinoWork.js." ;;
+  esac
+  [[ -n "${UNAVAILABLE[$w]:-}" ]] && INPUT[$w]="" && echo "run.sh: $w: ${UNAVAILABLE[$w]}" >&2
+  if [[ -n "${INPUT[$w]:-}" ]]; then
+    INPUTS_NOTE+=" $w: $(cat "${INPUT[$w]}/origin"), $(wc -l <"${INPUT[$w]}/sources.txt") files, $(cd "${INPUT[$w]}" && xargs cat <sources.txt | wc -l) lines."
+    [[ "$w" == ant ]] && INPUTS_NOTE="${INPUTS_NOTE%.}, $(dpkg-query -W -f '${Package} ${Version}' ant 2>/dev/null)."
+  fi
+done
+
+# Only the classes of the workloads: others in bench/java belong to other scripts (Soak.java
+# needs tests/java).
+CLASSES=$ROOT/build/bench/classes-$JDK_NAME
+BENCH_JAVA=(bench/java/{Rounds,CpuWork,AllocWork,ThreadsWork,JavacRounds,AntRounds}.java)
+if [[ ! -f "$CLASSES/.stamp" || -n "$(find "${BENCH_JAVA[@]}" -newer "$CLASSES/.stamp")" ]]; then
+  rm -rf "$CLASSES"; mkdir -p "$CLASSES"
+  "$JDK/bin/javac" -nowarn -d "$CLASSES" "${BENCH_JAVA[@]}" || die "javac of bench/java failed"
+  touch "$CLASSES/.stamp"
+fi
+
 trap '[[ -n "$RUNNING" ]] && kill -TERM "$RUNNING" 2>/dev/null; wait; exit 130' INT TERM
 
 # --- one run ------------------------------------------------------------------------------
@@ -248,18 +334,23 @@ run_one() {
   case "$kind" in
     agent) jvm+=("-agentpath:$AGENT=${CFG_ARG[$ci]},file=$dir/hprof.out"); expect="$dir/hprof.out" ;;
     jfr) jvm+=("-XX:StartFlightRecording=filename=$dir/rec.jfr,settings=${CFG_ARG[$ci]}"); expect="$dir/rec.jfr" ;;
+    asprof) jvm+=("-agentpath:${CFG_ARG[$ci]}=start,event=itimer,interval=10ms,collapsed,file=$dir/prof.txt")
+      expect="$dir/prof.txt" ;;
   esac
-  local -a cmd
-  local cwd="$dir" done_re
+  local -a cmd=("$JDK/bin/java" "${jvm[@]}")
+  local cwd="$dir" done_re="Work done:" in=${INPUT[$w]:-}
+  local -a javac=("$JDK/bin/java" "${jvm[@]}" -cp "$CLASSES" JavacRounds "$ROUNDS" -nowarn -encoding UTF-8 -d "$dir/classes")
   case "$w" in
-    javac)
-      cmd=("$JDK/bin/javac")
-      for o in "${jvm[@]}"; do cmd+=("-J$o"); done
-      cmd+=(-nowarn -encoding UTF-8 -d "$dir/classes" "@$CORPUS/sources.txt")
-      cwd=$CORPUS ;;
-    cpu) cmd=("$JDK/bin/java" "${jvm[@]}" -cp "$CLASSES" CpuWork) ;;
-    alloc) cmd=("$JDK/bin/java" "${jvm[@]}" -cp "$CLASSES" AllocWork $ALLOC_ARGS) ;;
-    threads) cmd=("$JDK/bin/java" "${jvm[@]}" -cp "$CLASSES" ThreadsWork) ;;
+    javac) cmd=("${javac[@]}" "@$CORPUS/sources.txt"); cwd=$CORPUS; done_re="JavacRounds done:" ;;
+    commons-lang) cmd=("${javac[@]}" "@$in/sources.txt"); cwd=$in; done_re="JavacRounds done:" ;;
+    java.time) cmd=("${javac[@]}" --patch-module "java.base=$in/java.base" "@$in/sources.txt"); cwd=$in
+      done_re="JavacRounds done:" ;;
+    rhino) cmd+=(-cp "$RHINO_JAR" org.mozilla.javascript.tools.shell.Main "$ROOT/bench/js/RhinoWork.js" "$ROUNDS") ;;
+    ant) cmd+=(-cp "$ANT_LIB/ant.jar:$ANT_LIB/ant-launcher.jar:$CLASSES" AntRounds "$ROUNDS" "$in/build.xml" all)
+      done_re="AntRounds done:" ;;
+    cpu) cmd+=(-cp "$CLASSES" CpuWork 4 8000 "$ROUNDS") ;;
+    alloc) cmd+=(-cp "$CLASSES" AllocWork ${ALLOC_ARGS:-2 6000000} "$ROUNDS") ;;
+    threads) cmd+=(-cp "$CLASSES" ThreadsWork) ;;
   esac
   wait_quiet || echo "  (other work keeps $BUSY CPUs or more busy: running anyway)" >&2
   "$RUNSTAT" -t "$TIMEOUT" -o "$dir/stat" -C "$cwd" -- "${cmd[@]}" >"$dir/log" 2>&1 &
@@ -274,7 +365,7 @@ run_one() {
     why="exit status $status"; [[ "$status" == 124 ]] && why="timed out after ${TIMEOUT}s"
   elif [[ "$w" == javac && ! -f "$dir/classes/corpus/app/Main.class" ]]; then
     why="javac wrote no classes"
-  elif [[ "$w" != javac ]] && ! grep -q 'Work done:' "$dir/log"; then
+  elif ! grep -q "$done_re" "$dir/log"; then
     why="the workload did not finish"
   elif [[ -n "$expect" && ! -s "$expect" ]]; then
     why="no output file written"
@@ -291,14 +382,61 @@ run_one() {
   else
     printf '  %-8s %-28s %-7s %7.2f s %6d MiB  cpu %6.2f s  others %4.2f CPUs\n' "$w" "$name" "$label" "$wall" \
       $((rss / 1024)) "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$others" >&2
-    [[ "$label" == warmup* ]] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-      "$JDK_NAME" "$w" "$name" "$label" "$wall" "$rss" "$user" "$sys" "$others" >>"$TSV"
+    [[ "$label" == warmup* ]] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+      "$JDK_NAME" "$w" "$name" "$label" "$wall" "$rss" "$user" "$sys" "$others" \
+      "$(round_times "$wall" <"$dir/log")" "$(sample_counts "$kind" "$expect")" \
+      "$(sed -n 's/^round [0-9]*: \([0-9.]*\) ms$/\1/p' "$dir/log" | paste -sd, | grep . || echo -)" >>"$TSV"
   fi
   rm -rf "$dir"
 }
 
+# tree_note: the commit and whether the tree is clean, and the agent's build time: a table
+# from a dirty tree, or from an agent built before the last commit that changed src/, says so.
+tree_note() {
+  local commit changed agent_time
+  commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) || { echo "not a git tree"; return; }
+  changed=$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null | wc -l)
+  agent_time=$(date -u -r "$AGENT" '+%Y-%m-%d %H:%M UTC' 2>/dev/null || echo missing)
+  if ((changed == 0)); then
+    printf 'commit %s, clean tree' "$commit"
+  else
+    printf 'commit %s, DIRTY tree (%d uncommitted changes: not what the commit holds)' "$commit" "$changed"
+  fi
+  printf ', agent %s built %s' "${AGENT#"$ROOT"/}" "$agent_time"
+  if [[ -f "$AGENT" ]] && (( $(stat -c %Y "$AGENT") < $(git -C "$ROOT" log -1 --format=%ct -- src) )); then
+    printf ' (before the last commit to src/: rebuild)'
+  fi
+}
+
+# round_times WALL <LOG: "startup_s<TAB>steady_ms" from the "round N: MS ms" lines of the
+# log, ahead of the rounds' times joined by commas for the TSV's last column ("-" for none).
+round_times() {
+  awk -v wall="$1" '
+    /^round [0-9]+: [0-9.]+ ms$/ { n++; t[n] = $3 }
+    END {
+      if (n < 2) { printf "%.3f\t-", wall; exit }
+      later = 0; for (i = 2; i <= n; i++) later += t[i]
+      k = int((n + 1) / 2); for (i = 1; i <= k; i++) s[i] = t[n - k + i]
+      for (i = 2; i <= k; i++) { v = s[i]; for (j = i - 1; j >= 1 && s[j] > v; j--) s[j + 1] = s[j]; s[j + 1] = v }
+      printf "%.3f\t%.1f", wall - later / 1000, k % 2 ? s[(k + 1) / 2] : (s[k / 2] + s[k / 2 + 1]) / 2
+    }'
+}
+
+# sample_counts KIND FILE: "samples<TAB>walk_failed" from a cpu=samples run's text profile,
+# "-<TAB>-" for other runs.
+sample_counts() {
+  if [[ "$1" == agent && -f "$2" ]] && grep -q '^CPU SAMPLES BEGIN (total = ' "$2"; then
+    awk '/^CPU SAMPLES BEGIN \(total = / { on = 1; total = $6 + 0; next }
+         /^CPU SAMPLES END/ { on = 0 }
+         on && $6 ~ /^\[walk_failed\]/ { failed += $4 }
+         END { printf "%d\t%d", total, failed }' "$2"
+  else
+    printf -- '-\t-'
+  fi
+}
+
 # --- the runs -----------------------------------------------------------------------------
-printf 'jdk\tworkload\tmode\trun\twall_s\tmaxrss_kb\tuser_s\tsys_s\tothers_cpus\n' >"$TSV"
+echo "$TSV_HEADER" >"$TSV"
 if [[ ${#CFG_NAME[@]} -gt 1 && " ${CFG_KIND[*]} " == *" agent "* && ! -f "$AGENT" ]]; then
   for w in "${WL[@]}"; do
     for ci in "${!CFG_NAME[@]}"; do
@@ -307,10 +445,15 @@ if [[ ${#CFG_NAME[@]} -gt 1 && " ${CFG_KIND[*]} " == *" agent "* && ! -f "$AGENT
   done
   echo "run.sh: $AGENT is missing: agent modes are not run (run make)" >&2
 fi
+for w in "${!UNAVAILABLE[@]}"; do
+  for ci in "${!CFG_NAME[@]}"; do FAILED["$w|$ci"]=${UNAVAILABLE[$w]}; done
+done
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+TREE_NOTE=$(tree_note)
 START=$(date +%s)
-echo "bench: $JDK_NAME ($JDK_VERSION), $RUNS rounds, corpus $CORPUS_FILES files / $CORPUS_LINES lines" >&2
+echo "bench: $JDK_NAME ($JDK_VERSION), $RUNS runs of $ROUNDS round(s), corpus $CORPUS_FILES files / $CORPUS_LINES lines" >&2
 for w in "${WL[@]}"; do
+  [[ -n "${UNAVAILABLE[$w]:-}" ]] && continue
   for ((i = 1; i <= WARMUP; i++)); do run_one "$w" 0 "warmup$i"; done
   for ((r = 1; r <= RUNS; r++)); do
     for ci in "${!CFG_NAME[@]}"; do
@@ -325,9 +468,9 @@ LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 {
   echo "### $JDK_NAME ($JDK_VERSION)"
   echo
-  echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $RUNS alternating rounds after $WARMUP warm-up," \
-       "load average ${LOAD_BEFORE// /\/} before, ${LOAD_AFTER// /\/} after, ${ELAPSED}s in all." \
-       "javac corpus: $CORPUS_FILES files, $CORPUS_LINES lines."
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $TREE_NOTE, $(nproc) cores, $RUNS alternating runs after $WARMUP warm-up," \
+       "$ROUNDS round(s) of work in each run, load average ${LOAD_BEFORE// /\/} before," \
+       "${LOAD_AFTER// /\/} after, ${ELAPSED}s in all. javac corpus: $CORPUS_FILES files, $CORPUS_LINES lines.$INPUTS_NOTE"
   echo
   table
 } >"$OUT"

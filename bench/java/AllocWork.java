@@ -12,7 +12,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * and each thread keeps a bounded cache map. The checksum printed at the end does not depend
  * on scheduling.
  *
- *   java AllocWork [THREADS (default 2)] [ROUNDS_PER_THREAD (default 6000000)]
+ *   java AllocWork [THREADS (default 2)] [ROUNDS_PER_THREAD (default 6000000)] [REPEATS (default 1)]
+ *
+ * With REPEATS, the whole run repeats that many times in one JVM and each repeat prints
+ * "round N: MS ms" (bench/run.sh takes the cost after warm-up from the last ones).
  */
 public final class AllocWork {
     static final class Node {
@@ -107,9 +110,8 @@ public final class AllocWork {
         return check;
     }
 
-    public static void main(String[] args) throws InterruptedException {
-        int threads = args.length > 0 ? Integer.parseInt(args[0]) : 2;
-        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 6_000_000;
+    /** One round: THREADS threads of ROUNDS allocation loops each; returns their checksum. */
+    static long round(int threads, int rounds) throws InterruptedException {
         AtomicLong checksum = new AtomicLong();
         Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++) {
@@ -120,6 +122,14 @@ public final class AllocWork {
         for (Thread w : workers) {
             w.join();
         }
+        return checksum.get();
+    }
+
+    public static void main(String[] args) throws Exception {
+        int threads = args.length > 0 ? Integer.parseInt(args[0]) : 2;
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 6_000_000;
+        int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        long checksum = Rounds.repeat(repeats, () -> round(threads, rounds));
         int kept = 0;
         for (int i = 0; i < RING.length(); i++) {
             if (RING.get(i) != null) {
@@ -127,6 +137,6 @@ public final class AllocWork {
             }
         }
         System.out.println("AllocWork done: threads=" + threads + " rounds=" + rounds + " kept=" + kept
-                + " checksum=" + checksum.get());
+                + " checksum=" + checksum);
     }
 }

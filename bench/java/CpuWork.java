@@ -8,7 +8,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * by several threads through a counter. The total work does not depend on the thread count or
  * on scheduling, and the checksum printed at the end is always the same.
  *
- *   java CpuWork [THREADS (default 4)] [UNITS (default 8000)]
+ *   java CpuWork [THREADS (default 4)] [UNITS (default 8000)] [ROUNDS (default 1)]
+ *
+ * With ROUNDS, the same work runs that many times in one JVM and each round prints
+ * "round N: MS ms", so that bench/run.sh can tell the cost after warm-up from the start-up one.
  */
 public final class CpuWork {
     interface Shape {
@@ -124,9 +127,8 @@ public final class CpuWork {
         return descend(depth - 1, unit) + depth;
     }
 
-    public static void main(String[] args) throws InterruptedException {
-        int threads = args.length > 0 ? Integer.parseInt(args[0]) : 4;
-        int units = args.length > 1 ? Integer.parseInt(args[1]) : 8000;
+    /** One round: UNITS work units shared by THREADS threads; returns their checksum. */
+    static long round(int threads, int units) throws InterruptedException {
         AtomicInteger next = new AtomicInteger();
         AtomicLong checksum = new AtomicLong();
         Thread[] workers = new Thread[threads];
@@ -143,6 +145,14 @@ public final class CpuWork {
         for (Thread w : workers) {
             w.join();
         }
-        System.out.println("CpuWork done: units=" + units + " threads=" + threads + " checksum=" + checksum.get());
+        return checksum.get();
+    }
+
+    public static void main(String[] args) throws Exception {
+        int threads = args.length > 0 ? Integer.parseInt(args[0]) : 4;
+        int units = args.length > 1 ? Integer.parseInt(args[1]) : 8000;
+        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        long checksum = Rounds.repeat(rounds, () -> round(threads, units));
+        System.out.println("CpuWork done: units=" + units + " threads=" + threads + " checksum=" + checksum);
     }
 }
