@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/fd_io.h"
 #include "util/log.h"
 
 #define FLUSH_THRESHOLD (256 * 1024)
@@ -41,7 +42,7 @@ static void init(struct output *o, int fd, bool is_socket, const char *name)
  */
 static int open_new(const char *path, bool text, char **chosen)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0 || errno != EEXIST) return fd;
     size_t plen = strlen(path), cut = plen;
     const char *suffix = "";
@@ -60,7 +61,7 @@ static int open_new(const char *path, bool text, char **chosen)
     for (int i = 0; i < 1000; i++) {
         if (i == 0) snprintf(name, n, "%.*s.%d%s", (int)cut, path, (int)getpid(), suffix);
         else snprintf(name, n, "%.*s.%d-%d%s", (int)cut, path, (int)getpid(), i, suffix);
-        fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd >= 0) {
             *chosen = name;
             return fd;
@@ -75,12 +76,13 @@ int output_open_file(struct output *o, const char *path, bool text, bool force, 
                      char *err, size_t errlen)
 {
     *chosen_name = NULL;
-    int fd = force ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+    int fd = force ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
                    : open_new(path, text, chosen_name);
     if (fd < 0) {
         snprintf(err, errlen, "Cannot open file %s for writing: %s", path, strerror(errno));
         return -1;
     }
+    fd_make_private(fd);     /* a heap dump holds the program's secrets; force=y keeps an old file's mode */
     init(o, fd, false, *chosen_name ? *chosen_name : path);
     return 0;
 }
