@@ -451,6 +451,7 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
     }
     /* The file's name is a String in the dump: it and its characters are left out. */
     jstring file = (*jni)->NewStringUTF(jni, path);
+    if (!file) (*jni)->ExceptionClear(jni);     /* an OutOfMemoryError: the heap is walked instead */
     jobject hidden[2] = {file, file ? string_value(jni, file) : NULL};
     dump_heap_fn dump = native_dumper(h);
     bool done = false;
