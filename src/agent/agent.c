@@ -62,13 +62,15 @@ static jthread start_thread(struct host *h, JNIEnv *jni, const char *name, jvmti
         a->own_threads[n] = global;
         atomic_store_explicit(&a->nown_threads, n + 1, memory_order_release);
     }
+    /* Started under the lock, so that a thread that could not start gives its slot back
+     * (the last one) before another starter takes the next. */
+    bool started = n < AGENT_MAX_THREADS &&
+                   (*h->jvmti)->RunAgentThread(h->jvmti, thread, run, arg, JVMTI_THREAD_MAX_PRIORITY) == JVMTI_ERROR_NONE;
+    if (n < AGENT_MAX_THREADS && !started) atomic_store_explicit(&a->nown_threads, n, memory_order_release);
     pthread_mutex_unlock(&a->own_lock);
-    if (n >= AGENT_MAX_THREADS) {
-        (*jni)->DeleteGlobalRef(jni, global);
-        return NULL;
-    }
-    if ((*h->jvmti)->RunAgentThread(h->jvmti, thread, run, arg, JVMTI_THREAD_MAX_PRIORITY) != JVMTI_ERROR_NONE)
-        return NULL;
+    /* A reader may still compare with a slot given back: its reference stays, for good. */
+    if (n >= AGENT_MAX_THREADS) (*jni)->DeleteGlobalRef(jni, global);
+    if (!started) return NULL;
     return global;
 }
 
@@ -348,6 +350,7 @@ struct agent *agent_create(JavaVM *vm, const char *options, bool live, enum opti
     jvmtiEnv *jvmti = NULL;
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
         log_error("cannot get a JVMTI environment (JVMTI 1.2 or later is needed)");
+        free(a);
         return NULL;
     }
     a->attached = a->host.attached = live;

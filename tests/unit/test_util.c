@@ -9,6 +9,7 @@
 #include "unit.h"
 #include "util/buf.h"
 #include "util/cmap.h"
+#include "util/env.h"
 #include "util/fd_io.h"
 #include "util/names.h"
 #include "util/pacer.h"
@@ -146,6 +147,14 @@ int main(void)
 {
     test_fd_io();
     test_write_file();
+    unsetenv("HPROF_TEST_SWITCH");
+    CHECK(env_switch("HPROF_TEST_SWITCH", true) && !env_switch("HPROF_TEST_SWITCH", false), "env_switch: unset gives the default");
+    setenv("HPROF_TEST_SWITCH", "0", 1);
+    CHECK(!env_switch("HPROF_TEST_SWITCH", true), "env_switch: \"0\" is off");
+    setenv("HPROF_TEST_SWITCH", "", 1);
+    CHECK(!env_switch("HPROF_TEST_SWITCH", true), "env_switch: empty is off");
+    setenv("HPROF_TEST_SWITCH", "1", 1);
+    CHECK(env_switch("HPROF_TEST_SWITCH", false), "env_switch: \"1\" is on");
     test_pacer();
     char out[128];
     CHECK_STR(names_from_signature("Ljava/lang/String;", out, sizeof out), "java.lang.String", "class name");
