@@ -11,11 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/report_timeline.h"
 #include "sources/source.h"
+#include "sources/hotspot/vm_flags.h"
 #include "sources/jvm/virtual_threads.h"
 #include "util/collector.h"
+#include "util/fd_io.h"
 #include "util/log.h"
 
 /* Every source, in the order they start; they stop in the reverse order. */
@@ -59,13 +62,15 @@ static jthread start_thread(struct host *h, JNIEnv *jni, const char *name, jvmti
         a->own_threads[n] = global;
         atomic_store_explicit(&a->nown_threads, n + 1, memory_order_release);
     }
+    /* Started under the lock, so that a thread that could not start gives its slot back
+     * (the last one) before another starter takes the next. */
+    bool started = n < AGENT_MAX_THREADS &&
+                   (*h->jvmti)->RunAgentThread(h->jvmti, thread, run, arg, JVMTI_THREAD_MAX_PRIORITY) == JVMTI_ERROR_NONE;
+    if (n < AGENT_MAX_THREADS && !started) atomic_store_explicit(&a->nown_threads, n, memory_order_release);
     pthread_mutex_unlock(&a->own_lock);
-    if (n >= AGENT_MAX_THREADS) {
-        (*jni)->DeleteGlobalRef(jni, global);
-        return NULL;
-    }
-    if ((*h->jvmti)->RunAgentThread(h->jvmti, thread, run, arg, JVMTI_THREAD_MAX_PRIORITY) != JVMTI_ERROR_NONE)
-        return NULL;
+    /* A reader may still compare with a slot given back: its reference stays, for good. */
+    if (n >= AGENT_MAX_THREADS) (*jni)->DeleteGlobalRef(jni, global);
+    if (!started) return NULL;
     return global;
 }
 
@@ -142,21 +147,70 @@ static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread threa
         if (SOURCES[i]->class_prepare && SOURCES[i]->wanted(h->opt)) SOURCES[i]->class_prepare(h, jni, thread, cls);
 }
 
-static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+/* The sources stopped, the final dump written (doe=y), the output closed: once, at VM
+ * death or at an OutOfMemoryError exit. false when the thread was writing a dump itself
+ * (an OutOfMemoryError inside it): then nothing is touched. */
+static bool finish(struct agent *a, JNIEnv *jni)
 {
-    struct host *h = host_get();
-    struct agent *a = agent_of(h);
+    struct host *h = &a->host;
+    jvmtiEnv *jvmti = h->jvmti;
     int expected = PHASE_LIVE;
-    if (!atomic_compare_exchange_strong(&h->phase, &expected, PHASE_DEAD)) return;
+    if (!atomic_compare_exchange_strong(&h->phase, &expected, PHASE_DEAD)) return true;
     /* Every stop hook runs: a source may have been started by a command (the sampler). */
     for (size_t i = NSOURCES; i-- > 0;)
         if (SOURCES[i]->stop) SOURCES[i]->stop(h, jni);
     /* A profile stopped by `hprof stop` was written then; nothing was gathered since. */
-    if (a->opt.doe && !atomic_load(&a->paused)) report_dump(&a->report, jni, DUMP_AT_EXIT);
+    if (a->opt.doe && !atomic_load(&a->paused) && !report_dump(&a->report, jni, DUMP_AT_EXIT)) return false;
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_THREAD_START, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_THREAD_END, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_DATA_DUMP_REQUEST, NULL);
     report_close(&a->report);
+    return true;
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) { finish(agent_of(host_get()), jni); }
+
+/*
+ * -XX:+ExitOnOutOfMemoryError: HotSpot would _exit(3) before it tells agents, and the
+ * profile would be lost. The agent turns the flag off at start and does what HotSpot
+ * would at the first OutOfMemoryError it reports (heap, GC overhead, array size,
+ * metaspace: every ResourceExhausted but a thread's), after the final dump: its line, on
+ * its stream, then _exit(3). A later one while the dump is written is thrown as usual,
+ * as HotSpot does after its first.
+ */
+static void JNICALL on_resource_exhausted(jvmtiEnv *jvmti, JNIEnv *jni, jint flags, const void *reserved,
+                                          const char *description)
+{
+    struct agent *a = agent_of(host_get());
+    if (!a->exit_on_oom || !(flags & JVMTI_RESOURCE_EXHAUSTED_OOM_ERROR) || (flags & JVMTI_RESOURCE_EXHAUSTED_THREADS))
+        return;
+    if (atomic_exchange(&a->oom_exiting, true)) return;
+    finish(a, jni);
+    bool shown = true, to_stderr = false;
+    vm_flags_get_bool(jvmti, "DisplayVMOutput", &shown);
+    vm_flags_get_bool(jvmti, "DisplayVMOutputToStderr", &to_stderr);
+    char line[512];
+    int n = snprintf(line, sizeof line, "Terminating due to java.lang.OutOfMemoryError: %s\n",
+                     description ? description : "Java heap space");
+    if (shown && n > 0) fd_write_all(to_stderr ? STDERR_FILENO : STDOUT_FILENO, line, strnlen(line, sizeof line));
+    _exit(3);
+}
+
+/* Takes -XX:+ExitOnOutOfMemoryError over (above) when it is on. */
+static void take_over_oom_exit(struct agent *a)
+{
+    jvmtiEnv *jvmti = a->host.jvmti;
+    bool on = false;
+    if (!vm_flags_get_bool(jvmti, "ExitOnOutOfMemoryError", &on)) {
+        log_warning("HotSpot's flags are not found: with -XX:+ExitOnOutOfMemoryError the JVM would exit on an "
+                    "OutOfMemoryError without the profile");
+        return;
+    }
+    if (!on || (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL) !=
+                   JVMTI_ERROR_NONE)
+        return;
+    a->exit_on_oom = true;
+    vm_flags_set_bool(jvmti, "ExitOnOutOfMemoryError", false);
 }
 
 /* ---- start-up ---- */
@@ -211,6 +265,8 @@ static int add_capabilities(jvmtiEnv *jvmti, const struct options *o)
     want.can_get_thread_cpu_time = have.can_get_thread_cpu_time;
     /* heap=dump: monitors owned by each thread are roots of the dump */
     if (o->heap & HEAP_DUMP) want.can_get_owned_monitor_info = have.can_get_owned_monitor_info;
+    /* -XX:+ExitOnOutOfMemoryError, taken over (on_resource_exhausted) */
+    want.can_generate_resource_exhaustion_heap_events = have.can_generate_resource_exhaustion_heap_events;
     return (*jvmti)->AddCapabilities(jvmti, &want) == JVMTI_ERROR_NONE ? 0 : -1;
 }
 
@@ -228,6 +284,7 @@ static int init_sources(struct host *h)
     cb->ThreadStart = on_thread_start;
     cb->ThreadEnd = on_thread_end;
     cb->ClassPrepare = on_class_prepare;
+    cb->ResourceExhausted = on_resource_exhausted;
     jvmtiEnv *jvmti = h->jvmti;
     /* The JVM takes what it knows of a longer table. */
     if ((*jvmti)->SetEventCallbacks(jvmti, cb, (jint)sizeof events) != JVMTI_ERROR_NONE) {
@@ -273,6 +330,7 @@ static int set_up(struct agent *a, JavaVM *vm, jvmtiEnv *jvmti)
         return -1;
     }
     a->host.net_fd = report_socket_fd(&a->report);
+    take_over_oom_exit(a);     /* last: an agent that failed to start leaves the flag as it was */
     return 0;
 }
 
@@ -292,6 +350,7 @@ struct agent *agent_create(JavaVM *vm, const char *options, bool live, enum opti
     jvmtiEnv *jvmti = NULL;
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
         log_error("cannot get a JVMTI environment (JVMTI 1.2 or later is needed)");
+        free(a);
         return NULL;
     }
     a->attached = a->host.attached = live;

@@ -29,6 +29,8 @@ struct agent {
     _Atomic bool said_missing_allocs; /* "ALLOCS needs heap=sites and timeline=", once */
     bool attached;                   /* loaded into a running JVM (Agent_OnAttach) */
     _Atomic bool paused;             /* `hprof stop`: gathering nothing, the profile written */
+    bool exit_on_oom;                /* -XX:+ExitOnOutOfMemoryError taken over (agent.c) */
+    _Atomic bool oom_exiting;        /* the first OutOfMemoryError is on its way out */
 };
 
 /*

@@ -64,7 +64,13 @@ int report_open(struct report *r, struct host *h, char *err, size_t errlen)
     r->h = h;
     r->dumps = r->view_seq = 0;
     r->top = h->opt->top;
-    pthread_mutex_init(&r->dump_lock, NULL);
+    /* Error-checking: a thread that meets an OutOfMemoryError inside a dump (the JVM's
+     * dumper, a JNI allocation) and is asked for the dump at exit learns it holds it. */
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+    pthread_mutex_init(&r->dump_lock, &attr);
+    pthread_mutexattr_destroy(&attr);
     if (open_output(r, h->opt, err, errlen) != 0) return -1;
     r->writer = h->opt->format == 'b' ? &binary_writer : &text_writer;
     r->wctx.out = &r->out;
@@ -400,12 +406,15 @@ static void flush(struct report *r)
     output_unlock(&r->out);
 }
 
-void report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
+bool report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
 {
     /* A request that comes while a dump is being written is dropped, as before;
      * the dump at exit waits for it instead, so it is never lost. */
-    if (why != DUMP_ON_SIGNAL) pthread_mutex_lock(&r->dump_lock);
-    else if (pthread_mutex_trylock(&r->dump_lock) != 0) return;
+    if (why != DUMP_ON_SIGNAL) {
+        if (pthread_mutex_lock(&r->dump_lock) != 0) return false;     /* this thread is in one */
+    } else if (pthread_mutex_trylock(&r->dump_lock) != 0) {
+        return false;
+    }
     r->view_seq = why == DUMP_AT_EXIT ? 0 : ++r->dumps;
     /* The verbose line names each section written; it is printed whole at the end
      * so that an error reported meanwhile stays on a line of its own. */
@@ -422,6 +431,7 @@ void report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
     /* Said after the lock is let go: whoever waits for this line to ask for the next
      * dump (a script, Ctrl-\ by hand) must not find this one still holding it. */
     if (o->verbose) log_plain("%s done.", said);
+    return true;
 }
 
 void report_begin_command(struct report *r, bool section)

@@ -36,8 +36,9 @@ void report_close(struct report *r);
 void report_record(struct report *r, const struct live_record *rec);
 
 /* Writes every section the options ask for, then flushes. Safe from any thread; a
- * request that comes while a dump is being written is dropped, but the one at exit. */
-void report_dump(struct report *r, JNIEnv *jni, enum dump_reason why);
+ * request that comes while a dump is being written is dropped, but the one at exit.
+ * false when nothing was written: dropped, or asked by the thread writing a dump. */
+bool report_dump(struct report *r, JNIEnv *jni, enum dump_reason why);
 
 /* Single sections, for socket commands: call them between report_begin_command and
  * report_end_command, which hold the dump lock and flush the answer. */

@@ -14,4 +14,19 @@ int fd_send_all(int fd, const void *p, size_t n);
 /* Everything readable from in, written to out; 0, or -1 with errno set. */
 int fd_copy(int in, int out);
 
+/*
+ * Files the agent makes hold a program's data (a heap dump holds every secret of it), so
+ * they are its user's alone: 0600, as HotSpot makes its dumps.
+ */
+/* Takes group's and others' bits off a regular file (one opened with O_TRUNC keeps its
+ * old mode); leaves devices and pipes alone. */
+void fd_make_private(int fd);
+/* A new 0600 file beside path with a random name (path.tmp-XXXXXX): created with O_EXCL,
+ * so a file or a link planted at the name is never opened. Its name goes to *tmp (to
+ * free). -1 with errno. */
+int fd_temp_beside(const char *path, char **tmp);
+/* n bytes into path through such a file, renamed over path once whole (a reader never
+ * sees half of it). 0, or -1 with errno set. */
+int fd_write_file(const char *path, const void *p, size_t n);
+
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/fd_io.h"
 #include "util/log.h"
 
 #define FLUSH_THRESHOLD (256 * 1024)
@@ -41,7 +42,7 @@ static void init(struct output *o, int fd, bool is_socket, const char *name)
  */
 static int open_new(const char *path, bool text, char **chosen)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0 || errno != EEXIST) return fd;
     size_t plen = strlen(path), cut = plen;
     const char *suffix = "";
@@ -60,7 +61,7 @@ static int open_new(const char *path, bool text, char **chosen)
     for (int i = 0; i < 1000; i++) {
         if (i == 0) snprintf(name, n, "%.*s.%d%s", (int)cut, path, (int)getpid(), suffix);
         else snprintf(name, n, "%.*s.%d-%d%s", (int)cut, path, (int)getpid(), i, suffix);
-        fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd >= 0) {
             *chosen = name;
             return fd;
@@ -75,17 +76,30 @@ int output_open_file(struct output *o, const char *path, bool text, bool force, 
                      char *err, size_t errlen)
 {
     *chosen_name = NULL;
-    int fd = force ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+    int fd = force ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
                    : open_new(path, text, chosen_name);
     if (fd < 0) {
         snprintf(err, errlen, "Cannot open file %s for writing: %s", path, strerror(errno));
         return -1;
     }
+    fd_make_private(fd);     /* a heap dump holds the program's secrets; force=y keeps an old file's mode */
     init(o, fd, false, *chosen_name ? *chosen_name : path);
     return 0;
 }
 
 void output_open_none(struct output *o) { init(o, -1, false, "(no file)"); }
+
+/* Whether the connected peer is this machine (127.0.0.0/8, ::1, ::ffff:127.x). */
+static bool peer_is_loopback(int fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t n = sizeof ss;
+    if (getpeername(fd, (struct sockaddr *)&ss, &n) != 0) return false;
+    if (ss.ss_family == AF_INET) return (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
+    if (ss.ss_family != AF_INET6) return false;
+    const struct in6_addr *a = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+}
 
 int output_open_socket(struct output *o, const char *host, int port, char *err, size_t errlen)
 {
@@ -117,6 +131,12 @@ int output_open_socket(struct output *o, const char *host, int port, char *err, 
         snprintf(err, errlen, "Cannot connect to %s:%d: %s", host, port, strerror(last_errno));
         return -1;
     }
+    /* The peer may exit the VM and ask for heap dumps: said, not refused (the original
+     * allowed any host). */
+    if (!peer_is_loopback(fd))
+        log_warning("net=%s:%d is not this machine: the socket is unauthenticated and unencrypted, and its peer "
+                    "can ask for heap dumps and exit the program; use it on loopback or through a tunnel",
+                    host, port);
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     char name[300];

@@ -10,6 +10,7 @@
 #include "tables/timeline.h"
 #include "tables/traces.h"
 #include "util/buf.h"
+#include "util/fd_io.h"
 
 static const char HEAD[] =
     "<!DOCTYPE html>\n<!-- The run over time, written by hprof (timeline=): one file, nothing fetched. -->\n"
@@ -113,9 +114,7 @@ int timeline_html_write(const char *path, const struct timeline_table *t, const 
     buf_put(&b, HEAD, sizeof HEAD - 1);
     data(&b, t, s, n);
     buf_put(&b, TAIL, sizeof TAIL - 1);
-    FILE *f = fopen(path, "we");
-    bool good = f && fwrite(b.data, 1, b.len, f) == b.len;
-    if (f && fclose(f) != 0) good = false;
+    bool good = fd_write_file(path, b.data, b.len) == 0;
     if (!good) snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
     buf_free(&b);
     return good ? 0 : -1;

@@ -2,11 +2,9 @@
 #include "writers/views.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "util/fd_io.h"
 
@@ -58,21 +56,8 @@ int view_write_file(const struct stack_profile *p, const struct stack_profile *b
         buf_free(&b);
         return -1;
     }
-    char *tmp = NULL;
-    int rc = -1;
-    if (asprintf(&tmp, "%s.tmp%d", path, (int)getpid()) < 0) tmp = NULL;
-    int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    } else {
-        int bad = fd_write_all(fd, b.data, b.len);
-        int saved = errno;
-        if (close(fd) != 0 && !bad) bad = -1, saved = errno;
-        if (!bad && rename(tmp, path) == 0) rc = 0;
-        else snprintf(err, errlen, "cannot write %s: %s", path, strerror(bad ? saved : errno));
-        if (rc) unlink(tmp);
-    }
-    free(tmp);
+    int rc = fd_write_file(path, b.data, b.len);
+    if (rc) snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
     buf_free(&b);
     return rc;
 }

@@ -3,11 +3,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "unit.h"
 #include "util/buf.h"
 #include "util/cmap.h"
+#include "util/env.h"
 #include "util/fd_io.h"
 #include "util/names.h"
 #include "util/pacer.h"
@@ -104,9 +106,55 @@ static void test_fd_io(void)
     close(sink[0]);
 }
 
+/* fd_write_file: 0600 under umask 022, and a link at the destination is replaced, never
+ * followed (the file it names keeps its bytes). */
+static void test_write_file(void)
+{
+    char dir[] = "/tmp/hprof-test-wf-XXXXXX";
+    if (!mkdtemp(dir)) return;
+    char victim[64], path[64], got[16] = "";
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(path, sizeof path, "%s/view.html", dir);
+    FILE *f = fopen(victim, "w");
+    fputs("secret", f);
+    fclose(f);
+    CHECK(symlink(victim, path) == 0, "a link planted at the destination");
+    mode_t old = umask(022);
+    int rc = fd_write_file(path, "page", 4);
+    umask(old);
+    struct stat st;
+    CHECK(rc == 0 && lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600,
+          "fd_write_file: a regular file of mode 0600 in place of the link");
+    f = fopen(victim, "r");
+    if (f) {
+        if (!fgets(got, sizeof got, f)) got[0] = 0;
+        fclose(f);
+    }
+    CHECK(strcmp(got, "secret") == 0, "fd_write_file: the file the link named is untouched");
+    char *tmp = NULL;
+    int fd = fd_temp_beside(path, &tmp);
+    CHECK(fd >= 0 && tmp && strncmp(tmp, path, strlen(path)) == 0 && fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0600,
+          "fd_temp_beside: a new 0600 file beside the path");
+    if (fd >= 0) close(fd);
+    if (tmp) unlink(tmp);
+    free(tmp);
+    unlink(path);
+    unlink(victim);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_fd_io();
+    test_write_file();
+    unsetenv("HPROF_TEST_SWITCH");
+    CHECK(env_switch("HPROF_TEST_SWITCH", true) && !env_switch("HPROF_TEST_SWITCH", false), "env_switch: unset gives the default");
+    setenv("HPROF_TEST_SWITCH", "0", 1);
+    CHECK(!env_switch("HPROF_TEST_SWITCH", true), "env_switch: \"0\" is off");
+    setenv("HPROF_TEST_SWITCH", "", 1);
+    CHECK(!env_switch("HPROF_TEST_SWITCH", true), "env_switch: empty is off");
+    setenv("HPROF_TEST_SWITCH", "1", 1);
+    CHECK(env_switch("HPROF_TEST_SWITCH", false), "env_switch: \"1\" is on");
     test_pacer();
     char out[128];
     CHECK_STR(names_from_signature("Ljava/lang/String;", out, sizeof out), "java.lang.String", "class name");

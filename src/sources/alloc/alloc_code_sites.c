@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sources/alloc/alloc_internal.h"
+#include "util/env.h"
 
 #include <jvmticmlr.h>
 
@@ -17,8 +18,7 @@
 bool alloc_code_sites_init(struct alloc_tracker *t)
 {
 #if defined(__x86_64__)
-    const char *off = getenv("HPROF_CODE_SITES");
-    return t->walker && !(off && strcmp(off, "0") == 0) && code_sites_init(&t->code, 1u << 18);
+    return t->walker && env_switch("HPROF_CODE_SITES", true) && code_sites_init(&t->code, 1u << 18);
 #else
     return false;
 #endif

@@ -10,6 +10,7 @@
 #include "sources/alloc/alloc_internal.h"
 #include "sources/hotspot/vm_flags.h"
 #include "util/log.h"
+#include "util/env.h"
 
 /*
  * Compiled code must make its objects through the bytecode that counts them (see
@@ -34,8 +35,7 @@ void alloc_exact_init(struct host *h, jvmtiCapabilities *caps)
     t->walker = async_trace_new();
     t->code_ok = alloc_code_sites_init(t);
     caps->can_generate_compiled_method_load_events = t->code_ok;
-    const char *stats = getenv("HPROF_STACK_STATS");
-    t->stack_stats = stats && *stats && strcmp(stats, "0") != 0;
+    t->stack_stats = env_switch("HPROF_STACK_STATS", false);
 }
 
 /*

@@ -31,7 +31,7 @@ struct tracker {
      * `ended` is read by ThreadEnd events, which may come while VM init binds them. */
     _Atomic(jmethodID) ended;
     jmethodID hand_over_all;
-    _Atomic unsigned too_big, failed;   /* methods left as they were, classes that failed */
+    _Atomic unsigned too_big, unrewritable, failed;   /* methods left as they were, classes that failed */
 };
 
 static bool wants_times(const struct host *h) { return h->opt->cpu == CPU_TIMES || h->opt->cpu == CPU_OLD; }
@@ -123,7 +123,8 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
         }
         free(names);
         free(descs);
-        atomic_fetch_add(&t->too_big, res.too_big + res.unrewritable);
+        atomic_fetch_add(&t->too_big, res.too_big);
+        atomic_fetch_add(&t->unrewritable, res.unrewritable);
     } else {
         atomic_fetch_add(&t->failed, 1);   /* left unchanged, as it came */
     }
@@ -215,6 +216,9 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     h->bci_classes = calloc(1, sizeof *h->bci_classes);
     h->method_times = method_times_new();
     if (!t || !h->bci_classes || !h->method_times) return -1;
+    if (wants_times(h) && h->opt->cpu != CPU_OLD && h->opt->depth > METHOD_TIMES_MAX_DEPTH)
+        log_warning("cpu=times: depth=%d is more than the %d frames a call stack keeps; stacks are cut at %d",
+                    h->opt->depth, METHOD_TIMES_MAX_DEPTH, METHOD_TIMES_MAX_DEPTH);
     bci_classes_init(h->bci_classes);
     h->tracker = t;
     jvmtiPhase phase = JVMTI_PHASE_ONLOAD;
@@ -414,10 +418,14 @@ static void stop(struct host *h, JNIEnv *jni)
         return;
     }
     if (alloc_tracker_exact(h)) alloc_tracker_enable(h, jni, false);
-    unsigned big = atomic_load(&t->too_big), bad = atomic_load(&t->failed);
+    unsigned big = atomic_load(&t->too_big), odd = atomic_load(&t->unrewritable), bad = atomic_load(&t->failed);
     if (big)
         fprintf(stderr, "HPROF: %u method%s left as %s: instrumented, %s would pass the 64 KiB code limit\n",
                 big, big == 1 ? " was" : "s were", big == 1 ? "it was" : "they were", big == 1 ? "it" : "they");
+    if (odd)
+        fprintf(stderr, "HPROF: %u method%s left as %s: %s could not be rewritten safely (a branch with no room "
+                "to widen, or an operand stack past 65535)\n", odd, odd == 1 ? " was" : "s were",
+                odd == 1 ? "it was" : "they were", odd == 1 ? "it" : "they");
     if (bad) fprintf(stderr, "HPROF: %u class%s could not be parsed and %s left unchanged\n", bad,
                      bad == 1 ? "" : "es", bad == 1 ? "was" : "were");
     if (!wants_times(h)) return;

@@ -10,6 +10,7 @@
 #include "tables/bci_classes.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/env.h"
 
 /*
  * Handing batches over without waiting. Each thread's stack has a list of batches not
@@ -61,7 +62,7 @@ struct call_stack {
     int64_t last_when;               /* the previous event's time, less `paused` then */
     bool has_last;
     int64_t tracker_ns;              /* the shortest call without callees: the Tracker's own work */
-    struct frame *key[64];           /* scratch: the trace being looked up */
+    struct frame *key[METHOD_TIMES_MAX_DEPTH];           /* scratch: the trace being looked up */
     struct {
         uint64_t hash;
         struct trace *trace;
@@ -463,8 +464,7 @@ void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t t
 void method_times_log_stats(struct host *h)
 {
     struct method_times *m = h->method_times;
-    const char *on = getenv("HPROF_STACK_STATS");
-    if (!m || !on || !*on || strcmp(on, "0") == 0) return;
+    if (!m || !env_switch("HPROF_STACK_STATS", false)) return;
     log_plain("HPROF: cpu=times call stacks: %u made, %llu given up by threads that ended", registry_count(&m->all),
               (unsigned long long)atomic_load(&m->ended));
 }

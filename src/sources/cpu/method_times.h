@@ -27,6 +27,8 @@ struct method_times;
 struct batch;
 
 struct method_times *method_times_new(void);
+/* The deepest stack cpu=times and cpu=old keep: deeper ones are cut to their top frames. */
+#define METHOD_TIMES_MAX_DEPTH 64
 /* Starts the timer thread that counts batches off the threads that made them. */
 int method_times_start(struct host *h, JNIEnv *jni);
 /* A batch of npairs (event, time) pairs: fill method_times_batch_pairs(b), then submit. */

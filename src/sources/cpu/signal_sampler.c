@@ -17,6 +17,7 @@
 #include "sources/hotspot/vm_flags.h"
 #include "util/log.h"
 #include "util/pacer.h"
+#include "util/env.h"
 
 #define RING_SLOTS 2048
 #define MIN_FRAMES 64
@@ -57,12 +58,6 @@ struct cpu_signal {
 
 static struct cpu_signal *of(struct host *h) { return (struct cpu_signal *)h->signal_sampler; }
 
-/* Switches for tests (DEVELOPERS.md): 1 or 0 wins over what the agent would choose. */
-static bool env_switch(const char *name, bool otherwise)
-{
-    const char *v = getenv(name);
-    return v && *v ? strcmp(v, "0") != 0 : otherwise;
-}
 
 /* ---- pseudo-frames ---- */
 
@@ -363,8 +358,16 @@ static int prepare(struct host *h, struct cpu_signal *c)
     pthread_mutex_init(&c->drain_lock, NULL);
     c->frames = calloc(MAX_FRAMES + 2, sizeof *c->frames);
     if (!c->frames || sample_ring_init(&c->s.ring, RING_SLOTS, c->s.max_frames) != 0 ||
-        tid_map_init(&c->s.threads, MAX_THREADS, sizeof(struct sig_thread)) != 0)
+        tid_map_init(&c->s.threads, MAX_THREADS, sizeof(struct sig_thread)) != 0) {
+        /* No frames: stop and enable see a sampler that never ran, not a ring to drain. */
+        free(c->frames);
+        c->frames = NULL;
+        sample_ring_destroy(&c->s.ring);
         return -1;
+    }
+    if (depth > MAX_FRAMES)
+        log_warning("cpu=samples: depth=%d is more than the %d frames a sample holds; stacks are cut at %d", depth,
+                    MAX_FRAMES, MAX_FRAMES);
     make_pseudo_frames(h, c->s.wall);
     return 0;
 }

@@ -69,7 +69,7 @@ void walk_measure_arrays(struct walk *w)
     jvmtiEnv *jvmti = w->h->jvmti;
     jlong sz[4] = {0, 0, 0, 0};
     jclass obj = (*jni)->FindClass(jni, "java/lang/Object");
-    for (int n = 0; obj && n < 4; n++) {
+    for (int n = 0; obj && n < 4 && !(*jni)->ExceptionCheck(jni); n++) {     /* none after an OutOfMemoryError */
         jobjectArray arr = (*jni)->NewObjectArray(jni, n, obj, NULL);
         if (arr) {
             (*jvmti)->GetObjectSize(jvmti, arr, &sz[n]);

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "util/env.h"
+
 struct host;
 struct heap_sink;
 
@@ -31,6 +33,6 @@ bool heap_link_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
  * that ends now, `t0` being when the dump began (clock_s). */
 void heap_phase(const char *what, double t0);
 /* Whether HPROF_HEAP_TIMES asks for those lines (and other details of a dump on stderr). */
-static inline bool heap_times(void) { return getenv("HPROF_HEAP_TIMES") != NULL; }
+static inline bool heap_times(void) { return env_switch("HPROF_HEAP_TIMES", false); }
 
 #endif

@@ -193,9 +193,10 @@ static bool make_marker(struct host *h, JNIEnv *jni, struct marked *m, const str
     return m->marker != NULL;
 }
 
-/* Where the JVM writes its dump: beside the output file, else in TMPDIR. The name must
- * end in .hprof and must not exist. */
-static void temp_path(struct host *h, char *path, size_t n)
+/* Where the JVM writes its dump: in a new folder of the agent's user alone (0700), beside
+ * the output file, else in TMPDIR, so no one else reads it or plants a file in its place
+ * whatever mode the JVM gives it. The name must end in .hprof. false when no folder. */
+static bool temp_path(struct host *h, char *path, size_t n)
 {
     char dir[4096];
     const char *tmp = getenv("TMPDIR");
@@ -203,10 +204,23 @@ static void temp_path(struct host *h, char *path, size_t n)
     if (!h->opt->net_host && h->opt->file) {
         snprintf(dir, sizeof dir, "%s", h->opt->file);
         char *slash = strrchr(dir, '/');
-        if (slash) *slash = 0;
+        if (slash) slash[slash == dir] = 0;
         else snprintf(dir, sizeof dir, ".");
     }
-    snprintf(path, n, "%s/.hprof-jvm-dump-%d-%llu.hprof", dir, (int)getpid(), (unsigned long long)clock_ns());
+    if ((size_t)snprintf(path, n, "%s/.hprof-jvm-dump-XXXXXX", dir) >= n - sizeof "/heap.hprof" || !mkdtemp(path))
+        return false;
+    strcat(path, "/heap.hprof");
+    return true;
+}
+
+/* The file and its folder go, whatever became of the dump. */
+static void temp_remove(char *path)
+{
+    unlink(path);
+    char *slash = strrchr(path, '/');
+    *slash = 0;
+    rmdir(path);
+    *slash = '/';
 }
 
 /*
@@ -256,13 +270,12 @@ static jobject string_value(JNIEnv *jni, jstring s)
     return v;
 }
 
-/* Maps the JVM's dump and unlinks it; NULL when it cannot be read. *fd stays open (the
+/* Maps the JVM's dump; NULL when it cannot be read. *fd stays open (the
  * rewrite frees the file's blocks behind it), or is -1. */
 static const uint8_t *map_dump(const char *path, size_t *len, int *fd)
 {
-    *fd = open(path, O_RDWR | O_CLOEXEC);
-    if (*fd < 0) *fd = open(path, O_RDONLY | O_CLOEXEC);     /* then the blocks stay till the end */
-    unlink(path);
+    *fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (*fd < 0) *fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);     /* then the blocks stay till the end */
     if (*fd < 0) return NULL;
     struct stat st;
     void *p = MAP_FAILED;
@@ -432,10 +445,13 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
     struct marked m;
     memset(&m, 0, sizeof m);
     char path[4200];
-    temp_path(h, path, sizeof path);
-    unlink(path);
+    if (!temp_path(h, path, sizeof path)) {
+        (*jni)->PopLocalFrame(jni, NULL);
+        return false;
+    }
     /* The file's name is a String in the dump: it and its characters are left out. */
     jstring file = (*jni)->NewStringUTF(jni, path);
+    if (!file) (*jni)->ExceptionClear(jni);     /* an OutOfMemoryError: the heap is walked instead */
     jobject hidden[2] = {file, file ? string_value(jni, file) : NULL};
     dump_heap_fn dump = native_dumper(h);
     bool done = false;
@@ -449,7 +465,7 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
         size_t len = 0;
         int fd = -1;
         const uint8_t *data = dumped ? map_dump(path, &len, &fd) : NULL;
-        unlink(path);
+        temp_remove(path);
         done = data && convert(h, jni, sink, &m, data, len, fd, t0);
         /* Held till now: a class of the marker unloaded during the rewrite would give its
          * entry to a new class of its name, which could then be named twice in the dump. */
@@ -457,6 +473,7 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
         if (data) munmap((void *)data, len);
         if (fd >= 0) close(fd);
     }
+    temp_remove(path);     /* again: nothing was dumped when the marker could not be made */
     marked_free(&m);
     dump_threads_free(h, jni, &dt);
     (*jni)->PopLocalFrame(jni, NULL);

@@ -1,4 +1,5 @@
 #include "sources/hotspot/async_trace.h"
+#include "util/env.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -21,8 +22,7 @@ struct async_trace {
 struct async_trace *async_trace_new(void)
 {
     /* A switch for tests: compare what the fast walk finds with GetStackTrace's frames. */
-    const char *off = getenv("HPROF_JVMTI_STACKS");
-    if (off && *off && strcmp(off, "0") != 0) return NULL;
+    if (env_switch("HPROF_JVMTI_STACKS", false)) return NULL;
     return async_trace_open();
 }
 

@@ -32,6 +32,7 @@
 #include "util/cmap.h"
 #include "util/log.h"
 #include "util/pacer.h"
+#include "util/env.h"
 
 #define SWEEP_PERIOD_MS 1000
 
@@ -223,8 +224,7 @@ static void stop(struct host *h, JNIEnv *jni)
     struct class_sweeper *s = h->class_sweeper;
     if (!s) return;
     pacer_stop(&s->pace, 5000);
-    const char *stats = getenv("HPROF_TABLE_STATS");
-    if (stats && *stats && strcmp(stats, "0") != 0) log_table_stats(h);
+    if (env_switch("HPROF_TABLE_STATS", false)) log_table_stats(h);
 }
 
 static bool wanted(const struct options *o) { return true; }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# What the agent says once at start: a depth= past what a stack keeps (cpu=times 64,
+# cpu=samples 1,024), net= to a peer that is not this machine; and an environment switch
+# set to "0" is off (HPROF_HEAP_TIMES=0 prints no phases).
+source "$(dirname "$0")/../lib/common.sh"
+
+run_java "$(agent cpu=times,depth=100,file=t.txt)" HotMethod 100
+check "cpu=times,depth=100: one warning that stacks are cut at 64" \
+  test "$(grep -c 'HPROF WARNING: cpu=times: depth=100 .* cut at 64' out.txt)" = 1
+run_java "$(agent cpu=times,depth=64,file=t.txt)" HotMethod 100
+check "cpu=times,depth=64: no warning" bash -c "[[ $RC -eq 0 ]] && ! grep -q 'HPROF WARNING' out.txt"
+run_java "$(agent cpu=samples,depth=2000,file=s.txt)" HotMethod 100
+check "cpu=samples,depth=2000: one warning that stacks are cut at 1024" \
+  test "$(grep -c 'HPROF WARNING: cpu=samples: depth=2000 .* cut at 1024' out.txt)" = 1
+
+HPROF_HEAP_TIMES=1 run_java "$(agent heap=dump,format=b,file=d.hprof)" HotMethod 100
+check "HPROF_HEAP_TIMES=1: the heap dump's phases on stderr" grep -q '^heap dump: ' out.txt
+HPROF_HEAP_TIMES=0 run_java "$(agent heap=dump,format=b,file=e.hprof)" HotMethod 100
+check "HPROF_HEAP_TIMES=0: no phases" bash -c "[[ $RC -eq 0 ]] && ! grep -q '^heap dump: ' out.txt"
+
+# net=: a listener on this machine's first address that is not loopback, then on loopback.
+listen() {  # listen ADDR: a server that takes one connection and reads it all; its port in PORT
+  python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET); s.bind((sys.argv[1], 0)); s.listen(1)
+print(s.getsockname()[1], flush=True)
+c, _ = s.accept()
+while c.recv(65536): pass' "$1" >port.txt 2>/dev/null &
+  LPID=$!
+  for _ in $(seq 50); do [[ -s port.txt ]] && break; sleep 0.1; done
+  PORT=$(cat port.txt)
+}
+ADDR=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9.]+$' | grep -v '^127\.' | head -1)
+if ! command -v python3 >/dev/null; then
+  skip "net= warnings" "no python3 for a listener"
+elif [[ -z $ADDR ]]; then
+  skip "net= to a peer not on this machine warns" "no address but loopback"
+else
+  listen "$ADDR"
+  run_java "$(agent cpu=samples,net=$ADDR:$PORT)" HotMethod 100
+  wait $LPID 2>/dev/null
+  check "net=$ADDR: one warning that the socket is for loopback or a tunnel" \
+    test "$(grep -c 'HPROF WARNING: net=.*loopback or through a tunnel' out.txt)" = 1
+fi
+if command -v python3 >/dev/null; then
+  listen 127.0.0.1
+  run_java "$(agent cpu=samples,net=localhost:$PORT)" HotMethod 100
+  wait $LPID 2>/dev/null
+  check "net=localhost: no warning" bash -c "[[ $RC -eq 0 ]] && ! grep -q 'HPROF WARNING' out.txt"
+fi
+jni_clean
