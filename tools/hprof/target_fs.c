@@ -1,3 +1,4 @@
+#include "util/env.h"
 #include "target_fs.h"
 
 #include <errno.h>
@@ -44,8 +45,7 @@ static int resolve(int root, const char *path, int flags)
 {
     struct open_how how = {.flags = (unsigned)(flags | O_NOFOLLOW | O_CLOEXEC),
                            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-    const char *no = getenv("HPROF_NO_OPENAT2");
-    if (!(no && *no == '1')) {
+    if (!env_switch("HPROF_NO_OPENAT2", false)) {
         long fd = syscall(SYS_openat2, root, path, &how, sizeof how);
         if (fd >= 0 || errno != ENOSYS) return (int)fd;
     }
