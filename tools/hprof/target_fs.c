@@ -1,4 +1,3 @@
-#include "util/env.h"
 #include "target_fs.h"
 
 #include <errno.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/env.h"
 #include "util/fd_io.h"
 
 #ifndef SYS_openat2
