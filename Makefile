@@ -7,6 +7,7 @@
 #   make check      the agent, tools and unit tests built with ASan+UBSan (build-asan/), the
 #                   tables' test with TSan, run over the unit tests and part of the
 #                   integration suite (tests/check.sh); make fuzz: tests/fuzz/fuzz.mk
+#   make format     every C file in the tree's one style (.clang-format)
 
 CC      ?= gcc
 BUILD   := build
@@ -42,7 +43,7 @@ TOOL_BINS   := $(addprefix $(BUILD)/,$(TOOL_NAMES))
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit install sample clean bench check
+.PHONY: all test unit install sample clean bench check format
 all: $(BUILD)/libhprof.so $(TOOL_BINS) $(UNIT_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -127,6 +128,11 @@ check:
 	$(MAKE) --no-print-directory BUILD=build-tsan CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" \
 	    build-tsan/tests/test_tables
 	tests/check.sh
+
+# The tree's C in one style (.clang-format); tests/tools/format.sh fails on what it would change.
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h')
+format:
+	clang-format -i $(FORMAT_FILES)
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan
