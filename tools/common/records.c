@@ -331,7 +331,10 @@ static int rec_start_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t tim
     hd_use(st, K_STRING, t.name, off, "START_THREAD", 1);
     hd_use(st, K_STRING, t.group, off, "START_THREAD", 1);
     hd_use(st, K_STRING, t.parent, off, "START_THREAD", 1);
+    size_t known = st->nth;
     DEFINE(threads, thv, nth, capth, K_THREAD, t.serial, t, "START_THREAD", "serial %llu");
+    if (st->check && st->nth > known && !hd_map_get(&st->thread_ends, t.serial))
+        st->live_threads++;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "START_THREAD serial=%u obj=0x%llx trace=%u name=", t.serial,
@@ -354,8 +357,8 @@ static int rec_end_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     if (hd_b_bad(b))
         return 0;
     hd_use(st, K_THREAD, serial, off, "END_THREAD", 0);
-    if (st->check)
-        hd_map_put(&st->thread_ends, serial, off, NULL);
+    if (st->check && hd_map_put(&st->thread_ends, serial, off, NULL) && hd_map_get(&st->threads, serial))
+        st->live_threads--;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "END_THREAD serial=%u", serial);
