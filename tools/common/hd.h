@@ -189,6 +189,8 @@ typedef struct hd_state_s {
     hd_map strings, classes_by_serial, classes_by_obj, frames, traces, threads;
     hd_map thread_ends;          /* thread serial -> offset of its END_THREAD */
     uint64_t live_threads;       /* --check: threads started and not ended so far */
+    hd_map root_threads;         /* --check: thread serials of every ROOT_THREAD_OBJECT */
+    uint64_t array_reloads, array_reload_off; /* array classes loaded again (JDK 17's dumps) */
     struct buf pool;             /* the text of every STRING */
     hd_string *strv; size_t nstr, capstr;
     hd_class *clsv; size_t ncls, capcls;
@@ -260,7 +262,8 @@ void hd_use(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user,
 void hd_undefined(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user);
 /* A definition of an id: notes it for earlier undefined uses. */
 void hd_defined(hd_state *st, int kind, uint64_t id, uint64_t off);
-/* Emits the aggregated undefined-reference messages. */
+/* Emits the aggregated undefined-reference messages, and what the JVM's own heap dumps
+ * are known to hold (see report.c). */
 void hd_report_undefined(hd_state *st);
 
 /* ---------------------------------------------------------------- heap.c */

@@ -406,6 +406,7 @@ static void check_thread_root(hd_state *st, const sub *s)
     }
     if (s->tag != 0x08)
         return;
+    hd_map_put(&st->root_threads, s->thread, 0, NULL);
     uint64_t *t = hd_map_get(&st->threads, s->thread);
     if (t && st->thv[*t].obj != s->obj)
         hd_strict(st, s->off, "ROOT_THREAD_OBJECT 0x%llx of thread %u: its START_THREAD names object 0x%llx",

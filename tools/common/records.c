@@ -101,6 +101,17 @@ static int rec_string(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     return 1;
 }
 
+/* An array class loaded again, under another serial, with the same name: HotSpot's heap
+ * dumper in JDK 17 writes each array class twice (on its own and with its element class). */
+static int array_again(hd_state *st, uint32_t first_serial, uint64_t name)
+{
+    uint64_t *first = hd_map_get(&st->classes_by_serial, first_serial);
+    size_t n, m;
+    const unsigned char *a = hd_string_text(st, name, &n);
+    const unsigned char *b = first ? hd_string_text(st, st->clsv[*first].name, &m) : NULL;
+    return a && b && n == m && n > 1 && a[0] == '[' && memcmp(a, b, n) == 0;
+}
+
 static int rec_load_class(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
     int I = st->idsize;
@@ -121,7 +132,10 @@ static int rec_load_class(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     DEFINE(classes_by_serial, clsv, ncls, capcls, K_CLASS, c.serial, c, "LOAD_CLASS", "serial %llu");
     uint64_t *slot;
     if (!hd_map_put(&st->classes_by_obj, c.obj, c.serial, &slot) && *slot != c.serial) {
-        if (st->check)
+        if (st->check && array_again(st, (uint32_t)*slot, c.name)) {
+            if (!st->array_reloads++)
+                st->array_reload_off = off;
+        } else if (st->check)
             hd_error(st, off, "LOAD_CLASS: class object ID 0x%llx defined again, by serial %u (first by serial %llu)",
                      (unsigned long long)c.obj, c.serial, (unsigned long long)*slot);
         st->dup_defs++;
