@@ -213,6 +213,7 @@ typedef struct hd_state_s {
     uint32_t *refoffs; size_t nrefoffs, caprefoffs;
     unsigned char *tmp; size_t captmp;
     int spool_fd;                /* heap bodies copied here when input can't seek */
+    hd_reader pass2;             /* reads the dumps' bodies again (its buffer made once) */
 
     /* counts */
     uint64_t rec_count[256], sub_count[256], records, subrecords;

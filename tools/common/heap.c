@@ -547,19 +547,20 @@ static void dump_close(hd_state *st)
                          (unsigned long long)st->objs[i], j - i);
         }
         layouts(st);
-        hd_reader r2;
-        int fd = st->spool_fd >= 0 ? st->spool_fd : st->fd;
-        hd_reader_init(&r2, fd, 0, 1);
-        for (size_t i = 0; i < st->nsegs && !r2.err; i++) {
-            r2.pos = r2.len = 0;
-            r2.eof = 0;
-            r2.file_off = r2.off = st->segs[i].off;
-            hd_body b = {&r2, st->segs[i].len, st->idsize, 0};
+        /* one reader for every dump's pass 2: a file of many small dumps would otherwise
+         * take a buffer of a MiB for each few bytes */
+        hd_reader *r2 = &st->pass2;
+        if (!r2->buf)
+            hd_reader_init(r2, st->spool_fd >= 0 ? st->spool_fd : st->fd, 0, 1);
+        for (size_t i = 0; i < st->nsegs && !r2->err; i++) {
+            r2->pos = r2->len = 0;
+            r2->eof = 0;
+            r2->file_off = r2->off = st->segs[i].off;
+            hd_body b = {r2, st->segs[i].len, st->idsize, 0};
             subrecords(st, &b, 2, st->dump_kind);
         }
-        if (r2.err && !st->io_error)
-            st->io_error = r2.err;
-        hd_reader_free(&r2);
+        if (r2->err && !st->io_error)
+            st->io_error = r2->err;
         check_threads_alive(st);
         if (st->spool_fd >= 0) {
             if (ftruncate(st->spool_fd, 0) != 0 && !st->io_error)
@@ -643,6 +644,7 @@ void hd_heap_free(hd_state *st)
     free(st->ftypes);
     free(st->refoffs);
     free(st->tmp);
+    hd_reader_free(&st->pass2);
     hd_map_free(&st->hclasses);
     hd_map_free(&st->dump_threads);
 }
