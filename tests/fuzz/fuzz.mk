@@ -35,7 +35,7 @@ FUZZ_BINS    := $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_NAMES))
 REPLAY_BINS  := $(addprefix $(BUILD)/fuzz-replay/,$(FUZZ_NAMES))
 
 .PHONY: fuzz fuzz-ci fuzz-build fuzz-replay fuzz-seed
-all: $(REPLAY_BINS)
+all: $(REPLAY_BINS) $(BUILD)/gen-hostile
 fuzz-build: $(FUZZ_BINS)
 fuzz-replay: $(REPLAY_BINS)
 
@@ -57,6 +57,11 @@ $(BUILD)/fuzz-replay/%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Itools/common -o $@ $< tests/fuzz/replay.c \
 	    $(BUILD)/libtools.a $(BUILD)/libhprof.a $(LDLIBS)
+
+# Structured hostile inputs, too big for the fuzzers to find (tests/tools/hostile_inputs.sh).
+$(BUILD)/gen-hostile: tests/fuzz/gen_hostile.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
 # Extra classfile seeds from the JDK (not committed: the JDK's own classes), once.
 fuzz-seed: $(BUILD)/cf-rewrite

@@ -4,8 +4,12 @@
  * refuses), anything else. The input is put in a memory file and read as the tool reads
  * a file named on its command line, with the printing (every line built, to /dev/null)
  * and --check together, and by input length --lenient, --offsets, and as a pipe or a
- * device (no size known: the heap dumps are copied to a spool file for the second pass). Invariants: the reader stops at the end of the file; --check's verdict
- * counts what was reported. */
+ * device (no size known: the heap dumps are copied to a spool file for the second pass).
+ * Then hprof view's reader of binary profiles (binary_profile.c) reads it into a stack
+ * profile. Invariants: the reader stops at the end of the file; --check's verdict counts
+ * what was reported; the view's reader gives a profile or a reason. Inputs bigger than
+ * 64 KiB matter (tests/fuzz/run.sh gives 1 MiB): deep class chains, many records;
+ * tests/fuzz/gen_hostile.c makes the shapes mutation would not reach. */
 #include "fuzz_target.h"
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +18,7 @@
 #include <unistd.h>
 
 #include "hd.h"
+#include "profile_read.h"
 
 static void broken(const char *what)
 {
@@ -40,6 +45,20 @@ static int input_fd(const uint8_t *data, size_t size, int pipe_it)
     if (write(fd, data, size) == (ssize_t)size && lseek(fd, 0, SEEK_SET) == 0) return fd;
     close(fd);
     return -1;
+}
+
+/* hprof view's reader of binary profiles, on the same bytes: a profile, or a reason. */
+static void view_binary(const uint8_t *data, size_t size)
+{
+    int fd = input_fd(data, size, 0);
+    if (fd < 0) return;
+    struct stack_profile p;
+    char err[512] = "";
+    sp_init(&p);
+    if (pr_read_binary("fuzz", fd, (enum pr_section)(size % PR_N), &p, err, sizeof err) != 0 && !err[0])
+        broken("the view's reader refused without a reason");
+    sp_free(&p);
+    close(fd);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -73,5 +92,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st.spool_fd >= 0) close(st.spool_fd);
     close(fd);
     hd_state_free(&st);
+    view_binary(data, size);
     return 0;
 }

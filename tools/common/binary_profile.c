@@ -199,6 +199,7 @@ int pr_read_binary(const char *path, int fd, enum pr_section want, struct stack_
     } else {
         struct pr_collect c;
         prc_init(&c, p);
+        c.input_bytes = st.r.off;
         want &= ~PR_LAST_DUMP;           /* a binary file's records are read as one */
         if (st.time_ms) {
             time_t secs = (time_t)(st.time_ms / 1000);

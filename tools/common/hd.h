@@ -131,14 +131,18 @@ typedef struct { uint64_t def, id, method, sig, source; uint32_t cls; int32_t li
 typedef struct { uint64_t def; uint32_t serial, thread, nframes; uint64_t first; } hd_trace;
 typedef struct { uint64_t def; uint32_t serial, trace; uint64_t obj, name, group, parent; } hd_thread;
 
-/* A CLASS DUMP of the current heap dump. */
+/* A CLASS DUMP of the current heap dump. An instance holds its class's fields, then its
+ * super's, and so on: each class keeps only its own object-field offsets, and `up` leads
+ * to the next class up the chain that has some, so that checking an instance visits only
+ * those (work bounded by the instance's bytes, not by the depth of its class). */
 typedef struct {
-    uint64_t id, super;
+    uint64_t id, super, off;  /* off: the CLASS_DUMP's, for messages */
     uint32_t nfields;
     uint64_t ftypes;     /* offset of its field types in st->ftypes */
     int64_t size;        /* bytes of this class's and its supers' fields; <0: see heap.c */
-    uint64_t refs;       /* offset of its object-field offsets in st->refoffs */
+    uint64_t refs;       /* offset of its own object-field offsets in st->refoffs */
     uint32_t nrefs;
+    uint64_t up;         /* 1 + index of itself or the nearest super with object fields; 0: none */
 } hd_hclass;
 
 typedef struct { uint64_t off, len; } hd_span;
@@ -184,6 +188,9 @@ typedef struct hd_state_s {
     /* definitions */
     hd_map strings, classes_by_serial, classes_by_obj, frames, traces, threads;
     hd_map thread_ends;          /* thread serial -> offset of its END_THREAD */
+    uint64_t live_threads;       /* --check: threads started and not ended so far */
+    hd_map root_threads;         /* --check: thread serials of every ROOT_THREAD_OBJECT */
+    uint64_t array_reloads, array_reload_off; /* array classes loaded again (JDK 17's dumps) */
     struct buf pool;             /* the text of every STRING */
     hd_string *strv; size_t nstr, capstr;
     hd_class *clsv; size_t ncls, capcls;
@@ -200,11 +207,13 @@ typedef struct hd_state_s {
     uint64_t *objs; size_t nobjs, capobjs; int objs_sorted;
     hd_map hclasses;             /* class id -> index in hcv */
     hd_map dump_threads;         /* thread serial -> 1 + frames of its ROOT_THREAD_OBJECT's trace */
+    uint64_t dump_live, dump_live_rooted; /* threads live as the dump began; those with a root in it */
     hd_hclass *hcv; size_t nhc, caphc;
     uint8_t *ftypes; size_t nftypes, capftypes;
     uint32_t *refoffs; size_t nrefoffs, caprefoffs;
     unsigned char *tmp; size_t captmp;
     int spool_fd;                /* heap bodies copied here when input can't seek */
+    hd_reader pass2;             /* reads the dumps' bodies again (its buffer made once) */
 
     /* counts */
     uint64_t rec_count[256], sub_count[256], records, subrecords;
@@ -254,7 +263,8 @@ void hd_use(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user,
 void hd_undefined(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user);
 /* A definition of an id: notes it for earlier undefined uses. */
 void hd_defined(hd_state *st, int kind, uint64_t id, uint64_t off);
-/* Emits the aggregated undefined-reference messages. */
+/* Emits the aggregated undefined-reference messages, and what the JVM's own heap dumps
+ * are known to hold (see report.c). */
 void hd_report_undefined(hd_state *st);
 
 /* ---------------------------------------------------------------- heap.c */

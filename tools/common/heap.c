@@ -78,43 +78,71 @@ static void add_refoff(hd_state *st, uint32_t off)
     st->refoffs[st->nrefoffs++] = off;
 }
 
-/* Field bytes of a class and its supers, with the offsets of its object fields. */
-static int64_t layout(hd_state *st, hd_hclass *c)
+/* Bytes of a class's own fields, and the offsets of its object fields among them;
+ * SIZE_UNKNOWN when a field's type is invalid. */
+static int64_t own_fields(hd_state *st, hd_hclass *c)
 {
-    if (c->size != SIZE_NOT_COMPUTED)
-        return c->size >= 0 ? c->size : SIZE_UNKNOWN;
-    c->size = SIZE_IN_PROGRESS; /* a cycle of supers ends here */
     int64_t own = 0;
-    for (uint32_t i = 0; i < c->nfields; i++) {
-        int sz = hd_type_size(st->ftypes[c->ftypes + i], st->idsize);
-        if (!sz) {
-            c->size = SIZE_UNKNOWN;
+    for (uint32_t i = 0; i < c->nfields; i++)
+        if (!hd_type_size(st->ftypes[c->ftypes + i], st->idsize))
             return SIZE_UNKNOWN;
-        }
-        own += sz;
-    }
-    int64_t sup = 0;
-    hd_hclass *s = c->super ? hclass(st, c->super) : NULL;
-    if (c->super) {
-        sup = s ? layout(st, s) : SIZE_UNKNOWN;
-        if (sup < 0) {
-            c->size = SIZE_UNKNOWN;
-            return SIZE_UNKNOWN;
-        }
-    }
     c->refs = st->nrefoffs;
-    uint32_t pos = 0;
     for (uint32_t i = 0; i < c->nfields; i++) {
         int t = st->ftypes[c->ftypes + i];
         if (t == HD_OBJECT)
-            add_refoff(st, pos);
-        pos += (uint32_t)hd_type_size(t, st->idsize);
+            add_refoff(st, (uint32_t)own);
+        own += hd_type_size(t, st->idsize);
     }
-    for (uint32_t k = 0; s && k < s->nrefs; k++)
-        add_refoff(st, (uint32_t)own + st->refoffs[s->refs + k]);
     c->nrefs = (uint32_t)(st->nrefoffs - c->refs);
-    c->size = own + sup;
-    return c->size;
+    return own;
+}
+
+/* The layout of class i and of the supers it needs, with an explicit stack (a chain of
+ * supers is as deep as the file makes it): each class is laid out once. A chain that
+ * loops, or leads to a class with no CLASS_DUMP (reported as such by pass 2), leaves
+ * the size of every class on it unknown. */
+static void layout_chain(hd_state *st, size_t i, size_t **chain, size_t *cap)
+{
+    size_t n = 0;
+    hd_hclass *c = &st->hcv[i], *top = NULL; /* top: the laid-out class the chain ends on */
+    int64_t sup = 0;
+    while (c) {
+        HD_GROW(*chain, n, *cap);
+        (*chain)[n++] = (size_t)(c - st->hcv);
+        c->size = SIZE_IN_PROGRESS;
+        hd_hclass *s = c->super ? hclass(st, c->super) : NULL;
+        if (c->super && !s) {
+            sup = SIZE_UNKNOWN;
+        } else if (s && s->size == SIZE_IN_PROGRESS) {
+            hd_error(st, s->off, "CLASS_DUMP 0x%llx: its chain of superclasses comes back to it (through 0x%llx)",
+                     (unsigned long long)s->id, (unsigned long long)c->id);
+            sup = SIZE_UNKNOWN;
+        } else if (s && s->size != SIZE_NOT_COMPUTED) {
+            top = s;
+            sup = s->size;
+        } else {
+            c = s;
+            continue;
+        }
+        break;
+    }
+    while (n) {
+        c = &st->hcv[(*chain)[--n]];
+        int64_t own = sup < 0 ? SIZE_UNKNOWN : own_fields(st, c);
+        c->size = sup = own < 0 ? SIZE_UNKNOWN : own + sup;
+        c->up = c->size < 0 ? 0 : c->nrefs ? (uint64_t)(c - st->hcv) + 1 : top ? top->up : 0;
+        top = c;
+    }
+}
+
+/* Lays out every class of the dump, before pass 2 reads its instances. */
+static void layouts(hd_state *st)
+{
+    size_t *chain = NULL, cap = 0;
+    for (size_t i = 0; i < st->nhc; i++)
+        if (st->hcv[i].size == SIZE_NOT_COMPUTED)
+            layout_chain(st, i, &chain, &cap);
+    free(chain);
 }
 
 /* Pass 2 of an INSTANCE DUMP: the class, the byte count, the object fields. */
@@ -127,13 +155,13 @@ static void check_instance(hd_state *st, hd_body *b, const sub *s)
         hd_b_skip(b, nbytes);
         return;
     }
-    int64_t want = layout(st, c);
+    int64_t want = c->size;
     if (want >= 0 && want != (int64_t)nbytes) {
         hd_error(st, s->off, "INSTANCE_DUMP 0x%llx: %u bytes of field values, but class 0x%llx and its supers declare %lld",
                  (unsigned long long)s->obj, nbytes, (unsigned long long)s->other, (long long)want);
         want = SIZE_UNKNOWN;
     }
-    if (want < 0 || !c->nrefs || nbytes > MAX_INSTANCE_CHECK) {
+    if (want < 0 || !c->up || nbytes > MAX_INSTANCE_CHECK) {
         hd_b_skip(b, nbytes);
         return;
     }
@@ -144,8 +172,16 @@ static void check_instance(hd_state *st, hd_body *b, const sub *s)
     if (!hd_b_has(b, nbytes) || hd_read(b->r, st->tmp, nbytes) < nbytes)
         return;
     b->left -= nbytes;
-    for (uint32_t k = 0; k < c->nrefs; k++)
-        ref_obj(st, hd_load_be(st->tmp + st->refoffs[c->refs + k], st->idsize), s->off, s->name);
+    /* each class visited has an object field in these bytes: at most nbytes / idsize */
+    for (const hd_hclass *a = &st->hcv[c->up - 1];;) {
+        uint64_t base = (uint64_t)(want - a->size); /* a's fields follow those of the classes below it */
+        for (uint32_t k = 0; k < a->nrefs; k++)
+            ref_obj(st, hd_load_be(st->tmp + base + st->refoffs[a->refs + k], st->idsize), s->off, s->name);
+        const hd_hclass *sup = a->super ? hclass(st, a->super) : NULL;
+        if (!sup || !sup->up)
+            break;
+        a = &st->hcv[sup->up - 1];
+    }
 }
 
 /* One part of a CLASS DUMP (p: 0 constant pool, 1 static fields, 2 instance fields):
@@ -245,7 +281,7 @@ static int class_dump(hd_state *st, hd_body *b, uint64_t soff, int pass)
         add_obj(st, id);
         if (st->check && hd_map_put(&st->hclasses, id, st->nhc, NULL)) {
             HD_GROW(st->hcv, st->nhc, st->caphc);
-            st->hcv[st->nhc++] = (hd_hclass){id, super, nfields, ftypes_start, SIZE_NOT_COMPUTED, 0, 0};
+            st->hcv[st->nhc++] = (hd_hclass){id, super, soff, nfields, ftypes_start, SIZE_NOT_COMPUTED, 0, 0, 0};
         } else {
             st->nftypes = ftypes_start; /* a second dump of the class: reported as a duplicate id */
         }
@@ -351,6 +387,13 @@ static void print_sub(hd_state *st, const sub *s)
 
 static int on_thread(int tag) { return tag == 0x02 || tag == 0x03 || tag == 0x04 || tag == 0x06 || tag == 0x08; }
 
+/* A thread started before the dump began and not ended before. */
+static int live_at_dump(hd_state *st, const hd_thread *t)
+{
+    uint64_t *end = hd_map_get(&st->thread_ends, t->serial);
+    return t->def < st->dump_off && (!end || *end > st->dump_off);
+}
+
 /* Pass 1: a root on a thread names a thread (serial 0 is none); a ROOT_THREAD_OBJECT
  * holds the object its START_THREAD names, comes once per thread in a dump, and its trace
  * is of that thread. */
@@ -363,6 +406,7 @@ static void check_thread_root(hd_state *st, const sub *s)
     }
     if (s->tag != 0x08)
         return;
+    hd_map_put(&st->root_threads, s->thread, 0, NULL);
     uint64_t *t = hd_map_get(&st->threads, s->thread);
     if (t && st->thv[*t].obj != s->obj)
         hd_strict(st, s->off, "ROOT_THREAD_OBJECT 0x%llx of thread %u: its START_THREAD names object 0x%llx",
@@ -373,6 +417,8 @@ static void check_thread_root(hd_state *st, const sub *s)
                   (unsigned long long)s->obj, s->thread, s->trace, st->trv[*tr].thread);
     if (!hd_map_put(&st->dump_threads, s->thread, tr ? 1 + (uint64_t)st->trv[*tr].nframes : 0, NULL))
         hd_error(st, s->off, "%s: thread %u has a second ROOT_THREAD_OBJECT", st->dump_kind, s->thread);
+    else if (t && live_at_dump(st, &st->thv[*t]))
+        st->dump_live_rooted++;
 }
 
 /* Pass 2: a Java frame root numbers a frame of its thread's trace (a warning: a thread
@@ -386,16 +432,26 @@ static void check_frame_root(hd_state *st, const sub *s)
 }
 
 /* At the dump's end: a thread started and not ended before it has its root in it (a
- * warning: a thread may end while the dump is made). */
+ * warning: a thread may end while the dump is made). Counted as the records go, so that
+ * many threads and many dumps take no time by their product; the threads are looked
+ * through for examples only while messages are still shown. */
 static void check_threads_alive(hd_state *st)
 {
-    for (size_t i = 0; i < st->nth; i++) {
+    uint64_t missing = st->dump_live - st->dump_live_rooted;
+    if (!missing)
+        return;
+    struct buf ex = {0};
+    for (size_t i = 0, n = 0; i < st->nth && n < 4 && st->printed_warnings < HD_MAX_MESSAGES; i++) {
         const hd_thread *t = &st->thv[i];
-        uint64_t *end = hd_map_get(&st->thread_ends, t->serial);
-        if (t->def < st->dump_off && (!end || *end > st->dump_off) && !hd_map_get(&st->dump_threads, t->serial))
-            hd_warning(st, st->dump_off, "%s: thread %u, started and not ended, has no ROOT_THREAD_OBJECT in it",
-                       st->dump_kind, t->serial);
+        if (live_at_dump(st, t) && !hd_map_get(&st->dump_threads, t->serial))
+            buf_printf(&ex, n++ ? ", %u" : "%u", t->serial);
     }
+    if (missing > 4 && ex.len)
+        buf_put(&ex, ", ...", 5);
+    hd_warning(st, st->dump_off, "%s: %llu thread%s started and not ended %s no ROOT_THREAD_OBJECT in it%s%s",
+               st->dump_kind, (unsigned long long)missing, missing == 1 ? "" : "s", missing == 1 ? "has" : "have",
+               ex.len ? ": " : "", ex.len ? hd_buf_text(&ex) : "");
+    buf_free(&ex);
 }
 
 /* The references of a whole sub-record other than a CLASS DUMP: in pass 1 its thread
@@ -464,6 +520,8 @@ static void dump_open(hd_state *st, uint64_t off, const char *kind)
 {
     st->in_dump = 1;
     st->dump_off = off;
+    st->dump_live = st->live_threads;
+    st->dump_live_rooted = 0;
     st->dump_kind = kind;
     if (st->visit && st->visit->heap_dump)
         st->visit->heap_dump(st->visit->ctx, st);
@@ -488,19 +546,21 @@ static void dump_close(hd_state *st)
                 hd_error(st, st->dump_off, "%s: object ID 0x%llx is dumped %zu times", st->dump_kind,
                          (unsigned long long)st->objs[i], j - i);
         }
-        hd_reader r2;
-        int fd = st->spool_fd >= 0 ? st->spool_fd : st->fd;
-        hd_reader_init(&r2, fd, 0, 1);
-        for (size_t i = 0; i < st->nsegs && !r2.err; i++) {
-            r2.pos = r2.len = 0;
-            r2.eof = 0;
-            r2.file_off = r2.off = st->segs[i].off;
-            hd_body b = {&r2, st->segs[i].len, st->idsize, 0};
+        layouts(st);
+        /* one reader for every dump's pass 2: a file of many small dumps would otherwise
+         * take a buffer of a MiB for each few bytes */
+        hd_reader *r2 = &st->pass2;
+        if (!r2->buf)
+            hd_reader_init(r2, st->spool_fd >= 0 ? st->spool_fd : st->fd, 0, 1);
+        for (size_t i = 0; i < st->nsegs && !r2->err; i++) {
+            r2->pos = r2->len = 0;
+            r2->eof = 0;
+            r2->file_off = r2->off = st->segs[i].off;
+            hd_body b = {r2, st->segs[i].len, st->idsize, 0};
             subrecords(st, &b, 2, st->dump_kind);
         }
-        if (r2.err && !st->io_error)
-            st->io_error = r2.err;
-        hd_reader_free(&r2);
+        if (r2->err && !st->io_error)
+            st->io_error = r2->err;
         check_threads_alive(st);
         if (st->spool_fd >= 0) {
             if (ftruncate(st->spool_fd, 0) != 0 && !st->io_error)
@@ -584,6 +644,7 @@ void hd_heap_free(hd_state *st)
     free(st->ftypes);
     free(st->refoffs);
     free(st->tmp);
+    hd_reader_free(&st->pass2);
     hd_map_free(&st->hclasses);
     hd_map_free(&st->dump_threads);
 }

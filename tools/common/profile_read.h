@@ -54,6 +54,7 @@ struct pr_collect {
     uint32_t open_trace;         /* index + 1 of the trace whose frames are being read */
     uint32_t deepest;
     bool last_dump;              /* PR_LAST_DUMP: every section replaces */
+    uint64_t input_bytes;        /* the file's size: bounds the frames of the stacks made */
 };
 
 const char *pr_section_name(enum pr_section s);
@@ -70,7 +71,12 @@ void prc_frame(struct pr_collect *c, uint32_t frame);
 void prc_section(struct pr_collect *c, enum pr_section s, bool replace);
 void prc_row(struct pr_collect *c, enum pr_section s, uint32_t trace, uint32_t top, const int64_t *v);
 /* Sets p's types and adds the stacks of the section wanted (PR_ANY: the first found, in
- * enum order). 0, or -1 with the reason in err. */
+ * enum order). Rows of the same trace and pseudo-frame are added up first; the stacks may
+ * hold PR_FRAMES_PER_BYTE frames a byte of the input (and PR_FRAMES_FREE more), so that a
+ * file of many rows on deep traces is refused rather than taking time and memory by the
+ * square of its size. 0, or -1 with the reason in err. */
+#define PR_FRAMES_PER_BYTE 16
+#define PR_FRAMES_FREE (1u << 24)
 int prc_finish(struct pr_collect *c, enum pr_section want, char *err, size_t errlen);
 
 /* A text profile in memory: pure, no I/O (fuzzed by tests/fuzz/fuzz_text_profile.c). */

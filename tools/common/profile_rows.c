@@ -127,6 +127,37 @@ static enum pr_section chosen(const struct pr_collect *c, enum pr_section want)
     return PR_N;
 }
 
+static int64_t add_sat(int64_t a, int64_t b) { return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b; }
+
+/* Adds up the rows of the same trace and pseudo-frame, in place, keeping the first's place. */
+static void merge_rows(struct pr_rows *r)
+{
+    hd_map seen = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct pr_row *row = &r->r[i];
+        uint64_t *slot;
+        if (hd_map_put(&seen, (uint64_t)row->trace << 32 | row->top, n, &slot)) {
+            r->r[n++] = *row;
+            continue;
+        }
+        for (int k = 0; k < SP_MAX_TYPES; k++) r->r[*slot].v[k] = add_sat(r->r[*slot].v[k], row->v[k]);
+    }
+    r->n = n;
+    hd_map_free(&seen);
+}
+
+/* The frames the rows' stacks take, at most: their trace's and three more. */
+static uint64_t frames_needed(const struct pr_collect *c, const struct pr_rows *r)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        uint64_t *slot = hd_map_get(&c->traces, r->r[i].trace);
+        n += (slot ? c->tr[*slot].n : 0) + 3;
+    }
+    return n;
+}
+
 int prc_finish(struct pr_collect *c, enum pr_section want, char *err, size_t errlen)
 {
     struct stack_profile *p = c->p;
@@ -141,7 +172,15 @@ int prc_finish(struct pr_collect *c, enum pr_section want, char *err, size_t err
         sp_add_type(p, SECTIONS[s].types[k].type, SECTIONS[s].types[k].unit);
     sp_set(p, &p->mode, "%s", SECTIONS[s].mode);
     p->depth = (int)c->deepest;
-    const struct pr_rows *r = &c->sec[s];
+    struct pr_rows *r = &c->sec[s];
+    merge_rows(r);
+    uint64_t frames = frames_needed(c, r), budget = c->input_bytes * PR_FRAMES_PER_BYTE + PR_FRAMES_FREE;
+    if (frames > budget) {
+        snprintf(err, errlen, "its %s rows on their traces make stacks of %llu frames in all, more than the %llu "
+                 "a file of this size may ask for (%d a byte): too many rows on too deep traces",
+                 pr_section_name(s), (unsigned long long)frames, (unsigned long long)budget, PR_FRAMES_PER_BYTE);
+        return -1;
+    }
     uint32_t *buf = NULL;
     size_t cap = 0;
     for (size_t i = 0; i < r->n && !p->oom; i++) add_row(c, &r->r[i], &buf, &cap);

@@ -101,6 +101,17 @@ static int rec_string(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     return 1;
 }
 
+/* An array class loaded again, under another serial, with the same name: HotSpot's heap
+ * dumper in JDK 17 writes each array class twice (on its own and with its element class). */
+static int array_again(hd_state *st, uint32_t first_serial, uint64_t name)
+{
+    uint64_t *first = hd_map_get(&st->classes_by_serial, first_serial);
+    size_t n, m;
+    const unsigned char *a = hd_string_text(st, name, &n);
+    const unsigned char *b = first ? hd_string_text(st, st->clsv[*first].name, &m) : NULL;
+    return a && b && n == m && n > 1 && a[0] == '[' && memcmp(a, b, n) == 0;
+}
+
 static int rec_load_class(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
     int I = st->idsize;
@@ -121,7 +132,10 @@ static int rec_load_class(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     DEFINE(classes_by_serial, clsv, ncls, capcls, K_CLASS, c.serial, c, "LOAD_CLASS", "serial %llu");
     uint64_t *slot;
     if (!hd_map_put(&st->classes_by_obj, c.obj, c.serial, &slot) && *slot != c.serial) {
-        if (st->check)
+        if (st->check && array_again(st, (uint32_t)*slot, c.name)) {
+            if (!st->array_reloads++)
+                st->array_reload_off = off;
+        } else if (st->check)
             hd_error(st, off, "LOAD_CLASS: class object ID 0x%llx defined again, by serial %u (first by serial %llu)",
                      (unsigned long long)c.obj, c.serial, (unsigned long long)*slot);
         st->dup_defs++;
@@ -331,7 +345,10 @@ static int rec_start_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t tim
     hd_use(st, K_STRING, t.name, off, "START_THREAD", 1);
     hd_use(st, K_STRING, t.group, off, "START_THREAD", 1);
     hd_use(st, K_STRING, t.parent, off, "START_THREAD", 1);
+    size_t known = st->nth;
     DEFINE(threads, thv, nth, capth, K_THREAD, t.serial, t, "START_THREAD", "serial %llu");
+    if (st->check && st->nth > known && !hd_map_get(&st->thread_ends, t.serial))
+        st->live_threads++;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "START_THREAD serial=%u obj=0x%llx trace=%u name=", t.serial,
@@ -354,8 +371,8 @@ static int rec_end_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     if (hd_b_bad(b))
         return 0;
     hd_use(st, K_THREAD, serial, off, "END_THREAD", 0);
-    if (st->check)
-        hd_map_put(&st->thread_ends, serial, off, NULL);
+    if (st->check && hd_map_put(&st->thread_ends, serial, off, NULL) && hd_map_get(&st->threads, serial))
+        st->live_threads--;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "END_THREAD serial=%u", serial);

@@ -131,12 +131,51 @@ static void put_id(struct buf *sb, int kind, uint64_t id)
     buf_printf(sb, hex ? "0x%llx" : "%llu", (unsigned long long)id);
 }
 
+/* A JVM's own heap dump (jcmd GC.heap_dump, -XX:+HeapDumpOnOutOfMemoryError, hprof heap):
+ * heap dumps and nothing a profiler writes, no START_THREAD in particular. */
+static int jvm_heap_dump(const hd_state *st)
+{
+    return st->heap_dumps && !st->nth && !st->rec_count[0x06] && !st->rec_count[0x0D] && !st->rec_count[0x0E];
+}
+
+/* What HotSpot's heap dumps hold by design: it writes no START_THREAD (a thread serial is
+ * defined by its ROOT_THREAD_OBJECT) and names its empty trace (thread 0, no frames) in
+ * the LOAD_CLASS records it writes before that TRACE (JDK 25). */
+static int jvm_normal(hd_state *st, const hd_undef *u)
+{
+    if (u->kind == K_THREAD)
+        return hd_map_get(&st->root_threads, u->id) != NULL;
+    uint64_t *t = u->kind == K_TRACE && u->def_off ? hd_map_get(&st->traces, u->id) : NULL;
+    return t && !st->trv[*t].nframes && !st->trv[*t].thread;
+}
+
+/* What HotSpot's dumps hold by a defect: an object array that refers to objects the dump
+ * leaves out (JDK 17 and 25 with CDS: the archived heap's array of roots holds the mirrors of
+ * archived classes that are not loaded, which the dumper skips). */
+static int jvm_defect(const hd_undef *u)
+{
+    return u->kind == K_OBJECT && !strcmp(u->user, "OBJ_ARRAY_DUMP");
+}
+
+static void report_jvm_defects(hd_state *st)
+{
+    if (st->array_reloads)
+        hd_warning(st, st->array_reload_off,
+                   "LOAD_CLASS: %llu array classes loaded again, each under a second serial with the same name: "
+                   "HotSpot's heap dumper in JDK 17 writes every array class twice (a defect of the JVM; "
+                   "read here as one class)", (unsigned long long)st->array_reloads);
+}
+
 /* One message per (user record, kind, defined later or never): the number of IDs,
  * a few of them with their use counts, and the first use's offset. */
 void hd_report_undefined(hd_state *st)
 {
+    report_jvm_defects(st);
     uint8_t *done = hd_xrealloc(NULL, st->nund + 1);
     memset(done, 0, st->nund + 1);
+    int jvm = jvm_heap_dump(st);
+    for (size_t i = 0; jvm && i < st->nund; i++)
+        done[i] = jvm_normal(st, &st->undv[i]);
     struct buf sb = {0};
     for (size_t i = 0; i < st->nund; i++) {
         if (done[i])
@@ -169,14 +208,17 @@ void hd_report_undefined(hd_state *st)
         }
         if (ids > MAX_EXAMPLES)
             buf_printf(&sb, ", ... (%llu uses in all)", (unsigned long long)uses);
-        void (*say)(hd_state *, uint64_t, const char *, ...) = is_warning(st, g->kind) ? hd_warning : hd_error;
+        int defect = jvm && jvm_defect(g);
+        void (*say)(hd_state *, uint64_t, const char *, ...) =
+            is_warning(st, g->kind) || defect ? hd_warning : hd_error;
         const char *what = kind_name[g->kind], *definer = kind_definer[g->kind], *list = hd_buf_text(&sb);
         if (g->kind >= K_OBJECT)
-            say(st, first, "%s refers to %llu %s%s that %s in this heap dump: %s", g->user,
+            say(st, first, "%s refers to %llu %s%s that %s in this heap dump: %s%s", g->user,
                 (unsigned long long)ids, what, ids > 1 ? "s" : "",
                 g->kind == K_OBJECT ? (ids > 1 ? "are not dumped" : "is not dumped")
                                     : (ids > 1 ? "have no CLASS_DUMP" : "has no CLASS_DUMP"),
-                list);
+                list, defect ? "; HotSpot's heap dumper leaves out objects that an array of the CDS archived "
+                               "heap holds (seen in JDK 17 and 25: a defect of the JVM, a warning here)" : "");
         else if (later)
             say(st, first, "%s uses %llu %s%s before the %s that defines %s: %s", g->user, (unsigned long long)ids,
                 what, ids > 1 ? "s" : "", definer, ids > 1 ? "them" : "it", list);

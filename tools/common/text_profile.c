@@ -36,7 +36,7 @@ static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix
 
 static void split(struct line *l)
 {
-    memcpy(l->words, l->text, sizeof l->words);
+    memcpy(l->words, l->text, strlen(l->text) + 1);   /* not the whole buffer: lines are mostly short */
     l->ntok = 0;
     char *save = NULL;
     for (char *s = strtok_r(l->words, " \t", &save); s && l->ntok < MAX_TOKENS; s = strtok_r(NULL, " \t", &save))
@@ -314,6 +314,7 @@ int pr_read_text(const char *data, size_t n, enum pr_section want, struct stack_
         goto out;
     }
     prc_init(&ps->c, p);
+    ps->c.input_bytes = n;
     ps->c.last_dump = (want & PR_LAST_DUMP) != 0;
     want &= ~PR_LAST_DUMP;
     for (size_t at = 0; at < n;) {
