@@ -144,31 +144,30 @@ static void cut_profile(struct stack_profile *p, int depth, uint32_t len, int de
 
 static void cut_depth(void)
 {
+    static const struct {
+        int depth, len, deep, n, want;
+        const char *what;
+    } cases[] = {
+        {4, 4, 10, 10, 4, "depth=4, every stack 4 deep: cut at 4 (the pseudo-frame not counted)"},
+        {4, 3, 10, 10, 0, "depth=4, stacks 3 deep: nothing was cut"},
+        {0, 4, 10, 10, 4, "depth not known: the deepest stack is taken for the limit"},
+        {8, 8, 1, 20, 0, "depth=8: a twentieth cut is not worth a note"},
+        {16, 16, 6, 10, 16, "depth=16: most stacks cut"},
+        {16, 16, 4, 10, 0, "depth=16: fewer than half cut"},
+        {64, 64, 10, 10, 0, "depth=64: never a note, however many were cut"},
+    };
     struct stack_profile p;
     struct buf b;
     buf_init(&b);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cut_profile(&p, cases[i].depth, (uint32_t)cases[i].len, cases[i].deep, cases[i].n);
+        CHECK(view_cut_depth(&p) == cases[i].want && (*view_cut_note(&p, &b) != 0) == (cases[i].want != 0),
+              cases[i].what);
+        sp_free(&p);
+    }
     cut_profile(&p, 4, 4, 10, 10);
-    CHECK(view_cut_depth(&p) == 4, "depth=4, every stack 4 deep: cut at 4 (the pseudo-frame not counted)");
     CHECK_STR(view_cut_note(&p, &b), "stacks cut at depth 4: run with depth=64 (view= does this) for a readable flame graph",
               "the note says the depth and the fix");
-    sp_free(&p);
-    cut_profile(&p, 4, 3, 10, 10);
-    CHECK(view_cut_depth(&p) == 0, "depth=4, stacks 3 deep: nothing was cut");
-    sp_free(&p);
-    cut_profile(&p, 0, 4, 10, 10);
-    CHECK(view_cut_depth(&p) == 4, "depth not known: the deepest stack is taken for the limit");
-    sp_free(&p);
-    cut_profile(&p, 8, 8, 1, 20);
-    CHECK(view_cut_depth(&p) == 0, "depth=8: a twentieth cut is not worth a note");
-    sp_free(&p);
-    cut_profile(&p, 16, 16, 6, 10);
-    CHECK(view_cut_depth(&p) == 16, "depth=16: most stacks cut");
-    sp_free(&p);
-    cut_profile(&p, 16, 16, 4, 10);
-    CHECK(view_cut_depth(&p) == 0, "depth=16: fewer than half cut");
-    sp_free(&p);
-    cut_profile(&p, 64, 64, 10, 10);
-    CHECK(view_cut_depth(&p) == 0 && !*view_cut_note(&p, &b), "depth=64: never a note, however many were cut");
     sp_free(&p);
     buf_free(&b);
 }
