@@ -173,14 +173,57 @@ static void write_nodes(struct buf *b, const struct tree *t, int nvals, bool dif
     free(stack);
 }
 
+/* A stack's depth as the profiler counted it: its method frames (pseudo-frames such as the
+ * thread or the class allocated were added around them). */
+static uint32_t method_frames(const struct stack_profile *p, const struct sp_stack *s)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s->n; k++) n += p->frames[p->frame_ix[s->first + k]].kind != SP_PSEUDO;
+    return n;
+}
+
+/* Past this depth a flame graph reads well whatever was cut: the note never asks for more. */
+#define READABLE_DEPTH 64
+#define SHALLOW_DEPTH 8
+
+int view_cut_depth(const struct stack_profile *p)
+{
+    uint32_t deepest = 0;
+    for (size_t i = 0; i < p->nstacks; i++) {
+        uint32_t n = method_frames(p, &p->stacks[i]);
+        if (n > deepest) deepest = n;
+    }
+    uint32_t limit = p->depth > 0 ? (uint32_t)p->depth : deepest;
+    if (!limit || limit >= READABLE_DEPTH || p->ntypes == 0) return 0;
+    int64_t cut = 0, total = sp_total(p, p->main_type);  /* both fit: see sp_add */
+    for (size_t i = 0; i < p->nstacks; i++)
+        if (method_frames(p, &p->stacks[i]) >= limit) cut += p->stacks[i].v[p->main_type];
+    /* a short limit matters once a tenth of the profile reached it, a longer one once most did */
+    bool shallow = cut > 0 && (limit <= SHALLOW_DEPTH ? cut >= total / 10 : cut > total / 2);
+    return shallow ? (int)limit : 0;
+}
+
+const char *view_cut_note(const struct stack_profile *p, struct buf *b)
+{
+    buf_reset(b);
+    int d = view_cut_depth(p);
+    if (d)
+        buf_printf(b, "stacks cut at depth %d: run with depth=%d (view= does this) for a readable flame graph", d,
+                   READABLE_DEPTH);
+    buf_u1(b, 0);
+    return b->oom ? "" : (const char *)b->data;
+}
+
+/* cut: view_cut_note's sentence ("" for none). */
 static void write_data(struct buf *b, const struct stack_profile *p, const struct stack_profile *base,
-                       const struct tree *t)
+                       const struct tree *t, const char *cut)
 {
     buf_printf(b, "{\n");
     json_field(b, "program", p->program);
     json_field(b, "date", p->date);
     json_field(b, "mode", p->mode);
     json_field(b, "note", p->note);
+    json_field(b, "cut", cut);
     json_field(b, "base", base ? (base->program ? base->program : "the base profile") : NULL);
     buf_printf(b, "depth:%d,\nmain:%d,\ndiff:%s,\ntypes:[", p->depth, base ? 0 : p->main_type, base ? "true" : "false");
     for (int ty = 0; ty < p->ntypes; ty++) {
@@ -231,7 +274,11 @@ int view_flamegraph(const struct stack_profile *p, const struct stack_profile *b
         const char *mark = memmem(page, hprof_flamegraph_html_len, DATA_MARK, strlen(DATA_MARK));
         size_t head = mark ? (size_t)(mark - page) : hprof_flamegraph_html_len;
         buf_put(out, page, head);
-        write_data(out, base ? &shown : p, base, &t);
+        struct buf cut;
+        buf_init(&cut);
+        write_data(out, base ? &shown : p, base, &t, view_cut_note(p, &cut));
+        out->oom |= cut.oom;
+        buf_free(&cut);
         if (mark) buf_put(out, mark + strlen(DATA_MARK), hprof_flamegraph_html_len - head - strlen(DATA_MARK));
     }
     free(t.n);

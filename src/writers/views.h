@@ -21,6 +21,13 @@ int view_collapsed(const struct stack_profile *p, int type, struct buf *out);
 /* The HTML flame graph of every sample type (main_type shown first). With `base`, a
  * differential one: widths from p's main type, colours from the change since base. */
 int view_flamegraph(const struct stack_profile *p, const struct stack_profile *base, struct buf *out);
+/* The depth at which p's stacks were cut, when a flame graph of them is too shallow to
+ * read (cut at 8 frames or fewer, or most of the value in stacks that reached the
+ * limit), else 0. The limit is p->depth, or the deepest stack when that is not known. */
+int view_cut_depth(const struct stack_profile *p);
+/* The sentence that says so (the page shows it, `hprof view` prints it), into b; "" when
+ * view_cut_depth is 0. Returns b's text. */
+const char *view_cut_note(const struct stack_profile *p, struct buf *b);
 /* pprof's profile.proto, gzipped. */
 int view_pprof(const struct stack_profile *p, struct buf *out);
 

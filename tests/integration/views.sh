@@ -43,6 +43,7 @@ if have_chromium; then
   check "screenshot of the flame graph kept ($shot)" html_screenshot "$WORK/java.hprof.cpu.html" "$shot" HotMethod.hot
   chromium_run --dump-dom "file://$WORK/java.hprof.cpu.html" >dom.txt
   check "the page's title names the program and mode" grep -q "<title>hprof flame graph: cpu=samples of java HotMethod 1500</title>" dom.txt
+  check "stacks 64 deep: no note that they were cut" grep -q '<div id="cut" hidden="">' dom.txt
 else
   not_ok "chromium not found (Debian: apt-get install chromium)"
 fi
@@ -107,6 +108,18 @@ rm -f java.hprof*
 run_java "$(agent cpu=times,view=collapsed,viewonly=y)" TimedCalls
 check "viewonly=y: the views and no java.hprof.txt" test -s java.hprof.cpu.collapsed -a ! -e java.hprof.txt
 check "cpu=times: TimedCalls.leaf under mid under main" grep -q 'TimedCalls.main;TimedCalls.mid;TimedCalls.leaf ' java.hprof.cpu.collapsed
+
+# A flame graph of stacks cut at depth 2 says so (TimedCalls is main;mid;leaf, and the
+# JDK's start-up deeper still).
+rm -f java.hprof*
+run_java "$(agent cpu=times,depth=2,view=html,viewonly=y)" TimedCalls
+check "cpu=times,depth=2,view=html runs" test "$RC" -eq 0 -a -s java.hprof.cpu.html
+if have_chromium; then
+  check "stacks cut at depth 2: the page says so and how to fix it" test "$(html_cut_note "$WORK/java.hprof.cpu.html")" = \
+    "stacks cut at depth 2: run with depth=64 (view= does this) for a readable flame graph"
+else
+  not_ok "chromium not found (Debian: apt-get install chromium)"
+fi
 
 # ---- net=: a capture of the stream converts too ----
 rm -f java.hprof* port.txt

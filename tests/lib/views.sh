@@ -74,3 +74,22 @@ text_collapsed() {
       }
     }' "$1" | merge_collapsed
 }
+
+# html_find FILE.html NAME [WIDTH]: opens the page WIDTH pixels wide (1000 by default) with
+# #find=NAME and prints what it says of the first frame called NAME: label= (as drawn),
+# fill=, family=, tip= (lines joined by " | ").
+html_find() {
+  chromium_run --window-size="${3:-1000},800" --dump-dom "file://$1#find=$(printf %s "$2" | sed 's/%/%25/g; s/#/%23/g; s/&/%26/g')" |
+    awk '/<pre id="result"/ { on = 1 } on && /^(find|found|label|fill|family|tip)=/ { sub(/<\/pre>.*/, ""); print }
+         on && /<\/pre>/ { exit }' |
+    sed 's/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g'
+}
+
+# hsl_hue "hsl(H,S%,L%)": H.
+hsl_hue() { sed -n 's/^hsl(\([0-9]*\),.*/\1/p' <<<"$1"; }
+
+# html_cut_note FILE.html: the depth note the page shows, "(none)" when it hides it.
+html_cut_note() {
+  chromium_run --window-size=1000,800 --dump-dom "file://$1" |
+    sed -n 's/.*<div id="cut">\([^<]*\)<\/div>.*/\1/p; s/.*<div id="cut" hidden="">.*/(none)/p'
+}

@@ -116,6 +116,73 @@ if have_chromium; then
   check "screenshot of the differential flame graph kept" html_screenshot "$WORK/diff.html" "$ARTIFACTS/view-diff.png"
   html_search "$WORK/heap-sites.hprof.html" 'java.util.Locale' >sites-search.txt
   check "heap-sites.hprof's flame graph: the search says the matched share" grep -Eq '^percent=[0-9.]+%$' sites-search.txt
+  # Labels, colours, tips and the depth note (issue #31): a javac-like profile 4 deep,
+  # 25 samples: Attr.attribTree 5 (20%, half of Attr.attribClass), Outer$Inner.handle 3,
+  # a walk failure 2.
+  cat >javac4.txt <<'PROF'
+JAVA PROFILE 1.0.1, created Tue Nov 24 10:00:00 2026
+
+TRACE 301001:
+	com.sun.tools.javac.comp.Attr.attribTree(Attr.java:1)
+	com.sun.tools.javac.comp.Attr.attribClass(Attr.java:2)
+	com.sun.tools.javac.main.JavaCompiler.compile(JavaCompiler.java:3)
+	App.main(App.java:1)
+TRACE 301002:
+	com.sun.tools.javac.comp.Attr.visitApply(Attr.java:4)
+	com.sun.tools.javac.comp.Attr.attribClass(Attr.java:2)
+	com.sun.tools.javac.main.JavaCompiler.compile(JavaCompiler.java:3)
+	App.main(App.java:1)
+TRACE 301003:
+	org.example.deep.pkg.Outer$Inner.handle(Outer.java:5)
+	org.example.deep.pkg.Outer.run(Outer.java:6)
+	com.sun.tools.javac.main.JavaCompiler.compile(JavaCompiler.java:3)
+	App.main(App.java:1)
+TRACE 301004:
+	a.b.Work.loop(Work.java:1)
+	a.b.Work.step(Work.java:2)
+	a.b.Work.run(Work.java:3)
+	App.main(App.java:1)
+TRACE 301005:
+	[walk_failed].unknown_Java(Unknown Source)
+CPU SAMPLES BEGIN (total = 25) Tue Nov 24 10:00:01 2026
+rank   self  accum   count trace method
+   1 40.00% 40.00%      10 301004 a.b.Work.loop
+   2 20.00% 60.00%       5 301001 com.sun.tools.javac.comp.Attr.attribTree
+   3 20.00% 80.00%       5 301002 com.sun.tools.javac.comp.Attr.visitApply
+   4 12.00% 92.00%       3 301003 org.example.deep.pkg.Outer$Inner.handle
+   5  8.00% 100.00%      2 301005 [walk_failed].unknown_Java
+CPU SAMPLES END
+PROF
+  "$HPROF_TOOL" view javac4.txt -o javac4.html 2>javac4.err
+  html_find "$WORK/javac4.html" com.sun.tools.javac.comp.Attr.attribTree >attr.txt
+  check "a narrow bar shows Attr.attribTree, not com.sun... cut ($(grep label= attr.txt))" grep -qx 'label=Attr.attribTree' attr.txt
+  html_find "$WORK/javac4.html" 'org.example.deep.pkg.Outer$Inner.handle' >inner.txt
+  check "a narrower one drops the outer class too: Inner.handle ($(grep label= inner.txt))" grep -qx 'label=Inner.handle' inner.txt
+  html_find "$WORK/javac4.html" com.sun.tools.javac.comp.Attr.attribTree 3000 >wide.txt
+  check "the same bar wide enough shows the whole name ($(grep label= wide.txt))" \
+    grep -qx 'label=com.sun.tools.javac.comp.Attr.attribTree' wide.txt
+  html_find "$WORK/javac4.html" App.main >main.txt
+  check "the tip: whole name, 5 samples, 20% of the total, 50% of its parent ($(grep tip= attr.txt))" \
+    grep -qx 'tip=com.sun.tools.javac.comp.Attr.attribTree | Java · samples: 5 | 20.00% of the total, 50.00% of its parent' attr.txt
+  html_find "$WORK/javac4.html" '[walk_failed].unknown_Java' >failed.txt
+  wf=$(sed -n 's/^fill=//p' failed.txt) jf=$(sed -n 's/^fill=//p' main.txt)
+  wh=$(hsl_hue "$wf") jh=$(hsl_hue "$jf")
+  check "[walk_failed] is drawn as a pseudo-frame ($wf), not in Java's green ($jf)" \
+    bash -c "grep -qx 'family=pseudo-frame' '$WORK/failed.txt' && (( ${jh:-0} >= 95 && ${jh:-0} <= 130 )) &&
+             [[ -n '$wh' ]] && (( ${wh:-0} < 95 || ${wh:-0} > 130 ))"
+  note='stacks cut at depth 4: run with depth=64 (view= does this) for a readable flame graph'
+  check "stacks 4 deep: the page says so" test "$(html_cut_note "$WORK/javac4.html")" = "$note"
+  check "... and hprof view says it on stderr" grep -qxF "hprof view: note: $note" javac4.err
+  # 64 deep: one stack of 64 frames, nine of 10
+  awk 'BEGIN { print "JAVA PROFILE 1.0.1, created Tue Nov 24 10:00:00 2026\n\nTRACE 301001:"
+               for (i = 64; i >= 1; i--) printf "\tp.C.m%d(C.java:1)\n", i
+               print "TRACE 301002:"; for (i = 10; i >= 1; i--) printf "\tp.C.m%d(C.java:1)\n", i
+               print "CPU SAMPLES BEGIN (total = 10) Tue Nov 24 10:00:01 2026\nrank   self  accum   count trace method"
+               print "   1 90.00% 90.00%       9 301002 p.C.m10\n   2 10.00% 100.00%       1 301001 p.C.m64\nCPU SAMPLES END" }' >deep64.txt
+  "$HPROF_TOOL" view deep64.txt -o deep64.html 2>deep64.err
+  check "stacks 64 deep: no note on the page" test "$(html_cut_note "$WORK/deep64.html")" = "(none)"
+  check "... nor on stderr" bash -c "! grep -q 'stacks cut' '$WORK/deep64.err'"
+  check "screenshot of the labelled flame graph kept" html_screenshot "$WORK/javac4.html" "$ARTIFACTS/view-labels.png"
 else
   not_ok "chromium not found (Debian: apt-get install chromium)"
 fi

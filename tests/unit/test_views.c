@@ -1,5 +1,6 @@
 /* The views' pieces: the stack profile model, collapsed stacks, the protobuf encoder,
  * gzip's stored blocks, pprof's layout and the flame graph's data. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "unit.h"
@@ -123,8 +124,57 @@ static void held_values(void)
     sp_free(&p);
 }
 
+/* A profile of `n` stacks: `deep` of them `len` method frames long (and a pseudo-frame
+ * on top, which does not count), the others 1 frame; depth: what the profiler said. */
+static void cut_profile(struct stack_profile *p, int depth, uint32_t len, int deep, int n)
+{
+    sp_init(p);
+    sp_add_type(p, "samples", "count");
+    p->depth = depth;
+    uint32_t fr[70];
+    fr[0] = sp_frame(p, "[GC]", NULL, 0, SP_PSEUDO);
+    for (uint32_t k = 1; k <= len && k < 70; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "p.C.m%u", k);
+        fr[k] = sp_frame(p, name, NULL, 0, SP_JAVA);
+    }
+    int64_t one = 1;
+    for (int i = 0; i < n; i++) sp_add(p, i < deep ? fr : fr + len, i < deep ? len + 1 : 1, &one);
+}
+
+static void cut_depth(void)
+{
+    static const struct {
+        int depth, len, deep, n, want;
+        const char *what;
+    } cases[] = {
+        {4, 4, 10, 10, 4, "depth=4, every stack 4 deep: cut at 4 (the pseudo-frame not counted)"},
+        {4, 3, 10, 10, 0, "depth=4, stacks 3 deep: nothing was cut"},
+        {0, 4, 10, 10, 4, "depth not known: the deepest stack is taken for the limit"},
+        {8, 8, 1, 20, 0, "depth=8: a twentieth cut is not worth a note"},
+        {16, 16, 6, 10, 16, "depth=16: most stacks cut"},
+        {16, 16, 4, 10, 0, "depth=16: fewer than half cut"},
+        {64, 64, 10, 10, 0, "depth=64: never a note, however many were cut"},
+    };
+    struct stack_profile p;
+    struct buf b;
+    buf_init(&b);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cut_profile(&p, cases[i].depth, (uint32_t)cases[i].len, cases[i].deep, cases[i].n);
+        CHECK(view_cut_depth(&p) == cases[i].want && (*view_cut_note(&p, &b) != 0) == (cases[i].want != 0),
+              cases[i].what);
+        sp_free(&p);
+    }
+    cut_profile(&p, 4, 4, 10, 10);
+    CHECK_STR(view_cut_note(&p, &b), "stacks cut at depth 4: run with depth=64 (view= does this) for a readable flame graph",
+              "the note says the depth and the fix");
+    sp_free(&p);
+    buf_free(&b);
+}
+
 int main(void)
 {
+    cut_depth();
     model_and_collapsed();
     held_values();
     protobuf();

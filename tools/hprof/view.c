@@ -106,6 +106,16 @@ static int match_types(struct stack_profile *before, const struct stack_profile 
     return 0;
 }
 
+/* A flame graph of stacks cut short is a comb of slivers: say so, as the page does. */
+static void say_cut(const struct stack_profile *p)
+{
+    struct buf note;
+    buf_init(&note);
+    const char *s = view_cut_note(p, &note);
+    if (*s) fprintf(stderr, "hprof view: note: %s\n", s);
+    buf_free(&note);
+}
+
 int cmd_view(int argc, char **argv)
 {
     struct view_args a;
@@ -124,6 +134,7 @@ int cmd_view(int argc, char **argv)
             fprintf(stderr, "hprof view: %s: %s, %zu stacks, %lld %s (%s)\n", a.out, shown->mode, shown->nstacks,
                     (long long)sp_total(shown, shown->main_type), shown->types[shown->main_type].unit,
                     shown->types[shown->main_type].type);
+            if (view_kind_of_path(a.out) == VIEW_HTML) say_cut(shown);
             rc = 0;
         } else {
             fprintf(stderr, "hprof view: %s\n", err);
