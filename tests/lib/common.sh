@@ -15,6 +15,25 @@ not_ok() { echo "not ok - [$JDK_NAME] $TEST_NAME: $*"; }
 # skip WHAT REASON: a check that could not run; counted as skipped, never as passed.
 skip()   { echo "ok - [$JDK_NAME] $TEST_NAME: $1 # SKIP $2"; }
 
+# have_collector NAME: whether the JVM under test runs with -XX:+UseNAME. When not, says
+# why itself: a SKIP when the JVM does not know the option ("Unrecognized VM option"),
+# a failure for anything else (a JVM that crashes must not read as a JDK without it).
+# Tried twice, a second apart (sites_live.sh did): one start that fails under load is
+# not the collector's absence.
+have_collector() {
+  local out rc try
+  for try in 1 2; do
+    rc=0; out=$("$JAVA" "-XX:+Use$1" -version 2>&1) || rc=$?
+    [[ $rc -eq 0 ]] && return 0
+    if grep -q "Unrecognized VM option 'Use$1'" <<<"$out"; then
+      skip "-XX:+Use$1" "collector not in this JDK"; return 1
+    fi
+    [[ $try -eq 1 ]] && sleep 1
+  done
+  not_ok "-XX:+Use$1 -version failed (status $rc): $(head -c 300 <<<"$out")"
+  return 1
+}
+
 # check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
 check() {
   local what=$1; shift
