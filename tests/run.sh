@@ -62,6 +62,13 @@ preloading_jdk() {
   echo "$w"
 }
 
+# jdk_label JDK: "name (feature version)", for the summary.
+jdk_label() {
+  local v; v=$("$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+  echo "$(basename "$1") (${v:-?})"
+}
+
+JDKS=()
 if [[ $UNIT_ONLY -eq 0 ]]; then
   mapfile -t JDKS < <(tests/lib/jdks.sh)
   [[ ${#JDKS[@]} -gt 0 ]] || { echo "not ok - no JDK found"; echo "not ok - no JDK" >>"$LOG"; }
@@ -87,5 +94,7 @@ failed=$(grep -c '^not ok ' "$LOG")
 echo
 grep '^not ok ' "$LOG" | sed 's/^/FAILED: /'
 grep '^ok .*# SKIP' "$LOG" | sed 's/^/SKIPPED: /'
+jdks=""; for jdk in "${JDKS[@]}"; do jdks+="${jdks:+, }$(jdk_label "$jdk")"; done
+echo "# JDKs: ${jdks:-none (no integration tests run)}"
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]
