@@ -4,7 +4,8 @@
 set -u
 JAVA="$JAVA_HOME/bin/java"
 JDK_NAME=$(basename "$JAVA_HOME")
-JDK_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+# (tests/run.sh gives it in HPROF_JDK_FEATURE: one JVM start less per script)
+JDK_FEATURE=${HPROF_JDK_FEATURE:-$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')}
 TEST_NAME=$(basename "$0" .sh)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hprof-$TEST_NAME-XXXXXX")
 trap '[[ -n ${HPROF_KEEP_WORK:-} ]] || rm -rf "$WORK"' EXIT   # HPROF_KEEP_WORK=1: left for a look
