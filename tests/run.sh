@@ -80,6 +80,7 @@ report_job() {
   sk=$(grep -c '^ok .*# SKIP' "$out"); ok=$(( $(grep -c '^ok ' "$out") - sk )); nok=$(grep -c '^not ok ' "$out")
   read -r wall user sys <"$RUNS/$1.time"
   DONE=$((DONE + 1))
+  printf '%s\t%.0f\n' "$label" "$wall" >>"$RUNS/times"
   printf '# [%d/%d] %s: %d passed, %d failed, %d skipped (%.0f s, CPU %.1f s)%s\n' \
     "$DONE" "${#job_label[@]}" "$label" "$ok" "$nok" "$sk" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
     "$( [[ $rc -eq 124 ]] && echo ', TIMED OUT after 900 s')"
@@ -160,16 +161,33 @@ if [[ $UNIT_ONLY -eq 0 ]]; then
   done
 fi
 
+# Each job's wall time in the last run (LABEL<tab>seconds), to start the longest first,
+# so that no long one is left running alone at the end.
+TIMES=$B/tests/last-times.txt
+# by_last_time I...: the jobs, the longest last time first (a job not timed yet first).
+by_last_time() {
+  local i
+  for i in "$@"; do
+    printf '%s\t%s\n' "$(awk -F'\t' -v l="${job_label[$i]}" '$1 == l { t = $2 } END { print (t == "" ? 1e9 : t) }' "$TIMES" 2>/dev/null || echo 1e9)" "$i"
+  done | sort -s -t$'\t' -k1,1gr | cut -f2
+}
 # The jobs that must run alone first, one at a time; then the others side by side.
 alone=(); shared=()
 for i in "${!job_label[@]}"; do
   if [[ ${job_alone[$i]} == 1 ]]; then alone+=("$i"); else shared+=("$i"); fi
 done
+mapfile -t shared < <(by_last_time "${shared[@]}")
 echo "# ${#job_label[@]} test scripts and programs: ${#alone[@]} alone, the others $JOBS at a time"
 T0=$SECONDS
 for i in "${alone[@]}"; do run_pool "$i"; done
 [[ ${#shared[@]} -gt 0 ]] && run_pool "${shared[@]}"
 echo "# all done in $((SECONDS - T0)) s"
+# This run's times replace those of the same jobs.
+if [[ -s "$RUNS/times" ]] && mkdir -p "$(dirname "$TIMES")"; then
+  awk -F'\t' 'NR == FNR { t[$1] = $2; next } !($1 in t) { print } END { for (l in t) print l "\t" t[l] }' \
+    "$RUNS/times" "$TIMES" 2>/dev/null >"$RUNS/times.new" || cp "$RUNS/times" "$RUNS/times.new"
+  mv "$RUNS/times.new" "$TIMES"
+fi
 
 skipped=$(grep -c '^ok .*# SKIP' "$LOG"); passed=$(( $(grep -c '^ok ' "$LOG") - skipped ))
 failed=$(grep -c '^not ok ' "$LOG")
