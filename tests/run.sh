@@ -13,7 +13,8 @@
 #
 # Options: --unit-only (no integration scripts), --only REGEX, --jobs N (scripts run side
 # by side, default the number of CPUs; HPROF_TEST_JOBS too). A script whose text holds the
-# line "# hprof-test: alone" runs with nothing else beside it (it measures CPU or time).
+# line "# hprof-test: alone" runs with nothing else beside it (it measures CPU or time); a
+# tool test with "# hprof-test: per-jdk" runs as one job per JDK.
 # Every script or test program has 900 s. Each one's result line says its wall time and
 # the CPU time (user+system) it and its children used, with a running count.
 # HPROF_BUILD picks the build tree under test (default build; make check uses build-asan);
@@ -118,9 +119,17 @@ for r in "$B"/fuzz-replay/*; do
   n=$(basename "$r")
   add_job "fuzz replay $n" -1 0 "$r" "$n" "tests/fuzz/corpus/$n" "tests/fuzz/regressions/$n"
 done
-# Tool tests need no JVM (or pick one themselves): run once.
+# Tool tests need no JVM, or take every JDK themselves: run once. One that says
+# "# hprof-test: per-jdk" runs once per JDK instead (HPROF_JDKS set to it), side by side.
 for s in tests/tools/*.sh; do
-  [[ -f "$s" ]] && add_job "$(basename "$s")" -1 "$(is_alone "$s")" bash "$s"
+  [[ -f "$s" ]] || continue
+  if grep -qx '# hprof-test: per-jdk' "$s"; then
+    while IFS= read -r jdk; do
+      add_job "$(basename "$s") on $(basename "$jdk")" -1 "$(is_alone "$s")" env HPROF_JDKS="$jdk" bash "$s"
+    done < <(tests/lib/jdks.sh)
+  else
+    add_job "$(basename "$s")" -1 "$(is_alone "$s")" bash "$s"
+  fi
 done
 
 # preloading_jdk JDK: a JDK of the same name whose java preloads HPROF_PRELOAD.
