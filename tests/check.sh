@@ -6,17 +6,29 @@
 #   build-tsan/  tests/unit/test_tables.c with TSan (the tables are read and filled by
 #                many threads at once)
 # Every sanitizer report is written to a log (log_path) and counted as a failure here,
-# whether or not the test that met it noticed. Ends with "N passed, N failed".
-# CHECK_ONLY=REGEX narrows the integration scripts (default: the list below).
+# whether or not the test that met it noticed. Ends with "N passed, N failed, N skipped",
+# the JDKs on the line before.
+# --only REGEX (or CHECK_ONLY=REGEX) picks the integration scripts (default: the list
+# below); the unit tests, the tools' tests and the fuzz replays always run. The tools
+# (the hprof CLI, hprof view, hprof-dump) run from build-asan too.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
+ONLY=${CHECK_ONLY:-}
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --only) ONLY=$2; shift ;;
+    *) echo "HPROF ERROR: tests/check.sh: unknown argument $1 (--only REGEX)" >&2; exit 2 ;;
+  esac
+  shift
+done
 LOGS=$(mktemp -d "${TMPDIR:-/tmp}/hprof-check-XXXXXX")
 trap 'rm -rf "$LOGS"' EXIT
 
 # cpu=samples, cpu=times, heap=sites, heap=dump (binary through the JVM's dump and the
-# JVMTI walk, and text; every thread's stack in them), monitor=y, net= with the socket commands.
-ONLY=${CHECK_ONLY:-'/(cpu_samples|cpu_times|heap_sites|heap_dump|heap_dump_threads|monitor|net_commands)\.sh$'}
+# JVMTI walk, and text; every thread's stack in them), monitor=y, net= with the socket
+# commands, the hprof CLI attaching to running JVMs, and the views (view=, hprof view).
+ONLY=${ONLY:-'/(cpu_samples|cpu_times|heap_sites|heap_dump|heap_dump_threads|monitor|net_commands|attach|views)\.sh$'}
 
 # ASan, in a JVM (LD_PRELOAD: the runtime must be loaded before anything it intercepts,
 # and the launcher is not linked with it):
@@ -41,7 +53,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$LOGS/ubsan"
 export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1:exitcode=66:log_path=$LOGS/tsan"
 
 LIBASAN=$(${CC:-gcc} -print-file-name=libasan.so)
-[[ -f "$LIBASAN" ]] || { echo "not ok - check: no libasan.so for ${CC:-gcc}"; echo "0 passed, 1 failed"; exit 1; }
+[[ -f "$LIBASAN" ]] || { echo "not ok - check: no libasan.so for ${CC:-gcc}"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
 OUT=$(mktemp "$LOGS/run-XXXXXX")
 HPROF_BUILD=build-asan HPROF_PRELOAD=$LIBASAN tests/run.sh --only "$ONLY" 2>&1 | tee "$OUT"
@@ -73,5 +85,6 @@ done
 if [[ $reports -eq 0 ]]; then echo "ok - no sanitizer reports"; passed=$((passed + 1)); fi
 failed=$((failed + reports))
 echo
+grep '^# JDKs: ' "$OUT" | tail -n 1
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]

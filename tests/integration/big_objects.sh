@@ -15,7 +15,7 @@
 source "$(dirname "$0")/../lib/common.sh"
 
 if [[ "${HPROF_BIG_TESTS:-0}" != 1 ]]; then
-  ok "skipped: set HPROF_BIG_TESTS=1 to run (1 to 2.5 minutes and 14 GB of memory per JDK)"
+  skip "objects over 4 GiB" "set HPROF_BIG_TESTS=1 to run (1 to 2.5 minutes and 14 GB of memory per JDK)"
   exit 0
 fi
 RUN_TIMEOUT=900

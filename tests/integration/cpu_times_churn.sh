@@ -55,5 +55,7 @@ churn old platform "$PLATFORM"
 if [[ $JDK_FEATURE -ge 21 ]]; then
   churn times virtual "$VIRTUAL"
   churn old virtual "$VIRTUAL"
+else
+  skip "cpu=times and cpu=old, virtual threads one after another" "JDK $JDK_FEATURE has no virtual threads (JDK 21)"
 fi
 jni_clean

@@ -6,7 +6,7 @@ source "$(dirname "$0")/../lib/common.sh"
 
 JAR=$(dpkg -L visualvm 2>/dev/null | grep 'org-graalvm-visualvm-lib-jfluid-heap\.jar$' | head -1)
 if [[ -z "$JAR" || ! -f "$JAR" ]]; then
-  ok "skipped: VisualVM's heap library is not installed (apt-get install visualvm)"
+  skip "VisualVM's heap library reads our dumps" "VisualVM's heap library is not installed (apt-get install visualvm)"
   exit 0
 fi
 mkdir -p vv
@@ -95,9 +95,9 @@ cat diff.txt
 #                    Attach Listener jcmd starts, compiler and service threads): JVMTI reports
 #                    neither their Thread objects nor their stacks as roots.
 check "histogram: the program's own classes agree exactly" \
-  bash -c "! grep -E '^HeapDumpKnown[^ ]* ' both.txt | awk '\$2 != \$3' | grep -q ."
+  bash -c "grep -q '^HeapDumpKnown' both.txt && ! grep -E '^HeapDumpKnown[^ ]* ' both.txt | awk '\$2 != \$3' | grep -q ."
 check "histogram: no class has more instances in ours (but java.lang.Class, see above)" \
-  bash -c "! awk '\$1 != \"java.lang.Class\" && \$2 > \$3' both.txt | grep -q ."
+  bash -c "[[ -s both.txt ]] && ! awk '\$1 != \"java.lang.Class\" && \$2 > \$3' both.txt | grep -q ."
 check "histogram: what ours lacks is under 1% of the JDK's objects (threads hidden from JVMTI)" \
   bash -c "awk '\$1 != \"int[](empty)\" && \$1 != \"java.lang.Class\" { t += \$3; if (\$3 > \$2) m += \$3 - \$2 } END { print m, t; exit !(m * 100 < t) }' both.txt"
 jni_clean

@@ -5,7 +5,8 @@ source "$(dirname "$0")/../lib/common.sh"
 gcc -shared -fPIC -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" -o "$WORK/libsitesjni.so" \
   "$HPROF_ROOT/tests/java/native/sites_jni.c"
 set +e
-BASE=$("$JAVA" -cp "$TEST_CLASSES" SitesKnown "$WORK/libsitesjni.so" 2>&1)
+# (its stdout: on JDK 22+ stderr has the JVM's warning about System.load)
+BASE=$("$JAVA" -cp "$TEST_CLASSES" SitesKnown "$WORK/libsitesjni.so" 2>/dev/null)
 set -e
 
 HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=s.txt)" SitesKnown "$WORK/libsitesjni.so"
@@ -13,7 +14,7 @@ cp out.txt s.out
 # walks KIND FILE: how many stacks the HPROF_STACK_STATS line says were taken that way
 walks() { sed -n "s/^HPROF: heap=sites stacks: \([0-9]*\) by the fast walk, \([0-9]*\) by GetStackTrace, \([0-9]*\) by the code site\$/\1 \2 \3/p" "$2" | tail -1 | awk -v k="$1" '{ print (k == "fast" ? $1 : k == "code" ? $3 : $2) + 0 }'; }
 export -f walks
-check "same output and status as without the agent" bash -c "[[ $RC -eq 0 ]] && grep -qxF '$BASE' out.txt"
+check "same output and status as without the agent ($BASE)" bash -c "[[ $RC -eq 0 && '$BASE' =~ ^kept\ [0-9]+\$ ]] && grep -qxF '$BASE' out.txt"
 check "SITES section with the original's headers" bash -c "grep -Eq '^SITES BEGIN \\(ordered by live bytes\\) [A-Z][a-z]{2} ' s.txt && grep -qx \"          percent          live          alloc'ed  stack class\" s.txt && grep -qx ' rank   self  accum     bytes objs     bytes  objs trace name' s.txt && grep -qx 'SITES END' s.txt"
 awk '/^SITES BEGIN/{i=1;next} /^SITES END/{i=0} i && $1 ~ /^[0-9]+$/' s.txt >rows.txt
 check "rows have the original's layout" bash -c "[[ -s rows.txt ]] && awk '{ r = sprintf(\"%5d %5.2f%% %5.2f%% %9d %4d %9d %5d %5d %s\", \$1, \$2, \$3, \$4, \$5, \$6, \$7, \$8, \$9); if (r != \$0) bad = 1 } END { exit bad }' rows.txt"
@@ -89,9 +90,9 @@ vt_sites v2.txt >vslow.txt
 check "virtual threads: 6000 Item counted, at the same traces as with GetStackTrace" \
   bash -c "[[ \$(awk '{ s += \$1 } END { print s }' vfast.txt) -eq 6000 ]] && diff vfast.txt vslow.txt"
 check "virtual threads: stacks that left a virtual thread's frames fell back to GetStackTrace ($(walks jvmti v.out))" \
-  bash -c "! grep -q 'java.lang.VirtualThread' v.txt || [[ \$(walks jvmti v.out) -gt 0 ]]"
+  bash -c "grep -q '^SITES END' v.txt && { ! grep -q 'java.lang.VirtualThread' v.txt || [[ \$(walks jvmti v.out) -gt 0 ]]; }"
 check "virtual threads: no trace runs from make() into a carrier's frames" \
-  bash -c "! grep -E 'SitesVirtual.make.*(ForkJoin|Continuation.run|enterSpecial)' vfast.txt"
+  bash -c "grep -q 'SitesVirtual.make' vfast.txt && ! grep -E 'SitesVirtual.make.*(ForkJoin|Continuation.run|enterSpecial)' vfast.txt"
 
 # thread=y: each Item is counted at a trace of the thread that made it: a virtual thread
 # (JDK 21+; group VirtualThreads), never its carrier.

@@ -6,7 +6,7 @@ run_java "$(agent help)" HotMethod 10
 check "help exits 0" test "$RC" -eq 0
 check "help prints the option table" has_line out.txt '^cpu=samples\|times\|old  CPU usage +off$'
 check "help names every option" bash -c 'for o in heap= cpu= monitor= format= file= net= depth= interval= cutoff= lineno= thread= doe= msa= force= verbose= gc_okay=; do grep -q "^$o" out.txt || exit 1; done'
-check "help does not run the program" bash -c '! grep -q "^done" out.txt'
+check "help does not run the program" bash -c 'grep -q "^cpu=" out.txt && ! grep -q "^done" out.txt'
 check "help has our own title" has_line out.txt 'HPROF: Heap and CPU Profiling Agent for modern JDKs'
 
 run_java "$(agent cpu=samples,file=ap.txt)" HotMethod 300

@@ -14,7 +14,7 @@ run_java() { common_run_java "$@"; set +e; }
 # ---- the run header and the GC count, under each collector ----
 for gc in SerialGC ParallelGC G1GC ZGC ShenandoahGC; do
   opts=("-XX:+Use$gc")
-  if ! "$JAVA" "${opts[@]}" -version >/dev/null 2>&1; then ok "$gc: not in this JDK, skipped"; continue; fi
+  have_collector "$gc" || continue
   # JDK 17's Parallel collector runs a young collection inside each full one's pause
   # (ScavengeBeforeFullGC, gone since): one JVMTI GC, two in its MXBeans.
   [[ $gc == ParallelGC ]] && "$JAVA" -XX:-ScavengeBeforeFullGC -version >/dev/null 2>&1 && opts+=(-XX:-ScavengeBeforeFullGC)
@@ -118,7 +118,8 @@ if [[ -n "$JAR" && -f "$JAR" ]]; then
   check "VisualVM opens a heap dump file that carries the timeline records" bash -c "
     grep -q '^INSTANCES [1-9]' vv.txt && grep -q '^UNRESOLVED 0$' vv.txt && \"$HPROF_DUMP\" d.hprof | grep -q '^ALLOCS_LIVE '"
 else
-  ok "VisualVM's heap library not installed: skipped"
+  skip "VisualVM opens a heap dump file that carries the timeline records" \
+    "VisualVM's heap library is not installed (apt-get install visualvm)"
 fi
 
 # hprof view reads the files with the new records (binary: skips them; text: its sections).

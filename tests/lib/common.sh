@@ -4,7 +4,8 @@
 set -u
 JAVA="$JAVA_HOME/bin/java"
 JDK_NAME=$(basename "$JAVA_HOME")
-JDK_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+# (tests/run.sh gives it in HPROF_JDK_FEATURE: one JVM start less per script)
+JDK_FEATURE=${HPROF_JDK_FEATURE:-$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')}
 TEST_NAME=$(basename "$0" .sh)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hprof-$TEST_NAME-XXXXXX")
 trap '[[ -n ${HPROF_KEEP_WORK:-} ]] || rm -rf "$WORK"' EXIT   # HPROF_KEEP_WORK=1: left for a look
@@ -14,6 +15,25 @@ ok()     { echo "ok - [$JDK_NAME] $TEST_NAME: $*"; }
 not_ok() { echo "not ok - [$JDK_NAME] $TEST_NAME: $*"; }
 # skip WHAT REASON: a check that could not run; counted as skipped, never as passed.
 skip()   { echo "ok - [$JDK_NAME] $TEST_NAME: $1 # SKIP $2"; }
+
+# have_collector NAME: whether the JVM under test runs with -XX:+UseNAME. When not, says
+# why itself: a SKIP when the JVM does not know the option ("Unrecognized VM option"),
+# a failure for anything else (a JVM that crashes must not read as a JDK without it).
+# Tried twice, a second apart (sites_live.sh did): one start that fails under load is
+# not the collector's absence.
+have_collector() {
+  local out rc try
+  for try in 1 2; do
+    rc=0; out=$("$JAVA" "-XX:+Use$1" -version 2>&1) || rc=$?
+    [[ $rc -eq 0 ]] && return 0
+    if grep -q "Unrecognized VM option 'Use$1'" <<<"$out"; then
+      skip "-XX:+Use$1" "collector not in this JDK"; return 1
+    fi
+    [[ $try -eq 1 ]] && sleep 1
+  done
+  not_ok "-XX:+Use$1 -version failed (status $rc): $(head -c 300 <<<"$out")"
+  return 1
+}
 
 # check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
 check() {

@@ -1,6 +1,7 @@
 # Helpers for the tests of the views (view=, hprof view): reading them back with real
 # tools. Sourced after WORK is set. Needs go (Debian golang-go) and chromium.
-HPROF_TOOL=${HPROF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}/build/hprof
+# The hprof tool of the tree under test (HPROF_BIN: build-asan under make check).
+HPROF_TOOL=${HPROF_BIN:-${HPROF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}/build}/hprof
 ARTIFACTS=${HPROF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}/build/test-artifacts
 
 have_go()       { command -v go >/dev/null 2>&1; }

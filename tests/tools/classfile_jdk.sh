@@ -12,7 +12,9 @@
 #     tracker, run under -Xverify:all with the same output as the originals;
 #  4. hand-assembled version-49 and 45.0 classes with jsr/ret, wide and a tableswitch,
 #     likewise.
-# Prints ok/not ok lines; needs build/cf-rewrite (make).
+# Prints ok/not ok lines; needs build/cf-rewrite (make). Each JDK takes minutes: the
+# runner gives each its own job (HPROF_JDKS, tests/lib/jdks.sh).
+# hprof-test: per-jdk
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TOOL=${HPROF_BIN:-$ROOT/build}/cf-rewrite

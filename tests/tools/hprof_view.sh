@@ -12,7 +12,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/hprof-view-test-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
 source "$ROOT/tests/lib/views.sh"
-DUMP=$ROOT/build/hprof-dump
+DUMP=${HPROF_DUMP:-$ROOT/build/hprof-dump}
 
 ok()     { echo "ok - hprof view: $*"; }
 not_ok() { echo "not ok - hprof view: $*"; }
@@ -23,6 +23,7 @@ total_is() { [[ "$(collapsed_total "$1")" == "$2" ]] || { echo "# $1: $(collapse
 [[ -x $HPROF_TOOL ]] || { not_ok "$HPROF_TOOL not built"; exit 1; }
 
 # ---- every example profile, each view ----
+have_go || not_ok "go tool pprof not found (Debian: apt-get install golang-go): its checks of each example did not run"
 for f in cpu-samples.txt cpu-samples.hprof cpu-times.txt cpu-old.txt heap-sites.txt heap-sites.hprof \
          heap-dump.txt heap-dump.hprof monitor.txt; do
   [[ -f $EX/$f ]] || { not_ok "$EX/$f missing"; continue; }

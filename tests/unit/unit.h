@@ -1,4 +1,6 @@
-/* A tiny unit-test harness: each CHECK prints "ok - name" or "not ok - name". */
+/* A tiny unit-test harness: each CHECK prints "ok - name" or "not ok - name"; a check
+   that cannot run here prints "ok - name # SKIP reason" (SKIP), counted apart by the
+   runner, never as a pass. */
 #ifndef HPROF_UNIT_H
 #define HPROF_UNIT_H
 #include <stdio.h>
@@ -25,6 +27,14 @@ static int unit_failures;
         CHECK(same_, __VA_ARGS__);                                         \
         if (!same_) printf("#   got: \"%s\"\n#  want: \"%s\"\n",             \
                            g_ ? g_ : "(null)", w_ ? w_ : "(null)");        \
+    } while (0)
+
+/* SKIP(REASON, name...): the check named could not run, for REASON. */
+#define SKIP(why, ...)                                                     \
+    do {                                                                   \
+        printf("ok - ");                                                   \
+        printf(__VA_ARGS__);                                               \
+        printf(" # SKIP %s\n", (why));                                    \
     } while (0)
 
 #define UNIT_DONE() (unit_failures ? 1 : 0)
