@@ -230,8 +230,6 @@ typedef struct hd_state_s {
 /* ---------------------------------------------------------------- output.c */
 
 void hd_put_quoted(struct buf *b, const unsigned char *s, size_t n);
-/* Raw when the text is a plain token, quoted otherwise. */
-void hd_put_token(struct buf *b, const unsigned char *s, size_t n);
 /* A value of a basic type as lines show it: decimal, %g for float and double, 0x.. for an object. */
 void hd_put_value(struct buf *b, int type, uint64_t v);
 

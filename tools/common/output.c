@@ -51,7 +51,8 @@ static int is_token(const unsigned char *s, size_t n)
     return 1;
 }
 
-void hd_put_token(struct buf *b, const unsigned char *s, size_t n)
+/* Raw when the text is a plain token, quoted otherwise. */
+static void hd_put_token(struct buf *b, const unsigned char *s, size_t n)
 {
     if (is_token(s, n))
         buf_put(b, s, n);

@@ -57,7 +57,6 @@ struct pr_collect {
     uint64_t input_bytes;        /* the file's size: bounds the frames of the stacks made */
 };
 
-const char *pr_section_name(enum pr_section s);
 /* The section called name (samples, times, old, sites, monitor, heap, threads), PR_N if none. */
 enum pr_section pr_section_named(const char *name);
 

@@ -22,7 +22,8 @@ static const struct {
     [PR_THREADS] = {"threads", "monitor=y (MONITOR DUMP: threads by trace)", {{"threads", "count"}}},
 };
 
-const char *pr_section_name(enum pr_section s) { return s > PR_ANY && s < PR_N ? SECTIONS[s].name : "any"; }
+/* The section's name, "any" for PR_ANY. */
+static const char *pr_section_name(enum pr_section s) { return s > PR_ANY && s < PR_N ? SECTIONS[s].name : "any"; }
 
 enum pr_section pr_section_named(const char *name)
 {
