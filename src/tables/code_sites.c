@@ -111,6 +111,38 @@ static void *carve(struct code_sites *t, size_t size)
     return p;
 }
 
+/*
+ * Which of the code bytes at a site must stay as compiled: not the target of a near call
+ * (e8 rel32) nor the constant of a movabs (REX.W b8+r imm64, an inline cache's), which
+ * the JVM patches when the call is resolved or its cache changes. The bytes are not
+ * decoded instruction by instruction, so an e8 inside another instruction also spares
+ * the next four: the check gets weaker, never wrong.
+ */
+static void stable_bytes(const uint8_t *code, uint8_t *same)
+{
+    memset(same, 0xff, CODE_SITE_CODE);
+    for (int i = 0; i < CODE_SITE_CODE; i++) {
+        int skip = code[i] == 0xe8 ? 4
+                   : (code[i] == 0x48 || code[i] == 0x49) && i + 1 < CODE_SITE_CODE && (code[i + 1] & 0xf8) == 0xb8 ? 9
+                   : 0;
+        for (int k = i + 1 + (skip == 9); k <= i + skip && k < CODE_SITE_CODE; k++) same[k] = 0;
+        i += skip;
+    }
+}
+
+/* Whether the code at pc is still what was compiled there (the stable bytes). */
+static bool code_unchanged(const struct code_site *s, const uint8_t *pc)
+{
+    for (int i = 0; i < CODE_SITE_CODE; i += 8) {
+        uint64_t now, then, mask;
+        memcpy(&now, pc + i, 8);
+        memcpy(&then, s->code + i, 8);
+        memcpy(&mask, s->same + i, 8);
+        if ((now ^ then) & mask) return false;
+    }
+    return true;
+}
+
 void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, const uint8_t *code,
                     uint32_t frame_size, int nframes, int keep, const jmethodID *methods, const jint *bcis)
 {
@@ -133,6 +165,7 @@ void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, con
         s->nframes = (uint8_t)(nframes > 255 ? 255 : nframes);
         s->kept = (uint8_t)keep;
         memcpy(s->code, code, CODE_SITE_CODE);
+        stable_bytes(code, s->same);
         for (int f = 0; f < keep; f++) s->frames[f] = (struct code_frame){methods[f], bcis[f]};
         atomic_init(&s->cached, 0);
         atomic_init(&s->dead, false);
@@ -166,7 +199,7 @@ struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc)
         if (s->pc != pc || atomic_load_explicit(&s->dead, memory_order_acquire)) continue;
         /* Code unloaded and its memory reused before the JVM told us differs here: the
          * new method's own site, if any, is further on. */
-        if (memcmp((const void *)pc, s->code, CODE_SITE_CODE) == 0) return s;
+        if (code_unchanged(s, (const uint8_t *)pc)) return s;
     }
     return NULL;
 }

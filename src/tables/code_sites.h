@@ -46,6 +46,8 @@ struct code_site {
     uint8_t kept;                    /* how many of them frames[] holds */
     _Atomic bool dead;               /* its compiled method was unloaded */
     uint8_t code[CODE_SITE_CODE];    /* the code at pc when it was compiled */
+    uint8_t same[CODE_SITE_CODE];    /* 0xff: that byte must still be the same; 0: it may
+                                        change (a call's target, patched when resolved) */
     struct code_frame frames[];
 };
 

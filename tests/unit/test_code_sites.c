@@ -60,6 +60,20 @@ int main(void)
     CHECK(s && s->nframes == 5 && s->kept == 1 && s->frames[0].method == meth[0] && s->frames[0].bci == 1,
           "code sites: a call kept with its innermost frame and how many were inlined");
 
+    /* After the return address: a call (e8 rel32) and an inline cache's movabs r10, imm64,
+     * which the JVM patches when they are resolved; the site stays, other changes do not. */
+    uintptr_t pc5 = (uintptr_t)(code + 3400);
+    memcpy(code + 3400, (const uint8_t[]){0x48, 0x83, 0xc4, 0x10, 0xe8, 1, 2, 3, 4, 0x49, 0xba, 1, 2, 3, 4, 5}, 16);
+    code_sites_add(&t, m3 + 16, pc5, code + 3400, 48, 1, 1, meth, bcis);
+    code[3405] = 0x77;
+    code[3408] = 0x99;
+    code[3413] = 0x11;
+    s = code_sites_find(&t, pc5);
+    CHECK(s && s->pc == pc5, "code sites: a call's target and an inline cache's constant patched after the site");
+    code[3403] ^= 0xFF;
+    CHECK(code_sites_find(&t, pc5) == NULL, "code sites: any other byte changed is not trusted");
+    code[3403] ^= 0xFF;
+
     /* Methods compiled and unloaded in turn do not use up the table of methods (32 here). */
     int live = 0;
     for (int i = 0; i < 200; i++) {
