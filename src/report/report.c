@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sources/alloc/alloc_live.h"
 #include "sources/alloc/alloc_tracker.h"
 #include "sources/heapdump/heap_walker.h"
 #include "sources/host.h"

@@ -83,3 +83,39 @@ for dir in tools/*/; do
   if [[ -n "$broken" ]]; then not_ok "tools/$tool: cannot compile$broken"; continue; fi
   check_loops "tools/$tool" "$WORK/$tool"/*.o
 done
+
+# Includes between files, a file's .c and .h counting as one: a loop means two files
+# declare each other's functions (each function belongs in its own file's header).
+include_edges() {  # prints "from to" for each #include "..." between the tree's files
+  find src tools -name '*.[ch]' | sort | while IFS= read -r f; do
+    local d; d=$(dirname "$f")
+    sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" | while IFS= read -r inc; do
+      local t=""
+      for base in src "$d" tools/common; do [[ -f "$base/$inc" ]] && { t="$base/$inc"; break; }; done
+      [[ -n "$t" && "${t%.?}" != "${f%.?}" ]] && echo "${f%.?} ${t%.?}"
+    done
+  done | sort -u
+}
+found=$(include_edges | loops)
+if [[ -z "$found" ]]; then ok "no loop of includes between files (a file's .c and .h as one)"
+else not_ok "loops of includes between files:"; echo "$found" | sed 's/^/#   /'; fi
+
+# Exported symbols that no other file uses: dead code, or a function to make static.
+# The uses come from every object of the tree: the agent's, the tools', the tests'.
+mkdir -p "$WORK/tests"
+JDK=${JAVA_HOME:-$(tests/lib/jdks.sh --first)}
+for c in tests/unit/test_*.c tests/fuzz/fuzz_*.c tests/fuzz/replay.c; do
+  gcc -std=c11 -D_GNU_SOURCE -DHPROF_VERSION='""' -Isrc -Itools/common -Itests/unit -Itests/fuzz \
+      -isystem "$JDK/include" -isystem "$JDK/include/linux" -c "$c" -o "$WORK/tests/$(basename "$c" .c).o" 2>/dev/null || not_ok "cannot compile $c"
+done
+ENTRY=" main Agent_OnLoad Agent_OnAttach Agent_OnUnload LLVMFuzzerTestOneInput __asan_default_options "
+unused=$(for o in "${objs[@]}" "$WORK"/*/*.o; do
+    [[ -f "$o" ]] && nm "$o" | awk -v f="$o" '$1 == "U" {print "use", $2, f} $2 ~ /^[TDBR]$/ {print "def", $3, f}'
+  done | awk -v entry="$ENTRY" '$1 == "def" {def[$2] = $3; next}
+      {if (!($2 in other)) other[$2] = ""; if (index(other[$2], " " $3 " ") == 0) other[$2] = other[$2] " " $3 " "}
+      END {for (s in def) { if (index(entry, " " s " ")) continue
+             n = split(other[s], u, " "); used = 0
+             for (i = 1; i <= n; i++) if (u[i] != def[s]) used = 1
+             if (!used) print def[s] ": " s } }' | sed "s|$WORK/||; s|^$OBJ/||" | sort)
+if [[ -z "$unused" ]]; then ok "every exported symbol is used by another file"
+else not_ok "exported symbols no other file uses (remove them, or make them static):"; echo "$unused" | sed 's/^/#   /'; fi

@@ -4,6 +4,8 @@
  * bytecode, clones after their call); VMObjectAlloc reports what the VM makes for Java
  * code, and a wrapper of JNI AllocObject what native code makes without a constructor.
  */
+#include "sources/alloc/alloc_exact.h"
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -22,7 +22,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sources/alloc/alloc_tracker.h"
 #include "sources/hotspot/async_trace.h"
 #include "sources/host.h"
 #include "sources/resolve.h"

@@ -3,6 +3,8 @@
  * objects held weakly (site_objects.h): the ones a forced GC left, or, when none can be
  * forced, the ones a reference walk from the roots reaches.
  */
+#include "sources/alloc/alloc_live.h"
+
 #include <string.h>
 
 #include "sources/alloc/alloc_internal.h"

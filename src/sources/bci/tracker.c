@@ -1,3 +1,4 @@
+#include "sources/alloc/alloc_exact.h"
 #include "sources/bci/tracker.h"
 
 #include <errno.h>

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sources/alloc/alloc_live.h"
 #include "sources/heapdump/heap_walk_internal.h"
 #include "sources/host.h"
 #include "sources/resolve.h"

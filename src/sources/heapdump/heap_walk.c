@@ -14,6 +14,7 @@
  * The walk's callbacks run inside the VM (no JNI, no JVMTI but raw memory), with the
  * output lock held by the dumping thread.
  */
+#include "sources/alloc/alloc_live.h"
 #include "sources/heapdump/heap_walker.h"
 
 #include <stdio.h>
