@@ -89,6 +89,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
         spec.entry_desc = "(II)V";
         spec.return_name = "ReturnSite";
         spec.return_desc = "(II)V";
+        spec.leaf_name = "LeafSite";
         spec.exception_exit = 1;
     }
     if (alloc_tracker_exact(h)) {

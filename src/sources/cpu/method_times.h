@@ -45,6 +45,9 @@ void method_times_flush(struct host *h);
 
 /* An event is (class number << 16 | method number), with this bit for an exit. */
 #define TRACKER_EXIT_BIT INT64_MIN
+/* With this bit: a call of a trivial method (cf_method_trivial), counted and not timed; it
+ * has no exit event, and no time of its own (its time slot is not read). */
+#define TRACKER_LEAF_BIT ((int64_t)1 << 61)
 /* A mark, which the agent writes first in a buffer it hands back: (this bit | the thread's
  * CPU time, clock) when the hand-over returned. */
 #define TRACKER_MARK_BIT ((int64_t)1 << 62)
