@@ -4,14 +4,15 @@
 # drift in the machine's load. Medians of the rounds, and their ratios to the baseline.
 #
 #   bench/perf-times.sh [--jdk DIR] [--runs N] [--workloads cpu,javac] [--mode OPTS]
-#                       [--units N] BEFORE.so AFTER.so
+#                       [--units N] [--corpus DIR] BEFORE.so AFTER.so
 #
 # cpu: bench/java/CpuWork.java (4 threads, --units work units, default 600); javac: javac
-# over the bench corpus (build/bench/corpus, as bench/run.sh makes it). Wall time is noise on
+# over a corpus of bench/gen-corpus.c (default build/bench/corpus, as bench/run.sh makes
+# it; `build/bench/gen-corpus DIR 3` makes a smaller one). Wall time is noise on
 # a shared machine: only CPU time is compared.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-JDK=/usr/lib/jvm/java-17-openjdk-amd64 RUNS=3 WORKLOADS=cpu,javac MODE=cpu=times UNITS=600
+JDK=/usr/lib/jvm/java-17-openjdk-amd64 RUNS=3 WORKLOADS=cpu,javac MODE=cpu=times UNITS=600 CORPUS=
 while [[ $# -gt 2 ]]; do
   case "$1" in
     --jdk) JDK=$2; shift ;;
@@ -19,14 +20,15 @@ while [[ $# -gt 2 ]]; do
     --workloads) WORKLOADS=$2; shift ;;
     --mode) MODE=$2; shift ;;
     --units) UNITS=$2; shift ;;
+    --corpus) CORPUS=$(realpath "$2"); shift ;;
     *) echo "perf-times.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
-[[ $# -eq 2 ]] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ $# -eq 2 ]] || { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 LIBS=("" "$(realpath "$1")" "$(realpath "$2")")
 NAMES=(none before after)
-CORPUS=$ROOT/build/bench/corpus
+CORPUS=${CORPUS:-$ROOT/build/bench/corpus}
 CLASSES=$ROOT/build/bench/classes-$(basename "$JDK")
 if [[ ! -f "$CLASSES/CpuWork.class" ]]; then
   mkdir -p "$CLASSES" && "$JDK/bin/javac" -nowarn -d "$CLASSES" "$ROOT/bench/java/CpuWork.java" || exit 2
@@ -68,7 +70,7 @@ for w in "${WL[@]}"; do
   for i in 0 1 2; do
     m=$(tr ' ' '\n' <<<"${T[$i]}" | grep . | median)
     printf '%s %-6s CPU s: %-24s median %6.2f  ratio %5.2fx\n' "$w" "${NAMES[$i]}" "${T[$i]}" "$m" \
-      "$(awk -v a="$m" -v b="$base" 'BEGIN { print b > 0 ? a / b : 0 }')"
+      "$(awk -v a="$m" -v b="$base" 'BEGIN { print (b > 0 ? a / b : 0) }')"
   done
   unset T
 done

@@ -27,6 +27,8 @@
 #define CACHE_SLOTS 1024
 #define MAX_STACK (1 << 20)
 #define MAX_QUEUED 64          /* batches waiting for the timer thread, about (bounded memory) */
+#define POOLED MAX_QUEUED      /* counted batches kept for reuse: no more than may wait */
+#define POOLED_PAIRS 4096      /* and only those with room for this many pairs (64 KiB) */
 
 struct call_frame {
     uint32_t cnum, mnum;
@@ -43,7 +45,7 @@ struct batch {
     int64_t cpu_ns;            /* the thread's CPU time when it handed the batch over */
     int64_t wall_ns;           /* and the clock then */
     bool last;                 /* the thread records nothing more: its stack can go */
-    int npairs;
+    int npairs, cap;           /* pairs in it, and room for */
     int64_t pairs[];
 };
 
@@ -81,6 +83,11 @@ struct method_times {
     pthread_mutex_t spare_lock;
     struct call_stack *spare;        /* stacks of threads that ended, for the next ones */
     _Atomic uint64_t ended;          /* threads whose stack was given up */
+    /* Counted batches for the next ones: a batch is too large for malloc to keep (about
+     * 128 KiB), and memory handed back and taken again costs a page fault per page. */
+    pthread_mutex_t pool_lock;
+    struct batch *pool[POOLED];
+    int npool;
 };
 
 struct method_times *method_times_new(void)
@@ -91,6 +98,7 @@ struct method_times *method_times_new(void)
     registry_init(&m->all);
     sem_init(&m->wake, 0, 0);
     pthread_mutex_init(&m->spare_lock, NULL);
+    pthread_mutex_init(&m->pool_lock, NULL);
     return m;
 }
 
@@ -368,14 +376,28 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
     for (unsigned slot = 0; slot < CACHE_SLOTS; slot++) flush_slot(s, slot);
 }
 
-struct batch *method_times_batch_new(int npairs)
+struct batch *method_times_batch_new(struct method_times *m, int npairs)
 {
-    struct batch *b = malloc(sizeof *b + (size_t)npairs * 2 * sizeof(int64_t));
-    if (b) {
-        memset(b, 0, sizeof *b);
-        b->npairs = npairs;
-    }
+    struct batch *b = NULL;
+    pthread_mutex_lock(&m->pool_lock);
+    if (m->npool > 0 && m->pool[m->npool - 1]->cap >= npairs) b = m->pool[--m->npool];
+    pthread_mutex_unlock(&m->pool_lock);
+    int cap = b ? b->cap : npairs;
+    if (!b && !(b = malloc(sizeof *b + (size_t)npairs * 2 * sizeof(int64_t)))) return NULL;
+    memset(b, 0, sizeof *b);
+    b->npairs = npairs;
+    b->cap = cap;
     return b;
+}
+
+/* A batch counted or not wanted: a large one is kept for the next, if there is room. */
+static void batch_free(struct method_times *m, struct batch *b)
+{
+    pthread_mutex_lock(&m->pool_lock);
+    bool kept = b->cap >= POOLED_PAIRS && m->npool < POOLED;
+    if (kept) m->pool[m->npool++] = b;
+    pthread_mutex_unlock(&m->pool_lock);
+    if (!kept) free(b);
 }
 
 int64_t *method_times_batch_pairs(struct batch *b) { return b->pairs; }
@@ -439,7 +461,7 @@ static void count_claimed(struct host *h, JNIEnv *jni, struct call_stack *s, boo
             struct batch *next = b->next;
             process(h, jni, s, b);
             last |= b->last;
-            free(b);
+            batch_free(m, b);
             atomic_fetch_sub(&m->queued, 1);
             b = next;
         }
@@ -475,7 +497,7 @@ void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t t
                                                                 : cmap_intern(&m->stacks, hash, &tid, stack_eq,
                                                                               stack_make, m, NULL));
     if (!s) {                            /* out of memory, or nothing to do */
-        free(b);
+        batch_free(m, b);
         return;
     }
     atomic_fetch_add(&m->queued, 1);

@@ -30,7 +30,7 @@ struct method_times *method_times_new(void);
 /* Starts the timer thread that counts batches off the threads that made them. */
 int method_times_start(struct host *h, JNIEnv *jni);
 /* A batch of npairs (event, time) pairs: fill method_times_batch_pairs(b), then submit. */
-struct batch *method_times_batch_new(int npairs);
+struct batch *method_times_batch_new(struct method_times *m, int npairs);
 int64_t *method_times_batch_pairs(struct batch *b);
 /* Hands the batch (and its ownership) over, for the Java thread with this id; cpu_ns is its
  * CPU time now, or -1 when not known. `last`: the thread records nothing more (it ended),
