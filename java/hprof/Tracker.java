@@ -34,6 +34,7 @@ public final class Tracker {
     private static final int SPARES = 16;
     private static final int MIN_SLOTS = 64;
     private static final long EXIT = Long.MIN_VALUE;
+    private static final long LEAF = 1L << 61;
     /* The slot of a thread that ended: probes go past it (no thread has id -1). */
     private static final long[] GONE = {0, -1};
 
@@ -196,6 +197,13 @@ public final class Tracker {
             long time = System.nanoTime();
             put(roomFor(threadId(Thread.currentThread())), EXIT | ((long) cnum << 16) | mnum, time);
         }
+    }
+
+    /* Entry of a trivial method (no calls, no loops: see cf_method_trivial), which has no
+     * exit hook: one event, counted as a call, and no clock read; its time goes to its
+     * caller. */
+    public static void LeafSite(int cnum, int mnum) {
+        if (engaged != 0) put(roomFor(threadId(Thread.currentThread())), LEAF | ((long) cnum << 16) | mnum, 0);
     }
 
     /* Called by the agent at the ThreadEnd of t, on t: its last hand-over; the slot goes. */

@@ -95,6 +95,7 @@ typedef struct {
     uint32_t mldc;           /* Integer for mnum when it does not fit sipush */
     uint32_t call2;          /* bytes of "push cnum; push mnum; invokestatic" */
     int entry, objinit, exc_skipped;
+    int leaf;                /* a trivial method: the leaf hook at entry, nothing at exits */
     unsigned nret, nnew, nclone;
     uint32_t cstart;         /* first instruction the catch-all covers, or NONE */
     uint32_t split;          /* in a constructor, cstart: no island may serve across it */
@@ -177,6 +178,7 @@ int cf_layout_fit(meth_t *M, const inject_t *P, unsigned debug, unsigned *widene
 /* Plans the hooks of method M->m: its blobs' sizes, prologue, epilogue, max_stack. */
 int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec,
                    const uint32_t hooks[CF_HOOKS], inject_t *P);
+int cf_method_trivial(const meth_t *M);
 void cf_inject_call(struct buf *b, const inject_t *P, uint32_t hook); /* push cnum, mnum; call */
 void cf_inject_prologue(struct buf *b, const inject_t *P);
 void cf_inject_post(struct buf *b, const insn_t *I);

@@ -1,6 +1,8 @@
 /* Injection points: which instructions get a hook and where, the code each hook call is,
  * and what it costs in bytes and stack.
  *   entry:      push cnum; push mnum; invokestatic entry       (prologue)
+ *   leaf:       push cnum; push mnum; invokestatic leaf        (prologue of a trivial method,
+ *               in place of entry, return and exc exit: see cf_method_trivial)
  *   objinit:    aload_0; invokestatic objinit                  (prologue, Object.<init>)
  *   return:     push cnum; push mnum; invokestatic return      (before each return opcode)
  *   newarray:   dup; invokestatic newarray                     (after each array allocation)
@@ -35,7 +37,7 @@ void cf_inject_call(struct buf *b, const inject_t *P, uint32_t hook) {
 }
 
 void cf_inject_prologue(struct buf *b, const inject_t *P) {
-    if (P->entry) cf_inject_call(b, P, P->hooks[HOOK_ENTRY]);
+    if (P->entry) cf_inject_call(b, P, P->hooks[P->leaf ? HOOK_LEAF : HOOK_ENTRY]);
     if (P->objinit) { buf_u1(b, OP_ALOAD_0); invokestatic(b, P->hooks[HOOK_OBJINIT]); }
 }
 
@@ -81,6 +83,37 @@ static uint32_t after_super_call(const meth_t *M) {
             if (M->fr[k].l[j].tag == VT_UNINIT_THIS) return NONE;
     }
     return found + 1;
+}
+
+/* Whether instruction i of M may jump back to itself or an earlier one (a loop). */
+static int branches_back(const meth_t *M, uint32_t i) {
+    const insn_t *I = &M->in[i];
+    if ((I->kind == K_BR16 || I->kind == K_BR32) && I->tgt <= i) return 1;
+    for (uint32_t j = 0; j < I->nsw; j++)
+        if (M->swt[I->sw + j] <= i) return 1;
+    return 0;
+}
+
+/*
+ * The one rule for a trivial method, which cpu=times counts on every call but does not
+ * time on its own (its time goes to its caller, as part of the caller's own): at most
+ * CF_TRIVIAL_MAX_CODE bytes of code, not synchronized, and nothing in it that calls,
+ * loops, allocates, waits for a monitor or jumps to a subroutine. Such a method runs
+ * each of its instructions at most once, so its time is bounded by its size: a few
+ * nanoseconds, less than the two clock reads it would take to time it. (What the JVM
+ * may run on its behalf, class loading and initialisation at its first run or the
+ * constructor of an exception it throws, is then seen as called by its caller.)
+ */
+int cf_method_trivial(const meth_t *M) {
+    if (M->code_len > CF_TRIVIAL_MAX_CODE || (M->m->access & ACC_SYNCHRONIZED)) return 0;
+    for (uint32_t i = 0; i < M->ninsn; i++) {
+        uint8_t op = M->in[i].op;
+        if ((op >= OP_INVOKEVIRTUAL && op <= OP_ANEWARRAY) || op == OP_MULTIANEWARRAY || op == OP_JSR ||
+            op == OP_JSR_W || op == OP_RET || op == OP_MONITORENTER || op == OP_MONITOREXIT ||
+            branches_back(M, i))
+            return 0;
+    }
+    return 1;
 }
 
 enum { CLONE_NONE, CLONE_OBJECT, CLONE_VIRTUAL };
@@ -151,6 +184,8 @@ int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec,
     P->call2 = push_len(P->cnum) + push_len(P->mnum) + 3;
 
     P->entry = (mask & CF_INJ_ENTRY) != 0;
+    P->leaf = P->entry && hooks[HOOK_LEAF] && cf_method_trivial(M);
+    if (P->leaf) mask &= ~(unsigned)(CF_INJ_RETURN | CF_INJ_EXC_EXIT);
     P->objinit = (mask & CF_INJ_OBJINIT) && strcmp(M->m->sname, "<init>") == 0;
     mark_sites(M, mask, P);
     M->prologue = (P->entry ? P->call2 : 0) + (P->objinit ? 4 : 0);

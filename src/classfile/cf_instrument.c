@@ -62,6 +62,9 @@ static int add_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, ui
         hooks[HOOK_ENTRY] = cp_find_or_add_methodref(c, t, spec->entry_name, spec->entry_desc);
     if (avail & CF_INJ_RETURN)
         hooks[HOOK_RETURN] = cp_find_or_add_methodref(c, t, spec->return_name, spec->return_desc);
+    if ((avail & CF_INJ_ENTRY) && spec->leaf_name &&
+        !(hooks[HOOK_LEAF] = cp_find_or_add_methodref(c, t, spec->leaf_name, "(II)V")))
+        return c->ar.failed ? CF_ERR_NOMEM : CF_ERR_LIMIT;
     if (avail & CF_INJ_OBJINIT)
         hooks[HOOK_OBJINIT] = cp_find_or_add_methodref(c, t, spec->objinit_name, spec->objinit_desc);
     if (avail & CF_INJ_NEWARRAY)

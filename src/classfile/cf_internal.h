@@ -81,6 +81,7 @@ enum {
 };
 
 #define ACC_STATIC 0x0008u
+#define ACC_SYNCHRONIZED 0x0020u
 
 typedef struct {
     const uint8_t *raw; /* tag byte then payload; NULL for the slot after a Long/Double */
@@ -141,6 +142,7 @@ enum {
     HOOK_ENTRY, HOOK_RETURN, HOOK_OBJINIT, HOOK_NEWARRAY,
     HOOK_CNUM_INT,  /* Integer holding cnum, when it does not fit sipush; else 0 */
     HOOK_CLONE, HOOK_VCLONE,
+    HOOK_LEAF,      /* the entry hook of trivial methods; 0 when the spec has none */
     CF_HOOKS
 };
 

@@ -192,7 +192,8 @@ static int install(meth_t *M, const struct buf *a) {
 }
 
 static void count_sites(cf_result *res, const meth_t *M, const inject_t *P, unsigned widened) {
-    res->entry_sites += (unsigned)P->entry;
+    res->entry_sites += (unsigned)(P->entry && !P->leaf);
+    res->leaf_sites += (unsigned)P->leaf;
     res->objinit_sites += (unsigned)P->objinit;
     res->return_sites += P->nret;
     res->newarray_sites += P->nnew;

@@ -117,6 +117,10 @@ typedef struct {
     const char *entry_name, *entry_desc;     /* static (II)V (cnum, mnum) at method entry, or NULL */
     const char *return_name, *return_desc;   /* static (II)V before every return (and on exception
                                                 exit if enabled), or NULL */
+    const char *leaf_name;                   /* static (II)V at the entry of a trivial method (no
+                                                calls, loops or allocations, a few bytes; see
+                                                cf_method_trivial) in place of the entry, return
+                                                and exception-exit hooks; NULL: none */
     const char *objinit_name, *objinit_desc; /* static (Ljava/lang/Object;)V at entry of
                                                 java/lang/Object.<init>, or NULL */
     const char *newarray_name, *newarray_desc; /* static (Ljava/lang/Object;)V after each array
@@ -131,6 +135,9 @@ typedef struct {
     void *filter_ctx;
     unsigned debug;                          /* 0, or CF_DEBUG_* (testing only) */
 } cf_inject_spec;
+
+/* Bytes of code a trivial method has at most (the rest of the rule: cf_method_trivial). */
+#define CF_TRIVIAL_MAX_CODE 32u
 
 /* Testing knobs for cf_inject_spec.debug: exercise the rare paths on ordinary code. */
 #define CF_DEBUG_WIDEN_ALL 1u  /* widen every 16-bit branch as if it no longer fit */
@@ -164,7 +171,7 @@ typedef struct {
     /* per-status counts over methods[] */
     unsigned instrumented, no_code, filtered, nothing, too_big, unrewritable;
     /* sites */
-    unsigned entry_sites, return_sites, newarray_sites, objinit_sites, clone_sites;
+    unsigned entry_sites, leaf_sites, return_sites, newarray_sites, objinit_sites, clone_sites;
     unsigned exc_exits;         /* catch-all handlers added */
     unsigned exc_exit_skipped;  /* methods where it was asked but unsafe (odd constructors) */
     unsigned widened;           /* branches widened (goto_w, inverted, trampolines) */

@@ -63,7 +63,10 @@ static const char LEGEND[] =
     "                     the top frame. Counts start from zero after each dump.\n"
     "  CPU TIME (ms)      cpu=times: time per trace in ms (measured in ns, ranked and\n"
     "                     cut by it), most first, spent in its top method (method)\n"
-    "                     itself; count is the number of calls.\n"
+    "                     itself; count is the number of calls. A trivial method\n"
+    "                     (no calls, loops, allocations or locks; at most 32 bytes\n"
+    "                     of bytecode) is counted, not timed: its time is part of\n"
+    "                     its caller's own, its rows show 0 (only with cutoff=0).\n"
     "  SITES              heap=sites: objects by allocation site (trace and class),\n"
     "                     most live bytes first: bytes and objects live at the dump\n"
     "                     (after a GC) and allocated since the start (estimates when\n"
@@ -99,7 +102,8 @@ static const char LEGEND[] =
     "                     same layout. Waiting is not contention: it is kept here,\n"
     "                     out of MONITOR TIME.\n"
     "cpu=old writes a file of its own, without this legend: count callee caller time,\n"
-    "time in ms for the whole calls, callees included (as the original's).\n";
+    "time in ms for the whole calls, callees included (as the original's); trivial\n"
+    "methods, as above, with time 0.\n";
 
 static void text_file_header(struct writer_ctx *w)
 {

@@ -25,6 +25,9 @@ count_of() {  # count_of FILE METHOD CALLER: calls of METHOD in traces whose 2nd
     END { print s + 0 }' "$1"
 }
 check "leaf() called 123450 times from mid()" test "$(count_of t0.txt TimedCalls.leaf TimedCalls.mid)" -eq 123450
+# leaf() is trivial (no calls or loops, a few bytes): counted on every call, never timed.
+check "leaf() is trivial: every row of it counted and at 0 ms" bash -c "awk '/^CPU TIME \\(ms\\) BEGIN/{i=1;next} /^CPU TIME/{i=0}
+  i && \$6 == \"TimedCalls.leaf\" { n++; if (\$2 != \"0.00%\") bad = 1 } END { exit !(n > 0 && !bad) }' t0.txt"
 check "mid() called 12345 times from main()" test "$(count_of t0.txt TimedCalls.mid TimedCalls.main)" -eq 12345
 check "leaf() called 777 times from other() on the side thread" test "$(count_of t0.txt TimedCalls.leaf TimedCalls.other)" -eq 777
 check "catcher() once; thrower() 100 times from catcher (exceptions unwind cleanly)" \

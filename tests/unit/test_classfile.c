@@ -151,7 +151,7 @@ static const uint8_t *tcode_attr(const tcls *t, const tcode *c, const char *name
 
 /* ---- a tiny interpreter for the int subset -------------------------------------------- */
 
-typedef struct { long entries, returns, arrays, objinits, maxsp; int bad; } hooks_t;
+typedef struct { long entries, returns, leaves, arrays, objinits, maxsp; int bad; } hooks_t;
 
 static uint32_t pad4(uint32_t pc) { return (4 - ((pc + 1) & 3)) & 3; }
 
@@ -222,6 +222,7 @@ static int64_t run(const tcls *t, const tcode *c, int64_t arg, hooks_t *h) {
             tref_name(t, u2(q + 1), nm, sizeof(nm));
             if (!strcmp(nm, "CallSite")) { POP(); POP(); h->entries++; }
             else if (!strcmp(nm, "ReturnSite")) { POP(); POP(); h->returns++; }
+            else if (!strcmp(nm, "LeafSite")) { POP(); POP(); h->leaves++; }
             else if (!strcmp(nm, "NewArray")) { POP(); h->arrays++; }
             else if (!strcmp(nm, "ObjectInit")) { POP(); h->objinits++; }
             else { h->bad = 1; return -1; }
@@ -625,6 +626,68 @@ static void test_switches(void) {
     }
     free(p);
     free(c.p);
+}
+
+/* Hook calls of method mname of inst on argument arg; its result the same as in orig. */
+static hooks_t hooks_of(const uint8_t *orig, size_t olen, const uint8_t *inst, size_t ilen, const char *mname,
+                        int64_t arg) {
+    tcls a, b;
+    tcode ca, cb;
+    hooks_t h = {0}, h0 = {0};
+    tparse(&a, orig, olen);
+    tparse(&b, inst, ilen);
+    if (!tcode_of(&a, mname, &ca) || !tcode_of(&b, mname, &cb) || run(&a, &ca, arg, &h0) != run(&b, &cb, arg, &h))
+        h.bad = 1;
+    tfree(&a);
+    tfree(&b);
+    return h;
+}
+
+/* Trivial methods (cf_method_trivial) get the one leaf hook at entry, no exit hooks; a
+ * method that loops, is too long or synchronized gets entry and return hooks as before. */
+static void test_leaf(void) {
+    cf_asm *a = NULL;
+    size_t n;
+    code_t triv = {0}, loop = {0}, big = {0};
+    emit(&triv, 6, 26, 6, 104, 4, 96, 172);                 /* iload_0 iconst_3 imul iconst_1 iadd ireturn */
+    emit(&loop, 4, 132, 0, 1, 26);                           /* 0: iinc 0 1; 3: iload_0 */
+    emit(&loop, 5, 16, 10, 161, 0xff, 0xfa);                 /* 4: bipush 10; 6: if_icmplt -6 (to 0) */
+    emit(&loop, 2, 26, 172);                                 /* 9: iload_0 ireturn */
+    for (int i = 0; i < (int)CF_TRIVIAL_MAX_CODE; i++) emit(&big, 1, 0);
+    emit(&big, 2, 26, 172);
+    free(one_method(49, "triv", "(I)I", &triv, 2, 1, NULL, 0, NULL, &n, &a));
+    free(one_method(49, "loop", "(I)I", &loop, 2, 1, NULL, 0, NULL, &n, &a));
+    free(one_method(49, "big", "(I)I", &big, 2, 1, NULL, 0, NULL, &n, &a));
+    cfa_attrs m = {0};
+    cfa_code(a, &m, 2, 1, triv.p, triv.n, NULL, 0, NULL);
+    cfa_method(a, 0x29, "sync", "(I)I", &m);                 /* public static synchronized */
+    cfa_attrs_free(&m);
+    uint8_t *p = NULL;
+    int built = cfa_finish(a, &p, &n) == 0;
+    cfa_free(a);
+    CHECK(built && deep_ok(p, n), "leaf: the class builds");
+    cf_inject_spec s = all_hooks(7);
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && r.leaf_sites == 0 && r.entry_sites == 4, "leaf: without a leaf hook, every method gets entry");
+    cf_result_free(&r);
+    s.leaf_name = "LeafSite";
+    rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && deep_ok(r.data, r.len) && r.leaf_sites == 1 && r.entry_sites == 3,
+          "leaf: only the trivial method gets the leaf hook (%u leaf, %u entry)", r.leaf_sites, r.entry_sites);
+    if (rc == CF_OK) {
+        hooks_t t = hooks_of(p, n, r.data, r.len, "triv", 5), l = hooks_of(p, n, r.data, r.len, "loop", 0),
+                b = hooks_of(p, n, r.data, r.len, "big", 3), y = hooks_of(p, n, r.data, r.len, "sync", 2);
+        CHECK(!t.bad && t.leaves == 1 && t.entries == 0 && t.returns == 0, "leaf: triv calls the leaf hook once, no other");
+        CHECK(!l.bad && !b.bad && !y.bad && l.leaves + b.leaves + y.leaves == 0 && l.entries == 1 && l.returns == 1 &&
+              b.entries == 1 && b.returns == 1 && y.entries == 1 && y.returns == 1,
+              "leaf: a loop, 33 bytes, synchronized: entry and return hooks, same results");
+    }
+    cf_result_free(&r);
+    free(p);
+    free(triv.p);
+    free(loop.p);
+    free(big.p);
 }
 
 /* jsr/ret (version 49) with wide locals: counter += subroutine calls in a loop. */
@@ -1111,6 +1174,7 @@ int main(void) {
     test_constructors();
     test_object_init();
     test_too_big();
+    test_leaf();
     test_api();
     test_garbage();
     test_regressions();

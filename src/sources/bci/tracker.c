@@ -90,6 +90,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
         spec.entry_desc = "(II)V";
         spec.return_name = "ReturnSite";
         spec.return_desc = "(II)V";
+        spec.leaf_name = "LeafSite";
         spec.exception_exit = 1;
     }
     if (alloc_tracker_exact(h)) {
@@ -263,11 +264,11 @@ static jlong current_cpu(struct host *h)
 #define HEAD 2
 
 /* The pairs of buffer[HEAD..length) as a batch (NULL when none, or out of memory). */
-static struct batch *batch_of(JNIEnv *jni, jlongArray buffer, jint length)
+static struct batch *batch_of(struct host *h, JNIEnv *jni, jlongArray buffer, jint length)
 {
     jint pairs = length > HEAD ? (length - HEAD) / 2 : 0;
     if (pairs <= 0 || pairs > ((*jni)->GetArrayLength(jni, buffer) - HEAD) / 2) return NULL;
-    struct batch *b = method_times_batch_new(pairs);
+    struct batch *b = method_times_batch_new(h->method_times, pairs);
     if (b) (*jni)->GetLongArrayRegion(jni, buffer, HEAD, pairs * 2, (jlong *)method_times_batch_pairs(b));
     return b;
 }
@@ -288,7 +289,7 @@ static void JNICALL native_drain(JNIEnv *jni, jclass cls, jlong tid, jlongArray 
 {
     struct host *h = host_get();
     if (!buffer) return;
-    struct batch *b = batch_of(jni, buffer, length);
+    struct batch *b = batch_of(h, jni, buffer, length);
     if (b) method_times_submit(h, jni, b, tid, current_cpu(h), serial_of(h, NULL), false);
     jlong cpu = current_cpu(h);
     jlong mark[4] = {HEAD + 2, tid, TRACKER_MARK_BIT | (cpu > 0 ? cpu : 0), (jlong)clock_ns()};
@@ -303,8 +304,8 @@ static void JNICALL native_hand_over(JNIEnv *jni, jclass cls, jlong tid, jlongAr
 {
     struct host *h = host_get();
     if (!buffer) return;
-    struct batch *b = batch_of(jni, buffer, length);
-    if (!b && last) b = method_times_batch_new(0);      /* only to say so */
+    struct batch *b = batch_of(h, jni, buffer, length);
+    if (!b && last) b = method_times_batch_new(h->method_times, 0);      /* only to say so */
     jlong cpu = -1;
     jvmtiError err = thread ? (*h->jvmti)->GetThreadCpuTime(h->jvmti, thread, &cpu)
                             : (*h->jvmti)->GetCurrentThreadCpuTime(h->jvmti, &cpu);

@@ -28,12 +28,15 @@
 #define CACHE_SLOTS 1024
 #define MAX_STACK (1 << 20)
 #define MAX_QUEUED 64          /* batches waiting for the timer thread, about (bounded memory) */
+#define POOLED MAX_QUEUED      /* counted batches kept for reuse: no more than may wait */
+#define POOLED_PAIRS 4096      /* and only those with room for this many pairs (64 KiB) */
 
 struct call_frame {
     uint32_t cnum, mnum;
     struct frame *frame;  /* its method's, named when the entry is processed */
     int64_t start;        /* time at entry */
     int64_t callees;      /* time spent in callees so far */
+    bool leaves;          /* it called trivial methods, whose time is part of its own */
 };
 
 /* A batch of events handed over by one thread. */
@@ -43,7 +46,7 @@ struct batch {
     int64_t cpu_ns;            /* the thread's CPU time when it handed the batch over */
     int64_t wall_ns;           /* and the clock then */
     bool last;                 /* the thread records nothing more: its stack can go */
-    int npairs;
+    int npairs, cap;           /* pairs in it, and room for */
     int64_t pairs[];
 };
 
@@ -81,6 +84,11 @@ struct method_times {
     pthread_mutex_t spare_lock;
     struct call_stack *spare;        /* stacks of threads that ended, for the next ones */
     _Atomic uint64_t ended;          /* threads whose stack was given up */
+    /* Counted batches for the next ones: a batch is too large for malloc to keep (about
+     * 128 KiB), and memory handed back and taken again costs a page fault per page. */
+    pthread_mutex_t pool_lock;
+    struct batch *pool[POOLED];
+    int npool;
 };
 
 struct method_times *method_times_new(void)
@@ -91,6 +99,7 @@ struct method_times *method_times_new(void)
     registry_init(&m->all);
     sem_init(&m->wake, 0, 0);
     pthread_mutex_init(&m->spare_lock, NULL);
+    pthread_mutex_init(&m->pool_lock, NULL);
     return m;
 }
 
@@ -197,15 +206,26 @@ static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnu
         s->frames = f;
         s->cap = cap;
     }
-    s->frames[s->n++] = (struct call_frame){cnum, mnum, frame_of(h, jni, cnum, mnum), when, 0};
+    s->frames[s->n++] = (struct call_frame){cnum, mnum, frame_of(h, jni, cnum, mnum), when, 0, false};
+}
+
+/* A call of a trivial method: counted with no time (its time is its caller's own). */
+static void count_leaf(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum,
+                       uint32_t thread_serial)
+{
+    int n = s->n;
+    if (n > 0) s->frames[n - 1].leaves = true;
+    push(h, jni, s, cnum, mnum, 0);
+    if (s->n > n) count_call(h, jni, s, n, thread_serial, 0);
+    s->n = n;
 }
 
 /*
  * Closes frame i (and every frame above it) at time `when`. cpu=times charges a call its
  * own time; cpu=old, as the original's old prof format, its whole time, callees included.
  * The Tracker's own work is taken out: the part between a call's two clock reads (about
- * one read; the shortest call without callees seen so far is nothing else) and about as
- * much around them, which would fall to the caller.
+ * one read; the shortest call seen so far that called nothing, not even a trivial method,
+ * is nothing else) and about as much around them, which would fall to the caller.
  */
 static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int64_t when, uint32_t thread_serial)
 {
@@ -215,7 +235,8 @@ static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int
         struct call_frame *f = &s->frames[top];
         int64_t total = when - f->start;
         if (total < 0) total = 0;
-        if (!f->callees && total > 0 && (total < s->tracker_ns || !s->tracker_ns)) s->tracker_ns = total;
+        if (!f->callees && !f->leaves && total > 0 && (total < s->tracker_ns || !s->tracker_ns))
+            s->tracker_ns = total;
         int64_t tracker = s->tracker_ns;
         int64_t own = total - f->callees - tracker;
         if (own < 0) own = 0;
@@ -239,6 +260,18 @@ static void on_method_exit(struct host *h, JNIEnv *jni, struct call_stack *s, ui
 }
 
 static bool is_mark(int64_t ev) { return ev >= 0 && (ev & TRACKER_MARK_BIT); }
+static bool is_leaf(int64_t ev) { return ev >= 0 && (ev & TRACKER_LEAF_BIT); }
+
+/* Gives each trivial call, which read no clock, the time of the next event that did (or
+ * of the hand-over): no gap is its own, so no time is cut from it or charged to it. */
+static void time_leaves(int64_t *p, int n, int64_t wall_ns)
+{
+    int64_t next = wall_ns;
+    for (int i = n - 1; i >= 0; i--) {
+        if (is_leaf(p[2 * i])) p[2 * i + 1] = next;
+        else next = p[2 * i + 1];
+    }
+}
 
 /*
  * The time the thread spent off the CPU in the batch's window (0 when not known); *skip
@@ -316,7 +349,8 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
     int skip;
     int64_t off = off_cpu(s, b, &skip);
     int n = b->npairs - skip;
-    const int64_t *p = b->pairs + 2 * skip;
+    int64_t *p = b->pairs + 2 * skip;
+    time_leaves(p, n, b->wall_ns);
     int64_t *gaps = n > 0 ? malloc((size_t)(n + 1) * sizeof *gaps) : NULL;
     if (n > 0 && !gaps) off = 0;
     for (int i = 0; gaps && i <= n; i++) {
@@ -330,10 +364,10 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
     for (int i = 0; i < n; i++) {
         if (gaps && gaps[i] > level) s->paused += gaps[i] - level;
         int64_t ev = p[2 * i], when = p[2 * i + 1] - s->paused;
-        bool is_exit = ev < 0;
-        uint64_t code = (uint64_t)ev & ~(uint64_t)TRACKER_EXIT_BIT;
+        uint64_t code = (uint64_t)ev & ~(uint64_t)(TRACKER_EXIT_BIT | TRACKER_LEAF_BIT);
         uint32_t cnum = (uint32_t)(code >> 16), mnum = (uint32_t)(code & 0xffff);
-        if (is_exit) on_method_exit(h, jni, s, cnum, mnum, when, b->thread_serial);
+        if (ev < 0) on_method_exit(h, jni, s, cnum, mnum, when, b->thread_serial);
+        else if (is_leaf(ev)) count_leaf(h, jni, s, cnum, mnum, b->thread_serial);
         else push(h, jni, s, cnum, mnum, when);
         s->last_when = when;
         s->has_last = true;
@@ -343,14 +377,28 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
     for (unsigned slot = 0; slot < CACHE_SLOTS; slot++) flush_slot(s, slot);
 }
 
-struct batch *method_times_batch_new(int npairs)
+struct batch *method_times_batch_new(struct method_times *m, int npairs)
 {
-    struct batch *b = malloc(sizeof *b + (size_t)npairs * 2 * sizeof(int64_t));
-    if (b) {
-        memset(b, 0, sizeof *b);
-        b->npairs = npairs;
-    }
+    struct batch *b = NULL;
+    pthread_mutex_lock(&m->pool_lock);
+    if (m->npool > 0 && m->pool[m->npool - 1]->cap >= npairs) b = m->pool[--m->npool];
+    pthread_mutex_unlock(&m->pool_lock);
+    int cap = b ? b->cap : npairs;
+    if (!b && !(b = malloc(sizeof *b + (size_t)npairs * 2 * sizeof(int64_t)))) return NULL;
+    memset(b, 0, sizeof *b);
+    b->npairs = npairs;
+    b->cap = cap;
     return b;
+}
+
+/* A batch counted or not wanted: a large one is kept for the next, if there is room. */
+static void batch_free(struct method_times *m, struct batch *b)
+{
+    pthread_mutex_lock(&m->pool_lock);
+    bool kept = b->cap >= POOLED_PAIRS && m->npool < POOLED;
+    if (kept) m->pool[m->npool++] = b;
+    pthread_mutex_unlock(&m->pool_lock);
+    if (!kept) free(b);
 }
 
 int64_t *method_times_batch_pairs(struct batch *b) { return b->pairs; }
@@ -414,7 +462,7 @@ static void count_claimed(struct host *h, JNIEnv *jni, struct call_stack *s, boo
             struct batch *next = b->next;
             process(h, jni, s, b);
             last |= b->last;
-            free(b);
+            batch_free(m, b);
             atomic_fetch_sub(&m->queued, 1);
             b = next;
         }
@@ -450,7 +498,7 @@ void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t t
                                                                 : cmap_intern(&m->stacks, hash, &tid, stack_eq,
                                                                               stack_make, m, NULL));
     if (!s) {                            /* out of memory, or nothing to do */
-        free(b);
+        batch_free(m, b);
         return;
     }
     atomic_fetch_add(&m->queued, 1);

@@ -32,7 +32,7 @@ struct method_times *method_times_new(void);
 /* Starts the timer thread that counts batches off the threads that made them. */
 int method_times_start(struct host *h, JNIEnv *jni);
 /* A batch of npairs (event, time) pairs: fill method_times_batch_pairs(b), then submit. */
-struct batch *method_times_batch_new(int npairs);
+struct batch *method_times_batch_new(struct method_times *m, int npairs);
 int64_t *method_times_batch_pairs(struct batch *b);
 /* Hands the batch (and its ownership) over, for the Java thread with this id; cpu_ns is its
  * CPU time now, or -1 when not known. `last`: the thread records nothing more (it ended),
@@ -47,6 +47,9 @@ void method_times_flush(struct host *h);
 
 /* An event is (class number << 16 | method number), with this bit for an exit. */
 #define TRACKER_EXIT_BIT INT64_MIN
+/* With this bit: a call of a trivial method (cf_method_trivial), counted and not timed; it
+ * has no exit event, and no time of its own (its time slot is not read). */
+#define TRACKER_LEAF_BIT ((int64_t)1 << 61)
 /* A mark, which the agent writes first in a buffer it hands back: (this bit | the thread's
  * CPU time, clock) when the hand-over returned. */
 #define TRACKER_MARK_BIT ((int64_t)1 << 62)
