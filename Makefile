@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # hprof: build the agent, the tools and the tests.
 #   make            build/libhprof.so and the tools
 #   make test       unit + integration tests on every JDK found (see tests/lib/jdks.sh)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/churn.sh: the full thread churn of the Trust issue's item 11, with its times.
 #
 #   bench/churn.sh [--jdk DIR] [--platform N] [--virtual N] [--modes "times old"] [--agent PATH]

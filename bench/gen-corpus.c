@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gen-corpus: writes a deterministic tree of Java sources for the javac benchmark.
  *

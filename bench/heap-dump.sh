@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heap=dump benchmark: time, file size and memory to dump a heap of small objects with
 # hprof (format=b, SIGQUIT) and with the JDK's own dumper (jcmd GC.heap_dump), same program,
 # same heap, alternating, each in a fresh JVM. Prints one Markdown table row per JDK: the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # bench/inputs.sh: the inputs of bench/run.sh's workloads that do not come with the tree,
 # sourced by run.sh and table.sh (ROOT is the tree). Each prepare_* function makes one input

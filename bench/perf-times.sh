@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/perf-times.sh: the CPU time (user+sys) cpu=times costs, two agent libraries side by
 # side, against the same run without an agent; runs alternate so that each sees the same
 # drift in the machine's load. Medians of the rounds, and their ratios to the baseline.

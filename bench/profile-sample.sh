@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/profile-sample.sh (what `make sample` runs): profiles bench/java/Sample.java, a small
 # word-frequency program whose hot method is Sample.normalize, with cpu=samples, and prints
 # where the profile went and the top of its CPU SAMPLES section.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/run.sh: measures what the agent costs, against the same run without it.
 #
 #   bench/run.sh [--jdk DIR] [--runs N] [--rounds N] [--workloads javac,cpu,alloc,threads]

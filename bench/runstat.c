@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * runstat: runs one command and reports its wall time, peak RSS and CPU time.
  *

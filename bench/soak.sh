@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/soak.sh: runs bench/java/Soak.java (class loaders made and dropped in a loop, short
 # threads contending for a lock, steady allocation into a fixed live set) for a long time
 # under each mode, with a SIGQUIT dump every minute, and reports whether the agent holds up:

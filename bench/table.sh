@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/table.sh: the whole table of issue 29 in one command, on every JDK: each workload
 # (javac on Apache Commons Lang, on the JDK's own java.time, Debian's Rhino, Debian's Ant,
 # and the cpu, alloc and javac workloads of bench/) under no agent, cpu=samples,interval=10,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What holding each new object costs: a JVMTI tag against a JNI weak reference (the reason
 # heap=sites holds its objects by weak references). Usage: bench/tag-cost.sh [N] [JDK...]
 # (default 10,000,000 objects, every JDK tests/lib/jdks.sh finds).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The agent of bench/java/TagCost.java (see there): one way of holding an object per call. */
 #include <jni.h>
 #include <jvmti.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/timeline.sh: what timeline= costs on top of heap=sites, on javac.
 #
 #   bench/timeline.sh [--jdk DIR] [--runs N] [--modes "heap=sites,timeline=gc;..."]

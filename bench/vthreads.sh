@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/vthreads.sh: what thread=y costs virtual threads (JDK 21+), which it follows through
 # every mount and unmount.
 #

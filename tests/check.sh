@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make check: the sanitized builds under test (the Makefile's `check` builds them first).
 #   build-asan/  agent, tools, unit tests and fuzz replayers with ASan + UBSan: the unit
 #                tests, the tools' tests, the fuzz corpora and regressions, and a

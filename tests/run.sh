@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole test suite: unit tests, fuzz replays, the tools' tests, then the integration
 # tests on every JDK found. Ends with "# JDKs: ..." and "N passed, N failed, N skipped".
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RhinoWork.js: object-heavy JavaScript for Debian's Rhino (bench/run.sh workload "rhino").
 //
 //   rhino RhinoWork.js [ROUNDS (default 1)] [SCALE (default 1)]

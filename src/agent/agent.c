@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The agent's entry points and its life cycle:
  *   Agent_OnLoad      options, capabilities, the sources' init, the output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The agent: the one owned piece of mutable state. It parses the options, runs the
  * sources through their life cycle (sources/source.h), gives them the services of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Agent_OnAttach: hprof loaded into a JVM that is already running (`hprof start <pid>`,
  * or jcmd's JVMTI.agent_load), and every later request to it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The commands of the net= socket (sources/net/socket_protocol.h), carried out on the
  * listener's thread: sections through the report layer, switches through the sources.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small class-file assembler for tests and tools: builds a class from constant-pool
  * entries, raw attributes and code bytes. No validation beyond overflow checks. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Class files: parsing (shallow, or deep through the code layer), writing, accessors. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The code layer: one method's Code attribute, decoded, laid out again with hooks, written.
  *
  * Files, each calling only the ones after it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Constant pool: typed lookups, and additions that reuse an equal entry when there is one. */
 #include <string.h>
 

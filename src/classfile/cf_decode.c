@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Decoding a Code attribute into the table of instructions, with every check that the
  * rewrite relies on: instruction lengths, branch and switch targets on instruction starts,
  * exception ranges, then the StackMapTable and the tables with code offsets. */

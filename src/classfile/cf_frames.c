@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* StackMapTable: decoding into full frames (the descriptor gives the initial one), finding
  * the frame at or before an instruction, and encoding frames at new offsets again, each in
  * the most compact form. */

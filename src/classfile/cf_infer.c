@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Frame inference: the type state right after a conditional branch, for widening it as
  * "if<!cond> N; goto_w L; N:" in a method with a StackMapTable (N then needs a frame).
  * Between the last frame at or before the branch and the branch the code is straight-line

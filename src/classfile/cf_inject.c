@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Injection points: which instructions get a hook and where, the code each hook call is,
  * and what it costs in bytes and stack.
  *   entry:      push cnum; push mnum; invokestatic entry       (prologue)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cf_instrument: which hooks a class gets, method by method, and the result it reports. */
 #include <stdlib.h>
 #include <string.h>

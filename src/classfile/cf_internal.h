@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internals shared by the classfile sources. Not part of the public API.
  *
  * Layers, each calling only the ones below it:

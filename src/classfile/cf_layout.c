@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Layout: every instruction's new offset, given the blobs cf_inject.c put around them, and
  * 16-bit branches that no longer fit widened, the layout redone until nothing changes:
  *   goto -> goto_w, jsr -> jsr_w;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory for the classfile sources: the per-class arena. */
 #include <stdlib.h>
 #include <string.h>

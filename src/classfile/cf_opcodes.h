@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JVM opcodes by their mnemonic (JVMS chapter 6), for the classfile sources. The numbering
  * is dense and grouped: code tests ranges such as OP_ILOAD_0..OP_ALOAD_3, so the order here
  * is the order of the specification and must not change. */

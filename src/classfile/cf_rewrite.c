@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cf_rewrite_method: one method's Code attribute rewritten with its hooks. Decode, plan
  * the hooks, lay out (widening branches), emit the new code, then assemble the Code
  * attribute with every table that holds code offsets remapped: the exception table (plus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Code attribute's tables with code offsets, other than the StackMapTable:
  * LineNumberTable, LocalVariable(Type)Table, CharacterRangeTable (javac -Xjcov) and
  * Runtime(In)VisibleTypeAnnotations. Checked when decoding, remapped when rewriting. */

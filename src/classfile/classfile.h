@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Class-file reader/writer and bytecode instrumenter (pure C, no JVMTI/JNI).
  *
  * Reads class files of versions 45 to 69 (JDK 1.1 to JDK 25), writes them back byte for

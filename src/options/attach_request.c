@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "options/attach_request.h"
 
 #include <errno.h>

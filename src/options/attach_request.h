@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What a dynamic attach asks of the agent (`hprof start|dump|stop|set <pid>`, or
  * `jcmd <pid> JVMTI.agent_load libhprof.so OPTIONS`): the options string of the JVM's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The agent's options: parsing, validation and the `help` text.
  * Pure C (no JVMTI), so it is unit-tested on its own.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The report layer: the one place that turns what the sources gathered into output.
  * It owns the output sink and the writer of the chosen format; it asks the sources for a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the report layer keeps for a run (struct report), shared by its files: report.c
  * (the sections), report_timeline.c and report_views.c, which report.c calls. Its own

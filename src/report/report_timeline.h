@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * timeline= in the report layer: the run header at VMInit, what each GC and interval
  * writes (handed over by the timeline's thread, sources/jvm/gc_events.h), the net= command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * view=: each stack-based section (CPU SAMPLES, CPU TIME, SITES, MONITOR TIME) also
  * becomes a stack profile (writers/stack_profile.h) built from every row it ranked, the

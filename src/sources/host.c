@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "sources/host.h"
 
 /* The one pointer to the agent's context that callbacks without one reach it by. Set

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What a source may use of the agent that runs it: the JVM, the options, the tables it
  * fills, the few settings that change while the program runs, and a handful of services

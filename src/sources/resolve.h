@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The JVMTI side of the tables: what a source holds as a jclass, jmethodID, stack or
  * jthread is named here, once, and stored in the tables (src/tables), which hold plain

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The life cycle every event source has, so that the agent runs them all from one table
  * (agent/agent.c, SOURCES). A source is one file that defines a `const struct source`;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "tables/bci_classes.h"
 
 #include <stdlib.h>

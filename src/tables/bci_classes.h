@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Classes the bytecode tracker has instrumented, by class number (cnum).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Classes hprof has named: serial number, object ID, name and source file.
  *

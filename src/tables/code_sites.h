@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Call sites in compiled code, by return address: what the JIT inlined at each of them,
  * and the allocation trace found there last.

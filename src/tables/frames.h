@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stack frames (a method and a location in it), each with the ID binary output names it by. */
 #ifndef HPROF_FRAMES_H
 #define HPROF_FRAMES_H

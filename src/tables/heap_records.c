@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a heap dump's class views own (tables/heap_records.h). */
 #include "tables/heap_records.h"
 

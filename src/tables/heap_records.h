@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The records a heap dump is made of, and the interface that receives them: a heap
  * source (the JVMTI walk, sources/heapdump/heap_walk.c; the reader of the JDK's own dump,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The number ranges of the identifiers hprof writes, as the original agent used them:
  * readers and scripts recognise a record's kind by its range.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Methods seen in stack traces: name, signature, class and line table, found by jmethodID.
  * sources/resolve.c names a method through JVMTI the first time it is seen, while its

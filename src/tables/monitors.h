@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * monitor=y: time threads spent blocked on a contended monitor, or waiting in
  * Object.wait, gathered per (stack trace, monitor class). A table holds one kind:

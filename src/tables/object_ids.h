@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The one counter every object ID comes from: threads and classes as they are entered,
  * heap objects as a heap dump names them (sources/heapdump/jdk_dumper.c takes a block at once).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The run header: what ran, once, at the start (the 1997 request's HPROF_HEADER, with
  * what a reader needs today). Plain data: names and values as text, in the order they

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Allocation sites: a stack trace and the class allocated there, with the objects and
  * bytes allocated (counted as they happen, or estimated from samples) and live (counted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* UTF8 strings named by ID in binary output (class, method, thread names ...). */
 #ifndef HPROF_STRINGS_H
 #define HPROF_STRINGS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Every table the profile is made of, in one place: the sources fill them, the report
  * layer reads them. Plain concurrent data (util/cmap.h, util/registry.h): no JVMTI.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * JVMTI object tags: one tag space for the whole agent, so every part can tag objects
  * without stepping on another's.

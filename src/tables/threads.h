@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Java threads hprof has seen and that may still run: serial number, object ID, names,
  * and a global reference (the CPU sampler and the dumps reach live threads through it).

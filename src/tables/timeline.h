@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The run over time (timeline=): what each GC did, and, with heap=sites, what each site
  * allocated in each interval between two records and how much of it is still live.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Stack traces, de-duplicated, each with its serial number and its counters.
  *

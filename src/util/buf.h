@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A growable byte buffer with big-endian writers, used to build output records. */
 #ifndef HPROF_BUF_H
 #define HPROF_BUF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The clocks the agent reads. Monotonic time for durations and deadlines (never jumps
  * with the wall clock); the wall clock only where a record says when something happened.

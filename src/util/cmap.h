@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A concurrent hash map with striped locks, used by every table.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Which kind of collector the JVM runs, as far as the agent needs to know.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The environment switches of DEVELOPERS.md (for tests and diagnosis, not for users). */
 #ifndef HPROF_ENV_H
 #define HPROF_ENV_H

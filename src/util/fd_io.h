@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Writing whole buffers to a file descriptor: write(2) and send(2) may take part of one
  * (a signal, a full pipe or socket buffer), so these go on until all is taken.

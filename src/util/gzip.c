@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "util/gzip.h"
 
 /* Little-endian, as gzip and deflate lay out their numbers. */

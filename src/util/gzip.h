@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A gzip stream (RFC 1952) around a deflate stream of stored blocks (RFC 1951, BTYPE 00):
  * valid for every gzip reader, and a few lines instead of a compressor or a library the

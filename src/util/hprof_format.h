@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tags and constants of the HPROF binary format (see the manual): what the writers
  * write and the reader of the JVM's own dumps reads. */
 #ifndef HPROF_HPROF_FORMAT_H

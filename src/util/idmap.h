@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A map from 64-bit keys (never 0) to 64-bit values: open addressing with linear
  * probing, doubled when half full. Plain data, one owner at a time (no lock).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The jvmstat buffer reader (jvmstat.h): every offset is checked against the length. */
 #include "util/jvmstat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A reader of HotSpot's jvmstat (hsperfdata) buffer: the memory-mapped file a JVM keeps
  * at /tmp/hsperfdata_<user>/<pid> with its performance counters, which tools read

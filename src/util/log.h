@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Messages to the user on stderr: errors, warnings and the verbose "Dumping" lines. */
 #ifndef HPROF_LOG_H
 #define HPROF_LOG_H

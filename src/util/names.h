@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Turning JVM type signatures into the names Java programmers read. Pure C. */
 #ifndef HPROF_NAMES_H
 #define HPROF_NAMES_H

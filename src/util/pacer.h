@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The pace of an agent thread that works in rounds with a pause between them (the CPU
  * samplers, the class sweeper): a stop cuts the pause short and waits, a bounded time,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The JVM's jvmstat counters ("perfdata"): the memory HotSpot publishes for monitoring
  * tools (jstat, VisualVM), a file /tmp/hsperfdata_<user>/<pid> that the JVM maps and

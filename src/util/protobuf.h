@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The protobuf wire format, as far as pprof's profile.proto needs it: varints,
  * zigzag-free int64 (negative values take ten bytes, as the format says), strings and

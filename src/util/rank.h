@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Ranking for the sections that list the top of something (CPU SAMPLES, CPU TIME,
  * SITES, MONITOR TIME): sort the rows, then keep those whose share of the total is at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * An append-only list of pointers that readers walk without locks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A bounded ring of stack samples that signal handlers fill and one thread drains.
  *

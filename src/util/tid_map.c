@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "util/tid_map.h"
 
 #include <stdlib.h>

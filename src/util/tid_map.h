@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Per-thread records found by Linux thread ID, for signal handlers: a handler knows only
  * which thread it runs on (gettid), and must find that thread's record without a lock or

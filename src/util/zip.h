@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A zip archive of one stored (uncompressed) entry, built in memory. The Tracker class
  * reaches the boot class path through it when the agent is attached to a running JVM:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Building blocks of the binary format, shared by every binary section writer: record
  * framing, names as STRING records, LOAD CLASS, traces with their frames. */
 #include "writers/binary_records.h"

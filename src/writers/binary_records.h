@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Building blocks of the binary format, shared by every binary section writer
  * (CPU samples, sites, heap dumps ...). All of them need the output lock held.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The binary format (java.hprof): tagged records, each name written once as a
  * STRING record before the first record that uses it, every ID defined before use.

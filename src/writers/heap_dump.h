@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The HEAP DUMP section's two writers (heap_dump_text.c, heap_dump_binary.c): each
  * implements struct heap_dump_writer (tables/heap_records.h) for one format.

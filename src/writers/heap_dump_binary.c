@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The HEAP DUMP section in the binary format: HEAP DUMP SEGMENT records of bounded size
  * (so the dump streams to the output and the agent's buffer stays small), closed by

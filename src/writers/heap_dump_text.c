@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The HEAP DUMP section in the text format, in the original agent's layout:
  *   HEAP DUMP BEGIN (N objects, M bytes) <date>      N: the OBJ and ARR records below,

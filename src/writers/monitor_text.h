@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The text of monitor=y (there is no binary form: format=b with monitor=y is an
  * option error, as in the original). Every call needs the output lock held.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Where the profile goes: a file or a TCP peer, behind one lock.
  *

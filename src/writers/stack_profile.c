@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "writers/stack_profile.h"
 
 #include <stdarg.h>

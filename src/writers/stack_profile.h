@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The neutral "stack profile" every view is written from: distinct stacks of frames,
  * each with one value per sample type (samples, bytes, ns ...), and a few words on what

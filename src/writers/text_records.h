@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Building blocks of the text format, shared by every text section writer. */
 #ifndef HPROF_TEXT_RECORDS_H
 #define HPROF_TEXT_RECORDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The text format (java.hprof.txt): one line per event, sections at each dump. */
 #include <stdio.h>
 #include <time.h>

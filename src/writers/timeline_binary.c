@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* timeline= records in the binary format (layouts in writers/timeline_records.h). */
 #include "tables/classes.h"
 #include "tables/run_info.h"

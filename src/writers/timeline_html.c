@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "writers/timeline_html.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The run over time as one HTML page that opens from disk (nothing fetched): heap used,
  * committed and live after each GC, and the live bytes of the leak suspects at each

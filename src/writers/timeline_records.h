@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * timeline= records in both formats (README, "The run and its heap over time").
  * Binary layouts (IDs 4 bytes, numbers big-endian; tags in util/hprof_format.h):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* timeline= records in the text format (writers/timeline_records.h). */
 #include <inttypes.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Collapsed stacks: "root;...;leaf value", one line per distinct stack (Brendan Gregg's
  * stackcollapse format, read by flamegraph.pl, speedscope and many others). */
 #include "writers/views.h"

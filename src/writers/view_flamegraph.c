@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The HTML flame graph: one file, no network, that opens from disk. The page and its
  * script are src/writers/flamegraph.html, embedded at build time (see the Makefile);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pprof's profile.proto (github.com/google/pprof, proto/profile.proto), gzipped: the
  * format go tool pprof, Grafana Pyroscope and Parca read. Functions are named by

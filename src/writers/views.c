@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which view a file name asks for, and writing one to a file. */
 #include "writers/views.h"
 

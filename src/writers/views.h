@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The views of a stack profile (writers/stack_profile.h): collapsed stacks (the input of
  * flamegraph.pl and speedscope), a one-file HTML flame graph, and pprof. Each is built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A writer turns what the report layer hands it (table entries, ranked rows, snapshots)
  * into one output format: text_writer.c and binary_writer.c each fill a struct writer,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fuzzing every parser of outside input (clang + libFuzzer + ASan/UBSan). A target
 # tests/fuzz/fuzz_NAME.c, its corpus tests/fuzz/corpus/NAME/ (committed), the inputs it
 # once broke tests/fuzz/regressions/NAME/ (committed, replayed by every test run):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for src/classfile: parse (deep), round trip, instrument, re-parse; the
  * invariants are in fuzz_one.h. ASan/UBSan catch the rest. Build and run with `make fuzz`
  * (tests/fuzz/fuzz.mk); inputs it once broke live in tests/fuzz/regressions/classfile and are

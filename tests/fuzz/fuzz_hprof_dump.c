@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for hprof-dump's reader (tools/hprof-dump: reader.c's buffered reads,
  * records.c's header and records, heap.c's heap dumps and their reference pass), on any
  * file: binary profiles and heap dumps, text profiles (which the header tells apart and

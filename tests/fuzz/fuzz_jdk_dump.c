@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the reader of the JVM's own heap dump (sources/heapdump/jdk_dump_reader.c
  * and the jdk_dump_* files it uses), which the agent runs on the file the JVM wrote:
  * pass 1 (jdr_open), then what the agent's caller (sources/heapdump/jdk_dumper.c) does: name the

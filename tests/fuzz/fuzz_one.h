@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One fuzz iteration over src/classfile, shared by the libFuzzer target and the unit test
  * that replays tests/fuzz/regressions/classfile. Returns NULL, or the invariant that broke:
  *   - a class that parses must write back byte for byte;

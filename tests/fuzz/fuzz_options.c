@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the agent's option parser (src/options): the text after
  * "-agentpath:...=" as the JVM hands it over, any bytes but NUL. Invariants: an error says
  * why (a NUL-terminated sentence within the buffer); a good parse names an output file

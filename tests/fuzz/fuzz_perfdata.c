@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the readers of the JVM's jvmstat memory: util/perfdata.c, which
  * timeline= maps read-only, and util/jvmstat.c, which hprof list and stat read from
  * another JVM's file (any process of the user can write one). The input is the file's

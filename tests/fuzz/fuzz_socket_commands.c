@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the commands a front end sends down the net= socket
  * (sources/net/socket_protocol.c): the input is the byte stream the agent's listener
  * receives. It is fed to a struct cmd_stream as the listener does, twice: in the largest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What every fuzz target defines: libFuzzer calls it with each input, and so does
  * replay.c over the committed corpora and regressions. */
 #ifndef HPROF_FUZZ_TARGET_H

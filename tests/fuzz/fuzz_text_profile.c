@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the text profile parser of hprof view (tools/common/text_profile.c):
  * any input is refused with a reason or read into a stack profile whose three views are
  * written, the collapsed stacks adding up to the profile's total. ASan/UBSan catch the

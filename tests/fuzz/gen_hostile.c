@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gen-hostile: writes structured hostile inputs for the readers (hprof-dump, hprof view),
  * too big for the fuzzers to find by mutation: each shape makes some count or depth as
  * large as the file allows. `gen-hostile SHAPE N [M] > FILE`:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Replays inputs through a fuzz target without libFuzzer, so that `make test` (gcc, no
  * sanitizer) and `make check` (gcc, ASan + UBSan) run every committed corpus input and
  * every regression on each run: `replay NAME DIR...` calls LLVMFuzzerTestOneInput on each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs fuzz targets (built by `make fuzz-build`) for FUZZ_SECONDS each, one after the
 # other: `tests/fuzz/run.sh [NAME...]` (default: all). Each starts from its committed
 # corpus and regressions (read only) plus what earlier runs here found (build/fuzz/NAME/

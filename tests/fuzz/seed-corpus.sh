@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Makes the fuzz targets' first seeds in DIR/NAME (tests/fuzz/seed-corpus.sh DIR) from
 # real outputs: the agent's profiles (text and binary) and a JVM heap dump of a tiny
 # program, cut short or sliced (the header and the first few KB of a heap dump segment);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Seeds the fuzz corpus (dir $1) once: a few hundred small classes of the first JDK found,
 # the hand-assembled jsr/ret class, and classes made by the unit tests' assembler.
 set -eu

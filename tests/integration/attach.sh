@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Profiling a JVM that is already running: the hprof tool ($HPROF_BIN: build-asan under
 # make check) against long-running programs this
 # test starts (tests/java/AttachTarget.java), on the JDK under test, with -Xcheck:jni.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # build/hprof against a hostile target (issue #27), on the JDK under test, -Xcheck:jni:
 #   D  -XX:+DisableAttachMechanism with -XX:-UsePerfData: refused from /proc's command
 #      line, no SIGQUIT (no thread dump on the program's stdout)

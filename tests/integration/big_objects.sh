@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Objects over 4 GiB (a long[] of 600,000,000 elements, 4.8 GB, in a 6 GiB heap;
 # tests/java/BigArray.java). Heavy, so only with HPROF_BIG_TESTS=1 (measured on the
 # 2-core, 24 GiB machine, JDK 17: both runs 57 s when quiet, 142 s under load; up to

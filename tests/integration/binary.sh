@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # format=b: a well-formed binary file, checked by the project's own reader.
 source "$(dirname "$0")/../lib/common.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every bytecode family under the real agent: cpu=times and heap=sites with -Xverify:all
 # on a program with both switches, wide locals, long jumps, a near-64 KiB method,
 # invokedynamic lambdas, nested try/finally, odd constructors, and jsr/ret classes of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Class-loader churn (tests/java/ClassChurn.java): 6 rounds of 250 loaders, each defining
 # ChurnPayload afresh, making one and calling it; the loaders are dropped and unloaded
 # after each round. What the agent keeps follows the classes loaded, not all those ever

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # hprof-test: alone
 # cpu=old: the time column is the time of the call including its callees, as in the
 # original (CallTimes: outer() spends nearly all its time in inner()).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cpu=samples: the known hot method ranks first; every option that shapes traces works.
 source "$(dirname "$0")/../lib/common.sh"
 

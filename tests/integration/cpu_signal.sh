@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # hprof-test: alone
 # cpu=samples' signal engine: samples where the CPU is (no safepoint bias), counts that
 # match the CPU used, wall clock, virtual threads, a program with its own SIGPROF handler,

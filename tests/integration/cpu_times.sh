@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cpu=times and cpu=old: exact call counts through bytecode instrumentation, verified
 # classes (-Xverify:all), and the program's behaviour unchanged.
 source "$(dirname "$0")/../lib/common.sh"

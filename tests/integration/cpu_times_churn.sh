@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cpu=times and cpu=old keep memory for live threads only (tests/java/ThreadChurn.java):
 # short threads started one after another, in a 256 MiB heap, run to the end; every call
 # of their body is counted exactly; the heap in use once a tenth of them have run and at

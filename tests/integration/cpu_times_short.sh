@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # hprof-test: alone
 # cpu=times measures short calls finely: tiny() (about 1 us, called 54321 times from 32
 # call paths, each a trace of under 2 ms with depth=6, among longer work) is listed in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every file the agent leaves is its user's alone (0600), whatever the umask: profiles and
 # heap dumps hold the program's secrets. The views' and the timeline page's temporary files
 # have random names made with O_EXCL: a link planted at the old name (path.tmp<pid>) is not

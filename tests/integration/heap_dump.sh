@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heap=dump: known objects dumped in both formats; values, roots and references checked
 # (binary with the independent reader tests/java/HeapDumpRead.java), SIGQUIT dumps, the
 # default heap=all, a full disk.

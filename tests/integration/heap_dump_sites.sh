@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heap=dump with heap=sites (heap=all): each object the allocation tracker counted carries
 # its site's trace in the heap dump (text trace=, binary stack trace serial), exact and
 # sampled; the site counts survive the dump; heap=dump alone keeps the empty trace.

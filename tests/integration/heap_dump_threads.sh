@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heap=dump and its threads: every thread alive at the dump has its thread record, its
 # object and its stack trace, at exit (main returning: the dump runs on DestroyJavaVM;
 # System.exit: on main) and on SIGQUIT; Java frame roots number the frames of their

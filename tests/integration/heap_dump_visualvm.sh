@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heap=dump read by a real reader: VisualVM's heap library (Debian package visualvm) loads
 # our binary dump, every reference resolves, and its class histogram agrees with the one of
 # a dump of the same program state written by the JDK itself (jcmd GC.heap_dump).

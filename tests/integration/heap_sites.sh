@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heap=sites: exact allocation counts per site, live counts after a GC, text and binary.
 source "$(dirname "$0")/../lib/common.sh"
 

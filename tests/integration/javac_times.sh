@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # javac compiling a generated corpus under cpu=times with -Xverify:all: no VerifyError,
 # and the same class files as without the agent.
 source "$(dirname "$0")/../lib/common.sh"

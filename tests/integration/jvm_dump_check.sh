@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # hprof-dump --check passes the JVM's own heap dumps (jcmd GC.heap_dump, and hprof heap,
 # which asks the JVM for the same): what HotSpot writes by design is accepted without a
 # word (no START_THREAD, its empty trace named before it is written), what it writes by a

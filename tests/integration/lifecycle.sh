@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The dump is written however the program ends; SIGQUIT dumps without stopping it;
 # the program's exit status never changes.
 source "$(dirname "$0")/../lib/common.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Nothing of the agent's stays behind, however the program ends (short of kill -9): not
 # the Tracker's directory in $TMPDIR (cpu=times), not the JVM's own heap dump beside
 # the output (heap=dump,format=b). Each run gets a fresh $TMPDIR and output directory.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The agent loads three ways and prints its help.
 source "$(dirname "$0")/../lib/common.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # monitor=y: a known contention pattern (MonitorContention) shows the right traces and
 # monitor classes with the right counts; MONITOR TIME is contention only (as in the
 # original), waits go to MONITOR WAIT TIME; MONITOR DUMP shows monitors and threads.

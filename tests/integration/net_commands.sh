@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # net= with format=b: a session driven through the front end (build/hprof-front), one
 # command after another, each answer checked with the project's reader (hprof-dump).
 source "$(dirname "$0")/../lib/common.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # net= commands fuzzed: random, wrong and truncated commands thrown at a live agent
 # through the front end (loopback only, a few hundred commands, seconds each). The
 # program must run to its own end with its own status, its output intact, the profile

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # net= to a peer that accepts and then never reads: sends give up after 10 s without
 # progress, the connection is dropped and said so once, and the program runs on and
 # exits on time with its own status: mid-run (monitor=y writes each wait as it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # -XX:+ExitOnOutOfMemoryError: HotSpot would _exit(3) before telling the agent, losing
 # the profile. The agent takes the flag over: the program still ends with status 3 and
 # HotSpot's line on the stream HotSpot uses (as in a run without the agent), and the

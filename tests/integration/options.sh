@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every option is validated: bad ones stop the JVM with one HPROF ERROR line before main runs.
 source "$(dirname "$0")/../lib/common.sh"
 

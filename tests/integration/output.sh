@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Where output goes and what is said about it: file, force, net, verbose, doe, format.
 source "$(dirname "$0")/../lib/common.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A disk that fills up in the middle of the profile (a file size limit of 64 KiB, with
 # SIGXFSZ ignored, stands for it): the file keeps every whole record written before
 # the failure, in both formats; one HPROF ERROR; the program's output and status stay.

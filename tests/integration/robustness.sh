@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Nothing breaks with other collectors, many threads, virtual threads, big heaps.
 source "$(dirname "$0")/../lib/common.sh"
 

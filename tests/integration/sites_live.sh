@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # heap=sites live counts: at a dump while the program runs (after a forced GC) and at exit
 # (a reference walk: no GC can be forced at VM death), under several collectors; and the
 # agent holds the live objects, not every object ever counted.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What the agent says once at start: a depth= past what a stack keeps (cpu=times 64,
 # cpu=samples 1,024), net= to a peer that is not this machine; and an environment switch
 # set to "0" is off (HPROF_HEAP_TIMES=0 prints no phases).

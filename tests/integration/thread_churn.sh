@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The agent's native memory follows the live threads (tests/java/ContendedChurn.java):
 # short threads started one after another, a few at once, contending for a monitor,
 # waiting on it now and then, allocating. The program reads its resident memory (VmRSS)

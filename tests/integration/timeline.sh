@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # timeline=: the run header against what the JVM reports; one GC record per collection the
 # JVM counts, under every collector; exact allocation counts per interval at a known site
 # and live counts that drop when the program lets go; the leaker first among the leak

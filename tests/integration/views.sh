@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # view=: the agent's flame graph, collapsed stacks and pprof of each stack-based
 # section, read back with real tools (go tool pprof, headless chromium) and compared
 # with the text profile of the same run; and hprof view on the agent's own files.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Programs to attach to, for the attach tests (sourced after common.sh): build/hprof
 # (the tree under test's) against tests/java/AttachTarget.java.
 HPROF="${HPROF_BIN:-$HPROF_ROOT/build}/hprof"

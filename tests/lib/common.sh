@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared helpers for integration tests. Sourced by tests/integration/*.sh.
 # The runner exports: JAVA_HOME (the JDK under test), HPROF_LIB (build/libhprof.so),
 # HPROF_ROOT (the checkout), TEST_CLASSES (compiled tests/java), HPROF_DUMP (the reader).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Lists the JDKs to test on, one JAVA_HOME per line.
 #   HPROF_JDKS="dir1 dir2"  an explicit list (wins over everything)
 #   JAVA_HOME               used when set and HPROF_JDKS is not

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # unexpected-skips.sh FILE...: the SKIP lines ("ok - ... # SKIP reason") of the test
 # outputs FILE... that no entry of tests/expected-skips.txt matches, one a line.
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers for the tests of the views (view=, hprof view): reading them back with real
 # tools. Sourced after WORK is set. Needs go (Debian golang-go) and chromium.
 # The hprof tool of the tree under test (HPROF_BIN: build-asan under make check).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The class-file instrumenter (src/classfile, driven by build/cf-rewrite) against real JDKs:
 #  1. every class of each JDK's lib/modules is rewritten with all injections on, and each
 #     output re-parsed (deep) and each input round-tripped byte for byte;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The readers on structured hostile files made at test time by build/gen-hostile
 # (tests/fuzz/gen_hostile.c), too big to commit: each gets a verdict (a status of 0 or 1
 # and its words), never a signal, within 2 GB of memory and 60 s, limits that the readers

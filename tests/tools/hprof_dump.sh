@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Tests of tools/hprof-dump: the original agent's example files, and hand-made files
 # (built below from hex) that --check must accept or reject.
 # The runner exports HPROF_DUMP (build/hprof-dump) and HPROF_ROOT (the checkout).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # hprof view: every profile of the original agent's examples and hand-made ones become
 # collapsed stacks, a flame graph and pprof, read back with go tool pprof and headless
 # chromium; totals are the sections'; --diff; 100,000 distinct stacks; files that are

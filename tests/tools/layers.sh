@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The architecture's rules, checked on the tree (docs/architecture.md, "Rules"):
 #   - each layer includes only itself and the layers below it;
 #   - no JVMTI or JNI call under src/tables/;

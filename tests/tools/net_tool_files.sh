@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # hprof-front and hprof-listen write their files safely: the port file through a
 # temporary no one can guess (a link planted at PORTFILE.tmp is not followed), the
 # profile never through a link, and 0600 (a profile holds the program's data).

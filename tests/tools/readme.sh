@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the shell blocks of README.md and docs/*.md that are marked runnable, so that a
 # documented command that breaks fails here. The convention (README.md's "Build and test"):
 #   <!-- run -->      on the line before a ```sh block: run it as written

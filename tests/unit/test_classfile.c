@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests for src/classfile: hand-assembled class files (cf_asm), round trips, every
  * constant-pool tag, attribute passthrough, and the instrumenter. Rewritten code is checked
  * two ways: structurally (tables point at the same instructions as before) and by running

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The table of compiled call sites (tables/code_sites.c): found by return address only
  * while live and while the code there is what was compiled; dead after an unload; the
  * same address compiled again is a new site; a cached trace is per depth. */

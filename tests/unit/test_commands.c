@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The net= command protocol without a socket: good commands, truncated ones, garbage. */
 #include <math.h>
 #include <stdint.h>

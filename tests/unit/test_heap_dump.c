@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the heap dump writers (writers/heap_dump_*.c), without a JVM. */
 #include <fcntl.h>
 #include <stdint.h>

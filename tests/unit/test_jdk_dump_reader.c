@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests of the reader of the JDK's own heap dumps (sources/heapdump/jdk_dump_reader.c) on a
  * made-up HotSpot dump: IDs renamed, fields put in hprof's order, the marker and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* monitor=y without a JVM: the table's ranking and cutoff, the status column, the text
  * (contention and waits in sections of their own). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Option parsing: defaults, every option, and every error the manual implies. */
 #include <stdlib.h>
 

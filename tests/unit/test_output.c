@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The output sink: file naming with force=n, whole records, failures reported once. */
 #include <fcntl.h>
 #include <signal.h>

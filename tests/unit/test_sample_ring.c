@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sample ring (many producers, one consumer) and the per-thread-ID map. */
 #include <pthread.h>
 #include <signal.h>

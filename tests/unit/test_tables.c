@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tables without a JVM: they hold plain data, which sources/resolve.c names. */
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* timeline=: the per-interval aggregation and leak statistics (tables/timeline.c), the
  * jvmstat reader (util/perfdata.c) on a made-up buffer, and the records of both writers
  * (binary read back by hprof-dump's reader). */

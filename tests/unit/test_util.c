@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The small generic pieces: names, buffers, the concurrent map, the registry, whole
  * writes to a file descriptor. */
 #include <pthread.h>

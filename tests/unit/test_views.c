@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The views' pieces: the stack profile model, collapsed stacks, the protobuf encoder,
  * gzip's stored blocks, pprof's layout and the flame graph's data. */
 #include <stdio.h>

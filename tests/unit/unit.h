@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A tiny unit-test harness: each CHECK prints "ok - name" or "not ok - name"; a check
    that cannot run here prints "ok - name # SKIP reason" (SKIP), counted apart by the
    runner, never as a pass. */

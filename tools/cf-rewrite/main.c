@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cf-rewrite: drives src/classfile over class files, for tests and by hand.
  *
  *   cf-rewrite [opts] IN.class OUT.class   instrument one class (OUT gets a copy if unchanged)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Binary profiles (format=b, ours or JDK 8 HPROF's, or a net= capture of one) through the
  * hd engine: CPU_SAMPLES, the last ALLOC_SITES and the objects of the last heap dump,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Lowest layer: the format's vocabulary, the names of record tags, heap dump sub-record
  * tags and basic types, and the sizes of basic types. Calls no other file of the tool. */
 #include "hd.h"

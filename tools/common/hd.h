@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The reader, printer and validator of the HPROF binary format: hprof-dump's engine,
  * shared by the tools (build/libtools.a), hprof view reads records through hd_visitor.
  * Declarations of the tool's files, lowest layer first; a file calls only files of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HEAP DUMP / HEAP DUMP SEGMENT / HEAP DUMP END records and their sub-records.
  *
  * Pass 1 runs while streaming: it prints, checks the structure, the string / trace /

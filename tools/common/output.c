@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Output lines (st->line, one at a time, with the --offsets prefix), quoting of texts,
  * values of basic types, and the names that lines show: a string ID's text, a class's
  * name by serial or object ID, a trace's top frame. Calls only table.c. */

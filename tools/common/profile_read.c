@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A profile file of either format, told apart by its first bytes.
  * Calls text_profile.c and binary_profile.c. */
 #include "profile_read.h"

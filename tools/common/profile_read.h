@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Reading HPROF profiles into a stack profile (writers/stack_profile.h), for hprof view:
  * text profiles (java.hprof.txt, ours or JDK 8 HPROF's, or a net= capture of one) with

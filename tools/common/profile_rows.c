@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The traces and section rows a reader gathers, and the stacks made of them.
  * Calls table.c and writers/stack_profile.c. */
 #include "profile_read.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Buffered streaming reader: sequential read(2) for the main pass, pread(2) from a
  * given offset for the second pass over a heap dump. Never holds more than one buffer.
  * Record bodies (hd_body) read big-endian values without passing their end.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Top-level records: the header, the record loop, and every record but the heap dump's
  * (handed to heap.c). Notes the definitions of strings, classes, frames, traces and
  * threads that later records and heap.c look up.

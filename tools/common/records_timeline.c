@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The timeline= records (tags 0x40-0x44; layouts in the agent's
  * src/writers/timeline_records.h and the README): read, checked, printed. */
 #include "hd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Problems: errors and warnings (at most HD_MAX_MESSAGES of each shown), and the
  * references to IDs: a use of an ID not defined (yet) is noted, a later definition
  * of it too, and at the end one message sums up the uses per record kind and ID kind.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A reader's state, made empty and freed. Calls heap.c, reader.c and table.c. */
 #include "hd.h"
 

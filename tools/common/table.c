@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Lowest layer: memory that exits when it runs out, a u64 -> u64 hash map.
  * Calls no other file of the tool. */
 #include "hd.h"

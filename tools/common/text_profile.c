@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The text profile parser (java.hprof.txt: ours, JDK 8 HPROF's, a net= capture): TRACE
  * blocks, the rows of CPU SAMPLES, CPU TIME (ms), SITES, MONITOR TIME, MONITOR DUMP and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hprof-dump: prints, summarises or validates an HPROF binary file (format=b).
  *
  *   hprof-dump [--offsets] FILE            one line per record / sub-record

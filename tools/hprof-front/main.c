@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof-front: the front end of net=host:port with format=b. It listens on a port,
  * writes everything the agent sends to a file, and sends the agent commands typed

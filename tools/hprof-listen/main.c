@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof-listen: the receiving end of net=host:port, for tests and quick captures.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Requests to the hprof agent in a running JVM: the attach protocol's `load` of
  * libhprof.so with "cmd=<verb>,reply=<file>,<options>" (the agent's side:

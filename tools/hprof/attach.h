@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * HotSpot's attach protocol, client side (see ../shared/spec/hotspot-serviceability.txt):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The subcommands that look at or attach to a running JVM, each `int cmd_x(int argc,
  * char **argv)` with argv[0] the subcommand's name, returning an exit code (exits.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof start|dump|stop|set|profile: requests to the hprof agent in a running JVM
  * (agent_load.h). Each takes `-t <seconds>` first to bound the wait for the JVM.

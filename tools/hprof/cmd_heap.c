@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof heap <pid> FILE [--all]: a heap dump now, written by the JVM itself (the attach
  * protocol's `dumpheap`, as jmap -dump and jcmd GC.heap_dump): a standard binary HPROF

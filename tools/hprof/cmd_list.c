@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof list: the JVMs this user may attach to, as jps finds them, from their jvmstat
  * files: /tmp/hsperfdata_<user>/<pid>, and the same inside each container (a process

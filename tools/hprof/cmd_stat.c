@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof stat <pid> [interval [count]]: the JVM's heap, GC and class counters from its
  * jvmstat file, a line per interval, without attaching (nothing is sent to the JVM).

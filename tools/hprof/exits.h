@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The exit codes of the attach commands (list, stat, start, dump, stop, set, profile,
  * heap): one for each way they fail, so scripts can tell them apart. `hprof help`

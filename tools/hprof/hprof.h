@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hprof: the project's command-line tool, one subcommand per file (main.c dispatches). */
 #ifndef HPROF_TOOL_H
 #define HPROF_TOOL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof: the project's command-line tool. Each subcommand is a file of its own (view.c,
  * cmd_*.c); this one finds it in one table: name, function, what it does, and its own

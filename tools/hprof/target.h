@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A process this tool may talk to: what /proc says of it (its user, its pid inside its
  * own pid namespace, the signals it catches, its root), whether it is a HotSpot JVM,

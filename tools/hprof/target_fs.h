@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The JVM's files, reached as the JVM's user and inside its root. Every path the JVM or
  * its user may choose (what the agent answers, the JVM's /tmp and working directory, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof view: reads a profile (text or binary, ours or JDK 8 HPROF's, or a net= capture)
  * and writes one view of it, the kind named by OUT's extension. With --diff and two

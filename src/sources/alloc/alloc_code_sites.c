@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=sites: traces named by return addresses in compiled code (tables/code_sites.h).
  * The JVM's CompiledMethodLoad records fill the table; a walk that confirms what a site

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=sites exact: every allocation counted at its site. The Tracker's natives report
  * what the instrumented bytecode makes (new objects at Object.<init>, arrays after their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=sites exact: the Tracker's natives, which the instrumented bytecode calls for
  * every object and array it makes (sources/alloc/alloc_exact.c).

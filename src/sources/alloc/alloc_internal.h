@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=sites inside (sources/alloc/alloc_tracker.h is what the rest of the agent sees): the
  * state its files share, the helpers of the allocation path (static inline: they ran

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=sites: the live objects and bytes of each site, counted at a dump from the
  * objects held weakly (site_objects.h): the ones a forced GC left, or, when none can be

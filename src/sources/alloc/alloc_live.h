@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=sites: how many of each site's objects are still alive, from the objects held
  * weakly (sources/alloc/alloc_live.c, site_objects.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=sites,alloc_sample=<bytes>: the JVM samples about one allocation every <bytes>
  * (JVMTI SampledObjectAlloc), and each sample stands for the objects around it.

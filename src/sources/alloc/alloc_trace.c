@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=sites: the trace of an allocation. The stack is walked (the fast walk when it can
  * answer, else JVMTI's), the frames of ours on top are dropped, and the trace is found

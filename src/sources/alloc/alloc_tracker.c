@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=sites: the life cycle of the allocation source (its files: alloc_internal.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=sites: every allocation counted at its site (stack trace + class), exactly.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "sources/alloc/site_objects.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The objects counted at allocation sites, held weakly, so that a dump can tell how many
  * of each site's objects are still alive.

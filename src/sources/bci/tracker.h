@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The bytecode tracker source: instruments classes as they load so that they call
  * the Tracker class (java/hprof/Tracker.java), which the agent delivers on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cpu=samples: a Java agent thread that, every `interval` ms, looks at each live thread
  * and counts the stack trace of every one that is running.

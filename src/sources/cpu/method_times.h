@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cpu=times and cpu=old: turns the Tracker's method entry/exit events into call
  * counts and times per stack trace.

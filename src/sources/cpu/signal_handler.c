@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Everything here that runs in a signal handler is async-signal-safe, step by step:
  *   - errno is saved and restored around the handler;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cpu=samples' SIGPROF handler and the guard of its stack walk (see signal_internal.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The state shared by the three parts of cpu=samples' signal engine:
  *   sources/cpu/signal_handler.c       the SIGPROF handler (walks the stack into the ring) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cpu=samples' default engine: stacks taken by a signal on the sampled thread itself,
  * where it is (no safepoint bias), with HotSpot's AsyncGetCallTrace.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What makes cpu=samples' signals (see signal_internal.h).
  *

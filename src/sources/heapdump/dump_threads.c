@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The threads of one heap dump and their stacks (see dump_threads.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The threads of one heap dump, for both heap sources (heap_walk.c, jdk_dumper.c): every
  * thread alive when the dump begins, each with its entry in the thread table (so that

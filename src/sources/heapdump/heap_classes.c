@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The heap dump's view of every loaded class, made at the start of each dump: named
  * (class table, tag = its index) and laid out: its own instance and static fields with

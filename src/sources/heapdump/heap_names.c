@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Who is who in a heap dump: an object's ID rides in its tag, given the first time the
  * walk (or JNI) reaches it; classes are tagged with their index in the dump's classes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The record of the object the walk is visiting. The walk reports an object's references
  * together (HotSpot does): the reference to its class first, then its fields or elements.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The heap dump's ROOT records: those the walk reports (JNI references, system classes,
  * stack locals, threads), and the monitors live threads own, which JVMTI asks for apart.

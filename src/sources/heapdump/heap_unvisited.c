@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Objects the walk named and never visited. HotSpot's walk reports references to some
  * objects it then never visits (objects of the class-data-sharing archive, int.class and

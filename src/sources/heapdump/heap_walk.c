@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=dump by the JVMTI walk: the heap at the moment of the dump, after a GC.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The JVMTI heap walk's shared state (private to sources/heap_*.c). Its files, each
  * calling only those above it in this list:

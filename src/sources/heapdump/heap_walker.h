@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=dump by the JVMTI walk (sources/heapdump/heap_walk.c and the heap_*.c files it is made
  * of): walks the live heap after a GC and hands the HEAP DUMP section's records to the

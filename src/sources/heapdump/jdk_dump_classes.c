@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hprof's view of the JDK dump's classes (struct hd_class), made from their CLASS DUMP
  * records when pass 2 begins: fields in the order the caller gives (the JVM's

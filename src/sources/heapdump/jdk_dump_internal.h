@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The reader of the JDK's heap dump (sources/heapdump/jdk_dump_reader.h), private to its files,
  * each calling only those above it in this list:

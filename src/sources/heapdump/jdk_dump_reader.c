@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The JDK's heap dump, read and rewritten in hprof's terms (see jdk_dump_reader.h):
  * pass 1 (jdr_open) and what the caller then says of the dump's objects.

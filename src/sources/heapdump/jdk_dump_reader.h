@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Reads a binary heap dump written by the JDK's own dumper (HotSpot: 8-byte IDs, the
  * objects' addresses) and hands what it holds to a heap dump writer (struct

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The HPROF file the JDK wrote, as records and sub-records read with every bound checked
  * (a sub-record's size from its own fields), and the ID maps the reader's index is made

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Pass 2 of the reader of the JDK's heap dump: jdr_write hands every root and object of
  * the dump to the writer in hprof's terms (IDs from jdk_dump_reader.c, classes from

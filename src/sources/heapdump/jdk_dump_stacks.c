@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The JDK dump's thread stacks as hprof's traces (see jdk_dump_stacks.h).
  */

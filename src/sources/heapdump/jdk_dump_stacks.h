@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The threads' stacks of a dump the JDK wrote (its STACK TRACE and STACK FRAME records,
  * which its Java frame roots number), made into traces of hprof's trace table: each frame

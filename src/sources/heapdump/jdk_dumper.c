@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=dump through the JDK's own dumper (see jdk_dumper.h).
  *

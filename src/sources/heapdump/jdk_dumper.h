@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=dump written by the JDK's own dumper: the JVM writes its binary dump (through
  * com.sun.management.HotSpotDiagnosticMXBean.dumpHeap, a GC first) to a file beside the

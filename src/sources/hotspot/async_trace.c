@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "sources/hotspot/async_trace.h"
 #include "util/env.h"
 

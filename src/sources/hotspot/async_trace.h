@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A fast stack walk of the current thread, for sources that need one per event
  * (exact heap=sites takes one per allocation).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "sources/hotspot/running_threads.h"
 
 #include <stdbool.h>

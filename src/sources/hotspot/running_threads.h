@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The Java threads already running when the agent is attached to a JVM: each one's OS
  * thread id and JNIEnv, which the signal sampler needs to give it a CPU timer and walk

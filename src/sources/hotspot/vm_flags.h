@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * HotSpot's command-line flags, changed from inside the VM before it compiles anything.
  *

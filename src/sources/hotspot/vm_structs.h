@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * HotSpot's description of its own structures: the tables it exports for its
  * serviceability agent (gHotSpotVMStructs, gHotSpotVMTypes), found in libjvm by name.

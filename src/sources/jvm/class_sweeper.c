@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The class sweeper: what the tables keep for a class goes when the class is unloaded.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * timeline=gc|<ms>: the collections the JVM runs (JVMTI GarbageCollectionStart and
  * GarbageCollectionFinish) and the run over time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "sources/jvm/run_info.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The run header's fields, gathered at VMInit (sources/jvm/run_info.c):
  *   command          sun.java.command (the main class or jar, and its arguments)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Threads: every Java thread (but the agent's own) is registered in the thread table
  * when it starts, or at VM init for those already running, and its THREAD START and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Virtual threads (JDK 21+) with thread=y.
  *

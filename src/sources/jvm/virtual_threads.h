@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Virtual threads (JDK 21+) as threads of the profile, with thread=y: each gets its entry
  * in the thread table and its THREAD START / THREAD END records, and what it does while

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * monitor=y: JVMTI monitor events feed two monitor tables; a dump takes a snapshot of
  * them and of the monitors in use and every thread's state (MONITOR DUMP, MONITOR TIME,

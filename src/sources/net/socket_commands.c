@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "sources/net/socket_commands.h"
 
 #include <errno.h>

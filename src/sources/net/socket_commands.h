@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The listener of net=host:port with format=b: an agent thread ("HPROF listener
  * thread", kept out of the profile) that reads commands from the socket the profile

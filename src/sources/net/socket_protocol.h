@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The commands a front end sends down the net= socket (format=b), as the manual
  * lays them out: u1 tag, u4 serial, u4 length, then `length` bytes of body, all

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Writes DIR/cfprog/Generated.java: 300 locals (wide), a loop body past 32 KiB (long
 # jumps), a conditional block past 32 KiB, and a method near the 64 KiB limit.
 #   gen-generated.sh DIR

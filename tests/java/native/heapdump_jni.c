@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Native helper of HeapDumpKnown: an object held by a JNI global reference only. */
 #include <jni.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SigprofUser's own SIGPROF handler and process CPU timer (ITIMER_PROF, every 10 ms). */
 #include <jni.h>
 #include <signal.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JNI allocations for the heap=sites test: AllocObject (no constructor) and NewObject. */
 #include <jni.h>
 
