@@ -23,16 +23,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_PKG 24
-#define N_MODELS 8
+#define MAX_PKG    24
+#define N_MODELS   8
 #define N_SERVICES 5
-#define MAX_KINDS 7
+#define MAX_KINDS  7
 
 static const char *DOMAINS[MAX_PKG] = {
-    "billing",   "shipping",  "inventory", "catalog",  "payroll",   "routing",
-    "telemetry", "ticketing", "schedule",  "audit",    "pricing",   "warehouse",
-    "customer",  "reporting", "messaging", "security", "analytics", "booking",
-    "fleet",     "ledger",    "search",    "media",    "sensor",    "claims",
+    "billing",   "shipping", "inventory", "catalog",   "payroll",  "routing",   "telemetry", "ticketing",
+    "schedule",  "audit",    "pricing",   "warehouse", "customer", "reporting", "messaging", "security",
+    "analytics", "booking",  "fleet",     "ledger",    "search",   "media",     "sensor",    "claims",
 };
 static const char *NOUNS[N_MODELS] = {
     "Account", "Order", "Item", "Entry", "Batch", "Event", "Profile", "Quote",
@@ -45,24 +44,24 @@ static const char *KIND_POOL[] = {
 };
 #define KIND_POOL_N ((int)(sizeof KIND_POOL / sizeof KIND_POOL[0]))
 static const char *WORDS[] = {
-    "alpha", "bravo", "delta", "echo",  "gamma", "kilo",   "lima",  "nova",
+    "alpha", "bravo", "delta",  "echo",  "gamma", "kilo",  "lima",  "nova",
     "omega", "pilot", "quartz", "radio", "sigma", "tango", "ultra", "vector",
 };
 #define WORDS_N ((int)(sizeof WORDS / sizeof WORDS[0]))
 
 typedef struct {
-    const char *domain;          /* package corpus.<domain> */
-    char prefix[32];             /* class-name prefix, e.g. "Billing" */
+    const char *domain; /* package corpus.<domain> */
+    char prefix[32];    /* class-name prefix, e.g. "Billing" */
     const char *kinds[MAX_KINDS];
     int nkinds;
 } Pkg;
 
 static Pkg pkgs[MAX_PKG];
 static int npkg = 12;
-static int extra_methods = 4;    /* random methods per model class (services get 2/3 of it) */
+static int extra_methods = 4; /* random methods per model class (services get 2/3 of it) */
 static const char *outdir;
-static FILE *out;                /* the file being written */
-static FILE *list;               /* sources.txt */
+static FILE *out;  /* the file being written */
+static FILE *list; /* sources.txt */
 static uint64_t rng_state = 0x5eed2024c0ffee11ULL;
 
 static uint32_t rnd(uint32_t n)
@@ -145,7 +144,8 @@ static void gen_kind(const Pkg *p)
     emit("    public boolean urgentish() {\n        return factor > 2.5 || ordinal() == 0;\n    }\n\n");
     emit("    public static %s firstKind() {\n        return values()[0];\n    }\n\n", cls);
     emit("    public static %s of(long i) {\n", cls);
-    emit("        %s[] all = values();\n        return all[(int) Math.floorMod(i, (long) all.length)];\n    }\n\n", cls);
+    emit("        %s[] all = values();\n        return all[(int) Math.floorMod(i, (long) all.length)];\n    }\n\n",
+         cls);
     emit("    public static Optional<%s> byCode(String code) {\n", cls);
     emit("        return Arrays.stream(values()).filter(k -> k.code().equals(code)).findFirst();\n    }\n");
     emit("}\n");
@@ -161,9 +161,11 @@ static void gen_exception(const Pkg *p)
     emit("public class %s extends Exception {\n", cls);
     emit("    private static final long serialVersionUID = %uL;\n", rnd(1000000));
     emit("    private final int code;\n\n");
-    emit("    public %s(String message, int code) {\n        super(message);\n        this.code = code;\n    }\n\n", cls);
+    emit("    public %s(String message, int code) {\n        super(message);\n        this.code = code;\n    }\n\n",
+         cls);
     emit("    public %s(String message, int code, Throwable cause) {\n        super(message, cause);\n"
-         "        this.code = code;\n    }\n\n", cls);
+         "        this.code = code;\n    }\n\n",
+         cls);
     emit("    public int code() {\n        return code;\n    }\n\n");
     emit("    public boolean isFatal() {\n        return code < 0 || code > %d;\n    }\n\n", 500 + (int)rnd(500));
     emit("    @Override\n    public String toString() {\n");
@@ -186,7 +188,8 @@ static void gen_entity(const Pkg *p)
          "            m.put(t.id(), t);\n        }\n        return m;\n    }\n\n");
     emit("    static double total(Iterable<? extends %s> items) {\n", cls);
     emit("        double sum = 0;\n        for (%s e : items) {\n            sum += e.amount();\n"
-         "        }\n        return sum;\n    }\n}\n", cls);
+         "        }\n        return sum;\n    }\n}\n",
+         cls);
     close_class();
 }
 
@@ -202,14 +205,18 @@ static void gen_repository(const Pkg *p)
     emit("    public void put(V v) {\n        Objects.requireNonNull(v, \"v\");\n"
          "        byId.put(v.id(), v);\n        modifications++;\n    }\n\n");
     emit("    public Optional<V> find(long id) {\n        return Optional.ofNullable(byId.get(id));\n    }\n\n");
-    emit("    public boolean remove(long id) {\n        modifications++;\n        return byId.remove(id) != null;\n    }\n\n");
-    emit("    public Collection<V> values() {\n        return Collections.unmodifiableCollection(byId.values());\n    }\n\n");
+    emit("    public boolean remove(long id) {\n        modifications++;\n        return byId.remove(id) != null;\n    "
+         "}\n\n");
+    emit("    public Collection<V> values() {\n        return Collections.unmodifiableCollection(byId.values());\n    "
+         "}\n\n");
     emit("    public int size() {\n        return byId.size();\n    }\n\n");
     emit("    public <K> Map<K, List<V>> groupBy(Function<? super V, ? extends K> key) {\n");
     emit("        Map<K, List<V>> m = new LinkedHashMap<>();\n        for (V v : byId.values()) {\n");
-    emit("            m.computeIfAbsent(key.apply(v), k -> new ArrayList<>()).add(v);\n        }\n        return m;\n    }\n\n");
+    emit("            m.computeIfAbsent(key.apply(v), k -> new ArrayList<>()).add(v);\n        }\n        return m;\n  "
+         "  }\n\n");
     emit("    public List<V> where(Predicate<? super V> p) {\n        List<V> r = new ArrayList<>();\n");
-    emit("        for (V v : this) {\n            if (p.test(v)) {\n                r.add(v);\n            }\n        }\n        return r;\n    }\n\n");
+    emit("        for (V v : this) {\n            if (p.test(v)) {\n                r.add(v);\n            }\n        "
+         "}\n        return r;\n    }\n\n");
     emit("    public static <T extends %s & Comparable<T>> Optional<T> max(Collection<? extends T> c) {\n", ent);
     emit("        T best = null;\n        for (T t : c) {\n            if (best == null || t.compareTo(best) > 0) {\n"
          "                best = t;\n            }\n        }\n        return Optional.ofNullable(best);\n    }\n\n");
@@ -233,13 +240,16 @@ static void gen_record(const Pkg *p)
     emit("\n/** One line of a %s report. */\n", p->domain);
     emit("public record %s(String name, long count, double total) implements Comparable<%s> {\n", cls, cls);
     emit("    public %s {\n        Objects.requireNonNull(name, \"name\");\n", cls);
-    emit("        if (count < 0) {\n            throw new IllegalArgumentException(\"count < 0: \" + count);\n        }\n    }\n\n");
+    emit("        if (count < 0) {\n            throw new IllegalArgumentException(\"count < 0: \" + count);\n        "
+         "}\n    }\n\n");
     emit("    public static %s empty(String name) {\n        return new %s(name, 0, 0.0);\n    }\n\n", cls, cls);
     emit("    public double mean() {\n        return count == 0 ? 0.0 : total / count;\n    }\n\n");
-    emit("    public %s merge(%s other) {\n        return new %s(name, count + other.count, total + other.total);\n    }\n\n",
+    emit("    public %s merge(%s other) {\n        return new %s(name, count + other.count, total + other.total);\n    "
+         "}\n\n",
          cls, cls, cls);
     emit("    @Override\n    public int compareTo(%s o) {\n        int c = Double.compare(o.total, total);\n"
-         "        return c != 0 ? c : name.compareTo(o.name);\n    }\n}\n", cls);
+         "        return c != 0 ? c : name.compareTo(o.name);\n    }\n}\n",
+         cls);
     close_class();
 }
 
@@ -264,12 +274,15 @@ static void model_method(const Pkg *p, const char *cls, int idx)
         emit("    public long mix%d(int n) {\n        long acc = %dL;\n", idx, c1);
         emit("        for (int i = 0; i < n; i++) {\n            acc = acc * %d + (i ^ count);\n", c2);
         emit("            if ((acc & %d) == 0) {\n                acc += id;\n            } else {\n"
-             "                acc -= i;\n            }\n        }\n        return acc;\n    }\n\n", c3);
+             "                acc -= i;\n            }\n        }\n        return acc;\n    }\n\n",
+             c3);
         break;
     case 1:
-        emit("    public String render%d(int width) {\n        StringBuilder sb = new StringBuilder(width + %d);\n", idx, c2);
+        emit("    public String render%d(int width) {\n        StringBuilder sb = new StringBuilder(width + %d);\n",
+             idx, c2);
         emit("        sb.append(\"%s[\").append(name).append(']');\n", word());
-        emit("        for (String t : tags) {\n            if (sb.length() > width) {\n                break;\n            }\n");
+        emit("        for (String t : tags) {\n            if (sb.length() > width) {\n                break;\n        "
+             "    }\n");
         emit("            sb.append(' ').append(t.toUpperCase(Locale.ROOT));\n        }\n");
         emit("        while (sb.length() < width) {\n            sb.append('%c');\n        }\n", ".-_*"[rnd(4)]);
         emit("        return sb.toString();\n    }\n\n");
@@ -278,7 +291,8 @@ static void model_method(const Pkg *p, const char *cls, int idx)
         emit("    public List<String> select%d(int min) {\n        return attrs.entrySet().stream()\n", idx);
         emit("                .filter(e -> e.getValue() >= min + %d)\n", c3 % 10);
         emit("                .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())\n");
-        emit("                .map(e -> e.getKey() + \"=\" + e.getValue())\n                .collect(Collectors.toList());\n    }\n\n");
+        emit("                .map(e -> e.getKey() + \"=\" + e.getValue())\n                "
+             ".collect(Collectors.toList());\n    }\n\n");
         break;
     case 3:
         emit("    public double adjust%d(double base) {\n        double r = switch (kind) {\n", idx);
@@ -291,7 +305,8 @@ static void model_method(const Pkg *p, const char *cls, int idx)
     case 4:
         emit("    public int parse%d(String s) throws %s {\n        try {\n", idx, ecls);
         emit("            int v = Integer.parseInt(s.trim());\n");
-        emit("            if (v < %d) {\n                throw new %s(\"too small: \" + v, v);\n            }\n", c1 - 50, ecls);
+        emit("            if (v < %d) {\n                throw new %s(\"too small: \" + v, v);\n            }\n",
+             c1 - 50, ecls);
         emit("            return v * %d + count;\n", c2);
         emit("        } catch (NumberFormatException e) {\n");
         emit("            throw new %s(\"bad number '\" + s + \"' in \" + name, -1, e);\n        }\n    }\n\n", ecls);
@@ -303,10 +318,13 @@ static void model_method(const Pkg *p, const char *cls, int idx)
         emit("        return IntStream.of(values).reduce(%d, op);\n    }\n\n", c3);
         break;
     case 6:
-        emit("    public Map<Character, Integer> histogram%d() {\n        Map<Character, Integer> m = new TreeMap<>();\n", idx);
+        emit("    public Map<Character, Integer> histogram%d() {\n        Map<Character, Integer> m = new "
+             "TreeMap<>();\n",
+             idx);
         emit("        for (char c : name.toCharArray()) {\n            m.merge(c, 1, Integer::sum);\n        }\n");
         emit("        for (String t : tags) {\n            for (char c : t.toCharArray()) {\n");
-        emit("                m.merge(Character.toLowerCase(c), %d, Integer::sum);\n            }\n        }\n", 1 + c3 % 3);
+        emit("                m.merge(Character.toLowerCase(c), %d, Integer::sum);\n            }\n        }\n",
+             1 + c3 % 3);
         emit("        m.keySet().removeIf(c -> !Character.isLetterOrDigit(c));\n        return m;\n    }\n\n");
         break;
     case 7:
@@ -319,15 +337,19 @@ static void model_method(const Pkg *p, const char *cls, int idx)
         const char *w1 = word(), *w2 = word(), *w3 = word();
         emit("    public int code%d(String key) {\n        switch (key) {\n", idx);
         emit("            case \"%s-%d-a\":\n                return %d;\n", w1, c1, c1);
-        emit("            case \"%s-%d-b\":\n            case \"%s-%d-c\":\n                return %d + count;\n", w2, c2, w3, c3, c2);
+        emit("            case \"%s-%d-b\":\n            case \"%s-%d-c\":\n                return %d + count;\n", w2,
+             c2, w3, c3, c2);
         emit("            default:\n                return key.hashCode() & 0x%x;\n        }\n    }\n\n", c3);
         break;
     }
     case 9:
         emit("    public String classify%d(Object o) {\n", idx);
-        emit("        if (o instanceof String s && !s.isEmpty()) {\n            return \"str:\" + s.length();\n        }\n");
+        emit("        if (o instanceof String s && !s.isEmpty()) {\n            return \"str:\" + s.length();\n        "
+             "}\n");
         emit("        if (o instanceof Integer i) {\n            return \"int:\" + (i + %d);\n        }\n", c1);
-        emit("        if (o instanceof %s other) {\n            return \"peer:\" + other.name + \"/\" + (other.id - id);\n        }\n", cls);
+        emit("        if (o instanceof %s other) {\n            return \"peer:\" + other.name + \"/\" + (other.id - "
+             "id);\n        }\n",
+             cls);
         emit("        return String.valueOf(o);\n    }\n\n");
         break;
     case 10:
@@ -362,7 +384,8 @@ static void gen_model(const Pkg *p, int mi)
     emit("public class %s implements %s, Comparable<%s> {\n", cls, ent, cls);
     emit("    private static int created;\n\n");
     emit("    private final long id;\n    private String name;\n    private double amount;\n"
-         "    private int count;\n    private %s kind;\n", kcls);
+         "    private int count;\n    private %s kind;\n",
+         kcls);
     emit("    private final List<String> tags = new ArrayList<>();\n");
     emit("    private final Map<String, Integer> attrs = new HashMap<>();\n");
     int nextra = 2 + (int)rnd(5);
@@ -373,7 +396,8 @@ static void gen_model(const Pkg *p, int mi)
     emit("\n    public %s(long id, String name, double amount, int count, %s kind) {\n", cls, kcls);
     emit("        if (name == null) {\n            throw new IllegalArgumentException(\"name\");\n        }\n");
     emit("        this.id = id;\n        this.name = name;\n        this.amount = amount;\n"
-         "        this.count = count;\n        this.kind = Objects.requireNonNull(kind);\n        created++;\n    }\n\n");
+         "        this.count = count;\n        this.kind = Objects.requireNonNull(kind);\n        created++;\n    "
+         "}\n\n");
     emit("    public static int created() {\n        return created;\n    }\n\n");
     emit("    @Override\n    public long id() {\n        return id;\n    }\n\n");
     emit("    @Override\n    public String name() {\n        return name;\n    }\n\n");
@@ -387,7 +411,8 @@ static void gen_model(const Pkg *p, int mi)
     emit("        %s c = new %s(id, name, newAmount, count, kind);\n", cls, cls);
     emit("        c.tags.addAll(tags);\n        c.attrs.putAll(attrs);\n        return c;\n    }\n\n");
     emit("    public void tag(String... ts) {\n        for (String t : ts) {\n"
-         "            if (t != null && !t.isEmpty() && !tags.contains(t)) {\n                tags.add(t);\n            }\n"
+         "            if (t != null && !t.isEmpty() && !tags.contains(t)) {\n                tags.add(t);\n            "
+         "}\n"
          "        }\n    }\n\n");
     /* score: a classic switch over the kind */
     emit("    public int score() {\n        int s = count;\n        switch (kind) {\n");
@@ -403,15 +428,18 @@ static void gen_model(const Pkg *p, int mi)
     emit("        attrs.forEach((k, v) -> sb.append(' ').append(k).append('=').append(v));\n");
     emit("        return sb.toString();\n    }\n\n");
     emit("    public void check() throws %s {\n", ecls);
-    emit("        if (amount < 0) {\n            throw new %s(\"negative amount in \" + label(), (int) id);\n        }\n", ecls);
+    emit("        if (amount < 0) {\n            throw new %s(\"negative amount in \" + label(), (int) id);\n        "
+         "}\n",
+         ecls);
     emit("        if (count > %d) {\n            throw new %s(\"too many: \" + count, %d);\n        }\n    }\n\n",
          1000 + (int)rnd(9000), ecls, (int)rnd(1000));
-    emit("    public Optional<String> firstTag(Predicate<String> p) {\n        return tags.stream().filter(p).findFirst();\n    }\n\n");
+    emit("    public Optional<String> firstTag(Predicate<String> p) {\n        return "
+         "tags.stream().filter(p).findFirst();\n    }\n\n");
     emit("    public Map<Boolean, List<String>> partitionTags(int len) {\n");
     emit("        return tags.stream().collect(Collectors.partitioningBy(t -> t.length() > len));\n    }\n\n");
     emit("    public %s toPeer() {\n", pcls);
-    emit("        %s o = new %s(id * %d, name + \"-%s\", amount / %d, count + 1, %s.of(id));\n",
-         pcls, pcls, 2 + (int)rnd(9), word(), 2 + (int)rnd(9), pkcls);
+    emit("        %s o = new %s(id * %d, name + \"-%s\", amount / %d, count + 1, %s.of(id));\n", pcls, pcls,
+         2 + (int)rnd(9), word(), 2 + (int)rnd(9), pkcls);
     emit("        o.tag(tags.toArray(new String[0]));\n        return o;\n    }\n\n");
 
     for (int i = 0; i < extra_methods / 2 + (int)rnd((uint32_t)extra_methods + 1); i++) {
@@ -421,30 +449,41 @@ static void gen_model(const Pkg *p, int mi)
     /* an inner (non-static) class that reads the outer instance */
     emit("    /** A frozen view of this %s. */\n", NOUNS[mi]);
     emit("    public final class Snapshot {\n        private final double amountAt = amount;\n");
-    emit("        private final int countAt = count;\n        private final List<String> tagsAt = new ArrayList<>(tags);\n\n");
-    emit("        public boolean changed() {\n            return amountAt != amount || countAt != count || !tagsAt.equals(tags);\n        }\n\n");
-    emit("        public String render() {\n            return name + \"@\" + amountAt + \"x\" + countAt + tagsAt;\n        }\n    }\n\n");
+    emit("        private final int countAt = count;\n        private final List<String> tagsAt = new "
+         "ArrayList<>(tags);\n\n");
+    emit("        public boolean changed() {\n            return amountAt != amount || countAt != count || "
+         "!tagsAt.equals(tags);\n        }\n\n");
+    emit("        public String render() {\n            return name + \"@\" + amountAt + \"x\" + countAt + tagsAt;\n   "
+         "     }\n    }\n\n");
     emit("    public Snapshot snapshot() {\n        return new Snapshot();\n    }\n\n");
     /* a static nested builder */
-    emit("    public static final class Builder {\n        private long id;\n        private String name = \"%s\";\n", word());
-    emit("        private double amount;\n        private int count;\n        private %s kind = %s.firstKind();\n", kcls, kcls);
+    emit("    public static final class Builder {\n        private long id;\n        private String name = \"%s\";\n",
+         word());
+    emit("        private double amount;\n        private int count;\n        private %s kind = %s.firstKind();\n",
+         kcls, kcls);
     emit("        private final List<String> tags = new ArrayList<>();\n\n");
     emit("        public Builder id(long v) {\n            this.id = v;\n            return this;\n        }\n\n");
-    emit("        public Builder name(String v) {\n            this.name = v;\n            return this;\n        }\n\n");
-    emit("        public Builder amount(double v) {\n            this.amount = v;\n            return this;\n        }\n\n");
+    emit(
+        "        public Builder name(String v) {\n            this.name = v;\n            return this;\n        }\n\n");
+    emit("        public Builder amount(double v) {\n            this.amount = v;\n            return this;\n        "
+         "}\n\n");
     emit("        public Builder count(int v) {\n            this.count = v;\n            return this;\n        }\n\n");
-    emit("        public Builder kind(%s v) {\n            this.kind = v;\n            return this;\n        }\n\n", kcls);
+    emit("        public Builder kind(%s v) {\n            this.kind = v;\n            return this;\n        }\n\n",
+         kcls);
     emit("        public Builder tag(String v) {\n            tags.add(v);\n            return this;\n        }\n\n");
     emit("        public %s build() {\n            %s r = new %s(id, name, amount, count, kind);\n", cls, cls, cls);
     emit("            r.tag(tags.toArray(new String[0]));\n            return r;\n        }\n    }\n\n");
 
-    emit("    @Override\n    public boolean equals(Object o) {\n        if (this == o) {\n            return true;\n        }\n");
+    emit("    @Override\n    public boolean equals(Object o) {\n        if (this == o) {\n            return true;\n   "
+         "     }\n");
     emit("        if (!(o instanceof %s)) {\n            return false;\n        }\n", cls);
     emit("        %s other = (%s) o;\n", cls, cls);
     emit("        return id == other.id && Objects.equals(name, other.name) && kind == other.kind;\n    }\n\n");
     emit("    @Override\n    public int hashCode() {\n        return Objects.hash(id, name, kind);\n    }\n\n");
     emit("    @Override\n    public String toString() {\n");
-    emit("        return \"%s{id=\" + id + \", name=\" + name + \", amount=\" + amount + \", kind=\" + kind + \"}\";\n    }\n\n", cls);
+    emit("        return \"%s{id=\" + id + \", name=\" + name + \", amount=\" + amount + \", kind=\" + kind + \"}\";\n "
+         "   }\n\n",
+         cls);
     emit("    @Override\n    public int compareTo(%s o) {\n        int c = Double.compare(amount, o.amount);\n", cls);
     emit("        return c != 0 ? c : Long.compare(id, o.id);\n    }\n}\n");
     close_class();
@@ -455,7 +494,7 @@ static void gen_model(const Pkg *p, int mi)
 typedef struct {
     const Pkg *p;
     char cls[64], kcls[64], prim[64], sec[64], sum[64];
-    const Pkg *f;                 /* the foreign package */
+    const Pkg *f; /* the foreign package */
     char fcls[64], fexc[64], ppeer[64];
 } Svc;
 
@@ -467,7 +506,8 @@ static void service_method(const Svc *s, int idx)
     case 0:
         emit("    public Map<%s, Double> averageByKind%d() {\n", s->kcls, idx);
         emit("        return primary.values().stream().collect(Collectors.groupingBy(%s::kind,\n", s->prim);
-        emit("                () -> new EnumMap<>(%s.class), Collectors.averagingDouble(%s::amount)));\n    }\n\n", s->kcls, s->prim);
+        emit("                () -> new EnumMap<>(%s.class), Collectors.averagingDouble(%s::amount)));\n    }\n\n",
+             s->kcls, s->prim);
         break;
     case 1:
         emit("    public Set<String> allTags%d(int minLen) {\n", idx);
@@ -489,32 +529,43 @@ static void service_method(const Svc *s, int idx)
         emit("        for (%s x : incoming) {\n            try {\n                x.check();\n", s->fcls);
         emit("                foreign.add(x);\n                ok++;\n            } catch (%s e) {\n", s->fexc);
         emit("                log.append(e.getMessage()).append(e.isFatal() ? \"!\" : \"\").append('\\n');\n");
-        emit("            } finally {\n                processed += %d;\n            }\n        }\n        return ok;\n    }\n\n", c2);
+        emit("            } finally {\n                processed += %d;\n            }\n        }\n        return "
+             "ok;\n    }\n\n",
+             c2);
         break;
     case 4:
         emit("    public Optional<%s> best%d(double threshold) {\n", s->prim, idx);
         emit("        return primary.values().stream().filter(o -> o.amount() > threshold + %d)\n", c1);
-        emit("                .max(Comparator.comparingInt(%s::score).thenComparing(%s::name));\n    }\n\n", s->prim, s->prim);
+        emit("                .max(Comparator.comparingInt(%s::score).thenComparing(%s::name));\n    }\n\n", s->prim,
+             s->prim);
         break;
     case 5:
         emit("    public Iterator<String> labels%d() {\n        return new Iterator<String>() {\n", idx);
         emit("            private final Iterator<%s> it = primary.iterator();\n\n", s->prim);
-        emit("            @Override\n            public boolean hasNext() {\n                return it.hasNext();\n            }\n\n");
-        emit("            @Override\n            public String next() {\n                return it.next().label() + \"/%d\";\n            }\n        };\n    }\n\n", c1);
+        emit("            @Override\n            public boolean hasNext() {\n                return it.hasNext();\n    "
+             "        }\n\n");
+        emit("            @Override\n            public String next() {\n                return it.next().label() + "
+             "\"/%d\";\n            }\n        };\n    }\n\n",
+             c1);
         break;
     case 6:
-        emit("    public static <T extends Comparable<? super T>> List<T> top%d(Collection<? extends T> items, int n) {\n", idx);
+        emit("    public static <T extends Comparable<? super T>> List<T> top%d(Collection<? extends T> items, int n) "
+             "{\n",
+             idx);
         emit("        List<T> copy = new ArrayList<>(items);\n        copy.sort(Collections.reverseOrder());\n");
         emit("        return copy.subList(0, Math.min(n + %d, copy.size()));\n    }\n\n", c2 % 2);
         break;
     case 7:
         emit("    public String advice%d(%s k, int level) {\n        return switch (k) {\n", idx, s->kcls);
         emit("            case %s -> \"hold\";\n", p->kinds[0]);
-        emit("            case %s -> {\n                String r = \"raise:\" + level;\n                yield r.toUpperCase(Locale.ROOT);\n            }\n", p->kinds[1]);
+        emit("            case %s -> {\n                String r = \"raise:\" + level;\n                yield "
+             "r.toUpperCase(Locale.ROOT);\n            }\n",
+             p->kinds[1]);
         emit("            default -> level > %d ? \"review\" : \"ok\";\n        };\n    }\n\n", c1);
         break;
     case 8:
-        emit("    public double weighted%d() {\n        class Acc {\n            double sum;\n            int n;\n\n", idx);
+        emit("    public double weighted%d() {\n        class Acc {\n            double sum;\n            int n;\n\n",
+             idx);
         emit("            void add(double v) {\n                sum += v;\n                n++;\n            }\n\n");
         emit("            double mean() {\n                return n == 0 ? 0 : sum / n;\n            }\n        }\n");
         emit("        Acc acc = new Acc();\n        primary.forEach(o -> acc.add(o.amount() * o.kind().factor()));\n");
@@ -522,12 +573,14 @@ static void service_method(const Svc *s, int idx)
         break;
     case 9:
         emit("    public List<%s> exported%d() {\n", s->ppeer, idx);
-        emit("        return primary.values().stream().filter(o -> o.count() %% %d == 0).map(%s::toPeer)\n", c2 + 1, s->prim);
+        emit("        return primary.values().stream().filter(o -> o.count() %% %d == 0).map(%s::toPeer)\n", c2 + 1,
+             s->prim);
         emit("                .collect(Collectors.toList());\n    }\n\n");
         break;
     default:
         emit("    public String joined%d(int limit) {\n", idx);
-        emit("        return IntStream.range(0, limit).mapToObj(i -> secondary.isEmpty() ? \"-\" : secondary.get(i %% secondary.size()).name())\n");
+        emit("        return IntStream.range(0, limit).mapToObj(i -> secondary.isEmpty() ? \"-\" : secondary.get(i %% "
+             "secondary.size()).name())\n");
         emit("                .distinct().sorted().collect(Collectors.joining(\", \", \"[\", \"]\"));\n    }\n\n");
         break;
     }
@@ -550,8 +603,8 @@ static void gen_service(const Pkg *p, int si)
     snprintf(repo, sizeof repo, "%sRepository", p->prefix);
 
     open_class(p, s.cls);
-    emit("\nimport corpus.%s.%s;\nimport corpus.%s.%s;\nimport corpus.%s.%sKind;\nimport corpus.%s.%s;\n",
-         s.f->domain, s.fcls, s.f->domain, s.fexc, s.f->domain, s.f->prefix, peer(p, 1)->domain, s.ppeer);
+    emit("\nimport corpus.%s.%s;\nimport corpus.%s.%s;\nimport corpus.%s.%sKind;\nimport corpus.%s.%s;\n", s.f->domain,
+         s.fcls, s.f->domain, s.fexc, s.f->domain, s.f->prefix, peer(p, 1)->domain, s.ppeer);
     emit("\n/** The %s %s: keeps %s objects and works on them. */\n", p->domain, SERVICES[si], NOUNS[si % N_MODELS]);
     emit("public class %s {\n", s.cls);
     emit("    private final %s<%s> primary = new %s<>();\n", repo, s.prim, repo);
@@ -559,19 +612,22 @@ static void gen_service(const Pkg *p, int si)
     emit("    private final List<%s> foreign = new ArrayList<>();\n", s.fcls);
     emit("    private final StringBuilder log = new StringBuilder();\n    private int processed;\n\n");
     emit("    public %s(int seed) {\n        for (int i = 0; i < %d; i++) {\n", s.cls, 10 + (int)rnd(40));
-    emit("            %s o = new %s.Builder().id(seed * 1000L + i).name(\"%s-\" + i).amount(i * %d.25)\n",
-         s.prim, s.prim, word(), 1 + (int)rnd(9));
+    emit("            %s o = new %s.Builder().id(seed * 1000L + i).name(\"%s-\" + i).amount(i * %d.25)\n", s.prim,
+         s.prim, word(), 1 + (int)rnd(9));
     emit("                    .count(i %% %d).kind(%s.of(i)).tag(\"%s\").build();\n", 3 + (int)rnd(7), s.kcls, word());
     emit("            primary.put(o);\n");
-    emit("            secondary.add(new %s(i, \"%s\" + i, i / %d.0, i, %s.of(seed + i)));\n", s.sec, word(), 2 + (int)rnd(5), s.kcls);
-    emit("            foreign.add(new %s(-i, \"%s\", i, 0, %sKind.firstKind()));\n        }\n    }\n\n", s.fcls, word(), s.f->prefix);
+    emit("            secondary.add(new %s(i, \"%s\" + i, i / %d.0, i, %s.of(seed + i)));\n", s.sec, word(),
+         2 + (int)rnd(5), s.kcls);
+    emit("            foreign.add(new %s(-i, \"%s\", i, 0, %sKind.firstKind()));\n        }\n    }\n\n", s.fcls, word(),
+         s.f->prefix);
     emit("    public int processed() {\n        return processed;\n    }\n\n");
     emit("    public double total(Predicate<? super %s> p) {\n", s.prim);
     emit("        return primary.values().stream().filter(p).mapToDouble(%s::amount).sum();\n    }\n\n", s.prim);
     emit("    public Map<%s, List<%s>> byKind() {\n", s.kcls, s.prim);
     emit("        return primary.values().stream().collect(Collectors.groupingBy(%s::kind));\n    }\n\n", s.prim);
     emit("    public List<String> topNames(int n) {\n        return primary.values().stream()\n");
-    emit("                .sorted(Comparator.comparingDouble(%s::amount).reversed().thenComparing(%s::name))\n", s.prim, s.prim);
+    emit("                .sorted(Comparator.comparingDouble(%s::amount).reversed().thenComparing(%s::name))\n", s.prim,
+         s.prim);
     emit("                .limit(n).map(%s::name).collect(Collectors.toList());\n    }\n\n", s.prim);
     emit("    public <R> List<R> mapAll(Function<? super %s, ? extends R> f) {\n", s.prim);
     emit("        List<R> r = new ArrayList<>(primary.size());\n        for (%s o : primary) {\n", s.prim);
@@ -584,14 +640,16 @@ static void gen_service(const Pkg *p, int si)
     emit("            out.add(new %s(e.getKey().name(), e.getValue().size(), t));\n        }\n", s.sum);
     emit("        Collections.sort(out);\n        return out;\n    }\n\n");
     emit("    public Runnable task(int rounds) {\n        return new Runnable() {\n");
-    emit("            @Override\n            public void run() {\n                for (int r = 0; r < rounds; r++) {\n");
+    emit(
+        "            @Override\n            public void run() {\n                for (int r = 0; r < rounds; r++) {\n");
     emit("                    for (%s x : foreign) {\n                        try {\n", s.fcls);
     emit("                            x.check();\n                        } catch (%s e) {\n", s.fexc);
     emit("                            log.append(e);\n                        }\n                    }\n");
     emit("                    processed++;\n                }\n            }\n        };\n    }\n\n");
     emit("    public String report() {\n        StringBuilder sb = new StringBuilder(\"%s\\n\");\n", s.cls);
     emit("        for (%s line : summaries()) {\n", s.sum);
-    emit("            sb.append(line.name()).append(' ').append(line.count()).append(' ').append(line.mean()).append('\\n');\n        }\n");
+    emit("            sb.append(line.name()).append(' ').append(line.count()).append(' "
+         "').append(line.mean()).append('\\n');\n        }\n");
     emit("        return sb.append(log).toString();\n    }\n\n");
 
     int n = (extra_methods * 2) / 3;
@@ -609,21 +667,28 @@ static void gen_util(const Pkg *p)
     open_class(p, cls);
     emit("\n/** Static helpers for %s. */\n", p->domain);
     emit("public final class %s {\n    private %s() {\n    }\n\n", cls, cls);
-    emit("    /** A pair of values. */\n    public static final class Pair<A, B> {\n        public final A first;\n        public final B second;\n\n");
-    emit("        public Pair(A first, B second) {\n            this.first = first;\n            this.second = second;\n        }\n\n");
+    emit("    /** A pair of values. */\n    public static final class Pair<A, B> {\n        public final A first;\n    "
+         "    public final B second;\n\n");
+    emit("        public Pair(A first, B second) {\n            this.first = first;\n            this.second = "
+         "second;\n        }\n\n");
     emit("        public <C> Pair<A, C> withSecond(C c) {\n            return new Pair<>(first, c);\n        }\n\n");
-    emit("        @Override\n        public String toString() {\n            return \"(\" + first + \", \" + second + \")\";\n        }\n    }\n\n");
+    emit("        @Override\n        public String toString() {\n            return \"(\" + first + \", \" + second + "
+         "\")\";\n        }\n    }\n\n");
     int n = extra_methods + (int)rnd((uint32_t)extra_methods + 1);
     for (int i = 0; i < n; i++) {
         int c1 = 2 + (int)rnd(60), c2 = 1 + (int)rnd(30);
         switch (rnd(6)) {
         case 0:
             emit("    public static int checksum%d(byte[] data) {\n        int h = %d;\n", i, c1);
-            emit("        for (byte b : data) {\n            h = Integer.rotateLeft(h ^ (b & 0xff), %d) * 0x9E3779B1;\n        }\n", 1 + c2 % 31);
+            emit("        for (byte b : data) {\n            h = Integer.rotateLeft(h ^ (b & 0xff), %d) * "
+                 "0x9E3779B1;\n        }\n",
+                 1 + c2 % 31);
             emit("        return h ^ (h >>> %d);\n    }\n\n", 1 + c1 % 31);
             break;
         case 1:
-            emit("    @SafeVarargs\n    public static <T extends Comparable<? super T>> T max%d(T first, T... rest) {\n", i);
+            emit(
+                "    @SafeVarargs\n    public static <T extends Comparable<? super T>> T max%d(T first, T... rest) {\n",
+                i);
             emit("        T best = first;\n        for (T t : rest) {\n            if (t.compareTo(best) > 0) {\n"
                  "                best = t;\n            }\n        }\n        return best;\n    }\n\n");
             break;
@@ -631,24 +696,29 @@ static void gen_util(const Pkg *p)
             emit("    public static List<Pair<String, Integer>> words%d(String text) {\n", i);
             emit("        Map<String, Integer> counts = new TreeMap<>();\n");
             emit("        for (String w : text.split(\"[^A-Za-z]+\")) {\n            if (w.length() > %d) {\n", c2 % 4);
-            emit("                counts.merge(w.toLowerCase(Locale.ROOT), 1, Integer::sum);\n            }\n        }\n");
+            emit("                counts.merge(w.toLowerCase(Locale.ROOT), 1, Integer::sum);\n            }\n        "
+                 "}\n");
             emit("        List<Pair<String, Integer>> r = new ArrayList<>();\n");
             emit("        counts.forEach((k, v) -> r.add(new Pair<>(k, v)));\n");
             emit("        r.sort((a, b) -> b.second - a.second);\n        return r;\n    }\n\n");
             break;
         case 3:
             emit("    public static long gcd%d(long a, long b) {\n        while (b != 0) {\n", i);
-            emit("            long t = a %% b;\n            a = b;\n            b = t;\n        }\n        return Math.abs(a) + %d - %d;\n    }\n\n", c1, c1);
+            emit("            long t = a %% b;\n            a = b;\n            b = t;\n        }\n        return "
+                 "Math.abs(a) + %d - %d;\n    }\n\n",
+                 c1, c1);
             break;
         case 4:
             emit("    public static String pad%d(Object o, int width) {\n        String s = String.valueOf(o);\n", i);
             emit("        if (s.length() >= width) {\n            return s.substring(0, width);\n        }\n");
-            emit("        char[] fill = new char[width - s.length()];\n        Arrays.fill(fill, '%c');\n", " .0#"[c2 % 4]);
+            emit("        char[] fill = new char[width - s.length()];\n        Arrays.fill(fill, '%c');\n",
+                 " .0#"[c2 % 4]);
             emit("        return %s;\n    }\n\n", c1 % 2 ? "s + new String(fill)" : "new String(fill) + s");
             break;
         default:
             emit("    public static <K, V extends Comparable<? super V>> Optional<K> argMax%d(Map<K, V> m) {\n", i);
-            emit("        return m.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey);\n    }\n\n");
+            emit("        return m.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey);\n    "
+                 "}\n\n");
             break;
         }
     }

@@ -49,8 +49,8 @@ static double machine_busy(void)
     FILE *f = fopen("/proc/stat", "r");
     if (!f) return -1;
     unsigned long long v[8] = {0};
-    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                   &v[6], &v[7]);
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+                   &v[7]);
     fclose(f);
     if (n < 4) return -1;
     /* user nice system idle iowait irq softirq steal: all but idle and iowait are busy */
@@ -125,16 +125,14 @@ int main(int argc, char **argv)
 
     int exec_errno = 0;
     ssize_t n;
-    while ((n = read(pipefd[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
-    }
+    while ((n = read(pipefd[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {}
     close(pipefd[0]);
 
     int wstatus = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
     pid_t w;
-    while ((w = wait4(pid, &wstatus, 0, &ru)) < 0 && errno == EINTR) {
-    }
+    while ((w = wait4(pid, &wstatus, 0, &ru)) < 0 && errno == EINTR) {}
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double busy1 = machine_busy();
     alarm(0);

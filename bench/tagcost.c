@@ -24,8 +24,10 @@ static void sweep(JNIEnv *jni)
 {
     size_t kept = 0;
     for (size_t i = 0; i < nrefs; i++) {
-        if ((*jni)->IsSameObject(jni, refs[i], NULL)) (*jni)->DeleteWeakGlobalRef(jni, refs[i]);
-        else refs[kept++] = refs[i];
+        if ((*jni)->IsSameObject(jni, refs[i], NULL))
+            (*jni)->DeleteWeakGlobalRef(jni, refs[i]);
+        else
+            refs[kept++] = refs[i];
     }
     nrefs = kept;
     sweep_at = kept * 2 > 200000 ? kept * 2 : 200000;

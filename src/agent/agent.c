@@ -24,16 +24,11 @@
 
 /* Every source, in the order they start; they stop in the reverse order. */
 static const struct source *const SOURCES[] = {
-    &thread_events_source,
-    &virtual_threads_source,    /* after thread_events, whose entries it makes */
-    &monitor_events_source,
-    &tracker_source,
-    &alloc_tracker_source,
-    &gc_events_source,          /* after alloc_tracker: it chains that one's GC callback */
-    &cpu_sampler_source,
-    &cpu_signal_sampler_source,
-    &socket_commands_source,
-    &class_sweeper_source,
+    &thread_events_source,   &virtual_threads_source, /* after thread_events, whose entries it makes */
+    &monitor_events_source,  &tracker_source,
+    &alloc_tracker_source,   &gc_events_source, /* after alloc_tracker: it chains that one's GC callback */
+    &cpu_sampler_source,     &cpu_signal_sampler_source,
+    &socket_commands_source, &class_sweeper_source,
 };
 #define NSOURCES (sizeof SOURCES / sizeof SOURCES[0])
 
@@ -66,7 +61,7 @@ static jthread start_thread(struct host *h, JNIEnv *jni, const char *name, jvmti
     /* Started under the lock, so that a thread that could not start gives its slot back
      * (the last one) before another starter takes the next. */
     bool started = n < AGENT_MAX_THREADS &&
-                   (*h->jvmti)->RunAgentThread(h->jvmti, thread, run, arg, JVMTI_THREAD_MAX_PRIORITY) == JVMTI_ERROR_NONE;
+        (*h->jvmti)->RunAgentThread(h->jvmti, thread, run, arg, JVMTI_THREAD_MAX_PRIORITY) == JVMTI_ERROR_NONE;
     if (n < AGENT_MAX_THREADS && !started) atomic_store_explicit(&a->nown_threads, n, memory_order_release);
     pthread_mutex_unlock(&a->own_lock);
     /* A reader may still compare with a slot given back: its reference stays, for good. */
@@ -107,7 +102,7 @@ void agent_start(struct agent *a, JNIEnv *jni)
     atomic_store(&h->phase, PHASE_LIVE);
     /* Asked now: the collector's threads that tell are gone by VM death. */
     if (h->opt->heap) h->gc_at_exit = collector_gc_at_exit();
-    report_start(&agent_of(h)->report, jni);    /* the run header, before any other record */
+    report_start(&agent_of(h)->report, jni); /* the run header, before any other record */
     for (size_t i = 0; i < NSOURCES; i++)
         if (SOURCES[i]->start && SOURCES[i]->wanted(h->opt)) SOURCES[i]->start(h, jni);
 }
@@ -207,8 +202,9 @@ static void take_over_oom_exit(struct agent *a)
                     "OutOfMemoryError without the profile");
         return;
     }
-    if (!on || (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL) !=
-                   JVMTI_ERROR_NONE)
+    if (!on ||
+        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL) !=
+            JVMTI_ERROR_NONE)
         return;
     a->exit_on_oom = true;
     vm_flags_set_bool(jvmti, "ExitOnOutOfMemoryError", false);
@@ -274,7 +270,7 @@ static int add_capabilities(jvmtiEnv *jvmti, const struct options *o)
 /* The sources' init, then the callbacks they and the agent set, then the agent's events. */
 static int init_sources(struct host *h)
 {
-    union event_table events;           /* room for JDK 21's events (sources/jvm/virtual_threads.h) */
+    union event_table events; /* room for JDK 21's events (sources/jvm/virtual_threads.h) */
     memset(&events, 0, sizeof events);
     jvmtiEventCallbacks *cb = &events.cb;
     for (size_t i = 0; i < NSOURCES; i++)
@@ -331,7 +327,7 @@ static int set_up(struct agent *a, JavaVM *vm, jvmtiEnv *jvmti)
         return -1;
     }
     a->host.net_fd = report_socket_fd(&a->report);
-    take_over_oom_exit(a);     /* last: an agent that failed to start leaves the flag as it was */
+    take_over_oom_exit(a); /* last: an agent that failed to start leaves the flag as it was */
     return 0;
 }
 

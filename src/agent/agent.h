@@ -18,20 +18,20 @@
 #define AGENT_MAX_THREADS 5
 
 struct agent {
-    struct host host;                /* what the sources see (first: a host is an agent) */
+    struct host host; /* what the sources see (first: a host is an agent) */
     struct options opt;
     struct report report;
     /* Our own Java threads, kept out of the profile. A slot is filled before the count
      * that publishes it grows (release/acquire), so readers never see an empty one. */
     jobject own_threads[AGENT_MAX_THREADS];
-    pthread_mutex_t own_lock;      /* one starter at a time takes a slot (readers need none) */
+    pthread_mutex_t own_lock; /* one starter at a time takes a slot (readers need none) */
     _Atomic int nown_threads;
-    _Atomic bool said_missing;       /* "the net= command ... needs heap=sites", once */
+    _Atomic bool said_missing;        /* "the net= command ... needs heap=sites", once */
     _Atomic bool said_missing_allocs; /* "ALLOCS needs heap=sites and timeline=", once */
-    bool attached;                   /* loaded into a running JVM (Agent_OnAttach) */
-    _Atomic bool paused;             /* `hprof stop`: gathering nothing, the profile written */
-    bool exit_on_oom;                /* -XX:+ExitOnOutOfMemoryError taken over (agent.c) */
-    _Atomic bool oom_exiting;        /* the first OutOfMemoryError is on its way out */
+    bool attached;                    /* loaded into a running JVM (Agent_OnAttach) */
+    _Atomic bool paused;              /* `hprof stop`: gathering nothing, the profile written */
+    bool exit_on_oom;                 /* -XX:+ExitOnOutOfMemoryError taken over (agent.c) */
+    _Atomic bool oom_exiting;         /* the first OutOfMemoryError is on its way out */
 };
 
 /*

@@ -54,9 +54,12 @@ static void mode_text(struct host *h, char *buf, size_t len)
 static void where_text(const struct options *o, char *buf, size_t len)
 {
     char cwd[4096];
-    if (o->net_host) snprintf(buf, len, "net=%s:%d", o->net_host, o->net_port);
-    else if (o->file[0] == '/' || !getcwd(cwd, sizeof cwd)) snprintf(buf, len, "%s", o->file);
-    else snprintf(buf, len, "%s/%s", cwd, o->file);
+    if (o->net_host)
+        snprintf(buf, len, "net=%s:%d", o->net_host, o->net_port);
+    else if (o->file[0] == '/' || !getcwd(cwd, sizeof cwd))
+        snprintf(buf, len, "%s", o->file);
+    else
+        snprintf(buf, len, "%s/%s", cwd, o->file);
 }
 
 /* What cannot be known when attached late, said rather than faked. */
@@ -130,7 +133,8 @@ static const char *differs(const struct options *x, const struct options *y)
     if (x->monitor != y->monitor) return "monitor=";
     if (x->format != y->format) return "format=";
     if (x->thread != y->thread || x->lineno != y->lineno) return "thread=/lineno=";
-    if (!x->net_host != !y->net_host || (x->net_host && (strcmp(x->net_host, y->net_host) || x->net_port != y->net_port)))
+    if (!x->net_host != !y->net_host ||
+        (x->net_host && (strcmp(x->net_host, y->net_host) || x->net_port != y->net_port)))
         return "net=";
     if (!x->net_host && strcmp(x->file, y->file) != 0) return "file=";
     return NULL;
@@ -143,7 +147,8 @@ static jint resume(struct agent *a, JNIEnv *jni, const char *given)
     mode_text(h, mode, sizeof mode);
     if (!atomic_load(&a->paused)) {
         log_error("hprof is already profiling this JVM (%s): `hprof stop` first, or `hprof set` to change "
-                  "interval= or depth=", mode);
+                  "interval= or depth=",
+                  mode);
         return JNI_ERR;
     }
     if (*given) {
@@ -157,7 +162,8 @@ static jint resume(struct agent *a, JNIEnv *jni, const char *given)
         if (what) {
             log_error("hprof was started in this JVM with %s; a JVMTI agent cannot be unloaded, so what it gathers "
                       "and where it writes stay as they were (%s differs): start it again with the same options, "
-                      "or none", mode, what);
+                      "or none",
+                      mode, what);
             options_free(&o);
             return JNI_ERR;
         }
@@ -229,7 +235,7 @@ static void answer(const char *path, const char *text)
 
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
-    static _Thread_local char said[16384];   /* the Attach Listener's, one request at a time */
+    static _Thread_local char said[16384]; /* the Attach Listener's, one request at a time */
     struct attach_request req;
     char err[512];
     jint rc = JNI_ERR;

@@ -44,7 +44,7 @@ static bool cpu_sampling(struct host *h, JNIEnv *jni, uint32_t thread_id, bool o
 static void exit_vm(struct agent *a, JNIEnv *jni)
 {
     if (a->opt.verbose) log_plain("HPROF: received exit event, exiting ...");
-    report_end_command(&a->report, false);    /* what was asked before goes out first */
+    report_end_command(&a->report, false); /* what was asked before goes out first */
     /* Through System.exit, so that shutdown hooks run and VM death writes the final dump. */
     jclass sys = (*jni)->FindClass(jni, "java/lang/System");
     jmethodID m = sys ? (*jni)->GetStaticMethodID(jni, sys, "exit", "(I)V") : NULL;
@@ -72,7 +72,7 @@ static bool control(struct host *h, JNIEnv *jni, const struct command *c, char *
 static bool writes_section(uint8_t tag)
 {
     return tag == CMD_DUMP_HEAP || tag == CMD_ALLOC_SITES || tag == CMD_HEAP_SUMMARY || tag == CMD_DUMP_TRACES ||
-           tag == CMD_CPU_SAMPLES || tag == CMD_ALLOCS;
+        tag == CMD_CPU_SAMPLES || tag == CMD_ALLOCS;
 }
 
 bool agent_command(struct host *h, JNIEnv *jni, const struct command *c, char *why, size_t whylen)
@@ -98,7 +98,9 @@ bool agent_command(struct host *h, JNIEnv *jni, const struct command *c, char *w
     case CMD_CPU_SAMPLES: report_cpu_samples(r, c->cutoff); break;
     case CMD_CONTROL: good = control(h, jni, c, why, whylen); break;
     case CMD_ALLOCS:
-        if (!report_allocs(r, jni)) say_once(&a->said_missing_allocs, "the net= command %s needs heap=sites and timeline=; nothing is written for it", "ALLOCS");
+        if (!report_allocs(r, jni))
+            say_once(&a->said_missing_allocs,
+                     "the net= command %s needs heap=sites and timeline=; nothing is written for it", "ALLOCS");
         break;
     }
     report_end_command(r, section);

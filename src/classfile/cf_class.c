@@ -6,7 +6,8 @@
 
 /* ---- Errors --------------------------------------------------------------------------- */
 
-const char *cf_strerror(int rc) {
+const char *cf_strerror(int rc)
+{
     switch (rc) {
     case CF_OK: return "ok";
     case CF_UNCHANGED: return "unchanged";
@@ -21,7 +22,8 @@ const char *cf_strerror(int rc) {
 
 /* ---- Parsing -------------------------------------------------------------------------- */
 
-static int parse_cp(cf_class *c, cf_rd *r) {
+static int parse_cp(cf_class *c, cf_rd *r)
+{
     uint32_t n = rd_u2(r);
     if (r->bad || n == 0) return CF_BAD;
     c->cp_count = n;
@@ -33,11 +35,21 @@ static int parse_cp(cf_class *c, cf_rd *r) {
         uint32_t tag = rd_u1(r), k;
         switch (tag) {
         case CP_UTF8: k = rd_u2(r); break;
-        case CP_INTEGER: case CP_FLOAT: k = 4; break;
-        case CP_LONG: case CP_DOUBLE: k = 8; break;
-        case CP_CLASS: case CP_STRING: case CP_METHODTYPE: case CP_MODULE: case CP_PACKAGE: k = 2; break;
-        case CP_FIELDREF: case CP_METHODREF: case CP_IMETHODREF: case CP_NAMEANDTYPE:
-        case CP_DYNAMIC: case CP_INVOKEDYNAMIC: k = 4; break;
+        case CP_INTEGER:
+        case CP_FLOAT: k = 4; break;
+        case CP_LONG:
+        case CP_DOUBLE: k = 8; break;
+        case CP_CLASS:
+        case CP_STRING:
+        case CP_METHODTYPE:
+        case CP_MODULE:
+        case CP_PACKAGE: k = 2; break;
+        case CP_FIELDREF:
+        case CP_METHODREF:
+        case CP_IMETHODREF:
+        case CP_NAMEANDTYPE:
+        case CP_DYNAMIC:
+        case CP_INVOKEDYNAMIC: k = 4; break;
         case CP_METHODHANDLE: k = 3; break;
         default: return CF_BAD;
         }
@@ -53,10 +65,16 @@ static int parse_cp(cf_class *c, cf_rd *r) {
         const uint8_t *p = c->cp[i].raw;
         if (!p) continue;
         switch (p[0]) {
-        case CP_CLASS: case CP_STRING: case CP_METHODTYPE: case CP_MODULE: case CP_PACKAGE:
+        case CP_CLASS:
+        case CP_STRING:
+        case CP_METHODTYPE:
+        case CP_MODULE:
+        case CP_PACKAGE:
             if (!cp_is(c, be_load_u2(p + 1), CP_UTF8)) return CF_BAD;
             break;
-        case CP_FIELDREF: case CP_METHODREF: case CP_IMETHODREF:
+        case CP_FIELDREF:
+        case CP_METHODREF:
+        case CP_IMETHODREF:
             if (!cp_is(c, be_load_u2(p + 1), CP_CLASS) || !cp_is(c, be_load_u2(p + 3), CP_NAMEANDTYPE)) return CF_BAD;
             break;
         case CP_NAMEANDTYPE:
@@ -69,7 +87,8 @@ static int parse_cp(cf_class *c, cf_rd *r) {
                 return CF_BAD;
             break;
         }
-        case CP_DYNAMIC: case CP_INVOKEDYNAMIC:
+        case CP_DYNAMIC:
+        case CP_INVOKEDYNAMIC:
             if (!cp_is(c, be_load_u2(p + 3), CP_NAMEANDTYPE)) return CF_BAD;
             break;
         default: break;
@@ -78,7 +97,8 @@ static int parse_cp(cf_class *c, cf_rd *r) {
     return CF_OK;
 }
 
-static int parse_attrs_raw(cf_rd *r) {
+static int parse_attrs_raw(cf_rd *r)
+{
     uint32_t n = rd_u2(r);
     for (uint32_t i = 0; i < n && !r->bad; i++) {
         rd_u2(r);
@@ -88,7 +108,8 @@ static int parse_attrs_raw(cf_rd *r) {
     return r->bad ? CF_ERR_FORMAT : CF_OK;
 }
 
-static int parse_methods(cf_class *c, cf_rd *r) {
+static int parse_methods(cf_class *c, cf_rd *r)
+{
     uint32_t n = rd_u2(r);
     if (r->bad) return CF_BAD;
     if (n > (r->n - r->i) / 8) return CF_BAD;
@@ -125,7 +146,8 @@ static int parse_methods(cf_class *c, cf_rd *r) {
 }
 
 /* Interfaces and fields: checked, kept raw. */
-static int parse_middle(cf_class *c, cf_rd *r) {
+static int parse_middle(cf_class *c, cf_rd *r)
+{
     size_t start = r->i;
     c->middle = r->p + r->i;
     uint32_t ni = rd_u2(r);
@@ -142,7 +164,8 @@ static int parse_middle(cf_class *c, cf_rd *r) {
     return CF_OK;
 }
 
-static int parse_class(cf_class *c, cf_rd *r, unsigned flags) {
+static int parse_class(cf_class *c, cf_rd *r, unsigned flags)
+{
     int rc;
     if (rd_u4(r) != 0xCAFEBABEu) return CF_BAD;
     c->minor = (uint16_t)rd_u2(r);
@@ -171,7 +194,8 @@ static int parse_class(cf_class *c, cf_rd *r, unsigned flags) {
     return CF_OK;
 }
 
-int cf_parse(const uint8_t *buf, size_t len, unsigned flags, cf_class **out) {
+int cf_parse(const uint8_t *buf, size_t len, unsigned flags, cf_class **out)
+{
     if (!out) return CF_ERR_ARG;
     *out = NULL;
     if (!buf) return CF_ERR_ARG;
@@ -179,7 +203,10 @@ int cf_parse(const uint8_t *buf, size_t len, unsigned flags, cf_class **out) {
     cf_arena ar;
     cf_arena_init(&ar, len);
     cf_class *c = cf_arena_alloc(&ar, sizeof(cf_class));
-    if (!c) { cf_arena_release(&ar); return CF_ERR_NOMEM; }
+    if (!c) {
+        cf_arena_release(&ar);
+        return CF_ERR_NOMEM;
+    }
     c->ar = ar;
     cf_rd r;
     rd_init(&r, buf, len);
@@ -194,7 +221,8 @@ int cf_parse(const uint8_t *buf, size_t len, unsigned flags, cf_class **out) {
     return rc;
 }
 
-void cf_free(cf_class *c) {
+void cf_free(cf_class *c)
+{
     if (!c) return;
     cf_arena ar = c->ar;
     cf_arena_release(&ar);
@@ -202,7 +230,8 @@ void cf_free(cf_class *c) {
 
 /* ---- Writing -------------------------------------------------------------------------- */
 
-int cf_write(const cf_class *c, uint8_t **out, size_t *out_len) {
+int cf_write(const cf_class *c, uint8_t **out, size_t *out_len)
+{
     if (!c || !out || !out_len) return CF_ERR_ARG;
     *out = NULL;
     *out_len = 0;
@@ -232,7 +261,10 @@ int cf_write(const cf_class *c, uint8_t **out, size_t *out_len) {
         }
     }
     buf_put(&b, c->tail, c->tail_len);
-    if (b.oom) { buf_free(&b); return CF_ERR_NOMEM; }
+    if (b.oom) {
+        buf_free(&b);
+        return CF_ERR_NOMEM;
+    }
     *out = b.data;
     *out_len = b.len;
     return CF_OK;
@@ -242,17 +274,21 @@ int cf_write(const cf_class *c, uint8_t **out, size_t *out_len) {
 
 const char *cf_class_name(const cf_class *c) { return c ? c->name : NULL; }
 unsigned cf_major(const cf_class *c) { return c ? c->major : 0; }
-unsigned cf_cp_tag(const cf_class *c, unsigned i) {
+unsigned cf_cp_tag(const cf_class *c, unsigned i)
+{
     return (c && i > 0 && i < c->cp_count && c->cp[i].raw) ? c->cp[i].raw[0] : 0;
 }
 unsigned cf_method_count(const cf_class *c) { return c ? c->nmethods : 0; }
-const char *cf_method_name(const cf_class *c, unsigned i) {
+const char *cf_method_name(const cf_class *c, unsigned i)
+{
     return (c && i < c->nmethods) ? c->methods[i].sname : NULL;
 }
-const char *cf_method_desc(const cf_class *c, unsigned i) {
+const char *cf_method_desc(const cf_class *c, unsigned i)
+{
     return (c && i < c->nmethods) ? c->methods[i].sdesc : NULL;
 }
-long cf_method_code_length(const cf_class *c, unsigned i) {
+long cf_method_code_length(const cf_class *c, unsigned i)
+{
     if (!c || i >= c->nmethods || c->methods[i].code < 0) return -1;
     const cf_attr *a = &c->methods[i].attrs[c->methods[i].code];
     return a->len >= 8 ? (long)be_load_u4(a->data + 4) : -1;

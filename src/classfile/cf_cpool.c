@@ -4,23 +4,27 @@
 
 #include "classfile/cf_internal.h"
 
-int cp_is(const cf_class *c, uint32_t i, unsigned tag) {
+int cp_is(const cf_class *c, uint32_t i, unsigned tag)
+{
     return i > 0 && i < c->cp_count && c->cp[i].raw && c->cp[i].raw[0] == tag;
 }
 
-const uint8_t *cp_utf8_raw(const cf_class *c, uint32_t i, size_t *n) {
+const uint8_t *cp_utf8_raw(const cf_class *c, uint32_t i, size_t *n)
+{
     if (!cp_is(c, i, CP_UTF8)) return NULL;
     *n = c->cp[i].len - 3;
     return c->cp[i].raw + 3;
 }
 
-int cp_utf8_eq(const cf_class *c, uint32_t i, const char *s) {
+int cp_utf8_eq(const cf_class *c, uint32_t i, const char *s)
+{
     size_t have, n = strlen(s);
     const uint8_t *p = cp_utf8_raw(c, i, &have);
     return p && have == n && memcmp(p, s, n) == 0;
 }
 
-const char *cp_utf8_dup(cf_class *c, uint32_t i) {
+const char *cp_utf8_dup(cf_class *c, uint32_t i)
+{
     size_t n;
     const uint8_t *p = cp_utf8_raw(c, i, &n);
     if (!p) return NULL;
@@ -31,20 +35,23 @@ const char *cp_utf8_dup(cf_class *c, uint32_t i) {
     return s;
 }
 
-static uint32_t raw_hash(const uint8_t *p, uint32_t n) {
+static uint32_t raw_hash(const uint8_t *p, uint32_t n)
+{
     uint32_t h = 2166136261u;
     for (uint32_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
     return h;
 }
 
-static void hash_put(cf_class *c, uint32_t i) {
+static void hash_put(cf_class *c, uint32_t i)
+{
     uint32_t k = raw_hash(c->cp[i].raw, c->cp[i].len) & c->hash_mask;
     while (c->hash[k]) k = (k + 1) & c->hash_mask;
     c->hash[k] = i;
 }
 
 /* (Re)builds the lookup index so that it holds room for at least `want` entries. */
-static int hash_build(cf_class *c, uint32_t want) {
+static int hash_build(cf_class *c, uint32_t want)
+{
     uint32_t size = 64;
     while (size < 2 * want) size *= 2;
     uint32_t *h = cf_arena_array(&c->ar, size, sizeof(uint32_t));
@@ -57,7 +64,8 @@ static int hash_build(cf_class *c, uint32_t want) {
 }
 
 /* Appends an entry (a copy of raw); 0 when the pool is full or memory ran out. */
-static uint32_t cp_add(cf_class *c, const uint8_t *raw, uint32_t len) {
+static uint32_t cp_add(cf_class *c, const uint8_t *raw, uint32_t len)
+{
     if (c->cp_count >= 0xFFFF) return 0;
     if (c->cp_count >= c->cp_cap) {
         uint32_t nc = c->cp_cap * 2 + 16;
@@ -83,7 +91,8 @@ static uint32_t cp_add(cf_class *c, const uint8_t *raw, uint32_t len) {
     return i;
 }
 
-static uint32_t cp_find_raw(cf_class *c, const uint8_t *raw, uint32_t len) {
+static uint32_t cp_find_raw(cf_class *c, const uint8_t *raw, uint32_t len)
+{
     if (!c->hash && !hash_build(c, c->cp_count)) {
         for (uint32_t i = 1; i < c->cp_count; i++)
             if (c->cp[i].raw && c->cp[i].len == len && memcmp(c->cp[i].raw, raw, len) == 0) return i;
@@ -98,12 +107,14 @@ static uint32_t cp_find_raw(cf_class *c, const uint8_t *raw, uint32_t len) {
     return best;
 }
 
-static uint32_t cp_find_or_add_raw(cf_class *c, const uint8_t *raw, uint32_t len) {
+static uint32_t cp_find_or_add_raw(cf_class *c, const uint8_t *raw, uint32_t len)
+{
     uint32_t i = cp_find_raw(c, raw, len);
     return i ? i : cp_add(c, raw, len);
 }
 
-static uint32_t cp_utf8_n(cf_class *c, const char *s, size_t n) {
+static uint32_t cp_utf8_n(cf_class *c, const char *s, size_t n)
+{
     if (n > 0xFFFF) return 0;
     uint8_t *raw = cf_arena_alloc(&c->ar, n + 3);
     if (!raw) return 0;
@@ -115,7 +126,8 @@ static uint32_t cp_utf8_n(cf_class *c, const char *s, size_t n) {
 
 uint32_t cp_find_or_add_utf8(cf_class *c, const char *s) { return cp_utf8_n(c, s, strlen(s)); }
 
-static uint32_t cp_ref2(cf_class *c, unsigned tag, uint32_t a, uint32_t b, int two) {
+static uint32_t cp_ref2(cf_class *c, unsigned tag, uint32_t a, uint32_t b, int two)
+{
     uint8_t raw[5];
     raw[0] = (uint8_t)tag;
     be_store_u2(raw + 1, a);
@@ -123,19 +135,22 @@ static uint32_t cp_ref2(cf_class *c, unsigned tag, uint32_t a, uint32_t b, int t
     return cp_find_or_add_raw(c, raw, two ? 5 : 3);
 }
 
-uint32_t cp_find_or_add_class(cf_class *c, const char *name, size_t name_len) {
+uint32_t cp_find_or_add_class(cf_class *c, const char *name, size_t name_len)
+{
     uint32_t u = cp_utf8_n(c, name, name_len);
     return u ? cp_ref2(c, CP_CLASS, u, 0, 0) : 0;
 }
 
-uint32_t cp_find_or_add_int(cf_class *c, int32_t v) {
+uint32_t cp_find_or_add_int(cf_class *c, int32_t v)
+{
     uint8_t raw[5];
     raw[0] = CP_INTEGER;
     be_store_u4(raw + 1, (uint32_t)v);
     return cp_find_or_add_raw(c, raw, 5);
 }
 
-uint32_t cp_find_or_add_methodref(cf_class *c, const char *cls, const char *name, const char *desc) {
+uint32_t cp_find_or_add_methodref(cf_class *c, const char *cls, const char *name, const char *desc)
+{
     uint32_t k = cp_find_or_add_class(c, cls, strlen(cls));
     uint32_t n = cp_find_or_add_utf8(c, name);
     uint32_t d = cp_find_or_add_utf8(c, desc);
@@ -144,22 +159,24 @@ uint32_t cp_find_or_add_methodref(cf_class *c, const char *cls, const char *name
     return nat ? cp_ref2(c, CP_METHODREF, k, nat, 1) : 0;
 }
 
-uint32_t cp_ref_class_name(const cf_class *c, uint32_t ref) {
+uint32_t cp_ref_class_name(const cf_class *c, uint32_t ref)
+{
     if (!cp_is(c, ref, CP_METHODREF)) return 0;
     uint32_t cls = be_load_u2(c->cp[ref].raw + 1);
     return cp_is(c, cls, CP_CLASS) ? be_load_u2(c->cp[cls].raw + 1) : 0;
 }
 
-int cp_ref_is(const cf_class *c, uint32_t ref, const char *name, const char *desc) {
+int cp_ref_is(const cf_class *c, uint32_t ref, const char *name, const char *desc)
+{
     if (!cp_is(c, ref, CP_METHODREF)) return 0;
     uint32_t nat = be_load_u2(c->cp[ref].raw + 3);
     return cp_is(c, nat, CP_NAMEANDTYPE) && cp_utf8_eq(c, be_load_u2(c->cp[nat].raw + 1), name) &&
-           cp_utf8_eq(c, be_load_u2(c->cp[nat].raw + 3), desc);
+        cp_utf8_eq(c, be_load_u2(c->cp[nat].raw + 3), desc);
 }
 
-uint32_t cp_ref_name(const cf_class *c, uint32_t ref) {
-    if (!cp_is(c, ref, CP_METHODREF) && !cp_is(c, ref, CP_IMETHODREF) && !cp_is(c, ref, CP_FIELDREF))
-        return 0;
+uint32_t cp_ref_name(const cf_class *c, uint32_t ref)
+{
+    if (!cp_is(c, ref, CP_METHODREF) && !cp_is(c, ref, CP_IMETHODREF) && !cp_is(c, ref, CP_FIELDREF)) return 0;
     uint32_t nat = be_load_u2(c->cp[ref].raw + 3);
     if (!cp_is(c, nat, CP_NAMEANDTYPE)) return 0;
     return be_load_u2(c->cp[nat].raw + 1);

@@ -8,15 +8,15 @@
 
 /* Length of the instruction with opcode op; 0 when it varies (switches, wide), -1 when op
  * is not an opcode. */
-static int oplen(unsigned op) {
+static int oplen(unsigned op)
+{
     if (op >= OP_COUNT) return -1;
-    if ((op >= OP_ILOAD && op <= OP_ALOAD) || (op >= OP_ISTORE && op <= OP_ASTORE) ||
-        op == OP_BIPUSH || op == OP_LDC || op == OP_RET || op == OP_NEWARRAY)
+    if ((op >= OP_ILOAD && op <= OP_ALOAD) || (op >= OP_ISTORE && op <= OP_ASTORE) || op == OP_BIPUSH || op == OP_LDC ||
+        op == OP_RET || op == OP_NEWARRAY)
         return 2;
-    if ((op >= OP_IFEQ && op <= OP_JSR) || (op >= OP_GETSTATIC && op <= OP_INVOKESTATIC) ||
-        op == OP_SIPUSH || op == OP_LDC_W || op == OP_LDC2_W || op == OP_IINC || op == OP_NEW ||
-        op == OP_ANEWARRAY || op == OP_CHECKCAST || op == OP_INSTANCEOF || op == OP_IFNULL ||
-        op == OP_IFNONNULL)
+    if ((op >= OP_IFEQ && op <= OP_JSR) || (op >= OP_GETSTATIC && op <= OP_INVOKESTATIC) || op == OP_SIPUSH ||
+        op == OP_LDC_W || op == OP_LDC2_W || op == OP_IINC || op == OP_NEW || op == OP_ANEWARRAY ||
+        op == OP_CHECKCAST || op == OP_INSTANCEOF || op == OP_IFNULL || op == OP_IFNONNULL)
         return 3;
     if (op == OP_MULTIANEWARRAY) return 4;
     if (op == OP_INVOKEINTERFACE || op == OP_INVOKEDYNAMIC || op == OP_GOTO_W || op == OP_JSR_W) return 5;
@@ -25,7 +25,8 @@ static int oplen(unsigned op) {
 }
 
 /* Length of the instruction at pc and its number of switch targets; -1 if malformed. */
-static int insn_len(const uint8_t *code, uint32_t len, uint32_t pc, uint32_t *out, uint32_t *nsw) {
+static int insn_len(const uint8_t *code, uint32_t len, uint32_t pc, uint32_t *out, uint32_t *nsw)
+{
     unsigned op = code[pc];
     int l = oplen(op);
     uint64_t n = 0;
@@ -36,9 +37,12 @@ static int insn_len(const uint8_t *code, uint32_t len, uint32_t pc, uint32_t *ou
     } else if (op == OP_WIDE) {
         if (pc + 1 >= len) return -1;
         unsigned op2 = code[pc + 1];
-        if (op2 == OP_IINC) n = 6;
-        else if ((op2 >= OP_ILOAD && op2 <= OP_ALOAD) || (op2 >= OP_ISTORE && op2 <= OP_ASTORE) || op2 == OP_RET) n = 4;
-        else return -1;
+        if (op2 == OP_IINC)
+            n = 6;
+        else if ((op2 >= OP_ILOAD && op2 <= OP_ALOAD) || (op2 >= OP_ISTORE && op2 <= OP_ASTORE) || op2 == OP_RET)
+            n = 4;
+        else
+            return -1;
     } else {
         uint32_t base = pc + 1 + swpad(pc);
         if ((uint64_t)base + (op == OP_TABLESWITCH ? 12 : 8) > len) return -1;
@@ -60,7 +64,8 @@ static int insn_len(const uint8_t *code, uint32_t len, uint32_t pc, uint32_t *ou
     return 0;
 }
 
-static int load_code(meth_t *M) {
+static int load_code(meth_t *M)
+{
     cf_attr *a = &M->m->attrs[M->m->code];
     cf_rd r;
     rd_init(&r, a->data, a->len);
@@ -96,7 +101,8 @@ static int load_code(meth_t *M) {
 static int is_branch16(unsigned op) { return (op >= OP_IFEQ && op <= OP_JSR) || op == OP_IFNULL || op == OP_IFNONNULL; }
 
 /* Old offset of switch target j of the switch at pc (0: the default). */
-static int64_t switch_target(const uint8_t *code, uint32_t pc, uint32_t j) {
+static int64_t switch_target(const uint8_t *code, uint32_t pc, uint32_t j)
+{
     uint32_t base = pc + 1 + swpad(pc);
     if (j == 0) return (int64_t)pc + s32(code + base);
     uint32_t at = code[pc] == OP_TABLESWITCH ? base + 12 + 4 * (j - 1) : base + 8 + 8 * (j - 1) + 4;
@@ -105,7 +111,8 @@ static int64_t switch_target(const uint8_t *code, uint32_t pc, uint32_t j) {
 
 /* Fills the instruction table; branch and switch targets stay old offsets in raw/rawbr
  * until every instruction start is known. */
-static void decode_insns(meth_t *M, int64_t *raw, int64_t *rawbr) {
+static void decode_insns(meth_t *M, int64_t *raw, int64_t *rawbr)
+{
     uint32_t pc = 0, si = 0, l, k;
     for (uint32_t i = 0; i < M->ninsn; i++) {
         insn_t *I = &M->in[i];
@@ -132,7 +139,8 @@ static void decode_insns(meth_t *M, int64_t *raw, int64_t *rawbr) {
     M->idx[M->code_len] = M->ninsn;
 }
 
-static int decode(meth_t *M) {
+static int decode(meth_t *M)
+{
     uint32_t pc = 0, n = 0, nsw = 0, l, k;
     while (pc < M->code_len) {
         if (insn_len(M->code, M->code_len, pc, &l, &k) < 0) return CF_BAD;
@@ -165,7 +173,8 @@ static int decode(meth_t *M) {
     return CF_OK;
 }
 
-static int check_exc(meth_t *M) {
+static int check_exc(meth_t *M)
+{
     for (uint32_t i = 0; i < M->nexc; i++) {
         const uint8_t *e = M->exc + 8 * i;
         uint32_t s = be_load_u2(e), en = be_load_u2(e + 2), h = be_load_u2(e + 4), t = be_load_u2(e + 6);
@@ -176,7 +185,8 @@ static int check_exc(meth_t *M) {
     return CF_OK;
 }
 
-int cf_code_analyse(meth_t *M, cf_class *c, unsigned mi, int readonly) {
+int cf_code_analyse(meth_t *M, cf_class *c, unsigned mi, int readonly)
+{
     memset(M, 0, sizeof(*M));
     M->c = c;
     M->m = &c->methods[mi];
@@ -189,7 +199,8 @@ int cf_code_analyse(meth_t *M, cf_class *c, unsigned mi, int readonly) {
     return (rc == CF_ERR_FORMAT && c->ar.failed) ? CF_ERR_NOMEM : rc;
 }
 
-int cf_check_code(cf_class *c, unsigned mi) {
+int cf_check_code(cf_class *c, unsigned mi)
+{
     meth_t M;
     return cf_code_analyse(&M, c, mi, 1);
 }

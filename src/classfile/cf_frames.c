@@ -9,19 +9,20 @@
 
 /* StackMapTable frame types (JVMS 4.7.4). */
 enum {
-    SMF_SAME_MAX = 63,         /* same_frame: 0..63, the type is the delta */
-    SMF_SAME1 = 64,            /* same_locals_1_stack_item: 64..127, delta = type - 64 */
+    SMF_SAME_MAX = 63, /* same_frame: 0..63, the type is the delta */
+    SMF_SAME1 = 64,    /* same_locals_1_stack_item: 64..127, delta = type - 64 */
     SMF_SAME1_MAX = 127,
     SMF_SAME1_EXT = 247,
-    SMF_CHOP = 248,            /* 248..250: chop 3..1 locals */
+    SMF_CHOP = 248, /* 248..250: chop 3..1 locals */
     SMF_SAME_EXT = 251,
-    SMF_APPEND = 252,          /* 252..254: append 1..3 locals */
+    SMF_APPEND = 252, /* 252..254: append 1..3 locals */
     SMF_FULL = 255
 };
 
 /* The class vt of d[0..n) (an array descriptor or a bare class name); with M->readonly the
  * pool is left alone and the index is 0. */
-static int class_of(meth_t *M, const char *d, size_t n, vt_t *v) {
+static int class_of(meth_t *M, const char *d, size_t n, vt_t *v)
+{
     v->tag = VT_OBJECT;
     if (!M->readonly && !(v->v = (uint16_t)cp_find_or_add_class(M->c, d, n))) return CF_ERR_LIMIT;
     return CF_OK;
@@ -29,7 +30,8 @@ static int class_of(meth_t *M, const char *d, size_t n, vt_t *v) {
 
 /* The frame before the first instruction: this (uninitialised in a constructor other than
  * Object's) and the parameters. */
-static int init_frame(meth_t *M) {
+static int init_frame(meth_t *M)
+{
     const char *d = M->m->sdesc;
     size_t dl = strlen(d);
     M->init.l = cf_arena_array(&M->c->ar, dl + 1, sizeof(vt_t));
@@ -48,9 +50,12 @@ static int init_frame(meth_t *M) {
         if (!end || (d[e] != 'L' && prim_tag(d[e]) < 0)) return CF_BAD;
         vt_t v = vt_make(VT_TOP, 0);
         int rc = CF_OK;
-        if (e > i) rc = class_of(M, d + i, end - i, &v);                  /* an array */
-        else if (d[e] == 'L') rc = class_of(M, d + i + 1, end - i - 2, &v);
-        else v.tag = (uint8_t)prim_tag(d[e]);
+        if (e > i)
+            rc = class_of(M, d + i, end - i, &v); /* an array */
+        else if (d[e] == 'L')
+            rc = class_of(M, d + i + 1, end - i - 2, &v);
+        else
+            v.tag = (uint8_t)prim_tag(d[e]);
         if (rc != CF_OK) return rc;
         M->init.l[n++] = v;
         i = end;
@@ -60,7 +65,8 @@ static int init_frame(meth_t *M) {
     return CF_OK;
 }
 
-static int read_vts(meth_t *M, cf_rd *r, vt_t *v, uint32_t n) {
+static int read_vts(meth_t *M, cf_rd *r, vt_t *v, uint32_t n)
+{
     for (uint32_t i = 0; i < n; i++) {
         uint32_t tag = rd_u1(r);
         v[i].tag = (uint8_t)tag;
@@ -78,7 +84,8 @@ static int read_vts(meth_t *M, cf_rd *r, vt_t *v, uint32_t n) {
 }
 
 /* Reads the frame after prev into f; *delta: its offset delta. */
-static int read_frame(meth_t *M, cf_rd *r, const frame_t *prev, frame_t *f, uint32_t *delta) {
+static int read_frame(meth_t *M, cf_rd *r, const frame_t *prev, frame_t *f, uint32_t *delta)
+{
     uint32_t ft = rd_u1(r), cnt;
     int rc;
     f->l = prev->l;
@@ -124,7 +131,8 @@ static int read_frame(meth_t *M, cf_rd *r, const frame_t *prev, frame_t *f, uint
     return r->bad ? CF_BAD : CF_OK;
 }
 
-int cf_frames_decode(meth_t *M) {
+int cf_frames_decode(meth_t *M)
+{
     if (M->smt < 0) {
         /* still check the descriptor: a StackMapTable may be added to this method */
         int ro = M->readonly;
@@ -159,22 +167,27 @@ int cf_frames_decode(meth_t *M) {
 }
 
 /* The number of frames at instructions before idx. */
-static uint32_t frames_before(const meth_t *M, uint32_t idx) {
+static uint32_t frames_before(const meth_t *M, uint32_t idx)
+{
     uint32_t lo = 0, hi = M->nframes;
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
-        if (M->fr[mid].idx < idx) lo = mid + 1;
-        else hi = mid;
+        if (M->fr[mid].idx < idx)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
 
-const frame_t *cf_frame_at(const meth_t *M, uint32_t idx) {
+const frame_t *cf_frame_at(const meth_t *M, uint32_t idx)
+{
     uint32_t k = frames_before(M, idx);
     return (k < M->nframes && M->fr[k].idx == idx) ? &M->fr[k] : NULL;
 }
 
-const frame_t *cf_frame_before(const meth_t *M, uint32_t idx, uint32_t *at) {
+const frame_t *cf_frame_before(const meth_t *M, uint32_t idx, uint32_t *at)
+{
     uint32_t k = frames_before(M, idx + 1);
     *at = k ? M->fr[k - 1].idx : 0;
     return k ? &M->fr[k - 1] : &M->init;
@@ -183,45 +196,60 @@ const frame_t *cf_frame_before(const meth_t *M, uint32_t idx, uint32_t *at) {
 /* ---- Encoding ------------------------------------------------------------------------- */
 
 /* A frame at a new offset; prio orders frames at the same one (0, an original, first). */
-typedef struct { uint32_t pos, prio; const frame_t *f; } pframe_t;
+typedef struct {
+    uint32_t pos, prio;
+    const frame_t *f;
+} pframe_t;
 
-static int cmp_pframe(const void *a, const void *b) {
+static int cmp_pframe(const void *a, const void *b)
+{
     const pframe_t *x = a, *y = b;
     if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
     return x->prio < y->prio ? -1 : x->prio > y->prio;
 }
 
-static int vt_eq(const vt_t *a, const vt_t *b, uint32_t n) {
+static int vt_eq(const vt_t *a, const vt_t *b, uint32_t n)
+{
     for (uint32_t i = 0; i < n; i++)
         if (a[i].tag != b[i].tag || a[i].v != b[i].v) return 0;
     return 1;
 }
 
-static void put_vts(struct buf *b, const meth_t *M, const vt_t *v, uint32_t n) {
+static void put_vts(struct buf *b, const meth_t *M, const vt_t *v, uint32_t n)
+{
     for (uint32_t i = 0; i < n; i++) {
         buf_u1(b, v[i].tag);
-        if (v[i].tag == VT_OBJECT) buf_u2(b, v[i].v);
-        else if (v[i].tag == VT_UNINIT) buf_u2(b, map_insn(M, v[i].v));
+        if (v[i].tag == VT_OBJECT)
+            buf_u2(b, v[i].v);
+        else if (v[i].tag == VT_UNINIT)
+            buf_u2(b, map_insn(M, v[i].v));
     }
 }
 
 /* Writes f, the frame after prev, at offset delta past it. */
-static void encode_frame(struct buf *b, const meth_t *M, const frame_t *prev, const frame_t *f, uint32_t delta) {
+static void encode_frame(struct buf *b, const meth_t *M, const frame_t *prev, const frame_t *f, uint32_t delta)
+{
     int same = !f->full && f->nl == prev->nl && vt_eq(f->l, prev->l, f->nl);
     if (same && f->ns == 0) {
-        if (delta <= SMF_SAME_MAX) buf_u1(b, delta);
-        else { buf_u1(b, SMF_SAME_EXT); buf_u2(b, delta); }
+        if (delta <= SMF_SAME_MAX)
+            buf_u1(b, delta);
+        else {
+            buf_u1(b, SMF_SAME_EXT);
+            buf_u2(b, delta);
+        }
     } else if (same && f->ns == 1) {
-        if (delta <= SMF_SAME_MAX) buf_u1(b, SMF_SAME1 + delta);
-        else { buf_u1(b, SMF_SAME1_EXT); buf_u2(b, delta); }
+        if (delta <= SMF_SAME_MAX)
+            buf_u1(b, SMF_SAME1 + delta);
+        else {
+            buf_u1(b, SMF_SAME1_EXT);
+            buf_u2(b, delta);
+        }
         put_vts(b, M, f->s, 1);
-    } else if (!f->full && f->ns == 0 && f->nl > prev->nl && f->nl - prev->nl <= 3 &&
-               vt_eq(f->l, prev->l, prev->nl)) {
+    } else if (!f->full && f->ns == 0 && f->nl > prev->nl && f->nl - prev->nl <= 3 && vt_eq(f->l, prev->l, prev->nl)) {
         buf_u1(b, SMF_SAME_EXT + (f->nl - prev->nl));
         buf_u2(b, delta);
         put_vts(b, M, f->l + prev->nl, f->nl - prev->nl);
-    } else if (!f->full && f->ns == 0 && f->nl < prev->nl && prev->nl - f->nl <= 3 &&
-               vt_eq(f->l, prev->l, f->nl)) {
+    } else if (!f->full && f->ns == 0 && f->nl < prev->nl && prev->nl - f->nl <= 3 && vt_eq(f->l, prev->l, f->nl)) {
         buf_u1(b, SMF_SAME_EXT - (prev->nl - f->nl));
         buf_u2(b, delta);
     } else {
@@ -235,17 +263,33 @@ static void encode_frame(struct buf *b, const meth_t *M, const frame_t *prev, co
 }
 
 /* Every frame the new code needs, by new offset, one per offset. */
-static pframe_t *collect_frames(const meth_t *M, const frame_t *handler, uint32_t *count) {
+static pframe_t *collect_frames(const meth_t *M, const frame_t *handler, uint32_t *count)
+{
     uint32_t n = M->nframes + M->ntr + (handler ? 1 : 0);
     for (uint32_t j = 0; j < M->ninsn; j++) n += M->in[j].nf != NULL;
     pframe_t *pf = cf_arena_array(&M->c->ar, n ? n : 1, sizeof(pframe_t));
     if (!pf) return NULL;
     uint32_t k = 0;
-    for (uint32_t j = 0; j < M->nframes; j++) { pf[k].pos = M->in[M->fr[j].idx].start; pf[k++].f = &M->fr[j]; }
-    for (uint32_t j = 0; j < M->ntr; j++) { pf[k].pos = M->tr[j].pos; pf[k].prio = 1; pf[k++].f = cf_frame_at(M, M->tr[j].tgt); }
-    for (uint32_t j = 0; j < M->ninsn; j++)   /* after "if<!cond> +8; goto_w" */
-        if (M->in[j].nf) { pf[k].pos = M->in[j].at + 8; pf[k].prio = 1; pf[k++].f = M->in[j].nf; }
-    if (handler) { pf[k].pos = M->body_end; pf[k].prio = 1; pf[k++].f = handler; }
+    for (uint32_t j = 0; j < M->nframes; j++) {
+        pf[k].pos = M->in[M->fr[j].idx].start;
+        pf[k++].f = &M->fr[j];
+    }
+    for (uint32_t j = 0; j < M->ntr; j++) {
+        pf[k].pos = M->tr[j].pos;
+        pf[k].prio = 1;
+        pf[k++].f = cf_frame_at(M, M->tr[j].tgt);
+    }
+    for (uint32_t j = 0; j < M->ninsn; j++) /* after "if<!cond> +8; goto_w" */
+        if (M->in[j].nf) {
+            pf[k].pos = M->in[j].at + 8;
+            pf[k].prio = 1;
+            pf[k++].f = M->in[j].nf;
+        }
+    if (handler) {
+        pf[k].pos = M->body_end;
+        pf[k].prio = 1;
+        pf[k++].f = handler;
+    }
     qsort(pf, n, sizeof(pframe_t), cmp_pframe);
     /* one frame per position: an original frame wins over an inferred one */
     k = 0;
@@ -255,7 +299,8 @@ static pframe_t *collect_frames(const meth_t *M, const frame_t *handler, uint32_
     return pf;
 }
 
-int cf_frames_encode(const meth_t *M, const frame_t *handler, struct buf *s) {
+int cf_frames_encode(const meth_t *M, const frame_t *handler, struct buf *s)
+{
     uint32_t n;
     const pframe_t *pf = collect_frames(M, handler, &n);
     if (!pf) return CF_ERR_NOMEM;

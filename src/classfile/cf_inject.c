@@ -15,55 +15,82 @@
 #include "classfile/cf_code.h"
 
 /* Bytes of the shortest push of int v (iconst, bipush, sipush or ldc_w). */
-static uint32_t push_len(int32_t v) {
+static uint32_t push_len(int32_t v)
+{
     if (v >= -1 && v <= 5) return 1;
     if (v >= -128 && v <= 127) return 2;
     return 3;
 }
 
 /* Pushes v; ldc: an Integer constant holding v, for values past sipush. */
-static void push_emit(struct buf *b, int32_t v, uint32_t ldc) {
-    if (v >= -1 && v <= 5) buf_u1(b, (uint32_t)(OP_ICONST_0 + v));
-    else if (v >= -128 && v <= 127) { buf_u1(b, OP_BIPUSH); buf_u1(b, (uint32_t)(uint8_t)(int8_t)v); }
-    else if (v >= -32768 && v <= 32767) { buf_u1(b, OP_SIPUSH); buf_u2(b, (uint32_t)(uint16_t)(int16_t)v); }
-    else { buf_u1(b, OP_LDC_W); buf_u2(b, ldc); }
+static void push_emit(struct buf *b, int32_t v, uint32_t ldc)
+{
+    if (v >= -1 && v <= 5)
+        buf_u1(b, (uint32_t)(OP_ICONST_0 + v));
+    else if (v >= -128 && v <= 127) {
+        buf_u1(b, OP_BIPUSH);
+        buf_u1(b, (uint32_t)(uint8_t)(int8_t)v);
+    } else if (v >= -32768 && v <= 32767) {
+        buf_u1(b, OP_SIPUSH);
+        buf_u2(b, (uint32_t)(uint16_t)(int16_t)v);
+    } else {
+        buf_u1(b, OP_LDC_W);
+        buf_u2(b, ldc);
+    }
 }
 
-static void invokestatic(struct buf *b, uint32_t ref) { buf_u1(b, OP_INVOKESTATIC); buf_u2(b, ref); }
+static void invokestatic(struct buf *b, uint32_t ref)
+{
+    buf_u1(b, OP_INVOKESTATIC);
+    buf_u2(b, ref);
+}
 
-void cf_inject_call(struct buf *b, const inject_t *P, uint32_t hook) {
+void cf_inject_call(struct buf *b, const inject_t *P, uint32_t hook)
+{
     push_emit(b, P->cnum, P->hooks[HOOK_CNUM_INT]);
     push_emit(b, P->mnum, P->mldc);
     invokestatic(b, hook);
 }
 
-void cf_inject_prologue(struct buf *b, const inject_t *P) {
+void cf_inject_prologue(struct buf *b, const inject_t *P)
+{
     if (P->entry) cf_inject_call(b, P, P->hooks[P->leaf ? HOOK_LEAF : HOOK_ENTRY]);
-    if (P->objinit) { buf_u1(b, OP_ALOAD_0); invokestatic(b, P->hooks[HOOK_OBJINIT]); }
+    if (P->objinit) {
+        buf_u1(b, OP_ALOAD_0);
+        invokestatic(b, P->hooks[HOOK_OBJINIT]);
+    }
 }
 
-void cf_inject_post(struct buf *b, const insn_t *I) {
+void cf_inject_post(struct buf *b, const insn_t *I)
+{
     buf_u1(b, OP_DUP);
     invokestatic(b, I->hook);
 }
 
-void cf_inject_epilogue(struct buf *b, const inject_t *P) {
+void cf_inject_epilogue(struct buf *b, const inject_t *P)
+{
     cf_inject_call(b, P, P->hooks[HOOK_RETURN]);
     buf_u1(b, OP_ATHROW);
 }
 
 /* In a constructor, the instruction after the one super()/this() call, or NONE when the
  * constructor is not simple enough to put a catch-all after it safely. */
-static uint32_t after_super_call(const meth_t *M) {
+static uint32_t after_super_call(const meth_t *M)
+{
     uint32_t depth = 0, count = 0, found = NONE;
     for (uint32_t i = 0; i < M->ninsn; i++) {
         const insn_t *I = &M->in[i];
-        if (I->op == OP_NEW) depth++;
+        if (I->op == OP_NEW)
+            depth++;
         else if (I->op == OP_INVOKESPECIAL) {
             uint32_t nm = cp_ref_name(M->c, be_load_u2(M->code + I->off + 1));
             if (cp_utf8_eq(M->c, nm, "<init>")) {
-                if (depth) depth--;
-                else { count++; found = i; }
+                if (depth)
+                    depth--;
+                else {
+                    count++;
+                    found = i;
+                }
             }
         }
     }
@@ -87,7 +114,8 @@ static uint32_t after_super_call(const meth_t *M) {
 }
 
 /* Whether instruction i of M may jump back to itself or an earlier one (a loop). */
-static int branches_back(const meth_t *M, uint32_t i) {
+static int branches_back(const meth_t *M, uint32_t i)
+{
     const insn_t *I = &M->in[i];
     if ((I->kind == K_BR16 || I->kind == K_BR32) && I->tgt <= i) return 1;
     for (uint32_t j = 0; j < I->nsw; j++)
@@ -105,13 +133,13 @@ static int branches_back(const meth_t *M, uint32_t i) {
  * may run on its behalf, class loading and initialisation at its first run or the
  * constructor of an exception it throws, is then seen as called by its caller.)
  */
-int cf_method_trivial(const meth_t *M) {
+int cf_method_trivial(const meth_t *M)
+{
     if (M->code_len > CF_TRIVIAL_MAX_CODE || (M->m->access & ACC_SYNCHRONIZED)) return 0;
     for (uint32_t i = 0; i < M->ninsn; i++) {
         uint8_t op = M->in[i].op;
         if ((op >= OP_INVOKEVIRTUAL && op <= OP_ANEWARRAY) || op == OP_MULTIANEWARRAY || op == OP_JSR ||
-            op == OP_JSR_W || op == OP_RET || op == OP_MONITORENTER || op == OP_MONITOREXIT ||
-            branches_back(M, i))
+            op == OP_JSR_W || op == OP_RET || op == OP_MONITORENTER || op == OP_MONITOREXIT || branches_back(M, i))
             return 0;
     }
     return 1;
@@ -123,7 +151,8 @@ enum { CLONE_NONE, CLONE_OBJECT, CLONE_VIRTUAL };
  * Object.clone (invokespecial java/lang/Object, as super.clone() does, or invokevirtual on
  * an array class, which cannot override it), CLONE_VIRTUAL for any other invokevirtual of
  * it (an override may run instead). */
-static int clone_call(const meth_t *M, const insn_t *I) {
+static int clone_call(const meth_t *M, const insn_t *I)
+{
     if (I->op != OP_INVOKEVIRTUAL && I->op != OP_INVOKESPECIAL) return CLONE_NONE;
     uint32_t ref = be_load_u2(M->code + I->off + 1);
     if (!cp_ref_is(M->c, ref, "clone", "()Ljava/lang/Object;")) return CLONE_NONE;
@@ -136,15 +165,15 @@ static int clone_call(const meth_t *M, const insn_t *I) {
 }
 
 /* Gives the returns their pre blob and the allocations and clone calls their post blob. */
-static void mark_sites(meth_t *M, unsigned mask, inject_t *P) {
+static void mark_sites(meth_t *M, unsigned mask, inject_t *P)
+{
     for (uint32_t i = 0; i < M->ninsn; i++) {
         insn_t *I = &M->in[i];
         if ((mask & CF_INJ_RETURN) && I->op >= OP_IRETURN && I->op <= OP_RETURN) {
             I->pre = P->call2;
             P->nret++;
         }
-        if ((mask & CF_INJ_NEWARRAY) &&
-            (I->op == OP_NEWARRAY || I->op == OP_ANEWARRAY || I->op == OP_MULTIANEWARRAY)) {
+        if ((mask & CF_INJ_NEWARRAY) && (I->op == OP_NEWARRAY || I->op == OP_ANEWARRAY || I->op == OP_MULTIANEWARRAY)) {
             I->post = 4;
             I->hook = P->hooks[HOOK_NEWARRAY];
             P->nnew++;
@@ -159,7 +188,8 @@ static void mark_sites(meth_t *M, unsigned mask, inject_t *P) {
 }
 
 /* Where the catch-all starts (P->cstart), or why there is none (P->exc_skipped). */
-static void plan_exc_exit(const meth_t *M, inject_t *P) {
+static void plan_exc_exit(const meth_t *M, inject_t *P)
+{
     int is_init = strcmp(M->m->sname, "<init>") == 0;
     if (is_init && strcmp(M->c->name, "java/lang/Object") == 0) {
         /* Object.<init> holds nothing that throws, and HotSpot's C2 crashes compiling it
@@ -174,8 +204,8 @@ static void plan_exc_exit(const meth_t *M, inject_t *P) {
     }
 }
 
-int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec,
-                   const uint32_t hooks[CF_HOOKS], inject_t *P) {
+int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec, const uint32_t hooks[CF_HOOKS], inject_t *P)
+{
     memset(P, 0, sizeof(*P));
     P->hooks = hooks;
     P->cnum = (int32_t)spec->cnum;
@@ -198,8 +228,10 @@ int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec,
 
     /* the hooks' arguments on top of what the method itself keeps on the stack */
     uint32_t ms = M->max_stack;
-    if (P->nret) ms = M->max_stack + 2;
-    else if (P->nnew + P->nclone) ms = M->max_stack + 1;
+    if (P->nret)
+        ms = M->max_stack + 2;
+    else if (P->nnew + P->nclone)
+        ms = M->max_stack + 1;
     if (P->entry && ms < 2) ms = 2;
     if (P->objinit && ms < 1) ms = 1;
     if (M->epilogue && ms < 3) ms = 3;

@@ -5,14 +5,16 @@
 
 #include "classfile/cf_internal.h"
 
-static char *xstrdup(const char *s) {
+static char *xstrdup(const char *s)
+{
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
     if (d) memcpy(d, s, n);
     return d;
 }
 
-void cf_result_free(cf_result *res) {
+void cf_result_free(cf_result *res)
+{
     if (!res) return;
     free(res->data);
     free(res->class_name);
@@ -27,7 +29,8 @@ void cf_result_free(cf_result *res) {
 }
 
 /* The class name and every method's name, descriptor and access, copied for the caller. */
-static int list_methods(cf_result *res, const cf_class *c) {
+static int list_methods(cf_result *res, const cf_class *c)
+{
     res->class_name = xstrdup(c->name);
     res->methods = calloc(c->nmethods ? c->nmethods : 1, sizeof(cf_method_info));
     if (!res->class_name || !res->methods) return CF_ERR_NOMEM;
@@ -42,12 +45,12 @@ static int list_methods(cf_result *res, const cf_class *c) {
 }
 
 /* The injections the spec configures for class c (CF_INJ_*). */
-static unsigned hooks_available(const cf_inject_spec *spec, const cf_class *c) {
+static unsigned hooks_available(const cf_inject_spec *spec, const cf_class *c)
+{
     unsigned avail = 0;
     if (spec->entry_name && spec->entry_desc) avail |= CF_INJ_ENTRY;
     if (spec->return_name && spec->return_desc) avail |= CF_INJ_RETURN;
-    if (spec->objinit_name && spec->objinit_desc && strcmp(c->name, "java/lang/Object") == 0)
-        avail |= CF_INJ_OBJINIT;
+    if (spec->objinit_name && spec->objinit_desc && strcmp(c->name, "java/lang/Object") == 0) avail |= CF_INJ_OBJINIT;
     if (spec->newarray_name && spec->newarray_desc) avail |= CF_INJ_NEWARRAY;
     if (spec->clone_name && spec->vclone_name) avail |= CF_INJ_CLONE;
     if (spec->exception_exit && (avail & CF_INJ_RETURN)) avail |= CF_INJ_EXC_EXIT;
@@ -57,10 +60,10 @@ static unsigned hooks_available(const cf_inject_spec *spec, const cf_class *c) {
 static int cnum_needs_int(int32_t cn) { return cn < -32768 || cn > 32767; } /* past sipush */
 
 /* Adds the Methodrefs of the available hooks, and cnum's Integer when it needs one. */
-static int add_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, uint32_t hooks[CF_HOOKS]) {
+static int add_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, uint32_t hooks[CF_HOOKS])
+{
     const char *t = spec->tracker_class, *obj = "(Ljava/lang/Object;)V";
-    if (avail & CF_INJ_ENTRY)
-        hooks[HOOK_ENTRY] = cp_find_or_add_methodref(c, t, spec->entry_name, spec->entry_desc);
+    if (avail & CF_INJ_ENTRY) hooks[HOOK_ENTRY] = cp_find_or_add_methodref(c, t, spec->entry_name, spec->entry_desc);
     if (avail & CF_INJ_RETURN)
         hooks[HOOK_RETURN] = cp_find_or_add_methodref(c, t, spec->return_name, spec->return_desc);
     if ((avail & CF_INJ_ENTRY) && spec->leaf_name &&
@@ -77,8 +80,7 @@ static int add_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, ui
     int32_t cn = (int32_t)spec->cnum;
     if (cnum_needs_int(cn)) hooks[HOOK_CNUM_INT] = cp_find_or_add_int(c, cn);
     if (((avail & CF_INJ_ENTRY) && !hooks[HOOK_ENTRY]) || ((avail & CF_INJ_RETURN) && !hooks[HOOK_RETURN]) ||
-        ((avail & CF_INJ_OBJINIT) && !hooks[HOOK_OBJINIT]) ||
-        ((avail & CF_INJ_NEWARRAY) && !hooks[HOOK_NEWARRAY]) ||
+        ((avail & CF_INJ_OBJINIT) && !hooks[HOOK_OBJINIT]) || ((avail & CF_INJ_NEWARRAY) && !hooks[HOOK_NEWARRAY]) ||
         ((avail & CF_INJ_CLONE) && (!hooks[HOOK_CLONE] || !hooks[HOOK_VCLONE])) ||
         (cnum_needs_int(cn) && !hooks[HOOK_CNUM_INT]))
         return c->ar.failed ? CF_ERR_NOMEM : CF_ERR_LIMIT;
@@ -86,18 +88,20 @@ static int add_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, ui
 }
 
 /* The injections method i gets: avail as narrowed by the filter. */
-static unsigned method_mask(const cf_class *c, unsigned i, const cf_inject_spec *spec, unsigned avail) {
+static unsigned method_mask(const cf_class *c, unsigned i, const cf_inject_spec *spec, unsigned avail)
+{
     const cf_method *m = &c->methods[i];
     /* An empty finalize() must stay empty: HotSpot registers a finalizer for every instance
      * of a class whose finalize does something (Object.finalize too). */
-    int empty_finalize = strcmp(m->sname, "finalize") == 0 && strcmp(m->sdesc, "()V") == 0 &&
-                         cf_method_code_length(c, i) == 1;
+    int empty_finalize =
+        strcmp(m->sname, "finalize") == 0 && strcmp(m->sdesc, "()V") == 0 && cf_method_code_length(c, i) == 1;
     if (strcmp(c->name, spec->tracker_class) == 0 || empty_finalize) return 0;
     if (spec->filter) avail &= spec->filter(spec->filter_ctx, c->name, m->sname, m->sdesc, m->access, i);
     return avail;
 }
 
-static void count_status(cf_result *res, unsigned st) {
+static void count_status(cf_result *res, unsigned st)
+{
     switch (st) {
     case CF_M_INSTRUMENTED: res->instrumented++; break;
     case CF_M_NO_CODE: res->no_code++; break;
@@ -110,14 +114,17 @@ static void count_status(cf_result *res, unsigned st) {
 
 /* Rewrites every method that gets a hook; the hooks join the pool with the first of them.
  * Returns CF_OK when some method changed, CF_UNCHANGED, or an error. */
-static int instrument_methods(cf_class *c, const cf_inject_spec *spec, cf_result *res) {
+static int instrument_methods(cf_class *c, const cf_inject_spec *spec, cf_result *res)
+{
     unsigned avail = hooks_available(spec, c);
     uint32_t hooks[CF_HOOKS] = {0};
     int have_hooks = 0, changed = 0;
     for (unsigned i = 0; i < c->nmethods; i++) {
         unsigned st, mask = 0;
-        if (c->methods[i].code < 0) st = CF_M_NO_CODE;
-        else if (!(mask = method_mask(c, i, spec, avail))) st = CF_M_FILTERED;
+        if (c->methods[i].code < 0)
+            st = CF_M_NO_CODE;
+        else if (!(mask = method_mask(c, i, spec, avail)))
+            st = CF_M_FILTERED;
         else {
             int rc;
             if (!have_hooks && (rc = add_hooks(c, spec, avail, hooks)) != CF_OK) return rc;
@@ -132,7 +139,8 @@ static int instrument_methods(cf_class *c, const cf_inject_spec *spec, cf_result
     return changed ? CF_OK : CF_UNCHANGED;
 }
 
-int cf_instrument(const uint8_t *buf, size_t len, const cf_inject_spec *spec, cf_result *res) {
+int cf_instrument(const uint8_t *buf, size_t len, const cf_inject_spec *spec, cf_result *res)
+{
     if (!res) return CF_ERR_ARG;
     memset(res, 0, sizeof(*res));
     if (!buf || !spec || !spec->tracker_class) return CF_ERR_ARG;

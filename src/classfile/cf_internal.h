@@ -31,8 +31,8 @@
 typedef struct cf_block cf_block;
 typedef struct {
     cf_block *head;
-    size_t total;   /* bytes allocated so far */
-    size_t limit;   /* cap, derived from the input size */
+    size_t total; /* bytes allocated so far */
+    size_t limit; /* cap, derived from the input size */
     int failed;
 } cf_arena;
 
@@ -48,23 +48,36 @@ typedef struct {
     int bad;
 } cf_rd;
 
-static inline void rd_init(cf_rd *r, const uint8_t *p, size_t n) { r->p = p; r->n = n; r->i = 0; r->bad = 0; }
-static inline int rd_has(cf_rd *r, size_t k) {
-    if (r->bad || r->n - r->i < k) { r->bad = 1; return 0; }
+static inline void rd_init(cf_rd *r, const uint8_t *p, size_t n)
+{
+    r->p = p;
+    r->n = n;
+    r->i = 0;
+    r->bad = 0;
+}
+static inline int rd_has(cf_rd *r, size_t k)
+{
+    if (r->bad || r->n - r->i < k) {
+        r->bad = 1;
+        return 0;
+    }
     return 1;
 }
 static inline uint32_t rd_u1(cf_rd *r) { return rd_has(r, 1) ? r->p[r->i++] : 0; }
-static inline uint32_t rd_u2(cf_rd *r) {
+static inline uint32_t rd_u2(cf_rd *r)
+{
     if (!rd_has(r, 2)) return 0;
     r->i += 2;
     return be_load_u2(r->p + r->i - 2);
 }
-static inline uint32_t rd_u4(cf_rd *r) {
+static inline uint32_t rd_u4(cf_rd *r)
+{
     if (!rd_has(r, 4)) return 0;
     r->i += 4;
     return be_load_u4(r->p + r->i - 4);
 }
-static inline const uint8_t *rd_skip(cf_rd *r, size_t k) {
+static inline const uint8_t *rd_skip(cf_rd *r, size_t k)
+{
     if (!rd_has(r, k)) return NULL;
     const uint8_t *q = r->p + r->i;
     r->i += k;
@@ -75,13 +88,26 @@ static inline const uint8_t *rd_skip(cf_rd *r, size_t k) {
 
 /* Constant-pool tags (JVMS 4.4). */
 enum {
-    CP_UTF8 = 1, CP_INTEGER = 3, CP_FLOAT = 4, CP_LONG = 5, CP_DOUBLE = 6, CP_CLASS = 7,
-    CP_STRING = 8, CP_FIELDREF = 9, CP_METHODREF = 10, CP_IMETHODREF = 11, CP_NAMEANDTYPE = 12,
-    CP_METHODHANDLE = 15, CP_METHODTYPE = 16, CP_DYNAMIC = 17, CP_INVOKEDYNAMIC = 18,
-    CP_MODULE = 19, CP_PACKAGE = 20
+    CP_UTF8 = 1,
+    CP_INTEGER = 3,
+    CP_FLOAT = 4,
+    CP_LONG = 5,
+    CP_DOUBLE = 6,
+    CP_CLASS = 7,
+    CP_STRING = 8,
+    CP_FIELDREF = 9,
+    CP_METHODREF = 10,
+    CP_IMETHODREF = 11,
+    CP_NAMEANDTYPE = 12,
+    CP_METHODHANDLE = 15,
+    CP_METHODTYPE = 16,
+    CP_DYNAMIC = 17,
+    CP_INVOKEDYNAMIC = 18,
+    CP_MODULE = 19,
+    CP_PACKAGE = 20
 };
 
-#define ACC_STATIC 0x0008u
+#define ACC_STATIC       0x0008u
 #define ACC_SYNCHRONIZED 0x0020u
 
 typedef struct {
@@ -98,7 +124,7 @@ typedef struct {
 typedef struct {
     uint16_t access, name, desc, nattr;
     cf_attr *attrs;
-    int code;           /* index of the Code attribute in attrs, or -1 */
+    int code;                  /* index of the Code attribute in attrs, or -1 */
     const char *sname, *sdesc; /* NUL-terminated copies */
 } cf_method;
 
@@ -108,14 +134,14 @@ struct cf_class {
     uint32_t cp_count, cp_cap; /* cp_count as in the file: entries 1..cp_count-1 */
     cf_cpe *cp;
     uint16_t access, this_idx, super_idx;
-    const uint8_t *middle;     /* interfaces + fields, kept raw */
+    const uint8_t *middle; /* interfaces + fields, kept raw */
     size_t middle_len;
     uint16_t nmethods;
     cf_method *methods;
-    const uint8_t *tail;       /* class attributes (count included), kept raw */
+    const uint8_t *tail; /* class attributes (count included), kept raw */
     size_t tail_len;
     const char *name, *super_name;
-    uint32_t *hash;            /* lazily built index for cp lookups: cp index or 0 */
+    uint32_t *hash; /* lazily built index for cp lookups: cp index or 0 */
     uint32_t hash_mask;
 };
 
@@ -140,10 +166,14 @@ int cp_ref_is(const cf_class *c, uint32_t ref, const char *name, const char *des
 
 /* The Methodrefs (and one Integer) cf_instrument adds once per class, by slot. */
 enum {
-    HOOK_ENTRY, HOOK_RETURN, HOOK_OBJINIT, HOOK_NEWARRAY,
-    HOOK_CNUM_INT,  /* Integer holding cnum, when it does not fit sipush; else 0 */
-    HOOK_CLONE, HOOK_VCLONE,
-    HOOK_LEAF,      /* the entry hook of trivial methods; 0 when the spec has none */
+    HOOK_ENTRY,
+    HOOK_RETURN,
+    HOOK_OBJINIT,
+    HOOK_NEWARRAY,
+    HOOK_CNUM_INT, /* Integer holding cnum, when it does not fit sipush; else 0 */
+    HOOK_CLONE,
+    HOOK_VCLONE,
+    HOOK_LEAF, /* the entry hook of trivial methods; 0 when the spec has none */
     CF_HOOKS
 };
 

@@ -18,9 +18,11 @@
 static int fits16(int64_t d) { return d >= -32768 && d <= 32767; }
 
 /* Bytes of instruction I placed at offset at. */
-static uint32_t isize(const insn_t *I, uint32_t at) {
+static uint32_t isize(const insn_t *I, uint32_t at)
+{
     switch (I->kind) {
-    case K_TSW: case K_LSW: return 1 + swpad(at) + (I->len - 1 - swpad(I->off));
+    case K_TSW:
+    case K_LSW: return 1 + swpad(at) + (I->len - 1 - swpad(I->off));
     case K_BR16:
         if (I->widen == W_INPLACE) return (I->op == OP_GOTO || I->op == OP_JSR) ? 5 : 8;
         return 3;
@@ -28,7 +30,8 @@ static uint32_t isize(const insn_t *I, uint32_t at) {
     }
 }
 
-static void layout(meth_t *M) {
+static void layout(meth_t *M)
+{
     uint32_t pos = M->prologue;
     for (uint32_t i = 0; i <= M->ninsn; i++) {
         insn_t *I = &M->in[i];
@@ -45,17 +48,19 @@ static void layout(meth_t *M) {
     M->total = pos + M->epilogue;
 }
 
-static int is_uncond(const insn_t *I) {
+static int is_uncond(const insn_t *I)
+{
     unsigned op = I->op;
-    return op == OP_GOTO || op == OP_GOTO_W || op == OP_RET || op == OP_TABLESWITCH ||
-           op == OP_LOOKUPSWITCH || (op >= OP_IRETURN && op <= OP_RETURN) || op == OP_ATHROW;
+    return op == OP_GOTO || op == OP_GOTO_W || op == OP_RET || op == OP_TABLESWITCH || op == OP_LOOKUPSWITCH ||
+        (op >= OP_IRETURN && op <= OP_RETURN) || op == OP_ATHROW;
 }
 
 /* Where islands may go (only in methods with a StackMapTable): before instruction p (or at
  * the end, p == ninsn) when no exception range covers p-1, and p either follows an
  * unconditional transfer or has a frame (then the island starts with a goto_w over
  * itself). Sets *hosts to them, in order. */
-static int find_hosts(meth_t *M, uint32_t **hosts, uint32_t *nh) {
+static int find_hosts(meth_t *M, uint32_t **hosts, uint32_t *nh)
+{
     int32_t *cov = cf_arena_array(&M->c->ar, (size_t)M->ninsn + 1, sizeof(int32_t));
     uint8_t *hasf = cf_arena_alloc(&M->c->ar, (size_t)M->ninsn + 1);
     uint32_t *h = cf_arena_array(&M->c->ar, (size_t)M->ninsn + 1, sizeof(uint32_t));
@@ -84,13 +89,16 @@ static int find_hosts(meth_t *M, uint32_t **hosts, uint32_t *nh) {
 /* The island nearest the branch at instruction bi (among the nearest host on each side),
  * for a trampoline to tgt; NONE when none is in reach. No island after split serves a
  * target before it. */
-static uint32_t pick_host(const meth_t *M, const uint32_t *hosts, uint32_t nh, uint32_t bi,
-                          uint32_t tgt, uint32_t split) {
+static uint32_t pick_host(const meth_t *M, const uint32_t *hosts, uint32_t nh, uint32_t bi, uint32_t tgt,
+                          uint32_t split)
+{
     uint32_t lo = 0, hi = nh;
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
-        if (hosts[mid] < bi) lo = mid + 1;
-        else hi = mid;
+        if (hosts[mid] < bi)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     uint32_t best = NONE;
     int64_t bestd = 0;
@@ -103,7 +111,10 @@ static uint32_t pick_host(const meth_t *M, const uint32_t *hosts, uint32_t nh, u
             if (split != NONE && h > split && tgt < split) continue;
             int64_t d = (int64_t)M->in[h].island - at;
             if (d < 0) d = -d;
-            if (best == NONE || d < bestd) { best = h; bestd = d; }
+            if (best == NONE || d < bestd) {
+                best = h;
+                bestd = d;
+            }
             break;
         }
     }
@@ -112,7 +123,8 @@ static uint32_t pick_host(const meth_t *M, const uint32_t *hosts, uint32_t nh, u
 }
 
 /* The trampoline to tgt in the island before h, added if new; NONE when out of memory. */
-static uint32_t trampoline(meth_t *M, uint32_t h, uint32_t tgt) {
+static uint32_t trampoline(meth_t *M, uint32_t h, uint32_t tgt)
+{
     uint32_t t;
     for (t = 0; t < M->ntr; t++)
         if (M->tr[t].host == h && M->tr[t].tgt == tgt) return t;
@@ -133,12 +145,15 @@ static uint32_t trampoline(meth_t *M, uint32_t h, uint32_t tgt) {
 }
 
 /* Widens the 16-bit branch at instruction i that no longer fits (see the top). */
-static int widen(meth_t *M, uint32_t i, const uint32_t *hosts, uint32_t nh, uint32_t split,
-                 unsigned debug) {
+static int widen(meth_t *M, uint32_t i, const uint32_t *hosts, uint32_t nh, uint32_t split, unsigned debug)
+{
     insn_t *I = &M->in[i];
-    if (I->op == OP_GOTO || I->op == OP_JSR || M->smt < 0) { I->widen = W_INPLACE; return 0; }
-    uint32_t h = (!(debug & CF_DEBUG_NO_ISLANDS) && cf_frame_at(M, I->tgt))
-                     ? pick_host(M, hosts, nh, i, I->tgt, split) : NONE;
+    if (I->op == OP_GOTO || I->op == OP_JSR || M->smt < 0) {
+        I->widen = W_INPLACE;
+        return 0;
+    }
+    uint32_t h =
+        (!(debug & CF_DEBUG_NO_ISLANDS) && cf_frame_at(M, I->tgt)) ? pick_host(M, hosts, nh, i, I->tgt, split) : NONE;
     if (h == NONE) {
         /* no island in reach: invert, with an inferred frame after the goto_w */
         if (!(I->nf = cf_infer_after(M, i))) return CF_M_UNREWRITABLE;
@@ -152,14 +167,16 @@ static int widen(meth_t *M, uint32_t i, const uint32_t *hosts, uint32_t nh, uint
     return 0;
 }
 
-static int cmp_tramp(const void *a, const void *b) {
+static int cmp_tramp(const void *a, const void *b)
+{
     const tramp_t *x = a, *y = b;
     if (x->host != y->host) return x->host < y->host ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /* Sorts the trampolines by island (in creation order within one) and gives each its offset. */
-static int place_trampolines(meth_t *M) {
+static int place_trampolines(meth_t *M)
+{
     if (!M->ntr) return 0;
     qsort(M->tr, M->ntr, sizeof(tramp_t), cmp_tramp);
     M->tr_slot = cf_arena_array(&M->c->ar, M->ntr, sizeof(uint32_t));
@@ -174,7 +191,8 @@ static int place_trampolines(meth_t *M) {
     return 0;
 }
 
-int cf_layout_fit(meth_t *M, const inject_t *P, unsigned debug, unsigned *widened) {
+int cf_layout_fit(meth_t *M, const inject_t *P, unsigned debug, unsigned *widened)
+{
     uint32_t *hosts = NULL, nh = 0;
     int rc;
     if (M->smt >= 0 && (rc = find_hosts(M, &hosts, &nh)) != 0) return rc;

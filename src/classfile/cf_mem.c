@@ -15,7 +15,8 @@ struct cf_block {
 
 #define ARENA_BLOCK (64u * 1024u)
 
-void cf_arena_init(cf_arena *a, size_t input_len) {
+void cf_arena_init(cf_arena *a, size_t input_len)
+{
     a->head = NULL;
     a->total = 0;
     a->failed = 0;
@@ -25,17 +26,27 @@ void cf_arena_init(cf_arena *a, size_t input_len) {
     a->limit = lim;
 }
 
-void *cf_arena_alloc(cf_arena *a, size_t n) {
+void *cf_arena_alloc(cf_arena *a, size_t n)
+{
     if (a->failed) return NULL;
     if (n == 0) n = 1;
     n = (n + 15) & ~(size_t)15;
-    if (n > a->limit) { a->failed = 1; return NULL; }
+    if (n > a->limit) {
+        a->failed = 1;
+        return NULL;
+    }
     cf_block *b = a->head;
     if (!b || b->size - b->used < n) {
         size_t sz = n > ARENA_BLOCK ? n : ARENA_BLOCK;
-        if (a->total + sz > a->limit) { a->failed = 1; return NULL; }
+        if (a->total + sz > a->limit) {
+            a->failed = 1;
+            return NULL;
+        }
         b = malloc(sizeof(cf_block) + sz);
-        if (!b) { a->failed = 1; return NULL; }
+        if (!b) {
+            a->failed = 1;
+            return NULL;
+        }
         b->size = sz;
         b->used = 0;
         b->next = a->head;
@@ -48,12 +59,17 @@ void *cf_arena_alloc(cf_arena *a, size_t n) {
     return p;
 }
 
-void *cf_arena_array(cf_arena *a, size_t count, size_t size) {
-    if (size && count > ((size_t)-1 >> 2) / size) { a->failed = 1; return NULL; }
+void *cf_arena_array(cf_arena *a, size_t count, size_t size)
+{
+    if (size && count > ((size_t)-1 >> 2) / size) {
+        a->failed = 1;
+        return NULL;
+    }
     return cf_arena_alloc(a, count * size);
 }
 
-void cf_arena_release(cf_arena *a) {
+void cf_arena_release(cf_arena *a)
+{
     cf_block *b = a->head;
     while (b) {
         cf_block *n = b->next;

@@ -8,13 +8,15 @@
 #include "classfile/cf_code.h"
 
 /* The conditional branch taken exactly when op's is not: ifeq <-> ifne, ..., ifnull <-> ifnonnull. */
-static unsigned invert_cond(unsigned op) {
+static unsigned invert_cond(unsigned op)
+{
     if (op == OP_IFNULL || op == OP_IFNONNULL) return op ^ 1u;
     return ((op - OP_IFEQ) ^ 1u) + OP_IFEQ;
 }
 
 /* A 16-bit branch, as it is, through its trampoline, or widened in place. */
-static void emit_branch16(struct buf *b, const meth_t *M, const insn_t *I) {
+static void emit_branch16(struct buf *b, const meth_t *M, const insn_t *I)
+{
     int64_t d = (int64_t)M->in[I->tgt].start - I->at;
     if (I->widen == W_NONE) {
         buf_u1(b, I->op);
@@ -34,7 +36,8 @@ static void emit_branch16(struct buf *b, const meth_t *M, const insn_t *I) {
 }
 
 /* A switch at its new offset: new padding, new offsets, keys and bounds as they were. */
-static void emit_switch(struct buf *b, const meth_t *M, const insn_t *I) {
+static void emit_switch(struct buf *b, const meth_t *M, const insn_t *I)
+{
     static const uint8_t zero[3] = {0, 0, 0};
     uint32_t base = I->off + 1 + swpad(I->off);
     buf_u1(b, I->op);
@@ -54,11 +57,15 @@ static void emit_switch(struct buf *b, const meth_t *M, const insn_t *I) {
 }
 
 /* The island before instruction i, from trampoline *tcur on; 0 when off its layout. */
-static int emit_island(struct buf *b, const meth_t *M, uint32_t i, uint32_t *tcur) {
+static int emit_island(struct buf *b, const meth_t *M, uint32_t i, uint32_t *tcur)
+{
     const insn_t *I = &M->in[i];
     if (I->ntr) {
         if (b->len != I->island) return 0;
-        if (I->skip) { buf_u1(b, OP_GOTO_W); buf_u4(b, 5 * (I->ntr + 1)); }
+        if (I->skip) {
+            buf_u1(b, OP_GOTO_W);
+            buf_u4(b, 5 * (I->ntr + 1));
+        }
     }
     for (; *tcur < M->ntr && M->tr[*tcur].host == i; ++*tcur) {
         const tramp_t *T = &M->tr[*tcur];
@@ -70,22 +77,30 @@ static int emit_island(struct buf *b, const meth_t *M, uint32_t i, uint32_t *tcu
 }
 
 /* The new code; b->oom when something lands off the layout. */
-static void emit_code(struct buf *b, const meth_t *M, const inject_t *P) {
+static void emit_code(struct buf *b, const meth_t *M, const inject_t *P)
+{
     cf_inject_prologue(b, P);
     uint32_t tcur = 0;
     for (uint32_t i = 0; i <= M->ninsn; i++) {
         const insn_t *I = &M->in[i];
-        if (!emit_island(b, M, i, &tcur)) { b->oom = 1; return; }
+        if (!emit_island(b, M, i, &tcur)) {
+            b->oom = 1;
+            return;
+        }
         if (i == M->ninsn) break;
         if (I->pre) cf_inject_call(b, P, P->hooks[HOOK_RETURN]);
-        if (b->len != I->at) { b->oom = 1; return; }
+        if (b->len != I->at) {
+            b->oom = 1;
+            return;
+        }
         switch (I->kind) {
         case K_BR16: emit_branch16(b, M, I); break;
         case K_BR32:
             buf_u1(b, I->op);
             buf_u4(b, (uint32_t)(int32_t)((int64_t)M->in[I->tgt].start - I->at));
             break;
-        case K_TSW: case K_LSW: emit_switch(b, M, I); break;
+        case K_TSW:
+        case K_LSW: emit_switch(b, M, I); break;
         default: buf_put(b, M->code + I->off, I->len); break;
         }
         if (I->post) cf_inject_post(b, I);
@@ -94,7 +109,8 @@ static void emit_code(struct buf *b, const meth_t *M, const inject_t *P) {
     if (M->epilogue) cf_inject_epilogue(b, P);
 }
 
-static void write_exc_table(struct buf *a, const meth_t *M, const inject_t *P) {
+static void write_exc_table(struct buf *a, const meth_t *M, const inject_t *P)
+{
     buf_u2(a, M->nexc + (M->epilogue ? 1 : 0));
     for (uint32_t i = 0; i < M->nexc; i++) {
         const uint8_t *e = M->exc + 8 * i;
@@ -112,7 +128,8 @@ static void write_exc_table(struct buf *a, const meth_t *M, const inject_t *P) {
 }
 
 /* The new StackMapTable (named name) into a. */
-static int write_smt(struct buf *a, const meth_t *M, uint32_t name, const frame_t *handler) {
+static int write_smt(struct buf *a, const meth_t *M, uint32_t name, const frame_t *handler)
+{
     struct buf s;
     buf_init_limited(&s, 0x7FFFFFF0);
     int rc = cf_frames_encode(M, handler, &s);
@@ -127,7 +144,8 @@ static int write_smt(struct buf *a, const meth_t *M, uint32_t name, const frame_
 }
 
 /* Attribute i of the Code attribute into a, remapped if it holds code offsets. */
-static int write_attr(struct buf *a, const meth_t *M, uint32_t i, int kind) {
+static int write_attr(struct buf *a, const meth_t *M, uint32_t i, int kind)
+{
     const cf_attr *at = &M->attrs[i];
     const uint8_t *data = at->data;
     if (kind != A_OTHER) {
@@ -144,7 +162,8 @@ static int write_attr(struct buf *a, const meth_t *M, uint32_t i, int kind) {
 }
 
 /* The Code attribute's attributes; smt_name: when not 0, a StackMapTable is added. */
-static int write_attrs(struct buf *a, const meth_t *M, uint32_t smt_name, const frame_t *handler) {
+static int write_attrs(struct buf *a, const meth_t *M, uint32_t smt_name, const frame_t *handler)
+{
     buf_u2(a, M->nattr + (smt_name ? 1 : 0));
     int rc = 0;
     for (uint32_t i = 0; i < M->nattr && rc == 0; i++) {
@@ -156,7 +175,8 @@ static int write_attrs(struct buf *a, const meth_t *M, uint32_t smt_name, const 
 }
 
 /* The Code attribute around code into a. */
-static int code_attr(struct buf *a, meth_t *M, const inject_t *P, const struct buf *code) {
+static int code_attr(struct buf *a, meth_t *M, const inject_t *P, const struct buf *code)
+{
     /* a method with frames, or a new handler in a version-50+ class, needs a StackMapTable */
     const int frames = M->smt >= 0;
     int need_smt = frames || (M->epilogue && M->c->major >= 50);
@@ -183,7 +203,8 @@ static int code_attr(struct buf *a, meth_t *M, const inject_t *P, const struct b
 }
 
 /* The method's Code attribute becomes a (copied into the arena). */
-static int install(meth_t *M, const struct buf *a) {
+static int install(meth_t *M, const struct buf *a)
+{
     uint8_t *data = cf_arena_alloc(&M->c->ar, a->len);
     if (!data) return CF_ERR_NOMEM;
     memcpy(data, a->data, a->len);
@@ -192,7 +213,8 @@ static int install(meth_t *M, const struct buf *a) {
     return 0;
 }
 
-static void count_sites(cf_result *res, const meth_t *M, const inject_t *P, unsigned widened) {
+static void count_sites(cf_result *res, const meth_t *M, const inject_t *P, unsigned widened)
+{
     res->entry_sites += (unsigned)(P->entry && !P->leaf);
     res->leaf_sites += (unsigned)P->leaf;
     res->objinit_sites += (unsigned)P->objinit;
@@ -205,7 +227,8 @@ static void count_sites(cf_result *res, const meth_t *M, const inject_t *P, unsi
 }
 
 int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_spec *spec,
-                      const uint32_t hooks[CF_HOOKS], cf_result *res) {
+                      const uint32_t hooks[CF_HOOKS], cf_result *res)
+{
     meth_t M;
     inject_t P;
     unsigned widened;

@@ -6,20 +6,29 @@
 
 /* Type annotation target types (JVMS 4.7.20), grouped by the shape of their target_info. */
 enum {
-    TA_CLASS_TYPE_PARAM = 0x00, TA_METHOD_TYPE_PARAM = 0x01, TA_SUPERTYPE = 0x10,
-    TA_CLASS_PARAM_BOUND = 0x11, TA_METHOD_PARAM_BOUND = 0x12, TA_FIELD = 0x13, TA_RETURN = 0x14,
-    TA_RECEIVER = 0x15, TA_FORMAL_PARAM = 0x16, TA_THROWS = 0x17,
-    TA_LOCAL_VAR = 0x40, TA_RESOURCE_VAR = 0x41, /* localvar_target: a table of ranges */
+    TA_CLASS_TYPE_PARAM = 0x00,
+    TA_METHOD_TYPE_PARAM = 0x01,
+    TA_SUPERTYPE = 0x10,
+    TA_CLASS_PARAM_BOUND = 0x11,
+    TA_METHOD_PARAM_BOUND = 0x12,
+    TA_FIELD = 0x13,
+    TA_RETURN = 0x14,
+    TA_RECEIVER = 0x15,
+    TA_FORMAL_PARAM = 0x16,
+    TA_THROWS = 0x17,
+    TA_LOCAL_VAR = 0x40,
+    TA_RESOURCE_VAR = 0x41, /* localvar_target: a table of ranges */
     TA_EXCEPTION_PARAM = 0x42,
-    TA_INSTANCEOF = 0x43,                        /* 0x43..0x46 offset_target */
-    TA_CAST = 0x47,                              /* 0x47..0x4B type_argument_target */
+    TA_INSTANCEOF = 0x43, /* 0x43..0x46 offset_target */
+    TA_CAST = 0x47,       /* 0x47..0x4B type_argument_target */
     TA_LAST = 0x4B
 };
 
 static int ev_skip(cf_rd *r, int depth);
 
 /* Skips an annotation (its nesting bounded). */
-static int ann_skip(cf_rd *r, int depth) {
+static int ann_skip(cf_rd *r, int depth)
+{
     if (depth > 32) return -1;
     rd_u2(r);
     uint32_t np = rd_u2(r);
@@ -31,13 +40,25 @@ static int ann_skip(cf_rd *r, int depth) {
 }
 
 /* Skips an element_value. */
-static int ev_skip(cf_rd *r, int depth) {
+static int ev_skip(cf_rd *r, int depth)
+{
     if (depth > 32) return -1;
     uint32_t tag = rd_u1(r);
     switch (tag) {
-    case 'B': case 'C': case 'D': case 'F': case 'I': case 'J': case 'S': case 'Z':
-    case 's': case 'c': rd_u2(r); break;
-    case 'e': rd_u2(r); rd_u2(r); break;
+    case 'B':
+    case 'C':
+    case 'D':
+    case 'F':
+    case 'I':
+    case 'J':
+    case 'S':
+    case 'Z':
+    case 's':
+    case 'c': rd_u2(r); break;
+    case 'e':
+        rd_u2(r);
+        rd_u2(r);
+        break;
     case '@': return ann_skip(r, depth + 1);
     case '[': {
         uint32_t n = rd_u2(r);
@@ -52,7 +73,8 @@ static int ev_skip(cf_rd *r, int depth) {
 
 /* Remaps the range (u2 start, u2 length) at e: from the new start of its first
  * instruction to the new start of the instruction at its old end. */
-static void remap_range(const meth_t *M, uint8_t *e) {
+static void remap_range(const meth_t *M, uint8_t *e)
+{
     uint32_t s = be_load_u2(e), l = be_load_u2(e + 2);
     uint32_t ns = map_start(M, s), ne = map_tgt(M, s + l);
     be_store_u2(e, ns);
@@ -61,18 +83,30 @@ static void remap_range(const meth_t *M, uint8_t *e) {
 
 /* Walks a type-annotations attribute; when out is given (a copy of data), patches the code
  * offsets in it. */
-static int ta_walk(const meth_t *M, const uint8_t *data, uint32_t len, uint8_t *out) {
+static int ta_walk(const meth_t *M, const uint8_t *data, uint32_t len, uint8_t *out)
+{
     cf_rd r;
     rd_init(&r, data, len);
     uint32_t n = rd_u2(&r);
     for (uint32_t i = 0; i < n && !r.bad; i++) {
         uint32_t tt = rd_u1(&r);
         switch (tt) {
-        case TA_CLASS_TYPE_PARAM: case TA_METHOD_TYPE_PARAM: case TA_FORMAL_PARAM: rd_u1(&r); break;
-        case TA_SUPERTYPE: case TA_THROWS: case TA_EXCEPTION_PARAM: rd_u2(&r); break;
-        case TA_CLASS_PARAM_BOUND: case TA_METHOD_PARAM_BOUND: rd_u1(&r); rd_u1(&r); break;
-        case TA_FIELD: case TA_RETURN: case TA_RECEIVER: break;
-        case TA_LOCAL_VAR: case TA_RESOURCE_VAR: {
+        case TA_CLASS_TYPE_PARAM:
+        case TA_METHOD_TYPE_PARAM:
+        case TA_FORMAL_PARAM: rd_u1(&r); break;
+        case TA_SUPERTYPE:
+        case TA_THROWS:
+        case TA_EXCEPTION_PARAM: rd_u2(&r); break;
+        case TA_CLASS_PARAM_BOUND:
+        case TA_METHOD_PARAM_BOUND:
+            rd_u1(&r);
+            rd_u1(&r);
+            break;
+        case TA_FIELD:
+        case TA_RETURN:
+        case TA_RECEIVER: break;
+        case TA_LOCAL_VAR:
+        case TA_RESOURCE_VAR: {
             uint32_t tl = rd_u2(&r);
             for (uint32_t j = 0; j < tl && !r.bad; j++) {
                 size_t pos = r.i;
@@ -97,15 +131,16 @@ static int ta_walk(const meth_t *M, const uint8_t *data, uint32_t len, uint8_t *
     return (r.bad || r.i != len) ? CF_ERR_FORMAT : CF_OK;
 }
 
-int cf_attr_kind(const meth_t *M, uint32_t i) {
+int cf_attr_kind(const meth_t *M, uint32_t i)
+{
     if ((int)i == M->smt) return A_SMT;
     uint32_t nm = M->attrs[i].name;
     if (cp_utf8_eq(M->c, nm, "LineNumberTable")) return A_LNT;
-    if (cp_utf8_eq(M->c, nm, "LocalVariableTable") || cp_utf8_eq(M->c, nm, "LocalVariableTypeTable"))
-        return A_LVT;
+    if (cp_utf8_eq(M->c, nm, "LocalVariableTable") || cp_utf8_eq(M->c, nm, "LocalVariableTypeTable")) return A_LVT;
     if (cp_utf8_eq(M->c, nm, "CharacterRangeTable")) return A_CRT;
-    if (M->c->major >= 52 && (cp_utf8_eq(M->c, nm, "RuntimeVisibleTypeAnnotations") ||
-                              cp_utf8_eq(M->c, nm, "RuntimeInvisibleTypeAnnotations")))
+    if (M->c->major >= 52 &&
+        (cp_utf8_eq(M->c, nm, "RuntimeVisibleTypeAnnotations") ||
+         cp_utf8_eq(M->c, nm, "RuntimeInvisibleTypeAnnotations")))
         return A_TA;
     return A_OTHER;
 }
@@ -113,7 +148,8 @@ int cf_attr_kind(const meth_t *M, uint32_t i) {
 /* Bytes of one entry of a table of kind A_LNT, A_LVT or A_CRT. */
 static uint32_t entry_size(int kind) { return kind == A_LNT ? 4 : kind == A_LVT ? 10 : 14; }
 
-int cf_tables_check(const meth_t *M) {
+int cf_tables_check(const meth_t *M)
+{
     for (uint32_t i = 0; i < M->nattr; i++) {
         const cf_attr *a = &M->attrs[i];
         int kind = cf_attr_kind(M, i);
@@ -126,7 +162,8 @@ int cf_tables_check(const meth_t *M) {
     return CF_OK;
 }
 
-int cf_tables_remap(const meth_t *M, uint32_t i, int kind, uint8_t *copy) {
+int cf_tables_remap(const meth_t *M, uint32_t i, int kind, uint8_t *copy)
+{
     if (kind == A_TA) return ta_walk(M, M->attrs[i].data, M->attrs[i].len, copy) == CF_OK ? CF_OK : CF_BAD;
     uint32_t n = be_load_u2(copy), size = entry_size(kind);
     for (uint32_t j = 0; j < n; j++) {

@@ -56,13 +56,13 @@
 
 /* Return codes. */
 enum {
-    CF_OK = 0,          /* success; for cf_instrument: result->data holds the new class */
-    CF_UNCHANGED = 1,   /* cf_instrument: nothing was injected; keep the original bytes */
-    CF_ERR_FORMAT = -1, /* malformed or truncated class file */
-    CF_ERR_VERSION = -2,/* class-file version outside 45..69 */
-    CF_ERR_LIMIT = -3,  /* a class-file limit would be exceeded (constant pool full, ...) */
-    CF_ERR_NOMEM = -4,  /* out of memory, or the allocation cap for this input was reached */
-    CF_ERR_ARG = -5     /* bad arguments */
+    CF_OK = 0,           /* success; for cf_instrument: result->data holds the new class */
+    CF_UNCHANGED = 1,    /* cf_instrument: nothing was injected; keep the original bytes */
+    CF_ERR_FORMAT = -1,  /* malformed or truncated class file */
+    CF_ERR_VERSION = -2, /* class-file version outside 45..69 */
+    CF_ERR_LIMIT = -3,   /* a class-file limit would be exceeded (constant pool full, ...) */
+    CF_ERR_NOMEM = -4,   /* out of memory, or the allocation cap for this input was reached */
+    CF_ERR_ARG = -5      /* bad arguments */
 };
 const char *cf_strerror(int rc);
 
@@ -74,7 +74,8 @@ const char *cf_strerror(int rc);
 typedef struct cf_class cf_class;
 
 /* Flags for cf_parse. */
-#define CF_PARSE_DEEP 1u /* also decode every Code attribute: instructions, branch and switch
+#define CF_PARSE_DEEP \
+    1u /* also decode every Code attribute: instructions, branch and switch
                             targets, exception table, StackMapTable, type annotations */
 
 /* Parses buf[0..len). The class keeps pointers into buf: buf must outlive it.
@@ -87,7 +88,7 @@ void cf_free(cf_class *c);
 int cf_write(const cf_class *c, uint8_t **out, size_t *out_len);
 
 /* Accessors. Strings are NUL-terminated copies owned by the class. */
-const char *cf_class_name(const cf_class *c);  /* internal form, e.g. "java/lang/String" */
+const char *cf_class_name(const cf_class *c); /* internal form, e.g. "java/lang/String" */
 unsigned cf_major(const cf_class *c);
 unsigned cf_cp_tag(const cf_class *c, unsigned index); /* 0 for unusable slots */
 unsigned cf_method_count(const cf_class *c);
@@ -110,39 +111,40 @@ enum {
 
 /* Decides per method which injections happen: returns a mask of CF_INJ_* (0 skips the
  * method; the method still gets its mnum). class_name/name/desc are NUL-terminated. */
-typedef unsigned (*cf_filter_fn)(void *ctx, const char *class_name, const char *name,
-                                 const char *desc, unsigned access, unsigned mnum);
+typedef unsigned (*cf_filter_fn)(void *ctx, const char *class_name, const char *name, const char *desc, unsigned access,
+                                 unsigned mnum);
 
 typedef struct {
-    const char *tracker_class;               /* internal name, e.g. "hprof/Tracker" */
-    const char *entry_name, *entry_desc;     /* static (II)V (cnum, mnum) at method entry, or NULL */
-    const char *return_name, *return_desc;   /* static (II)V before every return (and on exception
+    const char *tracker_class;                 /* internal name, e.g. "hprof/Tracker" */
+    const char *entry_name, *entry_desc;       /* static (II)V (cnum, mnum) at method entry, or NULL */
+    const char *return_name, *return_desc;     /* static (II)V before every return (and on exception
                                                 exit if enabled), or NULL */
-    const char *leaf_name;                   /* static (II)V at the entry of a trivial method (no
+    const char *leaf_name;                     /* static (II)V at the entry of a trivial method (no
                                                 calls, loops or allocations, a few bytes; see
                                                 cf_method_trivial) in place of the entry, return
                                                 and exception-exit hooks; NULL: none */
-    const char *objinit_name, *objinit_desc; /* static (Ljava/lang/Object;)V at entry of
+    const char *objinit_name, *objinit_desc;   /* static (Ljava/lang/Object;)V at entry of
                                                 java/lang/Object.<init>, or NULL */
     const char *newarray_name, *newarray_desc; /* static (Ljava/lang/Object;)V after each array
                                                   allocation, or NULL */
-    const char *clone_name, *vclone_name;    /* static (Ljava/lang/Object;)V after each call of
+    const char *clone_name, *vclone_name;      /* static (Ljava/lang/Object;)V after each call of
                                                 clone()Ljava/lang/Object; that surely runs
                                                 Object.clone (super.clone(), an array's clone),
                                                 and after each other invokevirtual of it; or NULL */
-    int exception_exit;                      /* wrap bodies in a catch-all calling the return hook */
-    unsigned cnum;                           /* class number passed as first int */
-    cf_filter_fn filter;                     /* NULL: every method gets every configured hook */
+    int exception_exit;                        /* wrap bodies in a catch-all calling the return hook */
+    unsigned cnum;                             /* class number passed as first int */
+    cf_filter_fn filter;                       /* NULL: every method gets every configured hook */
     void *filter_ctx;
-    unsigned debug;                          /* 0, or CF_DEBUG_* (testing only) */
+    unsigned debug; /* 0, or CF_DEBUG_* (testing only) */
 } cf_inject_spec;
 
 /* Bytes of code a trivial method has at most (the rest of the rule: cf_method_trivial). */
 #define CF_TRIVIAL_MAX_CODE 32u
 
 /* Testing knobs for cf_inject_spec.debug: exercise the rare paths on ordinary code. */
-#define CF_DEBUG_WIDEN_ALL 1u  /* widen every 16-bit branch as if it no longer fit */
-#define CF_DEBUG_NO_ISLANDS 2u /* never use trampoline islands: always invert the branch
+#define CF_DEBUG_WIDEN_ALL 1u /* widen every 16-bit branch as if it no longer fit */
+#define CF_DEBUG_NO_ISLANDS \
+    2u /* never use trampoline islands: always invert the branch
                                   (inferring the frame after it when there is a StackMapTable) */
 
 /* What happened to one method. */
@@ -158,24 +160,24 @@ enum {
 };
 
 typedef struct {
-    char *name, *desc;   /* NUL-terminated, modified UTF-8 as in the class file */
+    char *name, *desc; /* NUL-terminated, modified UTF-8 as in the class file */
     unsigned access;
-    unsigned status;     /* CF_M_* */
+    unsigned status; /* CF_M_* */
 } cf_method_info;
 
 typedef struct {
-    uint8_t *data;              /* the new class file (malloc'd) when CF_OK, else NULL */
+    uint8_t *data; /* the new class file (malloc'd) when CF_OK, else NULL */
     size_t len;
-    char *class_name;           /* internal name; set whenever the class parsed */
-    unsigned method_count;      /* methods[mnum] in class-file order: mnum is the index */
+    char *class_name;      /* internal name; set whenever the class parsed */
+    unsigned method_count; /* methods[mnum] in class-file order: mnum is the index */
     cf_method_info *methods;
     /* per-status counts over methods[] */
     unsigned instrumented, no_code, filtered, nothing, too_big, unrewritable;
     /* sites */
     unsigned entry_sites, leaf_sites, return_sites, newarray_sites, objinit_sites, clone_sites;
-    unsigned exc_exits;         /* catch-all handlers added */
-    unsigned exc_exit_skipped;  /* methods where it was asked but unsafe (odd constructors) */
-    unsigned widened;           /* branches widened (goto_w, inverted, trampolines) */
+    unsigned exc_exits;        /* catch-all handlers added */
+    unsigned exc_exit_skipped; /* methods where it was asked but unsafe (odd constructors) */
+    unsigned widened;          /* branches widened (goto_w, inverted, trampolines) */
 } cf_result;
 
 /* Instruments a class. res is always initialised; release it with cf_result_free.
@@ -190,8 +192,7 @@ void cf_result_free(cf_result *res);
 
 typedef struct cf_asm cf_asm;
 
-cf_asm *cfa_new(unsigned major, unsigned minor, unsigned access, const char *this_name,
-                const char *super_name);
+cf_asm *cfa_new(unsigned major, unsigned minor, unsigned access, const char *this_name, const char *super_name);
 void cfa_free(cf_asm *a);
 /* Constant-pool entries (always appended, no sharing); return the index, 0 on failure. */
 unsigned cfa_utf8(cf_asm *a, const char *s);
@@ -207,22 +208,22 @@ unsigned cfa_methodref(cf_asm *a, const char *cls, const char *name, const char 
 unsigned cfa_imethodref(cf_asm *a, const char *cls, const char *name, const char *desc);
 unsigned cfa_method_handle(cf_asm *a, unsigned kind, unsigned ref_index);
 unsigned cfa_method_type(cf_asm *a, const char *desc);
-unsigned cfa_dynamic(cf_asm *a, unsigned tag /* 17 or 18 */, unsigned bsm, const char *name,
-                     const char *desc);
+unsigned cfa_dynamic(cf_asm *a, unsigned tag /* 17 or 18 */, unsigned bsm, const char *name, const char *desc);
 unsigned cfa_module(cf_asm *a, const char *name);
 unsigned cfa_package(cf_asm *a, const char *name);
 /* Appends a raw attribute (name + body) to a byte buffer that cfa_field/cfa_method take. */
-typedef struct { uint8_t *p; size_t len, cap; unsigned count; } cfa_attrs;
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+    unsigned count;
+} cfa_attrs;
 void cfa_attr(cf_asm *a, cfa_attrs *list, const char *name, const void *body, size_t len);
 void cfa_attrs_free(cfa_attrs *list);
 /* Adds a Code attribute to list: exc is n_exc entries of 4 u16 (start, end, handler, type). */
-void cfa_code(cf_asm *a, cfa_attrs *list, unsigned max_stack, unsigned max_locals,
-              const uint8_t *code, size_t code_len, const uint16_t *exc, unsigned n_exc,
-              const cfa_attrs *code_attrs);
-void cfa_field(cf_asm *a, unsigned access, const char *name, const char *desc,
-               const cfa_attrs *attrs);
-void cfa_method(cf_asm *a, unsigned access, const char *name, const char *desc,
-                const cfa_attrs *attrs);
+void cfa_code(cf_asm *a, cfa_attrs *list, unsigned max_stack, unsigned max_locals, const uint8_t *code, size_t code_len,
+              const uint16_t *exc, unsigned n_exc, const cfa_attrs *code_attrs);
+void cfa_field(cf_asm *a, unsigned access, const char *name, const char *desc, const cfa_attrs *attrs);
+void cfa_method(cf_asm *a, unsigned access, const char *name, const char *desc, const cfa_attrs *attrs);
 void cfa_class_attrs(cf_asm *a, const cfa_attrs *attrs);
 /* Produces the class file (malloc'd). Returns 0, or -1 when something overflowed. */
 int cfa_finish(cf_asm *a, uint8_t **out, size_t *out_len);

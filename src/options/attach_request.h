@@ -21,8 +21,8 @@ enum attach_verb { ATTACH_START, ATTACH_DUMP, ATTACH_STOP, ATTACH_SET };
 
 struct attach_request {
     enum attach_verb verb;
-    char reply[4096];          /* "" when none */
-    const char *rest;          /* points into the text given */
+    char reply[4096]; /* "" when none */
+    const char *rest; /* points into the text given */
     /* ATTACH_SET: what was given (-1 when not) */
     int interval_ms;
     int depth;

@@ -8,140 +8,139 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char HELP_TEXT[] =
-    "\n"
-    "     HPROF: Heap and CPU Profiling Agent for modern JDKs (hprof " HPROF_VERSION ")\n"
-    "\n"
-    "hprof usage: java -agentlib:hprof=[help]|[<option>=<value>, ...]\n"
-    "\n"
-    "Option Name and Value  Description                    Default\n"
-    "---------------------  -----------                    -------\n"
-    "heap=dump|sites|all    heap profiling                 all\n"
-    "cpu=samples|times|old  CPU usage                      off\n"
-    "monitor=y|n            monitor contention             n\n"
-    "format=a|b|short       text(txt) or binary output     a\n"
-    "file=<file>            write data to file             java.hprof[{.txt}]\n"
-    "net=<host>:<port>      send data over a socket        off\n"
-    "depth=<size>           stack trace depth              4\n"
-    "interval=<ms>          sample interval in ms          10\n"
-    "cutoff=<value>         output cutoff point            0.0001\n"
-    "lineno=y|n             line number in traces?         y\n"
-    "thread=y|n             thread in traces?              n\n"
-    "doe=y|n                dump on exit?                  y\n"
-    "msa=y|n                Solaris micro state accounting n\n"
-    "force=y|n              force output to <file>         y\n"
-    "verbose=y|n            print messages about dumps     y\n"
-    "\n"
-    "New Options (not in the original HPROF)\n"
-    "---------------------------------------\n"
-    "alloc_sample=<bytes>   heap=sites by sampling         0 (exact)\n"
-    "clock=cpu|wall         cpu=samples: CPU or wall time  cpu\n"
-    "sampler=signal|jvmti   cpu=samples: how stacks are    signal\n"
-    "                       taken\n"
-    "view=<views>           flame graph, pprof ... (below) off\n"
-    "viewonly=y|n           the views instead of the file  n\n"
-    "timeline=gc|<ms>       the run over time (below)      off\n"
-    "top=<n>                at most n rows per section     all\n"
-    "\n"
-    "Options of the Original HPROF Outside Its Table\n"
-    "-----------------------------------------------\n"
-    "primfields=y|n         primitive fields in dumps?     y\n"
-    "primarrays=y|n         primitive arrays in dumps?     y\n"
-    "logflags=<n>           accepted, no effect\n"
-    "debugflags=<n>         accepted, no effect\n"
-    "coredump=y|n           accepted, no effect\n"
-    "errorexit=y|n          accepted, no effect\n"
-    "exitpause=y|n          accepted, no effect\n"
-    "pause=y|n              accepted, no effect\n"
-    "precrash=y|n           accepted, no effect\n"
-    "debug=y|n              accepted, no effect\n"
-    "X=<n>                  accepted, no effect\n"
-    "\n"
-    "Obsolete Options\n"
-    "----------------\n"
-    "gc_okay=y|n\n"
-    "\n"
-    "Examples\n"
-    "--------\n"
-    "  - Get sample cpu information every 20 millisec, with a stack depth of 3:\n"
-    "      java -agentlib:hprof=cpu=samples,interval=20,depth=3 classname\n"
-    "  - Get heap usage information based on the allocation sites:\n"
-    "      java -agentlib:hprof=heap=sites classname\n"
-    "\n"
-    "Notes\n"
-    "-----\n"
-    "  - The option format=b cannot be used with monitor=y.\n"
-    "  - The option format=b cannot be used with cpu=old|times.\n"
-    "  - -Xrunhprof:[help]|[<option>=<value>, ...] and\n"
-    "    -agentpath:/path/to/libhprof.so=[<option>=<value>, ...] behave exactly\n"
-    "    like -agentlib:hprof=[help]|[<option>=<value>, ...]\n"
-    "  - Send SIGQUIT (Ctrl-\\ or kill -QUIT <pid>) to write the profile so far.\n"
-    "\n"
-    "On modern JDKs\n"
-    "--------------\n"
-    "  - msa=y (Solaris micro state accounting) has no meaning on Linux: accepted\n"
-    "    and ignored, with a note.\n"
-    "  - gc_okay is obsolete: accepted and ignored, with a note.\n"
-    "  - primfields=n writes the primitive field values (instance and static) of\n"
-    "    format=b heap dumps as 0, and primarrays=n writes primitive arrays with\n"
-    "    no elements, as the original did: a smaller file that readers still\n"
-    "    read whole. Text heap dumps list neither, so these change only format=b.\n"
-    "  - logflags, debugflags, X, coredump, errorexit, exitpause, pause, precrash\n"
-    "    and debug were the original's own debugging aids: accepted and ignored,\n"
-    "    with a note (<n> is a number: 4, 0x4, 04). For logflags=4 (the original's\n"
-    "    check of its binary output) run build/hprof-dump --check on the file.\n"
-    "  - alloc_sample=<bytes> is new: heap=sites from the JVM's allocation sampling\n"
-    "    (one sample about every <bytes> allocated), with counts scaled to\n"
-    "    estimates; low overhead for large services. 0 (the default) counts\n"
-    "    every allocation exactly, through bytecode instrumentation; it turns\n"
-    "    off the JIT optimizations that would allocate without that bytecode\n"
-    "    (OptimizeStringConcat, EliminateAutoBox, allocating intrinsics).\n"
-    "  - cpu=samples takes each stack where the thread is, from a signal\n"
-    "    (sampler=signal, the default): a per-thread CPU timer fires every\n"
-    "    <interval> ms of the thread's CPU time, and the handler walks the Java\n"
-    "    stack with HotSpot's AsyncGetCallTrace. Threads that wait, sleep or\n"
-    "    block use no CPU and get no samples. A sample whose walk fails is\n"
-    "    counted under a frame that says why ([no_Java_frame].GC_active, ...).\n"
-    "    sampler=jvmti is the original's way (a thread asks the JVM for every\n"
-    "    running thread's stack at each interval), which sees threads only at\n"
-    "    safepoint polls: inlined and loop code is blamed on the wrong method.\n"
-    "    It is used, with a note, where AsyncGetCallTrace is missing.\n"
-    "  - clock=wall samples every Java thread every <interval> ms whatever it\n"
-    "    is doing, for programs that wait on I/O and locks; the thread's state\n"
-    "    (from JVMTI, just before the sample) is the trace's last frame,\n"
-    "    [thread_state].RUNNABLE, .BLOCKED, .WAITING, ...\n"
-    "  - thread=y on JDK 21+ names virtual threads (THREAD START with group\n"
-    "    VirtualThreads) in samples, sites and monitors, not their carriers;\n"
-    "    it costs each mount and unmount about 0.2 us (sampler=jvmti still\n"
-    "    names carriers).\n"
-    "  - view=<views> (html, collapsed, pprof or all; several joined by +, as in\n"
-    "    view=html+pprof) writes at each dump a flame graph (html), collapsed\n"
-    "    stacks (for flamegraph.pl, speedscope) or pprof (gzipped profile.proto\n"
-    "    for go tool pprof, Pyroscope, Parca) of each stack-based section\n"
-    "    (cpu=samples|times, heap=sites, monitor=y), beside the file:\n"
-    "    <file>.<cpu|sites|monitor>.<html|collapsed|pb.gz> (<file> without .txt;\n"
-    "    dumps before the one at exit add .1, .2 ...). Without depth=, stacks are\n"
-    "    64 frames deep. viewonly=y writes the views and no other file.\n"
-    "    build/hprof view makes the same views from any HPROF file.\n"
-    "  - timeline=gc writes a GC record at each collection (when, how long from\n"
-    "    the JVM's GC start to its end, heap used before and after and committed,\n"
-    "    read from the JVM's jvmstat counters) and HEAP SIZE when the committed\n"
-    "    heap changes; with heap=sites also, after each GC, an ALLOCS LIVE record:\n"
-    "    per site, objects and bytes allocated since the last record and still\n"
-    "    live; at exit the LEAK SUSPECTS (sites whose live bytes kept growing)\n"
-    "    and <file>.timeline.html, a page of the heap and those sites over time.\n"
-    "    timeline=<ms>: the ALLOCS LIVE records every <ms> instead (live as the\n"
-    "    last GC left them). The text file always starts with the run header\n"
-    "    (command, OS, heap sizes, JVM, collector, pid, host, start, options);\n"
-    "    format=b writes it as a RUN HEADER record with timeline= only. New\n"
-    "    binary tags 0x40-0x44 (README); the net= command ALLOCS (0x09) writes\n"
-    "    the allocations since the last record. format=short is format=b with\n"
-    "    timeline=gc and heap=sites, never a heap dump. top=<n> keeps the first\n"
-    "    n rows of SITES, CPU SAMPLES, CPU TIME, MONITOR TIME and the timeline's\n"
-    "    records.\n"
-    "  - monitor=y: MONITOR TIME is contention only, as in the original (time\n"
-    "    blocked entering a monitor). Time in Object.wait (Thread.join too) is\n"
-    "    in a section of its own, MONITOR WAIT TIME, which the original lacked.\n";
+static const char HELP_TEXT[] = "\n"
+                                "     HPROF: Heap and CPU Profiling Agent for modern JDKs (hprof " HPROF_VERSION ")\n"
+                                "\n"
+                                "hprof usage: java -agentlib:hprof=[help]|[<option>=<value>, ...]\n"
+                                "\n"
+                                "Option Name and Value  Description                    Default\n"
+                                "---------------------  -----------                    -------\n"
+                                "heap=dump|sites|all    heap profiling                 all\n"
+                                "cpu=samples|times|old  CPU usage                      off\n"
+                                "monitor=y|n            monitor contention             n\n"
+                                "format=a|b|short       text(txt) or binary output     a\n"
+                                "file=<file>            write data to file             java.hprof[{.txt}]\n"
+                                "net=<host>:<port>      send data over a socket        off\n"
+                                "depth=<size>           stack trace depth              4\n"
+                                "interval=<ms>          sample interval in ms          10\n"
+                                "cutoff=<value>         output cutoff point            0.0001\n"
+                                "lineno=y|n             line number in traces?         y\n"
+                                "thread=y|n             thread in traces?              n\n"
+                                "doe=y|n                dump on exit?                  y\n"
+                                "msa=y|n                Solaris micro state accounting n\n"
+                                "force=y|n              force output to <file>         y\n"
+                                "verbose=y|n            print messages about dumps     y\n"
+                                "\n"
+                                "New Options (not in the original HPROF)\n"
+                                "---------------------------------------\n"
+                                "alloc_sample=<bytes>   heap=sites by sampling         0 (exact)\n"
+                                "clock=cpu|wall         cpu=samples: CPU or wall time  cpu\n"
+                                "sampler=signal|jvmti   cpu=samples: how stacks are    signal\n"
+                                "                       taken\n"
+                                "view=<views>           flame graph, pprof ... (below) off\n"
+                                "viewonly=y|n           the views instead of the file  n\n"
+                                "timeline=gc|<ms>       the run over time (below)      off\n"
+                                "top=<n>                at most n rows per section     all\n"
+                                "\n"
+                                "Options of the Original HPROF Outside Its Table\n"
+                                "-----------------------------------------------\n"
+                                "primfields=y|n         primitive fields in dumps?     y\n"
+                                "primarrays=y|n         primitive arrays in dumps?     y\n"
+                                "logflags=<n>           accepted, no effect\n"
+                                "debugflags=<n>         accepted, no effect\n"
+                                "coredump=y|n           accepted, no effect\n"
+                                "errorexit=y|n          accepted, no effect\n"
+                                "exitpause=y|n          accepted, no effect\n"
+                                "pause=y|n              accepted, no effect\n"
+                                "precrash=y|n           accepted, no effect\n"
+                                "debug=y|n              accepted, no effect\n"
+                                "X=<n>                  accepted, no effect\n"
+                                "\n"
+                                "Obsolete Options\n"
+                                "----------------\n"
+                                "gc_okay=y|n\n"
+                                "\n"
+                                "Examples\n"
+                                "--------\n"
+                                "  - Get sample cpu information every 20 millisec, with a stack depth of 3:\n"
+                                "      java -agentlib:hprof=cpu=samples,interval=20,depth=3 classname\n"
+                                "  - Get heap usage information based on the allocation sites:\n"
+                                "      java -agentlib:hprof=heap=sites classname\n"
+                                "\n"
+                                "Notes\n"
+                                "-----\n"
+                                "  - The option format=b cannot be used with monitor=y.\n"
+                                "  - The option format=b cannot be used with cpu=old|times.\n"
+                                "  - -Xrunhprof:[help]|[<option>=<value>, ...] and\n"
+                                "    -agentpath:/path/to/libhprof.so=[<option>=<value>, ...] behave exactly\n"
+                                "    like -agentlib:hprof=[help]|[<option>=<value>, ...]\n"
+                                "  - Send SIGQUIT (Ctrl-\\ or kill -QUIT <pid>) to write the profile so far.\n"
+                                "\n"
+                                "On modern JDKs\n"
+                                "--------------\n"
+                                "  - msa=y (Solaris micro state accounting) has no meaning on Linux: accepted\n"
+                                "    and ignored, with a note.\n"
+                                "  - gc_okay is obsolete: accepted and ignored, with a note.\n"
+                                "  - primfields=n writes the primitive field values (instance and static) of\n"
+                                "    format=b heap dumps as 0, and primarrays=n writes primitive arrays with\n"
+                                "    no elements, as the original did: a smaller file that readers still\n"
+                                "    read whole. Text heap dumps list neither, so these change only format=b.\n"
+                                "  - logflags, debugflags, X, coredump, errorexit, exitpause, pause, precrash\n"
+                                "    and debug were the original's own debugging aids: accepted and ignored,\n"
+                                "    with a note (<n> is a number: 4, 0x4, 04). For logflags=4 (the original's\n"
+                                "    check of its binary output) run build/hprof-dump --check on the file.\n"
+                                "  - alloc_sample=<bytes> is new: heap=sites from the JVM's allocation sampling\n"
+                                "    (one sample about every <bytes> allocated), with counts scaled to\n"
+                                "    estimates; low overhead for large services. 0 (the default) counts\n"
+                                "    every allocation exactly, through bytecode instrumentation; it turns\n"
+                                "    off the JIT optimizations that would allocate without that bytecode\n"
+                                "    (OptimizeStringConcat, EliminateAutoBox, allocating intrinsics).\n"
+                                "  - cpu=samples takes each stack where the thread is, from a signal\n"
+                                "    (sampler=signal, the default): a per-thread CPU timer fires every\n"
+                                "    <interval> ms of the thread's CPU time, and the handler walks the Java\n"
+                                "    stack with HotSpot's AsyncGetCallTrace. Threads that wait, sleep or\n"
+                                "    block use no CPU and get no samples. A sample whose walk fails is\n"
+                                "    counted under a frame that says why ([no_Java_frame].GC_active, ...).\n"
+                                "    sampler=jvmti is the original's way (a thread asks the JVM for every\n"
+                                "    running thread's stack at each interval), which sees threads only at\n"
+                                "    safepoint polls: inlined and loop code is blamed on the wrong method.\n"
+                                "    It is used, with a note, where AsyncGetCallTrace is missing.\n"
+                                "  - clock=wall samples every Java thread every <interval> ms whatever it\n"
+                                "    is doing, for programs that wait on I/O and locks; the thread's state\n"
+                                "    (from JVMTI, just before the sample) is the trace's last frame,\n"
+                                "    [thread_state].RUNNABLE, .BLOCKED, .WAITING, ...\n"
+                                "  - thread=y on JDK 21+ names virtual threads (THREAD START with group\n"
+                                "    VirtualThreads) in samples, sites and monitors, not their carriers;\n"
+                                "    it costs each mount and unmount about 0.2 us (sampler=jvmti still\n"
+                                "    names carriers).\n"
+                                "  - view=<views> (html, collapsed, pprof or all; several joined by +, as in\n"
+                                "    view=html+pprof) writes at each dump a flame graph (html), collapsed\n"
+                                "    stacks (for flamegraph.pl, speedscope) or pprof (gzipped profile.proto\n"
+                                "    for go tool pprof, Pyroscope, Parca) of each stack-based section\n"
+                                "    (cpu=samples|times, heap=sites, monitor=y), beside the file:\n"
+                                "    <file>.<cpu|sites|monitor>.<html|collapsed|pb.gz> (<file> without .txt;\n"
+                                "    dumps before the one at exit add .1, .2 ...). Without depth=, stacks are\n"
+                                "    64 frames deep. viewonly=y writes the views and no other file.\n"
+                                "    build/hprof view makes the same views from any HPROF file.\n"
+                                "  - timeline=gc writes a GC record at each collection (when, how long from\n"
+                                "    the JVM's GC start to its end, heap used before and after and committed,\n"
+                                "    read from the JVM's jvmstat counters) and HEAP SIZE when the committed\n"
+                                "    heap changes; with heap=sites also, after each GC, an ALLOCS LIVE record:\n"
+                                "    per site, objects and bytes allocated since the last record and still\n"
+                                "    live; at exit the LEAK SUSPECTS (sites whose live bytes kept growing)\n"
+                                "    and <file>.timeline.html, a page of the heap and those sites over time.\n"
+                                "    timeline=<ms>: the ALLOCS LIVE records every <ms> instead (live as the\n"
+                                "    last GC left them). The text file always starts with the run header\n"
+                                "    (command, OS, heap sizes, JVM, collector, pid, host, start, options);\n"
+                                "    format=b writes it as a RUN HEADER record with timeline= only. New\n"
+                                "    binary tags 0x40-0x44 (README); the net= command ALLOCS (0x09) writes\n"
+                                "    the allocations since the last record. format=short is format=b with\n"
+                                "    timeline=gc and heap=sites, never a heap dump. top=<n> keeps the first\n"
+                                "    n rows of SITES, CPU SAMPLES, CPU TIME, MONITOR TIME and the timeline's\n"
+                                "    records.\n"
+                                "  - monitor=y: MONITOR TIME is contention only, as in the original (time\n"
+                                "    blocked entering a monitor). Time in Object.wait (Thread.join too) is\n"
+                                "    in a section of its own, MONITOR WAIT TIME, which the original lacked.\n";
 
 const char *options_help_text(void) { return HELP_TEXT; }
 
@@ -180,10 +179,10 @@ static void set_defaults(struct options *o)
 
 /* The parser reads one "name=value" pair at a time from the option string. */
 struct parser {
-    const char *all;     /* the whole string, quoted in error messages */
+    const char *all; /* the whole string, quoted in error messages */
     char *err;
     size_t errlen;
-    bool file_or_net;    /* file= or net= seen: each may appear once, not both */
+    bool file_or_net; /* file= or net= seen: each may appear once, not both */
 };
 
 static enum options_result fail(struct parser *p, const char *fmt, const char *a)
@@ -196,9 +195,12 @@ static enum options_result fail(struct parser *p, const char *fmt, const char *a
 
 static int parse_yes_no(const char *v, bool *out)
 {
-    if (strcmp(v, "y") == 0) *out = true;
-    else if (strcmp(v, "n") == 0) *out = false;
-    else return -1;
+    if (strcmp(v, "y") == 0)
+        *out = true;
+    else if (strcmp(v, "n") == 0)
+        *out = false;
+    else
+        return -1;
     return 0;
 }
 
@@ -216,8 +218,14 @@ static int parse_int(const char *v, long lo, long hi, int *out)
 /* view=html+collapsed+pprof (the option list is comma separated, so the kinds are joined by +). */
 static int parse_views(const char *v, unsigned *out)
 {
-    static const struct { const char *name; unsigned bits; } KINDS[] = {
-        {"html", 1}, {"collapsed", 2}, {"pprof", 4}, {"all", 7},
+    static const struct {
+        const char *name;
+        unsigned bits;
+    } KINDS[] = {
+        {"html", 1},
+        {"collapsed", 2},
+        {"pprof", 4},
+        {"all", 7},
     };
     *out = 0;
     while (*v) {
@@ -235,7 +243,8 @@ static int parse_views(const char *v, unsigned *out)
 static enum options_result parse_timeline_top(struct parser *p, struct options *o, const char *name, const char *v)
 {
     if (name[0] == 't' && name[1] == 'o') {
-        if (parse_int(v, 1, 1000000, &o->top)) return fail(p, "top option value must be a number from 1 to 1000000%s", "");
+        if (parse_int(v, 1, 1000000, &o->top))
+            return fail(p, "top option value must be a number from 1 to 1000000%s", "");
         return OPTIONS_OK;
     }
     if (strcmp(v, "gc") == 0) {
@@ -267,12 +276,20 @@ static enum options_result parse_net(struct parser *p, const char *v, struct opt
 /* The y|n option called name, or NULL. */
 static bool *flag_of(struct options *o, const char *name)
 {
-    static const struct { const char *name; size_t off; } FLAGS[] = {
-        {"monitor", offsetof(struct options, monitor)},       {"lineno", offsetof(struct options, lineno)},
-        {"thread", offsetof(struct options, thread)},         {"doe", offsetof(struct options, doe)},
-        {"msa", offsetof(struct options, msa)},               {"force", offsetof(struct options, force)},
-        {"verbose", offsetof(struct options, verbose)},       {"primfields", offsetof(struct options, primfields)},
-        {"primarrays", offsetof(struct options, primarrays)}, {"viewonly", offsetof(struct options, viewonly)},
+    static const struct {
+        const char *name;
+        size_t off;
+    } FLAGS[] = {
+        {"monitor", offsetof(struct options, monitor)},
+        {"lineno", offsetof(struct options, lineno)},
+        {"thread", offsetof(struct options, thread)},
+        {"doe", offsetof(struct options, doe)},
+        {"msa", offsetof(struct options, msa)},
+        {"force", offsetof(struct options, force)},
+        {"verbose", offsetof(struct options, verbose)},
+        {"primfields", offsetof(struct options, primfields)},
+        {"primarrays", offsetof(struct options, primarrays)},
+        {"viewonly", offsetof(struct options, viewonly)},
     };
     for (size_t i = 0; i < sizeof FLAGS / sizeof FLAGS[0]; i++)
         if (strcmp(name, FLAGS[i].name) == 0) return (bool *)((char *)o + FLAGS[i].off);
@@ -283,9 +300,12 @@ static bool *flag_of(struct options *o, const char *name)
  * bits, core dumps, pauses, experiments), accepted with the values it took: a number in
  * C notation, or y|n. It refused exitpause and precrash (removed then); they are accepted
  * here too, so no command line that ran it fails. */
-static const struct { const char *name; bool numeric; } NO_EFFECT[] = {
-    {"logflags", true},   {"debugflags", true}, {"coredump", false}, {"errorexit", false}, {"exitpause", false},
-    {"pause", false},     {"precrash", false},  {"debug", false},    {"X", true},
+static const struct {
+    const char *name;
+    bool numeric;
+} NO_EFFECT[] = {
+    {"logflags", true}, {"debugflags", true}, {"coredump", false}, {"errorexit", false}, {"exitpause", false},
+    {"pause", false},   {"precrash", false},  {"debug", false},    {"X", true},
 };
 #define N_NO_EFFECT (sizeof NO_EFFECT / sizeof NO_EFFECT[0])
 
@@ -312,8 +332,8 @@ static int apply_no_effect(struct parser *p, struct options *o, const char *name
         errno = 0;
         if (NO_EFFECT[i].numeric) (void)strtol(value, &end, 0);
         if (NO_EFFECT[i].numeric ? (!*value || *end || errno) : parse_yes_no(value, &ignored) != 0) {
-            *r = fail(p, NO_EFFECT[i].numeric ? "%s option value must be numeric" : "%s option value must be y|n",
-                      name);
+            *r =
+                fail(p, NO_EFFECT[i].numeric ? "%s option value must be numeric" : "%s option value must be y|n", name);
             return 0;
         }
         o->no_effect |= 1u << i;
@@ -331,23 +351,37 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
     if (strcmp(name, "heap") == 0) {
         o->heap_given = true;
         /* heap=dump and heap=sites add up, as they always did */
-        if (strcmp(value, "dump") == 0) o->heap |= HEAP_DUMP;
-        else if (strcmp(value, "sites") == 0) o->heap |= HEAP_SITES;
-        else if (strcmp(value, "all") == 0) o->heap = HEAP_ALL;
-        else *r = fail(p, "heap option value must be dump|sites|all%s", "");
+        if (strcmp(value, "dump") == 0)
+            o->heap |= HEAP_DUMP;
+        else if (strcmp(value, "sites") == 0)
+            o->heap |= HEAP_SITES;
+        else if (strcmp(value, "all") == 0)
+            o->heap = HEAP_ALL;
+        else
+            *r = fail(p, "heap option value must be dump|sites|all%s", "");
     } else if (strcmp(name, "cpu") == 0) {
-        if (strcmp(value, "samples") == 0 || strcmp(value, "y") == 0) o->cpu = CPU_SAMPLES;
-        else if (strcmp(value, "times") == 0) o->cpu = CPU_TIMES;
-        else if (strcmp(value, "old") == 0) o->cpu = CPU_OLD;
-        else *r = fail(p, "cpu option value must be y|samples|times|old%s", "");
+        if (strcmp(value, "samples") == 0 || strcmp(value, "y") == 0)
+            o->cpu = CPU_SAMPLES;
+        else if (strcmp(value, "times") == 0)
+            o->cpu = CPU_TIMES;
+        else if (strcmp(value, "old") == 0)
+            o->cpu = CPU_OLD;
+        else
+            *r = fail(p, "cpu option value must be y|samples|times|old%s", "");
     } else if (strcmp(name, "clock") == 0) {
-        if (strcmp(value, "cpu") == 0) o->clock = CLOCK_CPU;
-        else if (strcmp(value, "wall") == 0) o->clock = CLOCK_WALL;
-        else *r = fail(p, "clock option value must be cpu|wall%s", "");
+        if (strcmp(value, "cpu") == 0)
+            o->clock = CLOCK_CPU;
+        else if (strcmp(value, "wall") == 0)
+            o->clock = CLOCK_WALL;
+        else
+            *r = fail(p, "clock option value must be cpu|wall%s", "");
     } else if (strcmp(name, "sampler") == 0) {
-        if (strcmp(value, "signal") == 0) o->sampler = ENGINE_SIGNAL;
-        else if (strcmp(value, "jvmti") == 0) o->sampler = ENGINE_JVMTI;
-        else *r = fail(p, "sampler option value must be signal|jvmti%s", "");
+        if (strcmp(value, "signal") == 0)
+            o->sampler = ENGINE_SIGNAL;
+        else if (strcmp(value, "jvmti") == 0)
+            o->sampler = ENGINE_JVMTI;
+        else
+            *r = fail(p, "sampler option value must be signal|jvmti%s", "");
     } else if (strcmp(name, "format") == 0) {
         o->format_short = strcmp(value, "short") == 0;
         if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0 && !o->format_short)
@@ -371,7 +405,8 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
             o->file_given = true;
         }
     } else if (strcmp(name, "view") == 0) {
-        if (parse_views(value, &o->view)) *r = fail(p, "view option value must be html|collapsed|pprof|all, joined by +%s", "");
+        if (parse_views(value, &o->view))
+            *r = fail(p, "view option value must be html|collapsed|pprof|all, joined by +%s", "");
     } else if (strcmp(name, "depth") == 0) {
         o->depth_given = true;
         if (parse_int(value, 0, 65535, &o->depth))
@@ -399,8 +434,7 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
     return 0;
 }
 
-static enum options_result apply(struct parser *p, struct options *o, const char *name,
-                                 const char *value)
+static enum options_result apply(struct parser *p, struct options *o, const char *name, const char *value)
 {
     enum options_result r;
     if (apply_valued(p, o, name, value, &r) == 0 || apply_no_effect(p, o, name, value, &r) == 0) return r;
@@ -422,17 +456,18 @@ static enum options_result check_combinations(struct parser *p, struct options *
 {
     if (o->format == 'b' && (o->cpu == CPU_TIMES || o->cpu == CPU_OLD))
         return fail(p, "cpu=times|old is not supported with format=b%s", "");
-    if (o->format == 'b' && o->monitor)
-        return fail(p, "monitor=y is not supported with format=b%s", "");
+    if (o->format == 'b' && o->monitor) return fail(p, "monitor=y is not supported with format=b%s", "");
     if (o->format_short) {
         /* the 1997 short format: the timeline, in binary, and never a heap dump */
-        if (o->heap & HEAP_DUMP && o->heap_given) return fail(p, "format=short writes no heap dumps: drop heap=dump|all%s", "");
+        if (o->heap & HEAP_DUMP && o->heap_given)
+            return fail(p, "format=short writes no heap dumps: drop heap=dump|all%s", "");
         o->heap &= ~HEAP_DUMP;
         if (o->heap == HEAP_NONE && o->cpu == CPU_OFF) o->heap = HEAP_SITES;
         if (o->timeline == TIMELINE_OFF) o->timeline = TIMELINE_GC;
     }
     if (o->viewonly && !o->view) return fail(p, "viewonly=y needs view=%s", "");
-    if (o->viewonly && o->net_host) return fail(p, "viewonly=y writes no profile to send: drop net= or viewonly=%s", "");
+    if (o->viewonly && o->net_host)
+        return fail(p, "viewonly=y writes no profile to send: drop net= or viewonly=%s", "");
     if (o->view && !o->depth_given) o->depth = VIEW_DEPTH;
     return OPTIONS_OK;
 }
@@ -471,8 +506,8 @@ enum options_result options_parse(const char *text, struct options *o, char *err
             if (n > 0 && n < sizeof name && s[n] != '=') {
                 memcpy(name, s, n);
                 name[n] = 0;
-                fail(&p, strcmp(name, "help") == 0 ? "help must be the only option%s"
-                                                   : "Unknown option: %s", strcmp(name, "help") == 0 ? "" : name);
+                fail(&p, strcmp(name, "help") == 0 ? "help must be the only option%s" : "Unknown option: %s",
+                     strcmp(name, "help") == 0 ? "" : name);
             } else {
                 fail(&p, "general syntax error parsing options%s", "");
             }

@@ -20,31 +20,31 @@ struct options {
     enum heap_mode heap;
     enum cpu_mode cpu;
     bool monitor;
-    char format;             /* 'a' text, 'b' binary */
-    char *file;              /* as given, or the default for the format */
+    char format; /* 'a' text, 'b' binary */
+    char *file;  /* as given, or the default for the format */
     bool file_given;
-    char *net_host;          /* NULL unless net= */
+    char *net_host; /* NULL unless net= */
     int net_port;
     int depth;
     int interval_ms;
     double cutoff;
     bool lineno, thread, doe, msa, force, verbose;
-    bool gc_okay_given;      /* obsolete: accepted, with a note */
-    bool primfields;         /* format=b heap dumps: primitive field values (n: written as 0) */
-    bool primarrays;         /* format=b heap dumps: primitive arrays' elements (n: none) */
-    unsigned no_effect;      /* the original's options given that do nothing here: a bit each */
-    long alloc_sample;       /* heap=sites sampled every this many bytes (0: exact counts) */
-    enum sample_clock clock; /* cpu=samples: clock=cpu (CPU used) or wall (every thread) */
+    bool gc_okay_given;         /* obsolete: accepted, with a note */
+    bool primfields;            /* format=b heap dumps: primitive field values (n: written as 0) */
+    bool primarrays;            /* format=b heap dumps: primitive arrays' elements (n: none) */
+    unsigned no_effect;         /* the original's options given that do nothing here: a bit each */
+    long alloc_sample;          /* heap=sites sampled every this many bytes (0: exact counts) */
+    enum sample_clock clock;    /* cpu=samples: clock=cpu (CPU used) or wall (every thread) */
     enum sample_engine sampler; /* cpu=samples: sampler=signal (default) or jvmti */
-    unsigned view;           /* view=: VIEW_* bits of writers/views.h (html 1, collapsed 2, pprof 4) */
-    bool viewonly;           /* viewonly=y: the views instead of the usual file */
-    bool depth_given;
-    int timeline;            /* timeline=: TIMELINE_OFF, TIMELINE_GC or TIMELINE_MS */
-    int timeline_ms;         /* timeline=<ms>: the period of its records */
-    bool format_short;
-    bool heap_given;
-    char *text;              /* the options as given, for the run header */         /* heap= was given */       /* format=short: binary, timeline on, no heap dumps */
-    int top;                 /* top=N: at most N rows per ranked section and timeline record (0: all) */        /* depth= was given (else a view makes stacks VIEW_DEPTH deep) */
+    unsigned view;              /* view=: VIEW_* bits of writers/views.h (html 1, collapsed 2, pprof 4) */
+    bool viewonly;              /* viewonly=y: the views instead of the usual file */
+    bool depth_given;           /* depth= was given (else a view makes stacks VIEW_DEPTH deep) */
+    int timeline;               /* timeline=: TIMELINE_OFF, TIMELINE_GC or TIMELINE_MS */
+    int timeline_ms;            /* timeline=<ms>: the period of its records */
+    bool format_short;          /* format=short: binary, timeline on, no heap dumps */
+    bool heap_given;            /* heap= was given */
+    char *text;                 /* the options as given, for the run header */
+    int top;                    /* top=N: at most N rows per ranked section and timeline record (0: all) */
 };
 
 /* The stack depth when a view is asked for and depth= is not given: a flame graph of 4

@@ -45,7 +45,7 @@ void report_start(struct report *r, JNIEnv *jni)
     const struct options *o = r->h->opt;
     bool text = r->writer == &text_writer;
     if (o->timeline != TIMELINE_OFF) r->tl = report_timeline_open();
-    if (!text && !r->tl) return;    /* a binary file without timeline= is as it always was */
+    if (!text && !r->tl) return; /* a binary file without timeline= is as it always was */
     struct run_info *ri = malloc(sizeof *ri);
     if (!ri) return;
     run_info_collect(r->h, ri);
@@ -351,7 +351,8 @@ bool report_sites(struct report *r, JNIEnv *jni, double cutoff)
     struct site **rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) return true;
     struct site_totals tot = sum_sites(st, rows, cutoff);
-    int keep = report_top(r, (int)rank_rows(rows, n, sizeof *rows, by_live_bytes, live_bytes_of, tot.live_bytes, cutoff, 0));
+    int keep =
+        report_top(r, (int)rank_rows(rows, n, sizeof *rows, by_live_bytes, live_bytes_of, tot.live_bytes, cutoff, 0));
     output_lock(&r->out);
     write_section_preamble(r);
     r->writer->sites(&r->wctx, rows, keep, &tot);
@@ -389,7 +390,7 @@ static bool wants_cpu_old(const struct options *o) { return o->cpu == CPU_OLD; }
  * dump, sites, CPU). Each takes the output lock itself, for as long as it needs.
  */
 static const struct section {
-    const char *said;                           /* for the verbose "Dumping" line */
+    const char *said; /* for the verbose "Dumping" line */
     bool (*wanted)(const struct options *o);
     void (*write)(struct report *r, JNIEnv *jni);
 } SECTIONS[] = {
@@ -413,7 +414,7 @@ bool report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
     /* A request that comes while a dump is being written is dropped, as before;
      * the dump at exit waits for it instead, so it is never lost. */
     if (why != DUMP_ON_SIGNAL) {
-        if (pthread_mutex_lock(&r->dump_lock) != 0) return false;     /* this thread is in one */
+        if (pthread_mutex_lock(&r->dump_lock) != 0) return false; /* this thread is in one */
     } else if (pthread_mutex_trylock(&r->dump_lock) != 0) {
         return false;
     }
@@ -445,6 +446,6 @@ void report_begin_command(struct report *r, bool section)
 
 void report_end_command(struct report *r, bool section)
 {
-    flush(r);    /* each answer goes out at once */
+    flush(r); /* each answer goes out at once */
     if (section) pthread_mutex_unlock(&r->dump_lock);
 }

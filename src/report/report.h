@@ -18,7 +18,6 @@
 struct host;
 struct live_record;
 
-
 /* A signal's request is dropped while a dump is under way; the others wait for it. */
 enum dump_reason { DUMP_AT_EXIT, DUMP_ON_SIGNAL, DUMP_ON_REQUEST };
 

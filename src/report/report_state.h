@@ -16,15 +16,15 @@ struct host;
 struct report_timeline;
 
 struct report {
-    struct host *h;                  /* the sources and tables it reports */
+    struct host *h; /* the sources and tables it reports */
     struct output out;
-    const struct writer *writer;     /* text or binary */
+    const struct writer *writer; /* text or binary */
     struct writer_ctx wctx;
-    pthread_mutex_t dump_lock;       /* one dump at a time */
-    unsigned dumps;                  /* dumps and section commands so far, but the one at exit */
-    unsigned view_seq;               /* view=: the number in the views' names (0 at exit) */
-    struct report_timeline *tl;      /* timeline= (report_timeline.h); NULL if off */
-    int top;                         /* top=N (0: every row) */
+    pthread_mutex_t dump_lock;  /* one dump at a time */
+    unsigned dumps;             /* dumps and section commands so far, but the one at exit */
+    unsigned view_seq;          /* view=: the number in the views' names (0 at exit) */
+    struct report_timeline *tl; /* timeline= (report_timeline.h); NULL if off */
+    int top;                    /* top=N (0: every row) */
 };
 
 /* top=N: at most N of n rows (all when top= is not given). */

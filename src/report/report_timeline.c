@@ -16,20 +16,22 @@
 #include "util/log.h"
 #include "writers/timeline_html.h"
 
-#define MAX_SUSPECTS 10     /* listed at the end of the text profile (top= may say fewer) */
+#define MAX_SUSPECTS 10 /* listed at the end of the text profile (top= may say fewer) */
 
 struct report_timeline {
-    pthread_mutex_t lock;            /* one record at a time, in order */
-    uint32_t number;                 /* allocation records so far */
-    uint64_t committed;              /* the last HEAP SIZE written */
-    uint64_t live_bytes;             /* every site's, at the last record with live counts */
+    pthread_mutex_t lock; /* one record at a time, in order */
+    uint32_t number;      /* allocation records so far */
+    uint64_t committed;   /* the last HEAP SIZE written */
+    uint64_t live_bytes;  /* every site's, at the last record with live counts */
 };
 
 struct report_timeline *report_timeline_open(void)
 {
     struct report_timeline *tl = calloc(1, sizeof *tl);
-    if (tl) pthread_mutex_init(&tl->lock, NULL);
-    else log_error("out of memory: timeline= records are not written");
+    if (tl)
+        pthread_mutex_init(&tl->lock, NULL);
+    else
+        log_error("out of memory: timeline= records are not written");
     return tl;
 }
 
@@ -45,7 +47,7 @@ static void write_interval(struct report *r, JNIEnv *jni, bool live, uint32_t gc
     struct alloc_row *rows = NULL;
     struct alloc_interval iv = {r->tl->number + 1, gc, live, {0, 0, 0, 0}};
     int n = timeline_interval(tt, st, gc, live, &rows, &iv.tot);
-    if (n == TL_LATER) {    /* GCs came faster than records: the next one covers this one */
+    if (n == TL_LATER) { /* GCs came faster than records: the next one covers this one */
         free(rows);
         return;
     }
@@ -73,7 +75,7 @@ static void write_gc(struct report *r, const struct gc_record *g)
         r->writer->heap_size(&r->wctx, g->committed, g->seq);
         r->tl->committed = g->committed;
     }
-    output_flush(&r->out);    /* a GC's record goes out as it comes */
+    output_flush(&r->out); /* a GC's record goes out as it comes */
     output_unlock(&r->out);
 }
 

@@ -25,8 +25,9 @@
 /* The JVM's options take a value as the next word. */
 static bool takes_value(const char *a)
 {
-    static const char *const WITH_VALUE[] = {"-cp", "-classpath", "--class-path", "-p", "--module-path",
-                                             "--add-modules", "--add-opens", "--add-exports", "--add-reads"};
+    static const char *const WITH_VALUE[] = {"-cp",         "-classpath",    "--class-path",
+                                             "-p",          "--module-path", "--add-modules",
+                                             "--add-opens", "--add-exports", "--add-reads"};
     for (size_t i = 0; i < sizeof WITH_VALUE / sizeof WITH_VALUE[0]; i++)
         if (strcmp(a, WITH_VALUE[i]) == 0) return true;
     return false;
@@ -66,7 +67,7 @@ static void program_name(struct stack_profile *p)
 /* The profile's frame for each trace frame, found by the frame's ID (dense from
  * ID_FRAME_BASE + 1): traces share most frames. */
 struct frame_cache {
-    uint32_t *ix;        /* index + 1, 0: not yet */
+    uint32_t *ix; /* index + 1, 0: not yet */
     size_t cap;
 };
 
@@ -77,8 +78,8 @@ static uint32_t frame_of(struct stack_profile *p, struct frame_cache *c, const s
     const struct method_info *m = f->method;
     char name[1024];
     snprintf(name, sizeof name, "%s.%s", m->cls->name, m->name);
-    uint32_t ix = sp_frame(p, name, m->cls->source_file, f->line,
-                           m->native || f->line == LINE_NATIVE ? SP_NATIVE : SP_JAVA);
+    uint32_t ix =
+        sp_frame(p, name, m->cls->source_file, f->line, m->native || f->line == LINE_NATIVE ? SP_NATIVE : SP_JAVA);
     if (grow_array_zeroed((void **)&c->ix, &c->cap, k + 1, sizeof *c->ix)) c->ix[k] = ix + 1;
     return ix;
 }
@@ -142,8 +143,10 @@ static void begin(struct report *r, struct stack_profile *p, const char *mode)
 
 static void finish(struct report *r, struct stack_profile *p, const char *section, struct frame_cache *c)
 {
-    if (p->oom) log_error("view=: out of memory building the %s views", section);
-    else write_views(r, p, section);
+    if (p->oom)
+        log_error("view=: out of memory building the %s views", section);
+    else
+        write_views(r, p, section);
     free(c->ix);
     sp_free(p);
 }
@@ -162,7 +165,7 @@ void views_cpu(struct report *r, const struct rank_row *rows, int nrows, bool ti
         sp_add_type(&p, "calls", "count");
     } else {
         sp_add_type(&p, "samples", "count");
-        sp_add_type(&p, "cpu", "nanoseconds");    /* a sample stands for one interval */
+        sp_add_type(&p, "cpu", "nanoseconds"); /* a sample stands for one interval */
         p.period_type = (struct sp_type){"cpu", "nanoseconds"};
         p.period = period;
     }

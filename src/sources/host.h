@@ -31,10 +31,10 @@ struct gc_record;
 enum live_kind { LIVE_THREAD_START, LIVE_THREAD_END, LIVE_MONITOR_WAIT, LIVE_MONITOR_WAITED };
 struct live_record {
     enum live_kind kind;
-    const struct thread_info *thread;   /* THREAD START / END */
-    const char *signature;              /* MONITOR WAIT(ED): the monitor's class */
-    int64_t ms;                         /* the wait's timeout, or the time it waited */
-    uint32_t thread_serial;             /* MONITOR WAIT(ED) */
+    const struct thread_info *thread; /* THREAD START / END */
+    const char *signature;            /* MONITOR WAIT(ED): the monitor's class */
+    int64_t ms;                       /* the wait's timeout, or the time it waited */
+    uint32_t thread_serial;           /* MONITOR WAIT(ED) */
 };
 
 /* The services the agent gives its sources. */
@@ -66,30 +66,30 @@ struct class_sweeper;
 struct host {
     JavaVM *vm;
     jvmtiEnv *jvmti;
-    const struct options *opt;     /* as parsed at load; never changes */
+    const struct options *opt; /* as parsed at load; never changes */
     const struct host_services *services;
-    _Atomic int phase;             /* enum host_phase */
-    bool gc_at_exit;               /* a GC can be forced at VM death (util/collector.h) */
-    bool virtual_threads;          /* thread=y follows virtual threads (JDK 21+) */
-    bool attached;                 /* loaded into a running JVM (Agent_OnAttach) */
-    int net_fd;                    /* the net= socket, which commands come in by; -1 if none */
+    _Atomic int phase;    /* enum host_phase */
+    bool gc_at_exit;      /* a GC can be forced at VM death (util/collector.h) */
+    bool virtual_threads; /* thread=y follows virtual threads (JDK 21+) */
+    bool attached;        /* loaded into a running JVM (Agent_OnAttach) */
+    int net_fd;           /* the net= socket, which commands come in by; -1 if none */
     struct tables t;
 
     /* Settings a socket command may change while the program runs. */
-    _Atomic int depth;             /* stack depth of new traces (depth= at first) */
-    _Atomic int interval_ms;       /* CPU sampling pause (interval= at first; `hprof set`) */
+    _Atomic int depth;       /* stack depth of new traces (depth= at first) */
+    _Atomic int interval_ms; /* CPU sampling pause (interval= at first; `hprof set`) */
 
     /* Each source's own state; NULL where the options did not ask for it. */
-    struct cpu_sampler *sampler;             /* cpu=samples through JVMTI (sampler=jvmti, fallback) */
-    struct signal_sampler *signal_sampler;   /* cpu=samples from signals (the default) */
-    struct tracker *tracker;                 /* bytecode instrumentation (cpu=times|old, heap=sites) */
-    struct bci_class_table *bci_classes;     /* classes it numbered */
-    struct method_times *method_times;       /* shadow call stacks of cpu=times|old */
-    struct alloc_tracker *alloc;             /* heap=sites: allocations by site */
-    struct monitor_events *monitors;         /* monitor=y: contention and waits */
-    struct listener *listener;               /* commands on the net= socket (format=b) */
-    struct gc_events *gc;                    /* timeline=: GC records and the timeline */
-    struct class_sweeper *class_sweeper;     /* forgets unloaded classes (always) */
+    struct cpu_sampler *sampler;           /* cpu=samples through JVMTI (sampler=jvmti, fallback) */
+    struct signal_sampler *signal_sampler; /* cpu=samples from signals (the default) */
+    struct tracker *tracker;               /* bytecode instrumentation (cpu=times|old, heap=sites) */
+    struct bci_class_table *bci_classes;   /* classes it numbered */
+    struct method_times *method_times;     /* shadow call stacks of cpu=times|old */
+    struct alloc_tracker *alloc;           /* heap=sites: allocations by site */
+    struct monitor_events *monitors;       /* monitor=y: contention and waits */
+    struct listener *listener;             /* commands on the net= socket (format=b) */
+    struct gc_events *gc;                  /* timeline=: GC records and the timeline */
+    struct class_sweeper *class_sweeper;   /* forgets unloaded classes (always) */
 };
 
 /* The host installed at load, for JVMTI callbacks and natives, which carry no context. */
@@ -98,10 +98,7 @@ struct host *host_get(void);
 
 static inline bool host_live(struct host *h) { return atomic_load(&h->phase) == PHASE_LIVE; }
 static inline int host_depth(struct host *h) { return atomic_load_explicit(&h->depth, memory_order_relaxed); }
-static inline int host_interval(struct host *h)
-{
-    return atomic_load_explicit(&h->interval_ms, memory_order_relaxed);
-}
+static inline int host_interval(struct host *h) { return atomic_load_explicit(&h->interval_ms, memory_order_relaxed); }
 static inline jthread host_start_thread(struct host *h, JNIEnv *jni, const char *name, jvmtiStartFunction run,
                                         void *arg)
 {

@@ -72,7 +72,7 @@ struct class_info *classes_of(struct class_table *t, jvmtiEnv *jvmti, JNIEnv *jn
     if (!fresh) return &t->unknown;
     jweak mirror = jni ? (*jni)->NewWeakGlobalRef(jni, cls) : NULL;
     pthread_mutex_lock(&t->naming);
-    c = tagged(jvmti, cls);              /* another thread may have entered it meanwhile */
+    c = tagged(jvmti, cls); /* another thread may have entered it meanwhile */
     if (!c) {
         /* The entry of an unloaded class of this name, else a new one. */
         c = mirror ? classes_reuse(t, fresh->signature, fresh->source_file) : NULL;
@@ -247,7 +247,7 @@ static struct bci_class *numbered_twin(struct bci_class_table *t, jvmtiEnv *jvmt
     struct same_loader s = {jni, NULL};
     struct bci_class *c = NULL;
     if (len >= 3 && sig[0] == 'L') {
-        sig[len - 1] = 0;                /* "Ljava/lang/String;" -> "java/lang/String" */
+        sig[len - 1] = 0; /* "Ljava/lang/String;" -> "java/lang/String" */
         (*jvmti)->GetClassLoader(jvmti, cls, &s.loader);
         c = bci_classes_find(t, sig + 1, unprepared, has_loader, &s);
         if (s.loader) (*jni)->DeleteLocalRef(jni, s.loader);
@@ -400,4 +400,3 @@ void threads_reclaim(struct thread_table *t, jvmtiEnv *jvmti, JNIEnv *jni)
         ti = next;
     }
 }
-

@@ -8,9 +8,9 @@
 struct name_node {
     struct cmap_node node;
     struct bci_class *_Atomic newest;
-    struct bci_class *vacant;        /* free for the same bytes again (lock) */
-    struct bci_class *unprepared;    /* numbered, not prepared yet (lock) */
-    struct bci_version *versions;    /* (lock) */
+    struct bci_class *vacant;     /* free for the same bytes again (lock) */
+    struct bci_class *unprepared; /* numbered, not prepared yet (lock) */
+    struct bci_version *versions; /* (lock) */
     char name[];
 };
 
@@ -64,8 +64,8 @@ static struct bci_class *reuse(struct name_node *n, uint64_t bytes_hash, jweak l
 
 struct bci_class *bci_classes_add(struct bci_class_table *t, const char *name, uint64_t bytes_hash, jweak loader)
 {
-    struct name_node *n = (struct name_node *)cmap_intern(&t->by_name, name_hash(name), name, name_eq, name_make,
-                                                          NULL, NULL);
+    struct name_node *n =
+        (struct name_node *)cmap_intern(&t->by_name, name_hash(name), name, name_eq, name_make, NULL, NULL);
     pthread_mutex_lock(&t->lock);
     struct bci_class *c = loader ? reuse(n, bytes_hash, loader) : NULL;
     if (!c && (c = calloc(1, sizeof *c)) != NULL) {
@@ -171,7 +171,7 @@ static struct bci_version *version_of(struct name_node *n, uint64_t bytes_hash, 
 int bci_classes_set_methods(struct bci_class_table *t, struct bci_class *c, unsigned nmethods, char *const *names,
                             char *const *descs)
 {
-    if (c->ids) return 0;          /* a reused entry: the same bytes, the same methods */
+    if (c->ids) return 0; /* a reused entry: the same bytes, the same methods */
     c->method_names = copy_strings(nmethods, names);
     c->method_descs = copy_strings(nmethods, descs);
     c->ids = calloc(nmethods ? nmethods : 1, sizeof *c->ids);
@@ -211,7 +211,7 @@ uint32_t bci_classes_most(struct bci_class_table *t)
     uint32_t most = 0;
     for (uint32_t i = 0, n = registry_count(&t->all); i < n; i++) {
         struct bci_class *c = registry_get(&t->all, i);
-        if (!c || bci_classes_named(t, c->name) != c) continue;   /* each name once, from its newest */
+        if (!c || bci_classes_named(t, c->name) != c) continue; /* each name once, from its newest */
         uint32_t k = 0;
         for (; c; c = c->same_name) k++;
         if (k > most) most = k;

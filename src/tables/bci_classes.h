@@ -31,35 +31,35 @@ struct frame;
  * name, once known, for every copy of them. Events of a copy counted after it was
  * unloaded still name its methods so. */
 struct bci_version {
-    struct bci_version *next;     /* the other versions of its name */
+    struct bci_version *next; /* the other versions of its name */
     uint64_t bytes_hash;
     unsigned nmethods;
-    struct frame *_Atomic *frames;  /* by mnum: the method's frame (no location), once
+    struct frame *_Atomic *frames; /* by mnum: the method's frame (no location), once
                                        one copy's method is named */
 };
 
 struct bci_class {
     uint32_t cnum;
-    char *name;                   /* internal form, "java/lang/String" */
-    jweak loader;                 /* NULL for the boot loader (lock) */
-    uint64_t bytes_hash;          /* of the class file as it came */
-    bool vacant;                  /* its loader is gone: free for the same bytes again (lock) */
+    char *name;          /* internal form, "java/lang/String" */
+    jweak loader;        /* NULL for the boot loader (lock) */
+    uint64_t bytes_hash; /* of the class file as it came */
+    bool vacant;         /* its loader is gone: free for the same bytes again (lock) */
     unsigned nmethods;
     char **method_names, **method_descs;
-    _Atomic(jmethodID) *ids;      /* by mnum; NULL until the class is prepared */
-    struct bci_version *version;  /* its bytes' (set with the methods) */
+    _Atomic(jmethodID) *ids;     /* by mnum; NULL until the class is prepared */
+    struct bci_version *version; /* its bytes' (set with the methods) */
     _Atomic bool prepared;
-    struct bci_class *same_name;  /* the class of this name numbered before (another loader) */
-    struct bci_class *next_vacant;   /* the other vacant classes of its name (lock) */
-    struct bci_class *next_unprepared;   /* the others of its name waiting for their
+    struct bci_class *same_name;       /* the class of this name numbered before (another loader) */
+    struct bci_class *next_vacant;     /* the other vacant classes of its name (lock) */
+    struct bci_class *next_unprepared; /* the others of its name waiting for their
                                            ClassPrepare (lock) */
 };
 
 struct bci_class_table {
-    pthread_mutex_t lock;         /* over loaders, vacancy and reuse; held over no JVMTI call, only
+    pthread_mutex_t lock; /* over loaders, vacancy and reuse; held over no JVMTI call, only
                                      JNI's IsSameObject */
-    struct registry all;          /* index = cnum - 1 */
-    struct cmap by_name;          /* name -> the newest struct bci_class of that name */
+    struct registry all;  /* index = cnum - 1 */
+    struct cmap by_name;  /* name -> the newest struct bci_class of that name */
 };
 
 void bci_classes_init(struct bci_class_table *t);

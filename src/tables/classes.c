@@ -13,7 +13,7 @@ void classes_init(struct class_table *t)
     pthread_mutex_init(&t->naming, NULL);
     registry_init(&t->all);
     cmap_init(&t->by_signature);
-    t->unknown.serial = SERIAL_CLASS_BASE;   /* never written as a LOAD CLASS */
+    t->unknown.serial = SERIAL_CLASS_BASE; /* never written as a LOAD CLASS */
     t->unknown.name = "<Unknown Class>";
     t->unknown.signature = "L<Unknown Class>;";
     t->unknown.canonical = &t->unknown;
@@ -26,8 +26,7 @@ static void class_number(void *p, uint32_t i) { ((struct class_info *)p)->serial
 
 static bool signature_eq(const struct cmap_node *n, const void *key)
 {
-    return strcmp(((const struct class_info *)((const struct by_signature_node *)n)->canonical)->signature,
-                  key) == 0;
+    return strcmp(((const struct class_info *)((const struct by_signature_node *)n)->canonical)->signature, key) == 0;
 }
 
 static struct cmap_node *signature_make(const void *key, void *ctx)
@@ -45,7 +44,7 @@ static struct class_info *join_signature(struct class_table *t, struct class_inf
 {
     struct by_signature_node *n = (struct by_signature_node *)cmap_intern(
         &t->by_signature, signature_hash(c->signature), c->signature, signature_eq, signature_make, c, NULL);
-    if (!n) return c;                  /* out of memory: a name of its own */
+    if (!n) return c; /* out of memory: a name of its own */
     struct class_info *first = n->canonical;
     if (first != c) {
         struct class_info *next = atomic_load(&first->next_same);
@@ -68,7 +67,7 @@ static bool same_source(const char *a, const char *b) { return a == b || (a && b
 static struct by_signature_node *signature_node(struct class_table *t, const char *signature)
 {
     return (struct by_signature_node *)cmap_find(&t->by_signature, signature_hash(signature), signature,
-                                                 signature_eq);   /* never taken out */
+                                                 signature_eq); /* never taken out */
 }
 
 struct class_info *classes_reuse(struct class_table *t, const char *signature, const char *source_file)
@@ -92,7 +91,7 @@ jweak classes_vacate(struct class_table *t, struct class_info *c)
     struct by_signature_node *n = c->signature ? signature_node(t, c->signature) : NULL;
     c->vacant = true;
     atomic_fetch_add(&c->generation, 1);
-    if (n) {                           /* else never taken again: memory, not a wrong answer */
+    if (n) { /* else never taken again: memory, not a wrong answer */
         c->next_vacant = n->vacant;
         n->vacant = c;
     }

@@ -20,18 +20,18 @@
 #include "util/registry.h"
 
 struct class_info {
-    uint32_t serial;       /* 100001 ... */
-    uint32_t object_id;    /* the class object's ID */
-    char *signature;       /* "Ljava/lang/String;" */
-    char *name;            /* "java.lang.String" */
-    char *source_file;     /* "String.java", or NULL when the class has none */
-    bool load_written;     /* binary LOAD CLASS written (output lock held) */
-    _Atomic int64_t instance_size;   /* bytes of every instance, once measured; 0: not yet
+    uint32_t serial;                /* 100001 ... */
+    uint32_t object_id;             /* the class object's ID */
+    char *signature;                /* "Ljava/lang/String;" */
+    char *name;                     /* "java.lang.String" */
+    char *source_file;              /* "String.java", or NULL when the class has none */
+    bool load_written;              /* binary LOAD CLASS written (output lock held) */
+    _Atomic int64_t instance_size;  /* bytes of every instance, once measured; 0: not yet
                                        (never set for arrays and java.lang.Class) */
-    _Atomic(jweak) mirror;           /* the class, weakly (sources/resolve.c): heap=sites
+    _Atomic(jweak) mirror;          /* the class, weakly (sources/resolve.c): heap=sites
                                        compares classes with it, far cheaper than a tag, and
                                        the sweeper sees the class unloaded when it clears */
-    _Atomic uint8_t clone_override;  /* heap=sites: 0 not asked yet, 1 its clone() is
+    _Atomic uint8_t clone_override; /* heap=sites: 0 not asked yet, 1 its clone() is
                                        Object's, 2 it has its own */
     /*
      * A class that loaders define again and again (a plugin reloaded, a class loader per
@@ -40,21 +40,21 @@ struct class_info {
      * entries of a name are as many as of its classes loaded at once. Stale pointers to
      * an entry (a cache of a thread) still name a class of that name.
      */
-    struct class_info *canonical;    /* the first entry of this signature: reports name
+    struct class_info *canonical;         /* the first entry of this signature: reports name
                                        every class of that name by it (one row, not one a loader) */
-    struct class_info *_Atomic next_same;  /* the other entries of this signature */
-    _Atomic uint32_t generation;     /* +1 each time its class is unloaded: a note made
+    struct class_info *_Atomic next_same; /* the other entries of this signature */
+    _Atomic uint32_t generation;          /* +1 each time its class is unloaded: a note made
                                        for one of its classes (a method's alias) is stale
                                        once this differs */
-    bool vacant;                     /* its class is unloaded (naming lock) */
-    struct class_info *next_vacant;  /* the other vacant entries of its signature (naming lock) */
+    bool vacant;                          /* its class is unloaded (naming lock) */
+    struct class_info *next_vacant;       /* the other vacant entries of its signature (naming lock) */
 };
 
 /* The signature map's entry: the first class of a signature. */
 struct by_signature_node {
     struct cmap_node node;
     struct class_info *canonical;
-    struct class_info *vacant;       /* entries free for the next class (naming lock) */
+    struct class_info *vacant; /* entries free for the next class (naming lock) */
 };
 
 struct class_table {
@@ -63,8 +63,8 @@ struct class_table {
      * vacancy and its reuse. Nothing slow runs under it. */
     pthread_mutex_t naming;
     struct registry all;
-    struct cmap by_signature;    /* signature -> its canonical entry */
-    struct class_info unknown;   /* stands in when JVMTI cannot tell */
+    struct cmap by_signature;  /* signature -> its canonical entry */
+    struct class_info unknown; /* stands in when JVMTI cannot tell */
 };
 
 struct ids;

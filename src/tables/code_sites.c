@@ -8,11 +8,11 @@
 
 /* A cached trace: its pointer (below 2^48 on every 64-bit Linux) and the depth above. */
 #define DEPTH_SHIFT 48
-#define PTR_MASK (((uintptr_t)1 << DEPTH_SHIFT) - 1)
-#define MAX_PROBE 64
+#define PTR_MASK    (((uintptr_t)1 << DEPTH_SHIFT) - 1)
+#define MAX_PROBE   64
 #define CHUNK_BYTES (256u << 10)
-#define MAX_CHUNKS 256                /* 64 MiB of entries at most */
-#define TOMBSTONE ((uintptr_t)1)      /* a method slot whose method was unloaded */
+#define MAX_CHUNKS  256            /* 64 MiB of entries at most */
+#define TOMBSTONE   ((uintptr_t)1) /* a method slot whose method was unloaded */
 
 bool code_sites_init(struct code_sites *t, uint32_t slots)
 {
@@ -102,7 +102,7 @@ static void *carve(struct code_sites *t, size_t size)
         if (t->chunks >= MAX_CHUNKS) return NULL;
         char *c = malloc(CHUNK_BYTES);
         if (!c) return NULL;
-        *(char **)c = t->chunk;          /* the list of chunks, for destroy */
+        *(char **)c = t->chunk; /* the list of chunks, for destroy */
         t->chunk = c;
         t->chunk_left = CHUNK_BYTES - 8;
         t->chunks++;
@@ -123,9 +123,9 @@ static void stable_bytes(const uint8_t *code, uint8_t *same)
 {
     memset(same, 0xff, CODE_SITE_CODE);
     for (int i = 0; i < CODE_SITE_CODE; i++) {
-        int skip = code[i] == 0xe8 ? 4
-                   : (code[i] == 0x48 || code[i] == 0x49) && i + 1 < CODE_SITE_CODE && (code[i + 1] & 0xf8) == 0xb8 ? 9
-                   : 0;
+        int skip = code[i] == 0xe8                                                                           ? 4
+            : (code[i] == 0x48 || code[i] == 0x49) && i + 1 < CODE_SITE_CODE && (code[i + 1] & 0xf8) == 0xb8 ? 9
+                                                                                                             : 0;
         for (int k = i + 1 + (skip == 9); k <= i + skip && k < CODE_SITE_CODE; k++) same[k] = 0;
         i += skip;
     }
@@ -144,8 +144,8 @@ static bool code_unchanged(const struct code_site *s, const uint8_t *pc)
     return true;
 }
 
-void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, const uint8_t *code,
-                    uint32_t frame_size, int nframes, int keep, const jmethodID *methods, const jint *bcis)
+void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, const uint8_t *code, uint32_t frame_size,
+                    int nframes, int keep, const jmethodID *methods, const jint *bcis)
 {
     if (!t->slots || !pc || nframes <= 0) return;
     if (keep > nframes) keep = nframes;
@@ -173,7 +173,7 @@ void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, con
         s->next_same_code = m->first;
         m->first = s;
         t->used += !old;
-        atomic_store_explicit(&t->slots[i], s, memory_order_release);     /* readers may look now */
+        atomic_store_explicit(&t->slots[i], s, memory_order_release); /* readers may look now */
         break;
     }
     pthread_mutex_unlock(&t->lock);
@@ -186,7 +186,7 @@ void code_sites_unload(struct code_sites *t, uintptr_t code_addr)
     struct code_method *m = method_of(t, code_addr, false);
     for (struct code_site *s = m ? m->first : NULL; s; s = s->next_same_code)
         atomic_store_explicit(&s->dead, true, memory_order_release);
-    if (m) *m = (struct code_method){TOMBSTONE, NULL};   /* the sites keep their slots */
+    if (m) *m = (struct code_method){TOMBSTONE, NULL}; /* the sites keep their slots */
     pthread_mutex_unlock(&t->lock);
 }
 
@@ -235,24 +235,23 @@ uint32_t code_sites_frame_size(const uint8_t *code, size_t n)
         bool bang = code[i - 7] == 0x89 && code[i - 6] == 0x84 && code[i - 5] == 0x24;
         bool patched = code[i - 7] == 0xe9;
         if (!(bang || patched) || code[i - 1] != 0xff) continue;
-        size_t j = i + 1;                /* -XX:+PreserveFramePointer: mov rbp, rsp first */
-        if (j + 3 <= end && code[j] == 0x48 && ((code[j + 1] == 0x8b && code[j + 2] == 0xec) ||
-                                                (code[j + 1] == 0x89 && code[j + 2] == 0xe5)))
+        size_t j = i + 1; /* -XX:+PreserveFramePointer: mov rbp, rsp first */
+        if (j + 3 <= end && code[j] == 0x48 &&
+            ((code[j + 1] == 0x8b && code[j + 2] == 0xec) || (code[j + 1] == 0x89 && code[j + 2] == 0xe5)))
             j += 3;
         if (j + 4 > end || code[j] != 0x48 || code[j + 2] != 0xec) continue;
         uint32_t sub;
-        if (code[j + 1] == 0x83 && code[j + 3] < 0x80) sub = code[j + 3];    /* imm8, sign-extended */
+        if (code[j + 1] == 0x83 && code[j + 3] < 0x80)
+            sub = code[j + 3]; /* imm8, sign-extended */
         else if (code[j + 1] == 0x81 && j + 7 <= end)
             sub = (uint32_t)code[j + 3] | (uint32_t)code[j + 4] << 8 | (uint32_t)code[j + 5] << 16 |
-                  (uint32_t)code[j + 6] << 24;
-        else continue;
+                (uint32_t)code[j + 6] << 24;
+        else
+            continue;
         if (sub % 8 || sub > 65536) return 0;
         return sub + 16;
     }
     return 0;
 }
 
-bool code_sites_is_call(const uint8_t *pc, const uint8_t *code_start)
-{
-    return pc - 5 >= code_start && pc[-5] == 0xe8;
-}
+bool code_sites_is_call(const uint8_t *pc, const uint8_t *code_start) { return pc - 5 >= code_start && pc[-5] == 0xe8; }

@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CODE_SITE_FRAMES 8          /* inlined frames kept at most per site, innermost first */
-#define CODE_SITE_CODE 16           /* machine code bytes kept from the return address on */
+#define CODE_SITE_FRAMES 8  /* inlined frames kept at most per site, innermost first */
+#define CODE_SITE_CODE   16 /* machine code bytes kept from the return address on */
 
 struct trace;
 
@@ -37,28 +37,31 @@ struct code_frame {
 };
 
 struct code_site {
-    _Atomic uintptr_t cached;        /* struct trace * | depth in the high bits (see .c) */
-    uintptr_t pc;                    /* the return address */
-    uintptr_t code_addr;             /* its compiled method's start */
-    struct code_site *next_same_code;   /* the next site of that method (table's lock) */
-    uint32_t frame_size;             /* bytes of that method's frame, its caller's return
+    _Atomic uintptr_t cached;         /* struct trace * | depth in the high bits (see .c) */
+    uintptr_t pc;                     /* the return address */
+    uintptr_t code_addr;              /* its compiled method's start */
+    struct code_site *next_same_code; /* the next site of that method (table's lock) */
+    uint32_t frame_size;              /* bytes of that method's frame, its caller's return
                                         address included; 0: not known */
-    uint8_t nframes;                 /* inlined frames at pc (all of them, up to 255) */
-    uint8_t kept;                    /* how many of them frames[] holds */
-    _Atomic bool dead;               /* its compiled method was unloaded */
-    uint8_t code[CODE_SITE_CODE];    /* the code at pc when it was compiled */
-    uint8_t same[CODE_SITE_CODE];    /* 0xff: that byte must still be the same; 0: it may
+    uint8_t nframes;                  /* inlined frames at pc (all of them, up to 255) */
+    uint8_t kept;                     /* how many of them frames[] holds */
+    _Atomic bool dead;                /* its compiled method was unloaded */
+    uint8_t code[CODE_SITE_CODE];     /* the code at pc when it was compiled */
+    uint8_t same[CODE_SITE_CODE];     /* 0xff: that byte must still be the same; 0: it may
                                         change (a call's target, patched when resolved) */
     struct code_frame frames[];
 };
 
 struct code_sites {
     _Atomic(struct code_site *) *slots;
-    uint32_t mask;                   /* slots - 1, a power of two minus one */
-    uint32_t used;                   /* under lock */
-    struct code_method { uintptr_t code_addr; struct code_site *first; } *methods;
+    uint32_t mask; /* slots - 1, a power of two minus one */
+    uint32_t used; /* under lock */
+    struct code_method {
+        uintptr_t code_addr;
+        struct code_site *first;
+    } * methods;
     uint32_t methods_mask, methods_used;
-    char *chunk;                     /* entries are carved from chunks, freed at the end */
+    char *chunk; /* entries are carved from chunks, freed at the end */
     size_t chunk_left;
     uint32_t chunks;
     pthread_mutex_t lock;
@@ -71,8 +74,8 @@ void code_sites_destroy(struct code_sites *t);
 /* A call site of the compiled method at code_addr: its return address, the code there
  * (CODE_SITE_CODE bytes), the method's frame size (0 if not known), and its inlined
  * frames, of which the first `keep` are kept. Full table: not added. */
-void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, const uint8_t *code,
-                    uint32_t frame_size, int nframes, int keep, const jmethodID *methods, const jint *bcis);
+void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, const uint8_t *code, uint32_t frame_size,
+                    int nframes, int keep, const jmethodID *methods, const jint *bcis);
 /* The compiled method at code_addr was unloaded: its sites are dead. */
 void code_sites_unload(struct code_sites *t, uintptr_t code_addr);
 

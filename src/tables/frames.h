@@ -14,11 +14,11 @@ struct method_info;
 
 struct frame {
     struct cmap_node node;
-    uint32_t id;                 /* 0x70000001 ... */
+    uint32_t id; /* 0x70000001 ... */
     struct method_info *method;
-    jlocation location;          /* -1 when unknown or lineno=n */
-    int line;                    /* a line, or one of LINE_* */
-    bool written;                /* binary STACK FRAME written (output lock held) */
+    jlocation location; /* -1 when unknown or lineno=n */
+    int line;           /* a line, or one of LINE_* */
+    bool written;       /* binary STACK FRAME written (output lock held) */
 };
 
 struct frame_table {

@@ -17,10 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/hprof_format.h"   /* enum hd_type, the basic types */
+#include "util/hprof_format.h" /* enum hd_type, the basic types */
 
 struct class_info;
-struct hd_session;   /* one dump being written: the writer's own */
+struct hd_session; /* one dump being written: the writer's own */
 
 /* Heap dump sub-record tags (the manual's numbers). */
 enum hd_root {
@@ -34,26 +34,29 @@ enum hd_root {
     HD_ROOT_MONITOR_USED = 0x07,
     HD_ROOT_THREAD_OBJECT = 0x08,
 };
-#define HD_CLASS_DUMP 0x20
-#define HD_INSTANCE_DUMP 0x21
-#define HD_OBJ_ARRAY_DUMP 0x22
+#define HD_CLASS_DUMP      0x20
+#define HD_INSTANCE_DUMP   0x21
+#define HD_OBJ_ARRAY_DUMP  0x22
 #define HD_PRIM_ARRAY_DUMP 0x23
 
 /* Size in the binary format of a value of a basic type (IDs are 4 bytes). */
 static inline unsigned hd_type_size(int t)
 {
     switch (t) {
-    case HD_BOOLEAN: case HD_BYTE: return 1;
-    case HD_CHAR: case HD_SHORT: return 2;
-    case HD_LONG: case HD_DOUBLE: return 8;
+    case HD_BOOLEAN:
+    case HD_BYTE: return 1;
+    case HD_CHAR:
+    case HD_SHORT: return 2;
+    case HD_LONG:
+    case HD_DOUBLE: return 8;
     default: return 4;
     }
 }
 
 struct hd_field {
     char *name;
-    uint8_t type;          /* enum hd_type */
-    uint32_t name_id;      /* binary: STRING id */
+    uint8_t type;     /* enum hd_type */
+    uint32_t name_id; /* binary: STRING id */
 };
 
 /* One class as the dump sees it (built by the heap source at the start of each dump). */
@@ -61,7 +64,7 @@ struct hd_class {
     struct class_info *info;
     struct hd_class *super;
     bool is_array;
-    uint8_t elem_type;          /* arrays: enum hd_type of the elements */
+    uint8_t elem_type; /* arrays: enum hd_type of the elements */
     bool is_interface;
     uint32_t loader_id, signers_id, domain_id;
     uint32_t inst_bytes;        /* bytes of an instance's values, supers' included */
@@ -69,7 +72,7 @@ struct hd_class {
     uint32_t obj_size;          /* an instance's size in the heap (text sz=), 0 unknown */
     uint32_t nfields, nstatics; /* own instance fields, own static fields */
     struct hd_field *fields, *statics;
-    uint8_t *static_values;     /* statics' values, packed, big-endian */
+    uint8_t *static_values; /* statics' values, packed, big-endian */
     uint32_t static_bytes;
     /* JVMTI field index -> where its value goes (-1: not here). Instance indexes for
      * the instance view, static indexes for the class's own statics. */
@@ -82,13 +85,13 @@ struct hd_class {
 void hd_class_free(struct hd_class *c);
 
 struct hd_root_info {
-    int kind;                   /* enum hd_root */
+    int kind; /* enum hd_root */
     uint32_t id;
     uint32_t thread_serial;
     uint32_t trace_serial;
-    int32_t frame;              /* JAVA_FRAME, JNI_LOCAL */
-    uint32_t gref;              /* JNI_GLOBAL: the reference's number */
-    const char *name;           /* STICKY_CLASS: the class's name (text) */
+    int32_t frame;    /* JAVA_FRAME, JNI_LOCAL */
+    uint32_t gref;    /* JNI_GLOBAL: the reference's number */
+    const char *name; /* STICKY_CLASS: the class's name (text) */
 };
 
 /* What receives a heap dump; every call with the output lock held. */

@@ -13,7 +13,7 @@ struct method_alias {
     jmethodID id;
     struct method_info *method;
     struct class_info *defined_in;
-    uint32_t generation;          /* defined_in's then: stale once it moves on */
+    uint32_t generation; /* defined_in's then: stale once it moves on */
 };
 
 /* A lookup by jmethodID; the method is copied out under the stripe's lock, as the
@@ -67,7 +67,7 @@ static bool method_eq(const struct cmap_node *n, const void *key)
 {
     const struct method_info *a = (const struct method_info *)n, *b = key;
     return a->cls == b->cls && a->native == b->native && strcmp(a->name, b->name) == 0 &&
-           strcmp(a->signature, b->signature) == 0 && same_lines(a, b);
+        strcmp(a->signature, b->signature) == 0 && same_lines(a, b);
 }
 
 static uint64_t method_hash(const struct method_info *m)
@@ -111,7 +111,7 @@ struct method_info *methods_add(struct method_table *t, struct method_info *m, s
 {
     jmethodID id = m->id;
     struct cmap_node *n = cmap_intern(&t->map, method_hash(m), m, method_eq, adopt, m, NULL);
-    if (n != &m->node) free_method(m);   /* an equal one was first, or no memory */
+    if (n != &m->node) free_method(m); /* an equal one was first, or no memory */
     if (!n || !defined_in) return (struct method_info *)n;
     /* The canonical method is never freed, so it is returned, not read from the alias
      * (which another thread may have made first, for the same method). */
@@ -147,7 +147,6 @@ int methods_line(const struct method_info *m, jlocation location)
     if (location < 0) return LINE_UNKNOWN;
     if (m->nlines == 0) return LINE_NONE;
     int line = m->lines[0].line_number;
-    for (int i = 0; i < m->nlines && m->lines[i].start_location <= location; i++)
-        line = m->lines[i].line_number;
+    for (int i = 0; i < m->nlines && m->lines[i].start_location <= location; i++) line = m->lines[i].line_number;
     return line;
 }

@@ -25,21 +25,21 @@ struct ids;
 
 struct method_info {
     struct cmap_node node;
-    jmethodID id;          /* the first method entered as this one */
-    struct class_info *cls;        /* the canonical entry of its class (see classes.h) */
-    char *name;            /* "<Unknown Method>" when JVMTI cannot tell */
-    char *signature;       /* "(I)V" */
+    jmethodID id;           /* the first method entered as this one */
+    struct class_info *cls; /* the canonical entry of its class (see classes.h) */
+    char *name;             /* "<Unknown Method>" when JVMTI cannot tell */
+    char *signature;        /* "(I)V" */
     bool native;
     int nlines;
-    jvmtiLineNumberEntry *lines;   /* sorted by start_location */
+    jvmtiLineNumberEntry *lines; /* sorted by start_location */
 };
 
 struct method_table {
-    struct cmap map;               /* the canonical methods */
-    struct cmap aliases;           /* jmethodID -> its canonical method */
-    struct class_table *classes;   /* where a method's class is entered */
+    struct cmap map;             /* the canonical methods */
+    struct cmap aliases;         /* jmethodID -> its canonical method */
+    struct class_table *classes; /* where a method's class is entered */
     struct ids *ids;
-    struct method_info unknown;    /* stands in for a method no one can name any more */
+    struct method_info unknown; /* stands in for a method no one can name any more */
 };
 
 void methods_init(struct method_table *t, struct class_table *classes, struct ids *ids);

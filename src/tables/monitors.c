@@ -57,7 +57,7 @@ void monitors_destroy(struct monitor_table *t)
 
 struct monitor_entry *monitors_of(struct monitor_table *t, struct trace *trace, struct class_info *cls)
 {
-    if (cls && cls->canonical) cls = cls->canonical;   /* every loader's class of a name: one row */
+    if (cls && cls->canonical) cls = cls->canonical; /* every loader's class of a name: one row */
     struct monitor_key k = {trace, cls};
     return (struct monitor_entry *)cmap_intern(&t->map, key_hash(&k), &k, key_eq, make, t, NULL);
 }

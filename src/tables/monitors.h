@@ -25,10 +25,10 @@ struct class_info;
 
 struct monitor_entry {
     struct cmap_node node;
-    struct trace *trace;          /* where the thread blocked (or waited) */
-    struct class_info *cls;       /* the monitor's class */
-    _Atomic uint64_t ns;          /* time blocked (or waiting) since the last dump */
-    _Atomic uint64_t count;       /* contended enters (or waits) since the last dump */
+    struct trace *trace;    /* where the thread blocked (or waited) */
+    struct class_info *cls; /* the monitor's class */
+    _Atomic uint64_t ns;    /* time blocked (or waiting) since the last dump */
+    _Atomic uint64_t count; /* contended enters (or waits) since the last dump */
 };
 
 struct monitor_table {
@@ -47,7 +47,7 @@ struct monitor_row {
 struct monitor_times {
     struct monitor_row *rows;
     int nrows;
-    int nall;                     /* every row ranked: the ones under the cutoff follow nrows */
+    int nall; /* every row ranked: the ones under the cutoff follow nrows */
     uint64_t total_ns, total_count;
 };
 
@@ -73,14 +73,14 @@ void monitors_rank(struct monitor_table *t, bool take, double cutoff, struct mon
 struct monitor_dump_thread {
     uint32_t serial;
     uint32_t trace_serial;
-    int32_t state;               /* JVMTI thread state bits */
+    int32_t state; /* JVMTI thread state bits */
 };
 
 struct monitor_dump_monitor {
-    const char *signature;       /* the monitor's class, "Ljava/lang/Object;" */
-    uint32_t owner;              /* thread serial, 0 when unowned */
+    const char *signature; /* the monitor's class, "Ljava/lang/Object;" */
+    uint32_t owner;        /* thread serial, 0 when unowned */
     int entry_count;
-    uint32_t *enter_waiters;     /* thread serials */
+    uint32_t *enter_waiters; /* thread serials */
     int nenter_waiters;
     uint32_t *notify_waiters;
     int nnotify_waiters;

@@ -15,7 +15,7 @@
 struct run_info {
     int n;
     const char *name[RUN_INFO_MAX];
-    char value[RUN_INFO_MAX][1024];      /* cut at 1023 bytes */
+    char value[RUN_INFO_MAX][1024]; /* cut at 1023 bytes */
 };
 
 /* Adds a field (dropped when the header is full); an unknown value is written "". */

@@ -18,12 +18,12 @@ struct class_info;
 
 struct site {
     struct cmap_node node;
-    uint32_t id;                     /* 1 ...: its objects' tag in a heap dump */
+    uint32_t id; /* 1 ...: its objects' tag in a heap dump */
     struct trace *trace;
     struct class_info *cls;
     _Atomic uint64_t alloc_objs, alloc_bytes;
-    _Atomic uint64_t samples;        /* alloc_sample mode: objects actually sampled */
-    uint64_t live_objs, live_bytes;  /* set by the live count at a dump */
+    _Atomic uint64_t samples;       /* alloc_sample mode: objects actually sampled */
+    uint64_t live_objs, live_bytes; /* set by the live count at a dump */
 };
 
 struct site_table {

@@ -168,7 +168,7 @@ static void unlink_ended(struct thread_table *t, struct thread_info *ti)
         prev->next_ended = ti->next_ended;
     }
     t->nended--;
-    t->free_slots[t->nfree++] = ti->slot;    /* room made by take_slot */
+    t->free_slots[t->nfree++] = ti->slot; /* room made by take_slot */
 }
 
 struct thread_info *threads_ended_reclaim(struct thread_table *t, struct thread_info **held, const bool *gone, int n)

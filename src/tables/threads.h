@@ -31,17 +31,17 @@
 struct ids;
 
 struct thread_info {
-    uint32_t serial;        /* 200001 ... */
+    uint32_t serial; /* 200001 ... */
     uint32_t object_id;
     char *name;
-    char *group;            /* thread group name, or NULL */
-    char *parent_group;     /* the group's parent name, or NULL */
-    jthread ref;            /* global reference, kept until the entry is reclaimed */
-    uint32_t slot;          /* 0 .. entries held at once - 1, reused once reclaimed */
-    uint32_t lent;          /* holders now */
-    bool ended;             /* its end was seen: on the ended list */
-    bool sampled;           /* CPU sampling on for this thread (socket CONTROL) */
-    int64_t last_cpu_ns;    /* the sampler's last look at its CPU time */
+    char *group;         /* thread group name, or NULL */
+    char *parent_group;  /* the group's parent name, or NULL */
+    jthread ref;         /* global reference, kept until the entry is reclaimed */
+    uint32_t slot;       /* 0 .. entries held at once - 1, reused once reclaimed */
+    uint32_t lent;       /* holders now */
+    bool ended;          /* its end was seen: on the ended list */
+    bool sampled;        /* CPU sampling on for this thread (socket CONTROL) */
+    int64_t last_cpu_ns; /* the sampler's last look at its CPU time */
     struct thread_info *next_ended;
 };
 
@@ -57,10 +57,10 @@ struct thread_table {
     struct thread_info **live;
     uint32_t nlive;
     size_t caplive;
-    struct thread_info *ended;   /* ended, not reclaimed yet; newest first */
+    struct thread_info *ended; /* ended, not reclaimed yet; newest first */
     uint32_t nended;
-    uint32_t readers;            /* threads_read_begin .. _end under way */
-    uint32_t *free_slots;        /* slots of reclaimed entries, for the next ones */
+    uint32_t readers;     /* threads_read_begin .. _end under way */
+    uint32_t *free_slots; /* slots of reclaimed entries, for the next ones */
     uint32_t nfree, nslots;
     size_t capfree;
 };

@@ -102,7 +102,7 @@ static int by_alloc_bytes(const void *x, const void *y)
 static struct tl_counts end_counts(struct timeline_table *t, struct site *s, uint32_t i, bool snap)
 {
     if (snap && i < t->nsnap) return t->snap[i];
-    if (snap) return (struct tl_counts){t->sites[i].prev_objs, t->sites[i].prev_bytes};   /* newer than the GC */
+    if (snap) return (struct tl_counts){t->sites[i].prev_objs, t->sites[i].prev_bytes}; /* newer than the GC */
     return (struct tl_counts){atomic_load(&s->alloc_objs), atomic_load(&s->alloc_bytes)};
 }
 

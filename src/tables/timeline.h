@@ -21,23 +21,23 @@
 struct site;
 struct site_table;
 
-#define TL_POINTS 64            /* points per site's live series */
-#define TL_HEAP_POINTS 1024     /* points of the heap's series */
+#define TL_POINTS      64   /* points per site's live series */
+#define TL_HEAP_POINTS 1024 /* points of the heap's series */
 
 /* One collection. */
 struct gc_record {
-    uint32_t seq;                    /* 1, 2, ... in the order they finished */
-    uint64_t start_us;               /* wall clock at the JVM's GC start, us since the epoch */
-    uint64_t duration_ns;            /* GC start to GC finish (our work is not in it) */
-    uint64_t used_before, used_after, committed;   /* heap bytes (jvmstat); 0 if unknown */
-    uint64_t alloc_objs, alloc_bytes;              /* heap=sites: since the previous GC */
+    uint32_t seq;                                /* 1, 2, ... in the order they finished */
+    uint64_t start_us;                           /* wall clock at the JVM's GC start, us since the epoch */
+    uint64_t duration_ns;                        /* GC start to GC finish (our work is not in it) */
+    uint64_t used_before, used_after, committed; /* heap bytes (jvmstat); 0 if unknown */
+    uint64_t alloc_objs, alloc_bytes;            /* heap=sites: since the previous GC */
 };
 
 /* One site's interval. */
 struct alloc_row {
     struct site *site;
-    uint64_t alloc_objs, alloc_bytes;    /* in this interval */
-    uint64_t live_objs, live_bytes;      /* at its end */
+    uint64_t alloc_objs, alloc_bytes; /* in this interval */
+    uint64_t live_objs, live_bytes;   /* at its end */
 };
 
 struct alloc_totals {
@@ -46,32 +46,34 @@ struct alloc_totals {
 
 /* What an allocation record covers. */
 struct alloc_interval {
-    uint32_t number;                     /* 1, 2, ... every allocation record of the run */
-    uint32_t gc;                         /* the GC it ends at (0: a period or a command) */
-    bool live;                           /* ALLOCS LIVE (live counts) or ALLOCS (none) */
-    struct alloc_totals tot;             /* over every site, listed or not */
+    uint32_t number;         /* 1, 2, ... every allocation record of the run */
+    uint32_t gc;             /* the GC it ends at (0: a period or a command) */
+    bool live;               /* ALLOCS LIVE (live counts) or ALLOCS (none) */
+    struct alloc_totals tot; /* over every site, listed or not */
 };
 
 /* A site whose live bytes kept growing. */
 struct suspect {
     struct site *site;
-    uint64_t first_live, last_live;      /* bytes, at its first and last record */
-    uint32_t highs, intervals;           /* records at a new high of live bytes, of all */
+    uint64_t first_live, last_live; /* bytes, at its first and last record */
+    uint32_t highs, intervals;      /* records at a new high of live bytes, of all */
 };
 
-struct tl_counts { uint64_t objs, bytes; };
+struct tl_counts {
+    uint64_t objs, bytes;
+};
 
 struct tl_site {
-    uint64_t prev_objs, prev_bytes;      /* counts at the last record */
+    uint64_t prev_objs, prev_bytes; /* counts at the last record */
     uint64_t first_live, last_live, high;
     uint64_t last_live_objs;
     uint32_t highs, intervals;
-    uint64_t *series;                    /* live bytes per point (NULL until it had some) */
+    uint64_t *series; /* live bytes per point (NULL until it had some) */
 };
 
 struct heap_point {
-    uint32_t gc;                         /* the GC's seq */
-    uint64_t ms;                         /* when: ms since the start of the file */
+    uint32_t gc; /* the GC's seq */
+    uint64_t ms; /* when: ms since the start of the file */
     uint64_t used_after, committed, live_bytes;
 };
 
@@ -80,17 +82,17 @@ struct timeline_table {
     pthread_mutex_t snap_lock;
     struct tl_counts *snap;
     uint32_t nsnap, snap_cap;
-    bool snap_fresh;                     /* a GC came since the last interval took it */
-    uint32_t snap_gc;                    /* the GC it was taken at */
-    uint64_t snap_objs, snap_bytes;      /* their totals */
+    bool snap_fresh;                /* a GC came since the last interval took it */
+    uint32_t snap_gc;               /* the GC it was taken at */
+    uint64_t snap_objs, snap_bytes; /* their totals */
 
-    struct tl_site *sites;               /* by site id - 1 */
+    struct tl_site *sites; /* by site id - 1 */
     uint32_t nsites, cap;
-    uint32_t intervals;                  /* records with live counts so far */
-    uint32_t stride, npoints;            /* site series: a point every stride records */
-    uint32_t *point_interval;            /* the record each point is */
+    uint32_t intervals;       /* records with live counts so far */
+    uint32_t stride, npoints; /* site series: a point every stride records */
+    uint32_t *point_interval; /* the record each point is */
 
-    struct heap_point *heap;             /* every stride_heap-th GC */
+    struct heap_point *heap; /* every stride_heap-th GC */
     uint32_t nheap, stride_heap, gcs;
 };
 

@@ -12,7 +12,7 @@ struct trace_key {
     uint32_t thread_serial;
     int nframes;
     const jvmtiFrameInfo *frames;
-    struct trace *found;          /* by_raw: copied out under the stripe's lock */
+    struct trace *found; /* by_raw: copied out under the stripe's lock */
 };
 
 /* A raw key of a trace. The sweeper frees it once its frames' class is unloaded, so it
@@ -102,7 +102,7 @@ uint64_t traces_key_hash(uint32_t thread_serial, const jvmtiFrameInfo *frames, i
 
 struct trace_make_ctx {
     struct trace_table *table;
-    const jvmtiFrameInfo *raw;     /* NULL: the frames' own methods and locations */
+    const jvmtiFrameInfo *raw; /* NULL: the frames' own methods and locations */
     struct frame **resolved;
 };
 
@@ -117,14 +117,14 @@ static struct cmap_node *trace_make(const void *key, void *ctx)
     t->frames = c->resolved;
     t->thread_serial = k->thread_serial;
     t->nframes = (uint32_t)k->nframes;
-    for (int i = 0; i < k->nframes; i++)   /* a thread with no Java frames has no array at all */
+    for (int i = 0; i < k->nframes; i++) /* a thread with no Java frames has no array at all */
         t->raw[i] = c->raw ? c->raw[i] : (jvmtiFrameInfo){k->frames[i]->method->id, k->frames[i]->location};
     /* whole before it is published: a dump walks the traces while others are added */
     if (registry_add_numbered(&c->table->all, t, trace_number) == UINT32_MAX) {
         free(t);
         return NULL;
     }
-    c->resolved = NULL;            /* the trace owns them now */
+    c->resolved = NULL; /* the trace owns them now */
     return &t->node;
 }
 
@@ -140,22 +140,22 @@ static struct cmap_node *raw_make(const void *key, void *ctx)
     return &r->node;
 }
 
-struct trace *traces_find(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
-                          const jvmtiFrameInfo *frames, int nframes)
+struct trace *traces_find(struct trace_table *t, uint64_t hash, uint32_t thread_serial, const jvmtiFrameInfo *frames,
+                          int nframes)
 {
     struct trace_key k = {thread_serial, nframes, frames, NULL};
     cmap_find(&t->by_raw, hash, &k, raw_eq);
     return k.found;
 }
 
-struct trace *traces_add(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
-                         const jvmtiFrameInfo *frames, int nframes, struct frame **resolved)
+struct trace *traces_add(struct trace_table *t, uint64_t hash, uint32_t thread_serial, const jvmtiFrameInfo *frames,
+                         int nframes, struct frame **resolved)
 {
     struct trace_key k = {thread_serial, nframes, frames, NULL};
     struct frames_key fk = {thread_serial, nframes, resolved};
     struct trace_make_ctx c = {t, frames, resolved};
     struct trace *tr = (struct trace *)cmap_intern(&t->map, frames_hash(&fk), &fk, frames_eq, trace_make, &c, NULL);
-    free(c.resolved);              /* NULL unless the trace was there before */
+    free(c.resolved); /* NULL unless the trace was there before */
     /* Traces are never freed: the one made or found is returned, not read back from the
      * raw key (another thread may have entered that first, for the same trace). */
     if (tr) cmap_intern(&t->by_raw, hash, &k, raw_eq, raw_make, tr, NULL);
@@ -167,19 +167,18 @@ struct dead_test {
     void *ctx;
 };
 
-struct trace *traces_of_frames(struct trace_table *t, uint32_t thread_serial, struct frame *const *frames,
-                               int nframes)
+struct trace *traces_of_frames(struct trace_table *t, uint32_t thread_serial, struct frame *const *frames, int nframes)
 {
     struct frames_key fk = {thread_serial, nframes, frames};
     uint64_t hash = frames_hash(&fk);
-    struct trace *tr = (struct trace *)cmap_find(&t->map, hash, &fk, frames_eq);   /* never freed */
+    struct trace *tr = (struct trace *)cmap_find(&t->map, hash, &fk, frames_eq); /* never freed */
     if (tr) return tr;
     struct frame **copy = calloc((size_t)(nframes ? nframes : 1), sizeof *copy);
     if (!copy) return NULL;
     if (nframes) memcpy(copy, frames, (size_t)nframes * sizeof *copy);
     struct trace_make_ctx c = {t, NULL, copy};
     tr = (struct trace *)cmap_intern(&t->map, hash, &fk, frames_eq, trace_make, &c, NULL);
-    free(c.resolved);              /* NULL unless another thread made it first */
+    free(c.resolved); /* NULL unless another thread made it first */
     return tr;
 }
 

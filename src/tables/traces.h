@@ -30,8 +30,8 @@ struct frame_table;
 
 struct trace {
     struct cmap_node node;
-    uint32_t serial;              /* 300001 ... (300000 is the empty trace) */
-    uint32_t thread_serial;       /* 0 unless thread=y */
+    uint32_t serial;        /* 300001 ... (300000 is the empty trace) */
+    uint32_t thread_serial; /* 0 unless thread=y */
     uint32_t nframes;
     _Atomic uint64_t cpu_samples; /* times cpu=samples found a thread here */
     _Atomic uint64_t calls;       /* cpu=times/old: exits of the method on top */
@@ -42,12 +42,12 @@ struct trace {
 };
 
 struct trace_table {
-    struct cmap by_raw;           /* raw frames and thread -> trace (struct trace_raw, in traces.c) */
-    struct cmap map;              /* the traces, by resolved frames and thread */
+    struct cmap by_raw; /* raw frames and thread -> trace (struct trace_raw, in traces.c) */
+    struct cmap map;    /* the traces, by resolved frames and thread */
     struct registry all;
     struct method_table *methods; /* where the frames of a new trace are resolved */
     struct frame_table *frames;
-    struct trace empty;           /* serial 300000: no frames */
+    struct trace empty; /* serial 300000: no frames */
 };
 
 void traces_init(struct trace_table *t, struct method_table *methods, struct frame_table *frames);
@@ -57,15 +57,15 @@ uint64_t traces_key_hash(uint32_t thread_serial, const jvmtiFrameInfo *frames, i
 bool traces_key_equals(const struct trace *t, uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
 /* The trace of these raw frames on this thread (0 = any), or NULL when not entered (or
  * their class unloaded since). */
-struct trace *traces_find(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
-                          const jvmtiFrameInfo *frames, int nframes);
+struct trace *traces_find(struct trace_table *t, uint64_t hash, uint32_t thread_serial, const jvmtiFrameInfo *frames,
+                          int nframes);
 /*
  * Enters these raw frames, resolved by the caller into `resolved` (nframes frames, from
  * malloc; the table owns the array now). Returns their trace: a new one, or the one of
  * the same resolved frames entered before; NULL when out of memory.
  */
-struct trace *traces_add(struct trace_table *t, uint64_t hash, uint32_t thread_serial,
-                         const jvmtiFrameInfo *frames, int nframes, struct frame **resolved);
+struct trace *traces_add(struct trace_table *t, uint64_t hash, uint32_t thread_serial, const jvmtiFrameInfo *frames,
+                         int nframes, struct frame **resolved);
 uint32_t traces_count(struct trace_table *t);
 /* Raw keys noted (HPROF_TABLE_STATS). */
 static inline uint64_t traces_raw_keys(struct trace_table *t) { return cmap_count(&t->by_raw); }
@@ -73,8 +73,7 @@ struct trace *traces_at(struct trace_table *t, uint32_t i);
 /* The trace of these resolved frames (the caller's array, copied) on this thread, made
  * on first sight, with no raw key: for a source that names its frames itself (cpu=times).
  * NULL when out of memory. */
-struct trace *traces_of_frames(struct trace_table *t, uint32_t thread_serial, struct frame *const *frames,
-                               int nframes);
+struct trace *traces_of_frames(struct trace_table *t, uint32_t thread_serial, struct frame *const *frames, int nframes);
 /* Takes out the raw keys with a frame whose method dead(id, ctx) says was unloaded;
  * returns how many. */
 uint32_t traces_sweep(struct trace_table *t, bool (*dead)(jmethodID id, void *ctx), void *ctx);

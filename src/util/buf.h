@@ -15,8 +15,8 @@ struct buf {
     uint8_t *data;
     size_t len;
     size_t cap;
-    size_t limit;       /* most bytes it may hold; 0 for no limit */
-    int oom;            /* set when an allocation failed or the limit was hit; later writes are dropped */
+    size_t limit; /* most bytes it may hold; 0 for no limit */
+    int oom;      /* set when an allocation failed or the limit was hit; later writes are dropped */
 };
 
 void buf_init(struct buf *b);

@@ -19,10 +19,7 @@ void cmap_destroy(struct cmap *m)
     }
 }
 
-static struct cmap_stripe *stripe_of(struct cmap *m, uint64_t hash)
-{
-    return &m->stripes[hash % CMAP_STRIPES];
-}
+static struct cmap_stripe *stripe_of(struct cmap *m, uint64_t hash) { return &m->stripes[hash % CMAP_STRIPES]; }
 
 /* The low bits pick the stripe; the bucket index uses the bits above them. */
 static uint32_t bucket_of(const struct cmap_stripe *s, uint64_t hash)
@@ -30,8 +27,7 @@ static uint32_t bucket_of(const struct cmap_stripe *s, uint64_t hash)
     return (uint32_t)(hash >> 6) & (s->nbuckets - 1);
 }
 
-static struct cmap_node *lookup(struct cmap_stripe *s, uint64_t hash, const void *key,
-                                cmap_eq_fn eq)
+static struct cmap_node *lookup(struct cmap_stripe *s, uint64_t hash, const void *key, cmap_eq_fn eq)
 {
     if (!s->nbuckets) return NULL;
     for (struct cmap_node *n = s->buckets[bucket_of(s, hash)]; n; n = n->next)
@@ -43,7 +39,7 @@ static void grow(struct cmap_stripe *s)
 {
     uint32_t nb = s->nbuckets ? s->nbuckets * 2 : 16;
     struct cmap_node **b = calloc(nb, sizeof *b);
-    if (!b) return;   /* keep the old, longer chains */
+    if (!b) return; /* keep the old, longer chains */
     for (uint32_t i = 0; i < s->nbuckets; i++) {
         struct cmap_node *n = s->buckets[i];
         while (n) {
@@ -68,8 +64,8 @@ struct cmap_node *cmap_find(struct cmap *m, uint64_t hash, const void *key, cmap
     return n;
 }
 
-struct cmap_node *cmap_intern(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq,
-                              cmap_make_fn make, void *ctx, bool *created)
+struct cmap_node *cmap_intern(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq, cmap_make_fn make,
+                              void *ctx, bool *created)
 {
     struct cmap_stripe *s = stripe_of(m, hash);
     if (created) *created = false;

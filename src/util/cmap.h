@@ -26,7 +26,7 @@ struct cmap_node {
 struct cmap_stripe {
     pthread_mutex_t lock;
     struct cmap_node **buckets;
-    uint32_t nbuckets;      /* a power of two */
+    uint32_t nbuckets; /* a power of two */
     uint32_t count;
     char pad[64 - sizeof(pthread_mutex_t) % 64];
 };
@@ -43,12 +43,12 @@ typedef bool (*cmap_eq_fn)(const struct cmap_node *entry, const void *key);
 typedef struct cmap_node *(*cmap_make_fn)(const void *key, void *ctx);
 
 void cmap_init(struct cmap *m);
-void cmap_destroy(struct cmap *m);   /* frees buckets, not entries */
+void cmap_destroy(struct cmap *m); /* frees buckets, not entries */
 
 struct cmap_node *cmap_find(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq);
 /* Finds the entry or makes and inserts one; *created tells which (may be NULL). */
-struct cmap_node *cmap_intern(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq,
-                              cmap_make_fn make, void *ctx, bool *created);
+struct cmap_node *cmap_intern(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq, cmap_make_fn make,
+                              void *ctx, bool *created);
 /* Takes the key's entry out of the map and returns it (NULL when absent); never frees it. */
 struct cmap_node *cmap_remove(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq);
 
@@ -74,7 +74,7 @@ static inline uint64_t hash_mix64(uint64_t x)
 static inline uint64_t hash_bytes(const void *p, uint64_t n)
 {
     const unsigned char *s = p;
-    uint64_t h = 0xcbf29ce484222325ULL;   /* FNV-1a, then mixed */
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a, then mixed */
     for (uint64_t i = 0; i < n; i++) {
         h ^= s[i];
         h *= 0x100000001b3ULL;

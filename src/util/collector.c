@@ -8,7 +8,7 @@
 static bool concurrent_thread(const char *name)
 {
     return strncmp(name, "ZDriver", 7) == 0 || strncmp(name, "ZDirector", 9) == 0 ||
-           strncmp(name, "Shenandoah", 10) == 0;
+        strncmp(name, "Shenandoah", 10) == 0;
 }
 
 bool collector_gc_at_exit(void)
@@ -22,7 +22,7 @@ bool collector_gc_at_exit(void)
         char path[64], name[32] = "";
         snprintf(path, sizeof path, "/proc/self/task/%.20s/comm", e->d_name);
         FILE *f = fopen(path, "r");
-        if (!f) continue;                      /* the thread ended meanwhile */
+        if (!f) continue; /* the thread ended meanwhile */
         if (fgets(name, sizeof name, f)) any = true;
         fclose(f);
         if (concurrent_thread(name)) ok = false;

@@ -53,7 +53,7 @@ int fd_temp_beside(const char *path, char **tmp)
     *tmp = NULL;
     char *name = NULL;
     if (asprintf(&name, "%s.tmp-XXXXXX", path) < 0) return -1;
-    int fd = mkostemp(name, O_CLOEXEC);     /* O_CREAT|O_EXCL, 0600 */
+    int fd = mkostemp(name, O_CLOEXEC); /* O_CREAT|O_EXCL, 0600 */
     if (fd < 0) {
         int saved = errno;
         free(name);

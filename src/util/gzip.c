@@ -24,13 +24,13 @@ uint32_t gzip_crc32(const void *data, size_t n)
 
 void gzip_stored(struct buf *out, const void *data, size_t n)
 {
-    static const uint8_t header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255};  /* deflate, no name, OS unknown */
+    static const uint8_t header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}; /* deflate, no name, OS unknown */
     buf_put(out, header, sizeof header);
     const uint8_t *p = data;
     size_t left = n;
-    do {    /* at least one block, so that empty input is a valid stream too */
+    do { /* at least one block, so that empty input is a valid stream too */
         uint32_t len = left > 65535 ? 65535 : (uint32_t)left;
-        buf_u1(out, left == len ? 1 : 0);    /* BFINAL on the last block, BTYPE 00 */
+        buf_u1(out, left == len ? 1 : 0); /* BFINAL on the last block, BTYPE 00 */
         put_le(out, len, 2);
         put_le(out, ~len & 0xffff, 2);
         buf_put(out, p, len);
@@ -38,5 +38,5 @@ void gzip_stored(struct buf *out, const void *data, size_t n)
         left -= len;
     } while (left);
     put_le(out, gzip_crc32(data, n), 4);
-    put_le(out, (uint32_t)n, 4);    /* ISIZE: the length modulo 2^32 */
+    put_le(out, (uint32_t)n, 4); /* ISIZE: the length modulo 2^32 */
 }

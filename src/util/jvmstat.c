@@ -146,7 +146,7 @@ int64_t jvmstat_sum(const struct jvmstat *j, const char *prefix, const char *suf
     struct jvmstat_entry e;
     uint32_t pos = 0, index = 0;
     size_t np = strlen(prefix), ns = strlen(suffix);
-    uint64_t sum = 0;    /* unsigned: made-up values may overflow, harmlessly */
+    uint64_t sum = 0; /* unsigned: made-up values may overflow, harmlessly */
     int64_t v;
     while (jvmstat_next(j, &pos, &index, &e)) {
         size_t n = strlen(e.name);

@@ -25,11 +25,11 @@
 #include <stdint.h>
 
 #define JVMSTAT_PROLOGUE_SIZE 32
-#define JVMSTAT_ENTRY_HEADER 20
+#define JVMSTAT_ENTRY_HEADER  20
 
 struct jvmstat {
     const uint8_t *data;
-    size_t len;              /* the bytes that may be read: min(given, used) */
+    size_t len; /* the bytes that may be read: min(given, used) */
     bool big_endian;
     uint8_t major, minor;
     bool accessible;
@@ -38,12 +38,12 @@ struct jvmstat {
 };
 
 struct jvmstat_entry {
-    const char *name;        /* NUL-terminated inside the buffer */
-    char type;               /* 'J' long, 'B' byte vector (strings), others as found */
-    uint32_t vector_length;  /* 0 for a scalar */
-    uint8_t units;           /* 1 none, 2 bytes, 3 ticks, 4 events, 5 string, 6 hertz */
-    uint8_t variability;     /* 1 constant, 2 monotonic, 3 variable */
-    const uint8_t *value;    /* the data: 8 bytes for a 'J' scalar, vector_length bytes else */
+    const char *name;       /* NUL-terminated inside the buffer */
+    char type;              /* 'J' long, 'B' byte vector (strings), others as found */
+    uint32_t vector_length; /* 0 for a scalar */
+    uint8_t units;          /* 1 none, 2 bytes, 3 ticks, 4 events, 5 string, 6 hertz */
+    uint8_t variability;    /* 1 constant, 2 monotonic, 3 variable */
+    const uint8_t *value;   /* the data: 8 bytes for a 'J' scalar, vector_length bytes else */
     size_t value_len;
 };
 
@@ -59,7 +59,6 @@ bool jvmstat_entry_at(const uint8_t *data, size_t len, bool big_endian, size_t o
 /* The entries in order: *pos starts at 0 and is advanced; false at the end or at the
  * first entry that does not fit (the rest is not read). */
 bool jvmstat_next(const struct jvmstat *j, uint32_t *pos, uint32_t *index, struct jvmstat_entry *e);
-
 
 /* A 'J' scalar's value. */
 bool jvmstat_long(const struct jvmstat *j, const char *name, int64_t *out);

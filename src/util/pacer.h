@@ -13,8 +13,8 @@
 struct pacer {
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    bool stop;        /* asked to stop */
-    bool running;     /* the thread is in its rounds */
+    bool stop;    /* asked to stop */
+    bool running; /* the thread is in its rounds */
 };
 
 void pacer_init(struct pacer *p);

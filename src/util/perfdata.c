@@ -141,8 +141,7 @@ bool perfdata_map_self(struct perfdata *p)
     if (fd < 0) return false;
     struct stat st;
     void *m = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && st.st_size >= PROLOGUE)
-        m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (fstat(fd, &st) == 0 && st.st_size >= PROLOGUE) m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd);
     if (m == MAP_FAILED) return false;
     p->mapped = (size_t)st.st_size;

@@ -32,14 +32,14 @@
 struct perfdata {
     const unsigned char *base;
     size_t len;
-    size_t mapped;                   /* bytes mapped by perfdata_map (0: not ours) */
+    size_t mapped; /* bytes mapped by perfdata_map (0: not ours) */
     /* The heap's figures: every sun.gc.generation.<g>.space.<s>.used (the spaces do not
      * overlap) and every sun.gc.generation.<g>.capacity (committed). */
     const volatile int64_t *used[PERFDATA_MAX_SPACES];
     const volatile int64_t *committed[PERFDATA_MAX_SPACES];
     int nused, ncommitted;
-    uint32_t scanned;                /* entries looked at so far */
-    size_t next_entry;               /* offset of the first entry not looked at */
+    uint32_t scanned;  /* entries looked at so far */
+    size_t next_entry; /* offset of the first entry not looked at */
 };
 
 /* Reads the prologue of the buffer and the entries it has; false if it is not one. */

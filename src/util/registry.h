@@ -13,9 +13,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define REGISTRY_CHUNK_BITS 12                       /* 4096 pointers a chunk */
-#define REGISTRY_CHUNK (1u << REGISTRY_CHUNK_BITS)
-#define REGISTRY_MAX_CHUNKS 16384                    /* 64 M entries at most */
+#define REGISTRY_CHUNK_BITS 12 /* 4096 pointers a chunk */
+#define REGISTRY_CHUNK      (1u << REGISTRY_CHUNK_BITS)
+#define REGISTRY_MAX_CHUNKS 16384 /* 64 M entries at most */
 
 struct registry {
     pthread_mutex_t lock;
@@ -24,7 +24,7 @@ struct registry {
 };
 
 void registry_init(struct registry *r);
-void registry_destroy(struct registry *r);     /* frees chunks, not the entries */
+void registry_destroy(struct registry *r); /* frees chunks, not the entries */
 /* Appends p and returns its index, or UINT32_MAX when full or out of memory. */
 uint32_t registry_add(struct registry *r, void *p);
 /* The same, calling number(p, index) before p can be seen: readers walk the registry

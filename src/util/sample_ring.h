@@ -23,30 +23,30 @@
 #include <stdint.h>
 
 struct sample_frame {
-    int32_t location;          /* bytecode index; -1 unknown or native */
+    int32_t location; /* bytecode index; -1 unknown or native */
     uint32_t pad;
-    const void *method;        /* the caller's method ID */
+    const void *method; /* the caller's method ID */
 };
 
 struct sample {
-    _Atomic uint64_t seq;      /* the ring's: whose turn this slot is */
-    uint32_t reason;           /* 0: frames taken; else why not (the caller's codes) */
-    uint32_t state;            /* the caller's (wall clock: the thread's state) */
-    uint32_t weight;           /* how many intervals this sample stands for (>= 1) */
+    _Atomic uint64_t seq; /* the ring's: whose turn this slot is */
+    uint32_t reason;      /* 0: frames taken; else why not (the caller's codes) */
+    uint32_t state;       /* the caller's (wall clock: the thread's state) */
+    uint32_t weight;      /* how many intervals this sample stands for (>= 1) */
     int32_t nframes;
-    uint32_t thread;           /* the caller's thread (a number of its own; 0 none) */
-    uint32_t flags;            /* the caller's */
+    uint32_t thread; /* the caller's thread (a number of its own; 0 none) */
+    uint32_t flags;  /* the caller's */
     struct sample_frame frames[];
 };
 
 struct sample_ring {
-    _Alignas(64) _Atomic uint64_t tail;      /* next position to claim (producers) */
-    _Alignas(64) _Atomic uint64_t head;      /* next position to read (the consumer's) */
-    _Alignas(64) _Atomic uint64_t refused;   /* samples refused: the ring was full */
+    _Alignas(64) _Atomic uint64_t tail;    /* next position to claim (producers) */
+    _Alignas(64) _Atomic uint64_t head;    /* next position to read (the consumer's) */
+    _Alignas(64) _Atomic uint64_t refused; /* samples refused: the ring was full */
     _Atomic uint64_t refused_weight;
-    size_t mask;                             /* slots - 1 */
-    size_t slot_size;                        /* bytes per slot */
-    int max_frames;                          /* frames each slot holds */
+    size_t mask;      /* slots - 1 */
+    size_t slot_size; /* bytes per slot */
+    int max_frames;   /* frames each slot holds */
     unsigned char *slots;
 };
 

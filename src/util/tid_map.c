@@ -39,7 +39,7 @@ static size_t home_of(const struct tid_map *m, int32_t tid)
 
 struct tid_entry *tid_map_find(struct tid_map *m, int32_t tid)
 {
-    if (!m->entries) return NULL;       /* never set up: the sampler fell back before */
+    if (!m->entries) return NULL; /* never set up: the sampler fell back before */
     size_t at = home_of(m, tid);
     for (size_t n = 0; n <= m->mask; n++, at++) {
         struct tid_entry *e = tid_map_at(m, at);

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TID_FREE 0        /* never used: ends a probe */
-#define TID_DEAD (-1)     /* used before, free now: a probe goes past it */
+#define TID_FREE 0    /* never used: ends a probe */
+#define TID_DEAD (-1) /* used before, free now: a probe goes past it */
 
 struct tid_entry {
     _Atomic int32_t tid;  /* a thread ID, TID_FREE or TID_DEAD */
@@ -31,8 +31,8 @@ struct tid_entry {
 struct tid_map {
     unsigned char *entries;
     size_t entry_size;
-    size_t mask;          /* capacity - 1 */
-    _Atomic size_t used;  /* live records (a hint) */
+    size_t mask;         /* capacity - 1 */
+    _Atomic size_t used; /* live records (a hint) */
 };
 
 /* capacity is rounded up to a power of two; entry_size >= sizeof(struct tid_entry). */

@@ -22,16 +22,16 @@ static uint8_t *le32(uint8_t *p, uint32_t v)
 /* The fields the local header and the central directory share, from "version needed". */
 static uint8_t *common(uint8_t *p, uint32_t crc, uint32_t size, uint32_t namelen)
 {
-    p = le16(p, 10);              /* version needed: 1.0, stored */
-    p = le16(p, 0);               /* flags */
-    p = le16(p, 0);               /* method: stored */
-    p = le16(p, 0);               /* time 00:00 */
-    p = le16(p, 0x21);            /* date 1980-01-01 */
+    p = le16(p, 10);   /* version needed: 1.0, stored */
+    p = le16(p, 0);    /* flags */
+    p = le16(p, 0);    /* method: stored */
+    p = le16(p, 0);    /* time 00:00 */
+    p = le16(p, 0x21); /* date 1980-01-01 */
     p = le32(p, crc);
-    p = le32(p, size);            /* compressed */
-    p = le32(p, size);            /* uncompressed */
+    p = le32(p, size); /* compressed */
+    p = le32(p, size); /* uncompressed */
     p = le16(p, namelen);
-    return le16(p, 0);            /* extra field length */
+    return le16(p, 0); /* extra field length */
 }
 
 int zip_stored(const char *name, const uint8_t *data, size_t len, uint8_t **out, size_t *outlen)
@@ -42,7 +42,7 @@ int zip_stored(const char *name, const uint8_t *data, size_t len, uint8_t **out,
     size_t total = local + len + central + end;
     uint8_t *buf = malloc(total), *p = buf;
     if (!buf) return -1;
-    uint32_t crc = gzip_crc32(data, len);     /* the same CRC-32 as gzip */
+    uint32_t crc = gzip_crc32(data, len); /* the same CRC-32 as gzip */
     p = le32(p, 0x04034b50);
     p = common(p, crc, (uint32_t)len, (uint32_t)namelen);
     memcpy(p, name, namelen);
@@ -50,13 +50,13 @@ int zip_stored(const char *name, const uint8_t *data, size_t len, uint8_t **out,
     memcpy(p, data, len);
     p += len;
     p = le32(p, 0x02014b50);
-    p = le16(p, 20);              /* made by: 2.0 */
+    p = le16(p, 20); /* made by: 2.0 */
     p = common(p, crc, (uint32_t)len, (uint32_t)namelen);
-    p = le16(p, 0);               /* comment length */
-    p = le16(p, 0);               /* disk */
-    p = le16(p, 0);               /* internal attributes */
-    p = le32(p, 0);               /* external attributes */
-    p = le32(p, 0);               /* offset of the local header */
+    p = le16(p, 0); /* comment length */
+    p = le16(p, 0); /* disk */
+    p = le16(p, 0); /* internal attributes */
+    p = le32(p, 0); /* external attributes */
+    p = le32(p, 0); /* offset of the local header */
     memcpy(p, name, namelen);
     p += namelen;
     p = le32(p, 0x06054b50);
@@ -66,7 +66,7 @@ int zip_stored(const char *name, const uint8_t *data, size_t len, uint8_t **out,
     p = le16(p, 1);
     p = le32(p, (uint32_t)central);
     p = le32(p, (uint32_t)(local + len));
-    le16(p, 0);                   /* comment length */
+    le16(p, 0); /* comment length */
     *out = buf;
     *outlen = total;
     return 0;

@@ -49,8 +49,8 @@ uint32_t bin_name_id(struct writer_ctx *w, const char *s)
 }
 
 /* A STACK TRACE record of frames already written. */
-static void bin_trace_record(struct writer_ctx *w, uint32_t serial, uint32_t thread_serial,
-                      uint32_t nframes, struct frame **frames)
+static void bin_trace_record(struct writer_ctx *w, uint32_t serial, uint32_t thread_serial, uint32_t nframes,
+                             struct frame **frames)
 {
     size_t at = bin_record_begin(w, TAG_STACK_TRACE);
     struct buf *b = output_buf(w->out);

@@ -26,8 +26,9 @@ static void bin_file_header(struct writer_ctx *w)
     struct buf *b = output_buf(w->out);
     /* Heap dumps are written as HEAP DUMP SEGMENTs, which need 1.0.2; over net= a
      * DUMP HEAP command may ask for one at any time. */
-    const char *version = ((w->opt->heap & HEAP_DUMP) || w->opt->net_host) ? "JAVA PROFILE 1.0.2" : "JAVA PROFILE 1.0.1";
-    buf_put(b, version, strlen(version) + 1);     /* with its NUL */
+    const char *version =
+        ((w->opt->heap & HEAP_DUMP) || w->opt->net_host) ? "JAVA PROFILE 1.0.2" : "JAVA PROFILE 1.0.1";
+    buf_put(b, version, strlen(version) + 1); /* with its NUL */
     buf_u4(b, HPROF_ID_SIZE);
     buf_u8(b, w->out->header_millis);
 
@@ -105,7 +106,7 @@ static void bin_sites(struct writer_ctx *w, struct site *const *rows, int nrows,
     bin_heap_summary(w, tot);
     struct buf *b = output_buf(w->out);
     size_t at = bin_record_begin(w, TAG_ALLOC_SITES);
-    buf_u2(b, 0);                              /* complete, sorted by live bytes */
+    buf_u2(b, 0); /* complete, sorted by live bytes */
     float cutoff = (float)tot->cutoff;
     uint32_t bits;
     memcpy(&bits, &cutoff, sizeof bits);

@@ -17,14 +17,14 @@ struct writer_ctx;
 /* One heap dump being written (the output lock held throughout). */
 struct hd_session {
     struct writer_ctx *w;
-    bool seg_open;              /* binary: a HEAP DUMP SEGMENT record is open */
-    size_t seg_len_at;          /* where its length goes in the output buffer */
-    bool told_truncated;        /* binary: stderr was told an array was cut (once a dump) */
+    bool seg_open;       /* binary: a HEAP DUMP SEGMENT record is open */
+    size_t seg_len_at;   /* where its length goes in the output buffer */
+    bool told_truncated; /* binary: stderr was told an array was cut (once a dump) */
     /* text: HEAP DUMP BEGIN says what the records after it hold, so they are held back
      * (output_hold_begin) and counted while written, and it goes out before them */
     bool held;
-    uint64_t nobjects, nbytes;  /* OBJ and ARR records written, and their sz= summed */
-    char began[64];             /* the date HEAP DUMP BEGIN carries */
+    uint64_t nobjects, nbytes; /* OBJ and ARR records written, and their sz= summed */
+    char began[64];            /* the date HEAP DUMP BEGIN carries */
 };
 
 /* Binary: how many of an array's n elements of es bytes its sub-record can hold when the

@@ -25,11 +25,11 @@
 #define SEGMENT_BYTES (4u * 1024 * 1024)
 /* The sub-records' fields before the elements (4-byte IDs), and the JVM's own (8-byte IDs:
  * a length it cut to fit them comes to a binary dump the JVM wrote). */
-#define PRIM_HEADER 14u
-#define OBJ_HEADER 17u
+#define PRIM_HEADER     14u
+#define OBJ_HEADER      17u
 #define JVM_PRIM_HEADER 18u
-#define JVM_OBJ_HEADER 25u
-#define U4_MAX 0xFFFFFFFFull
+#define JVM_OBJ_HEADER  25u
+#define U4_MAX          0xFFFFFFFFull
 
 uint32_t hd_array_fit(uint32_t n, unsigned es, unsigned header)
 {
@@ -68,20 +68,23 @@ static void note_truncated(struct hd_session *s, uint32_t id, const struct hd_cl
 {
     char note[512];
     if (by_jvm)
-        snprintf(note, sizeof note, "HPROF NOTE: array %x (%s) has %u elements here, the most the JVM's heap dumper "
-                 "writes for its type: it was probably longer and cut to fit a u4 record length", id, c->info->name,
-                 kept);
+        snprintf(note, sizeof note,
+                 "HPROF NOTE: array %x (%s) has %u elements here, the most the JVM's heap dumper "
+                 "writes for its type: it was probably longer and cut to fit a u4 record length",
+                 id, c->info->name, kept);
     else
-        snprintf(note, sizeof note, "HPROF NOTE: array %x (%s) of length %llu truncated to length %u: a HEAP DUMP "
-                 "sub-record's length is a u4 (the JDK's heap dumper truncates the same way)", id, c->info->name,
-                 (unsigned long long)n, kept);
+        snprintf(note, sizeof note,
+                 "HPROF NOTE: array %x (%s) of length %llu truncated to length %u: a HEAP DUMP "
+                 "sub-record's length is a u4 (the JDK's heap dumper truncates the same way)",
+                 id, c->info->name, (unsigned long long)n, kept);
     seg_close(s);
     bin_name_id(s->w, note);
     if (s->told_truncated) return;
     s->told_truncated = true;
     if (by_jvm)
         log_warning("the JVM's heap dump has array %x (%s) at the longest length it writes (%u): probably truncated; "
-                    "noted in the file", id, c->info->name, kept);
+                    "noted in the file",
+                    id, c->info->name, kept);
     else
         log_warning("cannot dump array %x (%s) of length %llu in the binary format (a record's length is a u4); "
                     "truncating to length %u, as the JDK's heap dumper does; noted in the file",
@@ -99,10 +102,7 @@ static void bin_prepare(struct hd_session *s, struct hd_class *classes, uint32_t
     }
 }
 
-static void bin_begin(struct hd_session *s, uint64_t nobjects, uint64_t nbytes)
-{
-    s->seg_open = false;
-}
+static void bin_begin(struct hd_session *s, uint64_t nobjects, uint64_t nbytes) { s->seg_open = false; }
 
 static void bin_root(struct hd_session *s, const struct hd_root_info *r)
 {
@@ -160,7 +160,7 @@ static void bin_class_dump(struct hd_session *s, const struct hd_class *c)
     buf_u4(b, 0);
     buf_u4(b, 0);
     buf_u4(b, c->is_array ? 0 : c->inst_bytes);
-    buf_u2(b, 0);                               /* constant pool entries */
+    buf_u2(b, 0); /* constant pool entries */
     buf_u2(b, (uint16_t)c->nstatics);
     const uint8_t *v = c->static_values;
     for (uint32_t k = 0; k < c->nstatics; k++) {
@@ -231,7 +231,7 @@ static void bin_prim_array(struct hd_session *s, uint32_t id, uint32_t trace, co
 
 static void bin_end(struct hd_session *s)
 {
-    seg_room(s, 0);             /* at least one segment, even for an empty dump */
+    seg_room(s, 0); /* at least one segment, even for an empty dump */
     seg_close(s);
     size_t at = bin_record_begin(s->w, TAG_HEAP_DUMP_END);
     bin_record_end(s->w, at);

@@ -126,8 +126,8 @@ static void txt_prim_array(struct hd_session *s, uint32_t id, uint32_t trace, co
 {
     s->nobjects++;
     s->nbytes += size;
-    buf_printf(output_buf(s->w->out), "ARR %x (sz=%llu, trace=%u, nelems=%u, elem type=%s)\n", id, (unsigned long long)size,
-               trace, n, c->info->name);
+    buf_printf(output_buf(s->w->out), "ARR %x (sz=%llu, trace=%u, nelems=%u, elem type=%s)\n", id,
+               (unsigned long long)size, trace, n, c->info->name);
     output_record_end(s->w->out);
 }
 

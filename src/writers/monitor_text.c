@@ -36,8 +36,10 @@ const char *monitor_status(int32_t state, char *buf, size_t n)
 
 static void thread_part(struct buf *b, uint32_t serial)
 {
-    if (serial) buf_printf(b, "thread %u\n", serial);
-    else buf_printf(b, "<unknown thread>\n");
+    if (serial)
+        buf_printf(b, "thread %u\n", serial);
+    else
+        buf_printf(b, "<unknown thread>\n");
 }
 
 void monitor_text_wait(struct writer_ctx *w, const char *signature, int64_t timeout_ms, uint32_t thread_serial)

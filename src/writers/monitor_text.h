@@ -36,7 +36,7 @@ void monitor_text_wait(struct writer_ctx *w, const char *signature, int64_t time
 void monitor_text_waited(struct writer_ctx *w, const char *signature, int64_t waited_ms, uint32_t thread_serial);
 void monitor_text_dump(struct writer_ctx *w, const struct monitor_dump_monitor *mons, int nmons,
                        const struct monitor_dump_thread *threads, int nthreads);
-#define MONITOR_TIME_TITLE "MONITOR TIME"
+#define MONITOR_TIME_TITLE      "MONITOR TIME"
 #define MONITOR_WAIT_TIME_TITLE "MONITOR WAIT TIME"
 
 /* The section `title` (one of the two above) of rows already cut at the cutoff. */

@@ -60,8 +60,10 @@ static int open_new(const char *path, bool text, char **chosen)
     char *name = malloc(n);
     if (!name) return -1;
     for (int i = 0; i < 1000; i++) {
-        if (i == 0) snprintf(name, n, "%.*s.%d%s", (int)cut, path, (int)getpid(), suffix);
-        else snprintf(name, n, "%.*s.%d-%d%s", (int)cut, path, (int)getpid(), i, suffix);
+        if (i == 0)
+            snprintf(name, n, "%.*s.%d%s", (int)cut, path, (int)getpid(), suffix);
+        else
+            snprintf(name, n, "%.*s.%d-%d%s", (int)cut, path, (int)getpid(), i, suffix);
         fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd >= 0) {
             *chosen = name;
@@ -73,17 +75,16 @@ static int open_new(const char *path, bool text, char **chosen)
     return -1;
 }
 
-int output_open_file(struct output *o, const char *path, bool text, bool force, char **chosen_name,
-                     char *err, size_t errlen)
+int output_open_file(struct output *o, const char *path, bool text, bool force, char **chosen_name, char *err,
+                     size_t errlen)
 {
     *chosen_name = NULL;
-    int fd = force ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
-                   : open_new(path, text, chosen_name);
+    int fd = force ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : open_new(path, text, chosen_name);
     if (fd < 0) {
         snprintf(err, errlen, "Cannot open file %s for writing: %s", path, strerror(errno));
         return -1;
     }
-    fd_make_private(fd);     /* a heap dump holds the program's secrets; force=y keeps an old file's mode */
+    fd_make_private(fd); /* a heap dump holds the program's secrets; force=y keeps an old file's mode */
     init(o, fd, false, *chosen_name ? *chosen_name : path);
     return 0;
 }
@@ -162,10 +163,11 @@ static void fail(struct output *o, int err)
                   o->name, strerror(err));
         return;
     }
-    shutdown(o->fd, SHUT_RDWR);      /* the peer sees the end; the command reader wakes up */
+    shutdown(o->fd, SHUT_RDWR); /* the peer sees the end; the command reader wakes up */
     if (err == ETIMEDOUT)
         log_error("Sending to %s failed: the peer accepted nothing for %d s; the connection is dropped and no "
-                  "more profile output will be sent (the program goes on)", o->name, NET_STALL_MS / 1000);
+                  "more profile output will be sent (the program goes on)",
+                  o->name, NET_STALL_MS / 1000);
     else
         log_error("Sending to %s failed: %s; no more profile output will be sent (the program goes on)", o->name,
                   strerror(err));
@@ -173,13 +175,13 @@ static void fail(struct output *o, int err)
 
 /* Records held back (output_hold_begin): the spool, and the output they are for. */
 struct output_hold {
-    int fd;                      /* the spool */
-    int out_fd;                  /* the output's, while holding */
+    int fd;     /* the spool */
+    int out_fd; /* the output's, while holding */
     bool out_socket;
     uint64_t out_flushed;
     bool holding;
-    int err;                     /* the spool's write failed with this (0: it did not) */
-    struct record_ends ends;     /* where the spool's records end (at each write) */
+    int err;                 /* the spool's write failed with this (0: it did not) */
+    struct record_ends ends; /* where the spool's records end (at each write) */
 };
 
 /* A record ends at `at` in the buffer; should the list not grow, an earlier end serves. */
@@ -199,11 +201,13 @@ static void ends_add(struct record_ends *e, size_t at)
 /* The last record end within the first `done` bytes (0 if none). */
 static size_t ends_within(const struct record_ends *e, size_t done)
 {
-    size_t lo = 0, hi = e->n;     /* the first end beyond `done` is at index lo */
+    size_t lo = 0, hi = e->n; /* the first end beyond `done` is at index lo */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (e->at[mid] <= done) lo = mid + 1;
-        else hi = mid;
+        if (e->at[mid] <= done)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo ? e->at[lo - 1] : 0;
 }
@@ -237,7 +241,8 @@ static size_t write_some(int fd, const uint8_t *p, size_t len, int *err)
     size_t done = 0;
     while (done < len) {
         ssize_t n = write(fd, p + done, len - done);
-        if (n > 0) done += (size_t)n;
+        if (n > 0)
+            done += (size_t)n;
         else if (n == 0 || errno != EINTR) {
             *err = n < 0 ? errno : ENOSPC;
             break;
@@ -275,12 +280,11 @@ static size_t send_some(int fd, const uint8_t *p, size_t len, int *err)
  * says so once. */
 static void write_buffer(struct output *o, struct buf *b, struct record_ends *e)
 {
-    if (o->fd < 0 || o->failed || b->oom) {   /* closed, broken, or lost bytes */
+    if (o->fd < 0 || o->failed || b->oom) { /* closed, broken, or lost bytes */
         if (b->oom && o->fd >= 0) fail(o, ENOMEM);
     } else {
         int err = 0;
-        size_t done = o->is_socket ? send_some(o->fd, b->data, b->len, &err)
-                                   : write_some(o->fd, b->data, b->len, &err);
+        size_t done = o->is_socket ? send_some(o->fd, b->data, b->len, &err) : write_some(o->fd, b->data, b->len, &err);
         if (err && !o->is_socket) {
             size_t keep = ends_within(e, done);
             if (keep < done && ftruncate(o->fd, (off_t)(o->flushed + keep)) == 0)
@@ -290,8 +294,10 @@ static void write_buffer(struct output *o, struct buf *b, struct record_ends *e)
         struct output_hold *h = o->hold && o->hold->holding ? o->hold : NULL;
         if (h) spool_ends_add(&h->ends, e, o->flushed, done);
         o->flushed += done;
-        if (err && h) spool_failed(o, err);
-        else if (err) fail(o, err);
+        if (err && h)
+            spool_failed(o, err);
+        else if (err)
+            fail(o, err);
     }
     buf_reset(b);
     b->oom = 0;
@@ -310,7 +316,7 @@ struct output_pipe {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     struct output *o;
-    struct buf out;          /* records handed over, being written while busy */
+    struct buf out; /* records handed over, being written while busy */
     struct record_ends out_ends;
     bool busy, stop;
 };
@@ -345,7 +351,7 @@ static void pipe_hand_over(struct output *o)
     pipe_wait_idle(p);
     struct buf full = o->buf;
     struct record_ends full_ends = o->ends;
-    o->buf = p->out;                 /* empty: the thread has written it */
+    o->buf = p->out; /* empty: the thread has written it */
     o->ends = p->out_ends;
     p->out = full;
     p->out_ends = full_ends;
@@ -358,7 +364,7 @@ void output_pipe_begin(struct output *o)
 {
     if (o->pipe) return;
     struct output_pipe *p = calloc(1, sizeof *p);
-    if (!p) return;                  /* writes stay on the caller's thread */
+    if (!p) return; /* writes stay on the caller's thread */
     p->o = o;
     buf_init(&p->out);
     pthread_mutex_init(&p->lock, NULL);
@@ -410,8 +416,10 @@ static int spool_open(const struct output *o)
     if (!o->is_socket && o->name) {
         snprintf(dir, sizeof dir, "%s", o->name);
         char *slash = strrchr(dir, '/');
-        if (slash) slash[slash == dir] = 0;
-        else snprintf(dir, sizeof dir, ".");
+        if (slash)
+            slash[slash == dir] = 0;
+        else
+            snprintf(dir, sizeof dir, ".");
     }
     int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd >= 0) return fd;
@@ -432,7 +440,7 @@ bool output_hold_begin(struct output *o)
         free(h);
         return false;
     }
-    output_flush(o);             /* what came before goes out first; the pipe is idle */
+    output_flush(o); /* what came before goes out first; the pipe is idle */
     h->out_fd = o->fd;
     h->out_socket = o->is_socket;
     h->out_flushed = o->flushed;
@@ -450,7 +458,7 @@ void output_hold_stop(struct output *o)
     if (!h || !h->holding) return;
     output_flush(o);
     h->holding = false;
-    if (h->err) o->failed = false;   /* it was not failed at output_hold_begin */
+    if (h->err) o->failed = false; /* it was not failed at output_hold_begin */
     o->fd = h->out_fd;
     o->is_socket = h->out_socket;
     o->flushed = h->out_flushed;
@@ -478,7 +486,7 @@ void output_hold_release(struct output *o)
         write_out(o);
     }
     output_flush(o);
-    if (h->err) fail(o, h->err);     /* records after the spool's last whole one are lost */
+    if (h->err) fail(o, h->err); /* records after the spool's last whole one are lost */
     close(h->fd);
     free(h->ends.at);
     free(h);
@@ -487,8 +495,10 @@ void output_hold_release(struct output *o)
 
 static void write_out(struct output *o)
 {
-    if (o->pipe) pipe_hand_over(o);
-    else write_buffer(o, &o->buf, &o->ends);
+    if (o->pipe)
+        pipe_hand_over(o);
+    else
+        write_buffer(o, &o->buf, &o->ends);
 }
 
 void output_record_end(struct output *o)

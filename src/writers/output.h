@@ -37,14 +37,14 @@ struct output {
     int fd;
     bool is_socket;
     bool failed;
-    char *name;                  /* file path, or host:port */
-    struct buf buf;              /* whole records not yet written */
-    struct record_ends ends;     /* ... and where each of them ends */
-    struct output_pipe *pipe;    /* a writing thread, during a heap dump (see below) */
-    struct output_hold *hold;    /* records held back in a spool file (see below) */
-    uint64_t flushed;            /* bytes that reached the file */
-    uint64_t start_micros;       /* binary record times count from here */
-    uint64_t header_millis;      /* the header's time stamp */
+    char *name;               /* file path, or host:port */
+    struct buf buf;           /* whole records not yet written */
+    struct record_ends ends;  /* ... and where each of them ends */
+    struct output_pipe *pipe; /* a writing thread, during a heap dump (see below) */
+    struct output_hold *hold; /* records held back in a spool file (see below) */
+    uint64_t flushed;         /* bytes that reached the file */
+    uint64_t start_micros;    /* binary record times count from here */
+    uint64_t header_millis;   /* the header's time stamp */
 };
 
 /*
@@ -52,8 +52,8 @@ struct output {
  * name is chosen (see open_new) and *chosen_name set to it (caller frees). 0 on success; otherwise
  * err holds the reason.
  */
-int output_open_file(struct output *o, const char *path, bool text, bool force, char **chosen_name,
-                     char *err, size_t errlen);
+int output_open_file(struct output *o, const char *path, bool text, bool force, char **chosen_name, char *err,
+                     size_t errlen);
 /* No output (viewonly=y): records are built and dropped. */
 void output_open_none(struct output *o);
 /* Connects to host:port. 0 on success; otherwise err holds the reason. */

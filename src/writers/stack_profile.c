@@ -37,8 +37,8 @@ static uint32_t *index_slot(const struct stack_profile *p, const struct sp_index
 }
 
 /* Makes room for one more entry; `rehash` gives an existing entry's hash. */
-static bool index_grow(struct stack_profile *p, struct sp_index *x, uint64_t (*rehash)(const struct stack_profile *,
-                                                                                         uint32_t))
+static bool index_grow(struct stack_profile *p, struct sp_index *x,
+                       uint64_t (*rehash)(const struct stack_profile *, uint32_t))
 {
     if ((x->n + 1) * 2 <= x->cap) return true;
     size_t cap = x->cap ? x->cap * 2 : 1024;
@@ -102,7 +102,7 @@ static bool frame_same(const struct stack_profile *p, uint32_t i, const void *ke
 uint32_t sp_frame(struct stack_profile *p, const char *name, const char *file, int line, enum sp_kind kind)
 {
     struct sp_frame f;
-    memset(&f, 0, sizeof f);    /* padding too: frames are hashed and compared as bytes */
+    memset(&f, 0, sizeof f); /* padding too: frames are hashed and compared as bytes */
     f.name = sp_string(p, name);
     f.file = file && *file ? sp_string(p, file) : 0;
     f.line = line > 0 ? line : 0;
@@ -163,10 +163,10 @@ void sp_add(struct stack_profile *p, const uint32_t *frames, uint32_t n, const i
         p->stack_index.n++;
     }
     struct sp_stack *s = &p->stacks[*slot - 1];
-    for (int t = 0; t < p->ntypes; t++) {    /* held: a reader may hand in anything */
+    for (int t = 0; t < p->ntypes; t++) { /* held: a reader may hand in anything */
         int64_t v = values[t] < 0 ? 0 : values[t];
         if (v > INT64_MAX - p->total[t]) v = INT64_MAX - p->total[t];
-        s->v[t] += v;    /* s->v[t] <= total[t], so this fits too */
+        s->v[t] += v; /* s->v[t] <= total[t], so this fits too */
         p->total[t] += v;
     }
     return;
@@ -180,7 +180,7 @@ void sp_init(struct stack_profile *p)
 {
     memset(p, 0, sizeof *p);
     buf_init(&p->pool);
-    sp_string(p, "");     /* string 0: "none" in pprof's table too */
+    sp_string(p, ""); /* string 0: "none" in pprof's table too */
 }
 
 void sp_free(struct stack_profile *p)
@@ -219,10 +219,7 @@ int sp_add_type(struct stack_profile *p, const char *type, const char *unit)
     return p->ntypes++;
 }
 
-int64_t sp_total(const struct stack_profile *p, int type)
-{
-    return type < 0 || type >= p->ntypes ? 0 : p->total[type];
-}
+int64_t sp_total(const struct stack_profile *p, int type) { return type < 0 || type >= p->ntypes ? 0 : p->total[type]; }
 
 int sp_type_named(const struct stack_profile *p, const char *name)
 {

@@ -24,19 +24,19 @@
 enum sp_kind { SP_JAVA = 0, SP_NATIVE = 1, SP_PSEUDO = 2 };
 
 struct sp_frame {
-    uint32_t name;       /* string index: "Class.method" */
-    uint32_t file;       /* string index of the source file; 0: none */
-    int32_t line;        /* > 0: a line; 0: none */
-    uint8_t kind;        /* enum sp_kind */
+    uint32_t name; /* string index: "Class.method" */
+    uint32_t file; /* string index of the source file; 0: none */
+    int32_t line;  /* > 0: a line; 0: none */
+    uint8_t kind;  /* enum sp_kind */
 };
 
 /* A sample type, as pprof names them: "samples"/"count", "alloc_space"/"bytes" ... */
 struct sp_type {
-    const char *type, *unit;     /* literals: they are never freed */
+    const char *type, *unit; /* literals: they are never freed */
 };
 
 struct sp_stack {
-    uint32_t first, n;           /* its frames: frame_ix[first .. first+n), top (leaf) first */
+    uint32_t first, n; /* its frames: frame_ix[first .. first+n), top (leaf) first */
     int64_t v[SP_MAX_TYPES];
 };
 
@@ -48,19 +48,19 @@ struct sp_index {
 
 struct stack_profile {
     /* What was profiled, for titles: each may be NULL. */
-    char *program;               /* e.g. "java Sample" or the input file's name */
-    char *date;                  /* as the profile's own header gives it */
-    char *mode;                  /* e.g. "cpu=samples", "heap=sites" */
-    char *note;                  /* anything else a reader should know (depth, estimates) */
-    int depth;                   /* the stack depth used; 0 when not known */
+    char *program; /* e.g. "java Sample" or the input file's name */
+    char *date;    /* as the profile's own header gives it */
+    char *mode;    /* e.g. "cpu=samples", "heap=sites" */
+    char *note;    /* anything else a reader should know (depth, estimates) */
+    int depth;     /* the stack depth used; 0 when not known */
     int ntypes;
     struct sp_type types[SP_MAX_TYPES];
-    int main_type;               /* the one a flame graph and collapsed stacks show */
-    struct sp_type period_type;  /* pprof's period: what one sample stands for; type NULL: none */
+    int main_type;              /* the one a flame graph and collapsed stacks show */
+    struct sp_type period_type; /* pprof's period: what one sample stands for; type NULL: none */
     int64_t period;
 
-    struct buf pool;             /* every string, NUL-terminated */
-    uint32_t *str_at;            /* offsets into pool; string 0 is "" */
+    struct buf pool;  /* every string, NUL-terminated */
+    uint32_t *str_at; /* offsets into pool; string 0 is "" */
     size_t nstr, capstr;
     struct sp_index str_index;
 
@@ -68,14 +68,14 @@ struct stack_profile {
     size_t nframes, capframes;
     struct sp_index frame_index;
 
-    uint32_t *frame_ix;          /* the frames of every stack, one after the other */
+    uint32_t *frame_ix; /* the frames of every stack, one after the other */
     size_t nframe_ix, capframe_ix;
     struct sp_stack *stacks;
     size_t nstacks, capstacks;
     struct sp_index stack_index;
     int64_t total[SP_MAX_TYPES]; /* the sum of each type over every stack: it always fits */
 
-    bool oom;                    /* an allocation failed: the profile is incomplete */
+    bool oom; /* an allocation failed: the profile is incomplete */
 };
 
 void sp_init(struct stack_profile *p);

@@ -13,7 +13,7 @@
 void bin_tl_run_header(struct writer_ctx *w, const struct run_info *ri)
 {
     uint32_t ids[2 * RUN_INFO_MAX];
-    for (int i = 0; i < ri->n; i++) {    /* the STRING records first, outside this one */
+    for (int i = 0; i < ri->n; i++) { /* the STRING records first, outside this one */
         ids[2 * i] = bin_name_id(w, ri->name[i]);
         ids[2 * i + 1] = bin_name_id(w, ri->value[i]);
     }

@@ -34,8 +34,9 @@ void text_tl_gc(struct writer_ctx *w, const struct gc_record *g)
     struct buf *b = output_buf(w->out);
     buf_printf(b, "GC %u (at ", g->seq);
     put_at(b, w->out, g->start_us);
-    buf_printf(b, ", took %" PRIu64 ".%03u ms, heap used %" PRIu64 " -> %" PRIu64 " bytes, committed %" PRIu64
-                  " bytes, allocated %" PRIu64 " objects %" PRIu64 " bytes)\n",
+    buf_printf(b,
+               ", took %" PRIu64 ".%03u ms, heap used %" PRIu64 " -> %" PRIu64 " bytes, committed %" PRIu64
+               " bytes, allocated %" PRIu64 " objects %" PRIu64 " bytes)\n",
                g->duration_ns / 1000000u, (unsigned)(g->duration_ns / 1000u % 1000u), g->used_before, g->used_after,
                g->committed, g->alloc_objs, g->alloc_bytes);
     output_record_end(w->out);
@@ -72,8 +73,8 @@ void text_tl_leak_suspects(struct writer_ctx *w, const struct suspect *s, int n,
 {
     struct buf *b = output_buf(w->out);
     char when[64];
-    buf_printf(b, "LEAK SUSPECTS BEGIN (%d sites whose live bytes kept growing, over %u intervals) %s\n", n,
-               intervals, text_now(when, sizeof when));
+    buf_printf(b, "LEAK SUSPECTS BEGIN (%d sites whose live bytes kept growing, over %u intervals) %s\n", n, intervals,
+               text_now(when, sizeof when));
     buf_printf(b, "rank  grew bytes  first live   last live  highs trace class\n");
     for (int i = 0; i < n; i++)
         buf_printf(b, "%4d %11" PRIu64 " %11" PRIu64 " %11" PRIu64 " %3u/%-3u %6u %s\n", i + 1,

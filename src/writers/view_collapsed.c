@@ -18,7 +18,7 @@ const char *view_frame_name(const struct stack_profile *p, uint32_t frame, struc
 }
 
 struct line {
-    size_t at, len;       /* the stack's text in the line pool */
+    size_t at, len; /* the stack's text in the line pool */
     int64_t value;
 };
 

@@ -18,18 +18,18 @@ extern const size_t hprof_flamegraph_html_len;
 #define DATA_MARK "/*@PROFILE@*/"
 
 struct node {
-    uint32_t name;               /* a string of the tree's own pool */
+    uint32_t name; /* a string of the tree's own pool */
     uint32_t kind, depth;
-    uint32_t parent, child, sibling;   /* 0: none (node 0 is the root, never a child) */
+    uint32_t parent, child, sibling; /* 0: none (node 0 is the root, never a child) */
     int64_t v[SP_MAX_TYPES];
-    int64_t base;                /* differential: the base profile's main value */
+    int64_t base; /* differential: the base profile's main value */
 };
 
 struct tree {
-    struct stack_profile names;  /* only its string pool is used */
+    struct stack_profile names; /* only its string pool is used */
     struct node *n;
     size_t len, cap;
-    uint32_t *slot;              /* (parent, name, kind) -> node index + 1 */
+    uint32_t *slot; /* (parent, name, kind) -> node index + 1 */
     size_t slots;
     bool oom;
 };
@@ -69,8 +69,8 @@ static uint32_t child_of(struct tree *t, uint32_t parent, uint32_t name, uint32_
     if (!grow_array((void **)&t->n, &t->cap, t->len + 1, sizeof *t->n)) return 0;
     struct node *x = &t->n[t->len];
     memset(x, 0, sizeof *x);
-    *x = (struct node){.name = name, .kind = kind, .depth = t->n[parent].depth + 1, .parent = parent,
-                       .sibling = t->n[parent].child};
+    *x = (struct node){
+        .name = name, .kind = kind, .depth = t->n[parent].depth + 1, .parent = parent, .sibling = t->n[parent].child};
     t->n[parent].child = (uint32_t)t->len;
     t->slot[j] = (uint32_t)++t->len;
     return (uint32_t)t->len - 1;
@@ -87,8 +87,10 @@ static void tree_add(struct tree *t, const struct stack_profile *p, bool as_base
         uint32_t at = 0;
         for (uint32_t k = s->n + 1; k-- > 0 && !t->oom;) {
             struct node *x = &t->n[at];
-            if (as_base) x->base += s->v[p->main_type];
-            else for (int ty = 0; ty < p->ntypes; ty++) x->v[ty] += s->v[ty];
+            if (as_base)
+                x->base += s->v[p->main_type];
+            else
+                for (int ty = 0; ty < p->ntypes; ty++) x->v[ty] += s->v[ty];
             if (!k) break;
             uint32_t f = p->frame_ix[s->first + k - 1];
             uint32_t nm = sp_string(&t->names, view_frame_name(p, f, &name));
@@ -130,9 +132,12 @@ static void json_string(struct buf *b, const char *s)
     buf_u1(b, '"');
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') buf_printf(b, "\\%c", c);
-        else if (c < 0x20 || c == '<' || c == '>' || c == '&') buf_printf(b, "\\u%04x", c);   /* no </script> */
-        else buf_u1(b, c);
+        if (c == '"' || c == '\\')
+            buf_printf(b, "\\%c", c);
+        else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+            buf_printf(b, "\\u%04x", c); /* no </script> */
+        else
+            buf_u1(b, c);
     }
     buf_u1(b, '"');
 }
@@ -185,7 +190,7 @@ static uint32_t method_frames(const struct stack_profile *p, const struct sp_sta
 
 /* Past this depth a flame graph reads well whatever was cut: the note never asks for more. */
 #define READABLE_DEPTH 64
-#define SHALLOW_DEPTH 8
+#define SHALLOW_DEPTH  8
 
 int view_cut_depth(const struct stack_profile *p)
 {
@@ -196,7 +201,7 @@ int view_cut_depth(const struct stack_profile *p)
     }
     uint32_t limit = p->depth > 0 ? (uint32_t)p->depth : deepest;
     if (!limit || limit >= READABLE_DEPTH || p->ntypes == 0) return 0;
-    int64_t cut = 0, total = sp_total(p, p->main_type);  /* both fit: see sp_add */
+    int64_t cut = 0, total = sp_total(p, p->main_type); /* both fit: see sp_add */
     for (size_t i = 0; i < p->nstacks; i++)
         if (method_frames(p, &p->stacks[i]) >= limit) cut += p->stacks[i].v[p->main_type];
     /* a short limit matters once a tenth of the profile reached it, a longer one once most did */
@@ -259,7 +264,7 @@ int view_flamegraph(const struct stack_profile *p, const struct stack_profile *b
         t.n[0].kind = SP_PSEUDO;
         t.len = 1;
     }
-    struct stack_profile shown = *p;     /* differential: p with its main type only */
+    struct stack_profile shown = *p; /* differential: p with its main type only */
     if (base) {
         shown.ntypes = 1;
         shown.types[0] = p->types[p->main_type];

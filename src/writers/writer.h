@@ -23,19 +23,19 @@ struct suspect;
 
 struct writer_ctx {
     struct output *out;
-    struct string_table *strings;    /* binary only: names written as STRING records */
+    struct string_table *strings; /* binary only: names written as STRING records */
     const struct options *opt;
-    const struct run_info *run;      /* text: the run header, written after the first line */
-    struct trace *empty_trace;       /* 300000: binary writes it in the file header, text
+    const struct run_info *run; /* text: the run header, written after the first line */
+    struct trace *empty_trace;  /* 300000: binary writes it in the file header, text
                                         before the first section that names traces */
 };
 
 /* One line of a ranked CPU section (CPU SAMPLES, CPU TIME, cpu=old). */
 struct rank_row {
     struct trace *trace;
-    uint64_t count;       /* samples, or calls */
-    uint64_t cost;        /* what the ranking and percentages use: samples, ns or calls */
-    uint64_t time_ms;     /* cpu=old: the time column */
+    uint64_t count;   /* samples, or calls */
+    uint64_t cost;    /* what the ranking and percentages use: samples, ns or calls */
+    uint64_t time_ms; /* cpu=old: the time column */
 };
 
 struct site;

@@ -8,7 +8,8 @@
 
 #include "fuzz_one.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     const char *broken = cf_fuzz_one(data, size);
     if (broken) {
         fprintf(stderr, "invariant broken: %s\n", broken);

@@ -99,8 +99,10 @@ static struct class_info *name_class(struct jdr *r, uint32_t k, struct class_inf
     size_t len = strlen(n);
     char *sig = malloc(len + 3);
     if (!sig) return NULL;
-    if (n[0] == '[') memcpy(sig, n, len + 1);
-    else snprintf(sig, len + 3, "L%s;", n);
+    if (n[0] == '[')
+        memcpy(sig, n, len + 1);
+    else
+        snprintf(sig, len + 3, "L%s;", n);
     ci->serial = 100001 + k;
     ci->object_id = 0x40000000u + k;
     ci->signature = sig;
@@ -129,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t mon = jdr_marker_element(r, 1);
     memset(&w, 0, sizeof w);
     w.ids = jdr_ids_needed(r);
-    if (w.ids && w.ids < 0xA0000000u - BASE) {   /* the agent takes its IDs from the same range */
+    if (w.ids && w.ids < 0xA0000000u - BASE) { /* the agent takes its IDs from the same range */
         jdr_write(r, &NOTE, NULL, BASE, &mon, mon ? 1 : 0);
         if (!w.ended) broken("jdr_write did not end the dump");
     }

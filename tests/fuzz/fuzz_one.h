@@ -14,14 +14,19 @@
 
 #include "classfile/classfile.h"
 
-static unsigned cf_fuzz_filter(void *ctx, const char *cls, const char *name, const char *desc,
-                               unsigned access, unsigned mnum) {
-    (void)ctx; (void)cls; (void)desc; (void)access;
+static unsigned cf_fuzz_filter(void *ctx, const char *cls, const char *name, const char *desc, unsigned access,
+                               unsigned mnum)
+{
+    (void)ctx;
+    (void)cls;
+    (void)desc;
+    (void)access;
     if (strcmp(name, "skipme") == 0) return 0;
     return (mnum % 7 == 3) ? (CF_INJ_ENTRY | CF_INJ_NEWARRAY) : CF_INJ_ALL;
 }
 
-static const char *cf_fuzz_one(const uint8_t *data, size_t size) {
+static const char *cf_fuzz_one(const uint8_t *data, size_t size)
+{
     cf_class *c = NULL;
     int deep_ok = cf_parse(data, size, CF_PARSE_DEEP, &c) == CF_OK;
     if (deep_ok) {

@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = malloc(size + 1);
     if (!text) return 0;
     memcpy(text, data, size);
-    text[size] = 0;   /* the JVM hands over a C string: it ends at the first NUL */
+    text[size] = 0; /* the JVM hands over a C string: it ends at the first NUL */
     struct options a, b;
     enum options_result ra = parse(text, &a), rb = parse(text, &b);
     if (ra != rb || (ra == OPTIONS_OK && (a.cpu != b.cpu || a.heap != b.heap || strcmp(a.file, b.file) != 0)))

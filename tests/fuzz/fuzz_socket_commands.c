@@ -71,7 +71,7 @@ static void feed(const uint8_t *data, size_t size, size_t piece, struct seen *ou
                 out->cmd[out->n] = c;
                 out->n++;
             }
-            if (st == CMD_DESYNC) return;   /* the listener stops reading here */
+            if (st == CMD_DESYNC) return; /* the listener stops reading here */
             size_t used = had - s.have;
             if (used != CMD_HEADER_SIZE + c.length) broken("a command took another length than it says");
             if (memcmp(s.buf, before + used, s.have) != 0) broken("taking a command changed what follows");

@@ -19,13 +19,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the input's first byte picks the section asked for, so each gets its turn */
     enum pr_section want = size ? (enum pr_section)(data[0] % PR_N) : PR_ANY;
     if (pr_read_text((const char *)data, size, want, &p, err, sizeof err) != 0) {
-        if (!err[0]) abort();    /* a refusal always says why */
+        if (!err[0]) abort(); /* a refusal always says why */
     } else {
         struct buf b;
         buf_init(&b);
         if (view_collapsed(&p, p.main_type, &b) != 0) abort();
         int64_t sum = 0;
-        for (size_t i = 0; i < b.len;) {    /* each line ends in " <value>\n" */
+        for (size_t i = 0; i < b.len;) { /* each line ends in " <value>\n" */
             const uint8_t *nl = memchr(b.data + i, '\n', b.len - i);
             if (!nl) abort();
             const uint8_t *sp = nl;

@@ -18,9 +18,22 @@
 #include <string.h>
 
 static void u1(uint32_t v) { putchar((int)(v & 0xff)); }
-static void u2(uint32_t v) { u1(v >> 8); u1(v); }
-static void u4(uint32_t v) { u2(v >> 16); u2(v); }
-static void rec(int tag, uint32_t len) { u1((uint32_t)tag); u4(0); u4(len); }
+static void u2(uint32_t v)
+{
+    u1(v >> 8);
+    u1(v);
+}
+static void u4(uint32_t v)
+{
+    u2(v >> 16);
+    u2(v);
+}
+static void rec(int tag, uint32_t len)
+{
+    u1((uint32_t)tag);
+    u4(0);
+    u4(len);
+}
 
 static void header(void)
 {
@@ -39,7 +52,7 @@ static void string(uint32_t id, const char *s)
 }
 
 enum { S_NAME = 1, S_FIELD, S_METHOD, S_SIG, S_FILE };
-#define CLASS(i) (0x10000u + (uint32_t)(i) * 8)
+#define CLASS(i)         (0x10000u + (uint32_t)(i)*8)
 #define CLASS_DUMP_BYTES (1 + 4 + 4 + 6 * 4 + 4 + 2 + 2 + 2 + 5)
 
 /* CLASS_DUMP of class i: its super, no statics, one object field. */
@@ -50,9 +63,9 @@ static void class_dump(uint32_t i, uint32_t super)
     u4(0);
     u4(super);
     for (int k = 0; k < 5; k++) u4(0); /* loader, signers, domain, two reserved */
-    u4(4);                            /* instance size */
-    u2(0);                            /* constant pool */
-    u2(0);                            /* statics */
+    u4(4);                             /* instance size */
+    u2(0);                             /* constant pool */
+    u2(0);                             /* statics */
     u2(1);
     u4(S_FIELD);
     u1(2); /* object */

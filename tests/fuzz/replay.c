@@ -20,11 +20,11 @@ void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 
 /* Read by ASan when it is linked in (make check): an allocation above libFuzzer's limit
  * (-rss_limit_mb, 2 GiB) is a finding there, so it is one here. */
-const char *__asan_default_options(void) __attribute__((visibility("default")));   /* the build hides */
+const char *__asan_default_options(void) __attribute__((visibility("default"))); /* the build hides */
 const char *__asan_default_options(void) { return "max_allocation_size_mb=2048"; }
 
 static int real_stderr = 2;
-static char current[4096];   /* the input being run, for the crash message */
+static char current[4096]; /* the input being run, for the crash message */
 
 /* Async-signal-safe: write(2) only, then the default action (the crash stays a crash). */
 static void crashed(int sig)
@@ -93,8 +93,10 @@ int main(int argc, char **argv)
             if (e->d_name[0] == '.') continue;
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
-            if (run_file(path) == 0) runs++;
-            else unreadable++;
+            if (run_file(path) == 0)
+                runs++;
+            else
+                unreadable++;
         }
         closedir(d);
     }

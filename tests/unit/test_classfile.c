@@ -19,29 +19,49 @@
 
 /* ---- helpers -------------------------------------------------------------------------- */
 
-static void dump(const char *name, const uint8_t *p, size_t n) {
+static void dump(const char *name, const uint8_t *p, size_t n)
+{
     const char *dir = getenv("CF_TEST_DUMP");
     if (!dir) return;
     char path[1024];
     snprintf(path, sizeof(path), "%s/unit-%s.class", dir, name);
     FILE *f = fopen(path, "wb");
-    if (f) { fwrite(p, 1, n, f); fclose(f); }
+    if (f) {
+        fwrite(p, 1, n, f);
+        fclose(f);
+    }
 }
 
 static uint32_t u2(const uint8_t *p) { return ((uint32_t)p[0] << 8) | p[1]; }
-static uint32_t u4(const uint8_t *p) {
+static uint32_t u4(const uint8_t *p)
+{
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
-static void w2(uint8_t *p, uint32_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static void w4(uint8_t *p, uint32_t v) { w2(p, v >> 16); w2(p + 2, v); }
+static void w2(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+static void w4(uint8_t *p, uint32_t v)
+{
+    w2(p, v >> 16);
+    w2(p + 2, v);
+}
 
 /* A growable code buffer. */
-typedef struct { uint8_t *p; size_t n, cap; } code_t;
-static void emit(code_t *c, int n, ...) {
+typedef struct {
+    uint8_t *p;
+    size_t n, cap;
+} code_t;
+static void emit(code_t *c, int n, ...)
+{
     va_list ap;
     va_start(ap, n);
     for (int i = 0; i < n; i++) {
-        if (c->n == c->cap) { c->cap = c->cap ? c->cap * 2 : 256; c->p = realloc(c->p, c->cap); }
+        if (c->n == c->cap) {
+            c->cap = c->cap ? c->cap * 2 : 256;
+            c->p = realloc(c->p, c->cap);
+        }
         c->p[c->n++] = (uint8_t)va_arg(ap, int);
     }
     va_end(ap);
@@ -62,14 +82,16 @@ typedef struct {
     const uint8_t *code, *exc, *attrs;
 } tcode;
 
-static size_t skip_attrs(const uint8_t *p, size_t i) {
+static size_t skip_attrs(const uint8_t *p, size_t i)
+{
     uint32_t n = u2(p + i);
     i += 2;
     for (uint32_t k = 0; k < n; k++) i += 6 + u4(p + i + 2);
     return i;
 }
 
-static int tparse(tcls *t, const uint8_t *p, size_t n) {
+static int tparse(tcls *t, const uint8_t *p, size_t n)
+{
     t->p = p;
     t->n = n;
     t->cpn = u2(p + 8);
@@ -79,9 +101,18 @@ static int tparse(tcls *t, const uint8_t *p, size_t n) {
         t->cpoff[k] = (uint32_t)i;
         switch (p[i]) {
         case 1: i += 3 + u2(p + i + 1); break;
-        case 3: case 4: i += 5; break;
-        case 5: case 6: i += 9; k++; break;
-        case 7: case 8: case 16: case 19: case 20: i += 3; break;
+        case 3:
+        case 4: i += 5; break;
+        case 5:
+        case 6:
+            i += 9;
+            k++;
+            break;
+        case 7:
+        case 8:
+        case 16:
+        case 19:
+        case 20: i += 3; break;
         case 15: i += 4; break;
         default: i += 5; break;
         }
@@ -96,12 +127,14 @@ static int tparse(tcls *t, const uint8_t *p, size_t n) {
 }
 static void tfree(tcls *t) { free(t->cpoff); }
 
-static int tutf8(const tcls *t, uint32_t idx, const char *s) {
+static int tutf8(const tcls *t, uint32_t idx, const char *s)
+{
     const uint8_t *e = t->p + t->cpoff[idx];
     return e[0] == 1 && u2(e + 1) == strlen(s) && memcmp(e + 3, s, strlen(s)) == 0;
 }
 
-static const char *tref_name(const tcls *t, uint32_t ref, char *buf, size_t cap) {
+static const char *tref_name(const tcls *t, uint32_t ref, char *buf, size_t cap)
+{
     const uint8_t *e = t->p + t->cpoff[ref];
     const uint8_t *nat = t->p + t->cpoff[u2(e + 3)];
     const uint8_t *u = t->p + t->cpoff[u2(nat + 1)];
@@ -112,7 +145,8 @@ static const char *tref_name(const tcls *t, uint32_t ref, char *buf, size_t cap)
     return buf;
 }
 
-static int tcode_of(const tcls *t, const char *name, tcode *c) {
+static int tcode_of(const tcls *t, const char *name, tcode *c)
+{
     size_t i = t->methods;
     uint32_t nm = u2(t->p + i);
     i += 2;
@@ -140,11 +174,15 @@ static int tcode_of(const tcls *t, const char *name, tcode *c) {
     return 0;
 }
 
-static const uint8_t *tcode_attr(const tcls *t, const tcode *c, const char *name, uint32_t *len) {
+static const uint8_t *tcode_attr(const tcls *t, const tcode *c, const char *name, uint32_t *len)
+{
     const uint8_t *a = c->attrs;
     for (uint32_t j = 0; j < c->nattr; j++) {
         uint32_t l = u4(a + 2);
-        if (tutf8(t, u2(a), name)) { *len = l; return a + 6; }
+        if (tutf8(t, u2(a), name)) {
+            *len = l;
+            return a + 6;
+        }
         a += 6 + l;
     }
     return NULL;
@@ -152,17 +190,29 @@ static const uint8_t *tcode_attr(const tcls *t, const tcode *c, const char *name
 
 /* ---- a tiny interpreter for the int subset -------------------------------------------- */
 
-typedef struct { long entries, returns, leaves, arrays, objinits, maxsp; int bad; } hooks_t;
+typedef struct {
+    long entries, returns, leaves, arrays, objinits, maxsp;
+    int bad;
+} hooks_t;
 
 static uint32_t pad4(uint32_t pc) { return (4 - ((pc + 1) & 3)) & 3; }
 
-static int64_t run(const tcls *t, const tcode *c, int64_t arg, hooks_t *h) {
+static int64_t run(const tcls *t, const tcode *c, int64_t arg, hooks_t *h)
+{
     int64_t loc[1024] = {0}, st[1024];
     int sp = 0;
     uint32_t pc = 0;
     long steps = 0;
     loc[0] = arg;
-#define PUSH(v) do { st[sp++] = (v); if (sp > h->maxsp) h->maxsp = sp; if (sp > (int)c->max_stack || sp > 1000) { h->bad = 1; return -1; } } while (0)
+#define PUSH(v)                                    \
+    do {                                           \
+        st[sp++] = (v);                            \
+        if (sp > h->maxsp) h->maxsp = sp;          \
+        if (sp > (int)c->max_stack || sp > 1000) { \
+            h->bad = 1;                            \
+            return -1;                             \
+        }                                          \
+    } while (0)
 #define POP() (sp > 0 ? st[--sp] : (h->bad = 1, 0))
     while (pc < c->code_len && steps++ < 50000000) {
         const uint8_t *q = c->code + pc;
@@ -170,39 +220,144 @@ static int64_t run(const tcls *t, const tcode *c, int64_t arg, hooks_t *h) {
         int64_t a, b;
         switch (op) {
         case 0: pc += 1; break;
-        case 2: case 3: case 4: case 5: case 6: case 7: case 8: PUSH((int64_t)op - 3); pc += 1; break;
-        case 16: PUSH((int8_t)q[1]); pc += 2; break;
-        case 17: PUSH((int16_t)u2(q + 1)); pc += 3; break;
-        case 19: { const uint8_t *e = t->p + t->cpoff[u2(q + 1)]; PUSH((int32_t)u4(e + 1)); pc += 3; break; }
-        case 21: case 25: PUSH(loc[q[1]]); pc += 2; break;
-        case 26: case 27: case 28: case 29: PUSH(loc[op - 26]); pc += 1; break;
-        case 42: case 43: case 44: case 45: PUSH(loc[op - 42]); pc += 1; break;
-        case 54: case 58: loc[q[1]] = POP(); pc += 2; break;
-        case 59: case 60: case 61: case 62: loc[op - 59] = POP(); pc += 1; break;
-        case 75: case 76: case 77: case 78: loc[op - 75] = POP(); pc += 1; break;
-        case 87: POP(); pc += 1; break;
-        case 89: a = POP(); PUSH(a); PUSH(a); pc += 1; break;
-        case 96: b = POP(); a = POP(); PUSH((int32_t)(a + b)); pc += 1; break;
-        case 100: b = POP(); a = POP(); PUSH((int32_t)(a - b)); pc += 1; break;
-        case 104: b = POP(); a = POP(); PUSH((int32_t)(a * b)); pc += 1; break;
-        case 132: loc[q[1]] += (int8_t)q[2]; pc += 3; break;
-        case 153: case 154: case 155: case 156: case 157: case 158:
-        case 159: case 160: case 161: case 162: case 163: case 164: {
-            if (op >= 159) { b = POP(); a = POP(); } else { a = POP(); b = 0; }
+        case 2:
+        case 3:
+        case 4:
+        case 5:
+        case 6:
+        case 7:
+        case 8:
+            PUSH((int64_t)op - 3);
+            pc += 1;
+            break;
+        case 16:
+            PUSH((int8_t)q[1]);
+            pc += 2;
+            break;
+        case 17:
+            PUSH((int16_t)u2(q + 1));
+            pc += 3;
+            break;
+        case 19: {
+            const uint8_t *e = t->p + t->cpoff[u2(q + 1)];
+            PUSH((int32_t)u4(e + 1));
+            pc += 3;
+            break;
+        }
+        case 21:
+        case 25:
+            PUSH(loc[q[1]]);
+            pc += 2;
+            break;
+        case 26:
+        case 27:
+        case 28:
+        case 29:
+            PUSH(loc[op - 26]);
+            pc += 1;
+            break;
+        case 42:
+        case 43:
+        case 44:
+        case 45:
+            PUSH(loc[op - 42]);
+            pc += 1;
+            break;
+        case 54:
+        case 58:
+            loc[q[1]] = POP();
+            pc += 2;
+            break;
+        case 59:
+        case 60:
+        case 61:
+        case 62:
+            loc[op - 59] = POP();
+            pc += 1;
+            break;
+        case 75:
+        case 76:
+        case 77:
+        case 78:
+            loc[op - 75] = POP();
+            pc += 1;
+            break;
+        case 87:
+            POP();
+            pc += 1;
+            break;
+        case 89:
+            a = POP();
+            PUSH(a);
+            PUSH(a);
+            pc += 1;
+            break;
+        case 96:
+            b = POP();
+            a = POP();
+            PUSH((int32_t)(a + b));
+            pc += 1;
+            break;
+        case 100:
+            b = POP();
+            a = POP();
+            PUSH((int32_t)(a - b));
+            pc += 1;
+            break;
+        case 104:
+            b = POP();
+            a = POP();
+            PUSH((int32_t)(a * b));
+            pc += 1;
+            break;
+        case 132:
+            loc[q[1]] += (int8_t)q[2];
+            pc += 3;
+            break;
+        case 153:
+        case 154:
+        case 155:
+        case 156:
+        case 157:
+        case 158:
+        case 159:
+        case 160:
+        case 161:
+        case 162:
+        case 163:
+        case 164: {
+            if (op >= 159) {
+                b = POP();
+                a = POP();
+            } else {
+                a = POP();
+                b = 0;
+            }
             int k = (int)(op >= 159 ? op - 159 : op - 153), take;
             switch (k) {
-            case 0: take = a == b; break; case 1: take = a != b; break; case 2: take = a < b; break;
-            case 3: take = a >= b; break; case 4: take = a > b; break; default: take = a <= b; break;
+            case 0: take = a == b; break;
+            case 1: take = a != b; break;
+            case 2: take = a < b; break;
+            case 3: take = a >= b; break;
+            case 4: take = a > b; break;
+            default: take = a <= b; break;
             }
             pc = take ? pc + (uint32_t)(int16_t)u2(q + 1) : pc + 3;
             break;
         }
         case 167: pc += (uint32_t)(int16_t)u2(q + 1); break;
         case 200: pc += u4(q + 1); break;
-        case 168: PUSH(pc + 3); pc += (uint32_t)(int16_t)u2(q + 1); break;
-        case 201: PUSH(pc + 5); pc += u4(q + 1); break;
+        case 168:
+            PUSH(pc + 3);
+            pc += (uint32_t)(int16_t)u2(q + 1);
+            break;
+        case 201:
+            PUSH(pc + 5);
+            pc += u4(q + 1);
+            break;
         case 169: pc = (uint32_t)loc[q[1]]; break;
-        case 170: case 171: {
+        case 170:
+        case 171: {
             uint32_t base = pc + 1 + pad4(pc);
             int32_t key = (int32_t)POP(), def = (int32_t)u4(c->code + base), off = def;
             if (op == 170) {
@@ -221,30 +376,66 @@ static int64_t run(const tcls *t, const tcode *c, int64_t arg, hooks_t *h) {
         case 184: {
             char nm[64];
             tref_name(t, u2(q + 1), nm, sizeof(nm));
-            if (!strcmp(nm, "CallSite")) { POP(); POP(); h->entries++; }
-            else if (!strcmp(nm, "ReturnSite")) { POP(); POP(); h->returns++; }
-            else if (!strcmp(nm, "LeafSite")) { POP(); POP(); h->leaves++; }
-            else if (!strcmp(nm, "NewArray")) { POP(); h->arrays++; }
-            else if (!strcmp(nm, "ObjectInit")) { POP(); h->objinits++; }
-            else { h->bad = 1; return -1; }
+            if (!strcmp(nm, "CallSite")) {
+                POP();
+                POP();
+                h->entries++;
+            } else if (!strcmp(nm, "ReturnSite")) {
+                POP();
+                POP();
+                h->returns++;
+            } else if (!strcmp(nm, "LeafSite")) {
+                POP();
+                POP();
+                h->leaves++;
+            } else if (!strcmp(nm, "NewArray")) {
+                POP();
+                h->arrays++;
+            } else if (!strcmp(nm, "ObjectInit")) {
+                POP();
+                h->objinits++;
+            } else {
+                h->bad = 1;
+                return -1;
+            }
             pc += 3;
             break;
         }
-        case 188: a = POP(); PUSH(a + 1000000); pc += 2; break; /* an "array" of length a */
-        case 189: a = POP(); PUSH(a + 1000000); pc += 3; break;
-        case 190: a = POP(); PUSH(a - 1000000); pc += 1; break;
+        case 188:
+            a = POP();
+            PUSH(a + 1000000);
+            pc += 2;
+            break; /* an "array" of length a */
+        case 189:
+            a = POP();
+            PUSH(a + 1000000);
+            pc += 3;
+            break;
+        case 190:
+            a = POP();
+            PUSH(a - 1000000);
+            pc += 1;
+            break;
         case 196:
             switch (q[1]) {
-            case 21: PUSH(loc[u2(q + 2)]); pc += 4; break;
-            case 54: case 58: loc[u2(q + 2)] = POP(); pc += 4; break;
-            case 132: loc[u2(q + 2)] += (int16_t)u2(q + 4); pc += 6; break;
+            case 21:
+                PUSH(loc[u2(q + 2)]);
+                pc += 4;
+                break;
+            case 54:
+            case 58:
+                loc[u2(q + 2)] = POP();
+                pc += 4;
+                break;
+            case 132:
+                loc[u2(q + 2)] += (int16_t)u2(q + 4);
+                pc += 6;
+                break;
             case 169: pc = (uint32_t)loc[u2(q + 2)]; break;
             default: h->bad = 1; return -1;
             }
             break;
-        default:
-            h->bad = 1;
-            return -1;
+        default: h->bad = 1; return -1;
         }
     }
     h->bad = 1;
@@ -255,23 +446,29 @@ static int64_t run(const tcls *t, const tcode *c, int64_t arg, hooks_t *h) {
 
 /* ---- building classes ----------------------------------------------------------------- */
 
-static cf_inject_spec all_hooks(unsigned cnum) {
+static cf_inject_spec all_hooks(unsigned cnum)
+{
     cf_inject_spec s;
     memset(&s, 0, sizeof(s));
     s.tracker_class = "hprof/Tracker";
-    s.entry_name = "CallSite"; s.entry_desc = "(II)V";
-    s.return_name = "ReturnSite"; s.return_desc = "(II)V";
-    s.objinit_name = "ObjectInit"; s.objinit_desc = "(Ljava/lang/Object;)V";
-    s.newarray_name = "NewArray"; s.newarray_desc = "(Ljava/lang/Object;)V";
+    s.entry_name = "CallSite";
+    s.entry_desc = "(II)V";
+    s.return_name = "ReturnSite";
+    s.return_desc = "(II)V";
+    s.objinit_name = "ObjectInit";
+    s.objinit_desc = "(Ljava/lang/Object;)V";
+    s.newarray_name = "NewArray";
+    s.newarray_desc = "(Ljava/lang/Object;)V";
     s.exception_exit = 1;
     s.cnum = cnum;
     return s;
 }
 
 /* One static method "f" (or name) with the given code in a class of the given version. */
-static uint8_t *one_method(unsigned major, const char *name, const char *desc, const code_t *code,
-                           unsigned max_stack, unsigned max_locals, const uint16_t *exc, unsigned nexc,
-                           cfa_attrs *code_attrs, size_t *len, cf_asm **keep) {
+static uint8_t *one_method(unsigned major, const char *name, const char *desc, const code_t *code, unsigned max_stack,
+                           unsigned max_locals, const uint16_t *exc, unsigned nexc, cfa_attrs *code_attrs, size_t *len,
+                           cf_asm **keep)
+{
     cf_asm *a = keep && *keep ? *keep : cfa_new(major, 0, 0x21, "t/T", "java/lang/Object");
     cfa_attrs m = {0};
     cfa_code(a, &m, max_stack, max_locals, code->p, code->n, exc, nexc, code_attrs);
@@ -279,15 +476,17 @@ static uint8_t *one_method(unsigned major, const char *name, const char *desc, c
     cfa_attrs_free(&m);
     uint8_t *out = NULL;
     int rc = cfa_finish(a, &out, len);
-    if (!keep) cfa_free(a);
-    else *keep = a;
+    if (!keep)
+        cfa_free(a);
+    else
+        *keep = a;
     return rc == 0 ? out : NULL;
 }
 
 /* Runs method f of the original and of the instrumented class on each argument. */
-static void same_results(const char *what, const uint8_t *orig, size_t olen, const uint8_t *inst,
-                         size_t ilen, const char *mname, const int64_t *args, int nargs,
-                         long expect_arrays_per_call) {
+static void same_results(const char *what, const uint8_t *orig, size_t olen, const uint8_t *inst, size_t ilen,
+                         const char *mname, const int64_t *args, int nargs, long expect_arrays_per_call)
+{
     tcls a, b;
     tparse(&a, orig, olen);
     tparse(&b, inst, ilen);
@@ -304,25 +503,30 @@ static void same_results(const char *what, const uint8_t *orig, size_t olen, con
             if (h1.bad || h2.bad) bad = 1;
             if (h2.entries != 1 || h2.returns != 1) balanced = 0;
             arrays += h2.arrays;
-            if (r1 != r2 || h2.bad) printf("#   arg %lld: %lld vs %lld (bad %d/%d)\n", (long long)args[i], (long long)r1, (long long)r2, h1.bad, h2.bad);
+            if (r1 != r2 || h2.bad)
+                printf("#   arg %lld: %lld vs %lld (bad %d/%d)\n", (long long)args[i], (long long)r1, (long long)r2,
+                       h1.bad, h2.bad);
         }
         CHECK(same && !bad, "%s: same results, within max_stack", what);
         CHECK(balanced, "%s: one entry and one return hook per call", what);
         if (expect_arrays_per_call >= 0)
-            CHECK(arrays == expect_arrays_per_call, "%s: newarray hooks %ld (want %ld)", what, arrays, expect_arrays_per_call);
+            CHECK(arrays == expect_arrays_per_call, "%s: newarray hooks %ld (want %ld)", what, arrays,
+                  expect_arrays_per_call);
     }
     tfree(&a);
     tfree(&b);
 }
 
-static int deep_ok(const uint8_t *p, size_t n) {
+static int deep_ok(const uint8_t *p, size_t n)
+{
     cf_class *c = NULL;
     int rc = cf_parse(p, n, CF_PARSE_DEEP, &c);
     cf_free(c);
     return rc == CF_OK;
 }
 
-static int roundtrip_ok(const uint8_t *p, size_t n) {
+static int roundtrip_ok(const uint8_t *p, size_t n)
+{
     cf_class *c = NULL;
     if (cf_parse(p, n, CF_PARSE_DEEP, &c) != CF_OK) return 0;
     uint8_t *o = NULL;
@@ -335,7 +539,8 @@ static int roundtrip_ok(const uint8_t *p, size_t n) {
 
 /* ---- tests ---------------------------------------------------------------------------- */
 
-static void test_cp_tags(void) {
+static void test_cp_tags(void)
+{
     cf_asm *a = cfa_new(69, 0, 0x21, "t/AllTags", "java/lang/Object");
     unsigned idx[20] = {0};
     idx[1] = cfa_utf8(a, "hello");
@@ -380,9 +585,13 @@ static void test_cp_tags(void) {
         int all = 1;
         static const unsigned tags[] = {1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19};
         for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
-            if (cf_cp_tag(cls, idx[tags[i]]) != tags[i]) { all = 0; printf("# tag %u at %u: %u\n", tags[i], idx[tags[i]], cf_cp_tag(cls, idx[tags[i]])); }
+            if (cf_cp_tag(cls, idx[tags[i]]) != tags[i]) {
+                all = 0;
+                printf("# tag %u at %u: %u\n", tags[i], idx[tags[i]], cf_cp_tag(cls, idx[tags[i]]));
+            }
         CHECK(all && cf_cp_tag(cls, pkg) == 20, "cp tags: all 17 tags read back");
-        CHECK(cf_cp_tag(cls, idx[5] + 1) == 0 && cf_cp_tag(cls, idx[6] + 1) == 0, "cp tags: slot after Long/Double unusable");
+        CHECK(cf_cp_tag(cls, idx[5] + 1) == 0 && cf_cp_tag(cls, idx[6] + 1) == 0,
+              "cp tags: slot after Long/Double unusable");
         CHECK_STR(cf_class_name(cls), "t/AllTags", "cp tags: class name");
         CHECK(cf_major(cls) == 69, "cp tags: version 69");
         cf_free(cls);
@@ -396,7 +605,8 @@ static void test_cp_tags(void) {
     free(p);
 }
 
-static void test_versions(void) {
+static void test_versions(void)
+{
     for (unsigned major = 44; major <= 70; major++) {
         code_t c = {0};
         emit(&c, 3, 4, 172, 0); /* iconst_1 ireturn */
@@ -439,7 +649,8 @@ static void test_versions(void) {
     free(c.p);
 }
 
-static void test_unknown_attrs(void) {
+static void test_unknown_attrs(void)
+{
     cf_asm *a = cfa_new(61, 0, 0x21, "t/Attrs", "java/lang/Object");
     static const uint8_t b1[] = "class-level \x01\x02\x03 body";
     static const uint8_t b2[] = "field-level \xff\xfe body";
@@ -470,12 +681,15 @@ static void test_unknown_attrs(void) {
     CHECK(rc == CF_OK, "unknown attributes: instrumented");
     if (rc == CF_OK) {
         CHECK(memmem(r.data, r.len, b1, sizeof(b1)) && memmem(r.data, r.len, b2, sizeof(b2)) &&
-              memmem(r.data, r.len, b3, sizeof(b3)) && memmem(r.data, r.len, b4, sizeof(b4)),
+                  memmem(r.data, r.len, b3, sizeof(b3)) && memmem(r.data, r.len, b4, sizeof(b4)),
               "unknown attributes: class, field, method and code attributes kept byte for byte");
         same_results("newarray", p, n, r.data, r.len, "f", (int64_t[]){0, 5}, 2, 2);
     }
     cf_result_free(&r);
-    cfa_attrs_free(&fa); cfa_attrs_free(&ma); cfa_attrs_free(&cattr); cfa_attrs_free(&cla);
+    cfa_attrs_free(&fa);
+    cfa_attrs_free(&ma);
+    cfa_attrs_free(&cattr);
+    cfa_attrs_free(&cla);
     free(c.p);
     free(p);
 }
@@ -483,14 +697,15 @@ static void test_unknown_attrs(void) {
 /* f(n): if (n == 0) return 2; <K blocks of 'iconst_1 newarray int arraylength pop'>; return 1.
  * The ifeq spans the blocks: it fits before injection and not after. Version 49 (no
  * StackMapTable): conditional becomes an inverted branch over a goto_w. */
-static void test_widen_noframes(void) {
+static void test_widen_noframes(void)
+{
     code_t c = {0};
     const int K = 6000;
     emit(&c, 4, 26, 153, 0, 0); /* iload_0 ifeq L */
     for (int i = 0; i < K; i++) emit(&c, 5, 4, 188, 10, 190, 87);
-    emit(&c, 2, 4, 172);        /* iconst_1 ireturn */
+    emit(&c, 2, 4, 172); /* iconst_1 ireturn */
     uint32_t L = (uint32_t)c.n;
-    emit(&c, 2, 5, 172);        /* L: iconst_2 ireturn */
+    emit(&c, 2, 5, 172); /* L: iconst_2 ireturn */
     w2(c.p + 2, L - 1);
     /* plus a backward goto over the same distance: g(n) loops n times */
     size_t n;
@@ -522,27 +737,34 @@ static void test_widen_noframes(void) {
 /* With a StackMapTable (version 52): a loop whose exit test and back edge both grow past
  * 32 KiB. The back edge becomes goto_w; the exit test jumps to a trampoline island placed
  * before the loop head. */
-static void test_widen_frames(void) {
+static void test_widen_frames(void)
+{
     cf_asm *a = cfa_new(52, 0, 0x21, "t/W", "java/lang/Object");
     code_t c = {0};
     const int K = 5500;
-    emit(&c, 2, 3, 60);              /* 0: iconst_0 istore_1 */
-    emit(&c, 4, 27, 26, 162, 0);     /* 2: LOOP iload_1 iload_0 if_icmpge END */
+    emit(&c, 2, 3, 60);          /* 0: iconst_0 istore_1 */
+    emit(&c, 4, 27, 26, 162, 0); /* 2: LOOP iload_1 iload_0 if_icmpge END */
     emit(&c, 1, 0);
     for (int i = 0; i < K; i++) emit(&c, 5, 4, 188, 10, 190, 87);
-    emit(&c, 3, 132, 1, 1);          /* iinc 1 1 */
+    emit(&c, 3, 132, 1, 1); /* iinc 1 1 */
     uint32_t g = (uint32_t)c.n;
-    emit(&c, 3, 167, 0, 0);          /* goto LOOP */
+    emit(&c, 3, 167, 0, 0); /* goto LOOP */
     uint32_t end = (uint32_t)c.n;
-    emit(&c, 2, 27, 172);            /* END: iload_1 ireturn */
+    emit(&c, 2, 27, 172); /* END: iload_1 ireturn */
     w2(c.p + 5, end - 4);
     w2(c.p + g + 1, (uint32_t)(2 - (int)g));
     /* frames: at 2 append [int]; at END same */
     uint8_t smt[2 + 4 + 3];
     size_t k = 0;
-    w2(smt, 2); k = 2;
-    smt[k++] = 252; w2(smt + k, 2); k += 2; smt[k++] = 1;   /* append_frame delta 2 [Integer] */
-    smt[k++] = 251; w2(smt + k, end - 2 - 1); k += 2;      /* same_frame_extended */
+    w2(smt, 2);
+    k = 2;
+    smt[k++] = 252;
+    w2(smt + k, 2);
+    k += 2;
+    smt[k++] = 1; /* append_frame delta 2 [Integer] */
+    smt[k++] = 251;
+    w2(smt + k, end - 2 - 1);
+    k += 2; /* same_frame_extended */
     cfa_attrs ca = {0};
     cfa_attr(a, &ca, "StackMapTable", smt, k);
     size_t n;
@@ -554,7 +776,8 @@ static void test_widen_frames(void) {
     cf_inject_spec s = all_hooks(2);
     cf_result r;
     int rc = cf_instrument(p, n, &s, &r);
-    CHECK(rc == CF_OK && r.widened == 2 && r.unrewritable == 0, "widen (v52): back edge and exit test widened (%u)", r.widened);
+    CHECK(rc == CF_OK && r.widened == 2 && r.unrewritable == 0, "widen (v52): back edge and exit test widened (%u)",
+          r.widened);
     if (rc == CF_OK) {
         CHECK(deep_ok(r.data, r.len), "widen (v52): re-parses with the new frames");
         tcls t;
@@ -575,18 +798,22 @@ static void test_widen_frames(void) {
 }
 
 /* tableswitch + lookupswitch behind prologues of 5..10 bytes: all four paddings. */
-static void test_switches(void) {
+static void test_switches(void)
+{
     code_t c = {0};
-    emit(&c, 1, 26);                              /* 0: iload_0 */
-    emit(&c, 1, 170);                             /* 1: tableswitch, pad 2 */
+    emit(&c, 1, 26);  /* 0: iload_0 */
+    emit(&c, 1, 170); /* 1: tableswitch, pad 2 */
     emit(&c, 2, 0, 0);
     uint32_t base = 4;
     for (int i = 0; i < 3 + 4; i++) emit(&c, 4, 0, 0, 0, 0);
-    w4(c.p + base + 4, (uint32_t)-1);             /* low -1 */
-    w4(c.p + base + 8, 2);                        /* high 2 */
-    uint32_t after_t = (uint32_t)c.n;             /* 32 */
+    w4(c.p + base + 4, (uint32_t)-1); /* low -1 */
+    w4(c.p + base + 8, 2);            /* high 2 */
+    uint32_t after_t = (uint32_t)c.n; /* 32 */
     uint32_t cases[5];
-    for (int i = 0; i < 5; i++) { cases[i] = (uint32_t)c.n; emit(&c, 6, 16, 10 + i, 60, 167, 0, 0); }
+    for (int i = 0; i < 5; i++) {
+        cases[i] = (uint32_t)c.n;
+        emit(&c, 6, 16, 10 + i, 60, 167, 0, 0);
+    }
     uint32_t look = (uint32_t)c.n;
     /* L: iload_0 iconst_3 imul lookupswitch */
     emit(&c, 3, 26, 6, 104);
@@ -596,7 +823,11 @@ static void test_switches(void) {
     uint32_t lbase = (uint32_t)c.n;
     for (int i = 0; i < 2 + 2 * 3; i++) emit(&c, 4, 0, 0, 0, 0);
     uint32_t lcases[4];
-    for (int i = 0; i < 4; i++) { lcases[i] = (uint32_t)c.n; emit(&c, 3, 27, 16, 100 * (i + 1)); emit(&c, 2, 96, 172); }
+    for (int i = 0; i < 4; i++) {
+        lcases[i] = (uint32_t)c.n;
+        emit(&c, 3, 27, 16, 100 * (i + 1));
+        emit(&c, 2, 96, 172);
+    }
     /* fill the tableswitch: default -> cases[4], -1..2 -> cases[0..3] */
     w4(c.p + base, cases[4] - 1);
     for (int i = 0; i < 4; i++) w4(c.p + base + 12 + 4 * i, cases[i] - 1);
@@ -607,7 +838,10 @@ static void test_switches(void) {
     w4(c.p + lbase, lcases[3] - ls);
     w4(c.p + lbase + 4, 3);
     int32_t keys[3] = {-3, 0, 6};
-    for (int i = 0; i < 3; i++) { w4(c.p + lbase + 8 + 8 * i, (uint32_t)keys[i]); w4(c.p + lbase + 12 + 8 * i, lcases[i] - ls); }
+    for (int i = 0; i < 3; i++) {
+        w4(c.p + lbase + 8 + 8 * i, (uint32_t)keys[i]);
+        w4(c.p + lbase + 12 + 8 * i, lcases[i] - ls);
+    }
     size_t n;
     uint8_t *p = one_method(49, "f", "(I)I", &c, 3, 2, NULL, 0, NULL, &n, NULL);
     dump("switch", p, n);
@@ -631,7 +865,8 @@ static void test_switches(void) {
 
 /* Hook calls of method mname of inst on argument arg; its result the same as in orig. */
 static hooks_t hooks_of(const uint8_t *orig, size_t olen, const uint8_t *inst, size_t ilen, const char *mname,
-                        int64_t arg) {
+                        int64_t arg)
+{
     tcls a, b;
     tcode ca, cb;
     hooks_t h = {0}, h0 = {0};
@@ -646,14 +881,15 @@ static hooks_t hooks_of(const uint8_t *orig, size_t olen, const uint8_t *inst, s
 
 /* Trivial methods (cf_method_trivial) get the one leaf hook at entry, no exit hooks; a
  * method that loops, is too long or synchronized gets entry and return hooks as before. */
-static void test_leaf(void) {
+static void test_leaf(void)
+{
     cf_asm *a = NULL;
     size_t n;
     code_t triv = {0}, loop = {0}, big = {0};
-    emit(&triv, 6, 26, 6, 104, 4, 96, 172);                 /* iload_0 iconst_3 imul iconst_1 iadd ireturn */
-    emit(&loop, 4, 132, 0, 1, 26);                           /* 0: iinc 0 1; 3: iload_0 */
-    emit(&loop, 5, 16, 10, 161, 0xff, 0xfa);                 /* 4: bipush 10; 6: if_icmplt -6 (to 0) */
-    emit(&loop, 2, 26, 172);                                 /* 9: iload_0 ireturn */
+    emit(&triv, 6, 26, 6, 104, 4, 96, 172);  /* iload_0 iconst_3 imul iconst_1 iadd ireturn */
+    emit(&loop, 4, 132, 0, 1, 26);           /* 0: iinc 0 1; 3: iload_0 */
+    emit(&loop, 5, 16, 10, 161, 0xff, 0xfa); /* 4: bipush 10; 6: if_icmplt -6 (to 0) */
+    emit(&loop, 2, 26, 172);                 /* 9: iload_0 ireturn */
     for (int i = 0; i < (int)CF_TRIVIAL_MAX_CODE; i++) emit(&big, 1, 0);
     emit(&big, 2, 26, 172);
     free(one_method(49, "triv", "(I)I", &triv, 2, 1, NULL, 0, NULL, &n, &a));
@@ -661,7 +897,7 @@ static void test_leaf(void) {
     free(one_method(49, "big", "(I)I", &big, 2, 1, NULL, 0, NULL, &n, &a));
     cfa_attrs m = {0};
     cfa_code(a, &m, 2, 1, triv.p, triv.n, NULL, 0, NULL);
-    cfa_method(a, 0x29, "sync", "(I)I", &m);                 /* public static synchronized */
+    cfa_method(a, 0x29, "sync", "(I)I", &m); /* public static synchronized */
     cfa_attrs_free(&m);
     uint8_t *p = NULL;
     int built = cfa_finish(a, &p, &n) == 0;
@@ -679,9 +915,10 @@ static void test_leaf(void) {
     if (rc == CF_OK) {
         hooks_t t = hooks_of(p, n, r.data, r.len, "triv", 5), l = hooks_of(p, n, r.data, r.len, "loop", 0),
                 b = hooks_of(p, n, r.data, r.len, "big", 3), y = hooks_of(p, n, r.data, r.len, "sync", 2);
-        CHECK(!t.bad && t.leaves == 1 && t.entries == 0 && t.returns == 0, "leaf: triv calls the leaf hook once, no other");
+        CHECK(!t.bad && t.leaves == 1 && t.entries == 0 && t.returns == 0,
+              "leaf: triv calls the leaf hook once, no other");
         CHECK(!l.bad && !b.bad && !y.bad && l.leaves + b.leaves + y.leaves == 0 && l.entries == 1 && l.returns == 1 &&
-              b.entries == 1 && b.returns == 1 && y.entries == 1 && y.returns == 1,
+                  b.entries == 1 && b.returns == 1 && y.entries == 1 && y.returns == 1,
               "leaf: a loop, 33 bytes, synchronized: entry and return hooks, same results");
     }
     cf_result_free(&r);
@@ -692,21 +929,23 @@ static void test_leaf(void) {
 }
 
 /* jsr/ret (version 49) with wide locals: counter += subroutine calls in a loop. */
-static void test_jsr_wide(void) {
+static void test_jsr_wide(void)
+{
     code_t c = {0};
-    emit(&c, 4, 3, 60, 3, 62);               /* 0 */
-    emit(&c, 5, 29, 26, 162, 0, 15);         /* 4: LOOP, if_icmpge -> 19 */
-    emit(&c, 3, 168, 0, 0);                  /* 9: jsr SUB */
-    emit(&c, 3, 132, 3, 1);                  /* 12 */
-    emit(&c, 3, 167, 0xff, 0xf5);            /* 15: goto 4 */
-    emit(&c, 1, 0);                          /* 18: nop */
-    emit(&c, 4, 27, 196, 54, 1); emit(&c, 1, 44); /* 19: iload_1; wide istore 300 */
-    emit(&c, 4, 196, 21, 1, 44);             /* 24: wide iload 300 */
-    emit(&c, 1, 172);                        /* 28: ireturn */
-    uint32_t sub = (uint32_t)c.n;            /* 29: SUB */
-    emit(&c, 1, 77);                         /* astore_2 */
-    emit(&c, 6, 196, 132, 0, 1, 0, 10);      /* wide iinc 1 10 */
-    emit(&c, 4, 196, 169, 0, 2);             /* wide ret 2 */
+    emit(&c, 4, 3, 60, 3, 62);       /* 0 */
+    emit(&c, 5, 29, 26, 162, 0, 15); /* 4: LOOP, if_icmpge -> 19 */
+    emit(&c, 3, 168, 0, 0);          /* 9: jsr SUB */
+    emit(&c, 3, 132, 3, 1);          /* 12 */
+    emit(&c, 3, 167, 0xff, 0xf5);    /* 15: goto 4 */
+    emit(&c, 1, 0);                  /* 18: nop */
+    emit(&c, 4, 27, 196, 54, 1);
+    emit(&c, 1, 44);                    /* 19: iload_1; wide istore 300 */
+    emit(&c, 4, 196, 21, 1, 44);        /* 24: wide iload 300 */
+    emit(&c, 1, 172);                   /* 28: ireturn */
+    uint32_t sub = (uint32_t)c.n;       /* 29: SUB */
+    emit(&c, 1, 77);                    /* astore_2 */
+    emit(&c, 6, 196, 132, 0, 1, 0, 10); /* wide iinc 1 10 */
+    emit(&c, 4, 196, 169, 0, 2);        /* wide ret 2 */
     w2(c.p + 10, sub - 9);
     w2(c.p + 7, 19 - 6);
     size_t n;
@@ -725,37 +964,55 @@ static void test_jsr_wide(void) {
 
 /* Exception table, LineNumberTable, LocalVariableTable, StackMapTable and a type annotation
  * must point at the same instructions after injection. */
-static void test_tables(void) {
+static void test_tables(void)
+{
     cf_asm *a = cfa_new(52, 0, 0x21, "t/Tables", "java/lang/Object");
     unsigned objinit = cfa_methodref(a, "java/lang/Object", "<init>", "()V");
     unsigned objcls = cfa_class(a, "java/lang/Object");
     unsigned exc = cfa_class(a, "java/lang/RuntimeException");
     code_t c = {0};
-    emit(&c, 2, 26, 153); emit(&c, 2, 0, 0);      /* 0: iload_0 ifeq RET0 (fixed below) */
-    emit(&c, 1, 187); emit(&c, 2, objcls >> 8, objcls & 0xff); /* 4: new Object   (try start) */
-    emit(&c, 2, 89, 183); emit(&c, 2, objinit >> 8, objinit & 0xff); /* 7: dup invokespecial */
-    emit(&c, 1, 87);                              /* 11: pop */
-    emit(&c, 3, 26, 188, 10); emit(&c, 1, 87);    /* 12: iload_0 newarray int pop  (try end 16) */
-    emit(&c, 2, 4, 172);                          /* 16: iconst_1 ireturn */
-    emit(&c, 3, 87, 5, 172);                      /* 18: HANDLER pop iconst_2 ireturn */
-    emit(&c, 2, 3, 172);                          /* 21: RET0 iconst_0 ireturn */
+    emit(&c, 2, 26, 153);
+    emit(&c, 2, 0, 0); /* 0: iload_0 ifeq RET0 (fixed below) */
+    emit(&c, 1, 187);
+    emit(&c, 2, objcls >> 8, objcls & 0xff); /* 4: new Object   (try start) */
+    emit(&c, 2, 89, 183);
+    emit(&c, 2, objinit >> 8, objinit & 0xff); /* 7: dup invokespecial */
+    emit(&c, 1, 87);                           /* 11: pop */
+    emit(&c, 3, 26, 188, 10);
+    emit(&c, 1, 87);         /* 12: iload_0 newarray int pop  (try end 16) */
+    emit(&c, 2, 4, 172);     /* 16: iconst_1 ireturn */
+    emit(&c, 3, 87, 5, 172); /* 18: HANDLER pop iconst_2 ireturn */
+    emit(&c, 2, 3, 172);     /* 21: RET0 iconst_0 ireturn */
     w2(c.p + 2, 21 - 1);
     uint16_t ex[4] = {4, 16, 18, (uint16_t)exc};
     cfa_attrs ca = {0};
     uint8_t lnt[2 + 4 * 4];
     w2(lnt, 4);
     uint16_t lines[4][2] = {{0, 10}, {4, 11}, {16, 12}, {21, 13}};
-    for (int i = 0; i < 4; i++) { w2(lnt + 2 + 4 * i, lines[i][0]); w2(lnt + 4 + 4 * i, lines[i][1]); }
+    for (int i = 0; i < 4; i++) {
+        w2(lnt + 2 + 4 * i, lines[i][0]);
+        w2(lnt + 4 + 4 * i, lines[i][1]);
+    }
     cfa_attr(a, &ca, "LineNumberTable", lnt, sizeof(lnt));
     uint8_t lvt[2 + 10];
-    w2(lvt, 1); w2(lvt + 2, 0); w2(lvt + 4, 23); w2(lvt + 6, cfa_utf8(a, "n")); w2(lvt + 8, cfa_utf8(a, "I")); w2(lvt + 10, 0);
+    w2(lvt, 1);
+    w2(lvt + 2, 0);
+    w2(lvt + 4, 23);
+    w2(lvt + 6, cfa_utf8(a, "n"));
+    w2(lvt + 8, cfa_utf8(a, "I"));
+    w2(lvt + 10, 0);
     cfa_attr(a, &ca, "LocalVariableTable", lvt, sizeof(lvt));
     uint8_t smt[] = {0, 2, 64 + 18, 7, 0, 0, 2}; /* at 18: same_locals_1 [RuntimeException]; at 21: same */
     w2(smt + 4, exc);
     cfa_attr(a, &ca, "StackMapTable", smt, sizeof(smt));
     /* type annotation: new at 4 (offset_target 0x44), annotation type #, 0 pairs */
     uint8_t ta[2 + 1 + 2 + 1 + 2 + 2];
-    w2(ta, 1); ta[2] = 0x44; w2(ta + 3, 4); ta[5] = 0; w2(ta + 6, cfa_utf8(a, "LAnno;")); w2(ta + 8, 0);
+    w2(ta, 1);
+    ta[2] = 0x44;
+    w2(ta + 3, 4);
+    ta[5] = 0;
+    w2(ta + 6, cfa_utf8(a, "LAnno;"));
+    w2(ta + 8, 0);
     cfa_attr(a, &ca, "RuntimeVisibleTypeAnnotations", ta, sizeof(ta));
     uint8_t crt[2 + 14] = {0, 1, 0, 4, 0, 15, 0, 0, 1, 0, 0, 0, 2, 0, 0, 1}; /* pc 4..15 */
     cfa_attr(a, &ca, "CharacterRangeTable", crt, sizeof(crt));
@@ -769,7 +1026,12 @@ static void test_tables(void) {
     cf_result r;
     int rc = cf_instrument(p, n, &s, &r);
     CHECK(rc == CF_OK && deep_ok(r.data, r.len), "tables: instrumented and re-parsed");
-    if (rc != CF_OK) { cf_result_free(&r); free(p); free(c.p); return; }
+    if (rc != CF_OK) {
+        cf_result_free(&r);
+        free(p);
+        free(c.p);
+        return;
+    }
     tcls t;
     tparse(&t, r.data, r.len);
     tcode tc;
@@ -777,14 +1039,17 @@ static void test_tables(void) {
     /* new offsets: prologue 5 bytes; ireturn at 17 gets a 5-byte pre-hook, newarray +4 */
     const uint32_t P = 5;
     CHECK(tc.nexc == 2, "tables: exception table has the catch-all appended");
-    CHECK(u2(tc.exc) == 4 + P && u2(tc.exc + 2) == 16 + P + 4 && u2(tc.exc + 4) == 18 + P + 4 + 5 && u2(tc.exc + 6) == exc,
+    CHECK(u2(tc.exc) == 4 + P && u2(tc.exc + 2) == 16 + P + 4 && u2(tc.exc + 4) == 18 + P + 4 + 5 &&
+              u2(tc.exc + 6) == exc,
           "tables: exception entry remapped (%u %u %u)", u2(tc.exc), u2(tc.exc + 2), u2(tc.exc + 4));
     CHECK(tc.code[u2(tc.exc)] == 187 && tc.code[u2(tc.exc + 4)] == 87, "tables: range starts at new, handler at pop");
     CHECK(u2(tc.exc + 8) == P && u2(tc.exc + 10) == u2(tc.exc + 12) && u2(tc.exc + 14) == 0 &&
-          tc.code[tc.code_len - 1] == 191, "tables: catch-all covers the body, handler rethrows");
+              tc.code[tc.code_len - 1] == 191,
+          "tables: catch-all covers the body, handler rethrows");
     uint32_t l;
     const uint8_t *ln = tcode_attr(&t, &tc, "LineNumberTable", &l);
-    CHECK(ln && u2(ln + 2) == 0 && u2(ln + 6) == 4 + P && u2(ln + 10) == 16 + P + 4 && u2(ln + 14) == 21 + P + 4 + 5 + 5,
+    CHECK(ln && u2(ln + 2) == 0 && u2(ln + 6) == 4 + P && u2(ln + 10) == 16 + P + 4 &&
+              u2(ln + 14) == 21 + P + 4 + 5 + 5,
           "tables: LineNumberTable remapped (0 stays 0)");
     const uint8_t *lv = tcode_attr(&t, &tc, "LocalVariableTable", &l);
     CHECK(lv && u2(lv + 2) == 0 && u2(lv + 4) == tc.code_len - 6,
@@ -797,11 +1062,25 @@ static void test_tables(void) {
         uint32_t want[3] = {18 + P + 4 + 5, 21 + P + 4 + 5 + 5, tc.code_len - 6};
         for (int f = 0; f < 3; f++) {
             uint32_t ft = sm[i], d;
-            if (ft < 64) { d = ft; i += 1; }
-            else if (ft < 128) { d = ft - 64; i += 1 + (sm[i + 1] == 7 ? 3 : 1); }
-            else if (ft == 251) { d = u2(sm + i + 1); i += 3; }
-            else if (ft == 255) { d = u2(sm + i + 1); i += 3; i += 2; i += 2; i += 3; }
-            else { ok = 0; break; }
+            if (ft < 64) {
+                d = ft;
+                i += 1;
+            } else if (ft < 128) {
+                d = ft - 64;
+                i += 1 + (sm[i + 1] == 7 ? 3 : 1);
+            } else if (ft == 251) {
+                d = u2(sm + i + 1);
+                i += 3;
+            } else if (ft == 255) {
+                d = u2(sm + i + 1);
+                i += 3;
+                i += 2;
+                i += 2;
+                i += 3;
+            } else {
+                ok = 0;
+                break;
+            }
             off = f == 0 ? d : off + d + 1;
             if (off != want[f]) ok = 0;
         }
@@ -820,7 +1099,8 @@ static void test_tables(void) {
 }
 
 /* Constructors: the catch-all starts after super(); odd constructors get none. */
-static void test_constructors(void) {
+static void test_constructors(void)
+{
     cf_asm *a = cfa_new(52, 0, 0x21, "t/C", "java/lang/Object");
     unsigned sup = cfa_methodref(a, "java/lang/Object", "<init>", "()V");
     cfa_attrs m = {0};
@@ -866,7 +1146,8 @@ static void test_constructors(void) {
     free(p);
 }
 
-static void test_object_init(void) {
+static void test_object_init(void)
+{
     cf_asm *a = cfa_new(61, 0, 0x21, "java/lang/Object", NULL);
     cfa_attrs m = {0};
     uint8_t c1[] = {177};
@@ -888,7 +1169,8 @@ static void test_object_init(void) {
         tcode tc;
         tcode_of(&t, "<init>", &tc);
         char nm[64];
-        CHECK(tc.code[5] == 42 && tc.code[6] == 184 && !strcmp(tref_name(&t, u2(tc.code + 7), nm, sizeof(nm)), "ObjectInit"),
+        CHECK(tc.code[5] == 42 && tc.code[6] == 184 &&
+                  !strcmp(tref_name(&t, u2(tc.code + 7), nm, sizeof(nm)), "ObjectInit"),
               "Object.<init>: aload_0 + invokestatic ObjectInit after the entry hook");
         CHECK(tc.nexc == 0, "Object.<init>: no catch-all");
         hooks_t h = {0};
@@ -900,7 +1182,8 @@ static void test_object_init(void) {
     free(p);
 }
 
-static void test_too_big(void) {
+static void test_too_big(void)
+{
     cf_asm *a = NULL;
     code_t c = {0};
     for (int i = 0; i < 12000; i++) emit(&c, 5, 4, 188, 10, 190, 87);
@@ -916,7 +1199,7 @@ static void test_too_big(void) {
     cf_result r;
     int rc = cf_instrument(p, n, &s, &r);
     CHECK(rc == CF_OK && r.too_big == 1 && r.instrumented == 1 && r.method_count == 2 &&
-          r.methods[1].status == CF_M_TOO_BIG && r.methods[0].status == CF_M_INSTRUMENTED,
+              r.methods[1].status == CF_M_TOO_BIG && r.methods[0].status == CF_M_INSTRUMENTED,
           "64 KiB: the method that would pass 65535 bytes is left alone and counted");
     if (rc == CF_OK) {
         tcls t;
@@ -932,13 +1215,18 @@ static void test_too_big(void) {
     free(small.p);
 }
 
-static unsigned only_g(void *ctx, const char *cls, const char *name, const char *desc, unsigned acc, unsigned mnum) {
-    (void)cls; (void)desc; (void)acc; (void)mnum;
+static unsigned only_g(void *ctx, const char *cls, const char *name, const char *desc, unsigned acc, unsigned mnum)
+{
+    (void)cls;
+    (void)desc;
+    (void)acc;
+    (void)mnum;
     ++*(int *)ctx;
     return strcmp(name, "g") == 0 ? CF_INJ_ENTRY : 0;
 }
 
-static void test_api(void) {
+static void test_api(void)
+{
     cf_asm *a = NULL;
     code_t c = {0};
     emit(&c, 2, 4, 172);
@@ -953,15 +1241,18 @@ static void test_api(void) {
     s.filter_ctx = &calls;
     cf_result r;
     int rc = cf_instrument(p, n, &s, &r);
-    CHECK(rc == CF_OK && calls == 2 && r.instrumented == 1 && r.filtered == 1, "api: filter called per method, mask honoured");
+    CHECK(rc == CF_OK && calls == 2 && r.instrumented == 1 && r.filtered == 1,
+          "api: filter called per method, mask honoured");
     CHECK(r.method_count == 2 && !strcmp(r.methods[0].name, "f") && !strcmp(r.methods[1].desc, "(I)I") &&
-          !strcmp(r.class_name, "t/T"), "api: methods listed in mnum order");
+              !strcmp(r.class_name, "t/T"),
+          "api: methods listed in mnum order");
     if (rc == CF_OK) {
         tcls t;
         tparse(&t, r.data, r.len);
         tcode tc;
         tcode_of(&t, "g", &tc);
-        CHECK(tc.code[0] == 19 && tc.code[3] == 4 && tc.code[4] == 184, "api: cnum 40000 pushed with ldc_w, mnum 1 with iconst_1");
+        CHECK(tc.code[0] == 19 && tc.code[3] == 4 && tc.code[4] == 184,
+              "api: cnum 40000 pushed with ldc_w, mnum 1 with iconst_1");
         hooks_t h = {0};
         CHECK(run(&t, &tc, 0, &h) == 1 && h.entries == 1 && h.returns == 0, "api: entry hook only");
         tfree(&t);
@@ -1000,7 +1291,10 @@ static void test_api(void) {
     {
         cf_asm *fa = cfa_new(52, 0, 0x21, "t/Full", "java/lang/Object");
         char nm[16];
-        for (int i = 0; i < 65520; i++) { snprintf(nm, sizeof(nm), "u%d", i); cfa_utf8(fa, nm); }
+        for (int i = 0; i < 65520; i++) {
+            snprintf(nm, sizeof(nm), "u%d", i);
+            cfa_utf8(fa, nm);
+        }
         code_t ret = {0};
         emit(&ret, 1, 177);
         size_t fn;
@@ -1009,7 +1303,8 @@ static void test_api(void) {
         cf_inject_spec fs = all_hooks(1);
         cf_result fr;
         int frc = cf_instrument(fp, fn, &fs, &fr);
-        CHECK(fp && deep_ok(fp, fn) && frc == CF_ERR_LIMIT && !fr.data, "api: full constant pool gives CF_ERR_LIMIT (%d)", frc);
+        CHECK(fp && deep_ok(fp, fn) && frc == CF_ERR_LIMIT && !fr.data,
+              "api: full constant pool gives CF_ERR_LIMIT (%d)", frc);
         cf_result_free(&fr);
         free(fp);
         free(ret.p);
@@ -1022,7 +1317,8 @@ static void test_api(void) {
     free(c.p);
 }
 
-static void test_garbage(void) {
+static void test_garbage(void)
+{
     /* a valid class with a bit of everything */
     cf_asm *a = cfa_new(52, 0, 0x21, "t/G", "java/lang/Object");
     code_t c = {0};
@@ -1076,7 +1372,8 @@ static void test_garbage(void) {
     CHECK(flips_ok && errors > 0, "garbage: byte changes give errors (%u) or valid output", errors);
     static const uint8_t junk[] = {0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 52, 0xff, 0xff};
     cf_result r;
-    CHECK(cf_instrument(junk, sizeof(junk), &s, &r) == CF_ERR_FORMAT && !r.data, "garbage: huge constant pool count in a tiny file");
+    CHECK(cf_instrument(junk, sizeof(junk), &s, &r) == CF_ERR_FORMAT && !r.data,
+          "garbage: huge constant pool count in a tiny file");
     cf_result_free(&r);
     CHECK(cf_instrument((const uint8_t *)"", 0, &s, &r) == CF_ERR_FORMAT, "garbage: empty input");
     cf_result_free(&r);
@@ -1087,18 +1384,19 @@ static void test_garbage(void) {
 
 /* The debug knobs on a method with frames: every branch widened through islands, then by
  * inversion with inferred frames; the result must still run the same. */
-static void test_widen_all(void) {
+static void test_widen_all(void)
+{
     cf_asm *a = cfa_new(52, 0, 0x21, "t/WA", "java/lang/Object");
     code_t c = {0};
     /* s = 0; for (i = 0; i < n; i++) { if (i == 2) continue; s += i; } return s;
      * locals: 0 n, 1 s, 2 i */
-    emit(&c, 4, 3, 60, 3, 61);                  /* 0: iconst_0 istore_1 iconst_0 istore_2 */
-    emit(&c, 5, 28, 26, 162, 0, 0);             /* 4: LOOP iload_2 iload_0 if_icmpge END */
-    emit(&c, 5, 28, 5, 159, 0, 0);              /* 9: iload_2 iconst_2 if_icmpeq NEXT */
-    emit(&c, 4, 27, 28, 96, 60);                /* 14: iload_1 iload_2 iadd istore_1 */
-    emit(&c, 3, 132, 2, 1);                     /* 18: NEXT iinc 2 1 */
-    emit(&c, 3, 167, 0xff, 0xef);               /* 21: goto LOOP (-17) */
-    emit(&c, 2, 27, 172);                       /* 24: END iload_1 ireturn */
+    emit(&c, 4, 3, 60, 3, 61);      /* 0: iconst_0 istore_1 iconst_0 istore_2 */
+    emit(&c, 5, 28, 26, 162, 0, 0); /* 4: LOOP iload_2 iload_0 if_icmpge END */
+    emit(&c, 5, 28, 5, 159, 0, 0);  /* 9: iload_2 iconst_2 if_icmpeq NEXT */
+    emit(&c, 4, 27, 28, 96, 60);    /* 14: iload_1 iload_2 iadd istore_1 */
+    emit(&c, 3, 132, 2, 1);         /* 18: NEXT iinc 2 1 */
+    emit(&c, 3, 167, 0xff, 0xef);   /* 21: goto LOOP (-17) */
+    emit(&c, 2, 27, 172);           /* 24: END iload_1 ireturn */
     w2(c.p + 7, 24 - 6);
     w2(c.p + 12, 18 - 11);
     /* frames: 4 append [I I]; 18 same; 24 same */
@@ -1139,10 +1437,14 @@ static void test_widen_all(void) {
 }
 
 /* Inputs the fuzzer once found (tests/fuzz/regressions/classfile): no crash, invariants hold. */
-static void test_regressions(void) {
+static void test_regressions(void)
+{
     const char *dir = "tests/fuzz/regressions/classfile";
     DIR *d = opendir(dir);
-    if (!d) { SKIP("not found from this directory (run from the checkout)", "regressions: %s", dir); return; }
+    if (!d) {
+        SKIP("not found from this directory (run from the checkout)", "regressions: %s", dir);
+        return;
+    }
     struct dirent *e;
     int count = 0, good = 1;
     while ((e = readdir(d))) {
@@ -1156,13 +1458,17 @@ static void test_regressions(void) {
         fclose(f);
         count++;
         const char *broken = cf_fuzz_one(buf, n);
-        if (broken) { good = 0; printf("#   %s: %s\n", e->d_name, broken); }
+        if (broken) {
+            good = 0;
+            printf("#   %s: %s\n", e->d_name, broken);
+        }
     }
     closedir(d);
     CHECK(good, "regressions: %d fuzzer finds replayed", count);
 }
 
-int main(void) {
+int main(void)
+{
     test_cp_tags();
     test_versions();
     test_unknown_attrs();

@@ -62,9 +62,11 @@ int main(void)
     n = cmd_encode(&cpu, b, sizeof b);
     CHECK(n == 15 && next(b, n, &c, &used) == CMD_READY && c.cutoff == 0.5, "CPU SAMPLES: cutoff");
     struct command ctl[] = {
-        {.tag = CMD_CONTROL, .control = CTL_ALLOC_ON}, {.tag = CMD_CONTROL, .control = CTL_ALLOC_OFF},
+        {.tag = CMD_CONTROL, .control = CTL_ALLOC_ON},
+        {.tag = CMD_CONTROL, .control = CTL_ALLOC_OFF},
         {.tag = CMD_CONTROL, .control = CTL_CPU_ON, .thread_id = 0x50000003},
-        {.tag = CMD_CONTROL, .control = CTL_CPU_OFF}, {.tag = CMD_CONTROL, .control = CTL_CPU_CLEAR},
+        {.tag = CMD_CONTROL, .control = CTL_CPU_OFF},
+        {.tag = CMD_CONTROL, .control = CTL_CPU_CLEAR},
         {.tag = CMD_CONTROL, .control = CTL_DEPTH, .depth = 12},
     };
     static const size_t ctl_len[] = {11, 11, 15, 15, 11, 13};
@@ -95,7 +97,8 @@ int main(void)
           "unknown tag: dropped with its body, reason names it (%s)", why);
     CHECK(next(b + used, n - used, &c, &used) == CMD_READY && c.tag == CMD_DUMP_TRACES, "the next command is read");
     n = raw(b, CMD_FORCE_GC, 2, body, 2);
-    CHECK(cmd_next(b, n, &c, &used, why, sizeof why) == CMD_DROPPED && used == 11, "FORCE GC with a body: dropped (%s)", why);
+    CHECK(cmd_next(b, n, &c, &used, why, sizeof why) == CMD_DROPPED && used == 11, "FORCE GC with a body: dropped (%s)",
+          why);
     n = raw(b, CMD_CPU_SAMPLES, 4, body, 4);
     CHECK(next(b, n, &c, &used) == CMD_DROPPED && used == 13, "CPU SAMPLES with a short body: dropped");
     n = raw(b, CMD_CPU_SAMPLES, 8, body, 8);
@@ -131,7 +134,8 @@ int main(void)
     uint8_t stream[512];
     size_t slen = 0;
     for (int r = 0; r < 4; r++) {
-        for (size_t i = 0; i < sizeof ctl / sizeof ctl[0]; i++) slen += cmd_encode(&ctl[i], stream + slen, sizeof stream - slen);
+        for (size_t i = 0; i < sizeof ctl / sizeof ctl[0]; i++)
+            slen += cmd_encode(&ctl[i], stream + slen, sizeof stream - slen);
         slen += cmd_encode(&sites, stream + slen, sizeof stream - slen);
     }
     int same = 1;
@@ -153,7 +157,10 @@ int main(void)
                 have -= used;
             }
             if (st != CMD_NEED_MORE) same = 0;
-            if (pos == slen && st == CMD_NEED_MORE && have) { same = 0; break; }
+            if (pos == slen && st == CMD_NEED_MORE && have) {
+                same = 0;
+                break;
+            }
         }
         if (ncmd != 28) same = 0;
     }

@@ -123,7 +123,7 @@ static void test_binary(bool prims)
     make_classes(c);
     output_lock(&o);
     binary_writer.file_header(&w);
-    binary_writer.trace(&w, &empty);        /* as a section's preamble does: written once */
+    binary_writer.trace(&w, &empty); /* as a section's preamble does: written once */
     output_unlock(&o);
     /* enough instances (33 bytes each) for more than one 4 MiB segment */
     write_dump(&heap_dump_binary, &w, c, 300000);
@@ -151,11 +151,13 @@ static void test_binary(bool prims)
             segments++;
             if (len > biggest) biggest = len;
             size_t q = body;
-            while (q < body + len) {      /* walk the sub-records exactly to the end */
+            while (q < body + len) { /* walk the sub-records exactly to the end */
                 uint8_t st = p[q++];
                 subs++;
-                if (st == 0x01) q += 8;
-                else if (st == 0x03) q += 12;
+                if (st == 0x01)
+                    q += 8;
+                else if (st == 0x03)
+                    q += 12;
                 else if (st == 0x21) {
                     instances++;
                     uint32_t nb = be_load_u4(p + q + 12);
@@ -174,15 +176,14 @@ static void test_binary(bool prims)
                     q += 16 + 4 * (size_t)be_load_u4(p + q + 8);
                 } else if (st == 0x23) {
                     CHECK(be_load_u4(p + q + 4) == 300009, "binary heap dump: PRIMITIVE ARRAY DUMP trace");
-                    CHECK(be_load_u4(p + q + 8) == (prims ? 2 : 0), "primarrays=%c: PRIMITIVE ARRAY DUMP of %d elements",
-                          prims ? 'y' : 'n', prims ? 2 : 0);
+                    CHECK(be_load_u4(p + q + 8) == (prims ? 2 : 0),
+                          "primarrays=%c: PRIMITIVE ARRAY DUMP of %d elements", prims ? 'y' : 'n', prims ? 2 : 0);
                     q += 13 + 4 * (size_t)be_load_u4(p + q + 8);
-                }
-                else if (st == 0x20) {
+                } else if (st == 0x20) {
                     uint32_t cid = be_load_u4(p + q);
                     size_t q0 = q;
                     q += 36;
-                    q += 2;                                      /* no constant pool entries */
+                    q += 2; /* no constant pool entries */
                     uint16_t ns = (uint16_t)(p[q] << 8 | p[q + 1]);
                     q += 2;
                     if (cid == 0x50000002)
@@ -193,8 +194,10 @@ static void test_binary(bool prims)
                     uint16_t nf = (uint16_t)(p[q] << 8 | p[q + 1]);
                     q += 2 + 5 * (size_t)nf;
                     if (cid == 0x50000002)
-                        CHECK(be_load_u4(p + q0 + 8) == 0x50000001 && be_load_u4(p + q0 + 32) == 16 && ns == 2 && nf == 2,
-                              "binary heap dump: CLASS DUMP with super, instance size (supers included), statics, fields");
+                        CHECK(be_load_u4(p + q0 + 8) == 0x50000001 && be_load_u4(p + q0 + 32) == 16 && ns == 2 &&
+                                  nf == 2,
+                              "binary heap dump: CLASS DUMP with super, instance size (supers included), statics, "
+                              "fields");
                 } else {
                     bad++;
                     break;
@@ -234,13 +237,19 @@ static void test_text(void)
     char *t = slurp(path, &n);
     /* the records written (sz 32 + 32 + 24), not the source's estimate (3, 100) */
     CHECK(t && strncmp(t, "HEAP DUMP BEGIN (3 objects, 88 bytes) ", 38) == 0, "text heap dump: BEGIN line");
-    CHECK(t && strstr(t, "\nROOT 50000010 (kind=<JNI global ref>, id=1, trace=300000)\n"), "text heap dump: JNI global root");
-    CHECK(t && strstr(t, "\nROOT 50000010 (kind=<Java stack>, thread=200001, frame=2)\n"), "text heap dump: Java stack root");
+    CHECK(t && strstr(t, "\nROOT 50000010 (kind=<JNI global ref>, id=1, trace=300000)\n"),
+          "text heap dump: JNI global root");
+    CHECK(t && strstr(t, "\nROOT 50000010 (kind=<Java stack>, thread=200001, frame=2)\n"),
+          "text heap dump: Java stack root");
     CHECK(t && strstr(t, "\nOBJ 50000010 (sz=32, trace=300007, class=Derived@50000002)\n\tref\t\t50000010\n"),
           "text heap dump: OBJ line, a short field name with two tabs");
-    CHECK(t && strstr(t, "\nARR 60000000 (sz=32, trace=300008, nelems=3, elem type=Derived[]@50000003)\n\t[0]\t\t50000010\n\t[2]\t\t50000011\n"),
+    CHECK(t &&
+              strstr(t,
+                     "\nARR 60000000 (sz=32, trace=300008, nelems=3, elem "
+                     "type=Derived[]@50000003)\n\t[0]\t\t50000010\n\t[2]\t\t50000011\n"),
           "text heap dump: object array, null elements left out");
-    CHECK(t && strstr(t, "\nARR 60000001 (sz=24, trace=300009, nelems=2, elem type=int[])\n"), "text heap dump: primitive array");
+    CHECK(t && strstr(t, "\nARR 60000001 (sz=24, trace=300009, nelems=2, elem type=int[])\n"),
+          "text heap dump: primitive array");
     CHECK(t && strstr(t, "\nCLS 50000002 (name=Derived, trace=300000)\n\tsuper\t\t50000001\n\tstatic self\t50000010\n"),
           "text heap dump: CLS with super and object statics only");
     CHECK(t && n >= 14 && strcmp(t + n - 14, "HEAP DUMP END\n") == 0, "text heap dump: END line last");
@@ -281,7 +290,8 @@ static void test_text_big(void)
     CHECK(t && strncmp(t, begin, sizeof begin - 1) == 0, "text heap dump: BEGIN's byte total past 2^32 in full");
     CHECK(t && strstr(t, "\nARR 60000001 (sz=4800000016, trace=300009, nelems=1200000000, elem type=int[])\n"),
           "text heap dump: a primitive array of 4.8 GB has its whole sz");
-    CHECK(t && strstr(t, "\nARR 60000002 (sz=4800000024, trace=300008, nelems=1, "), "text heap dump: object array sz past 2^32");
+    CHECK(t && strstr(t, "\nARR 60000002 (sz=4800000024, trace=300008, nelems=1, "),
+          "text heap dump: object array sz past 2^32");
     CHECK(t && strstr(t, "\nOBJ 60000003 (sz=4294967328, "), "text heap dump: instance sz past 2^32");
     free(t);
     unlink(path);
@@ -348,7 +358,8 @@ static void test_binary_sites_big(void)
     }
     CHECK(summary_live == 0xFFFFFFFFu && summary_alloc == 4800000016ull,
           "binary HEAP SUMMARY: live bytes past 4 GiB say the u4's most, allocated bytes (u8) in full");
-    CHECK(site_live == 0xFFFFFFFFu && site_alloc == 0xFFFFFFFFu, "binary ALLOC SITES: a site's u4 bytes past 4 GiB say the u4's most");
+    CHECK(site_live == 0xFFFFFFFFu && site_alloc == 0xFFFFFFFFu,
+          "binary ALLOC SITES: a site's u4 bytes past 4 GiB say the u4's most");
     free(p);
     unlink(path);
 }

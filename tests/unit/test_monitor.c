@@ -47,8 +47,8 @@ static void contention_apart_from_waits(struct trace *t1, struct trace *t2, stru
     struct monitor_table contended, waits;
     monitors_init(&contended);
     monitors_init(&waits);
-    monitors_add(monitors_of(&contended, t1, lock), 5000000);            /* 5 ms blocked */
-    monitors_add(monitors_of(&waits, t2, sig), 2000000000);              /* a 2 s join */
+    monitors_add(monitors_of(&contended, t1, lock), 5000000); /* 5 ms blocked */
+    monitors_add(monitors_of(&waits, t2, sig), 2000000000);   /* a 2 s join */
     struct monitor_snapshot s;
     memset(&s, 0, sizeof s);
     monitors_rank(&contended, true, 0.0001, &s.contended);
@@ -80,9 +80,10 @@ static void contention_apart_from_waits(struct trace *t1, struct trace *t2, stru
               memmem(time, (size_t)(time_end - time), lock_row, strlen(lock_row)),
           "MONITOR TIME: the 5 ms of contention only");
     CHECK(text && strstr(text, "\nMONITOR WAIT TIME BEGIN (total = 2000 ms) ") &&
-              strstr(text, "\nrank   self  accum   count trace monitor\n"
-                           "   1 100.00% 100.00%       1 300002 Signal (Java)\n"
-                           "MONITOR WAIT TIME END\n"),
+              strstr(text,
+                     "\nrank   self  accum   count trace monitor\n"
+                     "   1 100.00% 100.00%       1 300002 Signal (Java)\n"
+                     "MONITOR WAIT TIME END\n"),
           "MONITOR WAIT TIME: the wait, in the same layout");
     CHECK(time && strstr(text, "MONITOR WAIT TIME BEGIN") > time, "contention first, then waits");
     CHECK(text && occurrences(text, "MONITOR TIME BEGIN") == 1 && occurrences(text, "MONITOR TIME END") == 1,
@@ -108,9 +109,9 @@ int main(void)
     monitors_rank(&t, false, 0.0, &r);
     CHECK(r.rows == NULL && r.nrows == 0, "nothing to report: no rows");
 
-    for (int i = 0; i < 10; i++) monitors_add(a, 30000000);           /* 10 x 30 ms */
-    monitors_add(monitors_of(&t, t2, &sig), 900000000);                  /* 1 x 900 ms */
-    monitors_add(monitors_of(&t, t3, &lock), 1000);                      /* 1 x 1 us */
+    for (int i = 0; i < 10; i++) monitors_add(a, 30000000); /* 10 x 30 ms */
+    monitors_add(monitors_of(&t, t2, &sig), 900000000);     /* 1 x 900 ms */
+    monitors_add(monitors_of(&t, t3, &lock), 1000);         /* 1 x 1 us */
     monitors_rank(&t, false, 0.0, &r);
     CHECK(r.nrows == 3 && r.total_ns == 1200001000u && r.total_count == 12, "three rows, totals of time and events");
     CHECK(r.rows && r.rows[0].entry->trace == t2 && r.rows[0].count == 1, "most time first");
@@ -153,25 +154,31 @@ int main(void)
     free(r.rows);
     const char *text = slurp(path);
     CHECK(text && strstr(text, "MONITOR TIME BEGIN (total = 1200 ms) ") == text, "header: total in ms, then the date");
-    CHECK(text && strstr(text, "\nrank   self  accum   count trace monitor\n"
-                               "   1 75.00% 75.00%       1 300002 Signal (Java)\n"
-                               "   2 25.00% 100.00%      10 300001 Lock (Java)\n"
-                               "MONITOR TIME END\n"),
+    CHECK(text &&
+              strstr(text,
+                     "\nrank   self  accum   count trace monitor\n"
+                     "   1 75.00% 75.00%       1 300002 Signal (Java)\n"
+                     "   2 25.00% 100.00%      10 300001 Lock (Java)\n"
+                     "MONITOR TIME END\n"),
           "rows as %%4u %%5.2f%%%% %%5.2f%%%% %%7u %%5u class (Java)");
-    CHECK(text && strstr(text, "MONITOR DUMP BEGIN\n"
-                               "    MONITOR LLock;\n"
-                               "\towner: thread 200001, entry count: 1\n"
-                               "\twaiting to enter: thread 200004\n"
-                               "\twaiting to be notified:\n"
-                               "    MONITOR LSignal; unowned\n"
-                               "\twaiting to enter:\n"
-                               "\twaiting to be notified: thread 200005, thread 200006\n"
-                               "    THREAD 200001, trace 300001, status: SL\n"
-                               "    THREAD 200002, trace 300000, status: ZO\n"
-                               "MONITOR DUMP END\n"),
+    CHECK(text &&
+              strstr(text,
+                     "MONITOR DUMP BEGIN\n"
+                     "    MONITOR LLock;\n"
+                     "\towner: thread 200001, entry count: 1\n"
+                     "\twaiting to enter: thread 200004\n"
+                     "\twaiting to be notified:\n"
+                     "    MONITOR LSignal; unowned\n"
+                     "\twaiting to enter:\n"
+                     "\twaiting to be notified: thread 200005, thread 200006\n"
+                     "    THREAD 200001, trace 300001, status: SL\n"
+                     "    THREAD 200002, trace 300000, status: ZO\n"
+                     "MONITOR DUMP END\n"),
           "MONITOR DUMP: monitors with owner and waiters, then threads");
-    CHECK(text && strstr(text, "WAIT: MONITOR LSignal;, timeout=0, thread 200005\n"
-                               "WAITED: MONITOR LSignal;, time_waited=42, <unknown thread>\n"),
+    CHECK(text &&
+              strstr(text,
+                     "WAIT: MONITOR LSignal;, timeout=0, thread 200005\n"
+                     "WAITED: MONITOR LSignal;, time_waited=42, <unknown thread>\n"),
           "WAIT and WAITED lines");
     monitors_rank(&t, false, 0.0, &r);
     CHECK(r.rows == NULL && r.nrows == 0 && r.total_ns == 0, "a dump takes the times: the next starts from zero");
@@ -183,13 +190,15 @@ int main(void)
     CHECK_STR(monitor_status(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE, s, sizeof s), "R", "running: R");
     CHECK_STR(monitor_status(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER, s, sizeof s), "MW",
               "blocked on a monitor: MW");
-    CHECK_STR(monitor_status(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING |
-                                 JVMTI_THREAD_STATE_IN_OBJECT_WAIT | JVMTI_THREAD_STATE_WAITING_INDEFINITELY, s, sizeof s),
+    CHECK_STR(monitor_status(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT |
+                                 JVMTI_THREAD_STATE_WAITING_INDEFINITELY,
+                             s, sizeof s),
               "CW", "in Object.wait: CW");
     CHECK_STR(monitor_status(0, s, sizeof s), "NS", "not started: NS");
     CHECK_STR(monitor_status(JVMTI_THREAD_STATE_ALIVE, s, sizeof s), "UN", "alive, no state known: UN");
     CHECK_STR(monitor_status(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE | JVMTI_THREAD_STATE_SUSPENDED |
-                                 JVMTI_THREAD_STATE_INTERRUPTED | JVMTI_THREAD_STATE_IN_NATIVE, s, sizeof s),
+                                 JVMTI_THREAD_STATE_INTERRUPTED | JVMTI_THREAD_STATE_IN_NATIVE,
+                             s, sizeof s),
               "S|intr|native|R", "suspended, interrupted, in native: prefixes");
     monitors_destroy(&t);
     free(t1);

@@ -19,8 +19,8 @@ static void expect_error(const char *text, const char *fragment)
     struct options o;
     char err[512];
     enum options_result r = options_parse(text, &o, err, sizeof err);
-    CHECK(r == OPTIONS_ERROR && strstr(err, fragment) != NULL, "'%s' is rejected mentioning '%s' (got: %s)",
-          text, fragment, err);
+    CHECK(r == OPTIONS_ERROR && strstr(err, fragment) != NULL, "'%s' is rejected mentioning '%s' (got: %s)", text,
+          fragment, err);
     if (r == OPTIONS_OK) options_free(&o);
 }
 
@@ -66,7 +66,8 @@ int main(void)
     CHECK(ok && o.cpu == CPU_SAMPLES, "cpu=y means samples");
     options_free(&o);
     o = parse_ok("cpu=samples", &ok);
-    CHECK(ok && o.clock == CLOCK_CPU && o.sampler == ENGINE_SIGNAL, "cpu=samples: clock=cpu, sampler=signal by default");
+    CHECK(ok && o.clock == CLOCK_CPU && o.sampler == ENGINE_SIGNAL,
+          "cpu=samples: clock=cpu, sampler=signal by default");
     options_free(&o);
     o = parse_ok("cpu=samples,clock=wall,sampler=jvmti", &ok);
     CHECK(ok && o.clock == CLOCK_WALL && o.sampler == ENGINE_JVMTI, "clock=wall, sampler=jvmti");
@@ -123,10 +124,10 @@ int main(void)
     o = parse_ok("cpu=samples", &ok);
     CHECK(!options_no_effect(&o, names, sizeof names) && names[0] == 0, "no option without effect given");
     options_free(&o);
-    for (const char *const *h = (const char *const[]){"primfields=y|n", "primarrays=y|n", "logflags=<n>",
-                                                      "debugflags=<n>", "coredump=y|n", "errorexit=y|n",
-                                                      "exitpause=y|n", "pause=y|n", "precrash=y|n",
-                                                      "debug=y|n", "X=<n>", NULL};
+    for (const char *const *h =
+             (const char *const[]){"primfields=y|n", "primarrays=y|n", "logflags=<n>", "debugflags=<n>", "coredump=y|n",
+                                   "errorexit=y|n", "exitpause=y|n", "pause=y|n", "precrash=y|n", "debug=y|n", "X=<n>",
+                                   NULL};
          *h; h++)
         CHECK(strstr(options_help_text(), *h) != NULL, "help names %s", *h);
     CHECK(strstr(options_help_text(), "not yet supported") == NULL, "help says nothing is 'not yet supported'");

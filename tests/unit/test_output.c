@@ -90,8 +90,10 @@ static void full_disk(bool pipe, rlim_t limit)
     output_lock(&o);
     if (pipe) output_pipe_begin(&o);
     for (int i = 0; i < PIPE_RECORDS; i++) put_record(&o, i);
-    if (pipe) output_pipe_end(&o);
-    else output_flush(&o);
+    if (pipe)
+        output_pipe_end(&o);
+    else
+        output_flush(&o);
     bool failed = o.failed;
     output_unlock(&o);
     output_close(&o);

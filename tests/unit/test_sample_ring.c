@@ -9,7 +9,7 @@
 #include "util/sample_ring.h"
 #include "util/tid_map.h"
 
-#define PRODUCERS 4
+#define PRODUCERS    4
 #define PER_PRODUCER 200000
 
 static struct sample_ring ring;
@@ -51,7 +51,8 @@ static void test_concurrent(void)
             continue;
         }
         long id = (long)s->thread;
-        if (id < 1 || id > PRODUCERS || s->nframes != 3) bad++;
+        if (id < 1 || id > PRODUCERS || s->nframes != 3)
+            bad++;
         else {
             /* One producer's samples come out in its order, none lost, none twice. */
             for (int f = 0; f < 3; f++)

@@ -36,7 +36,8 @@ static struct method_info *fake_method(jmethodID id, struct class_info *cls)
 static void classes_and_methods(struct tables *t)
 {
     struct class_info *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
-    CHECK(classes_add(&t->classes, a, &t->ids) == 0 && classes_add(&t->classes, b, &t->ids) == 0, "two classes entered");
+    CHECK(classes_add(&t->classes, a, &t->ids) == 0 && classes_add(&t->classes, b, &t->ids) == 0,
+          "two classes entered");
     CHECK(a->serial == SERIAL_CLASS_BASE + 1 && b->serial == SERIAL_CLASS_BASE + 2, "class serials in order");
     CHECK(a->object_id == ID_OBJECT_BASE + 1 && b->object_id == ID_OBJECT_BASE + 2, "class object IDs in order");
     CHECK(classes_count(&t->classes) == 2 && classes_at(&t->classes, 1) == b, "classes listed in order");
@@ -58,7 +59,7 @@ static void classes_and_methods(struct tables *t)
 static void traces(struct tables *t)
 {
     struct method_info *m = methods_add(&t->methods, fake_method((jmethodID)(uintptr_t)0x2000, &t->classes.unknown),
-                                          &t->classes.unknown, 0);
+                                        &t->classes.unknown, 0);
     jvmtiFrameInfo raw[2] = {{(jmethodID)(uintptr_t)0x2000, 7}, {(jmethodID)(uintptr_t)0x2000, -1}};
     uint64_t h = traces_key_hash(0, raw, 2);
     CHECK(traces_find(&t->traces, h, 0, raw, 2) == NULL, "a trace not entered is not found");
@@ -180,7 +181,8 @@ static void numbered_classes(void)
     CHECK(bci_classes_find(&t, "p/A", true, any_class, NULL) == app, "the newest class waits for its ClassPrepare");
     atomic_store(&app->prepared, true);
     atomic_store(&boot->prepared, true);
-    CHECK(bci_classes_find(&t, "p/A", true, any_class, NULL) == NULL && bci_classes_find(&t, "p/A", false, any_class, NULL) == app,
+    CHECK(bci_classes_find(&t, "p/A", true, any_class, NULL) == NULL &&
+              bci_classes_find(&t, "p/A", false, any_class, NULL) == app,
           "prepared classes wait no more, and are found among all");
 
     /* The app loader goes: its class is vacant, and the same bytes from a new loader take
@@ -192,8 +194,7 @@ static void numbered_classes(void)
     CHECK(bci_classes_find(&t, "p/A", false, any_class, NULL) == boot, "a vacant class is not found");
     struct bci_class *other = bci_classes_add(&t, "p/A", 8, (jweak)(uintptr_t)0x20);
     CHECK(other && other != app && other->cnum == 3, "other bytes of the name: a new number");
-    CHECK(bci_classes_set_methods(&t, other, 2, names, descs) == 0 && other->version &&
-              other->version != app->version,
+    CHECK(bci_classes_set_methods(&t, other, 2, names, descs) == 0 && other->version && other->version != app->version,
           "and a version of their own");
     struct bci_class *again = bci_classes_add(&t, "p/A", 7, (jweak)(uintptr_t)0x30);
     CHECK(again == app && app->cnum == 2 && !app->vacant && !atomic_load(&app->prepared) &&
@@ -203,7 +204,8 @@ static void numbered_classes(void)
     CHECK(bci_classes_find(&t, "p/A", true, any_class, NULL) == app, "a reused class waits for its ClassPrepare again");
     CHECK(registry_count(&t.all) == 3, "three numbers for four classes (%u)", registry_count(&t.all));
     struct bci_class *twin = bci_classes_add(&t, "p/A", 7, (jweak)(uintptr_t)0x40);
-    CHECK(twin && twin != app && twin->cnum == 4 && bci_classes_set_methods(&t, twin, 2, names, descs) == 0 && twin->version == app->version,
+    CHECK(twin && twin != app && twin->cnum == 4 && bci_classes_set_methods(&t, twin, 2, names, descs) == 0 &&
+              twin->version == app->version,
           "a copy loaded beside the first: its own number, the version of its bytes");
 }
 
@@ -218,8 +220,7 @@ static void loader_copies(struct tables *t)
     a->source_file = b->source_file = "Plugin.java";
     c->source_file = "Other.java";
     CHECK(classes_add(&t->classes, a, &t->ids) == 0 && classes_add(&t->classes, b, &t->ids) == 0 &&
-              classes_add(&t->classes, c, &t->ids) == 0 && a->canonical == a && b->canonical == a &&
-              c->canonical == a,
+              classes_add(&t->classes, c, &t->ids) == 0 && a->canonical == a && b->canonical == a && c->canonical == a,
           "classes of one signature share the first's entry as their canonical one");
     pthread_mutex_lock(&t->classes.naming);
     CHECK(classes_reuse(&t->classes, "Lp/Plugin;", "Plugin.java") == NULL, "no entry is vacant while its classes live");
@@ -265,17 +266,19 @@ static void loader_copies(struct tables *t)
               taken == NULL,
           "a vacated entry gives its mirror up, moves its generation on, and waits for its own source file");
     struct id_list dead = {{0}, 0};
-    CHECK(methods_sweep(&t->methods, record_dead, &dead) == 2 && dead.n == 2 && methods_find(&t->methods, id2) == NULL &&
-              methods_find(&t->methods, id1) == m1,
+    CHECK(methods_sweep(&t->methods, record_dead, &dead) == 2 && dead.n == 2 &&
+              methods_find(&t->methods, id2) == NULL && methods_find(&t->methods, id1) == m1,
           "the unloaded class's aliases are swept, the other's stay (%d)", dead.n);
     CHECK(traces_sweep(&t->traces, is_dead, &dead) == 1 &&
               traces_find(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1) == NULL &&
-              traces_find(&t->traces, traces_key_hash(0, raw1, 1), 0, raw1, 1) == t1 && traces_at(&t->traces, before) == t1,
+              traces_find(&t->traces, traces_key_hash(0, raw1, 1), 0, raw1, 1) == t1 &&
+              traces_at(&t->traces, before) == t1,
           "then its raw trace keys; the trace stays");
     pthread_mutex_lock(&t->classes.naming);
     taken = classes_reuse(&t->classes, "Lp/Plugin;", "Plugin.java");
     pthread_mutex_unlock(&t->classes.naming);
-    CHECK(taken == b && !b->vacant && classes_count(&t->classes) >= 3, "the next class of its name and source takes it");
+    CHECK(taken == b && !b->vacant && classes_count(&t->classes) >= 3,
+          "the next class of its name and source takes it");
     CHECK(methods_sweep(&t->methods, record_dead, &dead) == 0, "nothing more to sweep");
 }
 
@@ -286,7 +289,8 @@ static void *enter_methods(void *arg)
 {
     for (uintptr_t i = 1; i <= 2000; i++)
         if (!methods_find(&shared.methods, (jmethodID)i))
-            methods_add(&shared.methods, fake_method((jmethodID)i, &shared.classes.unknown), &shared.classes.unknown, 0);
+            methods_add(&shared.methods, fake_method((jmethodID)i, &shared.classes.unknown), &shared.classes.unknown,
+                        0);
     return NULL;
 }
 
@@ -296,14 +300,14 @@ static void *enter_methods(void *arg)
  * them, while a reader walks the registries as a dump does. Each entry is made once, its
  * ID in order, every count kept, and the reader sees only whole entries.
  */
-#define MT_KEYS 500
+#define MT_KEYS    500
 #define MT_WRITERS 4
 static struct site_table mt_sites;
 static struct monitor_table mt_monitors;
 static struct method_info *mt_methods[MT_KEYS];
 static struct class_info mt_class;
 static _Atomic int mt_writing;
-static _Atomic int mt_torn;   /* entries the reader saw half made */
+static _Atomic int mt_torn; /* entries the reader saw half made */
 
 static void mt_enter(uint32_t k)
 {
@@ -339,7 +343,8 @@ static void *mt_reader(void *arg)
     do {
         for (uint32_t i = 0, n = traces_count(&shared.traces); i < n; i++) {
             struct trace *t = traces_at(&shared.traces, i);
-            if (!t || (t->nframes && (!t->frames || !t->frames[0] || !t->frames[0]->method))) atomic_fetch_add(&mt_torn, 1);
+            if (!t || (t->nframes && (!t->frames || !t->frames[0] || !t->frames[0]->method)))
+                atomic_fetch_add(&mt_torn, 1);
         }
         for (uint32_t i = 1, n = sites_count(&mt_sites); i <= n; i++) {
             struct site *st = sites_by_id(&mt_sites, i);
@@ -357,7 +362,8 @@ static void concurrent_tables(void)
     sites_init(&mt_sites);
     monitors_init(&mt_monitors);
     for (uint32_t k = 0; k < MT_KEYS; k++)
-        mt_methods[k] = methods_add(&shared.methods, fake_method((jmethodID)(uintptr_t)(0x100000 + k), &mt_class), &mt_class, 0);
+        mt_methods[k] =
+            methods_add(&shared.methods, fake_method((jmethodID)(uintptr_t)(0x100000 + k), &mt_class), &mt_class, 0);
     uint32_t traces0 = traces_count(&shared.traces);
     atomic_store(&mt_writing, MT_WRITERS);
     pthread_t th[MT_WRITERS + 1];
@@ -366,9 +372,10 @@ static void concurrent_tables(void)
     for (int i = 0; i <= MT_WRITERS; i++) pthread_join(th[i], NULL);
 
     bool once = traces_count(&shared.traces) - traces0 == MT_KEYS && sites_count(&mt_sites) == MT_KEYS &&
-                monitors_count(&mt_monitors) == MT_KEYS;
+        monitors_count(&mt_monitors) == MT_KEYS;
     uint64_t samples = 0, objs = 0, events = 0;
-    for (uint32_t i = traces0; i < traces_count(&shared.traces); i++) samples += traces_at(&shared.traces, i)->cpu_samples;
+    for (uint32_t i = traces0; i < traces_count(&shared.traces); i++)
+        samples += traces_at(&shared.traces, i)->cpu_samples;
     for (uint32_t i = 1; i <= sites_count(&mt_sites); i++) objs += sites_by_id(&mt_sites, i)->alloc_objs;
     for (uint32_t i = 0; i < monitors_count(&mt_monitors); i++) events += monitors_at(&mt_monitors, i)->count;
     CHECK(once, "%d threads entering %d traces, sites and monitors at once: one entry each", MT_WRITERS, MT_KEYS);
@@ -484,8 +491,9 @@ int main(void)
     bool all = true;
     for (uintptr_t i = 1; i <= 2000; i++) {
         struct method_info *m = methods_find(&shared.methods, (jmethodID)i);
-        all = all && m && m->id == (jmethodID)i && methods_add(&shared.methods, fake_method((jmethodID)i, &shared.classes.unknown),
-                                                                           &shared.classes.unknown, 0) == m;
+        all = all && m && m->id == (jmethodID)i &&
+            methods_add(&shared.methods, fake_method((jmethodID)i, &shared.classes.unknown), &shared.classes.unknown,
+                        0) == m;
     }
     CHECK(all, "4 threads entering 2000 methods: one entry each");
     concurrent_tables();

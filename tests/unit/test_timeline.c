@@ -43,7 +43,7 @@ static void test_intervals(void)
     alloc(a, 10, 160);
     alloc(b, 1, 1000);
     timeline_snapshot(&t, &st, 1);
-    alloc(a, 5, 80);    /* after GC 1: the next interval's */
+    alloc(a, 5, 80); /* after GC 1: the next interval's */
     a->live_objs = 10, a->live_bytes = 160;
     struct alloc_row *rows;
     struct alloc_totals tot;
@@ -74,7 +74,8 @@ static void test_intervals(void)
     /* Not at a GC (the command): counts now; b has nothing: left out. */
     alloc(a, 2, 32);
     n = timeline_interval(&t, &st, 0, false, &rows, &tot);
-    CHECK(n == 1 && rows[0].alloc_objs == 2 && rows[0].live_objs == 0, "without live counts: allocations since the last");
+    CHECK(n == 1 && rows[0].alloc_objs == 2 && rows[0].live_objs == 0,
+          "without live counts: allocations since the last");
     free(rows);
 }
 
@@ -85,10 +86,11 @@ static void test_suspects(void)
     sites_init(&st);
     timeline_init(&t);
     static struct trace tl = {.serial = 300010}, tc = {.serial = 300011}, tf = {.serial = 300012};
-    struct site *leak = sites_of(&st, &tl, &cls_a), *churn = sites_of(&st, &tc, &cls_b), *flat = sites_of(&st, &tf, &cls_b);
-    for (int i = 1; i <= 100; i++) {    /* past TL_POINTS: the series halve */
+    struct site *leak = sites_of(&st, &tl, &cls_a), *churn = sites_of(&st, &tc, &cls_b),
+                *flat = sites_of(&st, &tf, &cls_b);
+    for (int i = 1; i <= 100; i++) { /* past TL_POINTS: the series halve */
         leak->live_bytes = 100u * (uint64_t)i;
-        churn->live_bytes = (i * 7919) % 13 * 10u;     /* up and down */
+        churn->live_bytes = (i * 7919) % 13 * 10u; /* up and down */
         flat->live_bytes = 5000;
         alloc(churn, 1000, 16000);
         struct alloc_row *rows;
@@ -140,8 +142,8 @@ static size_t make_perfdata(unsigned char *b, size_t cap, const char *const *nam
 static void test_perfdata(void)
 {
     static _Alignas(8) unsigned char b[4096];
-    const char *names[] = {"sun.gc.generation.0.space.0.used", "sun.gc.generation.0.capacity",
-                           "sun.gc.generation.1.space.0.used", "sun.gc.generation.1.capacity",
+    const char *names[] = {"sun.gc.generation.0.space.0.used",     "sun.gc.generation.0.capacity",
+                           "sun.gc.generation.1.space.0.used",     "sun.gc.generation.1.capacity",
                            "sun.gc.generation.0.space.0.capacity", "sun.rt.vmInitDoneTime"};
     const int64_t values[] = {1000, 8000, 500, 20000, 7777, 1795569957653};
     size_t len = make_perfdata(b, sizeof b, names, values, 6);
@@ -154,14 +156,14 @@ static void test_perfdata(void)
     CHECK(t && *t == 1795569957653, "perfdata: a named long counter");
     CHECK(!perfdata_long(&p, "sun.rt.nothing"), "perfdata: an unknown name is not found");
     int64_t *live = (int64_t *)(void *)(b + ((const unsigned char *)(uintptr_t)p.used[0] - b));
-    *live = 3000;    /* the JVM updates it in place */
+    *live = 3000; /* the JVM updates it in place */
     CHECK(perfdata_heap(&p, &used, &committed) && used == 3500, "perfdata: values are read as they change");
     b[4] = 0;
     CHECK(!perfdata_open(&p, b, len), "perfdata: a big-endian buffer is refused");
     b[4] = 1;
     CHECK(!perfdata_open(&p, b, 20), "perfdata: a buffer shorter than its prologue is refused");
     int32_t bad = 5000;
-    memcpy(b + 32, &bad, 4);    /* the first entry's length past the end */
+    memcpy(b + 32, &bad, 4); /* the first entry's length past the end */
     CHECK(perfdata_open(&p, b, len) && !perfdata_heap(&p, &used, &committed), "perfdata: a broken entry ends the scan");
 }
 
@@ -174,12 +176,12 @@ static void test_jvmstat(void)
     const int64_t values[] = {1000, 500, 42, 0};
     size_t len = make_perfdata(b, sizeof b, names, values, 4);
     /* The last entry made a string: a byte vector of 16 with the command line. */
-    size_t last = len - 48;             /* 20 header + 19 name, aligned to 40, + 8 */
+    size_t last = len - 48; /* 20 header + 19 name, aligned to 40, + 8 */
     int32_t vlen = 8;
     memcpy(b + last + 8, &vlen, 4);
     b[last + 12] = 'B';
     memcpy(b + len - 8, "Main a\0x", 8);
-    b[5] = 2, b[7] = 1;                 /* version 2.0, accessible */
+    b[5] = 2, b[7] = 1; /* version 2.0, accessible */
     int32_t used = (int32_t)len;
     memcpy(b + 8, &used, 4);
     struct jvmstat j;
@@ -196,7 +198,8 @@ static void test_jvmstat(void)
     CHECK(jvmstat_open(&j, b, len, err, sizeof err) != 0 && strstr(err, "not finished"),
           "jvmstat: a JVM still starting is said");
     b[7] = 1, b[5] = 3;
-    CHECK(jvmstat_open(&j, b, len, err, sizeof err) != 0 && strstr(err, "version 3"), "jvmstat: an unknown version is said");
+    CHECK(jvmstat_open(&j, b, len, err, sizeof err) != 0 && strstr(err, "version 3"),
+          "jvmstat: an unknown version is said");
     b[0] = 0;
     CHECK(jvmstat_open(&j, b, len, err, sizeof err) != 0 && strstr(err, "not a jvmstat"), "jvmstat: not one at all");
 }
@@ -237,7 +240,7 @@ static void test_writers(void)
     char path[300], err[256], *chosen = NULL;
     for (int bin = 0; bin < 2; bin++) {
         snprintf(path, sizeof path, "%s/t.%s", dir, bin ? "hprof" : "txt");
-        tr_a.written = false;    /* each format writes the trace once */
+        tr_a.written = false; /* each format writes the trace once */
         struct output o;
         if (output_open_file(&o, path, !bin, 1, &chosen, err, sizeof err) != 0) {
             CHECK(0, "writers: output opens (%s)", err);
@@ -268,13 +271,17 @@ static void test_writers(void)
     snprintf(path, sizeof path, "%s/t.txt", dir);
     char *text = slurp(path, &n);
     CHECK(text && strstr(text, "RUN command: Main a b\nRUN pid: 42\n\n"), "text: the run header, a line per field");
-    CHECK(text && strstr(text, "ALLOCS LIVE BEGIN (interval 3, at collection 7, allocated 1000 objects 16000 bytes, live 3000 "
-                               "objects 48000 bytes) "),
+    CHECK(text &&
+              strstr(text,
+                     "ALLOCS LIVE BEGIN (interval 3, at collection 7, allocated 1000 objects 16000 bytes, live 3000 "
+                     "objects 48000 bytes) "),
           "text: ALLOCS LIVE's opening line");
     CHECK(text && strstr(text, "\n   1         1000        16000        3000       48000 300001 A\nALLOCS LIVE END\n"),
           "text: a row and the end");
-    CHECK(text && strstr(text, "\nGC 7 (at 0.000 ms, took 1.234 ms, heap used 5000 -> 4000 bytes, committed 9000 bytes, "
-                               "allocated 1000 objects 16000 bytes)\nHEAP SIZE (committed 9000 bytes, after collection 7)\n"),
+    CHECK(text &&
+              strstr(text,
+                     "\nGC 7 (at 0.000 ms, took 1.234 ms, heap used 5000 -> 4000 bytes, committed 9000 bytes, "
+                     "allocated 1000 objects 16000 bytes)\nHEAP SIZE (committed 9000 bytes, after collection 7)\n"),
           "text: GC and HEAP SIZE");
     CHECK(text && strstr(text, "\nALLOCS BEGIN (interval 3, at collection 7, allocated 1000 objects 16000 bytes) "),
           "text: ALLOCS without live counts");
@@ -283,21 +290,31 @@ static void test_writers(void)
     free(text);
     /* The binary file, read back by hprof-dump (the tool's reader of every record). */
     char cmd[700];
-    snprintf(cmd, sizeof cmd, "build/hprof-dump --check %s/t.hprof >%s/check.txt 2>&1 && build/hprof-dump %s/t.hprof >%s/dump.txt 2>&1",
+    snprintf(cmd, sizeof cmd,
+             "build/hprof-dump --check %s/t.hprof >%s/check.txt 2>&1 && build/hprof-dump %s/t.hprof >%s/dump.txt 2>&1",
              dir, dir, dir, dir);
     int rc = system(cmd);
     snprintf(path, sizeof path, "%s/dump.txt", dir);
     text = slurp(path, &n);
     CHECK(rc == 0, "binary: hprof-dump --check accepts the records");
-    CHECK(text && strstr(text, "RUN_HEADER fields=2") && strstr(text, "RUN command = \"Main a b\""), "binary: RUN_HEADER read back");
-    CHECK(text && strstr(text, "GC seq=7 start_us=0 duration_ns=1234567 used_before=5000 used_after=4000 committed=9000 "
-                               "alloc_objs=1000 alloc_bytes=16000"),
+    CHECK(text && strstr(text, "RUN_HEADER fields=2") && strstr(text, "RUN command = \"Main a b\""),
+          "binary: RUN_HEADER read back");
+    CHECK(text &&
+              strstr(text,
+                     "GC seq=7 start_us=0 duration_ns=1234567 used_before=5000 used_after=4000 committed=9000 "
+                     "alloc_objs=1000 alloc_bytes=16000"),
           "binary: GC read back");
     CHECK(text && strstr(text, "HEAP_SIZE committed=9000 gc=7"), "binary: HEAP_SIZE read back");
-    CHECK(text && strstr(text, "ALLOCS_LIVE number=3 gc=7 alloc_objs=1000 alloc_bytes=16000 live_objs=3000 live_bytes=48000 nrows=1") &&
-              strstr(text, "ROW class=100001(A) thread=0 trace=300001 alloc_objs=1000 alloc_bytes=16000 live_objs=3000 live_bytes=48000"),
+    CHECK(text &&
+              strstr(text,
+                     "ALLOCS_LIVE number=3 gc=7 alloc_objs=1000 alloc_bytes=16000 live_objs=3000 live_bytes=48000 "
+                     "nrows=1") &&
+              strstr(text,
+                     "ROW class=100001(A) thread=0 trace=300001 alloc_objs=1000 alloc_bytes=16000 live_objs=3000 "
+                     "live_bytes=48000"),
           "binary: ALLOCS_LIVE and its row read back");
-    CHECK(text && strstr(text, "ALLOCS number=3 gc=7 alloc_objs=1000 alloc_bytes=16000 nrows=1"), "binary: ALLOCS read back");
+    CHECK(text && strstr(text, "ALLOCS number=3 gc=7 alloc_objs=1000 alloc_bytes=16000 nrows=1"),
+          "binary: ALLOCS read back");
     free(text);
     snprintf(cmd, sizeof cmd, getenv("KEEP") ? "true %s" : "rm -rf %s", dir);
     if (system(cmd) != 0) printf("# could not remove %s\n", dir);

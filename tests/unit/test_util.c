@@ -102,7 +102,7 @@ static void test_fd_io(void)
           "fd_write_all and fd_copy: 1 MiB whole through a 64 KiB pipe");
     close(out);
     close(pipe_fds[0]);
-    close(sink[1]);   /* the peer has gone: EPIPE, not SIGPIPE */
+    close(sink[1]); /* the peer has gone: EPIPE, not SIGPIPE */
     CHECK(fd_send_all(sink[0], "x", 1) == -1, "fd_send_all to a peer that has gone fails without a signal");
     close(sink[0]);
 }
@@ -149,7 +149,8 @@ int main(void)
     test_fd_io();
     test_write_file();
     unsetenv("HPROF_TEST_SWITCH");
-    CHECK(env_switch("HPROF_TEST_SWITCH", true) && !env_switch("HPROF_TEST_SWITCH", false), "env_switch: unset gives the default");
+    CHECK(env_switch("HPROF_TEST_SWITCH", true) && !env_switch("HPROF_TEST_SWITCH", false),
+          "env_switch: unset gives the default");
     setenv("HPROF_TEST_SWITCH", "0", 1);
     CHECK(!env_switch("HPROF_TEST_SWITCH", true), "env_switch: \"0\" is off");
     setenv("HPROF_TEST_SWITCH", "", 1);
@@ -160,7 +161,8 @@ int main(void)
     char out[128];
     CHECK_STR(names_from_signature("Ljava/lang/String;", out, sizeof out), "java.lang.String", "class name");
     CHECK_STR(names_from_signature("[I", out, sizeof out), "int[]", "int array");
-    CHECK_STR(names_from_signature("[[Ljava/lang/Object;", out, sizeof out), "java.lang.Object[][]", "2-d object array");
+    CHECK_STR(names_from_signature("[[Ljava/lang/Object;", out, sizeof out), "java.lang.Object[][]",
+              "2-d object array");
     CHECK_STR(names_from_signature("LOuter$Inner;", out, sizeof out), "Outer$Inner", "inner class keeps $");
     CHECK_STR(names_from_signature("LSample$$Lambda$38/0x00000007c00c0208;", out, sizeof out),
               "Sample$$Lambda$38.0x00000007c00c0208", "hidden class");
@@ -196,7 +198,8 @@ int main(void)
     static const uint8_t zeros[4997];
     buf_put(&b, zeros, sizeof zeros);
     buf_u4(&b, 7);
-    CHECK(b.len == 4997 && b.oom && b.limit == 5000, "buf_free keeps the limit; a write that would cross it is dropped");
+    CHECK(b.len == 4997 && b.oom && b.limit == 5000,
+          "buf_free keeps the limit; a write that would cross it is dropped");
     buf_free(&b);
     uint8_t be[4];
     be_store_u2(be, 0x1fffe);

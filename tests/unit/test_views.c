@@ -23,7 +23,7 @@ static void model_and_collapsed(void)
     sp_init(&p);
     sp_add_type(&p, "samples", "count");
     uint32_t hot = sp_frame(&p, "A.hot", "A.java", 7, SP_JAVA);
-    uint32_t hot2 = sp_frame(&p, "A.hot", "A.java", 9, SP_JAVA);    /* another line: another frame */
+    uint32_t hot2 = sp_frame(&p, "A.hot", "A.java", 9, SP_JAVA); /* another line: another frame */
     uint32_t main_ = sp_frame(&p, "A.main", "A.java", 3, SP_JAVA);
     uint32_t semi = sp_frame(&p, "B.x;y", NULL, 0, SP_NATIVE);
     CHECK(sp_frame(&p, "A.hot", "A.java", 7, SP_JAVA) == hot && hot2 != hot, "frames are interned by name, file, line");
@@ -81,8 +81,8 @@ static void gzip(void)
     struct buf b;
     buf_init(&b);
     gzip_stored(&b, "hello", 5);
-    CHECK(b.len == 10 + 5 + 5 + 8 && b.data[0] == 0x1f && b.data[1] == 0x8b && b.data[10] == 1 &&
-              b.data[11] == 5 && b.data[13] == 0xfa && memcmp(b.data + 15, "hello", 5) == 0,
+    CHECK(b.len == 10 + 5 + 5 + 8 && b.data[0] == 0x1f && b.data[1] == 0x8b && b.data[10] == 1 && b.data[11] == 5 &&
+              b.data[13] == 0xfa && memcmp(b.data + 15, "hello", 5) == 0,
           "gzip: header, one final stored block (len 5, nlen ~5), the bytes");
     buf_reset(&b);
     size_t n = 200000;
@@ -114,8 +114,8 @@ static void held_values(void)
     sp_add(&p, &b, 1, &big);
     sp_add(&p, &c, 1, &neg);
     sp_add(&p, &a, 1, &big);
-    CHECK(sp_total(&p, 0) == INT64_MAX && p.stacks[0].v[0] == INT64_MAX / 2 + 1 &&
-              p.stacks[1].v[0] == INT64_MAX / 2 && p.stacks[2].v[0] == 0,
+    CHECK(sp_total(&p, 0) == INT64_MAX && p.stacks[0].v[0] == INT64_MAX / 2 + 1 && p.stacks[1].v[0] == INT64_MAX / 2 &&
+              p.stacks[2].v[0] == 0,
           "values past 64 bits in all are held at what the total can take; a negative one adds 0");
     struct buf out;
     buf_init(&out);
@@ -167,7 +167,8 @@ static void cut_depth(void)
         sp_free(&p);
     }
     cut_profile(&p, 4, 4, 10, 10);
-    CHECK_STR(view_cut_note(&p, &b), "stacks cut at depth 4: run with depth=64 (view= does this) for a readable flame graph",
+    CHECK_STR(view_cut_note(&p, &b),
+              "stacks cut at depth 4: run with depth=64 (view= does this) for a readable flame graph",
               "the note says the depth and the fix");
     sp_free(&p);
     buf_free(&b);

@@ -31,9 +31,14 @@
 static cf_inject_spec spec;
 static const char *skip_list; /* comma-separated method names never instrumented */
 
-static unsigned skip_filter(void *ctx, const char *cls, const char *name, const char *desc,
-                            unsigned access, unsigned mnum) {
-    (void)ctx; (void)cls; (void)desc; (void)access; (void)mnum;
+static unsigned skip_filter(void *ctx, const char *cls, const char *name, const char *desc, unsigned access,
+                            unsigned mnum)
+{
+    (void)ctx;
+    (void)cls;
+    (void)desc;
+    (void)access;
+    (void)mnum;
     size_t n = strlen(name);
     for (const char *p = skip_list; p && *p;) {
         const char *e = strchr(p, ',');
@@ -45,23 +50,31 @@ static unsigned skip_filter(void *ctx, const char *cls, const char *name, const 
 }
 static const char *in_root, *out_root;
 static int verbose, check_mode;
-static unsigned long n_files, n_parsed, n_rewritten, n_unchanged, n_errors, n_version, n_reparse_fail,
-    n_roundtrip_fail, m_instr, m_too_big, m_unrewritable, m_filtered, m_nocode, m_nothing,
-    s_exc, s_exc_skipped, s_widened, s_ret, s_new, s_entry, s_objinit;
+static unsigned long n_files, n_parsed, n_rewritten, n_unchanged, n_errors, n_version, n_reparse_fail, n_roundtrip_fail,
+    m_instr, m_too_big, m_unrewritable, m_filtered, m_nocode, m_nothing, s_exc, s_exc_skipped, s_widened, s_ret, s_new,
+    s_entry, s_objinit;
 
-static int read_file(const char *path, uint8_t **data, size_t *len) {
+static int read_file(const char *path, uint8_t **data, size_t *len)
+{
     FILE *f = fopen(path, "rb");
     if (!f) return -1;
     size_t cap = 1 << 16, n = 0;
     uint8_t *p = malloc(cap);
     for (;;) {
-        if (!p) { fclose(f); return -1; }
+        if (!p) {
+            fclose(f);
+            return -1;
+        }
         size_t k = fread(p + n, 1, cap - n, f);
         n += k;
         if (n < cap) break;
         cap *= 2;
         uint8_t *q = realloc(p, cap);
-        if (!q) { free(p); fclose(f); return -1; }
+        if (!q) {
+            free(p);
+            fclose(f);
+            return -1;
+        }
         p = q;
     }
     fclose(f);
@@ -70,7 +83,8 @@ static int read_file(const char *path, uint8_t **data, size_t *len) {
     return 0;
 }
 
-static int mkdirs(const char *path) {
+static int mkdirs(const char *path)
+{
     char buf[4096];
     size_t n = strlen(path);
     if (n >= sizeof(buf)) return -1;
@@ -85,7 +99,8 @@ static int mkdirs(const char *path) {
     return 0;
 }
 
-static int write_file(const char *path, const uint8_t *data, size_t len) {
+static int write_file(const char *path, const uint8_t *data, size_t len)
+{
     if (mkdirs(path) != 0) return -1;
     FILE *f = fopen(path, "wb");
     if (!f) return -1;
@@ -94,7 +109,8 @@ static int write_file(const char *path, const uint8_t *data, size_t len) {
 }
 
 /* Deep parse + byte-identical round trip. */
-static int check_bytes(const char *name, const uint8_t *data, size_t len) {
+static int check_bytes(const char *name, const uint8_t *data, size_t len)
+{
     cf_class *c = NULL;
     int rc = cf_parse(data, len, CF_PARSE_DEEP, &c);
     if (rc != CF_OK) {
@@ -114,17 +130,26 @@ static int check_bytes(const char *name, const uint8_t *data, size_t len) {
     return CF_OK;
 }
 
-static void do_class(const char *path, const char *out_path) {
+static void do_class(const char *path, const char *out_path)
+{
     uint8_t *data;
     size_t len;
     n_files++;
-    if (read_file(path, &data, &len) != 0) { n_errors++; fprintf(stderr, "cannot read %s\n", path); return; }
+    if (read_file(path, &data, &len) != 0) {
+        n_errors++;
+        fprintf(stderr, "cannot read %s\n", path);
+        return;
+    }
     if (check_mode) {
         int rc = check_bytes(path, data, len);
-        if (rc == CF_OK) n_parsed++;
-        else if (rc == 100) n_roundtrip_fail++;
-        else if (rc == CF_ERR_VERSION) n_version++;
-        else n_errors++;
+        if (rc == CF_OK)
+            n_parsed++;
+        else if (rc == 100)
+            n_roundtrip_fail++;
+        else if (rc == CF_ERR_VERSION)
+            n_version++;
+        else
+            n_errors++;
         free(data);
         return;
     }
@@ -133,8 +158,10 @@ static void do_class(const char *path, const char *out_path) {
     cf_result res;
     int rc = cf_instrument(data, len, &spec, &res);
     if (rc < 0) {
-        if (rc == CF_ERR_VERSION) n_version++;
-        else n_errors++;
+        if (rc == CF_ERR_VERSION)
+            n_version++;
+        else
+            n_errors++;
         if (verbose || rc != CF_ERR_VERSION) fprintf(stderr, "instrument %s: %s\n", path, cf_strerror(rc));
     } else {
         n_parsed++;
@@ -154,8 +181,8 @@ static void do_class(const char *path, const char *out_path) {
         if (verbose)
             for (unsigned i = 0; i < res.method_count; i++)
                 if (res.methods[i].status == CF_M_TOO_BIG || res.methods[i].status == CF_M_UNREWRITABLE)
-                    fprintf(stderr, "skipped %s.%s%s: %s\n", res.class_name, res.methods[i].name,
-                            res.methods[i].desc, res.methods[i].status == CF_M_TOO_BIG ? "too big" : "unrewritable");
+                    fprintf(stderr, "skipped %s.%s%s: %s\n", res.class_name, res.methods[i].name, res.methods[i].desc,
+                            res.methods[i].status == CF_M_TOO_BIG ? "too big" : "unrewritable");
         if (rc == CF_OK) {
             n_rewritten++;
             cf_class *c = NULL;
@@ -171,7 +198,10 @@ static void do_class(const char *path, const char *out_path) {
         if (out_path) {
             const uint8_t *w = rc == CF_OK ? res.data : data;
             size_t wl = rc == CF_OK ? res.len : len;
-            if (write_file(out_path, w, wl) != 0) { n_errors++; fprintf(stderr, "cannot write %s\n", out_path); }
+            if (write_file(out_path, w, wl) != 0) {
+                n_errors++;
+                fprintf(stderr, "cannot write %s\n", out_path);
+            }
         }
     }
     if (!out_path || rc < 0) { /* still copy failed classes so the tree stays complete */
@@ -182,8 +212,10 @@ static void do_class(const char *path, const char *out_path) {
     if (in_root) spec.cnum++;
 }
 
-static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-    (void)st; (void)ftw;
+static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
     if (type != FTW_F) return 0;
     size_t n = strlen(path);
     if (n < 6 || strcmp(path + n - 6, ".class") != 0) return 0;
@@ -198,15 +230,16 @@ static int walk_cb(const char *path, const struct stat *st, int type, struct FTW
     return 0;
 }
 
-static void summary(void) {
+static void summary(void)
+{
     printf("files=%lu parsed=%lu rewritten=%lu unchanged=%lu errors=%lu version_skipped=%lu "
            "reparse_fail=%lu roundtrip_fail=%lu methods_instrumented=%lu methods_too_big=%lu "
            "methods_unrewritable=%lu methods_filtered=%lu methods_no_code=%lu methods_nothing=%lu "
            "entry_sites=%lu return_sites=%lu newarray_sites=%lu objinit_sites=%lu exc_exits=%lu "
            "exc_exit_skipped=%lu widened=%lu\n",
-           n_files, n_parsed, n_rewritten, n_unchanged, n_errors, n_version, n_reparse_fail,
-           n_roundtrip_fail, m_instr, m_too_big, m_unrewritable, m_filtered, m_nocode, m_nothing,
-           s_entry, s_ret, s_new, s_objinit, s_exc, s_exc_skipped, s_widened);
+           n_files, n_parsed, n_rewritten, n_unchanged, n_errors, n_version, n_reparse_fail, n_roundtrip_fail, m_instr,
+           m_too_big, m_unrewritable, m_filtered, m_nocode, m_nothing, s_entry, s_ret, s_new, s_objinit, s_exc,
+           s_exc_skipped, s_widened);
 }
 
 /* ---- The hand-assembled jsr/ret class ------------------------------------------------- */
@@ -214,7 +247,8 @@ static void summary(void) {
 /* The class: main() counts with a jsr subroutine in a loop (5) and a try/finally of the
  * old javac kind (+100, +1), keeps the count in wide local `slot`, prints it, then prints
  * what a tableswitch makes of the length of a new int[3]: "106" and "42". */
-static int emit_one(const char *dir, const char *name, unsigned major, unsigned minor, unsigned slot) {
+static int emit_one(const char *dir, const char *name, unsigned major, unsigned minor, unsigned slot)
+{
     cf_asm *a = cfa_new(major, minor, 0x21, name, "java/lang/Object");
     if (!a) return 1;
     unsigned out = cfa_fieldref(a, "java/lang/System", "out", "Ljava/io/PrintStream;");
@@ -233,28 +267,30 @@ static int emit_one(const char *dir, const char *name, unsigned major, unsigned 
         /* 32 */ 0xa8, 0x00, 0x50,                   /* jsr 112 */
         /* 35 */ 0x19, 0x04, 0xbf,                   /* aload 4, athrow */
         /* 38 */ 0x00, 0x00, 0x00,
-        /* 41 */ 0x1b, 0xc4, 0x36, 0x01, 0x2c,       /* iload_1, wide istore 300 */
-        /* 46 */ 0xb2, 0x00, 0x00,                   /* getstatic out */
-        /* 49 */ 0xc4, 0x15, 0x01, 0x2c,             /* wide iload 300 */
-        /* 53 */ 0xb6, 0x00, 0x00,                   /* invokevirtual println */
-        /* 56 */ 0x06, 0xbc, 0x0a, 0xbe,             /* iconst_3 newarray int arraylength */
-        /* 60 */ 0xaa, 0x00, 0x00, 0x00,             /* tableswitch, pad */
-        /* 64 */ 0x00, 0x00, 0x00, 43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
-        /* 76 */ 0x00, 0x00, 0x00, 43, 0x00, 0x00, 0x00, 43, 0x00, 0x00, 0x00, 43, 0x00, 0x00, 0x00, 32,
-        /* 92 */ 0xb2, 0x00, 0x00, 0x10, 42, 0xb6, 0x00, 0x00, /* C3: print 42 */
-        /*100 */ 0xa7, 0x00, 0x0b,                   /* goto 111 */
-        /*103 */ 0xb2, 0x00, 0x00, 0x10, 7, 0xb6, 0x00, 0x00, /* D: print 7 */
-        /*111 */ 0xb1,                               /* return */
-        /*112 */ 0x4d, 0x84, 0x01, 0x01,             /* SUB: astore_2 iinc 1,1 */
-        /*116 */ 0xc4, 0xa9, 0x00, 0x02,             /* wide ret 2 */
+        /* 41 */ 0x1b, 0xc4, 0x36, 0x01, 0x2c, /* iload_1, wide istore 300 */
+        /* 46 */ 0xb2, 0x00, 0x00,             /* getstatic out */
+        /* 49 */ 0xc4, 0x15, 0x01, 0x2c,       /* wide iload 300 */
+        /* 53 */ 0xb6, 0x00, 0x00,             /* invokevirtual println */
+        /* 56 */ 0x06, 0xbc, 0x0a, 0xbe,       /* iconst_3 newarray int arraylength */
+        /* 60 */ 0xaa, 0x00, 0x00, 0x00,       /* tableswitch, pad */
+        /* 64 */ 0x00, 0x00, 0x00, 43,   0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
+        /* 76 */ 0x00, 0x00, 0x00, 43,   0x00, 0x00, 0x00, 43,   0x00, 0x00, 0x00, 43,   0x00, 0x00, 0x00, 32,
+        /* 92 */ 0xb2, 0x00, 0x00, 0x10, 42,   0xb6, 0x00, 0x00, /* C3: print 42 */
+        /*100 */ 0xa7, 0x00, 0x0b,                               /* goto 111 */
+        /*103 */ 0xb2, 0x00, 0x00, 0x10, 7,    0xb6, 0x00, 0x00, /* D: print 7 */
+        /*111 */ 0xb1,                                           /* return */
+        /*112 */ 0x4d, 0x84, 0x01, 0x01,                         /* SUB: astore_2 iinc 1,1 */
+        /*116 */ 0xc4, 0xa9, 0x00, 0x02,                         /* wide ret 2 */
     };
     memcpy(code, tmpl, sizeof(code));
     code[45] = code[52] = (uint8_t)slot; /* the wide local's index */
     code[44] = code[51] = (uint8_t)(slot >> 8);
     const unsigned fix_out[] = {47, 93, 104}, fix_println[] = {54, 98, 109};
     for (int i = 0; i < 3; i++) {
-        code[fix_out[i]] = (uint8_t)(out >> 8); code[fix_out[i] + 1] = (uint8_t)out;
-        code[fix_println[i]] = (uint8_t)(println >> 8); code[fix_println[i] + 1] = (uint8_t)println;
+        code[fix_out[i]] = (uint8_t)(out >> 8);
+        code[fix_out[i] + 1] = (uint8_t)out;
+        code[fix_println[i]] = (uint8_t)(println >> 8);
+        code[fix_println[i] + 1] = (uint8_t)println;
     }
     uint16_t exc[4] = {18, 24, 30, 0};
     cfa_attrs lnt = {0}, mattrs = {0}, ctor = {0};
@@ -282,54 +318,87 @@ static int emit_one(const char *dir, const char *name, unsigned major, unsigned 
 }
 
 /* cfjsr/Jsr (49.0, local 300) and cfjsr/Old (45.0: JDK 1.0.2 Code layout, local 200). */
-static int emit_jsr(const char *dir) {
+static int emit_jsr(const char *dir)
+{
     return emit_one(dir, "cfjsr/Jsr", 49, 0, 300) | emit_one(dir, "cfjsr/Old", 45, 0, 200);
 }
 
-static void usage(void) {
-    fprintf(stderr, "usage: cf-rewrite [-t TRACKER] [--hooks LIST] [--cnum N] [-v] IN OUT\n"
-                    "       cf-rewrite [opts] -r INDIR [OUTDIR]\n"
-                    "       cf-rewrite --check PATH...\n"
-                    "       cf-rewrite --emit-jsr DIR\n");
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: cf-rewrite [-t TRACKER] [--hooks LIST] [--cnum N] [-v] IN OUT\n"
+            "       cf-rewrite [opts] -r INDIR [OUTDIR]\n"
+            "       cf-rewrite --check PATH...\n"
+            "       cf-rewrite --emit-jsr DIR\n");
     exit(2);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const char *tracker = "hprof/Tracker", *hooks = "entry,return,objinit,newarray,exc";
     int recursive = 0, i = 1;
     spec.cnum = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
-        if (!strcmp(argv[i], "-t") && i + 1 < argc) tracker = argv[++i];
-        else if (!strcmp(argv[i], "--hooks") && i + 1 < argc) hooks = argv[++i];
-        else if (!strcmp(argv[i], "--cnum") && i + 1 < argc) spec.cnum = (unsigned)strtoul(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--skip") && i + 1 < argc) { skip_list = argv[++i]; spec.filter = skip_filter; }
-        else if (!strcmp(argv[i], "--widen-all")) spec.debug |= CF_DEBUG_WIDEN_ALL;
-        else if (!strcmp(argv[i], "--no-islands")) spec.debug |= CF_DEBUG_NO_ISLANDS;
-        else if (!strcmp(argv[i], "-v")) verbose = 1;
-        else if (!strcmp(argv[i], "-r")) recursive = 1;
-        else if (!strcmp(argv[i], "--check")) check_mode = 1;
-        else if (!strcmp(argv[i], "--emit-jsr") && i + 1 < argc) return emit_jsr(argv[i + 1]);
-        else usage();
+        if (!strcmp(argv[i], "-t") && i + 1 < argc)
+            tracker = argv[++i];
+        else if (!strcmp(argv[i], "--hooks") && i + 1 < argc)
+            hooks = argv[++i];
+        else if (!strcmp(argv[i], "--cnum") && i + 1 < argc)
+            spec.cnum = (unsigned)strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--skip") && i + 1 < argc) {
+            skip_list = argv[++i];
+            spec.filter = skip_filter;
+        } else if (!strcmp(argv[i], "--widen-all"))
+            spec.debug |= CF_DEBUG_WIDEN_ALL;
+        else if (!strcmp(argv[i], "--no-islands"))
+            spec.debug |= CF_DEBUG_NO_ISLANDS;
+        else if (!strcmp(argv[i], "-v"))
+            verbose = 1;
+        else if (!strcmp(argv[i], "-r"))
+            recursive = 1;
+        else if (!strcmp(argv[i], "--check"))
+            check_mode = 1;
+        else if (!strcmp(argv[i], "--emit-jsr") && i + 1 < argc)
+            return emit_jsr(argv[i + 1]);
+        else
+            usage();
     }
     spec.tracker_class = tracker;
-    if (strstr(hooks, "entry")) { spec.entry_name = "CallSite"; spec.entry_desc = "(II)V"; }
-    if (strstr(hooks, "return")) { spec.return_name = "ReturnSite"; spec.return_desc = "(II)V"; }
-    if (strstr(hooks, "objinit")) { spec.objinit_name = "ObjectInit"; spec.objinit_desc = "(Ljava/lang/Object;)V"; }
-    if (strstr(hooks, "newarray")) { spec.newarray_name = "NewArray"; spec.newarray_desc = "(Ljava/lang/Object;)V"; }
+    if (strstr(hooks, "entry")) {
+        spec.entry_name = "CallSite";
+        spec.entry_desc = "(II)V";
+    }
+    if (strstr(hooks, "return")) {
+        spec.return_name = "ReturnSite";
+        spec.return_desc = "(II)V";
+    }
+    if (strstr(hooks, "objinit")) {
+        spec.objinit_name = "ObjectInit";
+        spec.objinit_desc = "(Ljava/lang/Object;)V";
+    }
+    if (strstr(hooks, "newarray")) {
+        spec.newarray_name = "NewArray";
+        spec.newarray_desc = "(Ljava/lang/Object;)V";
+    }
     spec.exception_exit = strstr(hooks, "exc") != NULL;
 
     if (check_mode) {
         if (i >= argc) usage();
         for (; i < argc; i++) {
             struct stat st;
-            if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) nftw(argv[i], walk_cb, 32, FTW_PHYS);
-            else do_class(argv[i], NULL);
+            if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
+                nftw(argv[i], walk_cb, 32, FTW_PHYS);
+            else
+                do_class(argv[i], NULL);
         }
     } else if (recursive) {
         if (i >= argc) usage();
         in_root = argv[i];
         out_root = i + 1 < argc ? argv[i + 1] : NULL;
-        if (nftw(in_root, walk_cb, 32, FTW_PHYS) != 0) { perror(in_root); return 1; }
+        if (nftw(in_root, walk_cb, 32, FTW_PHYS) != 0) {
+            perror(in_root);
+            return 1;
+        }
     } else {
         if (i + 2 != argc) usage();
         do_class(argv[i], argv[i + 1]);

@@ -14,9 +14,16 @@
 #include <string.h>
 #include <time.h>
 
-struct sample { uint32_t count, trace; };
-struct site { uint32_t cls, trace, counts[4]; };
-struct objs { uint32_t trace, k; uint64_t bytes, n; };
+struct sample {
+    uint32_t count, trace;
+};
+struct site {
+    uint32_t cls, trace, counts[4];
+};
+struct objs {
+    uint32_t trace, k;
+    uint64_t bytes, n;
+};
 
 struct bin {
     struct sample *samples;
@@ -24,10 +31,10 @@ struct bin {
     struct site *sites;
     size_t nsites, capsites;
     bool have_samples, have_sites, have_heap;
-    hd_map class_ix;             /* class ID (or 1 << 63 | basic type) -> index into keys */
+    hd_map class_ix; /* class ID (or 1 << 63 | basic type) -> index into keys */
     uint64_t *keys;
     size_t nkeys, capkeys;
-    hd_map agg;                  /* trace << 32 | class index -> index into objs */
+    hd_map agg; /* trace << 32 | class index -> index into objs */
     struct objs *objs;
     size_t nobjs, capobjs;
 };
@@ -73,8 +80,10 @@ static void on_object(void *ctx, const hd_state *st, int tag, uint32_t trace, ui
     struct bin *b = ctx;
     uint64_t header = st->idsize == 8 ? 16 : 8, bytes;
     uint64_t key = tag == 0x23 ? 1ull << 63 | (uint64_t)type : class_id;
-    if (tag == 0x21) bytes = header + n;
-    else bytes = header + 4 + (uint64_t)n * (uint64_t)(tag == 0x22 ? st->idsize : hd_type_size(type, st->idsize));
+    if (tag == 0x21)
+        bytes = header + n;
+    else
+        bytes = header + 4 + (uint64_t)n * (uint64_t)(tag == 0x22 ? st->idsize : hd_type_size(type, st->idsize));
     bytes = (bytes + 7) & ~7ull;
     uint64_t *slot;
     if (hd_map_put(&b->class_ix, key, b->nkeys, &slot)) {
@@ -95,8 +104,10 @@ static const char *text(hd_state *st, uint64_t id, char *out, size_t n)
 {
     size_t len;
     const unsigned char *s = hd_string_text(st, id, &len);
-    if (!s) snprintf(out, n, "?");
-    else snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), s);
+    if (!s)
+        snprintf(out, n, "?");
+    else
+        snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), s);
     return out;
 }
 
@@ -118,7 +129,8 @@ static uint32_t frame_of(struct pr_collect *c, hd_state *st, uint64_t id, hd_map
         ix = sp_frame(c->p, name, NULL, 0, SP_PSEUDO);
     } else {
         const hd_frame *f = &st->frv[*fs];
-        snprintf(name, sizeof name, "%s.%s", class_name(st, f->cls, cls, sizeof cls), text(st, f->method, method, sizeof method));
+        snprintf(name, sizeof name, "%s.%s", class_name(st, f->cls, cls, sizeof cls),
+                 text(st, f->method, method, sizeof method));
         text(st, f->source, file, sizeof file);
         ix = sp_frame(c->p, name, strcmp(file, "?") ? file : NULL, f->line, f->line == -3 ? SP_NATIVE : SP_JAVA);
     }
@@ -161,8 +173,10 @@ static void rows(struct pr_collect *c, hd_state *st, struct bin *b)
             snprintf(name, sizeof name, "%s[]", t ? t : "?");
         } else {
             uint64_t *slot = hd_map_get(&st->classes_by_obj, key);
-            if (slot) class_name(st, (uint32_t)*slot, name, sizeof name);
-            else snprintf(name, sizeof name, "[class 0x%llx]", (unsigned long long)key);
+            if (slot)
+                class_name(st, (uint32_t)*slot, name, sizeof name);
+            else
+                snprintf(name, sizeof name, "[class 0x%llx]", (unsigned long long)key);
         }
         int64_t v[SP_MAX_TYPES] = {(int64_t)o->bytes, (int64_t)o->n};
         prc_row(c, PR_HEAP, o->trace, sp_frame(c->p, name, NULL, 0, SP_PSEUDO) + 1, v);
@@ -179,8 +193,7 @@ static void free_bin(struct bin *b)
     free(b->objs);
 }
 
-int pr_read_binary(const char *path, int fd, enum pr_section want, struct stack_profile *p, char *err,
-                   size_t errlen)
+int pr_read_binary(const char *path, int fd, enum pr_section want, struct stack_profile *p, char *err, size_t errlen)
 {
     struct bin b;
     memset(&b, 0, sizeof b);
@@ -201,7 +214,7 @@ int pr_read_binary(const char *path, int fd, enum pr_section want, struct stack_
         struct pr_collect c;
         prc_init(&c, p);
         c.input_bytes = st.r.off;
-        want &= ~PR_LAST_DUMP;           /* a binary file's records are read as one */
+        want &= ~PR_LAST_DUMP; /* a binary file's records are read as one */
         if (st.time_ms) {
             time_t secs = (time_t)(st.time_ms / 1000);
             struct tm tm;

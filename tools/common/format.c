@@ -60,7 +60,6 @@ const char *hd_type_name(int type)
 int hd_type_size(int type, int idsize)
 {
     static const int sizes[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
-    if (type == HD_OBJECT)
-        return idsize;
+    if (type == HD_OBJECT) return idsize;
     return type >= 0 && type < 12 ? sizes[type] : 0;
 }

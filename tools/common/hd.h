@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "util/buf.h"
-#include "util/hprof_format.h"   /* the record tags and basic types (enum hd_type) */
+#include "util/hprof_format.h" /* the record tags and basic types (enum hd_type) */
 
 /* ---------------------------------------------------------------- table.c */
 
@@ -33,10 +33,10 @@ void hd_buf_check(const struct buf *b);
 const char *hd_buf_text(struct buf *b);
 
 /* Make room for one more element at index n of a growable array (exits when out of memory). */
-#define HD_GROW(arr, n, cap)                                                          \
-    do {                                                                              \
-        if (!grow_array((void **)&(arr), &(cap), (size_t)(n) + 1, sizeof *(arr)))     \
-            hd_out_of_memory(((cap) ? (cap) * 2 : 64) * sizeof *(arr));                \
+#define HD_GROW(arr, n, cap)                                                      \
+    do {                                                                          \
+        if (!grow_array((void **)&(arr), &(cap), (size_t)(n) + 1, sizeof *(arr))) \
+            hd_out_of_memory(((cap) ? (cap)*2 : 64) * sizeof *(arr));             \
     } while (0)
 
 /* Open-addressing map from u64 keys to u64 values. */
@@ -75,15 +75,15 @@ static inline uint64_t hd_load_be(const unsigned char *p, int n)
 
 typedef struct {
     int fd;
-    int use_pread;       /* positioned reads from file_off (second pass) */
-    uint64_t file_off;   /* next offset to fetch with pread */
+    int use_pread;     /* positioned reads from file_off (second pass) */
+    uint64_t file_off; /* next offset to fetch with pread */
     unsigned char *buf;
     size_t cap, pos, len;
-    uint64_t off;        /* file offset of buf[pos] */
+    uint64_t off; /* file offset of buf[pos] */
     int eof, err;
-    int tee_fd;          /* >= 0: consumed bytes are also copied there */
-    size_t tee_mark;     /* buf[tee_mark..pos) is consumed but not yet copied */
-    uint64_t tee_len;    /* bytes consumed while copying, in all */
+    int tee_fd;       /* >= 0: consumed bytes are also copied there */
+    size_t tee_mark;  /* buf[tee_mark..pos) is consumed but not yet copied */
+    uint64_t tee_len; /* bytes consumed while copying, in all */
 } hd_reader;
 
 void hd_reader_init(hd_reader *r, int fd, uint64_t start, int use_pread);
@@ -100,7 +100,7 @@ typedef struct {
     hd_reader *r;
     uint64_t left;
     int idsize;
-    int short_;          /* a read wanted more than `left` */
+    int short_; /* a read wanted more than `left` */
 } hd_body;
 
 /* A big-endian value of n = 1, 2, 4 or 8 bytes; 0 when the body or the file ends. */
@@ -119,37 +119,68 @@ void hd_b_skip(hd_body *b, uint64_t n);
 
 /* Kinds of reference whose definition is checked. */
 enum {
-    K_STRING, K_CLASS, K_FRAME, K_TRACE, K_THREAD, K_CLASSOBJ, /* defined by records */
-    K_OBJECT, K_HCLASS,                                       /* defined in a heap dump */
+    K_STRING,
+    K_CLASS,
+    K_FRAME,
+    K_TRACE,
+    K_THREAD,
+    K_CLASSOBJ, /* defined by records */
+    K_OBJECT,
+    K_HCLASS, /* defined in a heap dump */
     K_NKINDS
 };
 
 /* Definitions; `def` (the defining record's offset) comes first so that two
  * definitions compare equal when the bytes after it do (no padding in these). */
-typedef struct { uint64_t def, off, len; } hd_string;
-typedef struct { uint64_t def; uint32_t serial, trace; uint64_t obj, name; } hd_class;
-typedef struct { uint64_t def, id, method, sig, source; uint32_t cls; int32_t line; } hd_frame;
-typedef struct { uint64_t def; uint32_t serial, thread, nframes; uint64_t first; } hd_trace;
-typedef struct { uint64_t def; uint32_t serial, trace; uint64_t obj, name, group, parent; } hd_thread;
+typedef struct {
+    uint64_t def, off, len;
+} hd_string;
+typedef struct {
+    uint64_t def;
+    uint32_t serial, trace;
+    uint64_t obj, name;
+} hd_class;
+typedef struct {
+    uint64_t def, id, method, sig, source;
+    uint32_t cls;
+    int32_t line;
+} hd_frame;
+typedef struct {
+    uint64_t def;
+    uint32_t serial, thread, nframes;
+    uint64_t first;
+} hd_trace;
+typedef struct {
+    uint64_t def;
+    uint32_t serial, trace;
+    uint64_t obj, name, group, parent;
+} hd_thread;
 
 /* A CLASS DUMP of the current heap dump. An instance holds its class's fields, then its
  * super's, and so on: each class keeps only its own object-field offsets, and `up` leads
  * to the next class up the chain that has some, so that checking an instance visits only
  * those (work bounded by the instance's bytes, not by the depth of its class). */
 typedef struct {
-    uint64_t id, super, off;  /* off: the CLASS_DUMP's, for messages */
+    uint64_t id, super, off; /* off: the CLASS_DUMP's, for messages */
     uint32_t nfields;
-    uint64_t ftypes;     /* offset of its field types in st->ftypes */
-    int64_t size;        /* bytes of this class's and its supers' fields; <0: see heap.c */
-    uint64_t refs;       /* offset of its own object-field offsets in st->refoffs */
+    uint64_t ftypes; /* offset of its field types in st->ftypes */
+    int64_t size;    /* bytes of this class's and its supers' fields; <0: see heap.c */
+    uint64_t refs;   /* offset of its own object-field offsets in st->refoffs */
     uint32_t nrefs;
-    uint64_t up;         /* 1 + index of itself or the nearest super with object fields; 0: none */
+    uint64_t up; /* 1 + index of itself or the nearest super with object fields; 0: none */
 } hd_hclass;
 
-typedef struct { uint64_t off, len; } hd_span;
+typedef struct {
+    uint64_t off, len;
+} hd_span;
 
 /* Uses of one undefined id by one kind of record; entries of the same id are chained. */
-typedef struct { int kind; uint64_t id, count, first_off, def_off; const char *user; size_t next; } hd_undef;
+typedef struct {
+    int kind;
+    uint64_t id, count, first_off, def_off;
+    const char *user;
+    size_t next;
+} hd_undef;
 
 struct hd_state_s;
 
@@ -158,12 +189,12 @@ struct hd_state_s;
  * traces; those defined later in the file are there once hd_run returns. */
 typedef struct {
     void *ctx;
-    void (*cpu_samples)(void *ctx, const struct hd_state_s *st, uint32_t total);          /* a CPU_SAMPLES record */
+    void (*cpu_samples)(void *ctx, const struct hd_state_s *st, uint32_t total); /* a CPU_SAMPLES record */
     void (*cpu_sample)(void *ctx, const struct hd_state_s *st, uint32_t count, uint32_t trace);
-    void (*alloc_sites)(void *ctx, const struct hd_state_s *st);                          /* an ALLOC_SITES record */
+    void (*alloc_sites)(void *ctx, const struct hd_state_s *st); /* an ALLOC_SITES record */
     void (*site)(void *ctx, const struct hd_state_s *st, uint32_t class_serial, uint32_t trace,
-                 const uint32_t counts[4]);   /* live bytes, live objects, allocated bytes, allocated objects */
-    void (*heap_dump)(void *ctx, const struct hd_state_s *st);                            /* a dump begins */
+                 const uint32_t counts[4]); /* live bytes, live objects, allocated bytes, allocated objects */
+    void (*heap_dump)(void *ctx, const struct hd_state_s *st); /* a dump begins */
     /* An instance (tag 0x21: class = its class object, n = bytes of fields), an object
      * array (0x22: class = the array's class, n = elements) or a primitive array (0x23:
      * type = element type, n = elements) of a heap dump. */
@@ -174,11 +205,11 @@ typedef struct {
 typedef struct hd_state_s {
     const char *path;
     int fd;
-    const hd_visitor *visit;     /* NULL: none */
+    const hd_visitor *visit; /* NULL: none */
     hd_reader r;
-    uint64_t fsize;      /* 0 when unknown (not a regular file) */
+    uint64_t fsize; /* 0 when unknown (not a regular file) */
     int seekable;
-    int idsize, minor;   /* minor: 1 or 2 for "JAVA PROFILE 1.0.x", 0 other */
+    int idsize, minor; /* minor: 1 or 2 for "JAVA PROFILE 1.0.x", 0 other */
     char version[64];
     uint64_t time_ms;
 
@@ -188,33 +219,46 @@ typedef struct hd_state_s {
 
     /* definitions */
     hd_map strings, classes_by_serial, classes_by_obj, frames, traces, threads;
-    hd_map thread_ends;          /* thread serial -> offset of its END_THREAD */
-    uint64_t live_threads;       /* --check: threads started and not ended so far */
-    hd_map root_threads;         /* --check: thread serials of every ROOT_THREAD_OBJECT */
+    hd_map thread_ends;                       /* thread serial -> offset of its END_THREAD */
+    uint64_t live_threads;                    /* --check: threads started and not ended so far */
+    hd_map root_threads;                      /* --check: thread serials of every ROOT_THREAD_OBJECT */
     uint64_t array_reloads, array_reload_off; /* array classes loaded again (JDK 17's dumps) */
-    struct buf pool;             /* the text of every STRING */
-    hd_string *strv; size_t nstr, capstr;
-    hd_class *clsv; size_t ncls, capcls;
-    hd_frame *frv; size_t nfr, capfr;
-    hd_trace *trv; size_t ntr, captr;
-    uint64_t *trframes; size_t ntrframes, captrframes;
-    hd_thread *thv; size_t nth, capth;
+    struct buf pool;                          /* the text of every STRING */
+    hd_string *strv;
+    size_t nstr, capstr;
+    hd_class *clsv;
+    size_t ncls, capcls;
+    hd_frame *frv;
+    size_t nfr, capfr;
+    hd_trace *trv;
+    size_t ntr, captr;
+    uint64_t *trframes;
+    size_t ntrframes, captrframes;
+    hd_thread *thv;
+    size_t nth, capth;
 
     /* current heap dump */
     int in_dump, seg_open;
-    uint64_t dump_off;           /* offset of its first record */
+    uint64_t dump_off; /* offset of its first record */
     const char *dump_kind;
-    hd_span *segs; size_t nsegs, capsegs;
-    uint64_t *objs; size_t nobjs, capobjs; int objs_sorted;
-    hd_map hclasses;             /* class id -> index in hcv */
-    hd_map dump_threads;         /* thread serial -> 1 + frames of its ROOT_THREAD_OBJECT's trace */
+    hd_span *segs;
+    size_t nsegs, capsegs;
+    uint64_t *objs;
+    size_t nobjs, capobjs;
+    int objs_sorted;
+    hd_map hclasses;                      /* class id -> index in hcv */
+    hd_map dump_threads;                  /* thread serial -> 1 + frames of its ROOT_THREAD_OBJECT's trace */
     uint64_t dump_live, dump_live_rooted; /* threads live as the dump began; those with a root in it */
-    hd_hclass *hcv; size_t nhc, caphc;
-    uint8_t *ftypes; size_t nftypes, capftypes;
-    uint32_t *refoffs; size_t nrefoffs, caprefoffs;
-    unsigned char *tmp; size_t captmp;
-    int spool_fd;                /* heap bodies copied here when input can't seek */
-    hd_reader pass2;             /* reads the dumps' bodies again (its buffer made once) */
+    hd_hclass *hcv;
+    size_t nhc, caphc;
+    uint8_t *ftypes;
+    size_t nftypes, capftypes;
+    uint32_t *refoffs;
+    size_t nrefoffs, caprefoffs;
+    unsigned char *tmp;
+    size_t captmp;
+    int spool_fd;    /* heap bodies copied here when input can't seek */
+    hd_reader pass2; /* reads the dumps' bodies again (its buffer made once) */
 
     /* counts */
     uint64_t rec_count[256], sub_count[256], records, subrecords;
@@ -223,7 +267,8 @@ typedef struct hd_state_s {
     /* problems */
     uint64_t errors, warnings, printed_errors, printed_warnings;
     hd_map undef_idx[K_NKINDS];
-    hd_undef *undv; size_t nund, capund;
+    hd_undef *undv;
+    size_t nund, capund;
     uint64_t undef_dropped_err, undef_dropped_warn;
     int io_error;
 } hd_state;
@@ -270,7 +315,7 @@ void hd_report_undefined(hd_state *st);
 
 /* A HEAP_DUMP, HEAP_DUMP_SEGMENT or HEAP_DUMP_END record; reports its own problems. */
 void hd_heap_record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t time);
-void hd_heap_finish(hd_state *st);   /* end of file */
+void hd_heap_finish(hd_state *st); /* end of file */
 void hd_heap_free(hd_state *st);
 
 /* ---------------------------------------------------------------- records.c */

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SIZE_NOT_COMPUTED (-1)
-#define SIZE_UNKNOWN (-2)
-#define SIZE_IN_PROGRESS (-3)
+#define SIZE_NOT_COMPUTED  (-1)
+#define SIZE_UNKNOWN       (-2)
+#define SIZE_IN_PROGRESS   (-3)
 #define MAX_INSTANCE_CHECK (64u << 20) /* larger instances are not decoded in pass 2 */
 
 /* One sub-record other than a CLASS DUMP, as far as its kind has these fields. */
@@ -27,18 +27,16 @@ typedef struct {
     int tag;
     const char *name;
     uint64_t off, obj;
-    uint64_t other;      /* JNI global ref, frame number, or class ID */
+    uint64_t other; /* JNI global ref, frame number, or class ID */
     uint32_t thread, trace, count;
-    int type;            /* PRIM_ARRAY_DUMP element type */
+    int type; /* PRIM_ARRAY_DUMP element type */
 } sub;
 
 static void add_obj(hd_state *st, uint64_t id)
 {
-    if (!st->check)
-        return;
+    if (!st->check) return;
     HD_GROW(st->objs, st->nobjs, st->capobjs);
-    if (st->nobjs && id < st->objs[st->nobjs - 1])
-        st->objs_sorted = 0;
+    if (st->nobjs && id < st->objs[st->nobjs - 1]) st->objs_sorted = 0;
     st->objs[st->nobjs++] = id;
 }
 
@@ -57,8 +55,7 @@ static int obj_known(const hd_state *st, uint64_t id)
 
 static void ref_obj(hd_state *st, uint64_t id, uint64_t off, const char *user)
 {
-    if (id && !obj_known(st, id))
-        hd_undefined(st, K_OBJECT, id, off, user);
+    if (id && !obj_known(st, id)) hd_undefined(st, K_OBJECT, id, off, user);
 }
 
 static hd_hclass *hclass(hd_state *st, uint64_t id)
@@ -69,8 +66,7 @@ static hd_hclass *hclass(hd_state *st, uint64_t id)
 
 static void ref_class(hd_state *st, uint64_t id, uint64_t off, const char *user)
 {
-    if (id && !hclass(st, id))
-        hd_undefined(st, K_HCLASS, id, off, user);
+    if (id && !hclass(st, id)) hd_undefined(st, K_HCLASS, id, off, user);
 }
 
 static void add_refoff(hd_state *st, uint32_t off)
@@ -85,13 +81,11 @@ static int64_t own_fields(hd_state *st, hd_hclass *c)
 {
     int64_t own = 0;
     for (uint32_t i = 0; i < c->nfields; i++)
-        if (!hd_type_size(st->ftypes[c->ftypes + i], st->idsize))
-            return SIZE_UNKNOWN;
+        if (!hd_type_size(st->ftypes[c->ftypes + i], st->idsize)) return SIZE_UNKNOWN;
     c->refs = st->nrefoffs;
     for (uint32_t i = 0; i < c->nfields; i++) {
         int t = st->ftypes[c->ftypes + i];
-        if (t == HD_OBJECT)
-            add_refoff(st, (uint32_t)own);
+        if (t == HD_OBJECT) add_refoff(st, (uint32_t)own);
         own += hd_type_size(t, st->idsize);
     }
     c->nrefs = (uint32_t)(st->nrefoffs - c->refs);
@@ -141,8 +135,7 @@ static void layouts(hd_state *st)
 {
     size_t *chain = NULL, cap = 0;
     for (size_t i = 0; i < st->nhc; i++)
-        if (st->hcv[i].size == SIZE_NOT_COMPUTED)
-            layout_chain(st, i, &chain, &cap);
+        if (st->hcv[i].size == SIZE_NOT_COMPUTED) layout_chain(st, i, &chain, &cap);
     free(chain);
 }
 
@@ -158,7 +151,8 @@ static void check_instance(hd_state *st, hd_body *b, const sub *s)
     }
     int64_t want = c->size;
     if (want >= 0 && want != (int64_t)nbytes) {
-        hd_error(st, s->off, "INSTANCE_DUMP 0x%llx: %u bytes of field values, but class 0x%llx and its supers declare %lld",
+        hd_error(st, s->off,
+                 "INSTANCE_DUMP 0x%llx: %u bytes of field values, but class 0x%llx and its supers declare %lld",
                  (unsigned long long)s->obj, nbytes, (unsigned long long)s->other, (long long)want);
         want = SIZE_UNKNOWN;
     }
@@ -170,8 +164,7 @@ static void check_instance(hd_state *st, hd_body *b, const sub *s)
         st->captmp = nbytes;
         st->tmp = hd_xrealloc(st->tmp, st->captmp);
     }
-    if (!hd_b_has(b, nbytes) || hd_read(b->r, st->tmp, nbytes) < nbytes)
-        return;
+    if (!hd_b_has(b, nbytes) || hd_read(b->r, st->tmp, nbytes) < nbytes) return;
     b->left -= nbytes;
     /* each class visited has an object field in these bytes: at most nbytes / idsize */
     for (const hd_hclass *a = &st->hcv[c->up - 1];;) {
@@ -179,8 +172,7 @@ static void check_instance(hd_state *st, hd_body *b, const sub *s)
         for (uint32_t k = 0; k < a->nrefs; k++)
             ref_obj(st, hd_load_be(st->tmp + base + st->refoffs[a->refs + k], st->idsize), s->off, s->name);
         const hd_hclass *sup = a->super ? hclass(st, a->super) : NULL;
-        if (!sup || !sup->up)
-            break;
+        if (!sup || !sup->up) break;
         a = &st->hcv[sup->up - 1];
     }
 }
@@ -196,36 +188,29 @@ static int class_part(hd_state *st, hd_body *b, uint64_t soff, int pass, uint64_
     int print = pass == 1 && st->print;
     struct buf *L = &st->line;
     uint16_t n = hd_b_u2(b);
-    if (print)
-        buf_put(L, label[p], strlen(label[p]));
-    if (print && !n)
-        buf_put(L, "-", 1);
+    if (print) buf_put(L, label[p], strlen(label[p]));
+    if (print && !n) buf_put(L, "-", 1);
     for (uint32_t i = 0; i < n && !hd_b_bad(b); i++) {
         uint64_t key = p == 0 ? hd_b_u2(b) : hd_b_id(b);
         int type = hd_b_u1(b);
-        if (hd_b_bad(b))
-            break;
+        if (hd_b_bad(b)) break;
         int sz = hd_type_size(type, st->idsize);
         if (!sz) {
             if (pass == 1)
-                hd_error(st, soff, "CLASS_DUMP 0x%llx: invalid basic type %d in its %s", (unsigned long long)id,
-                         type, what[p]);
-            if (p < 2)
-                return 0; /* the value's size is unknown: stop */
+                hd_error(st, soff, "CLASS_DUMP 0x%llx: invalid basic type %d in its %s", (unsigned long long)id, type,
+                         what[p]);
+            if (p < 2) return 0; /* the value's size is unknown: stop */
         }
         uint64_t v = p < 2 ? hd_b_un(b, sz) : 0;
-        if (pass == 1 && p > 0)
-            hd_use(st, K_STRING, key, soff, U, 0);
-        if (pass == 2 && p < 2 && type == HD_OBJECT)
-            ref_obj(st, v, soff, U);
+        if (pass == 1 && p > 0) hd_use(st, K_STRING, key, soff, U, 0);
+        if (pass == 2 && p < 2 && type == HD_OBJECT) ref_obj(st, v, soff, U);
         if (pass == 1 && p == 2 && st->check) {
             HD_GROW(st->ftypes, st->nftypes, st->capftypes);
             st->ftypes[st->nftypes++] = (uint8_t)type;
             (*nfields)++;
         }
         if (print) {
-            if (i)
-                buf_put(L, ",", 1);
+            if (i) buf_put(L, ",", 1);
             if (p == 0)
                 buf_printf(L, "%llu", (unsigned long long)key);
             else
@@ -268,14 +253,12 @@ static int class_dump(hd_state *st, hd_body *b, uint64_t soff, int pass)
     size_t ftypes_start = st->nftypes;
     uint32_t nfields = 0;
     int parsed = 1;
-    for (int p = 0; p < 3 && parsed; p++)
-        parsed = class_part(st, b, soff, pass, id, p, &nfields);
+    for (int p = 0; p < 3 && parsed; p++) parsed = class_part(st, b, soff, pass, id, p, &nfields);
     if (!parsed || hd_b_bad(b)) {
         st->nftypes = ftypes_start;
         return parsed; /* a short body is reported by the caller */
     }
-    if (print)
-        hd_line_end(st);
+    if (print) hd_line_end(st);
     if (pass == 1) {
         hd_use(st, K_TRACE, trace, soff, U, 1);
         hd_use(st, K_CLASSOBJ, id, soff, U, 0);
@@ -296,16 +279,14 @@ static int sub_fields(hd_state *st, hd_body *b, sub *s, int pass, const char *re
 {
     s->obj = hd_b_id(b);
     switch (s->tag) {
-    case 0x01: /* ROOT_JNI_GLOBAL */
-        s->other = hd_b_id(b);
-        break;
-    case 0x02: case 0x03: /* ROOT_JNI_LOCAL, ROOT_JAVA_FRAME */
+    case 0x01: /* ROOT_JNI_GLOBAL */ s->other = hd_b_id(b); break;
+    case 0x02:
+    case 0x03: /* ROOT_JNI_LOCAL, ROOT_JAVA_FRAME */
         s->thread = hd_b_u4(b);
         s->other = hd_b_u4(b);
         break;
-    case 0x04: case 0x06: /* ROOT_NATIVE_STACK, ROOT_THREAD_BLOCK */
-        s->thread = hd_b_u4(b);
-        break;
+    case 0x04:
+    case 0x06: /* ROOT_NATIVE_STACK, ROOT_THREAD_BLOCK */ s->thread = hd_b_u4(b); break;
     case 0x08: /* ROOT_THREAD_OBJECT */
         s->thread = hd_b_u4(b);
         s->trace = hd_b_u4(b);
@@ -314,8 +295,7 @@ static int sub_fields(hd_state *st, hd_body *b, sub *s, int pass, const char *re
         s->trace = hd_b_u4(b);
         s->other = hd_b_id(b);
         s->count = hd_b_u4(b);
-        if (hd_b_bad(b) || !hd_b_has(b, s->count))
-            break;
+        if (hd_b_bad(b) || !hd_b_has(b, s->count)) break;
         if (pass == 2)
             check_instance(st, b, s);
         else
@@ -326,32 +306,29 @@ static int sub_fields(hd_state *st, hd_body *b, sub *s, int pass, const char *re
         s->count = hd_b_u4(b);
         s->other = hd_b_id(b);
         uint64_t bytes = (uint64_t)s->count * (uint64_t)st->idsize;
-        if (hd_b_bad(b) || !hd_b_has(b, bytes))
-            break;
+        if (hd_b_bad(b) || !hd_b_has(b, bytes)) break;
         if (pass == 1) {
             hd_b_skip(b, bytes);
             break;
         }
         ref_class(st, s->other, s->off, s->name);
-        for (uint32_t i = 0; i < s->count && !hd_b_bad(b); i++)
-            ref_obj(st, hd_b_id(b), s->off, s->name);
+        for (uint32_t i = 0; i < s->count && !hd_b_bad(b); i++) ref_obj(st, hd_b_id(b), s->off, s->name);
         break;
     }
     case 0x23: { /* PRIM_ARRAY_DUMP */
         s->trace = hd_b_u4(b);
         s->count = hd_b_u4(b);
         s->type = hd_b_u1(b);
-        if (hd_b_bad(b))
-            break;
+        if (hd_b_bad(b)) break;
         int sz = s->type == HD_OBJECT ? 0 : hd_type_size(s->type, st->idsize);
         if (!sz) {
             if (pass == 1)
-                hd_error(st, s->off, "PRIM_ARRAY_DUMP 0x%llx: invalid element type %d; the rest of the %s record is skipped",
+                hd_error(st, s->off,
+                         "PRIM_ARRAY_DUMP 0x%llx: invalid element type %d; the rest of the %s record is skipped",
                          (unsigned long long)s->obj, s->type, rec);
             return 0;
         }
-        if (hd_b_has(b, (uint64_t)s->count * (uint64_t)sz))
-            hd_b_skip(b, (uint64_t)s->count * (uint64_t)sz);
+        if (hd_b_has(b, (uint64_t)s->count * (uint64_t)sz)) hd_b_skip(b, (uint64_t)s->count * (uint64_t)sz);
         break;
     }
     }
@@ -366,8 +343,10 @@ static void print_sub(hd_state *st, const sub *s)
     buf_printf(L, "%s obj=0x%llx", s->name, (unsigned long long)s->obj);
     switch (s->tag) {
     case 0x01: buf_printf(L, " ref=0x%llx", (unsigned long long)s->other); break;
-    case 0x02: case 0x03: buf_printf(L, " thread=%u frame=%d", s->thread, (int)(int32_t)s->other); break;
-    case 0x04: case 0x06: buf_printf(L, " thread=%u", s->thread); break;
+    case 0x02:
+    case 0x03: buf_printf(L, " thread=%u frame=%d", s->thread, (int)(int32_t)s->other); break;
+    case 0x04:
+    case 0x06: buf_printf(L, " thread=%u", s->thread); break;
     case 0x08: buf_printf(L, " thread=%u trace=%u", s->thread, s->trace); break;
     case 0x21:
         buf_printf(L, " trace=%u class=0x%llx(", s->trace, (unsigned long long)s->other);
@@ -405,8 +384,7 @@ static void check_thread_root(hd_state *st, const sub *s)
                   (unsigned long long)s->obj);
         return;
     }
-    if (s->tag != 0x08)
-        return;
+    if (s->tag != 0x08) return;
     hd_map_put(&st->root_threads, s->thread, 0, NULL);
     uint64_t *t = hd_map_get(&st->threads, s->thread);
     if (t && st->thv[*t].obj != s->obj)
@@ -439,16 +417,14 @@ static void check_frame_root(hd_state *st, const sub *s)
 static void check_threads_alive(hd_state *st)
 {
     uint64_t missing = st->dump_live - st->dump_live_rooted;
-    if (!missing)
-        return;
+    if (!missing) return;
     struct buf ex = {0};
     for (size_t i = 0, n = 0; i < st->nth && n < 4 && st->printed_warnings < HD_MAX_MESSAGES; i++) {
         const hd_thread *t = &st->thv[i];
         if (live_at_dump(st, t) && !hd_map_get(&st->dump_threads, t->serial))
             buf_printf(&ex, n++ ? ", %u" : "%u", t->serial);
     }
-    if (missing > 4 && ex.len)
-        buf_put(&ex, ", ...", 5);
+    if (missing > 4 && ex.len) buf_put(&ex, ", ...", 5);
     hd_warning(st, st->dump_off, "%s: %llu thread%s started and not ended %s no ROOT_THREAD_OBJECT in it%s%s",
                st->dump_kind, (unsigned long long)missing, missing == 1 ? "" : "s", missing == 1 ? "has" : "have",
                ex.len ? ": " : "", ex.len ? hd_buf_text(&ex) : "");
@@ -462,21 +438,16 @@ static void sub_refs(hd_state *st, const sub *s, int pass)
     int tag = s->tag;
     int dumped = tag >= 0x21 && tag <= 0x23; /* else a root */
     if (pass == 2) {
-        if (!dumped)
-            ref_obj(st, s->obj, s->off, s->name);
-        if (tag == 0x03)
-            check_frame_root(st, s);
+        if (!dumped) ref_obj(st, s->obj, s->off, s->name);
+        if (tag == 0x03) check_frame_root(st, s);
         return;
     }
     if (on_thread(tag)) {
         hd_use(st, K_THREAD, s->thread, s->off, s->name, 1);
-        if (st->check)
-            check_thread_root(st, s);
+        if (st->check) check_thread_root(st, s);
     }
-    if (tag == 0x08 || dumped)
-        hd_use(st, K_TRACE, s->trace, s->off, s->name, 1);
-    if (dumped)
-        add_obj(st, s->obj);
+    if (tag == 0x08 || dumped) hd_use(st, K_TRACE, s->trace, s->off, s->name, 1);
+    if (dumped) add_obj(st, s->obj);
 }
 
 /* Parses sub-records to the end of the body. */
@@ -499,18 +470,15 @@ static void subrecords(hd_state *st, hd_body *b, int pass, const char *rec)
             st->subrecords++;
         }
         int parsed = s.tag == 0x20 ? class_dump(st, b, s.off, pass) : sub_fields(st, b, &s, pass, rec);
-        if (!parsed)
-            return;
+        if (!parsed) return;
         if (hd_b_bad(b)) {
             if (pass == 1 && b->short_)
                 hd_error(st, s.off, "%s: %s sub-record runs past the end of its record (which ends at 0x%llx)", rec,
                          s.name, (unsigned long long)end);
             return;
         }
-        if (s.tag == 0x20)
-            continue; /* printed and checked by class_dump */
-        if (pass == 1 && st->print)
-            print_sub(st, &s);
+        if (s.tag == 0x20) continue; /* printed and checked by class_dump */
+        if (pass == 1 && st->print) print_sub(st, &s);
         if (pass == 1 && st->visit && st->visit->object && s.tag >= 0x21 && s.tag <= 0x23)
             st->visit->object(st->visit->ctx, st, s.tag, s.trace, s.other, s.type, s.count);
         sub_refs(st, &s, pass);
@@ -524,8 +492,7 @@ static void dump_open(hd_state *st, uint64_t off, const char *kind)
     st->dump_live = st->live_threads;
     st->dump_live_rooted = 0;
     st->dump_kind = kind;
-    if (st->visit && st->visit->heap_dump)
-        st->visit->heap_dump(st->visit->ctx, st);
+    if (st->visit && st->visit->heap_dump) st->visit->heap_dump(st->visit->ctx, st);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -538,11 +505,9 @@ static int cmp_u64(const void *a, const void *b)
 static void dump_close(hd_state *st)
 {
     if (st->check) {
-        if (!st->objs_sorted)
-            qsort(st->objs, st->nobjs, sizeof *st->objs, cmp_u64);
+        if (!st->objs_sorted) qsort(st->objs, st->nobjs, sizeof *st->objs, cmp_u64);
         for (size_t i = 0, j; i < st->nobjs; i = j) {
-            for (j = i + 1; j < st->nobjs && st->objs[j] == st->objs[i];)
-                j++;
+            for (j = i + 1; j < st->nobjs && st->objs[j] == st->objs[i];) j++;
             if (j - i > 1)
                 hd_error(st, st->dump_off, "%s: object ID 0x%llx is dumped %zu times", st->dump_kind,
                          (unsigned long long)st->objs[i], j - i);
@@ -551,8 +516,7 @@ static void dump_close(hd_state *st)
         /* one reader for every dump's pass 2: a file of many small dumps would otherwise
          * take a buffer of a MiB for each few bytes */
         hd_reader *r2 = &st->pass2;
-        if (!r2->buf)
-            hd_reader_init(r2, st->spool_fd >= 0 ? st->spool_fd : st->fd, 0, 1);
+        if (!r2->buf) hd_reader_init(r2, st->spool_fd >= 0 ? st->spool_fd : st->fd, 0, 1);
         for (size_t i = 0; i < st->nsegs && !r2->err; i++) {
             r2->pos = r2->len = 0;
             r2->eof = 0;
@@ -560,12 +524,10 @@ static void dump_close(hd_state *st)
             hd_body b = {r2, st->segs[i].len, st->idsize, 0};
             subrecords(st, &b, 2, st->dump_kind);
         }
-        if (r2->err && !st->io_error)
-            st->io_error = r2->err;
+        if (r2->err && !st->io_error) st->io_error = r2->err;
         check_threads_alive(st);
         if (st->spool_fd >= 0) {
-            if (ftruncate(st->spool_fd, 0) != 0 && !st->io_error)
-                st->io_error = EIO;
+            if (ftruncate(st->spool_fd, 0) != 0 && !st->io_error) st->io_error = EIO;
             lseek(st->spool_fd, 0, SEEK_SET);
             st->r.tee_len = 0;
         }
@@ -582,8 +544,7 @@ void hd_heap_record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t ti
 {
     const char *name = hd_tag_name(tag);
     if (tag == 0x2C) {
-        if (b->left)
-            hd_error(st, off, "HEAP_DUMP_END: record length %llu (must be 0)", (unsigned long long)b->left);
+        if (b->left) hd_error(st, off, "HEAP_DUMP_END: record length %llu (must be 0)", (unsigned long long)b->left);
         if (st->print) {
             hd_line_begin(st, off, 0, time);
             buf_put(&st->line, "HEAP_DUMP_END", 13);
@@ -602,10 +563,8 @@ void hd_heap_record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t ti
     }
     if (tag == 0x1C && st->minor == 1 && st->rec_count[0x1C] == 1)
         hd_error(st, off, "HEAP_DUMP_SEGMENT in a \"JAVA PROFILE 1.0.1\" file (segments need 1.0.2)");
-    if (!st->in_dump)
-        dump_open(st, off, name);
-    if (tag == 0x1C)
-        st->seg_open = 1;
+    if (!st->in_dump) dump_open(st, off, name);
+    if (tag == 0x1C) st->seg_open = 1;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "%s length=%llu", name, (unsigned long long)b->left);
@@ -618,21 +577,18 @@ void hd_heap_record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t ti
         span.off = st->r.tee_len;
     }
     subrecords(st, b, 1, name);
-    if (st->r.tee_fd >= 0)
-        hd_tee_stop(&st->r);
+    if (st->r.tee_fd >= 0) hd_tee_stop(&st->r);
     span.len = len - b->left;
     if (st->check) {
         HD_GROW(st->segs, st->nsegs, st->capsegs);
         st->segs[st->nsegs++] = span;
     }
-    if (tag == 0x0C)
-        dump_close(st);
+    if (tag == 0x0C) dump_close(st);
 }
 
 void hd_heap_finish(hd_state *st)
 {
-    if (!st->seg_open)
-        return;
+    if (!st->seg_open) return;
     hd_error(st, st->dump_off, "the HEAP_DUMP_SEGMENTs from here are not closed by HEAP_DUMP_END");
     dump_close(st);
 }

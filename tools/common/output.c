@@ -28,8 +28,7 @@ void hd_put_quoted(struct buf *b, const unsigned char *s, size_t n)
             snprintf(hex, sizeof hex, "\\x%02x", c);
             esc = hex;
         }
-        if (!esc)
-            continue;
+        if (!esc) continue;
         buf_put(b, s + run, i - run);
         buf_put(b, esc, strlen(esc));
         run = i + 1;
@@ -42,12 +41,10 @@ void hd_put_quoted(struct buf *b, const unsigned char *s, size_t n)
  * white space, control characters or any of  " \ , = :  */
 static int is_token(const unsigned char *s, size_t n)
 {
-    if (n == 0 || (n == 1 && s[0] == '-') || s[0] == '#' || s[0] == '?')
-        return 0;
+    if (n == 0 || (n == 1 && s[0] == '-') || s[0] == '#' || s[0] == '?') return 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = s[i];
-        if (c <= 0x20 || c == 0x7f || c == '"' || c == '\\' || c == ',' || c == '=' || c == ':')
-            return 0;
+        if (c <= 0x20 || c == 0x7f || c == '"' || c == '\\' || c == ',' || c == '=' || c == ':') return 0;
     }
     return 1;
 }
@@ -78,9 +75,9 @@ void hd_put_value(struct buf *b, int type, uint64_t v)
         buf_printf(b, "%g", d);
         break;
     }
-    case 8: buf_printf(b, "%d", (int)(int8_t)v); break; /* byte */
-    case 9: buf_printf(b, "%d", (int)(int16_t)v); break; /* short */
-    case 10: buf_printf(b, "%d", (int)(int32_t)v); break; /* int */
+    case 8: buf_printf(b, "%d", (int)(int8_t)v); break;           /* byte */
+    case 9: buf_printf(b, "%d", (int)(int16_t)v); break;          /* short */
+    case 10: buf_printf(b, "%d", (int)(int32_t)v); break;         /* int */
     case 11: buf_printf(b, "%lld", (long long)(int64_t)v); break; /* long */
     default: buf_printf(b, "%llu", (unsigned long long)v); break; /* boolean, char */
     }
@@ -89,8 +86,7 @@ void hd_put_value(struct buf *b, int type, uint64_t v)
 const unsigned char *hd_string_text(hd_state *st, uint64_t id, size_t *len)
 {
     uint64_t *slot = hd_map_get(&st->strings, id);
-    if (!slot)
-        return NULL;
+    if (!slot) return NULL;
     hd_string *s = &st->strv[*slot];
     *len = (size_t)s->len;
     return st->pool.data + s->off;
@@ -132,8 +128,7 @@ void hd_put_class_obj(hd_state *st, uint64_t obj)
 static const unsigned char *text_or_unknown(hd_state *st, uint64_t id, size_t *len)
 {
     const unsigned char *s = hd_string_text(st, id, len);
-    if (s)
-        return s;
+    if (s) return s;
     *len = 1;
     return (const unsigned char *)"?";
 }
@@ -159,8 +154,7 @@ void hd_put_top(hd_state *st, uint32_t trace)
     size_t cn = 1, mn;
     const unsigned char *cname = (const unsigned char *)"?";
     slot = hd_map_get(&st->classes_by_serial, f->cls);
-    if (slot)
-        cname = text_or_unknown(st, st->clsv[*slot].name, &cn);
+    if (slot) cname = text_or_unknown(st, st->clsv[*slot].name, &cn);
     const unsigned char *mname = text_or_unknown(st, f->method, &mn);
     struct buf top = {0};
     buf_put(&top, cname, cn);
@@ -180,8 +174,7 @@ void hd_line_begin(hd_state *st, uint64_t off, int sub, uint32_t time)
         else
             buf_printf(&st->line, "@0x%llx +%uus ", (unsigned long long)off, time);
     }
-    if (sub)
-        buf_put(&st->line, "  ", 2);
+    if (sub) buf_put(&st->line, "  ", 2);
 }
 
 void hd_line_end(hd_state *st)

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int read_text(const char *path, int fd, size_t size, enum pr_section want, struct stack_profile *p,
-                     char *err, size_t errlen)
+static int read_text(const char *path, int fd, size_t size, enum pr_section want, struct stack_profile *p, char *err,
+                     size_t errlen)
 {
     if (size == 0) {
         snprintf(err, errlen, "the file is empty");
@@ -48,7 +48,8 @@ int pr_read_file(const char *path, enum pr_section want, struct stack_profile *p
     if (n >= 19 && memcmp(head, "JAVA PROFILE 1.0.", 17) == 0 && head[18] == 0)
         rc = pr_read_binary(path, fd, want, p, err, errlen);
     else if (n > 0 && memchr(head, 0, (size_t)n))
-        rc = (snprintf(err, errlen, "not an HPROF profile: a binary file without the \"JAVA PROFILE 1.0.x\" header"), -1);
+        rc = (snprintf(err, errlen, "not an HPROF profile: a binary file without the \"JAVA PROFILE 1.0.x\" header"),
+              -1);
     else
         rc = read_text(path, fd, (size_t)sb.st_size, want, p, err, errlen);
     close(fd);

@@ -24,7 +24,7 @@ enum pr_section { PR_ANY = 0, PR_SAMPLES, PR_TIMES, PR_OLD, PR_SITES, PR_MONITOR
 #define PR_LAST_DUMP 0x100
 
 struct pr_trace {
-    uint32_t first, n;           /* frames: fr[first .. first+n), top first */
+    uint32_t first, n; /* frames: fr[first .. first+n), top first */
     uint32_t thread;
 };
 
@@ -32,7 +32,7 @@ struct pr_trace {
  * monitor's class, a thread's status) and its values in the section's order. */
 struct pr_row {
     uint32_t trace;
-    uint32_t top;                /* frame index + 1, 0: none */
+    uint32_t top; /* frame index + 1, 0: none */
     int64_t v[SP_MAX_TYPES];
 };
 
@@ -40,22 +40,22 @@ struct pr_rows {
     struct pr_row *r;
     size_t n, cap;
     bool seen;
-    int64_t cut[SP_MAX_TYPES];   /* what the section's total has beyond its rows (the cutoff) */
+    int64_t cut[SP_MAX_TYPES]; /* what the section's total has beyond its rows (the cutoff) */
 };
 
 struct pr_collect {
-    struct stack_profile *p;     /* frames are interned in it as they are read */
-    hd_map traces;               /* serial -> index into tr */
+    struct stack_profile *p; /* frames are interned in it as they are read */
+    hd_map traces;           /* serial -> index into tr */
     struct pr_trace *tr;
     size_t ntr, captr;
     uint32_t *fr;
     size_t nfr, capfr;
     struct pr_rows sec[PR_N];
-    int64_t ms_total;            /* the opening line's total of the section being read */
-    uint32_t open_trace;         /* index + 1 of the trace whose frames are being read */
+    int64_t ms_total;    /* the opening line's total of the section being read */
+    uint32_t open_trace; /* index + 1 of the trace whose frames are being read */
     uint32_t deepest;
-    bool last_dump;              /* PR_LAST_DUMP: every section replaces */
-    uint64_t input_bytes;        /* the file's size: bounds the frames of the stacks made */
+    bool last_dump;       /* PR_LAST_DUMP: every section replaces */
+    uint64_t input_bytes; /* the file's size: bounds the frames of the stacks made */
 };
 
 /* The section called name (samples, times, old, sites, monitor, heap, threads), PR_N if none. */
@@ -76,15 +76,13 @@ void prc_row(struct pr_collect *c, enum pr_section s, uint32_t trace, uint32_t t
  * file of many rows on deep traces is refused rather than taking time and memory by the
  * square of its size. 0, or -1 with the reason in err. */
 #define PR_FRAMES_PER_BYTE 16
-#define PR_FRAMES_FREE (1u << 24)
+#define PR_FRAMES_FREE     (1u << 24)
 int prc_finish(struct pr_collect *c, enum pr_section want, char *err, size_t errlen);
 
 /* A text profile in memory: pure, no I/O (fuzzed by tests/fuzz/fuzz_text_profile.c). */
-int pr_read_text(const char *data, size_t n, enum pr_section want, struct stack_profile *p, char *err,
-                 size_t errlen);
+int pr_read_text(const char *data, size_t n, enum pr_section want, struct stack_profile *p, char *err, size_t errlen);
 /* A binary profile, from the open file fd. */
-int pr_read_binary(const char *path, int fd, enum pr_section want, struct stack_profile *p, char *err,
-                   size_t errlen);
+int pr_read_binary(const char *path, int fd, enum pr_section want, struct stack_profile *p, char *err, size_t errlen);
 /* Any profile file: its first bytes tell text from binary; anything else is refused. */
 int pr_read_file(const char *path, enum pr_section want, struct stack_profile *p, char *err, size_t errlen);
 

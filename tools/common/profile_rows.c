@@ -8,17 +8,20 @@
 #include <string.h>
 
 static const struct {
-    const char *name;            /* for --section */
-    const char *mode;            /* for titles */
+    const char *name; /* for --section */
+    const char *mode; /* for titles */
     struct sp_type types[SP_MAX_TYPES];
 } SECTIONS[PR_N] = {
     [PR_SAMPLES] = {"samples", "cpu=samples (CPU SAMPLES)", {{"samples", "count"}}},
     [PR_TIMES] = {"times", "cpu=times (CPU TIME)", {{"cpu", "nanoseconds"}, {"calls", "count"}}},
     [PR_OLD] = {"old", "cpu=old (callee and caller pairs)", {{"calls", "count"}, {"time", "milliseconds"}}},
-    [PR_SITES] = {"sites", "heap=sites (SITES)",
-                  {{"alloc_space", "bytes"}, {"alloc_objects", "count"}, {"inuse_space", "bytes"},
-                   {"inuse_objects", "count"}}},
-    [PR_MONITOR] = {"monitor", "monitor=y (MONITOR TIME: contention)", {{"delay", "nanoseconds"}, {"contentions", "count"}}},
+    [PR_SITES] =
+        {"sites",
+         "heap=sites (SITES)",
+         {{"alloc_space", "bytes"}, {"alloc_objects", "count"}, {"inuse_space", "bytes"}, {"inuse_objects", "count"}}},
+    [PR_MONITOR] = {"monitor",
+                    "monitor=y (MONITOR TIME: contention)",
+                    {{"delay", "nanoseconds"}, {"contentions", "count"}}},
     [PR_HEAP] = {"heap", "heap=dump (objects by allocation trace)", {{"space", "bytes"}, {"objects", "count"}}},
     [PR_THREADS] = {"threads", "monitor=y (MONITOR DUMP: threads by trace)", {{"threads", "count"}}},
 };
@@ -52,7 +55,7 @@ void prc_trace(struct pr_collect *c, uint32_t serial, uint32_t thread)
 {
     uint64_t *slot;
     if (!hd_map_put(&c->traces, serial, c->ntr, &slot)) {
-        c->tr[*slot] = (struct pr_trace){(uint32_t)c->nfr, 0, thread};   /* read again: the last one counts */
+        c->tr[*slot] = (struct pr_trace){(uint32_t)c->nfr, 0, thread}; /* read again: the last one counts */
         c->open_trace = (uint32_t)*slot + 1;
         return;
     }
@@ -165,9 +168,11 @@ int prc_finish(struct pr_collect *c, enum pr_section want, char *err, size_t err
     struct stack_profile *p = c->p;
     enum pr_section s = chosen(c, want);
     if (s == PR_N) {
-        snprintf(err, errlen, want == PR_ANY ? "no stack-based section in it (CPU SAMPLES, CPU TIME, SITES, MONITOR "
-                                               "TIME, HEAP DUMP, MONITOR DUMP, cpu=old)"
-                                             : "no %s section in it", pr_section_name(want));
+        snprintf(err, errlen,
+                 want == PR_ANY ? "no stack-based section in it (CPU SAMPLES, CPU TIME, SITES, MONITOR "
+                                  "TIME, HEAP DUMP, MONITOR DUMP, cpu=old)"
+                                : "no %s section in it",
+                 pr_section_name(want));
         return -1;
     }
     for (int k = 0; k < SP_MAX_TYPES && SECTIONS[s].types[k].type; k++)
@@ -178,7 +183,8 @@ int prc_finish(struct pr_collect *c, enum pr_section want, char *err, size_t err
     merge_rows(r);
     uint64_t frames = frames_needed(c, r), budget = c->input_bytes * PR_FRAMES_PER_BYTE + PR_FRAMES_FREE;
     if (frames > budget) {
-        snprintf(err, errlen, "its %s rows on their traces make stacks of %llu frames in all, more than the %llu "
+        snprintf(err, errlen,
+                 "its %s rows on their traces make stacks of %llu frames in all, more than the %llu "
                  "a file of this size may ask for (%d a byte): too many rows on too deep traces",
                  pr_section_name(s), (unsigned long long)frames, (unsigned long long)budget, PR_FRAMES_PER_BYTE);
         return -1;

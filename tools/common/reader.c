@@ -32,14 +32,12 @@ void hd_reader_free(hd_reader *r)
 
 static void tee_flush(hd_reader *r)
 {
-    if (r->tee_fd < 0)
-        return;
+    if (r->tee_fd < 0) return;
     const unsigned char *p = r->buf + r->tee_mark;
     size_t left = r->pos - r->tee_mark;
     while (left && !r->err) {
         ssize_t w = write(r->tee_fd, p, left);
-        if (w < 0 && errno == EINTR)
-            continue;
+        if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
             r->err = errno ? errno : EIO;
             break;
@@ -64,10 +62,8 @@ void hd_tee_stop(hd_reader *r)
 
 size_t hd_fill(hd_reader *r, size_t need)
 {
-    if (need > r->cap)
-        need = r->cap;
-    if (r->len - r->pos >= need)
-        return r->len - r->pos;
+    if (need > r->cap) need = r->cap;
+    if (r->len - r->pos >= need) return r->len - r->pos;
     if (r->pos) {
         tee_flush(r);
         memmove(r->buf, r->buf + r->pos, r->len - r->pos);
@@ -82,13 +78,11 @@ size_t hd_fill(hd_reader *r, size_t need)
         else
             n = read(r->fd, r->buf + r->len, r->cap - r->len);
         if (n < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             r->err = errno ? errno : EIO;
             break;
         }
-        if (n == 0)
-            break;
+        if (n == 0) break;
         r->len += (size_t)n;
         r->file_off += (uint64_t)n;
     }
@@ -97,8 +91,7 @@ size_t hd_fill(hd_reader *r, size_t need)
 
 static void consume(hd_reader *r, size_t n)
 {
-    if (r->tee_fd >= 0)
-        r->tee_len += n;
+    if (r->tee_fd >= 0) r->tee_len += n;
     r->pos += n;
     r->off += n;
 }
@@ -131,8 +124,7 @@ static int jump_over(hd_reader *r, uint64_t jump)
         return 1;
     }
     off_t at = lseek(r->fd, 0, SEEK_CUR), end = at < 0 ? -1 : lseek(r->fd, 0, SEEK_END);
-    if (end < 0)
-        return 0;
+    if (end < 0) return 0;
     if ((uint64_t)(end - at) < jump) {
         lseek(r->fd, at, SEEK_SET);
         return 0;

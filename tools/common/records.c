@@ -10,17 +10,15 @@
 /* A fixed-size record, or a variable one once its counts are known. */
 static int want_len(hd_state *st, uint64_t off, const char *name, uint64_t len, uint64_t want)
 {
-    if (len == want)
-        return 1;
-    hd_error(st, off, "%s: record length %llu, but its content takes %llu bytes", name,
-             (unsigned long long)len, (unsigned long long)want);
+    if (len == want) return 1;
+    hd_error(st, off, "%s: record length %llu, but its content takes %llu bytes", name, (unsigned long long)len,
+             (unsigned long long)want);
     return 0;
 }
 
 static int min_len(hd_state *st, uint64_t off, const char *name, uint64_t len, uint64_t min)
 {
-    if (len >= min)
-        return 1;
+    if (len >= min) return 1;
     hd_error(st, off, "%s: record length %llu is shorter than its fixed part (%llu bytes)", name,
              (unsigned long long)len, (unsigned long long)min);
     return 0;
@@ -28,12 +26,11 @@ static int min_len(hd_state *st, uint64_t off, const char *name, uint64_t len, u
 
 /* Same id defined again: an error even when the content is the same, as each id is
  * defined once in a well-formed file (a repeat means its writer lost track of it). */
-static void redefined(hd_state *st, int same, uint64_t off, const char *name, const char *idfmt,
-                      uint64_t id, uint64_t first)
+static void redefined(hd_state *st, int same, uint64_t off, const char *name, const char *idfmt, uint64_t id,
+                      uint64_t first)
 {
     st->dup_defs++;
-    if (!st->check)
-        return;
+    if (!st->check) return;
     char idtxt[32];
     snprintf(idtxt, sizeof idtxt, idfmt, (unsigned long long)id);
     hd_error(st, off, "%s %s defined again%s (first at 0x%llx)", name, idtxt,
@@ -42,30 +39,28 @@ static void redefined(hd_state *st, int same, uint64_t off, const char *name, co
 
 static int same_def(const void *a, const void *b, size_t size)
 {
-    return memcmp((const char *)a + sizeof(uint64_t), (const char *)b + sizeof(uint64_t),
-                  size - sizeof(uint64_t)) == 0;
+    return memcmp((const char *)a + sizeof(uint64_t), (const char *)b + sizeof(uint64_t), size - sizeof(uint64_t)) == 0;
 }
 
 /* Adds definition VAL (a struct whose first member is `def`) to st->ARR under KEY,
  * or compares it with the earlier definition of KEY. */
-#define DEFINE(MAP, ARR, N, CAP, KIND, KEY, VAL, WHAT, IDFMT)                                        \
-    do {                                                                                             \
-        uint64_t *slot_;                                                                             \
-        if (hd_map_put(&st->MAP, (KEY), st->N, &slot_)) {                                            \
-            HD_GROW(st->ARR, st->N, st->CAP);                                                        \
-            st->ARR[st->N++] = (VAL);                                                                \
-            hd_defined(st, (KIND), (KEY), (VAL).def);                                                \
-        } else {                                                                                     \
-            redefined(st, same_def(&st->ARR[*slot_], &(VAL), sizeof(VAL)), (VAL).def, WHAT, IDFMT,   \
-                      (KEY), st->ARR[*slot_].def);                                                   \
-        }                                                                                            \
+#define DEFINE(MAP, ARR, N, CAP, KIND, KEY, VAL, WHAT, IDFMT)                                             \
+    do {                                                                                                  \
+        uint64_t *slot_;                                                                                  \
+        if (hd_map_put(&st->MAP, (KEY), st->N, &slot_)) {                                                 \
+            HD_GROW(st->ARR, st->N, st->CAP);                                                             \
+            st->ARR[st->N++] = (VAL);                                                                     \
+            hd_defined(st, (KIND), (KEY), (VAL).def);                                                     \
+        } else {                                                                                          \
+            redefined(st, same_def(&st->ARR[*slot_], &(VAL), sizeof(VAL)), (VAL).def, WHAT, IDFMT, (KEY), \
+                      st->ARR[*slot_].def);                                                               \
+        }                                                                                                 \
     } while (0)
 
 static int rec_string(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
     int I = st->idsize;
-    if (!min_len(st, off, "STRING", b->left, (uint64_t)I))
-        return 0;
+    if (!min_len(st, off, "STRING", b->left, (uint64_t)I)) return 0;
     uint64_t id = hd_b_id(b);
     uint64_t n = b->left;
     /* The pool grows as the text arrives, a MiB at a time: when the file's size is not
@@ -74,10 +69,8 @@ static int rec_string(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     uint64_t got = 0;
     do {
         uint64_t want = n - got < (1u << 20) ? n - got : (1u << 20);
-        if (buf_reserve(&st->pool, (size_t)(got + want) + 1))
-            hd_out_of_memory((size_t)(got + want) + 1);
-        if (hd_read(b->r, st->pool.data + st->pool.len + got, (size_t)want) < want)
-            return 0;
+        if (buf_reserve(&st->pool, (size_t)(got + want) + 1)) hd_out_of_memory((size_t)(got + want) + 1);
+        if (hd_read(b->r, st->pool.data + st->pool.len + got, (size_t)want) < want) return 0;
         got += want;
     } while (got < n);
     unsigned char *text = st->pool.data + st->pool.len;
@@ -116,26 +109,22 @@ static int array_again(hd_state *st, uint32_t first_serial, uint64_t name)
 static int rec_load_class(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
     int I = st->idsize;
-    if (!want_len(st, off, "LOAD_CLASS", b->left, 8 + 2 * (uint64_t)I))
-        return 0;
+    if (!want_len(st, off, "LOAD_CLASS", b->left, 8 + 2 * (uint64_t)I)) return 0;
     hd_class c = {0};
     c.serial = hd_b_u4(b);
     c.obj = hd_b_id(b);
     c.trace = hd_b_u4(b);
     c.name = hd_b_id(b);
     c.def = off;
-    if (hd_b_bad(b))
-        return 0;
-    if (c.serial == 0 && st->check)
-        hd_error(st, off, "LOAD_CLASS: class serial number 0 (must be > 0)");
+    if (hd_b_bad(b)) return 0;
+    if (c.serial == 0 && st->check) hd_error(st, off, "LOAD_CLASS: class serial number 0 (must be > 0)");
     hd_use(st, K_TRACE, c.trace, off, "LOAD_CLASS", 1);
     hd_use(st, K_STRING, c.name, off, "LOAD_CLASS", 0);
     DEFINE(classes_by_serial, clsv, ncls, capcls, K_CLASS, c.serial, c, "LOAD_CLASS", "serial %llu");
     uint64_t *slot;
     if (!hd_map_put(&st->classes_by_obj, c.obj, c.serial, &slot) && *slot != c.serial) {
         if (st->check && array_again(st, (uint32_t)*slot, c.name)) {
-            if (!st->array_reloads++)
-                st->array_reload_off = off;
+            if (!st->array_reloads++) st->array_reload_off = off;
         } else if (st->check)
             hd_error(st, off, "LOAD_CLASS: class object ID 0x%llx defined again, by serial %u (first by serial %llu)",
                      (unsigned long long)c.obj, c.serial, (unsigned long long)*slot);
@@ -145,8 +134,8 @@ static int rec_load_class(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     hd_defined(st, K_CLASSOBJ, c.obj, off);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        buf_printf(&st->line, "LOAD_CLASS serial=%u obj=0x%llx trace=%u name=", c.serial,
-                   (unsigned long long)c.obj, c.trace);
+        buf_printf(&st->line, "LOAD_CLASS serial=%u obj=0x%llx trace=%u name=", c.serial, (unsigned long long)c.obj,
+                   c.trace);
         hd_put_sid(st, c.name, 1);
         hd_line_end(st);
     }
@@ -155,11 +144,9 @@ static int rec_load_class(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 
 static int rec_unload_class(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
-    if (!want_len(st, off, "UNLOAD_CLASS", b->left, 4))
-        return 0;
+    if (!want_len(st, off, "UNLOAD_CLASS", b->left, 4)) return 0;
     uint32_t serial = hd_b_u4(b);
-    if (hd_b_bad(b))
-        return 0;
+    if (hd_b_bad(b)) return 0;
     hd_use(st, K_CLASS, serial, off, "UNLOAD_CLASS", 0);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
@@ -177,8 +164,7 @@ static int rec_unload_class(hd_state *st, hd_body *b, uint64_t off, uint32_t tim
 static int rec_frame(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
     int I = st->idsize;
-    if (!want_len(st, off, "FRAME", b->left, 4 * (uint64_t)I + 8))
-        return 0;
+    if (!want_len(st, off, "FRAME", b->left, 4 * (uint64_t)I + 8)) return 0;
     hd_frame f = {0};
     f.id = hd_b_id(b);
     f.method = hd_b_id(b);
@@ -187,8 +173,7 @@ static int rec_frame(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     f.cls = hd_b_u4(b);
     f.line = (int32_t)hd_b_u4(b);
     f.def = off;
-    if (hd_b_bad(b))
-        return 0;
+    if (hd_b_bad(b)) return 0;
     hd_use(st, K_STRING, f.method, off, "FRAME", 0);
     hd_use(st, K_STRING, f.sig, off, "FRAME", 0);
     hd_use(st, K_STRING, f.source, off, "FRAME", 1);
@@ -214,15 +199,13 @@ static int rec_trace(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
     int I = st->idsize;
     uint64_t len = b->left;
-    if (!min_len(st, off, "TRACE", len, 12))
-        return 0;
+    if (!min_len(st, off, "TRACE", len, 12)) return 0;
     hd_trace t = {0};
     t.serial = hd_b_u4(b);
     t.thread = hd_b_u4(b);
     t.nframes = hd_b_u4(b);
     t.def = off;
-    if (hd_b_bad(b) || !want_len(st, off, "TRACE", len, 12 + (uint64_t)t.nframes * (uint64_t)I))
-        return 0;
+    if (hd_b_bad(b) || !want_len(st, off, "TRACE", len, 12 + (uint64_t)t.nframes * (uint64_t)I)) return 0;
     hd_use(st, K_THREAD, t.thread, off, "TRACE", 1);
     t.first = st->ntrframes;
     for (uint32_t i = 0; i < t.nframes && !hd_b_bad(b); i++) {
@@ -231,8 +214,7 @@ static int rec_trace(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
         HD_GROW(st->trframes, st->ntrframes, st->captrframes);
         st->trframes[st->ntrframes++] = fid;
     }
-    if (hd_b_bad(b))
-        return 0;
+    if (hd_b_bad(b)) return 0;
     uint64_t *slot;
     int is_new = hd_map_put(&st->traces, t.serial, st->ntr, &slot);
     if (is_new) {
@@ -242,8 +224,7 @@ static int rec_trace(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
     } else {
         hd_trace *o = &st->trv[*slot];
         int same = o->thread == t.thread && o->nframes == t.nframes &&
-                   (!t.nframes ||
-                    memcmp(&st->trframes[o->first], &st->trframes[t.first], t.nframes * sizeof(uint64_t)) == 0);
+            (!t.nframes || memcmp(&st->trframes[o->first], &st->trframes[t.first], t.nframes * sizeof(uint64_t)) == 0);
         redefined(st, same, off, "TRACE", "serial %llu", t.serial, o->def);
     }
     if (st->print) {
@@ -251,30 +232,25 @@ static int rec_trace(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
         buf_printf(&st->line, "TRACE serial=%u thread=%u nframes=%u frames=", t.serial, t.thread, t.nframes);
         for (uint32_t i = 0; i < t.nframes; i++)
             buf_printf(&st->line, i ? ",0x%llx" : "0x%llx", (unsigned long long)st->trframes[t.first + i]);
-        if (!t.nframes)
-            buf_put(&st->line, "-", 1);
+        if (!t.nframes) buf_put(&st->line, "-", 1);
         hd_line_end(st);
     }
-    if (!is_new)
-        st->ntrframes = t.first; /* a repeated definition keeps the first one's frames */
+    if (!is_new) st->ntrframes = t.first; /* a repeated definition keeps the first one's frames */
     return 1;
 }
 
 static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
     uint64_t len = b->left;
-    if (!min_len(st, off, "ALLOC_SITES", len, 34))
-        return 0;
+    if (!min_len(st, off, "ALLOC_SITES", len, 34)) return 0;
     uint16_t flags = hd_b_u2(b);
     uint32_t cutoff = hd_b_u4(b); /* a float's bits */
     uint32_t live_bytes = hd_b_u4(b), live_objs = hd_b_u4(b);
     uint64_t alloc_bytes = hd_b_u8(b), alloc_objs = hd_b_u8(b);
     uint32_t n = hd_b_u4(b);
-    if (hd_b_bad(b) || !want_len(st, off, "ALLOC_SITES", len, 34 + 25 * (uint64_t)n))
-        return 0;
+    if (hd_b_bad(b) || !want_len(st, off, "ALLOC_SITES", len, 34 + 25 * (uint64_t)n)) return 0;
     st->alloc_sites += n;
-    if (st->visit && st->visit->alloc_sites)
-        st->visit->alloc_sites(st->visit->ctx, st);
+    if (st->visit && st->visit->alloc_sites) st->visit->alloc_sites(st->visit->ctx, st);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "ALLOC_SITES flags=0x%x cutoff=", flags);
@@ -288,8 +264,7 @@ static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time
         uint8_t array = hd_b_u1(b);
         uint32_t cls = hd_b_u4(b), trace = hd_b_u4(b);
         uint32_t lb = hd_b_u4(b), lo = hd_b_u4(b), ab = hd_b_u4(b), ao = hd_b_u4(b);
-        if (hd_b_bad(b))
-            return 0;
+        if (hd_b_bad(b)) return 0;
         if (array && !hd_type_name(array))
             hd_error(st, soff, "ALLOC_SITES: site %u has invalid array type %u", i, array);
         hd_use(st, K_CLASS, cls, soff, "ALLOC_SITES", 0);
@@ -302,8 +277,8 @@ static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time
             hd_line_begin(st, soff, 1, 0);
             buf_printf(&st->line, "SITE array=%u class=%u(", array, cls);
             hd_put_class_serial(st, cls);
-            buf_printf(&st->line, ") trace=%u live_bytes=%u live_objs=%u alloc_bytes=%u alloc_objs=%u", trace, lb,
-                       lo, ab, ao);
+            buf_printf(&st->line, ") trace=%u live_bytes=%u live_objs=%u alloc_bytes=%u alloc_objs=%u", trace, lb, lo,
+                       ab, ao);
             hd_line_end(st);
         }
     }
@@ -312,12 +287,10 @@ static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time
 
 static int rec_heap_summary(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
-    if (!want_len(st, off, "HEAP_SUMMARY", b->left, 24))
-        return 0;
+    if (!want_len(st, off, "HEAP_SUMMARY", b->left, 24)) return 0;
     uint32_t lb = hd_b_u4(b), lo = hd_b_u4(b);
     uint64_t ab = hd_b_u8(b), ao = hd_b_u8(b);
-    if (hd_b_bad(b))
-        return 0;
+    if (hd_b_bad(b)) return 0;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "HEAP_SUMMARY live_bytes=%u live_objs=%u alloc_bytes=%llu alloc_objs=%llu", lb, lo,
@@ -330,8 +303,7 @@ static int rec_heap_summary(hd_state *st, hd_body *b, uint64_t off, uint32_t tim
 static int rec_start_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
     int I = st->idsize;
-    if (!want_len(st, off, "START_THREAD", b->left, 8 + 4 * (uint64_t)I))
-        return 0;
+    if (!want_len(st, off, "START_THREAD", b->left, 8 + 4 * (uint64_t)I)) return 0;
     hd_thread t = {0};
     t.serial = hd_b_u4(b);
     t.obj = hd_b_id(b);
@@ -340,20 +312,18 @@ static int rec_start_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t tim
     t.group = hd_b_id(b);
     t.parent = hd_b_id(b);
     t.def = off;
-    if (hd_b_bad(b))
-        return 0;
+    if (hd_b_bad(b)) return 0;
     hd_use(st, K_TRACE, t.trace, off, "START_THREAD", 1);
     hd_use(st, K_STRING, t.name, off, "START_THREAD", 1);
     hd_use(st, K_STRING, t.group, off, "START_THREAD", 1);
     hd_use(st, K_STRING, t.parent, off, "START_THREAD", 1);
     size_t known = st->nth;
     DEFINE(threads, thv, nth, capth, K_THREAD, t.serial, t, "START_THREAD", "serial %llu");
-    if (st->check && st->nth > known && !hd_map_get(&st->thread_ends, t.serial))
-        st->live_threads++;
+    if (st->check && st->nth > known && !hd_map_get(&st->thread_ends, t.serial)) st->live_threads++;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
-        buf_printf(&st->line, "START_THREAD serial=%u obj=0x%llx trace=%u name=", t.serial,
-                   (unsigned long long)t.obj, t.trace);
+        buf_printf(&st->line, "START_THREAD serial=%u obj=0x%llx trace=%u name=", t.serial, (unsigned long long)t.obj,
+                   t.trace);
         hd_put_sid(st, t.name, 1);
         buf_put(&st->line, " group=", 7);
         hd_put_sid(st, t.group, 1);
@@ -366,11 +336,9 @@ static int rec_start_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t tim
 
 static int rec_end_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
-    if (!want_len(st, off, "END_THREAD", b->left, 4))
-        return 0;
+    if (!want_len(st, off, "END_THREAD", b->left, 4)) return 0;
     uint32_t serial = hd_b_u4(b);
-    if (hd_b_bad(b))
-        return 0;
+    if (hd_b_bad(b)) return 0;
     hd_use(st, K_THREAD, serial, off, "END_THREAD", 0);
     if (st->check && hd_map_put(&st->thread_ends, serial, off, NULL) && hd_map_get(&st->threads, serial))
         st->live_threads--;
@@ -385,15 +353,12 @@ static int rec_end_thread(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 static int rec_cpu_samples(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
     uint64_t len = b->left;
-    if (!min_len(st, off, "CPU_SAMPLES", len, 8))
-        return 0;
+    if (!min_len(st, off, "CPU_SAMPLES", len, 8)) return 0;
     uint32_t total = hd_b_u4(b), n = hd_b_u4(b);
-    if (hd_b_bad(b) || !want_len(st, off, "CPU_SAMPLES", len, 8 + 8 * (uint64_t)n))
-        return 0;
+    if (hd_b_bad(b) || !want_len(st, off, "CPU_SAMPLES", len, 8 + 8 * (uint64_t)n)) return 0;
     st->cpu_total += total;
     st->cpu_traces += n;
-    if (st->visit && st->visit->cpu_samples)
-        st->visit->cpu_samples(st->visit->ctx, st, total);
+    if (st->visit && st->visit->cpu_samples) st->visit->cpu_samples(st->visit->ctx, st, total);
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "CPU_SAMPLES total=%u ntraces=%u", total, n);
@@ -403,12 +368,10 @@ static int rec_cpu_samples(hd_state *st, hd_body *b, uint64_t off, uint32_t time
     for (uint32_t i = 0; i < n && !hd_b_bad(b); i++) {
         uint64_t soff = b->r->off;
         uint32_t count = hd_b_u4(b), trace = hd_b_u4(b);
-        if (hd_b_bad(b))
-            return 0;
+        if (hd_b_bad(b)) return 0;
         sum += count;
         hd_use(st, K_TRACE, trace, soff, "CPU_SAMPLES", 1);
-        if (st->visit && st->visit->cpu_sample)
-            st->visit->cpu_sample(st->visit->ctx, st, count, trace);
+        if (st->visit && st->visit->cpu_sample) st->visit->cpu_sample(st->visit->ctx, st, count, trace);
         if (st->print) {
             hd_line_begin(st, soff, 1, 0);
             buf_printf(&st->line, "SAMPLE count=%u trace=%u top=", count, trace);
@@ -424,12 +387,10 @@ static int rec_cpu_samples(hd_state *st, hd_body *b, uint64_t off, uint32_t time
 
 static int rec_control(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 {
-    if (!want_len(st, off, "CONTROL_SETTINGS", b->left, 6))
-        return 0;
+    if (!want_len(st, off, "CONTROL_SETTINGS", b->left, 6)) return 0;
     uint32_t flags = hd_b_u4(b);
     uint16_t depth = hd_b_u2(b);
-    if (hd_b_bad(b))
-        return 0;
+    if (hd_b_bad(b)) return 0;
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "CONTROL_SETTINGS flags=0x%x depth=%u", flags, depth);
@@ -442,11 +403,13 @@ static int rec_control(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 static void text_file(hd_state *st, const char *first_line)
 {
     if (!strncmp(first_line, "JAVA PROFILE ", 13) && strstr(first_line, ", created "))
-        hd_error(st, 0, "this is an HPROF text profile (format=a, like java.hprof.txt), not the binary format: "
-                        "read it as text (less, grep); hprof-dump reads binary profiles (format=b, like java.hprof)");
+        hd_error(st, 0,
+                 "this is an HPROF text profile (format=a, like java.hprof.txt), not the binary format: "
+                 "read it as text (less, grep); hprof-dump reads binary profiles (format=b, like java.hprof)");
     else
-        hd_error(st, 0, "this is a text file, not an HPROF binary file (its first line ends before the "
-                        "NUL-terminated format name \"JAVA PROFILE 1.0.x\")");
+        hd_error(st, 0,
+                 "this is a text file, not an HPROF binary file (its first line ends before the "
+                 "NUL-terminated format name \"JAVA PROFILE 1.0.x\")");
 }
 
 static int header(hd_state *st)
@@ -460,8 +423,7 @@ static int header(hd_state *st)
             hd_error(st, 0, "bad header: the file ends inside the format name");
             return 0;
         }
-        if (!c)
-            break;
+        if (!c) break;
         if (c == '\n') {
             name[n] = 0;
             text_file(st, name);
@@ -532,9 +494,7 @@ static int record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t time
     case 0x44: return hd_timeline_record(st, b, tag, off, time);
     case 0x0C:
     case 0x1C:
-    case 0x2C:
-        hd_heap_record(st, b, tag, off, time);
-        return 0;
+    case 0x2C: hd_heap_record(st, b, tag, off, time); return 0;
     default:
         hd_error(st, off, "unknown record tag 0x%02x (length %llu)", tag, (unsigned long long)b->left);
         if (st->print) {
@@ -549,13 +509,11 @@ static int record(hd_state *st, hd_body *b, int tag, uint64_t off, uint32_t time
 void hd_run(hd_state *st)
 {
     hd_reader *r = &st->r;
-    if (!header(st))
-        return;
+    if (!header(st)) return;
     for (;;) {
         uint64_t off = r->off;
         size_t avail = hd_fill(r, 9);
-        if (r->err || avail == 0)
-            break;
+        if (r->err || avail == 0) break;
         if (avail < 9) {
             hd_error(st, off, "truncated record: the file ends inside a record header (%zu of 9 bytes)", avail);
             break;
@@ -570,14 +528,13 @@ void hd_run(hd_state *st)
         if (st->fsize && off + 9 + len > st->fsize) {
             char lbl[16];
             snprintf(lbl, sizeof lbl, "tag 0x%02x", tag);
-            hd_error(st, off, "truncated record: %s record of length %u, but only %llu bytes follow",
-                     name ? name : lbl, len, (unsigned long long)(st->fsize - off - 9));
+            hd_error(st, off, "truncated record: %s record of length %u, but only %llu bytes follow", name ? name : lbl,
+                     len, (unsigned long long)(st->fsize - off - 9));
             break;
         }
         hd_body b = {r, len, st->idsize, 0};
         int done = record(st, &b, tag, off, time);
-        if (r->err)
-            break;
+        if (r->err) break;
         if (!r->eof && done && b.left)
             hd_error(st, off, "%s: record length %u, but its content ends %llu bytes earlier", name, len,
                      (unsigned long long)b.left);
@@ -589,6 +546,5 @@ void hd_run(hd_state *st)
         }
     }
     hd_heap_finish(st);
-    if (r->err)
-        st->io_error = r->err;
+    if (r->err) st->io_error = r->err;
 }

@@ -18,8 +18,7 @@ static void message(hd_state *st, int warn, uint64_t off, const char *fmt, va_li
         st->warnings++;
     else
         st->errors++;
-    if (*printed >= HD_MAX_MESSAGES)
-        return;
+    if (*printed >= HD_MAX_MESSAGES) return;
     (*printed)++;
     fflush(st->out);
     fprintf(stderr, "%s: %s@0x%llx: ", warn ? "warning" : "error", st->path, (unsigned long long)off);
@@ -52,20 +51,16 @@ void hd_strict(hd_state *st, uint64_t off, const char *fmt, ...)
 }
 
 static const char *const kind_name[K_NKINDS] = {
-    "string ID", "class serial", "frame ID", "trace serial", "thread serial",
-    "class object ID", "object ID", "class ID",
+    "string ID",     "class serial",    "frame ID",  "trace serial",
+    "thread serial", "class object ID", "object ID", "class ID",
 };
 static const char *const kind_definer[K_NKINDS] = {
-    "STRING", "LOAD_CLASS", "FRAME", "TRACE", "START_THREAD", "LOAD_CLASS",
-    "dumped object", "CLASS_DUMP",
+    "STRING", "LOAD_CLASS", "FRAME", "TRACE", "START_THREAD", "LOAD_CLASS", "dumped object", "CLASS_DUMP",
 };
 
 /* Undefined record-level references are warnings under --lenient; references
  * inside a heap dump that do not resolve stay errors. */
-static int is_warning(const hd_state *st, int kind)
-{
-    return st->lenient && kind < K_OBJECT;
-}
+static int is_warning(const hd_state *st, int kind) { return st->lenient && kind < K_OBJECT; }
 
 #define NO_NEXT ((size_t)-1)
 
@@ -98,18 +93,15 @@ void hd_undefined(hd_state *st, int kind, uint64_t id, uint64_t off, const char 
 
 void hd_defined(hd_state *st, int kind, uint64_t id, uint64_t off)
 {
-    if (!st->undef_idx[kind].n)
-        return;
+    if (!st->undef_idx[kind].n) return;
     uint64_t *head = hd_map_get(&st->undef_idx[kind], id);
     for (size_t i = head ? (size_t)*head : NO_NEXT; i != NO_NEXT; i = st->undv[i].next)
-        if (!st->undv[i].def_off)
-            st->undv[i].def_off = off;
+        if (!st->undv[i].def_off) st->undv[i].def_off = off;
 }
 
 void hd_use(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user, int zero_ok)
 {
-    if (!st->check || (id == 0 && zero_ok))
-        return;
+    if (!st->check || (id == 0 && zero_ok)) return;
     const hd_map *m;
     switch (kind) {
     case K_STRING: m = &st->strings; break;
@@ -120,8 +112,7 @@ void hd_use(hd_state *st, int kind, uint64_t id, uint64_t off, const char *user,
     case K_CLASSOBJ: m = &st->classes_by_obj; break;
     default: return;
     }
-    if (!hd_map_get(m, id))
-        hd_undefined(st, kind, id, off, user);
+    if (!hd_map_get(m, id)) hd_undefined(st, kind, id, off, user);
 }
 
 #define MAX_EXAMPLES 4
@@ -144,8 +135,7 @@ static int jvm_heap_dump(const hd_state *st)
  * the LOAD_CLASS records it writes before that TRACE (JDK 25). */
 static int jvm_normal(hd_state *st, const hd_undef *u)
 {
-    if (u->kind == K_THREAD)
-        return hd_map_get(&st->root_threads, u->id) != NULL;
+    if (u->kind == K_THREAD) return hd_map_get(&st->root_threads, u->id) != NULL;
     uint64_t *t = u->kind == K_TRACE && u->def_off ? hd_map_get(&st->traces, u->id) : NULL;
     return t && !st->trv[*t].nframes && !st->trv[*t].thread;
 }
@@ -153,10 +143,7 @@ static int jvm_normal(hd_state *st, const hd_undef *u)
 /* What HotSpot's dumps hold by a defect: an object array that refers to objects the dump
  * leaves out (JDK 17 and 25 with CDS: the archived heap's array of roots holds the mirrors of
  * archived classes that are not loaded, which the dumper skips). */
-static int jvm_defect(const hd_undef *u)
-{
-    return u->kind == K_OBJECT && !strcmp(u->user, "OBJ_ARRAY_DUMP");
-}
+static int jvm_defect(const hd_undef *u) { return u->kind == K_OBJECT && !strcmp(u->user, "OBJ_ARRAY_DUMP"); }
 
 static void report_jvm_defects(hd_state *st)
 {
@@ -164,7 +151,8 @@ static void report_jvm_defects(hd_state *st)
         hd_warning(st, st->array_reload_off,
                    "LOAD_CLASS: %llu array classes loaded again, each under a second serial with the same name: "
                    "HotSpot's heap dumper in JDK 17 writes every array class twice (a defect of the JVM; "
-                   "read here as one class)", (unsigned long long)st->array_reloads);
+                   "read here as one class)",
+                   (unsigned long long)st->array_reloads);
 }
 
 /* One message per (user record, kind, defined later or never): the number of IDs,
@@ -175,51 +163,46 @@ void hd_report_undefined(hd_state *st)
     uint8_t *done = hd_xrealloc(NULL, st->nund + 1);
     memset(done, 0, st->nund + 1);
     int jvm = jvm_heap_dump(st);
-    for (size_t i = 0; jvm && i < st->nund; i++)
-        done[i] = jvm_normal(st, &st->undv[i]);
+    for (size_t i = 0; jvm && i < st->nund; i++) done[i] = jvm_normal(st, &st->undv[i]);
     struct buf sb = {0};
     for (size_t i = 0; i < st->nund; i++) {
-        if (done[i])
-            continue;
+        if (done[i]) continue;
         hd_undef *g = &st->undv[i];
         int later = g->def_off != 0;
         uint64_t ids = 0, uses = 0, first = g->first_off;
         sb.len = 0;
         for (size_t j = i; j < st->nund; j++) {
             hd_undef *u = &st->undv[j];
-            if (done[j] || u->kind != g->kind || u->user != g->user || (u->def_off != 0) != later)
-                continue;
+            if (done[j] || u->kind != g->kind || u->user != g->user || (u->def_off != 0) != later) continue;
             done[j] = 1;
             ids++;
             uses += u->count;
-            if (u->first_off < first)
-                first = u->first_off;
-            if (ids > MAX_EXAMPLES)
-                continue;
-            if (ids > 1)
-                buf_put(&sb, ", ", 2);
+            if (u->first_off < first) first = u->first_off;
+            if (ids > MAX_EXAMPLES) continue;
+            if (ids > 1) buf_put(&sb, ", ", 2);
             put_id(&sb, u->kind, u->id);
             if (u->count > 1 && later)
-                buf_printf(&sb, " (%llu uses; %s at 0x%llx)", (unsigned long long)u->count,
-                           kind_definer[u->kind], (unsigned long long)u->def_off);
+                buf_printf(&sb, " (%llu uses; %s at 0x%llx)", (unsigned long long)u->count, kind_definer[u->kind],
+                           (unsigned long long)u->def_off);
             else if (later)
                 buf_printf(&sb, " (%s at 0x%llx)", kind_definer[u->kind], (unsigned long long)u->def_off);
             else if (u->count > 1)
                 buf_printf(&sb, " (%llu uses)", (unsigned long long)u->count);
         }
-        if (ids > MAX_EXAMPLES)
-            buf_printf(&sb, ", ... (%llu uses in all)", (unsigned long long)uses);
+        if (ids > MAX_EXAMPLES) buf_printf(&sb, ", ... (%llu uses in all)", (unsigned long long)uses);
         int defect = jvm && jvm_defect(g);
         void (*say)(hd_state *, uint64_t, const char *, ...) =
             is_warning(st, g->kind) || defect ? hd_warning : hd_error;
         const char *what = kind_name[g->kind], *definer = kind_definer[g->kind], *list = hd_buf_text(&sb);
         if (g->kind >= K_OBJECT)
-            say(st, first, "%s refers to %llu %s%s that %s in this heap dump: %s%s", g->user,
-                (unsigned long long)ids, what, ids > 1 ? "s" : "",
+            say(st, first, "%s refers to %llu %s%s that %s in this heap dump: %s%s", g->user, (unsigned long long)ids,
+                what, ids > 1 ? "s" : "",
                 g->kind == K_OBJECT ? (ids > 1 ? "are not dumped" : "is not dumped")
                                     : (ids > 1 ? "have no CLASS_DUMP" : "has no CLASS_DUMP"),
-                list, defect ? "; HotSpot's heap dumper leaves out objects that an array of the CDS archived "
-                               "heap holds (seen in JDK 17 and 25: a defect of the JVM, a warning here)" : "");
+                list,
+                defect ? "; HotSpot's heap dumper leaves out objects that an array of the CDS archived "
+                         "heap holds (seen in JDK 17 and 25: a defect of the JVM, a warning here)"
+                       : "");
         else if (later)
             say(st, first, "%s uses %llu %s%s before the %s that defines %s: %s", g->user, (unsigned long long)ids,
                 what, ids > 1 ? "s" : "", definer, ids > 1 ? "them" : "it", list);

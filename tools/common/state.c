@@ -15,12 +15,10 @@ void hd_state_init(hd_state *st, FILE *out)
 
 void hd_state_free(hd_state *st)
 {
-    hd_map *maps[] = {&st->strings, &st->classes_by_serial, &st->classes_by_obj, &st->frames, &st->traces,
-                      &st->threads, &st->thread_ends, &st->root_threads};
-    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
-        hd_map_free(maps[i]);
-    for (int k = 0; k < K_NKINDS; k++)
-        hd_map_free(&st->undef_idx[k]);
+    hd_map *maps[] = {&st->strings, &st->classes_by_serial, &st->classes_by_obj, &st->frames,
+                      &st->traces,  &st->threads,           &st->thread_ends,    &st->root_threads};
+    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) hd_map_free(maps[i]);
+    for (int k = 0; k < K_NKINDS; k++) hd_map_free(&st->undef_idx[k]);
     buf_free(&st->pool);
     free(st->strv);
     free(st->clsv);

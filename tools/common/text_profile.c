@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LINE 4096
+#define MAX_LINE   4096
 #define MAX_TOKENS 12
 
 struct line {
-    char text[MAX_LINE];         /* NUL-terminated, cut at MAX_LINE - 1 */
-    char *tok[MAX_TOKENS];       /* whitespace-separated words (of a copy) */
+    char text[MAX_LINE];   /* NUL-terminated, cut at MAX_LINE - 1 */
+    char *tok[MAX_TOKENS]; /* whitespace-separated words (of a copy) */
     int ntok;
     char words[MAX_LINE];
 };
@@ -27,9 +27,9 @@ enum state { IN_NOTHING, IN_TRACE, IN_SECTION, IN_OLD };
 struct parse {
     struct pr_collect c;
     enum state state;
-    enum pr_section sec;         /* IN_SECTION: which */
-    int64_t total;               /* the section's opening total (samples, or ms) */
-    int64_t rows_sum;            /* what its rows add up to, in the same unit */
+    enum pr_section sec; /* IN_SECTION: which */
+    int64_t total;       /* the section's opening total (samples, or ms) */
+    int64_t rows_sum;    /* what its rows add up to, in the same unit */
     bool header, old_header;
 };
 
@@ -37,7 +37,7 @@ static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix
 
 static void split(struct line *l)
 {
-    memcpy(l->words, l->text, strlen(l->text) + 1);   /* not the whole buffer: lines are mostly short */
+    memcpy(l->words, l->text, strlen(l->text) + 1); /* not the whole buffer: lines are mostly short */
     l->ntok = 0;
     char *save = NULL;
     for (char *s = strtok_r(l->words, " \t", &save); s && l->ntok < MAX_TOKENS; s = strtok_r(NULL, " \t", &save))
@@ -104,8 +104,10 @@ static void trace_frame(struct parse *ps, const char *s)
         if (colon) {
             *colon = 0;
             int64_t v;
-            if (number(colon + 1, &v) && v < 1 << 30) line = (int)v;
-            else if (strcmp(colon + 1, "Native method") == 0) kind = SP_NATIVE;
+            if (number(colon + 1, &v) && v < 1 << 30)
+                line = (int)v;
+            else if (strcmp(colon + 1, "Native method") == 0)
+                kind = SP_NATIVE;
         }
         if (strcmp(file, "<Unknown Source>") == 0) file[0] = 0;
     } else {
@@ -137,7 +139,11 @@ static uint32_t top_frame(struct parse *ps, const char *fmt, const char *name)
 /* The opening line of a section, or false. */
 static bool section_begin(struct parse *ps, struct line *l)
 {
-    static const struct { const char *prefix; enum pr_section s; bool replace; } OPENERS[] = {
+    static const struct {
+        const char *prefix;
+        enum pr_section s;
+        bool replace;
+    } OPENERS[] = {
         {"CPU SAMPLES BEGIN", PR_SAMPLES, false}, {"CPU TIME (ms) BEGIN", PR_TIMES, false},
         {"SITES BEGIN", PR_SITES, true},          {"MONITOR TIME BEGIN", PR_MONITOR, false},
         {"HEAP DUMP BEGIN", PR_HEAP, true},       {"MONITOR DUMP BEGIN", PR_THREADS, true},
@@ -151,7 +157,7 @@ static bool section_begin(struct parse *ps, struct line *l)
         ps->rows_sum = 0;
         return true;
     }
-    if (starts(l->text, "MONITOR WAIT TIME BEGIN")) {    /* waiting is not contention: not a view */
+    if (starts(l->text, "MONITOR WAIT TIME BEGIN")) { /* waiting is not contention: not a view */
         ps->state = IN_SECTION;
         ps->sec = PR_N;
         return true;
@@ -182,7 +188,7 @@ static void ranked_row(struct parse *ps, struct line *l)
     if (ps->sec == PR_SAMPLES) {
         v[0] = count;
         ps->rows_sum = add_held(ps->rows_sum, count);
-    } else {    /* times in ms from the row's share of the total (the row has no time column) */
+    } else { /* times in ms from the row's share of the total (the row has no time column) */
         int64_t ms = ps->total > 0 ? (int64_t)(percent(l->tok[1]) * (double)ps->total + 0.5) : 0;
         v[0] = ms * 1000000;
         v[1] = count;
@@ -237,8 +243,10 @@ static bool old_method(struct parse *ps, const char **s, uint32_t *frame)
     size_t n = m[0] == '<' ? strcspn(m, ">") + (strchr(m, '>') ? 1 : 0) : strcspn(m, " ");
     if (!n) return false;
     char name[MAX_LINE];
-    if (m[0] == '<') snprintf(name, sizeof name, "[%.*s]", (int)(n > 2 ? n - 2 : 0), m + 1);   /* pprof drops <...> */
-    else snprintf(name, sizeof name, "%.*s", (int)strcspn(m, "( "), m);
+    if (m[0] == '<')
+        snprintf(name, sizeof name, "[%.*s]", (int)(n > 2 ? n - 2 : 0), m + 1); /* pprof drops <...> */
+    else
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(m, "( "), m);
     *frame = sp_frame(ps->c.p, name, NULL, 0, m[0] == '<' ? SP_PSEUDO : SP_JAVA);
     *s = m + n;
     return true;
@@ -256,7 +264,7 @@ static void old_row(struct parse *ps, struct line *l)
         return;
     }
     struct pr_collect *c = &ps->c;
-    uint32_t serial = 0x80000000u + (uint32_t)c->ntr;    /* traces of their own, beyond any real serial */
+    uint32_t serial = 0x80000000u + (uint32_t)c->ntr; /* traces of their own, beyond any real serial */
     prc_trace(c, serial, 0);
     prc_frame(c, callee);
     prc_frame(c, caller);
@@ -272,7 +280,9 @@ static void section_row(struct parse *ps, struct line *l)
         return;
     }
     switch (ps->sec) {
-    case PR_SAMPLES: case PR_TIMES: case PR_MONITOR: ranked_row(ps, l); break;
+    case PR_SAMPLES:
+    case PR_TIMES:
+    case PR_MONITOR: ranked_row(ps, l); break;
     case PR_SITES: site_row(ps, l); break;
     case PR_HEAP: heap_row(ps, l); break;
     case PR_THREADS: thread_row(ps, l); break;
@@ -293,10 +303,14 @@ static void one_line(struct parse *ps, struct line *l)
         return;
     }
     split(l);
-    if (ps->state == IN_OLD) old_row(ps, l);
-    else if (starts(l->text, "TRACE ")) trace_begin(ps, l);
-    else if (ps->state == IN_SECTION) section_row(ps, l);
-    else if (section_begin(ps, l)) return;
+    if (ps->state == IN_OLD)
+        old_row(ps, l);
+    else if (starts(l->text, "TRACE "))
+        trace_begin(ps, l);
+    else if (ps->state == IN_SECTION)
+        section_row(ps, l);
+    else if (section_begin(ps, l))
+        return;
     else if (strcmp(l->text, "count callee caller time") == 0) {
         prc_section(&ps->c, PR_OLD, false);
         ps->state = IN_OLD;
@@ -304,8 +318,7 @@ static void one_line(struct parse *ps, struct line *l)
     }
 }
 
-int pr_read_text(const char *data, size_t n, enum pr_section want, struct stack_profile *p, char *err,
-                 size_t errlen)
+int pr_read_text(const char *data, size_t n, enum pr_section want, struct stack_profile *p, char *err, size_t errlen)
 {
     struct parse *ps = calloc(1, sizeof *ps);
     struct line *l = malloc(sizeof *l);
@@ -325,7 +338,7 @@ int pr_read_text(const char *data, size_t n, enum pr_section want, struct stack_
         memcpy(l->text, data + at, keep);
         l->text[keep] = 0;
         if (keep && l->text[keep - 1] == '\r') l->text[keep - 1] = 0;
-        if (strlen(l->text) == keep || keep == 0) one_line(ps, l);   /* a line with a NUL in it is no profile line */
+        if (strlen(l->text) == keep || keep == 0) one_line(ps, l); /* a line with a NUL in it is no profile line */
         at += len + 1;
     }
     if (!ps->header && !ps->old_header && ps->c.ntr == 0)

@@ -32,8 +32,7 @@ static void print_counts(hd_state *st, const char *label, const uint64_t *counts
     for (int pass = 0; pass < 2; pass++) {
         for (int t = 0; t < 256; t++) {
             const char *n = name(t);
-            if (!counts[t] || (pass == 0) != (n != NULL))
-                continue;
+            if (!counts[t] || (pass == 0) != (n != NULL)) continue;
             if (n)
                 fprintf(st->out, " %s=%llu", n, (unsigned long long)counts[t]);
             else
@@ -41,8 +40,7 @@ static void print_counts(hd_state *st, const char *label, const uint64_t *counts
             any = 1;
         }
     }
-    if (!any)
-        fprintf(st->out, " -");
+    if (!any) fprintf(st->out, " -");
     fputc('\n', st->out);
 }
 
@@ -58,8 +56,8 @@ static void summary(hd_state *st)
     print_counts(st, "subrecords", st->sub_count, hd_sub_name);
     fprintf(o, "records_total=%llu\n", (unsigned long long)st->records);
     fprintf(o, "subrecords_total=%llu\n", (unsigned long long)st->subrecords);
-    fprintf(o, "strings=%zu\nclasses=%zu\nframes=%zu\ntraces=%zu\nthreads=%zu\n", st->nstr, st->ncls, st->nfr,
-            st->ntr, st->nth);
+    fprintf(o, "strings=%zu\nclasses=%zu\nframes=%zu\ntraces=%zu\nthreads=%zu\n", st->nstr, st->ncls, st->nfr, st->ntr,
+            st->nth);
     fprintf(o, "cpu_samples_total=%llu\n", (unsigned long long)st->cpu_total);
     fprintf(o, "cpu_sample_traces=%llu\n", (unsigned long long)st->cpu_traces);
     fprintf(o, "alloc_sites=%llu\n", (unsigned long long)st->alloc_sites);
@@ -74,8 +72,7 @@ static int open_spool(void)
     char path[4096];
     snprintf(path, sizeof path, "%s/hprof-dump-XXXXXX", dir && *dir ? dir : "/tmp");
     int fd = mkstemp(path);
-    if (fd >= 0)
-        unlink(path);
+    if (fd >= 0) unlink(path);
     return fd;
 }
 
@@ -154,8 +151,7 @@ static int finish(hd_state *st)
         rc = 1;
     }
     uint64_t hidden = (st->errors - st->printed_errors) + (st->warnings - st->printed_warnings);
-    if (hidden)
-        fprintf(stderr, "hprof-dump: %llu more problems not shown\n", (unsigned long long)hidden);
+    if (hidden) fprintf(stderr, "hprof-dump: %llu more problems not shown\n", (unsigned long long)hidden);
     if (st->check && !st->io_error) {
         unsigned long long e = st->errors, w = st->warnings, n = st->records;
         if (e)
@@ -174,25 +170,19 @@ int main(int argc, char **argv)
     hd_state st;
     hd_state_init(&st, stdout);
     int rc = parse_args(&st, argc, argv);
-    if (rc >= 0)
-        return rc;
-    if (open_input(&st) != 0)
-        return 2;
+    if (rc >= 0) return rc;
+    if (open_input(&st) != 0) return 2;
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     hd_reader_init(&st.r, st.fd, 0, 0);
 
     hd_run(&st);
-    if (st.check)
-        hd_report_undefined(&st);
-    if (st.summary)
-        summary(&st);
+    if (st.check) hd_report_undefined(&st);
+    if (st.summary) summary(&st);
     fflush(stdout);
     rc = finish(&st);
-    if (st.spool_fd >= 0)
-        close(st.spool_fd);
-    if (st.fd > 0)
-        close(st.fd);
+    if (st.spool_fd >= 0) close(st.spool_fd);
+    if (st.fd > 0) close(st.fd);
     hd_state_free(&st);
     return rc;
 }

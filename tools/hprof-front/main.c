@@ -31,14 +31,13 @@
 #include "util/clock.h"
 #include "util/fd_io.h"
 
-static const char USAGE[] =
-    "usage: hprof-front [-a ADDRESS] (-p PORT | -P PORTFILE) [-o OUTFILE] [-t SECONDS] [-q]\n"
-    "  -a ADDRESS   listen on this address (default 127.0.0.1; 0.0.0.0 for every one)\n"
-    "  -p PORT      listen on this port (0 picks a free one)\n"
-    "  -P PORTFILE  listen on a free port and write its number to PORTFILE\n"
-    "  -o OUTFILE   where the profile goes (default java.hprof)\n"
-    "  -t SECONDS   give up if the agent has not connected by then (default: wait)\n"
-    "  -q           say nothing but errors\n";
+static const char USAGE[] = "usage: hprof-front [-a ADDRESS] (-p PORT | -P PORTFILE) [-o OUTFILE] [-t SECONDS] [-q]\n"
+                            "  -a ADDRESS   listen on this address (default 127.0.0.1; 0.0.0.0 for every one)\n"
+                            "  -p PORT      listen on this port (0 picks a free one)\n"
+                            "  -P PORTFILE  listen on a free port and write its number to PORTFILE\n"
+                            "  -o OUTFILE   where the profile goes (default java.hprof)\n"
+                            "  -t SECONDS   give up if the agent has not connected by then (default: wait)\n"
+                            "  -q           say nothing but errors\n";
 
 static const char HELP[] =
     "Commands (one a line; the agent answers in the profile file):\n"
@@ -153,9 +152,11 @@ static enum action parse_line(char *line, uint8_t *out, size_t *len, unsigned lo
         c.tag = CMD_FORCE_GC;
     } else if ((!strcasecmp(a0, "dump") && n == 2 && !strcasecmp(a1, "heap")) || (!strcasecmp(a0, "heap") && n == 1)) {
         c.tag = CMD_DUMP_HEAP;
-    } else if ((!strcasecmp(a0, "heap") && n == 2 && !strcasecmp(a1, "summary")) || (!strcasecmp(a0, "summary") && n == 1)) {
+    } else if ((!strcasecmp(a0, "heap") && n == 2 && !strcasecmp(a1, "summary")) ||
+               (!strcasecmp(a0, "summary") && n == 1)) {
         c.tag = CMD_HEAP_SUMMARY;
-    } else if ((!strcasecmp(a0, "traces") && n == 1) || (!strcasecmp(a0, "dump") && n == 2 && !strcasecmp(a1, "traces"))) {
+    } else if ((!strcasecmp(a0, "traces") && n == 1) ||
+               (!strcasecmp(a0, "dump") && n == 2 && !strcasecmp(a1, "traces"))) {
         c.tag = CMD_DUMP_TRACES;
     } else if (!strcasecmp(a0, "allocs") && n == 1) {
         c.tag = CMD_ALLOCS;
@@ -166,10 +167,14 @@ static enum action parse_line(char *line, uint8_t *out, size_t *len, unsigned lo
     } else if (!strcasecmp(a0, "sites")) {
         c.tag = CMD_ALLOC_SITES;
         for (int i = 1; i < n; i++) {
-            if (!strcasecmp(w[i], "incremental")) c.flags |= 0x1;
-            else if (!strcasecmp(w[i], "allocated")) c.flags |= 0x2;
-            else if (!strcasecmp(w[i], "gc")) c.flags |= 0x4;
-            else if (parse_cutoff(w[i], &c.cutoff) != 0) return BAD;
+            if (!strcasecmp(w[i], "incremental"))
+                c.flags |= 0x1;
+            else if (!strcasecmp(w[i], "allocated"))
+                c.flags |= 0x2;
+            else if (!strcasecmp(w[i], "gc"))
+                c.flags |= 0x4;
+            else if (parse_cutoff(w[i], &c.cutoff) != 0)
+                return BAD;
         }
     } else if ((!strcasecmp(a0, "cpu") && n >= 2 && !strcasecmp(a1, "samples")) || !strcasecmp(a0, "samples")) {
         int at = !strcasecmp(a0, "cpu") ? 2 : 1;
@@ -199,12 +204,12 @@ static enum action parse_line(char *line, uint8_t *out, size_t *len, unsigned lo
 
 struct session {
     int conn;
-    FILE *out;              /* the profile file */
-    char line[16384];       /* stdin read so far, not yet run */
+    FILE *out;        /* the profile file */
+    char line[16384]; /* stdin read so far, not yet run */
     size_t linelen;
-    uint64_t resume_at;     /* a pause runs until then (0: none) */
+    uint64_t resume_at; /* a pause runs until then (0: none) */
     int bad_lines;
-    int chatty;             /* a person at a terminal: say what was sent */
+    int chatty; /* a person at a terminal: say what was sent */
 };
 
 /* Runs the whole lines read so far, until a pause; -1 when the connection is to close. */
@@ -224,7 +229,8 @@ static int run_lines(struct session *ss)
         ss->linelen -= used;
         switch (act) {
         case SEND:
-            if (fd_send_all(ss->conn, bytes, blen) != 0) fprintf(stderr, "hprof-front: send: %s\n", strerror(errno));
+            if (fd_send_all(ss->conn, bytes, blen) != 0)
+                fprintf(stderr, "hprof-front: send: %s\n", strerror(errno));
             else if (ss->chatty && cmd_name(bytes[0]))
                 fprintf(stderr, "hprof-front: sent %s; the answer goes to the profile file\n", cmd_name(bytes[0]));
             break;
@@ -314,7 +320,7 @@ static uint64_t relay(struct session *ss)
         if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             ssize_t n = recv(ss->conn, rbuf, sizeof rbuf, 0);
             if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;   /* the agent closed: the program ended */
+            if (n <= 0) break; /* the agent closed: the program ended */
             fwrite(rbuf, 1, (size_t)n, ss->out);
             fflush(ss->out);
             total += (uint64_t)n;
@@ -327,7 +333,8 @@ static uint64_t relay(struct session *ss)
             } else {
                 ss->linelen += (size_t)n;
             }
-            if (ss->linelen == sizeof ss->line - 1 && !memchr(ss->line, '\n', ss->linelen)) ss->linelen = 0;  /* endless line */
+            if (ss->linelen == sizeof ss->line - 1 && !memchr(ss->line, '\n', ss->linelen))
+                ss->linelen = 0; /* endless line */
         }
         if (ss->resume_at && now_ms() >= ss->resume_at) ss->resume_at = 0;
         if (run_lines(ss) != 0) {
@@ -346,11 +353,17 @@ int main(int argc, char **argv)
         switch (opt) {
         case 'a': addr = optarg; break;
         case 'p': port = atoi(optarg); break;
-        case 'P': portfile = optarg; port = 0; break;
+        case 'P':
+            portfile = optarg;
+            port = 0;
+            break;
         case 'o': outname = optarg; break;
         case 't': timeout_s = atoi(optarg); break;
         case 'q': quiet = 1; break;
-        case 'h': fputs(USAGE, stdout); fputs(HELP, stdout); return 0;
+        case 'h':
+            fputs(USAGE, stdout);
+            fputs(HELP, stdout);
+            return 0;
         default: fputs(USAGE, stderr); return 2;
         }
     }
@@ -362,7 +375,8 @@ int main(int argc, char **argv)
     int ls = listen_on(addr, port, &bound);
     if (ls < 0) return 1;
     if (portfile && write_portfile(portfile, bound) != 0) return 1;
-    if (!quiet) fprintf(stderr, "hprof-front: listening on %s:%d; start the JVM with net=%s:%d\n", addr, bound, addr, bound);
+    if (!quiet)
+        fprintf(stderr, "hprof-front: listening on %s:%d; start the JVM with net=%s:%d\n", addr, bound, addr, bound);
     struct pollfd lp = {ls, POLLIN, 0};
     if (poll(&lp, 1, timeout_s < 0 ? -1 : timeout_s * 1000) != 1) {
         fprintf(stderr, "hprof-front: no connection\n");
@@ -375,7 +389,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "hprof-front: %s: %s\n", c < 0 ? "accept" : outname, strerror(errno));
         return 1;
     }
-    if (!quiet) fprintf(stderr, "hprof-front: connected; writing the profile to %s (type help for the commands)\n", outname);
+    if (!quiet)
+        fprintf(stderr, "hprof-front: connected; writing the profile to %s (type help for the commands)\n", outname);
 
     struct session ss = {.conn = c, .out = out, .chatty = !quiet && isatty(0)};
     uint64_t total = relay(&ss);

@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     }
     if (stall) argv++;
     int ls = socket(AF_INET, SOCK_STREAM, 0);
-    int small = 1;    /* the kernel's least; the accepted socket inherits it */
+    int small = 1; /* the kernel's least; the accepted socket inherits it */
     if (stall) setsockopt(ls, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);

@@ -35,8 +35,10 @@ static int agent_find(char *buf, size_t len)
         snprintf(path, sizeof path, where[i], dir);
         if (access(path, R_OK) == 0 && len >= PATH_MAX && realpath(path, buf)) return 0;
     }
-    return tool_fail(-1, "libhprof.so is neither beside %s nor in %s/../lib (build it with make, or set "
-                     "HPROF_AGENT)", dir, dir);
+    return tool_fail(-1,
+                     "libhprof.so is neither beside %s nor in %s/../lib (build it with make, or set "
+                     "HPROF_AGENT)",
+                     dir, dir);
 }
 
 /*

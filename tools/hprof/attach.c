@@ -19,8 +19,8 @@
 #include "util/clock.h"
 #include "util/fd_io.h"
 
-#define ARG_MAX_V1 1024
-#define REPLY_MAX (64u << 20)
+#define ARG_MAX_V1  1024
+#define REPLY_MAX   (64u << 20)
 #define SIGQUIT_BIT (1ull << (SIGQUIT - 1))
 
 static long now_ms(void) { return (long)(clock_ns() / 1000000u); }
@@ -58,8 +58,10 @@ static bool socket_ready(const struct target *t)
 static void make_trigger(const struct target *t, const char *name, int *where)
 {
     *where = -1;
-    if (tfs_create(t, 1, NULL, name) == 0) *where = 1;
-    else if (errno != EEXIST && tfs_create(t, 0, "/tmp", name) == 0) *where = 0;
+    if (tfs_create(t, 1, NULL, name) == 0)
+        *where = 1;
+    else if (errno != EEXIST && tfs_create(t, 0, "/tmp", name) == 0)
+        *where = 0;
 }
 
 /* Waits ms or until the process ends (its pidfd turns readable); false when it ended. */
@@ -83,8 +85,10 @@ static int start_listener(const struct target *t, int timeout_s)
     if (!target_alive(t)) return tool_fail(EXIT_NO_PROCESS, "process %d has exited", (int)t->pid);
     /* A process that does not catch SIGQUIT would die of it. */
     if (!(t->sig_caught & SIGQUIT_BIT) || (t->sig_ignored & SIGQUIT_BIT))
-        return tool_fail(EXIT_NOT_JVM, "process %d (%s) does not handle SIGQUIT: a JVM still starting, one run with "
-                         "-Xrs, or not a HotSpot JVM; nothing was sent to it", (int)t->pid, t->name);
+        return tool_fail(EXIT_NOT_JVM,
+                         "process %d (%s) does not handle SIGQUIT: a JVM still starting, one run with "
+                         "-Xrs, or not a HotSpot JVM; nothing was sent to it",
+                         (int)t->pid, t->name);
     int where;
     snprintf(trigger, sizeof trigger, ".attach_pid%d", (int)t->nspid);
     make_trigger(t, trigger, &where);
@@ -103,8 +107,10 @@ static int start_listener(const struct target *t, int timeout_s)
     if (where >= 0) tfs_unlink(t, where, "/tmp", trigger);
     if (alive && socket_ready(t)) return 0;
     if (!target_alive(t)) return tool_fail(EXIT_NO_PROCESS, "process %d has exited", (int)t->pid);
-    return tool_fail(EXIT_TIMEOUT, "the JVM (process %d) did not answer within %d s: it may be hung or very busy, or "
-                     "run with -XX:+DisableAttachMechanism", (int)t->pid, timeout_s);
+    return tool_fail(EXIT_TIMEOUT,
+                     "the JVM (process %d) did not answer within %d s: it may be hung or very busy, or "
+                     "run with -XX:+DisableAttachMechanism",
+                     (int)t->pid, timeout_s);
 }
 
 /* Connects through the checked socket file (its descriptor's /proc/self/fd name, so no
@@ -122,7 +128,7 @@ static int connect_to(const struct target *t)
         getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0)
         err = errno;
     else if (peer.uid != t->uid || peer.pid != t->pid)
-        err = EPERM;   /* the socket's listener is not the JVM we checked */
+        err = EPERM; /* the socket's listener is not the JVM we checked */
     close(file);
     if (err && fd >= 0) close(fd);
     errno = err;
@@ -213,8 +219,7 @@ static int protocol_of(struct target *t)
     return t->protocol;
 }
 
-int attach_command(struct target *t, const char *cmd, const char *const args[3], int timeout_s,
-                   struct attach_reply *r)
+int attach_command(struct target *t, const char *cmd, const char *const args[3], int timeout_s, struct attach_reply *r)
 {
     memset(r, 0, sizeof *r);
     int rc = start_listener(t, timeout_s);
@@ -222,8 +227,10 @@ int attach_command(struct target *t, const char *cmd, const char *const args[3],
     int version = protocol_of(t);
     for (int i = 0; i < 3 && version < 2; i++)
         if (args[i] && strlen(args[i]) > ARG_MAX_V1)
-            return tool_fail(EXIT_USAGE, "this JVM speaks attach protocol 1, which takes arguments of at most %d "
-                             "bytes; the options are longer", ARG_MAX_V1);
+            return tool_fail(EXIT_USAGE,
+                             "this JVM speaks attach protocol 1, which takes arguments of at most %d "
+                             "bytes; the options are longer",
+                             ARG_MAX_V1);
     return exchange(t, version, cmd, args, timeout_s, r);
 }
 

@@ -24,15 +24,14 @@
 #include "target.h"
 
 struct attach_reply {
-    int code;        /* the JVM's: 0 when the command ran */
-    char *text;      /* its output, NUL-terminated (malloc'd) */
+    int code;   /* the JVM's: 0 when the command ran */
+    char *text; /* its output, NUL-terminated (malloc'd) */
     size_t len;
 };
 
 /* Runs one command with up to 3 arguments. 0, or an exit code with the message said.
  * timeout_s bounds the wait for the JVM to start listening and for the reply. */
-int attach_command(struct target *t, const char *cmd, const char *const args[3], int timeout_s,
-                   struct attach_reply *r);
+int attach_command(struct target *t, const char *cmd, const char *const args[3], int timeout_s, struct attach_reply *r);
 
 void attach_reply_free(struct attach_reply *r);
 

@@ -6,14 +6,14 @@
 #ifndef HPROF_TOOL_CMD_ATTACH_H
 #define HPROF_TOOL_CMD_ATTACH_H
 
-int cmd_list(int argc, char **argv);      /* cmd_list.c */
-int cmd_stat(int argc, char **argv);      /* cmd_stat.c */
-int cmd_start(int argc, char **argv);     /* cmd_control.c */
+int cmd_list(int argc, char **argv);  /* cmd_list.c */
+int cmd_stat(int argc, char **argv);  /* cmd_stat.c */
+int cmd_start(int argc, char **argv); /* cmd_control.c */
 int cmd_dump(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
-int cmd_heap(int argc, char **argv);      /* cmd_heap.c */
+int cmd_heap(int argc, char **argv); /* cmd_heap.c */
 
 /* "30s", "2m", "500ms", "1h", or a bare number of seconds: milliseconds, or -1. */
 long parse_duration_ms(const char *s);

@@ -32,7 +32,7 @@
 #include "target_fs.h"
 #include "util/clock.h"
 
-#define DEFAULT_TIMEOUT_S 300   /* a heap dump in a big heap takes its time */
+#define DEFAULT_TIMEOUT_S 300 /* a heap dump in a big heap takes its time */
 
 /* The files `profile -o` can write, by the extension: the agent's options for it. The
  * views (flame graph, collapsed stacks, pprof) are made here from the text profile,
@@ -42,11 +42,8 @@ static const struct view {
     const char *options;
     bool from_text;
 } VIEWS[] = {
-    {".txt", "format=a", false},
-    {".hprof", "format=b", false},
-    {".html", "format=a", true},
-    {".collapsed", "format=a", true},
-    {".pb.gz", "format=a", true},
+    {".txt", "format=a", false},      {".hprof", "format=b", false}, {".html", "format=a", true},
+    {".collapsed", "format=a", true}, {".pb.gz", "format=a", true},
 };
 
 /* "-t N" first, then the pid: what is left starts at *next. */
@@ -145,8 +142,10 @@ static int agent_file(const char *said, char *name, size_t len)
 static int open_agent_file(const struct target *t, const char *name, int *fd, off_t *size)
 {
     if (tfs_open_read(t, name, fd, size) == 0) return 0;
-    return tool_fail(EXIT_ERROR, "not reading %s: %s (only a regular file of the JVM's user, reached without a "
-                     "symbolic link, is taken)", name, strerror(errno));
+    return tool_fail(EXIT_ERROR,
+                     "not reading %s: %s (only a regular file of the JVM's user, reached without a "
+                     "symbolic link, is taken)",
+                     name, strerror(errno));
 }
 
 /* Copies the JVM's file `name` to dest (0600: a profile holds the program's data), a new
@@ -213,7 +212,7 @@ int cmd_set(int argc, char **argv)
 }
 
 static volatile sig_atomic_t interrupted;
-static void on_interrupt(int sig) { interrupted = 1; }   /* async-signal-safe: a flag only */
+static void on_interrupt(int sig) { interrupted = 1; } /* async-signal-safe: a flag only */
 
 /* Waits ms, or until Ctrl-C (then the profile is written all the same) or the end of the
  * process (its pidfd turns readable): false when the process has ended. */
@@ -303,7 +302,8 @@ static int plan_files(const struct target *t, const struct view *v, const char *
     p->file = file;
     p->theirs = false;
     p->folder[0] = 0;
-    if (v->from_text) snprintf(p->text, sizeof p->text, "%.*s.txt", (int)(strlen(file) - strlen(v->ext)) & 0x7fff, file);
+    if (v->from_text)
+        snprintf(p->text, sizeof p->text, "%.*s.txt", (int)(strlen(file) - strlen(v->ext)) & 0x7fff, file);
     p->written = v->from_text ? p->text : file;
     p->direct = !t->other_root && t->uid == geteuid();
     if (p->direct) {
@@ -334,14 +334,15 @@ static int start_for(struct target *t, struct plan *p, char **rest, int nrest, i
         rc = agent_request_quiet(t, "start", "", timeout, said, len);
         p->theirs = rc == EXIT_DONE && agent_file(said, p->agent, sizeof p->agent) == 0;
         if (rc == EXIT_DONE && !p->theirs) rc = EXIT_ERROR;
-        if (p->theirs) printf("hprof: the agent loaded in this JVM keeps its options and file; the view is made from it\n");
+        if (p->theirs)
+            printf("hprof: the agent loaded in this JVM keeps its options and file; the view is made from it\n");
     }
-    if (p->folder[0] && (rc || p->theirs)) {   /* the folder made for the agent goes unused */
+    if (p->folder[0] && (rc || p->theirs)) { /* the folder made for the agent goes unused */
         tfs_remove(t, p->folder, NULL);
         p->folder[0] = 0;
     }
     fputs(said, rc ? stderr : stdout);
-    fflush(stdout);   /* a script waits for it while the profile runs */
+    fflush(stdout); /* a script waits for it while the profile runs */
     return rc;
 }
 
@@ -352,8 +353,10 @@ static int finish(const struct target *t, const struct plan *p, bool ended)
     int rc = p->direct ? EXIT_DONE : copy_file(t, p->agent, p->written, true);
     if (rc == EXIT_DONE && ended && !whole(p->written, !p->v->from_text && strcmp(p->v->ext, ".hprof") == 0))
         rc = tool_fail(EXIT_ERROR, "the profile the agent wrote at the JVM's exit (%s) is not whole", p->written);
-    if (ended && p->folder[0]) tfs_remove(t, p->folder, strrchr(p->agent, '/') + 1);
-    else if (p->folder[0]) printf("hprof: the agent's own file stays in the JVM's %s\n", p->agent);
+    if (ended && p->folder[0])
+        tfs_remove(t, p->folder, strrchr(p->agent, '/') + 1);
+    else if (p->folder[0])
+        printf("hprof: the agent's own file stays in the JVM's %s\n", p->agent);
     return rc == EXIT_DONE && p->v->from_text ? make_view(p->text, p->file) : rc;
 }
 
@@ -368,17 +371,19 @@ int cmd_profile(int argc, char **argv)
     char def[64], *file = NULL, **rest = calloc((size_t)argc + 1, sizeof *rest);
     int nrest = 0;
     for (int i = next; rest && i < argc; i++) {
-        if (strcmp(argv[i], "-d") == 0 && i + 1 < argc) ms = parse_duration_ms(argv[++i]);
-        else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) file = argv[++i];
-        else rest[nrest++] = argv[i];
+        if (strcmp(argv[i], "-d") == 0 && i + 1 < argc)
+            ms = parse_duration_ms(argv[++i]);
+        else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            file = argv[++i];
+        else
+            rest[nrest++] = argv[i];
     }
     snprintf(def, sizeof def, "hprof-%d.txt", (int)t.pid);
     if (!file) file = def;
     const struct view *v = view_of(file);
     if (ms <= 0 || !v || !rest) {
         free(rest);
-        return tool_fail(EXIT_USAGE, "usage: hprof %s (FILE ends in .txt, .hprof, .html, .collapsed or .pb.gz)",
-                         usage);
+        return tool_fail(EXIT_USAGE, "usage: hprof %s (FILE ends in .txt, .hprof, .html, .collapsed or .pb.gz)", usage);
     }
     if (nrest == 0) rest[nrest++] = "cpu=samples";
     struct plan p;
@@ -392,8 +397,8 @@ int cmd_profile(int argc, char **argv)
     /* The JVM that ends while profiled writes its profile at exit (a stop under way may
      * meet the end too). */
     if (ended || (rc == EXIT_NO_PROCESS && !target_alive(&t))) {
-        printf("hprof: process %d ended during the profile; the agent wrote its profile at exit to %s\n",
-               (int)t.pid, p.agent);
+        printf("hprof: process %d ended during the profile; the agent wrote its profile at exit to %s\n", (int)t.pid,
+               p.agent);
         ended = true;
         rc = EXIT_DONE;
     }

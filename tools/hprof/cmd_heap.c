@@ -27,17 +27,21 @@ int cmd_heap(int argc, char **argv)
     if (!rc) rc = target_check_attachable(&t);
     if (rc) return rc;
     char path[PATH_MAX * 2], cwd[PATH_MAX];
-    if (argv[2][0] == '/' || !getcwd(cwd, sizeof cwd)) snprintf(path, sizeof path, "%s", argv[2]);
-    else snprintf(path, sizeof path, "%s/%s", cwd, argv[2]);
+    if (argv[2][0] == '/' || !getcwd(cwd, sizeof cwd))
+        snprintf(path, sizeof path, "%s", argv[2]);
+    else
+        snprintf(path, sizeof path, "%s/%s", cwd, argv[2]);
     if (!t.other_root && access(path, F_OK) == 0) return tool_fail(EXIT_USAGE, "%s exists; not overwriting it", path);
     const char *args[3] = {path, all ? "-all" : "-live", ""};
     struct attach_reply r;
     rc = attach_command(&t, "dumpheap", args, 3600, &r);
     if (rc) return rc;
     bool done = r.code == 0 && strstr(r.text, "Heap dump file created");
-    if (!done) rc = tool_fail(EXIT_ERROR, "the JVM did not write the heap dump: %s", r.text);
-    else printf("hprof: heap dump of process %d written to %s%s\n", (int)pid, path,
-                t.other_root ? " (in the JVM's container)" : "");
+    if (!done)
+        rc = tool_fail(EXIT_ERROR, "the JVM did not write the heap dump: %s", r.text);
+    else
+        printf("hprof: heap dump of process %d written to %s%s\n", (int)pid, path,
+               t.other_root ? " (in the JVM's container)" : "");
     attach_reply_free(&r);
     return rc;
 }

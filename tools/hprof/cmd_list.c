@@ -19,10 +19,14 @@
 static void format_uptime(long long ms, char *buf, size_t len)
 {
     long long s = ms / 1000;
-    if (ms < 0) snprintf(buf, len, "-");
-    else if (s < 3600) snprintf(buf, len, "%lldm%02llds", s / 60, s % 60);
-    else if (s < 86400) snprintf(buf, len, "%lldh%02lldm", s / 3600, s / 60 % 60);
-    else snprintf(buf, len, "%lldd%02lldh", s / 86400, s / 3600 % 24);
+    if (ms < 0)
+        snprintf(buf, len, "-");
+    else if (s < 3600)
+        snprintf(buf, len, "%lldm%02llds", s / 60, s % 60);
+    else if (s < 86400)
+        snprintf(buf, len, "%lldh%02lldm", s / 3600, s / 60 % 60);
+    else
+        snprintf(buf, len, "%lldd%02lldh", s / 86400, s / 3600 % 24);
 }
 
 /* One line for the JVM, if it is one this user may attach to; true when printed. */
@@ -44,7 +48,7 @@ static bool show(pid_t pid)
     jvmstat_string(&j, "sun.rt.javaCommand", cmd, sizeof cmd);
     jvmstat_string(&j, "java.property.java.version", version, sizeof version);
     format_uptime(jvmstat_uptime_ms(&j, (long long)(clock_wall_us() / 1000)), up, sizeof up);
-    cmd[strcspn(cmd, " ")] = 0;    /* the main class or the jar, as jps shows it */
+    cmd[strcspn(cmd, " ")] = 0; /* the main class or the jar, as jps shows it */
     target_printable(cmd, false);
     target_printable(version, false);
     printf("%-8d %-40s %-10s %s%s\n", (int)pid, cmd[0] ? cmd : "-", version, up, t.other_root ? "  (container)" : "");

@@ -28,11 +28,16 @@ long parse_duration_ms(const char *s)
     double v = s ? strtod(s, &end) : -1;
     if (!s || errno || end == s || v < 0) return -1;
     double scale = 1000;
-    if (strcmp(end, "ms") == 0) scale = 1;
-    else if (strcmp(end, "s") == 0 || *end == 0) scale = 1000;
-    else if (strcmp(end, "m") == 0) scale = 60000;
-    else if (strcmp(end, "h") == 0) scale = 3600000;
-    else return -1;
+    if (strcmp(end, "ms") == 0)
+        scale = 1;
+    else if (strcmp(end, "s") == 0 || *end == 0)
+        scale = 1000;
+    else if (strcmp(end, "m") == 0)
+        scale = 60000;
+    else if (strcmp(end, "h") == 0)
+        scale = 3600000;
+    else
+        return -1;
     double ms = v * scale;
     return ms > 0 && ms < 1e12 ? (long)ms : -1;
 }
@@ -74,8 +79,7 @@ static int line(const struct target *t)
     double up = up_ms < 0 ? 0 : (double)up_ms / 1000.0;
     long long kib = 1024;
     printf("%9.1fs %13lld %13lld %13lld %13lld %13lld %6lld %9.3f %6lld %9.3f %8lld\n", up,
-           (long long)jvmstat_sum(&j, "sun.gc.generation.", ".used") / kib,
-           (long long)generations_capacity(&j) / kib,
+           (long long)jvmstat_sum(&j, "sun.gc.generation.", ".used") / kib, (long long)generations_capacity(&j) / kib,
            (long long)jvmstat_long_or(&j, "sun.gc.generation.0.space.0.used", 0) / kib,
            (long long)jvmstat_long_or(&j, "sun.gc.generation.1.space.0.used", 0) / kib,
            (long long)jvmstat_long_or(&j, "sun.gc.metaspace.used", 0) / kib,
@@ -91,7 +95,7 @@ static int line(const struct target *t)
 }
 
 static volatile sig_atomic_t interrupted;
-static void on_interrupt(int sig) { interrupted = 1; }   /* async-signal-safe: a flag only */
+static void on_interrupt(int sig) { interrupted = 1; } /* async-signal-safe: a flag only */
 
 int cmd_stat(int argc, char **argv)
 {
@@ -108,8 +112,10 @@ int cmd_stat(int argc, char **argv)
     if (target_perfdata(&t, &probe, &len) != 0) {
         if (!target_maps_libjvm(&t))
             return tool_fail(EXIT_NOT_JVM, "process %d (%s) is not a HotSpot JVM", (int)pid, t.name);
-        return tool_fail(EXIT_NO_PERFDATA, "process %d (%s) has no jvmstat counters to read: it runs with "
-                         "-XX:-UsePerfData (or its /tmp is out of reach)", (int)pid, t.name);
+        return tool_fail(EXIT_NO_PERFDATA,
+                         "process %d (%s) has no jvmstat counters to read: it runs with "
+                         "-XX:-UsePerfData (or its /tmp is out of reach)",
+                         (int)pid, t.name);
     }
     free(probe);
     signal(SIGINT, on_interrupt);

@@ -9,15 +9,15 @@
 
 enum {
     EXIT_DONE = 0,
-    EXIT_ERROR = 1,          /* anything else (I/O, the JVM's own error text) */
+    EXIT_ERROR = 1, /* anything else (I/O, the JVM's own error text) */
     EXIT_USAGE = 2,
     EXIT_NO_PROCESS = 3,
-    EXIT_NOT_JVM = 4,        /* not a HotSpot JVM, or one that cannot answer (-Xrs) */
-    EXIT_PERMISSION = 5,     /* another user's JVM */
-    EXIT_ATTACH_OFF = 6,     /* -XX:+DisableAttachMechanism */
-    EXIT_NO_PERFDATA = 7,    /* -XX:-UsePerfData: no jvmstat counters */
-    EXIT_TIMEOUT = 8,        /* the JVM did not answer in time */
-    EXIT_REFUSED = 9,        /* the agent refused the request (its HPROF ERROR said) */
+    EXIT_NOT_JVM = 4,     /* not a HotSpot JVM, or one that cannot answer (-Xrs) */
+    EXIT_PERMISSION = 5,  /* another user's JVM */
+    EXIT_ATTACH_OFF = 6,  /* -XX:+DisableAttachMechanism */
+    EXIT_NO_PERFDATA = 7, /* -XX:-UsePerfData: no jvmstat counters */
+    EXIT_TIMEOUT = 8,     /* the JVM did not answer in time */
+    EXIT_REFUSED = 9,     /* the agent refused the request (its HPROF ERROR said) */
 };
 
 /* "hprof: <message>" on stderr; returns code. */

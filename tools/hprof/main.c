@@ -14,19 +14,21 @@
 static const struct command {
     const char *name;
     int (*run)(int argc, char **argv);
-    void (*usage)(FILE *f);     /* NULL: the line below says it all */
+    void (*usage)(FILE *f); /* NULL: the line below says it all */
     const char *says;
 } COMMANDS[] = {
     {"view", cmd_view, usage_view, "a flame graph (.html), collapsed stacks or pprof (.pb.gz) of a profile"},
     {"list", cmd_list, NULL, "the JVMs you may attach to (pid, main class, JDK, uptime)"},
     {"stat", cmd_stat, NULL, "PID [INTERVAL [COUNT]]: heap, GC and class counters, without attaching"},
-    {"start", cmd_start, NULL, "PID [OPTIONS]: load the agent into a running JVM, OPTIONS as for\n"
-                               "          -agentpath:libhprof.so=... (hprof start PID help lists them)"},
+    {"start", cmd_start, NULL,
+     "PID [OPTIONS]: load the agent into a running JVM, OPTIONS as for\n"
+     "          -agentpath:libhprof.so=... (hprof start PID help lists them)"},
     {"dump", cmd_dump, NULL, "PID [FILE]: write the profile so far (FILE: a copy of it)"},
     {"stop", cmd_stop, NULL, "PID: stop profiling and write the profile"},
     {"set", cmd_set, NULL, "PID interval=MS,depth=N: change the sampling interval or stack depth"},
-    {"profile", cmd_profile, NULL, "PID -d 30s [-o FILE] [OPTIONS]: start, wait, stop; FILE holds the\n"
-                                   "          profile (.txt, .hprof) or a view of it (.html, .collapsed, .pb.gz)"},
+    {"profile", cmd_profile, NULL,
+     "PID -d 30s [-o FILE] [OPTIONS]: start, wait, stop; FILE holds the\n"
+     "          profile (.txt, .hprof) or a view of it (.html, .collapsed, .pb.gz)"},
     {"heap", cmd_heap, NULL, "PID FILE [--all]: a heap dump now, written by the JVM (binary HPROF)"},
 };
 #define NCOMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
@@ -65,9 +67,12 @@ int main(int argc, char **argv)
     const char *name = argv[1];
     if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
         const struct command *c = argc > 2 ? find(argv[2]) : NULL;
-        if (c && c->usage) c->usage(stdout);
-        else if (c) printf("usage: hprof %s %s\n", c->name, c->says);
-        else usage(stdout);
+        if (c && c->usage)
+            c->usage(stdout);
+        else if (c)
+            printf("usage: hprof %s %s\n", c->name, c->says);
+        else
+            usage(stdout);
         return argc > 2 && !c ? EXIT_USAGE : EXIT_DONE;
     }
     const struct command *c = find(name);

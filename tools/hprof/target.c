@@ -24,7 +24,7 @@
 #define SYS_pidfd_send_signal 424
 #endif
 
-#define PERFDATA_MAX (64u << 20)   /* far above any JVM's (PerfDataMemorySize: 64 KiB) */
+#define PERFDATA_MAX (64u << 20) /* far above any JVM's (PerfDataMemorySize: 64 KiB) */
 
 int tool_fail(int code, const char *fmt, ...)
 {
@@ -89,13 +89,20 @@ static int read_status(pid_t pid, struct target *t)
         char *v = strchr(line, ':');
         if (!v) continue;
         *v++ = 0;
-        if (strcmp(line, "Name") == 0) snprintf(t->name, sizeof t->name, "%.*s", (int)strcspn(v + 1, "\n"), v + 1);
-        else if (strcmp(line, "Uid") == 0) t->uid = (uid_t)field(v, 1);
-        else if (strcmp(line, "Gid") == 0) t->gid = (gid_t)field(v, 1);
-        else if (strcmp(line, "Groups") == 0) read_groups(v, t);
-        else if (strcmp(line, "NSpid") == 0) t->nspid = (pid_t)field(v, 99);
-        else if (strcmp(line, "SigCgt") == 0) t->sig_caught = strtoull(v, NULL, 16);
-        else if (strcmp(line, "SigIgn") == 0) t->sig_ignored = strtoull(v, NULL, 16);
+        if (strcmp(line, "Name") == 0)
+            snprintf(t->name, sizeof t->name, "%.*s", (int)strcspn(v + 1, "\n"), v + 1);
+        else if (strcmp(line, "Uid") == 0)
+            t->uid = (uid_t)field(v, 1);
+        else if (strcmp(line, "Gid") == 0)
+            t->gid = (gid_t)field(v, 1);
+        else if (strcmp(line, "Groups") == 0)
+            read_groups(v, t);
+        else if (strcmp(line, "NSpid") == 0)
+            t->nspid = (pid_t)field(v, 99);
+        else if (strcmp(line, "SigCgt") == 0)
+            t->sig_caught = strtoull(v, NULL, 16);
+        else if (strcmp(line, "SigIgn") == 0)
+            t->sig_ignored = strtoull(v, NULL, 16);
     }
     fclose(f);
     target_printable(t->name, false);
@@ -115,8 +122,10 @@ static bool root_differs(pid_t pid)
 static const char *user_name(uid_t uid, char *buf, size_t len)
 {
     struct passwd *pw = getpwuid(uid);
-    if (pw) snprintf(buf, len, "%s", pw->pw_name);
-    else snprintf(buf, len, "uid %u", (unsigned)uid);
+    if (pw)
+        snprintf(buf, len, "%s", pw->pw_name);
+    else
+        snprintf(buf, len, "uid %u", (unsigned)uid);
     return buf;
 }
 
@@ -189,8 +198,10 @@ int target_open(pid_t pid, struct target *t)
     }
     if (rc == EXIT_NO_PROCESS) return tool_fail(rc, "no such process: %d", (int)pid);
     if (rc == EXIT_PERMISSION)
-        return tool_fail(rc, "process %d (%s) belongs to %s: only that user (or root) may attach to it or read its "
-                         "counters", (int)pid, t->name, user_name(t->uid, who, sizeof who));
+        return tool_fail(rc,
+                         "process %d (%s) belongs to %s: only that user (or root) may attach to it or read its "
+                         "counters",
+                         (int)pid, t->name, user_name(t->uid, who, sizeof who));
     return rc;
 }
 
@@ -292,7 +303,9 @@ int target_check_attachable(const struct target *t)
         off = caps[0] == '0';
     free(perf);
     if (off || has_arg(t, "-XX:+DisableAttachMechanism"))
-        return tool_fail(EXIT_ATTACH_OFF, "process %d (%s) does not take attach requests: it runs with "
-                         "-XX:+DisableAttachMechanism", (int)t->pid, t->name);
+        return tool_fail(EXIT_ATTACH_OFF,
+                         "process %d (%s) does not take attach requests: it runs with "
+                         "-XX:+DisableAttachMechanism",
+                         (int)t->pid, t->name);
     return 0;
 }

@@ -14,20 +14,20 @@
 #include <sys/types.h>
 
 struct target {
-    pid_t pid;                  /* as this tool sees it */
-    pid_t nspid;                /* as the JVM sees itself (innermost pid namespace) */
-    int pidfd;                  /* the process, whatever takes its pid later (-1: no pidfds) */
-    int root_fd, cwd_fd;        /* its root and working directory (target_open; else -1),
+    pid_t pid;           /* as this tool sees it */
+    pid_t nspid;         /* as the JVM sees itself (innermost pid namespace) */
+    int pidfd;           /* the process, whatever takes its pid later (-1: no pidfds) */
+    int root_fd, cwd_fd; /* its root and working directory (target_open; else -1),
                                  * still there once it has exited */
-    uid_t uid;                  /* effective */
+    uid_t uid;           /* effective */
     gid_t gid;
-    gid_t groups[64];           /* supplementary (the first 64) */
+    gid_t groups[64]; /* supplementary (the first 64) */
     int ngroups;
-    char name[64];              /* /proc/<pid>/comm */
+    char name[64]; /* /proc/<pid>/comm */
     uint64_t sig_caught, sig_ignored;
-    bool other_root;            /* in another mount namespace (a container) */
-    char tmp[PATH_MAX];         /* the JVM's /tmp, as a path from here */
-    int protocol;               /* attach protocol the JVM speaks (0: not asked yet) */
+    bool other_root;    /* in another mount namespace (a container) */
+    char tmp[PATH_MAX]; /* the JVM's /tmp, as a path from here */
+    int protocol;       /* attach protocol the JVM speaks (0: not asked yet) */
 };
 
 /* Reads /proc/<pid>; 0, or an exit code with the message said (no such process, another

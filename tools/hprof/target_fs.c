@@ -28,8 +28,8 @@ enum op { OP_READ, OP_SOCKET, OP_MKDTEMP, OP_REMOVE, OP_CREATE, OP_UNLINK, OP_IN
 
 struct request {
     enum op op;
-    int in_cwd;                 /* OP_CREATE, OP_UNLINK: in the working directory, not dir */
-    int src;                    /* OP_INSTALL: the file to copy (inherited) */
+    int in_cwd; /* OP_CREATE, OP_UNLINK: in the working directory, not dir */
+    int src;    /* OP_INSTALL: the file to copy (inherited) */
     const char *dir, *name;
 };
 
@@ -75,9 +75,9 @@ static int resolve(int root, const char *path, int flags)
 static int become(const struct target *t)
 {
     if (geteuid() != 0 || t->uid == 0) return 0;
-    prctl(PR_SET_DUMPABLE, 0);   /* the JVM's user may not trace or read this process */
+    prctl(PR_SET_DUMPABLE, 0); /* the JVM's user may not trace or read this process */
     if (setgroups((size_t)t->ngroups, t->groups) != 0 || setgid(t->gid) != 0 || setuid(t->uid) != 0) return -1;
-    return setuid(0) == 0 ? -1 : 0;   /* root cannot come back */
+    return setuid(0) == 0 ? -1 : 0; /* root cannot come back */
 }
 
 static int open_read(int root, const char *path, uid_t uid, struct answer *a)
@@ -160,7 +160,8 @@ static int install(int root, const struct request *q, uid_t uid)
     close(p);
     struct stat st;
     if (d < 0) return -1;
-    if (fstat(d, &st) != 0 || st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH))) return close(d), errno = EPERM, -1;
+    if (fstat(d, &st) != 0 || st.st_uid != uid || (st.st_mode & (S_IWGRP | S_IWOTH)))
+        return close(d), errno = EPERM, -1;
     int rc = 0, out = openat(d, q->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755);
     if (out >= 0) {
         rc = fd_copy(q->src, out);
@@ -251,7 +252,8 @@ static int run(const struct target *t, const struct request *q, struct answer *a
     close(sv[1]);
     int rc = pid > 0 ? receive(sv[0], a, fd) : -1, status;
     close(sv[0]);
-    if (pid > 0) while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (rc != 0) return errno = EIO, -1;
     if (a->rc != 0) {
         if (*fd >= 0) close(*fd);

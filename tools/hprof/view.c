@@ -47,26 +47,36 @@ static int parse(int argc, char **argv, struct view_args *a)
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         bool has_value = i + 1 < argc;
-        if (!strcmp(s, "--diff")) a->diff = true;
-        else if (!strcmp(s, "--last")) a->last = true;
-        else if (!strcmp(s, "-o") && has_value) a->out = argv[++i];
-        else if (!strcmp(s, "--type") && has_value) a->type = argv[++i];
+        if (!strcmp(s, "--diff"))
+            a->diff = true;
+        else if (!strcmp(s, "--last"))
+            a->last = true;
+        else if (!strcmp(s, "-o") && has_value)
+            a->out = argv[++i];
+        else if (!strcmp(s, "--type") && has_value)
+            a->type = argv[++i];
         else if (!strcmp(s, "--section") && has_value) {
             a->section = pr_section_named(argv[++i]);
             if (a->section == PR_N) return fprintf(stderr, "hprof view: no section called '%s'\n", argv[i]), -1;
         } else if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
             usage_view(stdout);
             exit(0);
-        } else if (s[0] == '-' && s[1]) return fprintf(stderr, "hprof view: unknown option %s\n", s), -1;
-        else if (a->nin < 2) a->in[a->nin++] = s;
-        else return fprintf(stderr, "hprof view: too many files\n"), -1;
+        } else if (s[0] == '-' && s[1])
+            return fprintf(stderr, "hprof view: unknown option %s\n", s), -1;
+        else if (a->nin < 2)
+            a->in[a->nin++] = s;
+        else
+            return fprintf(stderr, "hprof view: too many files\n"), -1;
     }
     if (!a->out || !a->nin) return fprintf(stderr, "hprof view: give a profile and -o OUT\n"), -1;
     if (a->diff != (a->nin == 2))
-        return fprintf(stderr, "hprof view: %s\n", a->diff ? "--diff compares two profiles: BEFORE AFTER"
-                                                           : "two profiles are compared with --diff"), -1;
+        return fprintf(stderr, "hprof view: %s\n",
+                       a->diff ? "--diff compares two profiles: BEFORE AFTER"
+                               : "two profiles are compared with --diff"),
+               -1;
     if (!view_kind_of_path(a->out))
-        return fprintf(stderr, "hprof view: %s: the output's extension must be .html, .collapsed or .pb.gz\n", a->out), -1;
+        return fprintf(stderr, "hprof view: %s: the output's extension must be .html, .collapsed or .pb.gz\n", a->out),
+               -1;
     if (a->diff && view_kind_of_path(a->out) != VIEW_HTML)
         return fprintf(stderr, "hprof view: --diff writes a flame graph: OUT must end in .html\n"), -1;
     return 0;

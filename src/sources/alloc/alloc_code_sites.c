@@ -47,11 +47,11 @@ void JNICALL alloc_code_sites_loaded(jvmtiEnv *jvmti, jmethodID method, jint cod
             const PCStackInfo *p = &r->pcinfo[i];
             if (p->numstackframes < 1 || !p->methods || !p->bcis) continue;
             if (p->numstackframes >= 2 && p->methods[0] == init)
-                code_sites_add(&t->code, (uintptr_t)code_addr, (uintptr_t)p->pc, p->pc, frame_size,
-                               p->numstackframes, CODE_SITE_FRAMES, p->methods, p->bcis);
+                code_sites_add(&t->code, (uintptr_t)code_addr, (uintptr_t)p->pc, p->pc, frame_size, p->numstackframes,
+                               CODE_SITE_FRAMES, p->methods, p->bcis);
             else if (code_sites_is_call(p->pc, code_addr))
-                code_sites_add(&t->code, (uintptr_t)code_addr, (uintptr_t)p->pc, p->pc, frame_size,
-                               p->numstackframes, 1, p->methods, p->bcis);
+                code_sites_add(&t->code, (uintptr_t)code_addr, (uintptr_t)p->pc, p->pc, frame_size, p->numstackframes,
+                               1, p->methods, p->bcis);
         }
     }
 }
@@ -77,18 +77,18 @@ static bool same_frames(const jvmtiFrameInfo *f, const struct code_frame *c, int
 static bool walk_matches(const struct code_site *cs, const jvmtiFrameInfo *frames, int depth)
 {
     return depth + 1 <= CODE_SITE_FRAMES && cs->nframes >= depth + 1 && cs->kept >= depth + 1 &&
-           same_frames(frames + 1, cs->frames, depth + 1);
+        same_frames(frames + 1, cs->frames, depth + 1);
 }
 
 /* The same for a site that inlined fewer frames (all of them kept) and the call site
  * of its caller: the site's frames, then the caller's innermost, and enough frames
  * inlined at the two for the depth. */
-static bool walk_matches_pair(const struct code_site *cs, const struct code_site *caller,
-                              const jvmtiFrameInfo *frames, int depth)
+static bool walk_matches_pair(const struct code_site *cs, const struct code_site *caller, const jvmtiFrameInfo *frames,
+                              int depth)
 {
     int n = cs->nframes;
     return depth + 1 <= CODE_SITE_FRAMES && cs->kept == n && n + caller->nframes >= depth + 1 && caller->kept >= 1 &&
-           same_frames(frames + 1, cs->frames, n) && same_frames(frames + 1 + n, caller->frames, 1);
+        same_frames(frames + 1, cs->frames, n) && same_frames(frames + 1 + n, caller->frames, 1);
 }
 
 void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const struct code_site *caller,

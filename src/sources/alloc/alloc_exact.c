@@ -24,10 +24,11 @@ static void keep_compiled_allocations(struct host *h)
     bool ok = vm_flags_set_bool(h->jvmti, "OptimizeStringConcat", false);
     ok = vm_flags_set_bool(h->jvmti, "EliminateAutoBox", false) && ok;
     ok = vm_flags_add_to_list(h->jvmti, "DisableIntrinsic",
-                              "_newArray,_copyOf,_copyOfRange,_allocateUninitializedArray,_toBytesStringU") && ok;
+                              "_newArray,_copyOf,_copyOfRange,_allocateUninitializedArray,_toBytesStringU") &&
+        ok;
     if (!ok)
         log_warning("heap=sites: could not keep the JIT from allocating on its own; objects from compiled string "
-                 "concatenation, boxing and array copies may be missed");
+                    "concatenation, boxing and array copies may be missed");
 }
 
 void alloc_exact_init(struct host *h, jvmtiCapabilities *caps)
@@ -46,8 +47,7 @@ void alloc_exact_init(struct host *h, jvmtiCapabilities *caps)
  * this thread last saw at tr is tried first, by comparing references (no lock); else
  * the class table's lookup (a JVMTI tag).
  */
-static struct class_info *class_at(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj,
-                                   struct trace *tr)
+static struct class_info *class_at(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct trace *tr)
 {
     jclass cls = (*jni)->GetObjectClass(jni, obj);
     unsigned slot = site_slot(at, tr);
@@ -110,7 +110,8 @@ static jlong object_size(struct host *h, jobject obj, struct class_info *ci)
     (*h->jvmti)->GetObjectSize(h->jvmti, obj, &size);
     /* Arrays vary with their length, class mirrors with their static fields; the
      * stand-in for classes JVMTI could not name is many classes. */
-    if (size > 0 && ci->serial > SERIAL_CLASS_BASE && ci->signature && ci->signature[0] != '[' && strcmp(ci->signature, "Ljava/lang/Class;") != 0)
+    if (size > 0 && ci->serial > SERIAL_CLASS_BASE && ci->signature && ci->signature[0] != '[' &&
+        strcmp(ci->signature, "Ljava/lang/Class;") != 0)
         atomic_store_explicit(&ci->instance_size, size, memory_order_relaxed);
     return size;
 }
@@ -126,8 +127,7 @@ static void count(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject 
     atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, (uint64_t)size, memory_order_relaxed);
     site_objects_add(&t->objects, at->log, jni, obj, s->id, (uint64_t)size);
-    if (inner_arrays && ci->signature[0] == '[' && ci->signature[1] == '[')
-        count_inner_arrays(h, at, jni, obj, trace);
+    if (inner_arrays && ci->signature[0] == '[' && ci->signature[1] == '[') count_inner_arrays(h, at, jni, obj, trace);
 }
 
 /* Drops the pending object at i (its constructor ran, or it is given up on). */
@@ -147,7 +147,7 @@ static bool was_pending(struct alloc_thread *at, JNIEnv *jni, jobject obj)
             return true;
         }
     }
-    if (--at->window == 0)                   /* never constructed, it seems */
+    if (--at->window == 0) /* never constructed, it seems */
         while (at->npending) drop_pending(at, jni, at->npending - 1);
     return false;
 }
@@ -280,7 +280,7 @@ static bool site_of_class(uint32_t site, void *ctx)
  * have counted many more objects since (RECENT_SCAN at most are looked at).
  */
 #define RECENT_OVERLAP 16
-#define RECENT_SCAN 65536
+#define RECENT_SCAN    65536
 
 static bool is_method(struct host *h, JNIEnv *jni, jmethodID id, const char *cls, const char *name)
 {
@@ -303,7 +303,8 @@ static bool made_for_constructor(struct host *h, JNIEnv *jni, jthread thread)
     jvmtiFrameInfo f[2];
     if (alloc_walk_stack(h, jni, thread, f, 2) != 2) return false;
     jmethodID handle = atomic_load_explicit(&t->handle_alloc, memory_order_acquire);
-    if (handle) return f[1].method == handle && f[0].method == atomic_load_explicit(&t->unsafe_alloc, memory_order_relaxed);
+    if (handle)
+        return f[1].method == handle && f[0].method == atomic_load_explicit(&t->unsafe_alloc, memory_order_relaxed);
     if (!is_method(h, jni, f[1].method, "Ljava/lang/invoke/DirectMethodHandle;", "allocateInstance") ||
         !is_method(h, jni, f[0].method, "Ljdk/internal/misc/Unsafe;", "allocateInstance"))
         return false;
@@ -355,7 +356,7 @@ static void wrap_jni(struct host *h)
     struct alloc_tracker *t = h->alloc;
     jniNativeInterface *table = NULL;
     if ((*h->jvmti)->GetJNIFunctionTable(h->jvmti, &table) != JVMTI_ERROR_NONE || !table) return;
-    t->jni_table = table;                /* kept: our wrapper calls through it */
+    t->jni_table = table; /* kept: our wrapper calls through it */
     jniNativeInterface *ours = NULL;
     if ((*h->jvmti)->Allocate(h->jvmti, sizeof *ours, (unsigned char **)&ours) != JVMTI_ERROR_NONE) return;
     *ours = *table;
@@ -363,11 +364,14 @@ static void wrap_jni(struct host *h)
     (*h->jvmti)->SetJNIFunctionTable(h->jvmti, ours);
 }
 
-static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig, bool is_static)
+static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig,
+                     bool is_static)
 {
     jmethodID m = is_static ? (*jni)->GetStaticMethodID(jni, cls, name, sig) : (*jni)->GetMethodID(jni, cls, name, sig);
-    if (!m) (*jni)->ExceptionClear(jni);
-    else if (t->nskip < MAX_SKIP) t->skip[t->nskip++] = m;
+    if (!m)
+        (*jni)->ExceptionClear(jni);
+    else if (t->nskip < MAX_SKIP)
+        t->skip[t->nskip++] = m;
 }
 
 void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker)
@@ -404,7 +408,6 @@ void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker)
 }
 
 bool alloc_tracker_bound(struct host *h) { return h->alloc && atomic_load(&h->alloc->bound); }
-
 
 void alloc_exact_vm_init(struct host *h)
 {

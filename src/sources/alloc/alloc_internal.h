@@ -30,43 +30,43 @@
 #include "tables/code_sites.h"
 #include "tables/sites.h"
 
-#define MAX_SKIP 8                    /* Tracker and Object.<init> frames on top of a stack */
+#define MAX_SKIP 8 /* Tracker and Object.<init> frames on top of a stack */
 /* How many of them stand above the allocation site, so that the walk takes that many more
  * frames than the trace keeps: allocated + Tracker.ObjectInit + Object.<init>, or
  * allocated + Tracker.NewArray; none in a JVMTI event or our JNI wrapper. */
 #define SKIP_CONSTRUCTED 3
-#define SKIP_ARRAY 2
+#define SKIP_ARRAY       2
 /* Tracker.newObject + Object.<init>, or Tracker.newArray: called straight from the
  * instrumented code, without the Java method between. */
 #define SKIP_DIRECT_OBJECT 2
-#define SKIP_DIRECT_ARRAY 1
-#define SKIP_NONE 0
+#define SKIP_DIRECT_ARRAY  1
+#define SKIP_NONE          0
 
 struct alloc_tracker {
     struct site_table sites;
-    struct site_objects objects;      /* each counted object, held weakly, with its site */
-    bool exact;                       /* alloc_tracker_exact: every allocation, not samples */
-    jmethodID skip[MAX_SKIP];         /* frames that are not the allocation site */
+    struct site_objects objects; /* each counted object, held weakly, with its site */
+    bool exact;                  /* alloc_tracker_exact: every allocation, not samples */
+    jmethodID skip[MAX_SKIP];    /* frames that are not the allocation site */
     int nskip;
     jclass tracker;
-    jfieldID allocs;                  /* Tracker.allocs: 1 while counting */
-    jniNativeInterface *jni_table;    /* the JNI functions as they were, before ours */
-    pthread_key_t per_thread;         /* struct alloc_thread of each allocating thread */
-    struct async_trace *walker;       /* the fast stack walk; NULL: GetStackTrace only */
-    _Atomic bool bound;               /* Tracker.newObject and newArray are ours */
+    jfieldID allocs;               /* Tracker.allocs: 1 while counting */
+    jniNativeInterface *jni_table; /* the JNI functions as they were, before ours */
+    pthread_key_t per_thread;      /* struct alloc_thread of each allocating thread */
+    struct async_trace *walker;    /* the fast stack walk; NULL: GetStackTrace only */
+    _Atomic bool bound;            /* Tracker.newObject and newArray are ours */
     /* Compiled call sites of Tracker.newObject whose return address names the trace
      * (see tables/code_sites.h); code_ok: the table is in use. */
     struct code_sites code;
     bool code_ok;
-    _Atomic(jmethodID) object_init;   /* java.lang.Object.<init>, once bound */
-    jmethodID object_clone;           /* java.lang.Object.clone, once bound */
-    jmethodID clone_hooks[2];         /* Tracker.newClone and newVirtualClone */
+    _Atomic(jmethodID) object_init; /* java.lang.Object.<init>, once bound */
+    jmethodID object_clone;         /* java.lang.Object.clone, once bound */
+    jmethodID clone_hooks[2];       /* Tracker.newClone and newVirtualClone */
     /* DirectMethodHandle.allocateInstance and the Unsafe.allocateInstance it calls,
      * once an object made there was seen (see made_for_constructor) */
     _Atomic(jmethodID) handle_alloc, unsafe_alloc;
-    bool stack_stats;                 /* HPROF_STACK_STATS: count the walks of each kind */
+    bool stack_stats; /* HPROF_STACK_STATS: count the walks of each kind */
     _Atomic uint64_t fast_walks, jvmti_walks, code_hits, pair_hits;
-    _Atomic uint32_t most_slots;      /* the largest per-thread cache so far */
+    _Atomic uint32_t most_slots; /* the largest per-thread cache so far */
     _Atomic bool on;
 };
 
@@ -79,22 +79,22 @@ struct alloc_tracker {
  * up to 64 times their first size, while more than 1 in 64 lookups miss: a program
  * like javac allocates at tens of thousands of traces in turn.
  */
-#define FIRST_SLOTS 512
-#define MAX_SLOTS (FIRST_SLOTS * 64)
-#define GROW_WINDOW 65536              /* lookups between two looks at the misses */
+#define FIRST_SLOTS  512
+#define MAX_SLOTS    (FIRST_SLOTS * 64)
+#define GROW_WINDOW  65536 /* lookups between two looks at the misses */
 #define CHECK_WINDOW 1024
-#define MAX_PENDING 8
+#define MAX_PENDING  8
 
 struct trace_slot {
     uint64_t hash;
     struct trace *trace;
 };
 
-struct site_slot {                     /* by trace: the site of its class last seen */
+struct site_slot { /* by trace: the site of its class last seen */
     struct trace *trace;
     struct class_info *cls;
     struct site *site;
-    struct class_info *array_cls;      /* the class of the arrays the bytecode at the
+    struct class_info *array_cls; /* the class of the arrays the bytecode at the
                                           trace's top makes (see array_class_at) */
 };
 
@@ -106,15 +106,15 @@ struct pair_slot {
 };
 
 struct alloc_thread {
-    struct site_log *log;              /* the objects it counted */
-    uintptr_t stack_end;               /* the top of its stack (0: not known) */
+    struct site_log *log; /* the objects it counted */
+    uintptr_t stack_end;  /* the top of its stack (0: not known) */
     /* Objects the VM made and counted whose constructor may still run (see
      * constructor_follows), and how many more constructions to check for them. */
     jweak pending[MAX_PENDING];
     uint32_t npending;
     uint32_t window;
-    uint32_t nslots;                   /* of each cache, a power of two */
-    uint32_t lookups, misses;          /* since the last look */
+    uint32_t nslots;          /* of each cache, a power of two */
+    uint32_t lookups, misses; /* since the last look */
     struct trace_slot *traces;
     struct site_slot *sites;
     struct pair_slot *pairs;
@@ -128,7 +128,8 @@ struct java_caller {
 
 static inline bool counting(struct host *h)
 {
-    return h->alloc && atomic_load_explicit(&h->alloc->on, memory_order_relaxed) && atomic_load(&h->phase) == PHASE_LIVE;
+    return h->alloc && atomic_load_explicit(&h->alloc->on, memory_order_relaxed) &&
+        atomic_load(&h->phase) == PHASE_LIVE;
 }
 
 /* ---- alloc_trace.c ---- */
@@ -204,7 +205,8 @@ static inline struct code_site *code_site_of(struct alloc_tracker *t, struct hos
     if (!pc || !t->code_ok || h->opt->thread || host_depth(h) + 1 > CODE_SITE_FRAMES) return NULL;
     struct code_site *cs = code_sites_find(&t->code, pc);
     return cs && cs->kept >= 2 && cs->frames[0].method == atomic_load_explicit(&t->object_init, memory_order_relaxed)
-               ? cs : NULL;
+        ? cs
+        : NULL;
 }
 
 /*
@@ -224,9 +226,8 @@ static inline const struct code_site *caller_site(struct alloc_tracker *t, const
 }
 
 /* The trace a code site names for this depth: by itself, or with its caller's. */
-static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct alloc_thread *at,
-                                               struct code_site *cs, uintptr_t sp, int depth,
-                                               const struct code_site **caller)
+static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct alloc_thread *at, struct code_site *cs,
+                                               uintptr_t sp, int depth, const struct code_site **caller)
 {
     *caller = NULL;
     if (cs->nframes >= depth + 1) return code_site_trace(cs, depth);

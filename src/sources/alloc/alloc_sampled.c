@@ -31,7 +31,8 @@ void JNICALL alloc_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
     struct site *s = site_of(t, at, tr, ci);
     if (!s) return;
     uint64_t bytes = size > 0 ? (uint64_t)size : 1;
-    uint64_t weight = bytes >= (uint64_t)h->opt->alloc_sample ? 1 : ((uint64_t)h->opt->alloc_sample + bytes / 2) / bytes;
+    uint64_t weight =
+        bytes >= (uint64_t)h->opt->alloc_sample ? 1 : ((uint64_t)h->opt->alloc_sample + bytes / 2) / bytes;
     atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_objs, weight, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, weight * bytes, memory_order_relaxed);

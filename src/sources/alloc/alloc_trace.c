@@ -81,8 +81,8 @@ void alloc_thread_ended(void *p)
     thread_free(at);
 }
 
-static struct trace *trace_of(struct host *h, struct alloc_thread *at, uint32_t serial,
-                              const jvmtiFrameInfo *frames, int n, JNIEnv *jni)
+static struct trace *trace_of(struct host *h, struct alloc_thread *at, uint32_t serial, const jvmtiFrameInfo *frames,
+                              int n, JNIEnv *jni)
 {
     uint64_t hash = traces_key_hash(serial, frames, n);
     unsigned slot = (unsigned)(hash >> 40) & (at->nslots - 1);
@@ -90,7 +90,7 @@ static struct trace *trace_of(struct host *h, struct alloc_thread *at, uint32_t 
     bool hit = tr && at->traces[slot].hash == hash && traces_key_equals(tr, serial, frames, n);
     note_lookup(h->alloc, at, !hit);
     if (hit) return tr;
-    slot = (unsigned)(hash >> 40) & (at->nslots - 1);     /* the caches may have grown */
+    slot = (unsigned)(hash >> 40) & (at->nslots - 1); /* the caches may have grown */
     tr = traces_of_hashed(&h->t.traces, h->jvmti, jni, hash, serial, frames, n);
     if (tr) {
         at->traces[slot].hash = hash;
@@ -104,7 +104,8 @@ jint alloc_walk_stack(struct host *h, JNIEnv *jni, jthread thread, jvmtiFrameInf
 {
     struct alloc_tracker *t = h->alloc;
     int fast = async_trace_current(t->walker, jni, frames, want);
-    if (t->stack_stats) atomic_fetch_add_explicit(fast >= 0 ? &t->fast_walks : &t->jvmti_walks, 1, memory_order_relaxed);
+    if (t->stack_stats)
+        atomic_fetch_add_explicit(fast >= 0 ? &t->fast_walks : &t->jvmti_walks, 1, memory_order_relaxed);
     if (fast >= 0) return fast;
     jint n = 0;
     if ((*h->jvmti)->GetStackTrace(h->jvmti, thread, 0, want, frames, &n) != JVMTI_ERROR_NONE) return -1;
@@ -142,7 +143,8 @@ struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *
     struct trace *tr = NULL;
     jint n = alloc_walk_stack(h, jni, thread, frames, want);
     if (n >= 0) {
-        if (n > 0 && frames[0].method && (frames[0].method == t->clone_hooks[0] || frames[0].method == t->clone_hooks[1]))
+        if (n > 0 && frames[0].method &&
+            (frames[0].method == t->clone_hooks[0] || frames[0].method == t->clone_hooks[1]))
             as_clone(t, frames, n);
         int skip = 0;
         while (skip < n && skip < MAX_SKIP && skipped(t, frames[skip].method)) skip++;

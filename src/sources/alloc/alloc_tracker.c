@@ -60,9 +60,11 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     t->exact = alloc_tracker_exact(h);
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
-    caps.can_generate_garbage_collection_events = 1;    /* when the logs are worth a sweep */
-    if (t->exact) alloc_exact_init(h, &caps);
-    else caps.can_generate_sampled_object_alloc_events = 1;
+    caps.can_generate_garbage_collection_events = 1; /* when the logs are worth a sweep */
+    if (t->exact)
+        alloc_exact_init(h, &caps);
+    else
+        caps.can_generate_sampled_object_alloc_events = 1;
     if (add_capabilities(h, t, &caps) != 0) return -1;
     if (!t->exact && alloc_sampled_init(h) != 0) return -1;
     set_callbacks(h, cb);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SWEEP_MIN 4096               /* entries a log holds before its first sweep */
+#define SWEEP_MIN 4096 /* entries a log holds before its first sweep */
 
 void site_objects_init(struct site_objects *t)
 {
@@ -24,7 +24,7 @@ struct site_log *site_objects_log(struct site_objects *t)
         pthread_mutex_init(&l->lock, NULL);
         l->sweep_at = SWEEP_MIN;
         l->next = t->all;
-        __atomic_store_n(&t->all, l, __ATOMIC_RELEASE);    /* read by the GC's mark */
+        __atomic_store_n(&t->all, l, __ATOMIC_RELEASE); /* read by the GC's mark */
     }
     pthread_mutex_unlock(&t->lock);
     return l;
@@ -116,7 +116,7 @@ bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, j
     }
     uint64_t size8 = (size + 7) >> 3;
     l->refs[l->n] = (struct site_ref){ref, site, size8 > UINT32_MAX ? UINT32_MAX : (uint32_t)size8};
-    __atomic_store_n(&l->n, l->n + 1, __ATOMIC_RELEASE);    /* read by the GC's mark */
+    __atomic_store_n(&l->n, l->n + 1, __ATOMIC_RELEASE); /* read by the GC's mark */
     pthread_mutex_unlock(&l->lock);
     return true;
 }
@@ -168,7 +168,7 @@ void site_objects_sweep(struct site_objects *t, JNIEnv *jni, site_objects_fn liv
 
 void site_objects_sweep_at_gc(struct site_objects *t, JNIEnv *jni, site_objects_fn live, void *ctx, bool marked)
 {
-    pthread_mutex_lock(&t->lock);      /* no log is made or handed over meanwhile */
+    pthread_mutex_lock(&t->lock); /* no log is made or handed over meanwhile */
     for (struct site_log *l = t->all; l; l = l->next) {
         pthread_mutex_lock(&l->lock);
         sweep_log(t, l, jni, live, ctx, marked);

@@ -28,27 +28,27 @@
 
 struct site_ref {
     jweak ref;
-    uint32_t site;                   /* the site id (sites.h) */
-    uint32_t size8;                  /* the object's size in 8-byte units */
+    uint32_t site;  /* the site id (sites.h) */
+    uint32_t size8; /* the object's size in 8-byte units */
 };
 
 struct site_log {
     pthread_mutex_t lock;
     struct site_ref *refs;
     size_t n, cap;
-    size_t sweep_at;                 /* sweep when n reaches it and a GC ran since */
-    size_t looked;                   /* entries below it were looked at by site_objects_recent */
-    size_t mark;                     /* entries held at the last GC's end (timeline=) */
-    uint64_t gcs_seen;               /* the GC count at the last sweep */
-    struct site_log *next;           /* every log, in the order they were made */
-    struct site_log *next_free;      /* logs of threads that ended */
+    size_t sweep_at;            /* sweep when n reaches it and a GC ran since */
+    size_t looked;              /* entries below it were looked at by site_objects_recent */
+    size_t mark;                /* entries held at the last GC's end (timeline=) */
+    uint64_t gcs_seen;          /* the GC count at the last sweep */
+    struct site_log *next;      /* every log, in the order they were made */
+    struct site_log *next_free; /* logs of threads that ended */
 };
 
 struct site_objects {
-    pthread_mutex_t lock;            /* the list of logs and the free list */
+    pthread_mutex_t lock; /* the list of logs and the free list */
     struct site_log *all;
     struct site_log *free;
-    _Atomic uint64_t gcs;            /* GCs finished so far */
+    _Atomic uint64_t gcs; /* GCs finished so far */
 };
 
 void site_objects_init(struct site_objects *t);

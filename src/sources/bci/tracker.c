@@ -26,14 +26,14 @@ extern const unsigned char hprof_tracker_class[];
 extern const size_t hprof_tracker_class_len;
 
 struct tracker {
-    char dir[4096];               /* where Tracker.class was put for the boot class path */
-    char path[4096 + 16];         /* what went on it: dir, or the JAR in it (attached) */
-    jclass cls;                   /* the Tracker, once VM init found it */
+    char dir[4096];       /* where Tracker.class was put for the boot class path */
+    char path[4096 + 16]; /* what went on it: dir, or the JAR in it (attached) */
+    jclass cls;           /* the Tracker, once VM init found it */
     /* Its static methods the agent calls (cpu=times, cpu=old), once its natives are bound;
      * `ended` is read by ThreadEnd events, which may come while VM init binds them. */
     _Atomic(jmethodID) ended;
     jmethodID hand_over_all;
-    _Atomic unsigned too_big, unrewritable, failed;   /* methods left as they were, classes that failed */
+    _Atomic unsigned too_big, unrewritable, failed; /* methods left as they were, classes that failed */
 };
 
 static bool wants_times(const struct host *h) { return h->opt->cpu == CPU_TIMES || h->opt->cpu == CPU_OLD; }
@@ -46,8 +46,8 @@ static bool wanted(const struct options *o)
 /* Methods the Tracker itself calls must stay plain, or it would call itself: the current
  * thread and its id, and whether a thread is alive (Thread.isAlive calls alive(), which
  * virtual threads override). */
-static unsigned filter(void *ctx, const char *class_name, const char *name, const char *desc,
-                       unsigned access, unsigned mnum)
+static unsigned filter(void *ctx, const char *class_name, const char *name, const char *desc, unsigned access,
+                       unsigned mnum)
 {
     if (strcmp(class_name, "java/lang/Thread") == 0 &&
         (strcmp(name, "currentThread") == 0 || strcmp(name, "getId") == 0 || strcmp(name, "threadId") == 0 ||
@@ -64,13 +64,13 @@ static unsigned filter(void *ctx, const char *class_name, const char *name, cons
 static void remove_tracker_class(struct tracker *t);
 
 static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_redefined, jobject loader,
-                                        const char *name, jobject protection_domain, jint len,
-                                        const unsigned char *data, jint *new_len, unsigned char **new_data)
+                                       const char *name, jobject protection_domain, jint len, const unsigned char *data,
+                                       jint *new_len, unsigned char **new_data)
 {
     struct host *h = host_get();
     if (!name || !h || !h->tracker || atomic_load(&h->phase) == PHASE_DEAD) return;
     if (strcmp(name, TRACKER_CLASS) == 0) {
-        if (!loader) remove_tracker_class(h->tracker);   /* read now; nothing looks for it again */
+        if (!loader) remove_tracker_class(h->tracker); /* read now; nothing looks for it again */
         return;
     }
     /*
@@ -129,7 +129,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
         atomic_fetch_add(&t->too_big, res.too_big);
         atomic_fetch_add(&t->unrewritable, res.unrewritable);
     } else {
-        atomic_fetch_add(&t->failed, 1);   /* left unchanged, as it came */
+        atomic_fetch_add(&t->failed, 1); /* left unchanged, as it came */
     }
     if (rc == CF_OK) {
         unsigned char *out = NULL;
@@ -300,13 +300,13 @@ static void JNICALL native_drain(JNIEnv *jni, jclass cls, jlong tid, jlongArray 
 /* Tracker.handOver, from any thread: the pairs of thread t's buffer (t NULL: the current
  * thread), with its CPU time now (-1 if unknown); `last` when t records nothing more. The
  * buffer is left empty, without a mark: its thread, if it goes on, starts a window there. */
-static void JNICALL native_hand_over(JNIEnv *jni, jclass cls, jlong tid, jlongArray buffer, jint length,
-                                     jthread thread, jboolean last)
+static void JNICALL native_hand_over(JNIEnv *jni, jclass cls, jlong tid, jlongArray buffer, jint length, jthread thread,
+                                     jboolean last)
 {
     struct host *h = host_get();
     if (!buffer) return;
     struct batch *b = batch_of(h, jni, buffer, length);
-    if (!b && last) b = method_times_batch_new(h->method_times, 0);      /* only to say so */
+    if (!b && last) b = method_times_batch_new(h->method_times, 0); /* only to say so */
     jlong cpu = -1;
     jvmtiError err = thread ? (*h->jvmti)->GetThreadCpuTime(h->jvmti, thread, &cpu)
                             : (*h->jvmti)->GetCurrentThreadCpuTime(h->jvmti, &cpu);
@@ -320,9 +320,11 @@ static void JNICALL native_hand_over(JNIEnv *jni, jclass cls, jlong tid, jlongAr
 static void call_tracker(struct tracker *t, JNIEnv *jni, jmethodID m, jobject arg)
 {
     if (!m) return;
-    if (arg) (*jni)->CallStaticVoidMethod(jni, t->cls, m, arg);
-    else (*jni)->CallStaticVoidMethod(jni, t->cls, m);
-    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);    /* out of memory, say: nothing of ours */
+    if (arg)
+        (*jni)->CallStaticVoidMethod(jni, t->cls, m, arg);
+    else
+        (*jni)->CallStaticVoidMethod(jni, t->cls, m);
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni); /* out of memory, say: nothing of ours */
 }
 
 /* On the ending thread: the Tracker hands its buffer over for the last time and frees it. */
@@ -385,7 +387,7 @@ static void start(struct host *h, JNIEnv *jni)
         return;
     }
     t->cls = (*jni)->NewGlobalRef(jni, cls);
-    remove_tracker_class(t);     /* loaded now; nothing will look for the file again */
+    remove_tracker_class(t); /* loaded now; nothing will look for the file again */
     if (alloc_tracker_exact(h)) alloc_tracker_vm_init(h, jni);
     if (!wants_times(h)) return;
     JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain},
@@ -409,8 +411,10 @@ void tracker_engage(struct host *h, JNIEnv *jni, bool on)
     struct tracker *t = h->tracker;
     if (!t || !t->cls || !wants_times(h)) return;
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
-    if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, on ? 1 : 0);
-    else (*jni)->ExceptionClear(jni);
+    if (engaged)
+        (*jni)->SetStaticIntField(jni, t->cls, engaged, on ? 1 : 0);
+    else
+        (*jni)->ExceptionClear(jni);
 }
 
 static void stop(struct host *h, JNIEnv *jni)
@@ -423,14 +427,16 @@ static void stop(struct host *h, JNIEnv *jni)
     if (alloc_tracker_exact(h)) alloc_tracker_enable(h, jni, false);
     unsigned big = atomic_load(&t->too_big), odd = atomic_load(&t->unrewritable), bad = atomic_load(&t->failed);
     if (big)
-        fprintf(stderr, "HPROF: %u method%s left as %s: instrumented, %s would pass the 64 KiB code limit\n",
-                big, big == 1 ? " was" : "s were", big == 1 ? "it was" : "they were", big == 1 ? "it" : "they");
+        fprintf(stderr, "HPROF: %u method%s left as %s: instrumented, %s would pass the 64 KiB code limit\n", big,
+                big == 1 ? " was" : "s were", big == 1 ? "it was" : "they were", big == 1 ? "it" : "they");
     if (odd)
-        fprintf(stderr, "HPROF: %u method%s left as %s: %s could not be rewritten safely (a branch with no room "
-                "to widen, or an operand stack past 65535)\n", odd, odd == 1 ? " was" : "s were",
-                odd == 1 ? "it was" : "they were", odd == 1 ? "it" : "they");
-    if (bad) fprintf(stderr, "HPROF: %u class%s could not be parsed and %s left unchanged\n", bad,
-                     bad == 1 ? "" : "es", bad == 1 ? "was" : "were");
+        fprintf(stderr,
+                "HPROF: %u method%s left as %s: %s could not be rewritten safely (a branch with no room "
+                "to widen, or an operand stack past 65535)\n",
+                odd, odd == 1 ? " was" : "s were", odd == 1 ? "it was" : "they were", odd == 1 ? "it" : "they");
+    if (bad)
+        fprintf(stderr, "HPROF: %u class%s could not be parsed and %s left unchanged\n", bad, bad == 1 ? "" : "es",
+                bad == 1 ? "was" : "were");
     if (!wants_times(h)) return;
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
     if (engaged) (*jni)->SetStaticIntField(jni, t->cls, engaged, 0);

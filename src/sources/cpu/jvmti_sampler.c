@@ -11,12 +11,12 @@
 #include "util/log.h"
 
 struct cpu_sampler {
-    struct pacer pace;  /* the thread's passes */
+    struct pacer pace; /* the thread's passes */
     _Atomic bool enabled;
-    bool has_cpu_time;  /* GetThreadCpuTime is available */
+    bool has_cpu_time; /* GetThreadCpuTime is available */
     jvmtiFrameInfo *frames;
-    int nframes;        /* room in frames */
-    jthread *refs;      /* the threads of a pass, lent by the thread table */
+    int nframes;   /* room in frames */
+    jthread *refs; /* the threads of a pass, lent by the thread table */
     struct thread_info **infos;
     int cap;
 };
@@ -73,9 +73,8 @@ static void sample_once(struct host *h, struct cpu_sampler *s, JNIEnv *jni)
     for (int i = 0; i < n; i++) {
         if (!wall && !is_running(h, s, s->refs[i], s->infos[i])) continue;
         jint count = 0;
-        if ((*h->jvmti)->GetStackTrace(h->jvmti, s->refs[i], 0, depth, s->frames, &count) != JVMTI_ERROR_NONE)
-            continue;
-        if (count <= 0) continue;       /* not in Java code yet (or any more) */
+        if ((*h->jvmti)->GetStackTrace(h->jvmti, s->refs[i], 0, depth, s->frames, &count) != JVMTI_ERROR_NONE) continue;
+        if (count <= 0) continue; /* not in Java code yet (or any more) */
         uint32_t thread_serial = h->opt->thread ? s->infos[i]->serial : 0;
         struct trace *t = traces_of(&h->t.traces, h->jvmti, jni, thread_serial, s->frames, count);
         if (t) atomic_fetch_add_explicit(&t->cpu_samples, 1, memory_order_relaxed);

@@ -26,65 +26,65 @@
  * behind it either.
  */
 
-#define CACHE_SLOTS 1024
-#define MAX_STACK (1 << 20)
-#define MAX_QUEUED 64          /* batches waiting for the timer thread, about (bounded memory) */
-#define POOLED MAX_QUEUED      /* counted batches kept for reuse: no more than may wait */
-#define POOLED_PAIRS 4096      /* and only those with room for this many pairs (64 KiB) */
+#define CACHE_SLOTS  1024
+#define MAX_STACK    (1 << 20)
+#define MAX_QUEUED   64         /* batches waiting for the timer thread, about (bounded memory) */
+#define POOLED       MAX_QUEUED /* counted batches kept for reuse: no more than may wait */
+#define POOLED_PAIRS 4096       /* and only those with room for this many pairs (64 KiB) */
 
 struct call_frame {
     uint32_t cnum, mnum;
-    struct frame *frame;  /* its method's, named when the entry is processed */
-    int64_t start;        /* time at entry */
-    int64_t callees;      /* time spent in callees so far */
-    bool leaves;          /* it called trivial methods, whose time is part of its own */
+    struct frame *frame; /* its method's, named when the entry is processed */
+    int64_t start;       /* time at entry */
+    int64_t callees;     /* time spent in callees so far */
+    bool leaves;         /* it called trivial methods, whose time is part of its own */
 };
 
 /* A batch of events handed over by one thread. */
 struct batch {
     struct batch *next;
     uint32_t thread_serial;
-    int64_t cpu_ns;            /* the thread's CPU time when it handed the batch over */
-    int64_t wall_ns;           /* and the clock then */
-    bool last;                 /* the thread records nothing more: its stack can go */
-    int npairs, cap;           /* pairs in it, and room for */
+    int64_t cpu_ns;  /* the thread's CPU time when it handed the batch over */
+    int64_t wall_ns; /* and the clock then */
+    bool last;       /* the thread records nothing more: its stack can go */
+    int npairs, cap; /* pairs in it, and room for */
     int64_t pairs[];
 };
 
 struct call_stack {
     struct cmap_node node;
     int64_t tid;
-    struct batch *_Atomic pending;   /* handed over, not yet counted; newest first */
-    _Atomic bool claimed;            /* someone counts this stack's batches now */
-    struct call_stack *next_ready;   /* in the timer thread's list, while it holds the claim */
-    struct call_stack *next_spare;   /* in the list of free stacks, once its thread ended */
+    struct batch *_Atomic pending; /* handed over, not yet counted; newest first */
+    _Atomic bool claimed;          /* someone counts this stack's batches now */
+    struct call_stack *next_ready; /* in the timer thread's list, while it holds the claim */
+    struct call_stack *next_spare; /* in the list of free stacks, once its thread ended */
     /* The rest belongs to the claim's holder. */
     struct call_frame *frames;
     int n, cap;
-    int64_t cpu_last, wall_last;     /* the thread's CPU time and clock at the previous hand-over */
-    int64_t paused;                  /* time cut so far: later event times are moved back by it */
-    int64_t last_when;               /* the previous event's time, less `paused` then */
+    int64_t cpu_last, wall_last; /* the thread's CPU time and clock at the previous hand-over */
+    int64_t paused;              /* time cut so far: later event times are moved back by it */
+    int64_t last_when;           /* the previous event's time, less `paused` then */
     bool has_last;
-    int64_t tracker_ns;              /* the shortest call without callees: the Tracker's own work */
-    struct frame *key[METHOD_TIMES_MAX_DEPTH];           /* scratch: the trace being looked up */
+    int64_t tracker_ns;                        /* the shortest call without callees: the Tracker's own work */
+    struct frame *key[METHOD_TIMES_MAX_DEPTH]; /* scratch: the trace being looked up */
     struct {
         uint64_t hash;
         struct trace *trace;
-        uint64_t calls, ns;          /* not yet added to the trace (one atomic per batch) */
-    } cache[CACHE_SLOTS];            /* recent traces, in front of the shared table */
+        uint64_t calls, ns; /* not yet added to the trace (one atomic per batch) */
+    } cache[CACHE_SLOTS];   /* recent traces, in front of the shared table */
 };
 
 struct method_times {
     struct cmap stacks;
-    struct registry all;             /* every stack, for a flush */
+    struct registry all;              /* every stack, for a flush */
     struct call_stack *_Atomic ready; /* stacks passed to the timer thread, newest first */
-    sem_t wake;                      /* posted when `ready` gains one */
-    _Atomic int queued;              /* batches handed over and not yet counted */
-    _Atomic bool worker;             /* the timer thread runs */
-    _Atomic int flushing;            /* flushes under way: the timer thread leaves no stack */
+    sem_t wake;                       /* posted when `ready` gains one */
+    _Atomic int queued;               /* batches handed over and not yet counted */
+    _Atomic bool worker;              /* the timer thread runs */
+    _Atomic int flushing;             /* flushes under way: the timer thread leaves no stack */
     pthread_mutex_t spare_lock;
-    struct call_stack *spare;        /* stacks of threads that ended, for the next ones */
-    _Atomic uint64_t ended;          /* threads whose stack was given up */
+    struct call_stack *spare; /* stacks of threads that ended, for the next ones */
+    _Atomic uint64_t ended;   /* threads whose stack was given up */
     /* Counted batches for the next ones: a batch is too large for malloc to keep (about
      * 128 KiB), and memory handed back and taken again costs a page fault per page. */
     pthread_mutex_t pool_lock;
@@ -145,7 +145,7 @@ static struct frame *frame_of(struct host *h, JNIEnv *jni, uint32_t cnum, uint32
     if (f) return f;
     jmethodID id = c && mnum < c->nmethods ? atomic_load_explicit(&c->ids[mnum], memory_order_relaxed) : NULL;
     struct method_info *m = id ? methods_of(&h->t.methods, h->jvmti, jni, id) : NULL;
-    bool named = m && m->cls != &h->t.classes.unknown;   /* else unloaded already: not kept */
+    bool named = m && m->cls != &h->t.classes.unknown; /* else unloaded already: not kept */
     f = frames_of(&h->t.frames, named ? m : &h->t.methods.unknown, -1);
     if (f && named && v) atomic_store_explicit(&v->frames[mnum], f, memory_order_release);
     return f;
@@ -170,15 +170,14 @@ static bool same_frames(const struct trace *t, uint32_t thread_serial, struct fr
 
 /* Adds one call of frame `top` (and the frames under it) to its trace, through the
  * per-thread cache, which adds up counts and hands them to the trace once per batch. */
-static void count_call(struct host *h, JNIEnv *jni, struct call_stack *s, int top, uint32_t thread_serial,
-                       uint64_t ns)
+static void count_call(struct host *h, JNIEnv *jni, struct call_stack *s, int top, uint32_t thread_serial, uint64_t ns)
 {
     int depth = h->opt->cpu == CPU_OLD ? 2 : host_depth(h);
     if (depth > (int)(sizeof s->key / sizeof s->key[0])) depth = (int)(sizeof s->key / sizeof s->key[0]);
     int n = 0;
     for (int i = top; i >= 0 && n < depth; i--, n++) {
         s->key[n] = s->frames[i].frame;
-        if (!s->key[n]) return;    /* out of memory when it was pushed */
+        if (!s->key[n]) return; /* out of memory when it was pushed */
     }
     /* A cheap hash for the cache; the table behind it has its own. */
     uint64_t hash = thread_serial * 0x9E3779B97F4A7C15ULL + (uint64_t)n;
@@ -236,8 +235,7 @@ static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int
         struct call_frame *f = &s->frames[top];
         int64_t total = when - f->start;
         if (total < 0) total = 0;
-        if (!f->callees && !f->leaves && total > 0 && (total < s->tracker_ns || !s->tracker_ns))
-            s->tracker_ns = total;
+        if (!f->callees && !f->leaves && total > 0 && (total < s->tracker_ns || !s->tracker_ns)) s->tracker_ns = total;
         int64_t tracker = s->tracker_ns;
         int64_t own = total - f->callees - tracker;
         if (own < 0) own = 0;
@@ -269,8 +267,10 @@ static void time_leaves(int64_t *p, int n, int64_t wall_ns)
 {
     int64_t next = wall_ns;
     for (int i = n - 1; i >= 0; i--) {
-        if (is_leaf(p[2 * i])) p[2 * i + 1] = next;
-        else next = p[2 * i + 1];
+        if (is_leaf(p[2 * i]))
+            p[2 * i + 1] = next;
+        else
+            next = p[2 * i + 1];
     }
 }
 
@@ -330,8 +330,10 @@ static int64_t cut_level(const int64_t *gaps, int n, int64_t off)
     int m = k <= 64 ? k : n;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo + 1) / 2;
-        if (cuts_above(c, m, mid) >= off) lo = mid;
-        else hi = mid - 1;
+        if (cuts_above(c, m, mid) >= off)
+            lo = mid;
+        else
+            hi = mid - 1;
     }
     return lo;
 }
@@ -346,7 +348,7 @@ static int64_t cut_level(const int64_t *gaps, int n, int64_t off)
  */
 static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct batch *b)
 {
-    if (b->npairs == 0) return;          /* only a thread's end */
+    if (b->npairs == 0) return; /* only a thread's end */
     int skip;
     int64_t off = off_cpu(s, b, &skip);
     int n = b->npairs - skip;
@@ -355,10 +357,10 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
     int64_t *gaps = n > 0 ? malloc((size_t)(n + 1) * sizeof *gaps) : NULL;
     if (n > 0 && !gaps) off = 0;
     for (int i = 0; gaps && i <= n; i++) {
-        int64_t g = i == n       ? b->wall_ns - p[2 * n - 1]
-                    : i > 0      ? p[2 * i + 1] - p[2 * i - 1]
-                    : s->has_last ? p[1] - s->paused - s->last_when
-                                  : 0;
+        int64_t g = i == n ? b->wall_ns - p[2 * n - 1]
+            : i > 0        ? p[2 * i + 1] - p[2 * i - 1]
+            : s->has_last  ? p[1] - s->paused - s->last_when
+                           : 0;
         gaps[i] = g > 0 ? g : 0;
     }
     int64_t level = off > 0 ? cut_level(gaps, n + 1, off) : INT64_MAX;
@@ -367,9 +369,12 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
         int64_t ev = p[2 * i], when = p[2 * i + 1] - s->paused;
         uint64_t code = (uint64_t)ev & ~(uint64_t)(TRACKER_EXIT_BIT | TRACKER_LEAF_BIT);
         uint32_t cnum = (uint32_t)(code >> 16), mnum = (uint32_t)(code & 0xffff);
-        if (ev < 0) on_method_exit(h, jni, s, cnum, mnum, when, b->thread_serial);
-        else if (is_leaf(ev)) count_leaf(h, jni, s, cnum, mnum, b->thread_serial);
-        else push(h, jni, s, cnum, mnum, when);
+        if (ev < 0)
+            on_method_exit(h, jni, s, cnum, mnum, when, b->thread_serial);
+        else if (is_leaf(ev))
+            count_leaf(h, jni, s, cnum, mnum, b->thread_serial);
+        else
+            push(h, jni, s, cnum, mnum, when);
         s->last_when = when;
         s->has_last = true;
     }
@@ -495,19 +500,21 @@ void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t t
     b->last = last;
     uint64_t hash = hash_mix64((uint64_t)tid);
     /* A thread's end with nothing to count and no stack: nothing to give up. */
-    struct call_stack *s = (struct call_stack *)(b->npairs == 0 ? cmap_find(&m->stacks, hash, &tid, stack_eq)
-                                                                : cmap_intern(&m->stacks, hash, &tid, stack_eq,
-                                                                              stack_make, m, NULL));
-    if (!s) {                            /* out of memory, or nothing to do */
+    struct call_stack *s =
+        (struct call_stack *)(b->npairs == 0 ? cmap_find(&m->stacks, hash, &tid, stack_eq)
+                                             : cmap_intern(&m->stacks, hash, &tid, stack_eq, stack_make, m, NULL));
+    if (!s) { /* out of memory, or nothing to do */
         batch_free(m, b);
         return;
     }
     atomic_fetch_add(&m->queued, 1);
     b->next = atomic_load(&s->pending);
     while (!atomic_compare_exchange_weak(&s->pending, &b->next, b)) {}
-    if (atomic_exchange(&s->claimed, true)) return;      /* its holder counts it */
-    if (atomic_load(&m->worker) && !too_much_waits(m)) pass_to_timer(m, s);
-    else count_claimed(h, jni, s, false);
+    if (atomic_exchange(&s->claimed, true)) return; /* its holder counts it */
+    if (atomic_load(&m->worker) && !too_much_waits(m))
+        pass_to_timer(m, s);
+    else
+        count_claimed(h, jni, s, false);
 }
 
 void method_times_log_stats(struct host *h)
@@ -524,16 +531,16 @@ static void JNICALL timer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     struct host *h = arg;
     struct method_times *m = h->method_times;
     for (;;) {
-        while (sem_wait(&m->wake) != 0) {}       /* EINTR */
+        while (sem_wait(&m->wake) != 0) {} /* EINTR */
         struct call_stack *newest = atomic_exchange(&m->ready, NULL), *s = NULL;
-        while (newest) {                         /* oldest first */
+        while (newest) { /* oldest first */
             struct call_stack *next = newest->next_ready;
             newest->next_ready = s;
             s = newest;
             newest = next;
         }
         while (s) {
-            struct call_stack *next = s->next_ready;   /* read first: once let go, s may be passed again */
+            struct call_stack *next = s->next_ready; /* read first: once let go, s may be passed again */
             count_claimed(h, jni, s, true);
             s = next;
         }

@@ -99,8 +99,8 @@ static void take_sample(struct signal_sampler *s, const siginfo_t *si, void *uc)
     }
     uint64_t ticket;
     struct sample *smp = sample_ring_claim(&s->ring, weight, &ticket);
-    if (!smp) return;                   /* counted by the ring as refused */
-    if (!t) {                           /* not a Java thread of the profile */
+    if (!smp) return; /* counted by the ring as refused */
+    if (!t) {         /* not a Java thread of the profile */
         smp->thread = 0;
         smp->flags = 0;
         smp->state = STATE_NONE;
@@ -168,7 +168,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
         sigaction(sig, &dfl, NULL);
-        return;                         /* the instruction faults again, unguarded */
+        return; /* the instruction faults again, unguarded */
     }
     pass_on(old, sig, si, uc);
 }

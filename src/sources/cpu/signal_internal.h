@@ -31,19 +31,27 @@ struct thread_info;
  * then the agent's. Each is a pseudo-frame [walk_failed].<name> in the profile. */
 enum sample_reason {
     REASON_NONE = 0,
-    REASON_AGCT_FIRST = 1,                     /* AGCT code c -> REASON_AGCT_FIRST - c */
+    REASON_AGCT_FIRST = 1, /* AGCT code c -> REASON_AGCT_FIRST - c */
     REASON_AGCT_LAST = REASON_AGCT_FIRST + 10,
-    REASON_FAULT,                              /* the walk faulted and was abandoned */
-    REASON_LOST,                               /* the ring was full */
-    REASON_NOT_JAVA,                           /* a thread the profile does not know (the
+    REASON_FAULT,    /* the walk faulted and was abandoned */
+    REASON_LOST,     /* the ring was full */
+    REASON_NOT_JAVA, /* a thread the profile does not know (the
                                                   process timer hits the VM's own threads) */
-    REASON_OTHER,                              /* an AGCT code unknown here */
+    REASON_OTHER,    /* an AGCT code unknown here */
     REASON_COUNT
 };
 
 /* The thread's state at a wall-clock sample: [thread_state].<name>, the trace's last frame. */
-enum sample_state { STATE_NONE = 0, STATE_RUNNABLE, STATE_NATIVE, STATE_BLOCKED, STATE_WAITING,
-                    STATE_SLEEPING, STATE_PARKED, STATE_COUNT };
+enum sample_state {
+    STATE_NONE = 0,
+    STATE_RUNNABLE,
+    STATE_NATIVE,
+    STATE_BLOCKED,
+    STATE_WAITING,
+    STATE_SLEEPING,
+    STATE_PARKED,
+    STATE_COUNT
+};
 
 /* struct sample's flags: sampling was off for its thread (socket CONTROL). */
 #define SAMPLE_NOT_SAMPLED 1u
@@ -62,25 +70,25 @@ struct sig_thread {
                                            again: the one sample stands for both) */
     _Atomic(sigjmp_buf *) walk;         /* set while the handler walks: the guard's way out */
     _Atomic bool has_timer;
-    timer_t timer;                      /* its CPU-time timer (clock=cpu) */
+    timer_t timer; /* its CPU-time timer (clock=cpu) */
 };
 
 struct signal_sampler {
     struct sample_ring ring;
-    struct tid_map threads;             /* struct sig_thread records */
+    struct tid_map threads; /* struct sig_thread records */
     struct async_trace *walker;
     agct_fn agct;
-    int max_frames;                     /* the ring's frames per slot */
-    _Atomic int *depth;                 /* the host's depth= (a command may change it) */
+    int max_frames;     /* the ring's frames per slot */
+    _Atomic int *depth; /* the host's depth= (a command may change it) */
     int interval_ms;
-    bool wall;                          /* clock=wall */
-    bool guarded;                       /* the SIGSEGV/SIGBUS guard is installed */
-    _Atomic bool process_timer;         /* setitimer(ITIMER_PROF) instead of per-thread timers */
-    bool inject_fault;                  /* tests: every walk faults (HPROF_SAMPLER_FAULT=1) */
-    _Atomic bool enabled;               /* samples are taken (socket CONTROL, VM death) */
-    _Atomic int walking;                /* handlers inside a guarded walk now */
-    _Atomic uint64_t faults;            /* walks the guard got out of */
-    _Atomic uint64_t foreign;           /* SIGPROFs that were not ours, passed on */
+    bool wall;                  /* clock=wall */
+    bool guarded;               /* the SIGSEGV/SIGBUS guard is installed */
+    _Atomic bool process_timer; /* setitimer(ITIMER_PROF) instead of per-thread timers */
+    bool inject_fault;          /* tests: every walk faults (HPROF_SAMPLER_FAULT=1) */
+    _Atomic bool enabled;       /* samples are taken (socket CONTROL, VM death) */
+    _Atomic int walking;        /* handlers inside a guarded walk now */
+    _Atomic uint64_t faults;    /* walks the guard got out of */
+    _Atomic uint64_t foreign;   /* SIGPROFs that were not ours, passed on */
     struct sigaction old_prof, old_segv, old_bus;
     pid_t pid;
 };

@@ -20,45 +20,51 @@
 #include "util/pacer.h"
 #include "util/env.h"
 
-#define RING_SLOTS 2048
-#define MIN_FRAMES 64
-#define MAX_FRAMES 1024
+#define RING_SLOTS  2048
+#define MIN_FRAMES  64
+#define MAX_FRAMES  1024
 #define MAX_THREADS 16384
-#define DRAIN_MS 20
+#define DRAIN_MS    20
 
 /* Pseudo-methods: IDs no real jmethodID can have (those are addresses in the VM). */
-#define PSEUDO_REASON(r) ((jmethodID)(uintptr_t)(0x100 + (r) * 16))
-#define PSEUDO_STATE(s) ((jmethodID)(uintptr_t)(0x1000 + (s) * 16))
-#define PSEUDO_NO_ID ((jmethodID)(uintptr_t)0x2000)
+#define PSEUDO_REASON(r) ((jmethodID)(uintptr_t)(0x100 + (r)*16))
+#define PSEUDO_STATE(s)  ((jmethodID)(uintptr_t)(0x1000 + (s)*16))
+#define PSEUDO_NO_ID     ((jmethodID)(uintptr_t)0x2000)
 
 /* AsyncGetCallTrace's codes 0 ... -10 as HotSpot names them, then the agent's. */
 static const char *const REASON_NAMES[REASON_COUNT] = {
-    [REASON_AGCT_FIRST + 0] = "no_Java_frame",     [REASON_AGCT_FIRST + 1] = "no_class_load",
-    [REASON_AGCT_FIRST + 2] = "GC_active",         [REASON_AGCT_FIRST + 3] = "unknown_not_Java",
-    [REASON_AGCT_FIRST + 4] = "not_walkable_not_Java", [REASON_AGCT_FIRST + 5] = "unknown_Java",
-    [REASON_AGCT_FIRST + 6] = "not_walkable_Java", [REASON_AGCT_FIRST + 7] = "unknown_state",
-    [REASON_AGCT_FIRST + 8] = "thread_exit",       [REASON_AGCT_FIRST + 9] = "deopt",
-    [REASON_AGCT_FIRST + 10] = "safepoint",        [REASON_FAULT] = "walk_faulted",
-    [REASON_LOST] = "buffer_full",                 [REASON_NOT_JAVA] = "not_a_Java_thread",
+    [REASON_AGCT_FIRST + 0] = "no_Java_frame",
+    [REASON_AGCT_FIRST + 1] = "no_class_load",
+    [REASON_AGCT_FIRST + 2] = "GC_active",
+    [REASON_AGCT_FIRST + 3] = "unknown_not_Java",
+    [REASON_AGCT_FIRST + 4] = "not_walkable_not_Java",
+    [REASON_AGCT_FIRST + 5] = "unknown_Java",
+    [REASON_AGCT_FIRST + 6] = "not_walkable_Java",
+    [REASON_AGCT_FIRST + 7] = "unknown_state",
+    [REASON_AGCT_FIRST + 8] = "thread_exit",
+    [REASON_AGCT_FIRST + 9] = "deopt",
+    [REASON_AGCT_FIRST + 10] = "safepoint",
+    [REASON_FAULT] = "walk_faulted",
+    [REASON_LOST] = "buffer_full",
+    [REASON_NOT_JAVA] = "not_a_Java_thread",
     [REASON_OTHER] = "other",
 };
 static const char *const STATE_NAMES[STATE_COUNT] = {
-    [STATE_RUNNABLE] = "RUNNABLE", [STATE_NATIVE] = "IN_NATIVE", [STATE_BLOCKED] = "BLOCKED",
+    [STATE_RUNNABLE] = "RUNNABLE", [STATE_NATIVE] = "IN_NATIVE",  [STATE_BLOCKED] = "BLOCKED",
     [STATE_WAITING] = "WAITING",   [STATE_SLEEPING] = "SLEEPING", [STATE_PARKED] = "PARKED",
 };
 
 /* The handler's part first (h->signal_sampler points at it), then the drain's. */
 struct cpu_signal {
     struct signal_sampler s;
-    struct pacer pace;                 /* the thread's rounds */
-    pthread_mutex_t drain_lock;        /* the ring has one consumer at a time */
-    _Atomic bool fell_back;            /* the JVMTI sampler took over */
+    struct pacer pace;          /* the thread's rounds */
+    pthread_mutex_t drain_lock; /* the ring has one consumer at a time */
+    _Atomic bool fell_back;     /* the JVMTI sampler took over */
     bool said_no_timer;
-    jvmtiFrameInfo *frames;            /* the drain's, MAX_FRAMES + 2 */
+    jvmtiFrameInfo *frames; /* the drain's, MAX_FRAMES + 2 */
 };
 
 static struct cpu_signal *of(struct host *h) { return (struct cpu_signal *)h->signal_sampler; }
-
 
 /* ---- pseudo-frames ---- */
 
@@ -101,17 +107,18 @@ static void make_pseudo_frames(struct host *h, bool wall)
 {
     struct class_info *failed = pseudo_class(h, "[walk_failed]");
     if (failed) {
-        for (int r = REASON_AGCT_FIRST; r < REASON_COUNT; r++) pseudo_method(h, failed, PSEUDO_REASON(r), REASON_NAMES[r]);
+        for (int r = REASON_AGCT_FIRST; r < REASON_COUNT; r++)
+            pseudo_method(h, failed, PSEUDO_REASON(r), REASON_NAMES[r]);
         pseudo_method(h, failed, PSEUDO_NO_ID, "method_without_ID");
     }
     struct class_info *state = wall ? pseudo_class(h, "[thread_state]") : NULL;
-    for (int s = STATE_RUNNABLE; state && s < STATE_COUNT; s++) pseudo_method(h, state, PSEUDO_STATE(s), STATE_NAMES[s]);
+    for (int s = STATE_RUNNABLE; state && s < STATE_COUNT; s++)
+        pseudo_method(h, state, PSEUDO_STATE(s), STATE_NAMES[s]);
 }
 
 /* ---- the drain ---- */
 
-static void count(struct host *h, JNIEnv *jni, uint32_t thread_serial, const jvmtiFrameInfo *f, int n,
-                  uint64_t weight)
+static void count(struct host *h, JNIEnv *jni, uint32_t thread_serial, const jvmtiFrameInfo *f, int n, uint64_t weight)
 {
     uint32_t serial = h->opt->thread ? thread_serial : 0;
     struct trace *t = traces_of(&h->t.traces, h->jvmti, jni, serial, f, n);
@@ -122,7 +129,7 @@ static void count(struct host *h, JNIEnv *jni, uint32_t thread_serial, const jvm
  * none, then with clock=wall the thread's state. */
 static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const struct sample *smp, int depth)
 {
-    if (smp->flags & SAMPLE_NOT_SAMPLED) return;     /* sampling off for this thread (socket CONTROL) */
+    if (smp->flags & SAMPLE_NOT_SAMPLED) return; /* sampling off for this thread (socket CONTROL) */
     jvmtiFrameInfo *f = c->frames;
     int n = 0;
     if (smp->reason != REASON_NONE) {
@@ -183,8 +190,8 @@ static void poke_all(struct host *h, struct cpu_signal *c, JNIEnv *jni)
         jthread ref = ti && ti->sampled ? threads_lend(&h->t.threads, ti) : NULL;
         if (!ref) continue;
         jint st = 0;
-        bool alive = (*h->jvmti)->GetThreadState(h->jvmti, ref, &st) == JVMTI_ERROR_NONE &&
-                     (st & JVMTI_THREAD_STATE_ALIVE);
+        bool alive =
+            (*h->jvmti)->GetThreadState(h->jvmti, ref, &st) == JVMTI_ERROR_NONE && (st & JVMTI_THREAD_STATE_ALIVE);
         threads_give_back(&h->t.threads, &ti, 1);
         if (!alive) continue;
         atomic_store_explicit(&t->state, state_of(st), memory_order_relaxed);
@@ -211,8 +218,8 @@ static void fall_back(struct host *h, JNIEnv *jni, const char *why)
         atomic_store(&c->s.enabled, false);
         stop_all_timers(c);
     }
-    log_warning("cpu=samples: %s; the JVMTI sampler takes the samples%s (it sees threads only at safepoint polls)",
-                why, c ? " from now on" : "");
+    log_warning("cpu=samples: %s; the JVMTI sampler takes the samples%s (it sees threads only at safepoint polls)", why,
+                c ? " from now on" : "");
     cpu_sampler_start(h, jni);
 }
 
@@ -229,7 +236,7 @@ static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, int32_t tid
         return;
     }
     t = (struct sig_thread *)tid_map_add(&c->s.threads, tid);
-    if (!t) return;                     /* more live threads than the map holds */
+    if (!t) return; /* more live threads than the map holds */
     t->env = env;
     t->own = ti;
     atomic_store(&t->info, ti);
@@ -293,7 +300,7 @@ static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
     struct sig_thread *t = (struct sig_thread *)tid_map_find(&c->s.threads, gettid());
     if (!t) return;
     sample_timer_stop(t);
-    atomic_store(&t->info, NULL);       /* its entry may go once the thread is gone */
+    atomic_store(&t->info, NULL); /* its entry may go once the thread is gone */
     tid_map_remove(&c->s.threads, &t->e);
 }
 
@@ -327,7 +334,7 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     c->s.agct = async_trace_fn(c->s.walker);
     if (!c->s.agct) {
         free(c);
-        return 0;                       /* start says so and uses the JVMTI sampler */
+        return 0; /* start says so and uses the JVMTI sampler */
     }
     cb->ClassLoad = async_trace_on_class_load;
     async_trace_enable_events(c->s.walker, h->jvmti);
@@ -336,7 +343,8 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     jvmtiCapabilities suspend;
     memset(&suspend, 0, sizeof suspend);
     suspend.can_suspend = 1;
-    if (h->attached && host_potential_capabilities(h->jvmti).can_suspend) (*h->jvmti)->AddCapabilities(h->jvmti, &suspend);
+    if (h->attached && host_potential_capabilities(h->jvmti).can_suspend)
+        (*h->jvmti)->AddCapabilities(h->jvmti, &suspend);
     /* Debug information at every instruction of compiled code, not only at safepoints:
      * without it a walk from inside an inlined method names the method around it (the
      * next safepoint's). Set before the compilers start, as profilers do; costs memory
@@ -429,7 +437,9 @@ static void stop(struct host *h, JNIEnv *jni)
     pacer_stop(&c->pace, 5000);
     drain(h, c, jni);
     uint64_t faults = atomic_load(&c->s.faults);
-    if (faults && h->opt->verbose) log_warning("cpu=samples: %llu stack walks faulted and were abandoned ([walk_failed].walk_faulted)", (unsigned long long)faults);
+    if (faults && h->opt->verbose)
+        log_warning("cpu=samples: %llu stack walks faulted and were abandoned ([walk_failed].walk_faulted)",
+                    (unsigned long long)faults);
 }
 
 static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cls)

@@ -36,8 +36,8 @@ static struct trace *deep_stack(struct host *h, JNIEnv *jni, jthread t, uint32_t
 static void take_stacks(struct host *h, JNIEnv *jni, struct dump_threads *d, jthread *refs)
 {
     jvmtiStackInfo *info = NULL;
-    if (!d->n || (*h->jvmti)->GetThreadListStackTraces(h->jvmti, (jint)d->n, refs, FIRST_FRAMES, &info) !=
-                     JVMTI_ERROR_NONE)
+    if (!d->n ||
+        (*h->jvmti)->GetThreadListStackTraces(h->jvmti, (jint)d->n, refs, FIRST_FRAMES, &info) != JVMTI_ERROR_NONE)
         return;
     for (uint32_t i = 0; i < d->n; i++) {
         const jvmtiStackInfo *s = &info[i];

@@ -26,8 +26,8 @@ struct trace;
 
 struct dump_thread {
     struct thread_info *ti;
-    jthread ref;               /* a local reference, valid while the dump is made */
-    struct trace *trace;       /* its stack when the dump began (NULL: none known) */
+    jthread ref;         /* a local reference, valid while the dump is made */
+    struct trace *trace; /* its stack when the dump began (NULL: none known) */
 };
 
 struct dump_threads {

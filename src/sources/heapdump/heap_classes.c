@@ -28,8 +28,9 @@ bool heap_link_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
     if (status & (JVMTI_CLASS_STATUS_PREPARED | JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) return true;
     if (status & JVMTI_CLASS_STATUS_ERROR) return false;
     jclass class_class = (*jni)->GetObjectClass(jni, cls);
-    jmethodID fields = class_class ? (*jni)->GetMethodID(jni, class_class, "getDeclaredFields0",
-                                                         "(Z)[Ljava/lang/reflect/Field;") : NULL;
+    jmethodID fields = class_class
+        ? (*jni)->GetMethodID(jni, class_class, "getDeclaredFields0", "(Z)[Ljava/lang/reflect/Field;")
+        : NULL;
     jobject got = fields ? (*jni)->CallObjectMethod(jni, cls, fields, JNI_TRUE) : NULL;
     if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
     if (got) (*jni)->DeleteLocalRef(jni, got);
@@ -79,7 +80,7 @@ static void read_fields(struct walk *w, struct hd_class *c, struct cls_extra *x)
         if (sig) (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
     }
     x->fids = malloc((n ? (size_t)n : 1) * sizeof *x->fids);
-    if (x->fids && n) memcpy(x->fids, ids, (size_t)n * sizeof *ids);   /* no fields: ids may be NULL */
+    if (x->fids && n) memcpy(x->fids, ids, (size_t)n * sizeof *ids); /* no fields: ids may be NULL */
     (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
     c->static_values = calloc(c->static_bytes ? c->static_bytes : 1, 1);
     if (!c->static_values) w->oom = true;
@@ -137,7 +138,7 @@ static void fill_slots(struct walk *w, struct hd_class *c, uint32_t nif, uint32_
         struct cls_extra *kx = &w->ext[k - w->cls];
         struct cls_extra *ksx = k->super ? &w->ext[k->super - w->cls] : NULL;
         uint32_t base = nif + (ksx ? ksx->chain : 0);
-        uint32_t start = c->inst_bytes - k->inst_bytes;    /* k's own values start here */
+        uint32_t start = c->inst_bytes - k->inst_bytes; /* k's own values start here */
         for (uint32_t j = 0; j < kx->nall; j++) {
             if (kx->all_static[j] || base + j >= c->nslots) continue;
             c->inst_slot_off[base + j] = (int32_t)(start + kx->all_off[j]);
@@ -166,9 +167,9 @@ static void lay_out(struct walk *w, struct hd_class *c)
         return;
     }
     uint32_t nif = interface_fields(w, c);
-    uint32_t n = c->is_interface ? 0 : nif + x->chain;         /* instance view */
+    uint32_t n = c->is_interface ? 0 : nif + x->chain; /* instance view */
     uint32_t sbase = c->is_interface ? nif : nif + (sx ? sx->chain : 0);
-    uint32_t sn = sbase + x->nall;                             /* static view: own fields */
+    uint32_t sn = sbase + x->nall; /* static view: own fields */
     c->nslots = n;
     c->inst_slot_off = malloc((n ? n : 1) * sizeof *c->inst_slot_off);
     c->inst_slot_type = calloc(n ? n : 1, 1);

@@ -64,8 +64,10 @@ static uint32_t thread_index(struct walk *w, uint32_t id)
     uint32_t lo = 0, hi = w->nthreads;
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
-        if (w->threads[mid].id < id) lo = mid + 1;
-        else hi = mid;
+        if (w->threads[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < w->nthreads && w->threads[lo].id == id ? lo : w->nthreads;
 }
@@ -121,8 +123,10 @@ unsigned walk_marks_of(struct walk *w, uint32_t id)
  * after the walk, only the classes with some left are searched for them. */
 void walk_count_pending(struct walk *w, struct hd_class *c, int delta)
 {
-    if (c) w->ext[c - w->cls].pending += delta;
-    else w->pending_unknown += delta;
+    if (c)
+        w->ext[c - w->cls].pending += delta;
+    else
+        w->pending_unknown += delta;
 }
 
 /* ---- naming objects ---- */

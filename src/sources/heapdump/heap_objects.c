@@ -70,7 +70,7 @@ void walk_measure_arrays(struct walk *w)
     jvmtiEnv *jvmti = w->h->jvmti;
     jlong sz[4] = {0, 0, 0, 0};
     jclass obj = (*jni)->FindClass(jni, "java/lang/Object");
-    for (int n = 0; obj && n < 4 && !(*jni)->ExceptionCheck(jni); n++) {     /* none after an OutOfMemoryError */
+    for (int n = 0; obj && n < 4 && !(*jni)->ExceptionCheck(jni); n++) { /* none after an OutOfMemoryError */
         jobjectArray arr = (*jni)->NewObjectArray(jni, n, obj, NULL);
         if (arr) {
             (*jvmti)->GetObjectSize(jvmti, arr, &sz[n]);
@@ -106,15 +106,13 @@ void walk_finish(struct walk *w)
     uint32_t id = (uint32_t)(w->cur >> 1);
     struct hd_class *c = w->cur_cls;
     switch (w->cur_kind) {
-    case CUR_INSTANCE:
-        w->wr->instance(w->s, id, walk_trace_of(w, id), c, c->obj_size, w->vals);
-        break;
+    case CUR_INSTANCE: w->wr->instance(w->s, id, walk_trace_of(w, id), c, c->obj_size, w->vals); break;
     case CUR_OBJ_ARRAY: {
         uint64_t size = ((uint64_t)w->arr_base + (uint64_t)w->cur_len * (uint64_t)w->ref_size + 7) & ~7ull;
         w->wr->obj_array(w->s, id, walk_trace_of(w, id), c, size, w->cur_len, w->elems);
         break;
     }
-    case CUR_PRIM_ARRAY:        /* no elements were reported: an empty array */
+    case CUR_PRIM_ARRAY: /* no elements were reported: an empty array */
         w->wr->prim_array(w->s, id, walk_trace_of(w, id), c, 16, 0, c->elem_type, NULL);
         break;
     default: break;
@@ -150,7 +148,7 @@ void walk_begin(struct walk *w, jlong tag, jlong class_tag)
     if (w->cur_kind != CUR_NONE) walk_finish(w);
     w->cur = id;
     w->cur_kind = CUR_NONE;
-    if (id == w->done) return;          /* more of an object already written: ignored */
+    if (id == w->done) return; /* more of an object already written: ignored */
     if (tag_is_class(tag)) {
         w->cur_cls = walk_class_of_tag(w, tag);
         w->cur_kind = w->cur_cls ? CUR_CLASS : CUR_NONE;
@@ -158,7 +156,7 @@ void walk_begin(struct walk *w, jlong tag, jlong class_tag)
     }
     struct hd_class *c = walk_class_of_tag(w, class_tag);
     w->cur_cls = c;
-    if (!c || !tag_is_object(tag)) return;      /* of a class the dump does not know */
+    if (!c || !tag_is_object(tag)) return; /* of a class the dump does not know */
     if (c->is_array) {
         begin_array(w, c, tag);
         return;
@@ -335,7 +333,10 @@ void walk_write_object_jni(struct walk *w, jobject o, jlong tag)
     if (!c) return;
     jlong size = 0;
     (*w->h->jvmti)->GetObjectSize(w->h->jvmti, o, &size);
-    if (c->is_array && c->elem_type != HD_OBJECT) write_prim_array_jni(w, o, id, c, (uint64_t)size);
-    else if (c->is_array) write_obj_array_jni(w, o, id, c, (uint64_t)size);
-    else write_instance_jni(w, o, id, c, (uint64_t)size);
+    if (c->is_array && c->elem_type != HD_OBJECT)
+        write_prim_array_jni(w, o, id, c, (uint64_t)size);
+    else if (c->is_array)
+        write_obj_array_jni(w, o, id, c, (uint64_t)size);
+    else
+        write_instance_jni(w, o, id, c, (uint64_t)size);
 }

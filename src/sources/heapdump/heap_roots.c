@@ -30,8 +30,10 @@ jobject *heap_owned_monitors(struct host *h, JNIEnv *jni, uint32_t *count)
         jobject *owned = NULL;
         if ((*jvmti)->GetOwnedMonitorInfo(jvmti, all[i], &k, &owned) == JVMTI_ERROR_NONE) {
             for (jint j = 0; j < k; j++) {
-                if (grow_array((void **)&out, &cap, (size_t)n + 1, sizeof *out)) out[n++] = owned[j];
-                else (*jni)->DeleteLocalRef(jni, owned[j]);
+                if (grow_array((void **)&out, &cap, (size_t)n + 1, sizeof *out))
+                    out[n++] = owned[j];
+                else
+                    (*jni)->DeleteLocalRef(jni, owned[j]);
             }
             (*jvmti)->Deallocate(jvmti, (unsigned char *)owned);
         }
@@ -57,8 +59,12 @@ void walk_find_monitors(struct walk *w)
 
 static void root(struct walk *w, int kind, uint32_t id, uint32_t serial, int frame, const char *name)
 {
-    struct hd_root_info r = {.kind = kind, .id = id, .thread_serial = serial, .frame = frame,
-                             .trace_serial = SERIAL_TRACE_BASE, .name = name};
+    struct hd_root_info r = {.kind = kind,
+                             .id = id,
+                             .thread_serial = serial,
+                             .frame = frame,
+                             .trace_serial = SERIAL_TRACE_BASE,
+                             .name = name};
     if (kind == HD_ROOT_JNI_GLOBAL) r.gref = ++w->gref;
     w->wr->root(w->s, &r);
 }
@@ -93,8 +99,7 @@ static void thread_root(struct walk *w, uint32_t id, jlong tag)
 }
 
 /* A root the walk reports: the object tagged `tag`, with ID `id`. */
-void walk_root(struct walk *w, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong tag,
-               uint32_t id)
+void walk_root(struct walk *w, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong tag, uint32_t id)
 {
     switch (kind) {
     case JVMTI_HEAP_REFERENCE_JNI_GLOBAL: root(w, HD_ROOT_JNI_GLOBAL, id, 0, 0, NULL); break;

@@ -26,7 +26,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-#define TAG_FETCH ((jlong)((1ull << 62) | 1u))          /* ID 0: never an object's */
+#define TAG_FETCH ((jlong)((1ull << 62) | 1u)) /* ID 0: never an object's */
 
 static jint JNICALL on_find_unvisited(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user_data)
 {
@@ -74,8 +74,10 @@ static jclass *pending_classes(struct walk *w, jint *n)
     jclass *keep = malloc(((size_t)all_n + 1) * sizeof *keep);
     for (jint i = 0; i < all_n; i++) {
         struct hd_class *c = keep ? walk_class_of_ref(w, all[i]) : NULL;
-        if (c && w->ext[c - w->cls].pending > 0) keep[(*n)++] = all[i];
-        else (*jni)->DeleteLocalRef(jni, all[i]);
+        if (c && w->ext[c - w->cls].pending > 0)
+            keep[(*n)++] = all[i];
+        else
+            (*jni)->DeleteLocalRef(jni, all[i]);
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
     return keep;
@@ -150,7 +152,7 @@ static bool write_round(struct walk *w, int round)
     jclass *classes = pending_classes(w, &nclasses);
     if (classes && !nclasses) {
         free(classes);
-        return false;                                /* nothing left anywhere */
+        return false; /* nothing left anywhere */
     }
     heap_pass(w->tj, 0, classes, nclasses, &cb, w);
     if (!w->npending) {
@@ -176,7 +178,7 @@ static bool write_round(struct walk *w, int round)
         log_error("the heap moved while the heap dump was being read; %zu objects are missing from it", w->npending);
         return false;
     }
-    return w->named_unwritten != 0;                  /* they named nothing new: all done */
+    return w->named_unwritten != 0; /* they named nothing new: all done */
 }
 
 void walk_write_unvisited(struct walk *w)

@@ -46,7 +46,7 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
         struct hd_class *c = walk_class_of_tag(w, class_tag);
         if (c && !c->obj_size) c->obj_size = (uint32_t)size;
     }
-    if (!referrer_tag_ptr) {                  /* a root */
+    if (!referrer_tag_ptr) { /* a root */
         if (w->cur_kind != CUR_NONE) walk_finish(w);
         walk_root(w, kind, info, tag, id);
     } else {
@@ -136,7 +136,7 @@ static int prepare(struct walk *w)
     heap_phase("classes", w->t0);
     dump_threads_take(h, w->jni, &w->dthreads);
     walk_tag_threads(w);
-    dump_threads_drop_refs(w->jni, &w->dthreads);     /* or they would be JNI local roots */
+    dump_threads_drop_refs(w->jni, &w->dthreads); /* or they would be JNI local roots */
     walk_find_monitors(w);
     if (h->opt->format != 'b') {
         walk_measure_arrays(w);

@@ -64,7 +64,7 @@ static const uint8_t *descs_read(const struct jdr *r, const uint8_t *p, bool val
     if (!d->names || !d->types || !d->at || !d->perm) return NULL;
     const uint8_t *q = p + 2;
     uint32_t off = 0;
-    for (uint32_t i = 0; i < d->n; i++) {       /* name, type[, value] */
+    for (uint32_t i = 0; i < d->n; i++) { /* name, type[, value] */
         if (!(d->names[i] = jd_string(r, be_load_u8(q)))) return NULL;
         d->types[i] = q[ID_BYTES];
         q += ID_BYTES + 1;
@@ -90,8 +90,7 @@ static struct hd_field *fields_of(struct descs *d)
 }
 
 /* The statics of class o, from the list at p; returns the list's end (NULL: no memory). */
-static const uint8_t *lay_out_statics(struct jdr *r, struct hd_class *o, const struct jdr_order *ord,
-                                      const uint8_t *p)
+static const uint8_t *lay_out_statics(struct jdr *r, struct hd_class *o, const struct jdr_order *ord, const uint8_t *p)
 {
     struct descs d = {0};
     const uint8_t *end = descs_read(r, p, true, ord ? ord->statics : NULL, ord ? ord->nstatics : 0, &d);
@@ -144,7 +143,7 @@ static bool lay_out(struct jdr *r, uint32_t k)
     const char *sig = o->info->signature;
     o->is_array = sig && sig[0] == '[';
     if (o->is_array) o->elem_type = (uint8_t)hd_type_of(sig[1]);
-    if (!c->dump) {             /* array classes may have none */
+    if (!c->dump) { /* array classes may have none */
         if (r->object_class >= 0 && r->object_class != k && r->out[r->object_class].info)
             o->super = &r->out[r->object_class];
         return true;

@@ -22,14 +22,13 @@
 
 struct jdr_order;
 
-#define ID_BYTES 8                          /* the JDK's IDs; the only size read */
-#define CHUNK_SHIFT 20                      /* 1 MiB chunks */
-#define SLOT_BITS (CHUNK_SHIFT - 3)         /* 8-byte slots per chunk: 2^17 */
-#define ADDR_BITS 48                        /* user-space addresses */
-#define MAX_SPAN_CHUNKS (1u << 24)          /* 16 TiB between the lowest and highest object */
-#define RANK_SPECIAL 0x80000000u            /* chunk holds a class mirror or thread object */
-#define MAX_CANDIDATES 64
-
+#define ID_BYTES        8                 /* the JDK's IDs; the only size read */
+#define CHUNK_SHIFT     20                /* 1 MiB chunks */
+#define SLOT_BITS       (CHUNK_SHIFT - 3) /* 8-byte slots per chunk: 2^17 */
+#define ADDR_BITS       48                /* user-space addresses */
+#define MAX_SPAN_CHUNKS (1u << 24)        /* 16 TiB between the lowest and highest object */
+#define RANK_SPECIAL    0x80000000u       /* chunk holds a class mirror or thread object */
+#define MAX_CANDIDATES  64
 
 /* One step of turning the JDK's instance values into hprof's: a value at `src`. */
 struct op {
@@ -39,61 +38,64 @@ struct op {
 
 struct cls {
     uint64_t id;
-    uint64_t name_id;                /* LOAD CLASS: its name's STRING ID */
-    char *name;                      /* that name, NUL-terminated */
-    const uint8_t *dump;             /* CLASS DUMP body (after the class ID), or NULL */
+    uint64_t name_id;    /* LOAD CLASS: its name's STRING ID */
+    char *name;          /* that name, NUL-terminated */
+    const uint8_t *dump; /* CLASS DUMP body (after the class ID), or NULL */
     const struct jdr_order *order;
-    int64_t super;                   /* index of its super class, -1 none */
-    struct op *own;                  /* own instance values, hprof's order, offsets from */
-    uint32_t nown, own_src;          /* the start of its own part (own_src bytes) */
-    struct op *ops;                  /* a whole instance's values, built at first use */
+    int64_t super;          /* index of its super class, -1 none */
+    struct op *own;         /* own instance values, hprof's order, offsets from */
+    uint32_t nown, own_src; /* the start of its own part (own_src bytes) */
+    struct op *ops;         /* a whole instance's values, built at first use */
     uint32_t nops, src_bytes;
-    int ops_state;                   /* 0 not built, 1 built, -1 cannot be */
+    int ops_state; /* 0 not built, 1 built, -1 cannot be */
 };
 
 struct jdr {
     const uint8_t *data;
     size_t len;
-    size_t body;                     /* where the records start */
-    bool release;                    /* madvise pages done with (jdr_open's `mapped`) */
-    int discard_fd;                  /* >= 0: free the file's blocks behind the writing pass */
-    bool discarding;                 /* in that pass */
+    size_t body;     /* where the records start */
+    bool release;    /* madvise pages done with (jdr_open's `mapped`) */
+    int discard_fd;  /* >= 0: free the file's blocks behind the writing pass */
+    bool discarding; /* in that pass */
     const char *why;
-    struct idmap strings;            /* STRING ID -> offset of its record */
-    struct idmap class_ix;           /* class object ID -> index in cls */
+    struct idmap strings;  /* STRING ID -> offset of its record */
+    struct idmap class_ix; /* class object ID -> index in cls */
     struct cls *cls;
-    struct hd_class *out;            /* what the writer sees, index for index */
+    struct hd_class *out; /* what the writer sees, index for index */
     uint32_t ncls;
     size_t cls_cap;
-    struct { uint64_t id; uint32_t serial, trace; } *troots;   /* ROOT THREAD OBJECT: the JDK's serials */
+    struct {
+        uint64_t id;
+        uint32_t serial, trace;
+    } * troots; /* ROOT THREAD OBJECT: the JDK's serials */
     uint32_t ntroots;
     size_t troots_cap;
-    struct idmap special;            /* dump ID -> hprof's ID (classes, threads) */
-    struct idmap thread_serial;      /* dump thread object ID -> hprof's serial */
-    struct idmap thread_trace;       /* dump thread object ID -> hprof's trace serial */
-    struct idmap stack_traces;       /* the JDK's STACK TRACE serial -> offset of its record */
-    struct idmap stack_frames;       /* the JDK's STACK FRAME ID -> offset of its record */
-    struct idmap class_serial;       /* the JDK's class serial -> index in cls */
-    uint32_t *serial_of;             /* the JDK's thread serial -> hprof's */
-    uint32_t *trace_of;              /* the JDK's thread serial -> hprof's trace serial */
+    struct idmap special;       /* dump ID -> hprof's ID (classes, threads) */
+    struct idmap thread_serial; /* dump thread object ID -> hprof's serial */
+    struct idmap thread_trace;  /* dump thread object ID -> hprof's trace serial */
+    struct idmap stack_traces;  /* the JDK's STACK TRACE serial -> offset of its record */
+    struct idmap stack_frames;  /* the JDK's STACK FRAME ID -> offset of its record */
+    struct idmap class_serial;  /* the JDK's class serial -> index in cls */
+    uint32_t *serial_of;        /* the JDK's thread serial -> hprof's */
+    uint32_t *trace_of;         /* the JDK's thread serial -> hprof's trace serial */
     uint32_t nserials;
     /* chunks */
-    struct idmap chunk_ix;           /* chunk number + 1 (address >> 20) -> index in bits */
-    uint8_t **bits;                  /* per used chunk: a bit per 8-byte slot, set where an
+    struct idmap chunk_ix; /* chunk number + 1 (address >> 20) -> index in bits */
+    uint8_t **bits;        /* per used chunk: a bit per 8-byte slot, set where an
                                         object of the dump starts; by rank once ranked */
     uint32_t nbits;
     size_t bits_cap;
-    uint64_t mark_chunk;             /* the chunk marked last, and its bits */
+    uint64_t mark_chunk; /* the chunk marked last, and its bits */
     uint8_t *mark_bits;
-    uint64_t lo, hi;                 /* lowest and highest used chunk */
-    uint32_t *rank;                  /* [chunk - lo]: 1 + rank, 0 unused; | RANK_SPECIAL */
+    uint64_t lo, hi; /* lowest and highest used chunk */
+    uint32_t *rank;  /* [chunk - lo]: 1 + rank, 0 unused; | RANK_SPECIAL */
     uint32_t nused;
     uint32_t base;
-    uint32_t gref;                   /* JNI global roots numbered */
-    int64_t prim_class[12];          /* class of the arrays of each basic type, -1 none */
-    int64_t object_class;            /* java/lang/Object, -1 none */
-    int64_t class_class;             /* java/lang/Class, -1 none */
-    uint64_t last_cid;               /* the class looked up last, and its index */
+    uint32_t gref;          /* JNI global roots numbered */
+    int64_t prim_class[12]; /* class of the arrays of each basic type, -1 none */
+    int64_t object_class;   /* java/lang/Object, -1 none */
+    int64_t class_class;    /* java/lang/Class, -1 none */
+    uint64_t last_cid;      /* the class looked up last, and its index */
     int64_t last_k;
     /* marker */
     uint64_t nonce[2];
@@ -103,7 +105,7 @@ struct jdr {
     const uint8_t *cand[MAX_CANDIDATES];
     uint32_t ncand;
     uint64_t objects, left_out;
-    struct idmap missing;            /* objects referred to and not in the dump */
+    struct idmap missing; /* objects referred to and not in the dump */
     /* pass 2: where it writes, and its buffers */
     const struct heap_dump_writer *wr;
     struct hd_session *s;
@@ -137,7 +139,6 @@ void jd_lay_out_classes(struct jdr *r);
 /* c->ops: an instance's values, own class first, as steps (see struct op). */
 void jd_build_ops(struct jdr *r, struct cls *c);
 
-
 /* ---- per value: inline, since pass 2 calls them for every field, element and object ---- */
 
 /* Size of a value of basic type t in the JDK's dump; 0 for a type that is none. */
@@ -145,10 +146,14 @@ static inline unsigned jd_src_size(unsigned t)
 {
     switch (t) {
     case HD_OBJECT: return ID_BYTES;
-    case HD_BOOLEAN: case HD_BYTE: return 1;
-    case HD_CHAR: case HD_SHORT: return 2;
-    case HD_FLOAT: case HD_INT: return 4;
-    case HD_DOUBLE: case HD_LONG: return 8;
+    case HD_BOOLEAN:
+    case HD_BYTE: return 1;
+    case HD_CHAR:
+    case HD_SHORT: return 2;
+    case HD_FLOAT:
+    case HD_INT: return 4;
+    case HD_DOUBLE:
+    case HD_LONG: return 8;
     default: return 0;
     }
 }
@@ -175,7 +180,7 @@ static inline uint32_t jd_map_id(const struct jdr *r, uint64_t a)
 static inline uint32_t jd_map_ref(struct jdr *r, uint64_t a)
 {
     uint32_t id = jd_map_id(r, a);
-    if (!id || id < r->base) return id;        /* null, or a class or thread of hprof's */
+    if (!id || id < r->base) return id; /* null, or a class or thread of hprof's */
     uint32_t slot = (id - r->base) & ((1u << SLOT_BITS) - 1);
     const uint8_t *bits = r->bits[(id - r->base) >> SLOT_BITS];
     if (!(bits[slot >> 3] & (1u << (slot & 7)))) idmap_put(&r->missing, a, id);

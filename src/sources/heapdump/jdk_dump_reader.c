@@ -48,7 +48,8 @@ static bool mark_object(struct jdr *r, uint64_t id)
     if (!r->mark_bits || c != r->mark_chunk) {
         uint64_t k;
         if (!idmap_get(&r->chunk_ix, c + 1, &k)) {
-            if (!grow_array((void **)&r->bits, &r->bits_cap, r->nbits + 1, sizeof *r->bits)) return jd_fail(r, "out of memory");
+            if (!grow_array((void **)&r->bits, &r->bits_cap, r->nbits + 1, sizeof *r->bits))
+                return jd_fail(r, "out of memory");
             k = r->nbits;
             r->bits[k] = calloc(CHUNK_BITS_BYTES, 1);
             if (!r->bits[k] || !idmap_put(&r->chunk_ix, c + 1, k)) return jd_fail(r, "out of memory");
@@ -78,7 +79,8 @@ static bool index_sub(struct jdr *r, const uint8_t *p)
     const uint8_t *b = p + 1;
     switch (p[0]) {
     case HD_ROOT_THREAD_OBJECT:
-        if (!grow_array((void **)&r->troots, &r->troots_cap, r->ntroots + 1, sizeof *r->troots)) return jd_fail(r, "out of memory");
+        if (!grow_array((void **)&r->troots, &r->troots_cap, r->ntroots + 1, sizeof *r->troots))
+            return jd_fail(r, "out of memory");
         r->troots[r->ntroots].id = be_load_u8(b);
         r->troots[r->ntroots].serial = be_load_u4(b + ID_BYTES);
         r->troots[r->ntroots++].trace = be_load_u4(b + ID_BYTES + 4);
@@ -195,7 +197,8 @@ static void find_known_classes(struct jdr *r)
 static bool finish_index(struct jdr *r)
 {
     for (uint32_t k = 0; k < r->ncls; k++)
-        if (r->cls[k].name_id && !(r->cls[k].name = jd_string(r, r->cls[k].name_id))) return jd_fail(r, "out of memory");
+        if (r->cls[k].name_id && !(r->cls[k].name = jd_string(r, r->cls[k].name_id)))
+            return jd_fail(r, "out of memory");
     if (r->nbits && !rank_chunks(r)) return false;
     find_marker(r);
     find_known_classes(r);

@@ -73,9 +73,9 @@ void jdr_set_thread_trace(struct jdr *r, uint64_t id, uint32_t trace_serial);
 
 /* One frame of a thread's stack as the JDK's dump gives it (STACK FRAME). */
 struct jdr_frame {
-    uint32_t class_k;          /* the dump's class index (see jdr_class_id), UINT32_MAX unknown */
-    char *method, *signature;  /* malloc'd, NULL when the dump does not say */
-    int32_t line;              /* > 0 a line; -1 unknown, -2 compiled, -3 native */
+    uint32_t class_k;         /* the dump's class index (see jdr_class_id), UINT32_MAX unknown */
+    char *method, *signature; /* malloc'd, NULL when the dump does not say */
+    int32_t line;             /* > 0 a line; -1 unknown, -2 compiled, -3 native */
 };
 /* The frames of the stack the JDK wrote for the thread whose object is `id` (the dump's
  * ID), top first, at most max of them into out; returns how many the stack has (0: none

@@ -30,7 +30,7 @@ static size_t class_dump_size(const uint8_t *p, const uint8_t *end)
     if (q + 2 > end) return 0;
     unsigned n = be_load_u2(q);
     q += 2;
-    for (unsigned i = 0; i < n; i++) {                   /* constant pool: u2 index, type, value */
+    for (unsigned i = 0; i < n; i++) { /* constant pool: u2 index, type, value */
         if (q + 3 > end) return 0;
         unsigned sz = jd_src_size(q[2]);
         if (!sz || q + 3 + sz > end) return 0;
@@ -39,7 +39,7 @@ static size_t class_dump_size(const uint8_t *p, const uint8_t *end)
     if (q + 2 > end) return 0;
     n = be_load_u2(q);
     q += 2;
-    for (unsigned i = 0; i < n; i++) {                   /* statics: name, type, value */
+    for (unsigned i = 0; i < n; i++) { /* statics: name, type, value */
         if (q + ID_BYTES + 1 > end) return 0;
         unsigned sz = jd_src_size(q[ID_BYTES]);
         if (!sz || q + ID_BYTES + 1 + sz > end) return 0;
@@ -49,7 +49,7 @@ static size_t class_dump_size(const uint8_t *p, const uint8_t *end)
     n = be_load_u2(q);
     q += 2;
     if ((size_t)(end - q) < (size_t)n * (ID_BYTES + 1)) return 0;
-    for (unsigned i = 0; i < n; i++)                     /* instance fields: name, type */
+    for (unsigned i = 0; i < n; i++) /* instance fields: name, type */
         if (!jd_src_size(q[i * (ID_BYTES + 1) + ID_BYTES])) return 0;
     q += (size_t)n * (ID_BYTES + 1);
     return (size_t)(q - p);
@@ -61,10 +61,15 @@ static size_t sub_size(const uint8_t *p, const uint8_t *end)
     const uint8_t *b = p + 1;
     uint64_t avail = (uint64_t)(end - b), need, n;
     switch (p[0]) {
-    case HD_ROOT_UNKNOWN: case HD_ROOT_STICKY_CLASS: case HD_ROOT_MONITOR_USED: need = ID_BYTES; break;
+    case HD_ROOT_UNKNOWN:
+    case HD_ROOT_STICKY_CLASS:
+    case HD_ROOT_MONITOR_USED: need = ID_BYTES; break;
     case HD_ROOT_JNI_GLOBAL: need = 2 * ID_BYTES; break;
-    case HD_ROOT_JNI_LOCAL: case HD_ROOT_JAVA_FRAME: case HD_ROOT_THREAD_OBJECT: need = ID_BYTES + 8; break;
-    case HD_ROOT_NATIVE_STACK: case HD_ROOT_THREAD_BLOCK: need = ID_BYTES + 4; break;
+    case HD_ROOT_JNI_LOCAL:
+    case HD_ROOT_JAVA_FRAME:
+    case HD_ROOT_THREAD_OBJECT: need = ID_BYTES + 8; break;
+    case HD_ROOT_NATIVE_STACK:
+    case HD_ROOT_THREAD_BLOCK: need = ID_BYTES + 4; break;
     case HD_CLASS_DUMP:
         if (avail < ID_BYTES) return 0;
         need = class_dump_size(b + ID_BYTES, end);
@@ -106,8 +111,9 @@ static void release_before(struct jdr *r, const uint8_t *p, const uint8_t **done
     if (to <= from) return;
     /* Freeing the blocks also drops the pages: the kernel can give them straight to the
      * output being written, instead of finding new memory for it. */
-    if (!r->discarding || fallocate(r->discard_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                                    (off_t)(from - (uintptr_t)r->data), (off_t)(to - from)) != 0)
+    if (!r->discarding ||
+        fallocate(r->discard_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(from - (uintptr_t)r->data),
+                  (off_t)(to - from)) != 0)
         madvise((void *)from, to - from, MADV_DONTNEED);
     *done = (const uint8_t *)to;
 }

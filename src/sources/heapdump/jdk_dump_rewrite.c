@@ -61,7 +61,7 @@ static void write_root(struct jdr *r, const uint8_t *p)
     }
     /* a root of a thread hprof does not know (the agent's own, ...): of no kind */
     bool on_thread = p[0] == HD_ROOT_JNI_LOCAL || p[0] == HD_ROOT_JAVA_FRAME || p[0] == HD_ROOT_NATIVE_STACK ||
-                     p[0] == HD_ROOT_THREAD_BLOCK || p[0] == HD_ROOT_THREAD_OBJECT;
+        p[0] == HD_ROOT_THREAD_BLOCK || p[0] == HD_ROOT_THREAD_OBJECT;
     if (on_thread && !ri.thread_serial) ri.kind = HD_ROOT_UNKNOWN;
     r->wr->root(r->s, &ri);
     /* as the JVMTI walk writes it: a thread's object is also its block's root */
@@ -84,7 +84,7 @@ static int64_t instance_class(struct jdr *r, const uint8_t *b)
 static void write_instance(struct jdr *r, const uint8_t *b)
 {
     uint32_t id = jd_map_id(r, be_load_u8(b));
-    if (!id) return;                                 /* hidden */
+    if (!id) return; /* hidden */
     int64_t k = instance_class(r, b);
     const struct hd_class *o = k >= 0 ? &r->out[k] : NULL;
     if (!o || !grow_array((void **)&r->vals, &r->vals_cap, o->inst_bytes + 1, 1)) {
@@ -126,7 +126,7 @@ static void write_prim_array(struct jdr *r, const uint8_t *b)
 static bool write_sub(struct jdr *r, const uint8_t *p)
 {
     switch (p[0]) {
-    case HD_CLASS_DUMP: break;                       /* written at the end, from r->out */
+    case HD_CLASS_DUMP: break; /* written at the end, from r->out */
     case HD_INSTANCE_DUMP: write_instance(r, p + 1); break;
     case HD_OBJ_ARRAY_DUMP: write_obj_array(r, p + 1); break;
     case HD_PRIM_ARRAY_DUMP: write_prim_array(r, p + 1); break;
@@ -148,7 +148,10 @@ static bool hide_unwritable(struct jdr *r, const uint8_t *p)
     uint64_t id = be_load_u8(b);
     bool object = true, keep;
     switch (p[0]) {
-    case HD_CLASS_DUMP: keep = set_class(r, id) >= 0; object = false; break;
+    case HD_CLASS_DUMP:
+        keep = set_class(r, id) >= 0;
+        object = false;
+        break;
     case HD_INSTANCE_DUMP: keep = instance_class(r, b) >= 0; break;
     case HD_OBJ_ARRAY_DUMP: keep = set_class(r, be_load_u8(b + ID_BYTES + 8)) >= 0; break;
     default: return true;
@@ -212,8 +215,8 @@ uint64_t jdr_write(struct jdr *r, const struct heap_dump_writer *wr, struct hd_s
     wr->prepare(s, r->out, r->ncls);
     wr->begin(s, r->objects, 0);
     for (uint32_t i = 0; i < nmonitors; i++) {
-        struct hd_root_info ri = {.kind = HD_ROOT_MONITOR_USED, .id = jd_map_id(r, monitors[i]),
-                                  .trace_serial = SERIAL_TRACE_BASE};
+        struct hd_root_info ri = {
+            .kind = HD_ROOT_MONITOR_USED, .id = jd_map_id(r, monitors[i]), .trace_serial = SERIAL_TRACE_BASE};
         if (ri.id) wr->root(s, &ri);
     }
     r->discarding = r->release && r->discard_fd >= 0;

@@ -28,9 +28,9 @@ struct mth {
 struct stack_work {
     struct host *h;
     JNIEnv *jni;
-    struct class_info **need;      /* the frames' classes, sorted */
+    struct class_info **need; /* the frames' classes, sorted */
     uint32_t nneed;
-    struct mth *m;                 /* their methods, sorted by class, name, signature */
+    struct mth *m; /* their methods, sorted by class, name, signature */
     size_t nm, mcap;
 };
 
@@ -105,13 +105,12 @@ static jlocation line_location(struct stack_work *s, jmethodID id, int32_t line)
 }
 
 /* The raw frames of the JDK's frames f[0..n); false when one cannot be found. */
-static bool raw_frames(struct stack_work *s, struct jdr *r, const struct jdr_frame *f, uint32_t n,
-                       jvmtiFrameInfo *out)
+static bool raw_frames(struct stack_work *s, struct jdr *r, const struct jdr_frame *f, uint32_t n, jvmtiFrameInfo *out)
 {
     for (uint32_t i = 0; i < n; i++) {
         struct mth key = {jdr_class_info(r, f[i].class_k), f[i].method, f[i].signature, NULL};
-        const struct mth *hit = key.ci && key.name && key.sig && s->m
-                                    ? bsearch(&key, s->m, s->nm, sizeof *s->m, by_method) : NULL;
+        const struct mth *hit =
+            key.ci && key.name && key.sig && s->m ? bsearch(&key, s->m, s->nm, sizeof *s->m, by_method) : NULL;
         if (!hit) return false;
         out[i].method = hit->id;
         out[i].location = line_location(s, hit->id, f[i].line);
@@ -120,8 +119,7 @@ static bool raw_frames(struct stack_work *s, struct jdr *r, const struct jdr_fra
 }
 
 /* The classes every stack names, into s->need. */
-static void needed_classes(struct stack_work *s, struct jdr *r, struct jdr_frame **f, const uint32_t *nf,
-                           uint32_t n)
+static void needed_classes(struct stack_work *s, struct jdr *r, struct jdr_frame **f, const uint32_t *nf, uint32_t n)
 {
     size_t cap = 0;
     for (uint32_t t = 0; t < n; t++)

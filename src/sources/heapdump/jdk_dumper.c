@@ -42,16 +42,16 @@
 struct marked {
     struct class_info **classes;
     struct jdr_order *orders;
-    struct jdr_order *late_orders;     /* of classes loaded while the marker was made */
+    struct jdr_order *late_orders; /* of classes loaded while the marker was made */
     uint32_t nlate;
-    char **names;                      /* every field name the orders point to */
+    char **names; /* every field name the orders point to */
     size_t nnames, names_cap;
     uint32_t ncls;
     const struct dump_thread **threads;
     uint32_t nthreads;
     uint32_t nmonitors;
-    uint32_t nhidden;                  /* the agent's own objects, last in the marker */
-    jobject marker;                    /* global reference while the JVM dumps */
+    uint32_t nhidden; /* the agent's own objects, last in the marker */
+    jobject marker;   /* global reference while the JVM dumps */
     uint64_t nonce[2];
 };
 
@@ -96,8 +96,10 @@ static void field_order(struct host *h, JNIEnv *jni, struct marked *m, jclass cl
         (*jvmti)->GetFieldModifiers(jvmti, cls, ids[i], &mods);
         const char *kept = keep_name(m, name);
         if (kept) {
-            if (mods & 0x0008) stat[o->nstatics++] = kept;
-            else inst[o->ninst++] = kept;
+            if (mods & 0x0008)
+                stat[o->nstatics++] = kept;
+            else
+                inst[o->ninst++] = kept;
         }
         (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
     }
@@ -205,8 +207,10 @@ static bool temp_path(struct host *h, char *path, size_t n)
     if (!h->opt->net_host && h->opt->file) {
         snprintf(dir, sizeof dir, "%s", h->opt->file);
         char *slash = strrchr(dir, '/');
-        if (slash) slash[slash == dir] = 0;
-        else snprintf(dir, sizeof dir, ".");
+        if (slash)
+            slash[slash == dir] = 0;
+        else
+            snprintf(dir, sizeof dir, ".");
     }
     if ((size_t)snprintf(path, n, "%s/.hprof-jvm-dump-XXXXXX", dir) >= n - sizeof "/heap.hprof" || !mkdtemp(path))
         return false;
@@ -247,7 +251,7 @@ static dump_heap_fn native_dumper(struct host *h)
         dlclose(lib_handle);
         return NULL;
     }
-    return dump;    /* the library stays loaded, as the JDK's own would */
+    return dump; /* the library stays loaded, as the JDK's own would */
 }
 
 /* The JVM dumps its heap (live objects, GC first) into `file`; false when it threw. */
@@ -276,7 +280,7 @@ static jobject string_value(JNIEnv *jni, jstring s)
 static const uint8_t *map_dump(const char *path, size_t *len, int *fd)
 {
     *fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-    if (*fd < 0) *fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);     /* then the blocks stay till the end */
+    if (*fd < 0) *fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC); /* then the blocks stay till the end */
     if (*fd < 0) return NULL;
     struct stat st;
     void *p = MAP_FAILED;
@@ -301,7 +305,7 @@ static int by_id(const void *x, const void *y)
 static bool name_marked(struct jdr *r, struct marked *m)
 {
     if (jdr_marker_element(r, 0) == 0) return false;
-    uint64_t (*ids)[2] = calloc((size_t)m->ncls + 1, sizeof *ids);     /* {dump ID, index} sorted */
+    uint64_t(*ids)[2] = calloc((size_t)m->ncls + 1, sizeof *ids); /* {dump ID, index} sorted */
     if (!ids) return false;
     for (uint32_t i = 0; i < m->ncls; i++) {
         ids[i][0] = jdr_marker_element(r, 1 + i);
@@ -374,7 +378,7 @@ static void resolve_late(struct host *h, JNIEnv *jni, struct jdr *r, struct mark
             for (uint32_t i = 0; i < m->nlate; i++)
                 if (fresh[i] && same_name(fresh[i]->signature, jdr_class_name(r, k))) {
                     jdr_set_class(r, k, fresh[i], &m->late_orders[i]);
-                    fresh[i] = NULL;            /* given */
+                    fresh[i] = NULL; /* given */
                     break;
                 }
         }
@@ -405,7 +409,8 @@ static void thread_stacks(struct host *h, JNIEnv *jni, struct jdr *r, struct mar
     free(ids);
 }
 
-static bool convert(struct host *h, JNIEnv *jni, struct heap_sink *sink, struct marked *m, const uint8_t *data, size_t len, int fd, double t0)
+static bool convert(struct host *h, JNIEnv *jni, struct heap_sink *sink, struct marked *m, const uint8_t *data,
+                    size_t len, int fd, double t0)
 {
     const char *why = NULL;
     struct jdr *r = jdr_open(data, len, true, m->nonce, 1 + m->ncls + m->nthreads + m->nmonitors + m->nhidden, &why);
@@ -432,8 +437,8 @@ static bool convert(struct host *h, JNIEnv *jni, struct heap_sink *sink, struct 
     uint64_t left = jdr_write(r, sink->wr, sink->s, base, mons, nmons);
     sink->close(sink);
     heap_phase("end", t0);
-    if (left && heap_times()) fprintf(stderr, "heap dump: %llu objects of unknown classes left out\n",
-                                                    (unsigned long long)left);
+    if (left && heap_times())
+        fprintf(stderr, "heap dump: %llu objects of unknown classes left out\n", (unsigned long long)left);
     free(mons);
     jdr_close(r);
     return true;
@@ -452,15 +457,15 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
     }
     /* The file's name is a String in the dump: it and its characters are left out. */
     jstring file = (*jni)->NewStringUTF(jni, path);
-    if (!file) (*jni)->ExceptionClear(jni);     /* an OutOfMemoryError: the heap is walked instead */
+    if (!file) (*jni)->ExceptionClear(jni); /* an OutOfMemoryError: the heap is walked instead */
     jobject hidden[2] = {file, file ? string_value(jni, file) : NULL};
     dump_heap_fn dump = native_dumper(h);
     bool done = false;
     struct dump_threads dt = {0};
     if (file && dump && dump_threads_take(h, jni, &dt) && make_marker(h, jni, &m, &dt, hidden, hidden[1] ? 2 : 1)) {
-        dump_threads_drop_refs(jni, &dt);     /* or the JVM's dump would show them as JNI local roots */
+        dump_threads_drop_refs(jni, &dt); /* or the JVM's dump would show them as JNI local roots */
         heap_phase("marker", t0);
-        if (!h->gc_at_exit) (*h->jvmti)->ForceGarbageCollection(h->jvmti);    /* ZGC, Shenandoah: see the top */
+        if (!h->gc_at_exit) (*h->jvmti)->ForceGarbageCollection(h->jvmti); /* ZGC, Shenandoah: see the top */
         bool dumped = jvm_dump_heap(jni, dump, file);
         heap_phase(dumped ? "jvm dump" : "jvm failed", t0);
         size_t len = 0;
@@ -474,7 +479,7 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
         if (data) munmap((void *)data, len);
         if (fd >= 0) close(fd);
     }
-    temp_remove(path);     /* again: nothing was dumped when the marker could not be made */
+    temp_remove(path); /* again: nothing was dumped when the marker could not be made */
     marked_free(&m);
     dump_threads_free(h, jni, &dt);
     (*jni)->PopLocalFrame(jni, NULL);

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AGCT_NATIVE_BCI (-3)
-#define LOCAL_FRAMES 80
-#define MAX_BARRIERS 8
+#define AGCT_NATIVE_BCI  (-3)
+#define LOCAL_FRAMES     80
+#define MAX_BARRIERS     8
 #define CONTINUATION_SIG "Ljdk/internal/vm/Continuation;"
 
 struct async_trace {
@@ -66,7 +66,7 @@ static void note_barriers(struct async_trace *w, jvmtiEnv *jvmti, const jmethodI
     for (jint i = 0; i < n && k < MAX_BARRIERS; i++) {
         jint mods = 0;
         if ((*jvmti)->GetMethodModifiers(jvmti, methods[i], &mods) == JVMTI_ERROR_NONE && (mods & 0x0100))
-            w->barriers[k++] = methods[i];    /* ACC_NATIVE */
+            w->barriers[k++] = methods[i]; /* ACC_NATIVE */
     }
     atomic_store(&w->nbarriers, k);
 }

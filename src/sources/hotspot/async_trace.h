@@ -30,13 +30,13 @@ struct async_trace;
 
 /* The walker's own frame and trace shapes (HotSpot's, unchanged since JDK 6). */
 struct agct_frame {
-    jint bci;                 /* -3 in a native method; other negative values: no answer */
+    jint bci; /* -3 in a native method; other negative values: no answer */
     jmethodID method;
 };
 
 struct agct_trace {
     JNIEnv *env;
-    jint nframes;             /* <= 0: the walk failed (GC active, not walkable, ...) */
+    jint nframes; /* <= 0: the walk failed (GC active, not walkable, ...) */
     struct agct_frame *frames;
 };
 

@@ -11,13 +11,14 @@
 struct layout {
     jfieldID eetop;
     uint64_t osthread_at, tid_at;
-    intptr_t env_at;         /* JNIEnv minus JavaThread, the same for every thread */
+    intptr_t env_at; /* JNIEnv minus JavaThread, the same for every thread */
 };
 
 static bool find_layout(jvmtiEnv *jvmti, JNIEnv *jni, struct layout *l)
 {
     struct vm_field os, tid;
-    if (!(vm_structs_field(jvmti, "JavaThread", "_osthread", &os) || vm_structs_field(jvmti, "Thread", "_osthread", &os)) ||
+    if (!(vm_structs_field(jvmti, "JavaThread", "_osthread", &os) ||
+          vm_structs_field(jvmti, "Thread", "_osthread", &os)) ||
         !vm_structs_field(jvmti, "OSThread", "_thread_id", &tid) || os.is_static || tid.is_static)
         return false;
     l->osthread_at = os.offset;
@@ -70,11 +71,13 @@ int running_threads_take(jvmtiEnv *jvmti, JNIEnv *jni, struct running_thread **o
     jthread *others = calloc((size_t)n + 1, sizeof *others);
     jvmtiError *errs = calloc((size_t)n + 1, sizeof *errs);
     struct running_thread *r = calloc((size_t)n + 1, sizeof *r);
-    jthread *resume = calloc((size_t)n + 1, sizeof *resume);   /* before: resuming may not fail */
+    jthread *resume = calloc((size_t)n + 1, sizeof *resume); /* before: resuming may not fail */
     int nothers = 0, nr = 0;
     for (jint i = 0; others && i < n; i++) {
-        if ((*jni)->IsSameObject(jni, all[i], self)) (*jni)->DeleteLocalRef(jni, all[i]);
-        else others[nothers++] = all[i];
+        if ((*jni)->IsSameObject(jni, all[i], self))
+            (*jni)->DeleteLocalRef(jni, all[i]);
+        else
+            others[nothers++] = all[i];
     }
     (*jni)->DeleteLocalRef(jni, self);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
@@ -94,7 +97,7 @@ int running_threads_take(jvmtiEnv *jvmti, JNIEnv *jni, struct running_thread **o
         if (errs[i] == JVMTI_ERROR_NONE) resume[nresume++] = others[i];
         if (!(held && read_thread(jni, &l, others[i], &r[nr]))) continue;
         nr++;
-        others[i] = NULL;                 /* kept in r */
+        others[i] = NULL; /* kept in r */
     }
     if (nresume) (*jvmti)->ResumeThreadList(jvmti, nresume, resume, errs);
     for (int i = 0; i < nothers; i++)

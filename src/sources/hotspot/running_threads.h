@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 struct running_thread {
-    jthread thread;          /* a local reference */
+    jthread thread; /* a local reference */
     int32_t tid;
     JNIEnv *env;
 };

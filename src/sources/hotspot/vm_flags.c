@@ -9,9 +9,9 @@
 
 /* Where the flags are, as HotSpot's tables say. */
 struct flag_table {
-    const char *flags;               /* JVMFlag flags[] */
+    const char *flags; /* JVMFlag flags[] */
     size_t count, stride;
-    uint64_t name_at, addr_at;       /* offsets of const char *_name and void *_addr */
+    uint64_t name_at, addr_at; /* offsets of const char *_name and void *_addr */
 };
 
 static bool find_table(jvmtiEnv *jvmti, struct flag_table *t)
@@ -19,7 +19,8 @@ static bool find_table(jvmtiEnv *jvmti, struct flag_table *t)
     memset(t, 0, sizeof *t);
     struct vm_field flags, count, name, addr;
     uint64_t stride = 0;
-    if (!vm_structs_field(jvmti, "JVMFlag", "flags", &flags) || !vm_structs_field(jvmti, "JVMFlag", "numFlags", &count) ||
+    if (!vm_structs_field(jvmti, "JVMFlag", "flags", &flags) ||
+        !vm_structs_field(jvmti, "JVMFlag", "numFlags", &count) ||
         !vm_structs_field(jvmti, "JVMFlag", "_name", &name) || !vm_structs_field(jvmti, "JVMFlag", "_addr", &addr) ||
         !vm_structs_type_size(jvmti, "JVMFlag", &stride) || !flags.address || !count.address || !stride)
         return false;
@@ -71,7 +72,7 @@ bool vm_flags_add_to_list(jvmtiEnv *jvmti, const char *name, const char *items)
     if (!v) return false;
     const char *old = *v && **v ? *v : NULL;
     size_t n = (old ? strlen(old) + 1 : 0) + strlen(items) + 1;
-    char *list = malloc(n);                 /* the VM keeps it for good */
+    char *list = malloc(n); /* the VM keeps it for good */
     if (!list) return false;
     strcpy(list, old ? old : "");
     if (old) strcat(list, ",");

@@ -42,7 +42,7 @@ static bool find_tables(jvmtiEnv *jvmti, struct tables *t)
     t->tstride = u64(lib, "gHotSpotVMTypeEntryArrayStride");
     t->tname_at = u64(lib, "gHotSpotVMTypeEntryTypeNameOffset");
     t->tsize_at = u64(lib, "gHotSpotVMTypeEntrySizeOffset");
-    dlclose(lib);    /* NOLOAD: the JVM keeps it loaded, and the tables with it */
+    dlclose(lib); /* NOLOAD: the JVM keeps it loaded, and the tables with it */
     return t->structs && t->types && t->stride && t->tstride;
 }
 

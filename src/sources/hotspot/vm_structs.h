@@ -18,8 +18,8 @@
 
 struct vm_field {
     bool is_static;
-    uint64_t offset;         /* of a field in its structure */
-    const void *address;     /* of a static field */
+    uint64_t offset;     /* of a field in its structure */
+    const void *address; /* of a static field */
 };
 
 /* The field of that name in that type (HotSpot's spelling: "Thread", "_osthread"). */

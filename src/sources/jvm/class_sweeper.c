@@ -39,10 +39,10 @@
 
 /* What a pass sweeps (and, summed, every pass so far). */
 struct class_sweep_stats {
-    uint64_t classes;      /* class entries made vacant */
-    uint64_t numbered;     /* instrumented classes made vacant */
-    uint64_t aliases;      /* jmethodIDs forgotten */
-    uint64_t raw_traces;   /* raw trace keys forgotten */
+    uint64_t classes;    /* class entries made vacant */
+    uint64_t numbered;   /* instrumented classes made vacant */
+    uint64_t aliases;    /* jmethodIDs forgotten */
+    uint64_t raw_traces; /* raw trace keys forgotten */
 };
 
 /* Weak references given up, to be deleted later. */
@@ -58,9 +58,9 @@ struct id_set {
 };
 
 struct class_sweeper {
-    struct pacer pace;             /* the thread's passes */
-    pthread_mutex_t lock;          /* over total */
-    struct weak_list retired[2];   /* [0] given up in the last pass, [1] in the one before */
+    struct pacer pace;           /* the thread's passes */
+    pthread_mutex_t lock;        /* over total */
+    struct weak_list retired[2]; /* [0] given up in the last pass, [1] in the one before */
     struct id_set dead;
     struct class_sweep_stats total;
 };
@@ -70,7 +70,7 @@ static void weak_add(struct weak_list *l, jweak w)
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
         jweak *r = realloc(l->refs, cap * sizeof *r);
-        if (!r) return;            /* leaked: out of memory */
+        if (!r) return; /* leaked: out of memory */
         l->refs = r;
         l->cap = cap;
     }
@@ -92,7 +92,7 @@ static void id_put(struct id_set *s, jmethodID id)
 {
     if (2 * (s->n + 1) > s->cap) {
         struct id_set g = {calloc(s->cap ? s->cap * 2 : 256, sizeof(jmethodID)), 0, s->cap ? s->cap * 2 : 256};
-        if (!g.slots) return;      /* its raw keys stay: memory, not a wrong answer */
+        if (!g.slots) return; /* its raw keys stay: memory, not a wrong answer */
         for (size_t i = 0; i < s->cap; i++)
             if (s->slots[i]) id_put(&g, s->slots[i]);
         free(s->slots);
@@ -190,8 +190,8 @@ static void log_table_stats(struct host *h)
     uint32_t most = 0, vacant = 0;
     const char *name = classes_most_entries(&h->t.classes, &most, &vacant);
     struct class_sweep_stats st = class_sweeper_totals(h);
-    log_plain("HPROF: tables: %u class entries (%u vacant), at most %u for one name (%s)",
-              classes_count(&h->t.classes), vacant, most, name ? name : "-");
+    log_plain("HPROF: tables: %u class entries (%u vacant), at most %u for one name (%s)", classes_count(&h->t.classes),
+              vacant, most, name ? name : "-");
     log_plain("HPROF: tables: %llu methods under %llu jmethodIDs, %u traces under %llu raw keys",
               (unsigned long long)methods_count(&h->t.methods), (unsigned long long)methods_aliases(&h->t.methods),
               traces_count(&h->t.traces), (unsigned long long)traces_raw_keys(&h->t.traces));

@@ -11,24 +11,24 @@
 #include "util/log.h"
 #include "util/perfdata.h"
 
-#define RING 256    /* GCs queued for the thread; more in a burst are counted, not kept */
+#define RING 256 /* GCs queued for the thread; more in a burst are counted, not kept */
 
 struct gc_events {
     struct perfdata perf;
     bool have_perf;
-    jvmtiEventGarbageCollectionFinish chained;    /* the finish callback another source set */
+    jvmtiEventGarbageCollectionFinish chained; /* the finish callback another source set */
     /* The collection under way (the VM thread alone writes these). */
     uint64_t start_ns, start_us, used_before;
     uint32_t seq;
-    struct tl_counts last_alloc;                  /* sites' totals at the previous GC */
+    struct tl_counts last_alloc; /* sites' totals at the previous GC */
 
     pthread_mutex_t lock;
     pthread_cond_t wake;
     struct gc_record ring[RING];
-    uint32_t head, tail;                          /* records tail..head-1 wait */
+    uint32_t head, tail; /* records tail..head-1 wait */
     uint64_t lost;
     bool stopping, running;
-    _Atomic bool stopped;                         /* VM death: no more records */
+    _Atomic bool stopped; /* VM death: no more records */
     struct timeline_table table;
 };
 
@@ -57,7 +57,7 @@ static void JNICALL gc_finish(jvmtiEnv *jvmti)
         return;
     }
     struct gc_record r = {.seq = ++g->seq, .start_us = g->start_us, .used_before = g->used_before};
-    r.duration_ns = clock_ns() - g->start_ns;    /* first: nothing of ours in it */
+    r.duration_ns = clock_ns() - g->start_ns; /* first: nothing of ours in it */
     /* heap=sites marks what its logs hold now: before the record is queued, so that the
      * thread's live count is this GC's. */
     if (g->chained) g->chained(jvmti);
@@ -70,8 +70,10 @@ static void JNICALL gc_finish(jvmtiEnv *jvmti)
         g->last_alloc = now;
     }
     pthread_mutex_lock(&g->lock);
-    if (g->head - g->tail < RING) g->ring[g->head++ % RING] = r;
-    else g->lost++;
+    if (g->head - g->tail < RING)
+        g->ring[g->head++ % RING] = r;
+    else
+        g->lost++;
     pthread_cond_signal(&g->wake);
     pthread_mutex_unlock(&g->lock);
 }

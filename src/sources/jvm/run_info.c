@@ -37,7 +37,7 @@ static void add_flag_size(struct host *h, struct run_info *r, const char *name, 
 static const char *collector(struct host *h)
 {
     static const char *const GCS[][2] = {
-        {"UseSerialGC", "Serial"}, {"UseParallelGC", "Parallel"}, {"UseG1GC", "G1"},
+        {"UseSerialGC", "Serial"}, {"UseParallelGC", "Parallel"},     {"UseG1GC", "G1"},
         {"UseZGC", "Z"},           {"UseShenandoahGC", "Shenandoah"}, {"UseEpsilonGC", "Epsilon"},
     };
     for (size_t i = 0; i < sizeof GCS / sizeof GCS[0]; i++) {

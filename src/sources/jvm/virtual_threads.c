@@ -26,7 +26,7 @@
 #include "sources/jvm/thread_events.h"
 #include "util/log.h"
 
-#define MOUNT_EVENT "com.sun.hotspot.events.VirtualThreadMount"
+#define MOUNT_EVENT   "com.sun.hotspot.events.VirtualThreadMount"
 #define UNMOUNT_EVENT "com.sun.hotspot.events.VirtualThreadUnmount"
 
 /* can_support_virtual_threads is the bit after can_generate_sampled_object_alloc_events
@@ -54,7 +54,7 @@ static void JNICALL on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread)
     /* Its own thread-local storage keeps the entry from being reclaimed while it runs,
      * so the carrier may name it past the hold. */
     struct thread_info *ti = thread_events_enter(h, jni, vthread);
-    cpu_signal_sampler_mounted(h, ti);  /* it starts on its carrier */
+    cpu_signal_sampler_mounted(h, ti); /* it starts on its carrier */
     if (ti) threads_release(&h->t.threads, ti);
 }
 
@@ -85,10 +85,7 @@ static void JNICALL on_mount(jvmtiEnv *jvmti, ...)
     }
 }
 
-static void JNICALL on_unmount(jvmtiEnv *jvmti, ...)
-{
-    cpu_signal_sampler_mounted(host_get(), NULL);
-}
+static void JNICALL on_unmount(jvmtiEnv *jvmti, ...) { cpu_signal_sampler_mounted(host_get(), NULL); }
 
 static bool wanted(const struct options *o) { return o->thread; }
 
@@ -107,7 +104,7 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
         return 0;
     }
     h->virtual_threads = true;
-    union event_table *t = (union event_table *)cb;    /* the agent's, with room for both */
+    union event_table *t = (union event_table *)cb; /* the agent's, with room for both */
     t->slot[EVENT_VIRTUAL_THREAD_START - EVENT_NUMBER_FIRST] = (jvmtiEventReserved)on_start;
     t->slot[EVENT_VIRTUAL_THREAD_END - EVENT_NUMBER_FIRST] = (jvmtiEventReserved)on_end;
     return 0;
@@ -122,8 +119,10 @@ static bool mount_events(jvmtiEnv *jvmti, bool on)
     int found = 0;
     for (jint i = 0; i < n; i++) {
         jvmtiExtensionEvent fn = NULL;
-        if (strcmp(ev[i].id, MOUNT_EVENT) == 0) fn = (jvmtiExtensionEvent)on_mount;
-        else if (strcmp(ev[i].id, UNMOUNT_EVENT) == 0) fn = (jvmtiExtensionEvent)on_unmount;
+        if (strcmp(ev[i].id, MOUNT_EVENT) == 0)
+            fn = (jvmtiExtensionEvent)on_mount;
+        else if (strcmp(ev[i].id, UNMOUNT_EVENT) == 0)
+            fn = (jvmtiExtensionEvent)on_unmount;
         if (!fn) continue;
         /* HotSpot wants both: the callback, and the event on by its index as event type. */
         jint at = ev[i].extension_event_index;

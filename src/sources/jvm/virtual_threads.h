@@ -18,7 +18,7 @@
 #include "sources/source.h"
 
 enum {
-    EVENT_NUMBER_FIRST = 50,            /* VMInit: the table's first slot */
+    EVENT_NUMBER_FIRST = 50, /* VMInit: the table's first slot */
     EVENT_VIRTUAL_THREAD_START = 87,
     EVENT_VIRTUAL_THREAD_END = 88,
 };

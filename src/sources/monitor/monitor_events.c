@@ -19,13 +19,13 @@ struct pending {
     uint64_t enter_start;
     struct monitor_entry *wait;
     uint64_t wait_start;
-    jweak wait_object;             /* what it waits on, for the MONITOR DUMP */
+    jweak wait_object; /* what it waits on, for the MONITOR DUMP */
 };
 
 struct monitor_events {
-    struct monitor_table contended;  /* MonitorContendedEnter .. Entered: MONITOR TIME */
-    struct monitor_table waits;      /* MonitorWait .. Waited: MONITOR WAIT TIME */
-    pthread_mutex_t lock;          /* guards `slots` */
+    struct monitor_table contended; /* MonitorContendedEnter .. Entered: MONITOR TIME */
+    struct monitor_table waits;     /* MonitorWait .. Waited: MONITOR WAIT TIME */
+    pthread_mutex_t lock;           /* guards `slots` */
     /* By the thread's slot in the thread table: as many as threads held at once, each
      * emptied at its thread's end (thread_end) for the next thread given that slot. */
     struct pending *slots;
@@ -141,14 +141,11 @@ static void wait_began(struct pending *p, void *arg)
     struct began *b = arg;
     p->wait = b->e;
     p->wait_start = b->at;
-    b->object = p->wait_object;     /* a stale one, should a Waited have been missed */
+    b->object = p->wait_object; /* a stale one, should a Waited have been missed */
     p->wait_object = NULL;
 }
 
-static void wait_object_set(struct pending *p, void *arg)
-{
-    p->wait_object = arg;
-}
+static void wait_object_set(struct pending *p, void *arg) { p->wait_object = arg; }
 
 static void enter_ended(struct pending *p, void *arg)
 {
@@ -205,8 +202,11 @@ static void JNICALL on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobjec
     uint32_t serial = serial_of(ti);
     struct began b = {entry_now(h, &h->monitors->waits, jni, thread, object, serial), 0, NULL};
     if (!b.e) return;
-    host_record(h, &(struct live_record){.kind = LIVE_MONITOR_WAIT, .thread_serial = serial, .ms = (int64_t)timeout,
-                                         .signature = b.e->cls->signature ? b.e->cls->signature : "<unknown>"});
+    host_record(h,
+                &(struct live_record){.kind = LIVE_MONITOR_WAIT,
+                                      .thread_serial = serial,
+                                      .ms = (int64_t)timeout,
+                                      .signature = b.e->cls->signature ? b.e->cls->signature : "<unknown>"});
     b.at = clock_ns();
     with_pending(h->monitors, ti, wait_began, &b);
     if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
@@ -231,9 +231,11 @@ static void JNICALL on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
     if (!b.e) return;
     uint64_t ns = end > b.at ? end - b.at : 0;
     monitors_add(b.e, ns);
-    host_record(h, &(struct live_record){.kind = LIVE_MONITOR_WAITED, .thread_serial = serial,
-                                         .ms = (int64_t)(ns / 1000000u),
-                                         .signature = b.e->cls->signature ? b.e->cls->signature : "<unknown>"});
+    host_record(h,
+                &(struct live_record){.kind = LIVE_MONITOR_WAITED,
+                                      .thread_serial = serial,
+                                      .ms = (int64_t)(ns / 1000000u),
+                                      .signature = b.e->cls->signature ? b.e->cls->signature : "<unknown>"});
 }
 
 static void set_callbacks(jvmtiEventCallbacks *cb)
@@ -278,7 +280,7 @@ static void note_ended(struct monitor_events *m, uint32_t serial)
 static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
 {
     if (!h->monitors) return;
-    const struct thread_info *ti = self_of(h, thread);     /* NULL for the agent's own */
+    const struct thread_info *ti = self_of(h, thread); /* NULL for the agent's own */
     if (!ti) return;
     struct began b = {NULL, 0, NULL};
     with_pending(h->monitors, ti, wait_ended, &b);
@@ -292,7 +294,7 @@ static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
 /* A snapshot being filled, with the monitors it has met so far. */
 struct dump_state {
     struct monitor_snapshot *snap;
-    jobject *objects;                 /* global references to the monitors seen */
+    jobject *objects; /* global references to the monitors seen */
     size_t nobjects, capobjects;
 };
 
@@ -437,10 +439,10 @@ static void gather_monitors(struct host *h, JNIEnv *jni, struct dump_state *d)
             m->entry_count = u.entry_count;
             /* Older VMs count the threads waiting to be notified among those waiting
              * to enter as well; each is listed once, where it belongs. */
-            m->enter_waiters = serials_of(h, jni, u.waiters, u.waiter_count, u.notify_waiters,
-                                          u.notify_waiter_count, &m->nenter_waiters);
-            m->notify_waiters = serials_of(h, jni, u.notify_waiters, u.notify_waiter_count, NULL, 0,
-                                           &m->nnotify_waiters);
+            m->enter_waiters = serials_of(h, jni, u.waiters, u.waiter_count, u.notify_waiters, u.notify_waiter_count,
+                                          &m->nenter_waiters);
+            m->notify_waiters =
+                serials_of(h, jni, u.notify_waiters, u.notify_waiter_count, NULL, 0, &m->nnotify_waiters);
             if (u.waiters) (*jvmti)->Deallocate(jvmti, (unsigned char *)u.waiters);
             if (u.notify_waiters) (*jvmti)->Deallocate(jvmti, (unsigned char *)u.notify_waiters);
         }

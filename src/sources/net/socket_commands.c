@@ -20,11 +20,11 @@
 struct listener {
     pthread_mutex_t lock;
     pthread_cond_t done;
-    int fd;                 /* our own duplicate of the output socket */
+    int fd; /* our own duplicate of the output socket */
     _Atomic bool stop;
-    bool running;           /* inside its loop (guarded by lock) */
+    bool running; /* inside its loop (guarded by lock) */
     pthread_t self;
-    int bad;                /* bad commands dropped */
+    int bad; /* bad commands dropped */
 };
 
 #define POLL_MS 100
@@ -32,8 +32,8 @@ struct listener {
 static void bad_input(struct listener *l, const char *why, const char *then)
 {
     if (l->bad++ == 0)
-        log_warning("bad command on the net= socket: %s; %s (later bad commands are dropped without a word)",
-                    why, then);
+        log_warning("bad command on the net= socket: %s; %s (later bad commands are dropped without a word)", why,
+                    then);
 }
 
 /* Reads and runs commands until told to stop, EOF, or the stream goes bad. */
@@ -50,7 +50,7 @@ static void serve(struct host *h, JNIEnv *jni, struct listener *l)
         if (n <= 0) {
             if (s.have > 0 && n == 0)
                 bad_input(l, "the peer closed the connection in the middle of a command", "it is dropped");
-            return;   /* closed or broken: the output reports its own errors */
+            return; /* closed or broken: the output reports its own errors */
         }
         s.have += (size_t)n;
         for (;;) {

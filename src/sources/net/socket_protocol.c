@@ -59,28 +59,21 @@ static long body_length(uint8_t tag, const uint8_t *body, uint32_t len)
     case CMD_EXIT:
     case CMD_DUMP_TRACES:
     case CMD_ALLOCS:
-    case CMD_EOF:
-        return 0;
+    case CMD_EOF: return 0;
     case CMD_ALLOC_SITES:
-    case CMD_CPU_SAMPLES:
-        return 6;
+    case CMD_CPU_SAMPLES: return 6;
     case CMD_CONTROL:
         if (len < 2) return 2;
         switch (be_load_u2(body)) {
         case CTL_ALLOC_ON:
         case CTL_ALLOC_OFF:
-        case CTL_CPU_CLEAR:
-            return 2;
+        case CTL_CPU_CLEAR: return 2;
         case CTL_CPU_ON:
-        case CTL_CPU_OFF:
-            return 6;
-        case CTL_DEPTH:
-            return 4;
-        default:
-            return -1;
+        case CTL_CPU_OFF: return 6;
+        case CTL_DEPTH: return 4;
+        default: return -1;
         }
-    default:
-        return -1;
+    default: return -1;
     }
 }
 
@@ -92,8 +85,7 @@ static int good_cutoff(uint32_t bits, double *out)
     return 1;
 }
 
-enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, size_t *used,
-                         char *why, size_t whylen)
+enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, size_t *used, char *why, size_t whylen)
 {
     *used = 0;
     if (len < CMD_HEADER_SIZE) return CMD_NEED_MORE;
@@ -107,8 +99,8 @@ enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, si
             say(why, whylen, "%s (serial %u) says %u bytes follow; no command is that long", name, cmd->serial,
                 cmd->length);
         else
-            say(why, whylen, "unknown command tag 0x%02x (serial %u) saying %u bytes follow", cmd->tag,
-                cmd->serial, cmd->length);
+            say(why, whylen, "unknown command tag 0x%02x (serial %u) saying %u bytes follow", cmd->tag, cmd->serial,
+                cmd->length);
         return CMD_DESYNC;
     }
     if (len < CMD_HEADER_SIZE + (size_t)cmd->length) return CMD_NEED_MORE;
@@ -146,8 +138,7 @@ enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, si
         if (cmd->control == CTL_CPU_ON || cmd->control == CTL_CPU_OFF) cmd->thread_id = be_load_u4(body + 2);
         if (cmd->control == CTL_DEPTH) cmd->depth = be_load_u2(body + 2);
         break;
-    default:
-        break;
+    default: break;
     }
     return CMD_READY;
 }
@@ -184,7 +175,7 @@ size_t cmd_encode(const struct command *cmd, uint8_t *out, size_t n)
         }
         break;
     default:
-        if (!cmd_name(cmd->tag)) return 0;   /* the others have no body */
+        if (!cmd_name(cmd->tag)) return 0; /* the others have no body */
         break;
     }
     size_t blen = (size_t)(p - body);

@@ -56,18 +56,18 @@ struct command {
     uint8_t tag;
     uint32_t serial;
     uint32_t length;
-    uint16_t flags;          /* ALLOC SITES */
-    double cutoff;           /* ALLOC SITES, CPU SAMPLES */
-    uint16_t control;        /* CONTROL sub-command */
-    uint32_t thread_id;      /* CONTROL 3/4 */
-    uint16_t depth;          /* CONTROL 6 */
+    uint16_t flags;     /* ALLOC SITES */
+    double cutoff;      /* ALLOC SITES, CPU SAMPLES */
+    uint16_t control;   /* CONTROL sub-command */
+    uint32_t thread_id; /* CONTROL 3/4 */
+    uint16_t depth;     /* CONTROL 6 */
 };
 
 enum cmd_status {
-    CMD_NEED_MORE,   /* not a whole command yet; nothing used */
-    CMD_READY,       /* *cmd holds a good command */
-    CMD_DROPPED,     /* a whole command that is not good (why says what); skip it */
-    CMD_DESYNC,      /* the length cannot be right: nothing more can be read in step */
+    CMD_NEED_MORE, /* not a whole command yet; nothing used */
+    CMD_READY,     /* *cmd holds a good command */
+    CMD_DROPPED,   /* a whole command that is not good (why says what); skip it */
+    CMD_DESYNC,    /* the length cannot be right: nothing more can be read in step */
 };
 
 /*
@@ -75,8 +75,7 @@ enum cmd_status {
  * many bytes the command took; on CMD_NEED_MORE and CMD_DESYNC it is 0. `why`
  * (may be NULL) gets a short reason for CMD_DROPPED and CMD_DESYNC.
  */
-enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, size_t *used,
-                         char *why, size_t whylen);
+enum cmd_status cmd_next(const uint8_t *buf, size_t len, struct command *cmd, size_t *used, char *why, size_t whylen);
 
 /*
  * Commands reassembled from the pieces a stream delivers (recv gives any split): read
