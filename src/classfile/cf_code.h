@@ -209,7 +209,6 @@ int cf_layout_fit(meth_t *M, const inject_t *P, unsigned debug, unsigned *widene
 /* cf_inject.c */
 /* Plans the hooks of method M->m: its blobs' sizes, prologue, epilogue, max_stack. */
 int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec, const uint32_t hooks[CF_HOOKS], inject_t *P);
-int cf_method_trivial(const meth_t *M);
 void cf_inject_call(struct buf *b, const inject_t *P, uint32_t hook); /* push cnum, mnum; call */
 void cf_inject_prologue(struct buf *b, const inject_t *P);
 void cf_inject_post(struct buf *b, const insn_t *I);

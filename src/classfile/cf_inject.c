@@ -133,7 +133,7 @@ static int branches_back(const meth_t *M, uint32_t i)
  * may run on its behalf, class loading and initialisation at its first run or the
  * constructor of an exception it throws, is then seen as called by its caller.)
  */
-int cf_method_trivial(const meth_t *M)
+static int cf_method_trivial(const meth_t *M)
 {
     if (M->code_len > CF_TRIVIAL_MAX_CODE || (M->m->access & ACC_SYNCHRONIZED)) return 0;
     for (uint32_t i = 0; i < M->ninsn; i++) {
