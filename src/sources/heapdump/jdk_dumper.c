@@ -451,7 +451,8 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
     struct marked m;
     memset(&m, 0, sizeof m);
     char path[4200];
-    if (!temp_path(h, path, sizeof path)) {
+    if (!temp_path(h, path, sizeof path)) { /* no folder for the JVM's file: the heap is walked */
+        heap_phase("jvm failed", t0);
         (*jni)->PopLocalFrame(jni, NULL);
         return false;
     }
