@@ -29,7 +29,7 @@ trap 'rm -rf "$LOGS"' EXIT
 # cpu=samples, cpu=times, heap=sites, heap=dump (binary through the JVM's dump and the
 # JVMTI walk, and text; every thread's stack in them), monitor=y, net= with the socket
 # commands, the hprof CLI attaching to running JVMs, and the views (view=, hprof view).
-ONLY=${ONLY:-'/(cpu_samples|cpu_times|heap_sites|heap_dump|heap_dump_threads|monitor|net_commands|attach|views)\.sh$'}
+ONLY=${ONLY:-'/(cpu_samples|cpu_times|heap_sites|heap_dump|heap_dump_threads|monitor|net_commands|attach|attach_safety|views)\.sh$'}
 
 # ASan, in a JVM (LD_PRELOAD: the runtime must be loaded before anything it intercepts,
 # and the launcher is not linked with it):
