@@ -114,7 +114,7 @@ unused=$(for o in "${objs[@]}" "$WORK"/*/*.o; do
     [[ -f "$o" ]] && nm "$o" | awk -v f="$o" '$1 == "U" {print "use", $2, f} $2 ~ /^[TDBR]$/ {print "def", $3, f}'
   done | awk -v entry="$ENTRY" '$1 == "def" {def[$2] = $3; next}
       {if (!($2 in other)) other[$2] = ""; if (index(other[$2], " " $3 " ") == 0) other[$2] = other[$2] " " $3 " "}
-      END {for (s in def) { if (index(entry, " " s " ")) continue
+      END {for (s in def) { if (index(entry, " " s " ") || s ~ /^__(odr_)?asan/) continue  # ASan'"'"'s own
              n = split(other[s], u, " "); used = 0
              for (i = 1; i <= n; i++) if (u[i] != def[s]) used = 1
              if (!used) print def[s] ": " s } }' | sed "s|$WORK/||; s|^$OBJ/||" | sort)
