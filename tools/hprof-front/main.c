@@ -273,21 +273,14 @@ static int listen_on(const char *addr, int port, int *bound)
     return ls;
 }
 
-/* Writes the port number to PORTFILE through a new temporary beside it (mkstemp: a name
- * no one can guess or plant a link at), renamed, so that a script waiting for the file
- * never reads half of it. */
+/* The port number, through a temporary beside PORTFILE renamed over it (fd_write_file):
+ * a script waiting for the file never reads half of it. */
 static int write_portfile(const char *portfile, int bound)
 {
-    char tmp[4096], num[16];
-    int n = snprintf(num, sizeof num, "%d\n", bound), fd = -1;
-    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", portfile) < (int)sizeof tmp) fd = mkstemp(tmp);
-    int rc = fd < 0 || fchmod(fd, 0644) != 0 || fd_write_all(fd, num, (size_t)n) != 0 ? -1 : 0;
-    if (fd >= 0 && close(fd) != 0) rc = -1;
-    if (rc == 0) rc = rename(tmp, portfile);
-    if (rc != 0) {
-        if (fd >= 0) unlink(tmp);
-        fprintf(stderr, "hprof-front: cannot write %s: %s\n", portfile, strerror(errno));
-    }
+    char num[16];
+    int n = snprintf(num, sizeof num, "%d\n", bound);
+    int rc = fd_write_file(portfile, num, (size_t)n);
+    if (rc != 0) fprintf(stderr, "hprof-front: cannot write %s: %s\n", portfile, strerror(errno));
     return rc;
 }
 

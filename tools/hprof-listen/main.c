@@ -24,17 +24,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The port number in a new temporary beside PORTFILE (mkstemp: no name to guess or
- * plant a link at), renamed: a script waiting for the file never reads half of it. */
+#include "util/fd_io.h"
+
+/* The port number, through a temporary beside PORTFILE renamed over it (fd_write_file):
+ * a script waiting for the file never reads half of it. */
 static int write_portfile(const char *portfile, int port)
 {
-    char tmp[4096], num[16];
-    int n = snprintf(num, sizeof num, "%d\n", port), fd = -1;
-    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", portfile) < (int)sizeof tmp) fd = mkstemp(tmp);
-    int rc = fd < 0 || fchmod(fd, 0644) != 0 || write(fd, num, (size_t)n) != n ? -1 : 0;
-    if (fd >= 0 && close(fd) != 0) rc = -1;
-    if (rc == 0) rc = rename(tmp, portfile);
-    if (rc != 0 && fd >= 0) unlink(tmp);
+    char num[16];
+    int n = snprintf(num, sizeof num, "%d\n", port);
+    int rc = fd_write_file(portfile, num, (size_t)n);
     return rc;
 }
 
