@@ -26,9 +26,10 @@ pprof_collapsed() {
     END { out() }' | merge_collapsed
 }
 
-# pprof_total FILE.pb.gz [SAMPLE_INDEX]: the total go tool pprof -top reports ("of N total").
+# pprof_total FILE.pb.gz [SAMPLE_INDEX [FOCUS]]: the total go tool pprof -top reports ("of N
+# total"), of the stacks with a frame matching the regex FOCUS when it is given.
 pprof_total() {
-  HOME=$WORK GOCACHE=$WORK/gocache go tool pprof -top ${2:+-sample_index=$2} "$1" 2>/dev/null |
+  HOME=$WORK GOCACHE=$WORK/gocache go tool pprof -top ${2:+-sample_index=$2} ${3:+"-focus=$3"} "$1" 2>/dev/null |
     sed -n 's/.* of \([0-9.]*[a-zA-Z]*\) total.*/\1/p' | head -1
 }
 
