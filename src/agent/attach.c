@@ -94,7 +94,7 @@ static void gather(struct agent *a, JNIEnv *jni, bool on)
 
 static void say_started(struct agent *a, const char *how)
 {
-    char mode[256], where[4200];
+    char mode[256], where[FD_PATH_MAX];
     mode_text(&a->host, mode, sizeof mode);
     where_text(&a->opt, where, sizeof where);
     log_plain("HPROF: %s: %s; the profile goes to %s", how, mode, where);
@@ -185,7 +185,7 @@ static jint stop(struct agent *a, JNIEnv *jni)
     }
     gather(a, jni, false);
     report_dump(&a->report, jni, DUMP_ON_REQUEST);
-    char where[4200];
+    char where[FD_PATH_MAX];
     where_text(&a->opt, where, sizeof where);
     log_plain("HPROF: stopped; the profile is in %s (the agent stays loaded and idle)", where);
     return JNI_OK;
@@ -194,7 +194,7 @@ static jint stop(struct agent *a, JNIEnv *jni)
 static jint to_running(struct agent *a, JNIEnv *jni, const struct attach_request *req)
 {
     struct host *h = &a->host;
-    char where[4200];
+    char where[FD_PATH_MAX];
     if (!host_live(h)) {
         log_error("hprof is not gathering in this JVM (it is starting or shutting down)");
         return JNI_ERR;

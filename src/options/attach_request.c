@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "options/attach_request.h"
+#include "options/options.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -44,12 +45,13 @@ static int parse_set(struct attach_request *r, const char *s, char *err, size_t 
         const char *v;
         size_t n;
         long x;
-        if (has_key(s, "interval", &v, &n) && number(v, n, 1, 3600000, &x))
+        if (has_key(s, "interval", &v, &n) && number(v, n, 1, OPT_MAX_MS, &x))
             r->interval_ms = (int)x;
         else if (has_key(s, "depth", &v, &n) && number(v, n, 1, 1024, &x))
             r->depth = (int)x;
         else {
-            snprintf(err, errlen, "set takes only interval=<ms> (1-3600000) and depth=<frames> (1-1024): %.*s",
+            snprintf(err, errlen,
+                     "set takes only interval=<ms> (1-" OPT_MAX_MS_TEXT ") and depth=<frames> (1-1024): %.*s",
                      (int)strcspn(s, ","), s);
             return -1;
         }

@@ -251,8 +251,8 @@ static enum options_result parse_timeline_top(struct parser *p, struct options *
         o->timeline = TIMELINE_GC;
         return OPTIONS_OK;
     }
-    if (parse_int(v, 1, 3600000, &o->timeline_ms))
-        return fail(p, "timeline option value must be gc or a number of ms from 1 to 3600000%s", "");
+    if (parse_int(v, 1, OPT_MAX_MS, &o->timeline_ms))
+        return fail(p, "timeline option value must be gc or a number of ms from 1 to " OPT_MAX_MS_TEXT "%s", "");
     o->timeline = TIMELINE_MS;
     return OPTIONS_OK;
 }
@@ -412,7 +412,7 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
         if (parse_int(value, 0, 65535, &o->depth))
             *r = fail(p, "depth option value must be decimal and >= 0 (at most 65535)%s", "");
     } else if (strcmp(name, "interval") == 0) {
-        if (parse_int(value, 1, 3600000, &o->interval_ms))
+        if (parse_int(value, 1, OPT_MAX_MS, &o->interval_ms))
             *r = fail(p, "interval option value must be decimal and > 0 (a number of ms)%s", "");
     } else if (strcmp(name, "cutoff") == 0) {
         char *end;

@@ -50,6 +50,10 @@ struct options {
 /* The stack depth when a view is asked for and depth= is not given: a flame graph of 4
  * frames shows nothing. */
 #define VIEW_DEPTH 64
+/* The longest sampling interval or timeline period, in ms (an hour), and as text for
+ * messages. */
+#define OPT_MAX_MS      3600000
+#define OPT_MAX_MS_TEXT "3600000"
 
 enum options_result { OPTIONS_OK = 0, OPTIONS_HELP = 1, OPTIONS_ERROR = -1 };
 

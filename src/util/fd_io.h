@@ -6,7 +6,11 @@
 #ifndef HPROF_FD_IO_H
 #define HPROF_FD_IO_H
 
+#include <limits.h>
 #include <stddef.h>
+
+/* Room for a path and what the agent adds to it (a number, .tmp-XXXXXX, a view's suffix). */
+#define FD_PATH_MAX (PATH_MAX + 104)
 
 /* All n bytes written; 0, or -1 with errno set. */
 int fd_write_all(int fd, const void *p, size_t n);

@@ -423,7 +423,7 @@ static int spool_open(const struct output *o)
     }
     int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd >= 0) return fd;
-    char path[4200];
+    char path[FD_PATH_MAX];
     snprintf(path, sizeof path, "%s/.hprof-spool-XXXXXX", dir);
     fd = mkostemp(path, O_CLOEXEC);
     if (fd >= 0) unlink(path);

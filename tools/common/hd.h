@@ -21,6 +21,7 @@
 
 #include "util/buf.h"
 #include "util/hprof_format.h" /* the record tags and basic types (enum hd_type) */
+#include "util/idmap.h"
 
 /* ---------------------------------------------------------------- table.c */
 
@@ -39,18 +40,14 @@ const char *hd_buf_text(struct buf *b);
             hd_out_of_memory(((cap) ? (cap)*2 : 64) * sizeof *(arr));             \
     } while (0)
 
-/* Open-addressing map from u64 keys to u64 values. */
-typedef struct {
-    uint64_t *keys, *vals;
-    uint8_t *used;
-    size_t cap, n;
-} hd_map;
+/* A map from u64 keys to u64 values: the agent's (util/idmap.h), exiting when out of memory. */
+typedef struct idmap hd_map;
 
-uint64_t *hd_map_get(const hd_map *m, uint64_t key);
+static inline uint64_t *hd_map_get(const hd_map *m, uint64_t key) { return idmap_find(m, key); }
 /* Inserts key->val and returns 1; if key exists, leaves it and returns 0.
  * Either way *slot (if slot) points at the stored value. */
 int hd_map_put(hd_map *m, uint64_t key, uint64_t val, uint64_t **slot);
-void hd_map_free(hd_map *m);
+static inline void hd_map_free(hd_map *m) { idmap_free(m); }
 
 /* ---------------------------------------------------------------- format.c */
 

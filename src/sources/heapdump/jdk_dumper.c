@@ -34,6 +34,7 @@
 #include "sources/heapdump/jdk_dump_reader.h"
 #include "sources/heapdump/jdk_dump_stacks.h"
 #include "sources/resolve.h"
+#include "util/fd_io.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "tables/heap_records.h"
@@ -239,7 +240,7 @@ typedef void(JNICALL *dump_heap_fn)(JNIEnv *env, jobject self, jstring file, jbo
 
 static dump_heap_fn native_dumper(struct host *h)
 {
-    char *home = NULL, lib[4200];
+    char *home = NULL, lib[FD_PATH_MAX];
     if ((*h->jvmti)->GetSystemProperty(h->jvmti, "java.home", &home) != JVMTI_ERROR_NONE || !home) return NULL;
     snprintf(lib, sizeof lib, "%s/lib/libmanagement_ext.so", home);
     (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)home);
@@ -450,7 +451,7 @@ bool jdk_dumper_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
     double t0 = clock_s();
     struct marked m;
     memset(&m, 0, sizeof m);
-    char path[4200];
+    char path[FD_PATH_MAX];
     if (!temp_path(h, path, sizeof path)) { /* no folder for the JVM's file: the heap is walked */
         heap_phase("jvm failed", t0);
         (*jni)->PopLocalFrame(jni, NULL);
