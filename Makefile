@@ -122,9 +122,10 @@ sample:
 bench: all
 	bench/run.sh
 
-# Sanitizers: a second build tree, so build/ (the one the tests and users load) stays as it is.
+# Sanitizers: a second build tree, so build/ (the one the tests and users load) stays as it is;
+# build/ is made too, for the tests whose JVMs run unsanitized (tests/run.sh, plain-jvm).
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-check:
+check: all
 	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" all
 	$(MAKE) --no-print-directory BUILD=build-tsan CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" \
 	    build-tsan/tests/test_tables

@@ -28,11 +28,10 @@ trap 'rm -rf "$LOGS"' EXIT
 
 # cpu=samples, cpu=times, heap=sites, heap=dump (binary through the JVM's dump and the
 # JVMTI walk, and text; every thread's stack in them), monitor=y, net= with the socket
-# commands, the hprof CLI attaching to running JVMs, and the views (view=, hprof view).
-# attach.sh and attach_safety.sh are not in the list: with the sanitizer preloaded, JDK 17's
-# HotSpot reads a refused agent's name after dlclose freed it (os::dll_unload), which ASan
-# stops the JVM on, and a JVM run as another user cannot exec the preloading java wrapper.
-ONLY=${ONLY:-'/(cpu_samples|cpu_times|heap_sites|heap_dump|heap_dump_threads|monitor|net_commands|views)\.sh$'}
+# commands, the hprof CLI attaching to running JVMs (attach.sh and attach_safety.sh say
+# "hprof-test: plain-jvm": their JVMs run the unsanitized agent of build/, the tool is
+# sanitized), and the views (view=, hprof view).
+ONLY=${ONLY:-'/(cpu_samples|cpu_times|heap_sites|heap_dump|heap_dump_threads|monitor|net_commands|views|attach|attach_safety)\.sh$'}
 
 # ASan, in a JVM (LD_PRELOAD: the runtime must be loaded before anything it intercepts,
 # and the launcher is not linked with it):

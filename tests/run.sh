@@ -22,7 +22,11 @@
 # HPROF_PRELOAD is put in LD_PRELOAD of every `java` the integration tests run (the
 # sanitizer's runtime, which must come first in a JVM that loads a sanitized agent): they
 # get a JAVA_HOME whose bin/java is a wrapper, the rest links to the JDK. Only java: the
-# runtime in every awk and grep would report those tools' own bugs as ours.
+# runtime in every awk and grep would report those tools' own bugs as ours. A script with
+# the line "# hprof-test: plain-jvm" gets the real JDK and build/libhprof.so even then, its
+# tools still from HPROF_BUILD: its JVMs load the agent in ways the preloaded runtime breaks
+# (as another user, who cannot exec the wrapper; a refused agent, whose name JDK 17 reads
+# after unloading it, a use-after-free the runtime stops the JVM on).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -40,15 +44,16 @@ done
 LOG=$(mktemp); SHADOW=$(mktemp -d); RUNS=$(mktemp -d); trap 'rm -rf "$LOG" "$SHADOW" "$RUNS"' EXIT
 
 # The jobs: job_label[i], job_jdk[i] (the index of its JDK in the arrays below, or -1),
-# job_alone[i] (1: runs with nothing beside it), job_cmd[i] (the command's words joined
-# by \x1f).
-job_label=(); job_jdk=(); job_cmd=(); job_alone=()
-# The JDKs: the JAVA_HOME the scripts get, their compiled test programs, feature version.
-jdk_home=(); jdk_classes=(); jdk_feature=()
+# job_alone[i] (1: runs with nothing beside it), job_plain[i] (1: plain-jvm), job_cmd[i]
+# (the command's words joined by \x1f).
+job_label=(); job_jdk=(); job_cmd=(); job_alone=(); job_plain=()
+# The JDKs: the JAVA_HOME the scripts get (the preloading wrapper, if any), the real one,
+# their compiled test programs, feature version.
+jdk_home=(); jdk_real=(); jdk_classes=(); jdk_feature=()
 # add_job LABEL JDK ALONE COMMAND...
 add_job() {
   local label=$1 jdk=$2 alone=$3; shift 3
-  job_label+=("$label"); job_jdk+=("$jdk"); job_alone+=("$alone")
+  job_label+=("$label"); job_jdk+=("$jdk"); job_alone+=("$alone"); job_plain+=("${PLAIN:-0}")
   local IFS=$'\x1f'; job_cmd+=("$*")
 }
 
@@ -60,6 +65,9 @@ run_job() {
   (
     if [[ $j -ge 0 ]]; then
       export JAVA_HOME=${jdk_home[$j]} TEST_CLASSES=${jdk_classes[$j]} HPROF_JDK_FEATURE=${jdk_feature[$j]}
+      if [[ ${job_plain[$i]} == 1 && -n "${HPROF_PRELOAD:-}" ]]; then
+        export JAVA_HOME=${jdk_real[$j]} HPROF_LIB=$ROOT/build/libhprof.so HPROF_AGENT=$ROOT/build/libhprof.so
+      fi
     fi
     TIMEFORMAT='%R %U %S'
     { time timeout 900 "${cmd[@]}" >"$RUNS/$i.out" 2>&1 </dev/null; echo $? >"$RUNS/$i.tmp"; } 2>"$RUNS/$i.time"
@@ -158,7 +166,7 @@ if [[ $UNIT_ONLY -eq 0 ]]; then
     JDK_LABELS+="${JDK_LABELS:+, }$(basename "$jdk") (${feature:-?})"
     # Test programs are compiled once per JDK, for its own release.
     classes=$ROOT/build/tests/classes-$(basename "$jdk")
-    jdk_home[$k]=$home; jdk_classes[$k]=$classes; jdk_feature[$k]=$feature
+    jdk_home[$k]=$home; jdk_real[$k]=$jdk; jdk_classes[$k]=$classes; jdk_feature[$k]=$feature
     if [[ ! -d "$classes" || -n "$(find tests/java -newer "$classes" -name '*.java' 2>/dev/null)" ]]; then
       rm -rf "$classes"; mkdir -p "$classes"
       "$jdk/bin/javac" -nowarn -d "$classes" tests/java/*.java || echo "not ok - javac of tests/java on $jdk" | tee -a "$LOG"
@@ -166,7 +174,8 @@ if [[ $UNIT_ONLY -eq 0 ]]; then
     for s in tests/integration/*.sh; do
       [[ -f "$s" ]] || continue
       [[ "$s" =~ $ONLY ]] || continue
-      add_job "$(basename "$s") on $(basename "$jdk")" "$k" "$(is_alone "$s")" bash "$s"
+      PLAIN=$(grep -qx '# hprof-test: plain-jvm' "$s" && echo 1 || echo 0) \
+        add_job "$(basename "$s") on $(basename "$jdk")" "$k" "$(is_alone "$s")" bash "$s"
     done
   done
 fi

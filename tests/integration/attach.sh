@@ -12,6 +12,8 @@
 #   T  -Xverify:all: cpu=times attached late retransforms the loaded classes
 #   C  -XX:+DisableAttachMechanism: refused before any signal is sent
 # Exit codes: tools/hprof/exits.h.
+# Under make check its JVMs run without the sanitizer, its tools with it (tests/run.sh):
+# hprof-test: plain-jvm
 source "$(dirname "$0")/../lib/common.sh"
 source "$HPROF_ROOT/tests/lib/attach.sh"
 

@@ -14,6 +14,8 @@
 #   K  a container (mount namespace, chroot) whose /tmp is a link out of its root:
 #      nothing is made outside it
 # Needs root and setpriv (it runs JVMs as uid 65534): skipped otherwise.
+# Under make check its JVMs run without the sanitizer, its tools with it (tests/run.sh):
+# hprof-test: plain-jvm
 source "$(dirname "$0")/../lib/common.sh"
 source "$HPROF_ROOT/tests/lib/attach.sh"
 
