@@ -110,17 +110,19 @@ check "no bad-command warning in a clean session" bash -c "grep -qx started out.
 
 # With heap=sites: ALLOC SITES with its cutoff, HEAP SUMMARY, allocation counting off and on.
 rm -f port.txt
+# The pauses are long enough for the program's threads to be allocating on a loaded
+# machine (seen: nothing counted in 700 ms there).
 "$FRONT" -q -P port.txt -o h.hprof -t 60 <<'CMDS' 2>fronth.err &
-pause 800
+pause 2500
 sites 0.01
 heap summary
 alloc off
 pause 200
 sites 0
-pause 700
+pause 1500
 sites 0
 alloc on
-pause 700
+pause 2500
 sites 0
 exit
 CMDS
