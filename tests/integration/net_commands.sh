@@ -109,36 +109,64 @@ check "the front end ended by itself with status 0 when the agent closed" test "
 check "no bad-command warning in a clean session" bash -c "grep -qx started out.txt && ! grep -q 'bad command' out.txt"
 
 # With heap=sites: ALLOC SITES with its cutoff, HEAP SUMMARY, allocation counting off and on.
+# Driven by what arrives, not by pauses: on a loaded machine (or under ASan) the program's
+# threads may not allocate for seconds after it starts.
+h_dumped() { "$HPROF_DUMP" h.hprof 2>/dev/null; }
+# sites_objs N: alloc_objs of the Nth ALLOC_SITES record (empty until it has arrived).
+sites_objs() { h_dumped | awk -v want="$1" '/^ALLOC_SITES/ { n++; if (n == want) { sub(/.*alloc_objs=/, ""); sub(/ .*/, ""); print } }'; }
+# ask_sites N: sends "sites 0" and waits for the Nth ALLOC_SITES record (20 s at most).
+ask_sites() {
+  send "sites 0"
+  for _ in $(seq 200); do [[ -n "$(sites_objs "$1")" ]] && return 0; sleep 0.1; done
+  return 1
+}
+# sites_until_more N: asks again until the Nth record counts more objects than the one
+# before it (20 tries), N going up; prints the last N.
+sites_until_more() {
+  local n=$1
+  for _ in $(seq 20); do
+    ask_sites "$n" || break
+    (( $(sites_objs "$n") > $(sites_objs $((n - 1))) )) && break
+    sleep 0.5; n=$((n + 1))
+  done
+  echo "$n"
+}
 rm -f port.txt
-# The pauses are long enough for the program's threads to be allocating on a loaded
-# machine (seen: nothing counted in 700 ms there).
-"$FRONT" -q -P port.txt -o h.hprof -t 60 <<'CMDS' 2>fronth.err &
-pause 2500
-sites 0.01
-heap summary
-alloc off
-pause 200
-sites 0
-pause 1500
-sites 0
-alloc on
-pause 2500
-sites 0
-exit
-CMDS
+exec 3>&-; rm -f cmds; mkfifo cmds
+"$FRONT" -q -P port.txt -o h.hprof -t 120 <cmds 2>fronth.err &
 FPID=$!
+exec 3>cmds
 for _ in $(seq 100); do [[ -s port.txt ]] && break; sleep 0.1; done
-run_java "$(agent "heap=sites,format=b,net=127.0.0.1:$(cat port.txt)")" NetServer 60000
+set +e
+"$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" "$(agent "heap=sites,format=b,net=127.0.0.1:$(cat port.txt)")" \
+  NetServer 120000 >out.txt 2>&1 &
+JPID=$!
+set -e
+for _ in $(seq 300); do grep -qs '^started' out.txt && break; sleep 0.1; done
+send "sites 0.01"
+send "heap summary"
+ask_sites 2
+n=$(sites_until_more 3)                 # the program is allocating now
+send "alloc off"
+sleep 0.3                               # allocations already past the switch land first
+ask_sites $((n + 1))
+sleep 1.5
+ask_sites $((n + 2))
+send "alloc on"
+m=$(sites_until_more $((n + 3)))
+send "exit"
+wait $JPID && RC=0 || RC=$?
+exec 3>&-
 wait $FPID || true
-"$HPROF_DUMP" h.hprof >h.txt 2>&1 || true
-alloc_objs() { awk -v want="$1" '/^ALLOC_SITES/ { n++; if (n == want) { sub(/.*alloc_objs=/, ""); sub(/ .*/, ""); print } }' h.txt; }
+cat out.txt >>"$WORK/all-runs.txt"
+h_dumped >h.txt
 check "heap=sites session: exit status 0, a valid file" bash -c "[[ $RC -eq 0 ]] && \"$HPROF_DUMP\" --check h.hprof >/dev/null"
 check "ALLOC SITES: the record carries the command's cutoff (0.01)" bash -c "grep '^ALLOC_SITES' h.txt | head -1 | grep -q 'cutoff=0.01 '"
 check "HEAP SUMMARY: one more HEAP_SUMMARY than the sites answers bring" bash -c "
   [[ \$(grep -c '^HEAP_SUMMARY' h.txt) -eq \$(( \$(grep -c '^ALLOC_SITES' h.txt) + 1 )) ]]"
-a2=$(alloc_objs 2); a3=$(alloc_objs 3); a4=$(alloc_objs 4)
-check "CONTROL alloc off: allocations stop counting ($a2 -> $a3), alloc on: they count again (-> $a4)" \
-  bash -c "[[ -n '$a2' && '$a2' == '$a3' && '$a4' -gt '$a3' ]]"
+before=$(sites_objs "$n"); a2=$(sites_objs $((n + 1))); a3=$(sites_objs $((n + 2))); a4=$(sites_objs "$m")
+check "CONTROL alloc off: allocations stop counting ($before, then off: $a2 -> $a3 over 1.5 s), alloc on: they count again (-> $a4)" \
+  bash -c "[[ -n '$a2' && '$a2' == '$a3' && '$before' -gt '$(sites_objs $((n - 1)))' && '$a4' -gt '$a3' ]]"
 
 # The front end refuses what it cannot understand, and says how to get help.
 printf 'frobnicate\ndepth -1\nsites 2.0\ncpu samples 0.1\n' | "$FRONT" -P port2.txt -o t.hprof -t 60 2>front2.err &
