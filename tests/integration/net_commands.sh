@@ -16,17 +16,24 @@ send() { echo "$*" >&3; }
 # wait_for N: until N CPU_SAMPLES records have arrived (10 s at most).
 wait_for() { for _ in $(seq 100); do [[ $(count_records CPU_SAMPLES) -ge $1 ]] && return 0; sleep 0.1; done; return 1; }
 
-mkfifo cmds
-"$FRONT" -P port.txt -o s.hprof -t 60 <cmds 2>front.err &
-FPID=$!
-exec 3>cmds
-for _ in $(seq 100); do [[ -s port.txt ]] && break; sleep 0.1; done
-set +e
-"$JAVA" -Xcheck:jni -Xlog:gc -cp "$TEST_CLASSES" "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port.txt)")" \
-  NetServer 60000 >out.txt 2>&1 &
-JPID=$!
-set -e
-for _ in $(seq 100); do grep -qs '^started' out.txt && break; sleep 0.1; done
+# session OUT FRONT_OPTIONS OPTIONS JAVA_OPTIONS...: the front end reading commands from
+# the FIFO cmds (fd 3: send), writing OUT, and NetServer (120 s) with the agent's OPTIONS
+# and net= to it, once it says "started" (30 s at most). FPID and JPID are theirs.
+session() {
+  local out=$1 front=$2 opts=$3; shift 3
+  rm -f cmds port.txt; mkfifo cmds
+  "$FRONT" $front -P port.txt -o "$out" -t 120 <cmds 2>>front.err &
+  FPID=$!
+  exec 3>cmds
+  for _ in $(seq 100); do [[ -s port.txt ]] && break; sleep 0.1; done
+  set +e
+  "$JAVA" -Xcheck:jni "$@" -cp "$TEST_CLASSES" "$(agent "$opts,format=b,net=127.0.0.1:$(cat port.txt)")" \
+    NetServer 120000 >out.txt 2>&1 &
+  JPID=$!
+  set -e
+  for _ in $(seq 300); do grep -qs '^started' out.txt && break; sleep 0.1; done
+}
+session s.hprof "" cpu=samples -Xlog:gc
 
 send "pause 700"
 # A cutoff no trace reaches (two threads spin at once), so that CPU SAMPLES writes no
@@ -131,18 +138,7 @@ sites_until_more() {
   done
   echo "$n"
 }
-rm -f port.txt
-exec 3>&-; rm -f cmds; mkfifo cmds
-"$FRONT" -q -P port.txt -o h.hprof -t 120 <cmds 2>fronth.err &
-FPID=$!
-exec 3>cmds
-for _ in $(seq 100); do [[ -s port.txt ]] && break; sleep 0.1; done
-set +e
-"$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" "$(agent "heap=sites,format=b,net=127.0.0.1:$(cat port.txt)")" \
-  NetServer 120000 >out.txt 2>&1 &
-JPID=$!
-set -e
-for _ in $(seq 300); do grep -qs '^started' out.txt && break; sleep 0.1; done
+session h.hprof -q heap=sites
 send "sites 0.01"
 send "heap summary"
 ask_sites 2
