@@ -508,7 +508,7 @@ bool report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
     pthread_mutex_unlock(&r->dump_lock);
     /* Said after the lock is let go: whoever waits for this line to ask for the next
      * dump (a script, Ctrl-\ by hand) must not find this one still holding it. */
-    if (o->verbose) log_plain("%s done.", said);
+    if (o->verbose && why != DUMP_WINDOW_END) log_plain("%s done.", said); /* not every window's, on its stderr */
     return true;
 }
 

@@ -14,23 +14,8 @@ source "$(dirname "$0")/../lib/common.sh"
 source "$HPROF_ROOT/tests/lib/attach.sh"
 source "$HPROF_ROOT/tests/lib/views.sh"
 
-# start_phases NAME [java options...] [-- ALLOC]: Phases in $WORK/NAME; pid in $PID.
-start_phases() {
-  local name=$1 alloc=""; shift
-  local opts=()
-  while [[ $# -gt 0 ]]; do [[ $1 == -- ]] && { alloc=$2; break; }; opts+=("$1"); shift; done
-  mkdir -p "$WORK/$name"; touch "$WORK/$name/run"
-  ( timeout -k 10 300 "$JAVA" -Xcheck:jni "${opts[@]}" -cp "$TEST_CLASSES" Phases "$WORK/$name" 240 $alloc \
-      >"$WORK/$name.out" 2>&1; echo $? >"$WORK/$name.rc" ) &
-  PID=""
-  for _ in $(seq 600); do grep -q ready "$WORK/$name.out" 2>/dev/null && break; sleep 0.1; done
-  PID=$(pgrep -f "Phases $WORK/$name 240" | while read -r p; do
-          [[ $(cat /proc/$p/comm 2>/dev/null) == java ]] && echo "$p"; done | head -1)
-}
-wait_phases() { for _ in $(seq 900); do [[ -s "$WORK/$1.rc" ]] && break; sleep 0.1; done; }
-end_phases() { rm -f "$WORK/$1/run"; wait_phases "$1"; }
 pp() { HOME=$WORK GOCACHE=$WORK/gocache go tool pprof "$@" 2>/dev/null; }
-# start_ns FILE: pprof's time_nanos, from -raw's "Time:" line, as seconds.nanos.
+# start_s FILE: pprof's time_nanos, from -raw's "Time:" line, as seconds.nanos.
 start_s() { date -u -d "$(pp -raw "$1" | sed -n 's/^Time: \(.*\) +0000 UTC$/\1/p')" +%s.%N; }
 # dur_s FILE: duration_nanos as -top says it ("Duration: 1.01s" or "901.61ms"), in s.
 dur_s() {

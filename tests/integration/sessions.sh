@@ -13,27 +13,11 @@
 source "$(dirname "$0")/../lib/common.sh"
 source "$HPROF_ROOT/tests/lib/attach.sh"
 
-# start_phases NAME [java options...]: Phases running in $WORK/NAME (its run file, cmd.N
-# and hot files there); its pid in $PID, output in NAME.out.
-start_phases() {
-  local name=$1; shift
-  mkdir -p "$WORK/$name"; touch "$WORK/$name/run"
-  ( timeout -k 10 300 "$JAVA" -Xcheck:jni "$@" -cp "$TEST_CLASSES" Phases "$WORK/$name" 240 \
-      >"$WORK/$name.out" 2>&1; echo $? >"$WORK/$name.rc" ) &
-  PID=""
-  for _ in $(seq 600); do grep -q ready "$WORK/$name.out" 2>/dev/null && break; sleep 0.1; done
-  PID=$(pgrep -f "Phases $WORK/$name 240" | while read -r p; do
-          [[ $(cat /proc/$p/comm 2>/dev/null) == java ]] && echo "$p"; done | head -1)
-}
 # phase NAME N "alloc K COUNT": the program allocates, and says it has (ack.N).
 phase() {
   echo "$3" >"$WORK/$1/cmd.$2"
   for _ in $(seq 600); do [[ -f "$WORK/$1/ack.$2" ]] && return 0; sleep 0.1; done
   echo "# $1: command $2 not acknowledged" >&2
-}
-end_phases() {
-  rm -f "$WORK/$1/run"
-  for _ in $(seq 600); do [[ -s "$WORK/$1.rc" ]] && break; sleep 0.1; done
 }
 # allocs FILE CLASS: the objects of CLASS the last SITES section says were allocated.
 allocs() {
