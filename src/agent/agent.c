@@ -15,22 +15,11 @@
 #include <unistd.h>
 
 #include "report/report_timeline.h"
-#include "sources/source.h"
 #include "sources/hotspot/vm_flags.h"
 #include "sources/jvm/virtual_threads.h"
 #include "util/collector.h"
 #include "util/fd_io.h"
 #include "util/log.h"
-
-/* Every source, in the order they start; they stop in the reverse order. */
-static const struct source *const SOURCES[] = {
-    &thread_events_source,   &virtual_threads_source, /* after thread_events, whose entries it makes */
-    &monitor_events_source,  &tracker_source,
-    &alloc_tracker_source,   &gc_events_source, /* after alloc_tracker: it chains that one's GC callback */
-    &cpu_sampler_source,     &cpu_signal_sampler_source,
-    &socket_commands_source, &class_sweeper_source,
-};
-#define NSOURCES (sizeof SOURCES / sizeof SOURCES[0])
 
 static struct agent *agent_of(struct host *h) { return (struct agent *)h; }
 
@@ -103,8 +92,8 @@ void agent_start(struct agent *a, JNIEnv *jni)
     /* Asked now: the collector's threads that tell are gone by VM death. */
     if (h->opt->heap) h->gc_at_exit = collector_gc_at_exit();
     report_start(&agent_of(h)->report, jni); /* the run header, before any other record */
-    for (size_t i = 0; i < NSOURCES; i++)
-        if (SOURCES[i]->start && SOURCES[i]->wanted(h->opt)) SOURCES[i]->start(h, jni);
+    lifecycle_start(&agent_of(h)->sources, h, jni);
+    session_vm_init(&agent_of(h)->session, jni);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) { agent_start(agent_of(host_get()), jni); }
@@ -118,29 +107,22 @@ static void JNICALL on_data_dump_request(jvmtiEnv *jvmti)
     report_dump(&agent_of(h)->report, jni, DUMP_ON_SIGNAL);
 }
 
-/* A thread's start goes to the sources in order: the thread table enters it first. */
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
     struct host *h = host_get();
-    if (!host_live(h)) return;
-    for (size_t i = 0; i < NSOURCES; i++)
-        if (SOURCES[i]->thread_start && SOURCES[i]->wanted(h->opt)) SOURCES[i]->thread_start(h, jni, thread);
+    if (host_live(h)) lifecycle_thread_start(&agent_of(h)->sources, h, jni, thread);
 }
 
-/* A thread's end goes to the sources in reverse order: the thread table forgets it last. */
 static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
     struct host *h = host_get();
-    if (!host_live(h)) return;
-    for (size_t i = NSOURCES; i-- > 0;)
-        if (SOURCES[i]->thread_end && SOURCES[i]->wanted(h->opt)) SOURCES[i]->thread_end(h, jni, thread);
+    if (host_live(h)) lifecycle_thread_end(&agent_of(h)->sources, h, jni, thread);
 }
 
 static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass cls)
 {
     struct host *h = host_get();
-    for (size_t i = 0; i < NSOURCES; i++)
-        if (SOURCES[i]->class_prepare && SOURCES[i]->wanted(h->opt)) SOURCES[i]->class_prepare(h, jni, thread, cls);
+    lifecycle_class_prepare(&agent_of(h)->sources, h, jni, thread, cls);
 }
 
 /* The sources stopped, the final dump written (doe=y), the output closed: once, at VM
@@ -153,10 +135,11 @@ static bool finish(struct agent *a, JNIEnv *jni)
     int expected = PHASE_LIVE;
     if (!atomic_compare_exchange_strong(&h->phase, &expected, PHASE_DEAD)) return true;
     /* Every stop hook runs: a source may have been started by a command (the sampler). */
-    for (size_t i = NSOURCES; i-- > 0;)
-        if (SOURCES[i]->stop) SOURCES[i]->stop(h, jni);
+    lifecycle_stop(h, jni);
     /* A profile stopped by `hprof stop` was written then; nothing was gathered since. */
-    if (a->opt.doe && !atomic_load(&a->paused) && !report_dump(&a->report, jni, DUMP_AT_EXIT)) return false;
+    bool due = session_exit_begin(&a->session);
+    if (a->opt.doe && due && !report_dump(&a->report, jni, DUMP_AT_EXIT)) return false;
+    if (due) session_exit_end(&a->session);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_THREAD_START, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_THREAD_END, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_DATA_DUMP_REQUEST, NULL);
@@ -270,11 +253,10 @@ static int add_capabilities(jvmtiEnv *jvmti, const struct options *o)
 /* The sources' init, then the callbacks they and the agent set, then the agent's events. */
 static int init_sources(struct host *h)
 {
-    union event_table events; /* room for JDK 21's events (sources/jvm/virtual_threads.h) */
-    memset(&events, 0, sizeof events);
-    jvmtiEventCallbacks *cb = &events.cb;
-    for (size_t i = 0; i < NSOURCES; i++)
-        if (SOURCES[i]->init && SOURCES[i]->wanted(h->opt) && SOURCES[i]->init(h, cb) != 0) return -1;
+    struct agent *a = agent_of(h);
+    union event_table *events = &a->sources.events; /* room for JDK 21's events (virtual_threads.h) */
+    jvmtiEventCallbacks *cb = &events->cb;
+    if (lifecycle_init(&a->sources, h) != 0) return -1;
     cb->VMInit = on_vm_init;
     cb->VMDeath = on_vm_death;
     cb->DataDumpRequest = on_data_dump_request;
@@ -284,7 +266,7 @@ static int init_sources(struct host *h)
     cb->ResourceExhausted = on_resource_exhausted;
     jvmtiEnv *jvmti = h->jvmti;
     /* The JVM takes what it knows of a longer table. */
-    if ((*jvmti)->SetEventCallbacks(jvmti, cb, (jint)sizeof events) != JVMTI_ERROR_NONE) {
+    if ((*jvmti)->SetEventCallbacks(jvmti, cb, (jint)sizeof *events) != JVMTI_ERROR_NONE) {
         log_error("cannot set the JVMTI event callbacks");
         return -1;
     }
@@ -306,6 +288,7 @@ static void init_host(struct agent *a, JavaVM *vm, jvmtiEnv *jvmti)
     atomic_init(&h->phase, PHASE_ONLOAD);
     atomic_init(&h->depth, a->opt.depth);
     atomic_init(&h->interval_ms, a->opt.interval_ms);
+    atomic_init(&h->alloc_sample, a->opt.alloc_sample);
     tables_init(&h->t);
 }
 
@@ -322,7 +305,8 @@ static int set_up(struct agent *a, JavaVM *vm, jvmtiEnv *jvmti)
     host_install(&a->host);
     if (init_sources(&a->host) != 0) return -1;
     char err[512];
-    if (report_open(&a->report, &a->host, err, sizeof err) != 0) {
+    if (session_init(&a->session, &a->host, &a->report, &a->sources, err, sizeof err) != 0 ||
+        report_open(&a->report, &a->host, &a->opt, a->session.path, err, sizeof err) != 0) {
         log_error("%s", err);
         return -1;
     }

@@ -11,11 +11,13 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "agent/lifecycle.h"
+#include "agent/session.h"
 #include "options/options.h"
 #include "report/report.h"
 #include "sources/host.h"
 
-#define AGENT_MAX_THREADS 5
+#define AGENT_MAX_THREADS 6
 
 struct agent {
     struct host host; /* what the sources see (first: a host is an agent) */
@@ -29,7 +31,8 @@ struct agent {
     _Atomic bool said_missing;        /* "the net= command ... needs heap=sites", once */
     _Atomic bool said_missing_allocs; /* "ALLOCS needs heap=sites and timeline=", once */
     bool attached;                    /* loaded into a running JVM (Agent_OnAttach) */
-    _Atomic bool paused;              /* `hprof stop`: gathering nothing, the profile written */
+    struct lifecycle sources;         /* which sources run, the callbacks they set (lifecycle.h) */
+    struct session session;           /* what it gathers now, where to (agent/session.h) */
     bool exit_on_oom;                 /* -XX:+ExitOnOutOfMemoryError taken over (agent.c) */
     _Atomic bool oom_exiting;         /* the first OutOfMemoryError is on its way out */
 };

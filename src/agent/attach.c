@@ -6,14 +6,16 @@
  * The first attach does what Agent_OnLoad and VM init do, at once; a failure leaves
  * nothing behind and the JVM goes on. A JVMTI agent cannot be unloaded, so a later
  * attach (the JVM calls Agent_OnAttach of the same library again) is a request to the
- * agent that is there (options/attach_request.h):
- *   start   after a stop: gather again, into the same profile (same options, or none)
+ * agent that is there (options/attach_request.h), carried out by agent/session.c:
+ *   start   after a stop: a new session, with the options given (its own file and
+ *           window), or with the last session's again when none are given
  *   dump    write what was gathered so far, as SIGQUIT does (without the JVM's thread
  *           dump on the program's stdout)
- *   stop    stop gathering (CPU sampling, allocation counting, the Tracker's timing and
- *           the monitor events off; the agent's threads stay, idle) and write the
- *           profile; the file stays whole and nothing is added at exit
+ *   stop    stop gathering (CPU sampling and its timers, allocation counting, the
+ *           Tracker's timing and the monitor events off; the agent's threads stay,
+ *           idle), write the profile and close its file
  *   set     interval= and depth= from now on
+ *   status  what the agent does now: session, mode, file, since when
  * Messages go back to the tool that attached through the request's reply file: the
  * JVM's answer to `load` carries only our return code. Without one (jcmd), to stderr.
  */
@@ -26,41 +28,8 @@
 #include <unistd.h>
 
 #include "options/attach_request.h"
-#include "sources/monitor/monitor_events.h"
-#include "sources/net/socket_protocol.h"
-#include "sources/bci/tracker.h"
 #include "util/fd_io.h"
 #include "util/log.h"
-
-/* "cpu=samples (every 10 ms), heap=sites" */
-static void mode_text(struct host *h, char *buf, size_t len)
-{
-    const struct options *o = h->opt;
-    const char *heap[] = {"", "heap=sites", "heap=dump", "heap=all"};
-    size_t n = 0;
-    buf[0] = 0;
-    if (o->cpu == CPU_SAMPLES)
-        n += (size_t)snprintf(buf + n, len - n, "cpu=samples (every %d ms, depth %d)", host_interval(h), host_depth(h));
-    else if (o->cpu != CPU_OFF)
-        n += (size_t)snprintf(buf + n, len - n, "cpu=%s (depth %d)", options_cpu_name(o->cpu), host_depth(h));
-    if (o->heap && n < len) n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", heap[o->heap & 3]);
-    if (o->heap & HEAP_SITES && o->alloc_sample && n < len)
-        n += (size_t)snprintf(buf + n, len - n, " (sampled every %ld bytes)", o->alloc_sample);
-    if (o->monitor && n < len) snprintf(buf + n, len - n, "%smonitor=y", n ? ", " : "");
-}
-
-/* Where the profile goes, as a path the user can find (file= is relative to the JVM's
- * working directory). */
-static void where_text(const struct options *o, char *buf, size_t len)
-{
-    char cwd[4096];
-    if (o->net_host)
-        snprintf(buf, len, "net=%s:%d", o->net_host, o->net_port);
-    else if (o->file[0] == '/' || !getcwd(cwd, sizeof cwd))
-        snprintf(buf, len, "%s", o->file);
-    else
-        snprintf(buf, len, "%s/%s", cwd, o->file);
-}
 
 /* What cannot be known when attached late, said rather than faked. */
 static void late_notes(const struct options *o)
@@ -72,32 +41,6 @@ static void late_notes(const struct options *o)
         log_plain("HPROF: attached late: the classes loaded before the attach were retransformed to time their "
                   "methods; calls under way at the attach are timed from their next call on");
     if (o->monitor) log_plain("HPROF: attached late: monitor=y sees contention and waits from now on");
-}
-
-/* Gathering on or off, through the net= commands' own switches where they exist. */
-static void gather(struct agent *a, JNIEnv *jni, bool on)
-{
-    struct host *h = &a->host;
-    char why[160];
-    struct command c = {.tag = CMD_CONTROL};
-    if (h->opt->cpu == CPU_SAMPLES) {
-        c.control = on ? CTL_CPU_ON : CTL_CPU_OFF;
-        agent_command(h, jni, &c, why, sizeof why);
-    }
-    if (h->opt->heap & HEAP_SITES) {
-        c.control = on ? CTL_ALLOC_ON : CTL_ALLOC_OFF;
-        agent_command(h, jni, &c, why, sizeof why);
-    }
-    tracker_engage(h, jni, on);
-    monitor_events_enable(h, on);
-}
-
-static void say_started(struct agent *a, const char *how)
-{
-    char mode[256], where[FD_PATH_MAX];
-    mode_text(&a->host, mode, sizeof mode);
-    where_text(&a->opt, where, sizeof where);
-    log_plain("HPROF: %s: %s; the profile goes to %s", how, mode, where);
 }
 
 static jint first_start(JavaVM *vm, JNIEnv *jni, const struct attach_request *req)
@@ -119,99 +62,29 @@ static jint first_start(JavaVM *vm, JNIEnv *jni, const struct attach_request *re
     }
     if (!a) return JNI_ERR;
     agent_start(a, jni);
-    say_started(a, "profiling this JVM from now on");
+    session_say_started(&a->session, "profiling this JVM from now on");
     late_notes(&a->opt);
-    return JNI_OK;
-}
-
-/* The options that fix what is gathered and where it goes: they cannot change once the
- * agent is in (its capabilities, its instrumentation, the records already written). */
-static const char *differs(const struct options *x, const struct options *y)
-{
-    if (x->heap != y->heap || x->alloc_sample != y->alloc_sample) return "heap=/alloc_sample=";
-    if (x->cpu != y->cpu) return "cpu=";
-    if (x->monitor != y->monitor) return "monitor=";
-    if (x->format != y->format) return "format=";
-    if (x->thread != y->thread || x->lineno != y->lineno) return "thread=/lineno=";
-    if (!x->net_host != !y->net_host ||
-        (x->net_host && (strcmp(x->net_host, y->net_host) || x->net_port != y->net_port)))
-        return "net=";
-    if (!x->net_host && strcmp(x->file, y->file) != 0) return "file=";
-    return NULL;
-}
-
-static jint resume(struct agent *a, JNIEnv *jni, const char *given)
-{
-    struct host *h = &a->host;
-    char mode[256];
-    mode_text(h, mode, sizeof mode);
-    if (!atomic_load(&a->paused)) {
-        log_error("hprof is already profiling this JVM (%s): `hprof stop` first, or `hprof set` to change "
-                  "interval= or depth=",
-                  mode);
-        return JNI_ERR;
-    }
-    if (*given) {
-        struct options o;
-        char err[1024];
-        if (options_parse(given, &o, err, sizeof err) != OPTIONS_OK) {
-            log_error("%s", err);
-            return JNI_ERR;
-        }
-        const char *what = differs(&a->opt, &o);
-        if (what) {
-            log_error("hprof was started in this JVM with %s; a JVMTI agent cannot be unloaded, so what it gathers "
-                      "and where it writes stay as they were (%s differs): start it again with the same options, "
-                      "or none",
-                      mode, what);
-            options_free(&o);
-            return JNI_ERR;
-        }
-        atomic_store(&h->interval_ms, o.interval_ms);
-        atomic_store(&h->depth, o.depth);
-        options_free(&o);
-    }
-    gather(a, jni, true);
-    atomic_store(&a->paused, false);
-    say_started(a, "profiling again");
-    return JNI_OK;
-}
-
-static jint stop(struct agent *a, JNIEnv *jni)
-{
-    if (atomic_exchange(&a->paused, true)) {
-        log_error("hprof is stopped in this JVM already (`hprof start <pid>` starts it again)");
-        return JNI_ERR;
-    }
-    gather(a, jni, false);
-    report_dump(&a->report, jni, DUMP_ON_REQUEST);
-    char where[FD_PATH_MAX];
-    where_text(&a->opt, where, sizeof where);
-    log_plain("HPROF: stopped; the profile is in %s (the agent stays loaded and idle)", where);
     return JNI_OK;
 }
 
 static jint to_running(struct agent *a, JNIEnv *jni, const struct attach_request *req)
 {
     struct host *h = &a->host;
-    char where[FD_PATH_MAX];
+    char mode[256];
     if (!host_live(h)) {
         log_error("hprof is not gathering in this JVM (it is starting or shutting down)");
         return JNI_ERR;
     }
     switch (req->verb) {
-    case ATTACH_START: return resume(a, jni, req->rest);
-    case ATTACH_STOP: return stop(a, jni);
-    case ATTACH_DUMP:
-        report_dump(&a->report, jni, DUMP_ON_REQUEST);
-        where_text(&a->opt, where, sizeof where);
-        log_plain("HPROF: dump written to %s", where);
-        return JNI_OK;
+    case ATTACH_START: return session_start(&a->session, jni, req->rest);
+    case ATTACH_STOP: return session_stop(&a->session, jni);
+    case ATTACH_DUMP: return session_dump(&a->session, jni);
+    case ATTACH_STATUS: return session_status(&a->session);
     case ATTACH_SET:
         if (req->interval_ms > 0) atomic_store(&h->interval_ms, req->interval_ms);
         if (req->depth > 0) atomic_store(&h->depth, req->depth);
-        mode_text(h, where, sizeof where);
-        log_plain("HPROF: from now on: %s", where);
+        session_mode_text(&a->session, mode, sizeof mode);
+        log_plain("HPROF: from now on: %s", mode);
         return JNI_OK;
     }
     return JNI_ERR;

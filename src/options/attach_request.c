@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const VERBS[] = {"start", "dump", "stop", "set"};
+static const char *const VERBS[] = {"start", "dump", "stop", "set", "status"};
+#define NVERBS (sizeof VERBS / sizeof VERBS[0])
 
-const char *attach_verb_name(enum attach_verb v) { return (unsigned)v < 4 ? VERBS[v] : "?"; }
+const char *attach_verb_name(enum attach_verb v) { return (unsigned)v < NVERBS ? VERBS[v] : "?"; }
 
 /* Does s start with key= ? Then *value is the value (up to the next comma, length *n). */
 static bool has_key(const char *s, const char *key, const char **value, size_t *n)
@@ -72,9 +73,9 @@ int attach_request_parse(const char *text, struct attach_request *r, char *err, 
     size_t n;
     if (has_key(s, "cmd", &v, &n)) {
         size_t i = 0;
-        while (i < 4 && !(strlen(VERBS[i]) == n && strncmp(VERBS[i], v, n) == 0)) i++;
-        if (i == 4) {
-            snprintf(err, errlen, "unknown attach command '%.*s' (start, dump, stop or set)", (int)n, v);
+        while (i < NVERBS && !(strlen(VERBS[i]) == n && strncmp(VERBS[i], v, n) == 0)) i++;
+        if (i == NVERBS) {
+            snprintf(err, errlen, "unknown attach command '%.*s' (start, dump, stop, set or status)", (int)n, v);
             return -1;
         }
         r->verb = (enum attach_verb)i;
@@ -91,7 +92,7 @@ int attach_request_parse(const char *text, struct attach_request *r, char *err, 
     }
     r->rest = s;
     if (r->verb == ATTACH_SET) return parse_set(r, s, err, errlen);
-    if ((r->verb == ATTACH_DUMP || r->verb == ATTACH_STOP) && *s) {
+    if ((r->verb == ATTACH_DUMP || r->verb == ATTACH_STOP || r->verb == ATTACH_STATUS) && *s) {
         snprintf(err, errlen, "%s takes no options (given: %s)", attach_verb_name(r->verb), s);
         return -1;
     }

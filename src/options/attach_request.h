@@ -4,10 +4,10 @@
  * `jcmd <pid> JVMTI.agent_load libhprof.so OPTIONS`): the options string of the JVM's
  * `load` command, read before the agent's own options. Pure C, unit-tested.
  *
- *   [cmd=start|dump|stop|set,][reply=<path>,]<rest>
+ *   [cmd=start|dump|stop|set|status,][reply=<path>,]<rest>
  *
- * cmd defaults to start, whose rest is the agent's options (options.h). dump and stop
- * take no rest; set takes interval= and depth= (the settings a running profile may
+ * cmd defaults to start, whose rest is the agent's options (options.h). dump, stop
+ * and status take no rest; set takes interval= and depth= (the settings a running profile may
  * change). reply names a file the agent creates for its answer (the tool
  * that attached reads it: the JVM's `load` reply carries only a return code).
  */
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum attach_verb { ATTACH_START, ATTACH_DUMP, ATTACH_STOP, ATTACH_SET };
+enum attach_verb { ATTACH_START, ATTACH_DUMP, ATTACH_STOP, ATTACH_SET, ATTACH_STATUS };
 
 struct attach_request {
     enum attach_verb verb;

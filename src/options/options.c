@@ -41,6 +41,9 @@ static const char HELP_TEXT[] = "\n"
                                 "viewonly=y|n           the views instead of the file  n\n"
                                 "timeline=gc|<ms>       the run over time (below)      off\n"
                                 "top=<n>                at most n rows per section     all\n"
+                                "rotate=<seconds>       a file per window (below)      off\n"
+                                "keep=<n>               rotate=: the last n files      all\n"
+                                "service=<name>         pprof's service_name label     main class\n"
                                 "\n"
                                 "Options of the Original HPROF Outside Its Table\n"
                                 "-----------------------------------------------\n"
@@ -138,6 +141,13 @@ static const char HELP_TEXT[] = "\n"
                                 "    timeline=gc and heap=sites, never a heap dump. top=<n> keeps the first\n"
                                 "    n rows of SITES, CPU SAMPLES, CPU TIME, MONITOR TIME and the timeline's\n"
                                 "    records.\n"
+                                "  - %t in file= is the session's (or window's) start, UTC: 20261127T101500Z.\n"
+                                "    A file= ending in .html, .collapsed or .pb.gz is that view alone\n"
+                                "    (viewonly=y, named exactly so when one section has stacks).\n"
+                                "    rotate=<seconds> ends a window every <seconds>: its file (file= needs %t)\n"
+                                "    holds that window alone, written by an agent thread; keep=<n> deletes\n"
+                                "    all but the last n files it wrote. pprof files carry the window's time\n"
+                                "    and duration, and labels service_name (service=), host and pid.\n"
                                 "  - monitor=y: MONITOR TIME is contention only, as in the original (time\n"
                                 "    blocked entering a monitor). Time in Object.wait (Thread.join too) is\n"
                                 "    in a section of its own, MONITOR WAIT TIME, which the original lacked.\n";
@@ -159,7 +169,8 @@ void options_free(struct options *o)
     free(o->file);
     free(o->net_host);
     free(o->text);
-    o->file = o->net_host = o->text = NULL;
+    free(o->service);
+    o->file = o->net_host = o->text = o->service = NULL;
 }
 
 static void set_defaults(struct options *o)
@@ -255,6 +266,21 @@ static enum options_result parse_timeline_top(struct parser *p, struct options *
         return fail(p, "timeline option value must be gc or a number of ms from 1 to " OPT_MAX_MS_TEXT "%s", "");
     o->timeline = TIMELINE_MS;
     return OPTIONS_OK;
+}
+
+/* service=<name>: a label value fleet tools show and filter by; printable, no quotes or
+ * braces (Pyroscope's application names put labels in braces). */
+static enum options_result parse_service(struct parser *p, struct options *o, const char *v)
+{
+    size_t n = strlen(v);
+    bool good = n > 0 && n <= 128;
+    for (size_t i = 0; good && i < n; i++) good = v[i] > ' ' && v[i] < 0x7f && !strchr("\"'{}=\\", v[i]);
+    if (!good)
+        return fail(p, "service option value must be 1-128 printable characters without spaces, quotes, braces or =%s",
+                    "");
+    free(o->service);
+    o->service = strdup(v);
+    return o->service ? OPTIONS_OK : fail(p, "out of memory%s", "");
 }
 
 static enum options_result parse_net(struct parser *p, const char *v, struct options *o)
@@ -404,6 +430,14 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
             o->file = strdup(value);
             o->file_given = true;
         }
+    } else if (strcmp(name, "rotate") == 0) {
+        if (parse_int(value, 1, 86400, &o->rotate_s))
+            *r = fail(p, "rotate option value must be a number of seconds from 1 to 86400%s", "");
+    } else if (strcmp(name, "keep") == 0) {
+        if (parse_int(value, 1, 100000, &o->keep))
+            *r = fail(p, "keep option value must be a number of files from 1 to 100000%s", "");
+    } else if (strcmp(name, "service") == 0) {
+        *r = parse_service(p, o, value);
     } else if (strcmp(name, "view") == 0) {
         if (parse_views(value, &o->view))
             *r = fail(p, "view option value must be html|collapsed|pprof|all, joined by +%s", "");
@@ -452,6 +486,44 @@ static enum options_result apply(struct parser *p, struct options *o, const char
     return fail(p, "Unknown option: %s", name);
 }
 
+/* A file= ending in a view's extension is that view alone (viewonly). */
+static enum options_result file_names_view(struct parser *p, struct options *o)
+{
+    static const struct {
+        const char *ext;
+        unsigned bits;
+    } EXTS[] = {{".html", 1}, {".collapsed", 2}, {".pb.gz", 4}};
+    size_t n = o->file ? strlen(o->file) : 0;
+    for (size_t i = 0; i < sizeof EXTS / sizeof EXTS[0]; i++) {
+        size_t e = strlen(EXTS[i].ext);
+        if (n <= e || strcmp(o->file + n - e, EXTS[i].ext) != 0) continue;
+        if (o->view && o->view != EXTS[i].bits)
+            return fail(p, "file= names a view (%s): drop view= or give file= another name", EXTS[i].ext);
+        o->view = EXTS[i].bits;
+        o->viewonly = o->view_file = true;
+    }
+    return OPTIONS_OK;
+}
+
+int options_stack_sections(const struct options *o)
+{
+    return (o->cpu == CPU_SAMPLES || o->cpu == CPU_TIMES) + ((o->heap & HEAP_SITES) != 0) + o->monitor;
+}
+
+static enum options_result check_rotate(struct parser *p, struct options *o)
+{
+    if (o->keep && !o->rotate_s) return fail(p, "keep= needs rotate=%s", "");
+    if (!o->rotate_s) return OPTIONS_OK;
+    if (o->net_host) return fail(p, "rotate= writes files: drop net=%s", "");
+    if (o->timeline != TIMELINE_OFF) return fail(p, "rotate= cannot be used with timeline=%s", "");
+    if (!o->file || !strstr(o->file, "%t"))
+        return fail(p, "rotate= needs %%t in file= (each window's file is named by its start time)%s", "");
+    if (o->view_file && options_stack_sections(o) > 1)
+        return fail(
+            p, "rotate= with a view file (.html, .collapsed, .pb.gz) takes one of cpu=, heap=sites, monitor=y%s", "");
+    return OPTIONS_OK;
+}
+
 static enum options_result check_combinations(struct parser *p, struct options *o)
 {
     if (o->format == 'b' && (o->cpu == CPU_TIMES || o->cpu == CPU_OLD))
@@ -468,6 +540,7 @@ static enum options_result check_combinations(struct parser *p, struct options *
     if (o->viewonly && !o->view) return fail(p, "viewonly=y needs view=%s", "");
     if (o->viewonly && o->net_host)
         return fail(p, "viewonly=y writes no profile to send: drop net= or viewonly=%s", "");
+    if (file_names_view(p, o) != OPTIONS_OK || check_rotate(p, o) != OPTIONS_OK) return OPTIONS_ERROR;
     if (o->view && !o->depth_given) o->depth = VIEW_DEPTH;
     return OPTIONS_OK;
 }

@@ -45,6 +45,10 @@ struct options {
     bool heap_given;            /* heap= was given */
     char *text;                 /* the options as given, for the run header */
     int top;                    /* top=N: at most N rows per ranked section and timeline record (0: all) */
+    bool view_file;             /* file= ends in a view's extension: that view alone, named so */
+    int rotate_s;               /* rotate=<seconds>: a file per window (0: off) */
+    int keep;                   /* keep=<n>: rotate= deletes all but the last n files (0: keeps all) */
+    char *service;              /* service=<name>: pprof's service_name label (NULL: the main class) */
 };
 
 /* The stack depth when a view is asked for and depth= is not given: a flame graph of 4
@@ -73,6 +77,10 @@ const char *options_help_text(void);
  * separated, into buf; returns false when none was given.
  */
 bool options_no_effect(const struct options *o, char *buf, size_t len);
+
+/* How many sections with stacks (each its own view) o asks for: cpu=samples|times,
+ * heap=sites, monitor=y. */
+int options_stack_sections(const struct options *o);
 
 /* The short name of a cpu= mode, for messages. */
 const char *options_cpu_name(enum cpu_mode m);

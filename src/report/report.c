@@ -16,6 +16,7 @@
 #include "tables/heap_records.h"
 #include "tables/monitors.h"
 #include "tables/sites.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/rank.h"
 #include "report/report_timeline.h"
@@ -24,32 +25,39 @@
 
 /* ---- opening and closing ---- */
 
-static int open_output(struct report *r, const struct options *o, char *err, size_t errlen)
+/* The session's output: its file (path: file= with its window's time), nothing
+ * (viewonly=y), or the net= socket (at load only). */
+static int open_output(struct report *r, const struct options *o, const char *path, bool reopen, char *err,
+                       size_t errlen)
 {
     if (o->viewonly) {
-        output_open_none(&r->out);
+        if (reopen)
+            output_reopen_none(&r->out);
+        else
+            output_open_none(&r->out);
         return 0;
     }
     if (o->net_host) return output_open_socket(&r->out, o->net_host, o->net_port, err, errlen);
     char *chosen = NULL;
-    if (output_open_file(&r->out, o->file, o->format == 'a', o->force, &chosen, err, errlen) != 0) return -1;
+    int rc = reopen ? output_reopen_file(&r->out, path, o->format == 'a', o->force, &chosen, err, errlen)
+                    : output_open_file(&r->out, path, o->format == 'a', o->force, &chosen, err, errlen);
+    if (rc != 0) return -1;
     if (chosen) {
-        fprintf(stderr, "HPROF: %s exists and force=n; writing the profile to %s\n", o->file, chosen);
+        log_plain("HPROF: %s exists and force=n; writing the profile to %s", path, chosen);
         free(chosen);
     }
     return 0;
 }
 
-void report_start(struct report *r, JNIEnv *jni)
+/* The text file's header with the run header after its first line; in binary the
+ * RUN HEADER record when timeline= is on (output lock held). */
+static void write_run_header(struct report *r)
 {
-    const struct options *o = r->h->opt;
     bool text = r->writer == &text_writer;
-    if (o->timeline != TIMELINE_OFF) r->tl = report_timeline_open();
     if (!text && !r->tl) return; /* a binary file without timeline= is as it always was */
     struct run_info *ri = malloc(sizeof *ri);
     if (!ri) return;
     run_info_collect(r->h, ri);
-    output_lock(&r->out);
     if (text) {
         r->wctx.run = ri;
         r->writer->file_header(&r->wctx);
@@ -57,15 +65,32 @@ void report_start(struct report *r, JNIEnv *jni)
     } else if (r->writer->run_header) {
         r->writer->run_header(&r->wctx, ri);
     }
-    output_unlock(&r->out);
     free(ri);
 }
 
-int report_open(struct report *r, struct host *h, char *err, size_t errlen)
+void report_start(struct report *r, JNIEnv *jni)
+{
+    if (r->opt->timeline != TIMELINE_OFF) r->tl = report_timeline_open();
+    output_lock(&r->out);
+    write_run_header(r);
+    output_unlock(&r->out);
+}
+
+/* What a session's options make of the report: writer, rows, the views' names. */
+static void take_options(struct report *r, const struct options *o, const char *path)
+{
+    r->opt = o;
+    r->file = path;
+    r->top = o->top;
+    r->dumps = r->view_seq = 0;
+    r->writer = o->format == 'b' ? &binary_writer : &text_writer;
+    r->wctx.opt = o;
+    r->window_ns = (int64_t)clock_wall_us() * 1000;
+}
+
+int report_open(struct report *r, struct host *h, const struct options *o, const char *path, char *err, size_t errlen)
 {
     r->h = h;
-    r->dumps = r->view_seq = 0;
-    r->top = h->opt->top;
     /* Error-checking: a thread that meets an OutOfMemoryError inside a dump (the JVM's
      * dumper, a JNI allocation) and is asked for the dump at exit learns it holds it. */
     pthread_mutexattr_t attr;
@@ -73,11 +98,10 @@ int report_open(struct report *r, struct host *h, char *err, size_t errlen)
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
     pthread_mutex_init(&r->dump_lock, &attr);
     pthread_mutexattr_destroy(&attr);
-    if (open_output(r, h->opt, err, errlen) != 0) return -1;
-    r->writer = h->opt->format == 'b' ? &binary_writer : &text_writer;
+    if (open_output(r, o, path, false, err, errlen) != 0) return -1;
+    take_options(r, o, path);
     r->wctx.out = &r->out;
     r->wctx.strings = &h->t.strings;
-    r->wctx.opt = h->opt;
     r->wctx.empty_trace = &h->t.traces.empty;
     /* The text header waits for VMInit: the run header goes after its first line. */
     if (r->writer == &text_writer) return 0;
@@ -87,14 +111,63 @@ int report_open(struct report *r, struct host *h, char *err, size_t errlen)
     return 0;
 }
 
+/* A new file knows none of the traces, frames, classes and names written before. */
+static void forget_written(struct report *r)
+{
+    struct tables *t = &r->h->t;
+    traces_forget_written(&t->traces);
+    uint32_t n = classes_count(&t->classes);
+    for (uint32_t i = 0; i < n; i++) classes_at(&t->classes, i)->load_written = false;
+    strings_new_output(&t->strings);
+}
+
+int report_begin_session(struct report *r, const struct options *o, const char *path, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&r->dump_lock);
+    output_lock(&r->out);
+    int rc = open_output(r, o, path, true, err, errlen);
+    if (rc == 0) {
+        take_options(r, o, path);
+        forget_written(r);
+        if (r->writer != &text_writer) r->writer->file_header(&r->wctx);
+        write_run_header(r);
+        r->idle = false;
+    }
+    output_unlock(&r->out);
+    pthread_mutex_unlock(&r->dump_lock);
+    return rc;
+}
+
+void report_end_session(struct report *r)
+{
+    pthread_mutex_lock(&r->dump_lock);
+    output_lock(&r->out);
+    output_end_file(&r->out);
+    r->idle = true;
+    output_unlock(&r->out);
+    pthread_mutex_unlock(&r->dump_lock);
+}
+
+static bool report_idle(struct report *r)
+{
+    output_lock(&r->out);
+    bool idle = r->idle;
+    output_unlock(&r->out);
+    return idle;
+}
+
 int report_socket_fd(struct report *r) { return output_socket_fd(&r->out); }
 
 void report_close(struct report *r) { output_close(&r->out); }
 
 void report_record(struct report *r, const struct live_record *rec)
 {
-    const struct writer *w = r->writer;
     output_lock(&r->out);
+    const struct writer *w = r->writer;
+    if (r->idle) {
+        output_unlock(&r->out);
+        return;
+    }
     switch (rec->kind) {
     case LIVE_THREAD_START: w->thread_start(&r->wctx, rec->thread); break;
     case LIVE_THREAD_END: w->thread_end(&r->wctx, rec->thread); break;
@@ -197,43 +270,37 @@ static struct rank_row *rank_traces(struct trace_table *tt, row_fn fn, double cu
     return rows;
 }
 
-/* The CPU SAMPLES section with the traces it names (output lock held). */
+/* The CPU SAMPLES section with the traces it names, then its views: those after the
+ * output's lock is let go, so that no thread of the program waits on their files. */
 static void write_cpu_samples(struct report *r, double cutoff, bool take)
 {
     int nrows, nall;
     uint64_t total;
+    output_lock(&r->out);
     struct rank_row *rows = rank_traces(&r->h->t.traces, samples_row, cutoff, take, &nrows, &total, &nall);
     if (!rows) {
+        output_unlock(&r->out);
         log_error("out of memory writing CPU samples");
         return;
     }
     nrows = report_top(r, nrows);
     for (int i = 0; i < nrows; i++) r->writer->trace(&r->wctx, rows[i].trace);
     r->writer->cpu_samples(&r->wctx, rows, nrows, total);
+    output_unlock(&r->out);
     views_cpu(r, rows, nall, false);
     free(rows);
 }
 
-void report_cpu_samples(struct report *r, double cutoff)
-{
-    output_lock(&r->out);
-    write_cpu_samples(r, cutoff, false);
-    output_unlock(&r->out);
-}
+void report_cpu_samples(struct report *r, double cutoff) { write_cpu_samples(r, cutoff, false); }
 
-static void section_cpu_samples(struct report *r, JNIEnv *jni)
-{
-    output_lock(&r->out);
-    write_cpu_samples(r, r->h->opt->cutoff, true);
-    output_unlock(&r->out);
-}
+static void section_cpu_samples(struct report *r, JNIEnv *jni) { write_cpu_samples(r, r->opt->cutoff, true); }
 
 static void section_cpu_times(struct report *r, JNIEnv *jni)
 {
     method_times_flush(r->h);
     int nrows, nall;
     uint64_t total;
-    struct rank_row *rows = rank_traces(&r->h->t.traces, times_row, r->h->opt->cutoff, true, &nrows, &total, &nall);
+    struct rank_row *rows = rank_traces(&r->h->t.traces, times_row, r->opt->cutoff, true, &nrows, &total, &nall);
     if (!rows || !r->writer->cpu_times) {
         free(rows);
         return;
@@ -317,7 +384,7 @@ static int by_live_bytes(const void *x, const void *y)
 {
     const struct site *a = *(struct site *const *)x, *b = *(struct site *const *)y;
     if (a->live_bytes != b->live_bytes) return a->live_bytes < b->live_bytes ? 1 : -1;
-    uint64_t aa = atomic_load(&a->alloc_bytes), ba = atomic_load(&b->alloc_bytes);
+    uint64_t aa = a->shown_bytes, ba = b->shown_bytes;
     if (aa != ba) return aa < ba ? 1 : -1;
     if (a->trace->serial != b->trace->serial) return a->trace->serial < b->trace->serial ? -1 : 1;
     return (a->id > b->id) - (a->id < b->id);
@@ -335,8 +402,8 @@ static struct site_totals sum_sites(struct site_table *st, struct site **rows, d
         if (rows) rows[i] = s;
         tot.live_bytes += s->live_bytes;
         tot.live_objs += s->live_objs;
-        tot.alloc_bytes += atomic_load(&s->alloc_bytes);
-        tot.alloc_objs += atomic_load(&s->alloc_objs);
+        tot.alloc_bytes += s->shown_bytes;
+        tot.alloc_objs += s->shown_objs;
     }
     return tot;
 }
@@ -347,6 +414,7 @@ bool report_sites(struct report *r, JNIEnv *jni, double cutoff)
     struct site_table *st = alloc_tracker_sites(r->h);
     if (!st || !r->writer->sites) return false;
     alloc_tracker_count_live(r->h, jni);
+    sites_show_counts(st, r->take_sites);
     uint32_t n = sites_count(st);
     struct site **rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) return true;
@@ -367,6 +435,7 @@ bool report_heap_summary(struct report *r, JNIEnv *jni)
     struct site_table *st = alloc_tracker_sites(r->h);
     if (!st || !r->writer->heap_summary) return false;
     alloc_tracker_count_live(r->h, jni);
+    sites_show_counts(st, false);
     struct site_totals tot = sum_sites(st, NULL, 0);
     output_lock(&r->out);
     r->writer->heap_summary(&r->wctx, &tot);
@@ -374,7 +443,7 @@ bool report_heap_summary(struct report *r, JNIEnv *jni)
     return true;
 }
 
-static void section_sites(struct report *r, JNIEnv *jni) { report_sites(r, jni, r->h->opt->cutoff); }
+static void section_sites(struct report *r, JNIEnv *jni) { report_sites(r, jni, r->opt->cutoff); }
 
 /* ---- the dump ---- */
 
@@ -418,22 +487,28 @@ bool report_dump(struct report *r, JNIEnv *jni, enum dump_reason why)
     } else if (pthread_mutex_trylock(&r->dump_lock) != 0) {
         return false;
     }
-    r->view_seq = why == DUMP_AT_EXIT ? 0 : ++r->dumps;
+    if (report_idle(r)) { /* between sessions: nothing gathered, no file */
+        pthread_mutex_unlock(&r->dump_lock);
+        return false;
+    }
+    r->view_seq = why == DUMP_AT_EXIT || why == DUMP_WINDOW_END ? 0 : ++r->dumps;
+    r->take_sites = why == DUMP_WINDOW_END;
     /* The verbose line names each section written; it is printed whole at the end
      * so that an error reported meanwhile stays on a line of its own. */
     char said[512] = "Dumping";
-    const struct options *o = r->h->opt;
+    const struct options *o = r->opt;
     for (size_t i = 0; i < sizeof SECTIONS / sizeof SECTIONS[0]; i++) {
         if (!SECTIONS[i].wanted(o)) continue;
         strncat(said, SECTIONS[i].said, sizeof said - strlen(said) - 1);
         SECTIONS[i].write(r, jni);
     }
     if (why == DUMP_AT_EXIT) report_timeline_end(r, jni);
+    r->take_sites = false;
     flush(r);
     pthread_mutex_unlock(&r->dump_lock);
     /* Said after the lock is let go: whoever waits for this line to ask for the next
      * dump (a script, Ctrl-\ by hand) must not find this one still holding it. */
-    if (o->verbose) log_plain("%s done.", said);
+    if (o->verbose && why != DUMP_WINDOW_END) log_plain("%s done.", said); /* not every window's, on its stderr */
     return true;
 }
 
@@ -448,4 +523,18 @@ void report_end_command(struct report *r, bool section)
 {
     flush(r); /* each answer goes out at once */
     if (section) pthread_mutex_unlock(&r->dump_lock);
+}
+
+void report_reset_window(struct report *r, JNIEnv *jni)
+{
+    struct host *h = r->h;
+    pthread_mutex_lock(&r->dump_lock);
+    method_times_flush(h);
+    traces_clear_counts(&h->t.traces);
+    struct site_table *st = alloc_tracker_sites(h);
+    if (st) sites_show_counts(st, true);
+    struct monitor_snapshot snap;
+    if (monitor_events_snapshot(h, jni, &snap)) monitor_snapshot_free(&snap);
+    r->window_ns = (int64_t)clock_wall_us() * 1000;
+    pthread_mutex_unlock(&r->dump_lock);
 }

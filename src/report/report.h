@@ -18,15 +18,27 @@
 struct host;
 struct live_record;
 
-/* A signal's request is dropped while a dump is under way; the others wait for it. */
-enum dump_reason { DUMP_AT_EXIT, DUMP_ON_SIGNAL, DUMP_ON_REQUEST };
+/* A signal's request is dropped while a dump is under way; the others wait for it.
+ * DUMP_WINDOW_END ends a rolling window: the sites' counts are taken too, so the next
+ * window's file holds only its own. */
+enum dump_reason { DUMP_AT_EXIT, DUMP_ON_SIGNAL, DUMP_ON_REQUEST, DUMP_WINDOW_END };
 
 /* VMInit, before the sources start: the text file's header with the run header after
  * its first line; in binary the RUN HEADER record when timeline= is on. */
 void report_start(struct report *r, JNIEnv *jni);
-/* Opens the file or socket the options name and writes the file's header; on failure
- * says why in err and returns -1. */
-int report_open(struct report *r, struct host *h, char *err, size_t errlen);
+/* Opens the file (path: file= as the session names it) or socket the options name and
+ * writes the file's header; on failure says why in err and returns -1. */
+int report_open(struct report *r, struct host *h, const struct options *o, const char *path, char *err, size_t errlen);
+/* Sessions (agent/session.h): the next session's file and options (o and path stay
+ * valid until the next begin), its header written; -1 with err when the file cannot be
+ * opened (the report stays idle). */
+int report_begin_session(struct report *r, const struct options *o, const char *path, char *err, size_t errlen);
+/* The session's file closed: until the next begin nothing is written (records and
+ * dumps are dropped). */
+void report_end_session(struct report *r);
+/* A session's counts start from zero: CPU samples and times, the sites' allocations,
+ * the monitors' times (the live objects stay: they are a state, not a flow). */
+void report_reset_window(struct report *r, JNIEnv *jni);
 /* The net= socket (commands come back on it), or -1 when the output is a file. */
 int report_socket_fd(struct report *r);
 /* Flushes and closes the output (VM death). */

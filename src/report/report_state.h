@@ -8,11 +8,14 @@
 #define HPROF_REPORT_STATE_H
 
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "writers/output.h"
 #include "writers/writer.h"
 
 struct host;
+struct options;
 struct report_timeline;
 
 struct report {
@@ -25,6 +28,12 @@ struct report {
     unsigned view_seq;          /* view=: the number in the views' names (0 at exit) */
     struct report_timeline *tl; /* timeline= (report_timeline.h); NULL if off */
     int top;                    /* top=N (0: every row) */
+    /* The session (agent/session.h) whose profile this is. */
+    const struct options *opt; /* its options */
+    const char *file;          /* its file: file= with the window's start for %t */
+    bool idle;                 /* between sessions: nothing is written (output lock held) */
+    bool take_sites;           /* the dump ends a window: the sites' counts are taken */
+    int64_t window_ns;         /* when its window began (wall clock, ns since the epoch) */
 };
 
 /* top=N: at most N of n rows (all when top= is not given). */

@@ -16,6 +16,7 @@
 #include "tables/monitors.h"
 #include "tables/sites.h"
 #include "tables/traces.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "writers/text_records.h"
 #include "writers/views.h"
@@ -110,22 +111,60 @@ static void add_trace(struct stack_profile *p, struct frame_cache *c, const stru
 /* ---- the files ---- */
 
 /* <file>.<section>[.<dump>]<ext>: <file> without ".txt"; the dump's number unless it is
- * the one at exit. */
+ * the one at exit. A file= that names a view (view_file) is that view's name when one
+ * section has stacks, else <file without its extension>.<section><ext>. */
 static void write_views(struct report *r, struct stack_profile *p, const char *section)
 {
-    const struct options *o = r->h->opt;
-    const char *file = o->file ? o->file : "java.hprof";
+    const struct options *o = r->opt;
+    const char *file = r->file ? r->file : "java.hprof";
     size_t len = strlen(file);
-    if (len > 4 && strcmp(file + len - 4, ".txt") == 0) len -= 4;
+    bool exact = o->view_file && options_stack_sections(o) == 1;
+    if (o->view_file)
+        len -= strlen(view_extension((int)o->view));
+    else if (len > 4 && strcmp(file + len - 4, ".txt") == 0)
+        len -= 4;
     char seq[16] = "";
-    if (r->view_seq) snprintf(seq, sizeof seq, ".%u", r->view_seq);
+    if (r->view_seq && !o->view_file) snprintf(seq, sizeof seq, ".%u", r->view_seq);
     for (int kind = 1; kind <= VIEW_ALL; kind <<= 1) {
         if (!(o->view & (unsigned)kind)) continue;
         char *path = NULL, err[512];
-        if (asprintf(&path, "%.*s.%s%s%s", (int)len, file, section, seq, view_extension(kind)) < 0) continue;
+        int n = exact ? asprintf(&path, "%s", file)
+                      : asprintf(&path, "%.*s.%s%s%s", (int)len, file, section, seq, view_extension(kind));
+        if (n < 0) continue;
         if (view_write_file(p, NULL, kind, path, err, sizeof err) != 0) log_error("view=: %s", err);
         free(path);
     }
+}
+
+/* The main class (or jar, or module) of "java Main args": pprof's service_name when
+ * service= is not given. */
+static void default_service(const char *program, char *out, size_t len)
+{
+    const char *w = program && strncmp(program, "java ", 5) == 0 ? program + 5 : "java";
+    if (strncmp(w, "-jar ", 5) == 0 || strncmp(w, "-m ", 3) == 0) w = strchr(w, ' ') + 1;
+    size_t n = strcspn(w, " ");
+    const char *slash = memrchr(w, '/', n);
+    if (slash) n -= (size_t)(slash + 1 - w), w = slash + 1;
+    snprintf(out, len, "%.*s", (int)(n ? n : 4), n ? w : "java");
+}
+
+/* What fleet tools read of a profile: the window it covers and who it is from. */
+static void window_and_labels(struct report *r, struct stack_profile *p)
+{
+    int64_t now = (int64_t)clock_wall_us() * 1000;
+    p->time_nanos = r->window_ns;
+    p->duration_nanos = now > r->window_ns ? now - r->window_ns : 0;
+    char service[160], host[256] = "";
+    if (r->opt->service)
+        snprintf(service, sizeof service, "%s", r->opt->service);
+    else
+        default_service(p->program, service, sizeof service);
+    gethostname(host, sizeof host - 1);
+    char pid[16];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    sp_label(p, "service_name", service);
+    sp_label(p, "host", host);
+    sp_label(p, "pid", pid);
 }
 
 /* A profile with what every view says at the top: program, date, mode, depth. */
@@ -136,9 +175,9 @@ static void begin(struct report *r, struct stack_profile *p, const char *mode)
     char when[64];
     sp_set(p, &p->date, "%s", text_now(when, sizeof when));
     sp_set(p, &p->mode, "%s", mode);
-    p->depth = r->h->opt->depth;
-    if (!r->h->opt->depth_given)
-        sp_set(p, &p->note, "stacks at most %d frames deep (depth= not given)", r->h->opt->depth);
+    p->depth = r->opt->depth;
+    window_and_labels(r, p);
+    if (!r->opt->depth_given) sp_set(p, &p->note, "stacks at most %d frames deep (depth= not given)", r->opt->depth);
 }
 
 static void finish(struct report *r, struct stack_profile *p, const char *section, struct frame_cache *c)
@@ -155,11 +194,11 @@ static void finish(struct report *r, struct stack_profile *p, const char *sectio
 
 void views_cpu(struct report *r, const struct rank_row *rows, int nrows, bool times)
 {
-    if (!r->h->opt->view) return;
+    if (!r->opt->view) return;
     struct stack_profile p;
     struct frame_cache c = {NULL, 0};
     begin(r, &p, times ? "cpu=times" : "cpu=samples");
-    int64_t period = (int64_t)r->h->opt->interval_ms * 1000000;
+    int64_t period = (int64_t)r->opt->interval_ms * 1000000;
     if (times) {
         sp_add_type(&p, "cpu", "nanoseconds");
         sp_add_type(&p, "calls", "count");
@@ -179,21 +218,20 @@ void views_cpu(struct report *r, const struct rank_row *rows, int nrows, bool ti
 
 void views_sites(struct report *r, struct site *const *rows, int nrows)
 {
-    if (!r->h->opt->view) return;
+    if (!r->opt->view) return;
     struct stack_profile p;
     struct frame_cache c = {NULL, 0};
     begin(r, &p, "heap=sites");
-    if (r->h->opt->alloc_sample > 0)
+    if (r->opt->alloc_sample > 0)
         sp_set(&p, &p.note, "estimated from allocation samples every %ld bytes; stacks at most %d frames deep",
-               r->h->opt->alloc_sample, p.depth);
+               r->opt->alloc_sample, p.depth);
     sp_add_type(&p, "alloc_space", "bytes");
     sp_add_type(&p, "alloc_objects", "count");
     sp_add_type(&p, "inuse_space", "bytes");
     sp_add_type(&p, "inuse_objects", "count");
     for (int i = 0; i < nrows; i++) {
         const struct site *s = rows[i];
-        int64_t v[4] = {(int64_t)atomic_load(&s->alloc_bytes), (int64_t)atomic_load(&s->alloc_objs),
-                        (int64_t)s->live_bytes, (int64_t)s->live_objs};
+        int64_t v[4] = {(int64_t)s->shown_bytes, (int64_t)s->shown_objs, (int64_t)s->live_bytes, (int64_t)s->live_objs};
         add_trace(&p, &c, s->trace, s->cls->name, v);
     }
     finish(r, &p, "sites", &c);
@@ -201,7 +239,7 @@ void views_sites(struct report *r, struct site *const *rows, int nrows)
 
 void views_monitors(struct report *r, const struct monitor_times *t)
 {
-    if (!r->h->opt->view || !t->total_count) return;
+    if (!r->opt->view || !t->total_count) return;
     struct stack_profile p;
     struct frame_cache c = {NULL, 0};
     begin(r, &p, "monitor=y (contention)");

@@ -66,7 +66,8 @@ struct class_sweeper;
 struct host {
     JavaVM *vm;
     jvmtiEnv *jvmti;
-    const struct options *opt; /* as parsed at load; never changes */
+    const struct options *opt; /* as parsed at load; never changes (a session's own
+                                  options reach the sources as the settings below) */
     const struct host_services *services;
     _Atomic int phase;    /* enum host_phase */
     bool gc_at_exit;      /* a GC can be forced at VM death (util/collector.h) */
@@ -76,8 +77,9 @@ struct host {
     struct tables t;
 
     /* Settings a socket command may change while the program runs. */
-    _Atomic int depth;       /* stack depth of new traces (depth= at first) */
-    _Atomic int interval_ms; /* CPU sampling pause (interval= at first; `hprof set`) */
+    _Atomic int depth;         /* stack depth of new traces (depth= at first) */
+    _Atomic int interval_ms;   /* CPU sampling pause (interval= at first; `hprof set`) */
+    _Atomic long alloc_sample; /* heap=sites sampled every this many bytes (alloc_sample=; a session's) */
 
     /* Each source's own state; NULL where the options did not ask for it. */
     struct cpu_sampler *sampler;           /* cpu=samples through JVMTI (sampler=jvmti, fallback) */

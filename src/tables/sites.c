@@ -56,3 +56,13 @@ struct site *sites_by_id(struct site_table *t, uint32_t id)
 }
 
 uint32_t sites_count(struct site_table *t) { return registry_count(&t->all); }
+
+void sites_show_counts(struct site_table *t, bool take)
+{
+    uint32_t n = sites_count(t);
+    for (uint32_t i = 0; i < n; i++) {
+        struct site *s = sites_by_id(t, i + 1);
+        s->shown_objs = take ? atomic_exchange(&s->alloc_objs, 0) : atomic_load(&s->alloc_objs);
+        s->shown_bytes = take ? atomic_exchange(&s->alloc_bytes, 0) : atomic_load(&s->alloc_bytes);
+    }
+}

@@ -8,6 +8,7 @@
 #define HPROF_SITES_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/cmap.h"
@@ -22,8 +23,11 @@ struct site {
     struct trace *trace;
     struct class_info *cls;
     _Atomic uint64_t alloc_objs, alloc_bytes;
-    _Atomic uint64_t samples;       /* alloc_sample mode: objects actually sampled */
-    uint64_t live_objs, live_bytes; /* set by the live count at a dump */
+    _Atomic uint64_t samples;         /* alloc_sample mode: objects actually sampled */
+    _Atomic uint64_t sampled_objs;    /* ... and the objects they stand for: both since the
+                                       start, never taken (the live estimate scales by them) */
+    uint64_t live_objs, live_bytes;   /* set by the live count at a dump */
+    uint64_t shown_objs, shown_bytes; /* the allocations a dump shows (set by the report layer) */
 };
 
 struct site_table {
@@ -37,5 +41,8 @@ void sites_init(struct site_table *t);
 struct site *sites_of(struct site_table *t, struct trace *trace, struct class_info *cls);
 struct site *sites_by_id(struct site_table *t, uint32_t id);
 uint32_t sites_count(struct site_table *t);
+/* Each site's allocations into shown_objs/shown_bytes: taken (the counts start again
+ * from zero, none lost to an allocation meanwhile) or only read. */
+void sites_show_counts(struct site_table *t, bool take);
 
 #endif

@@ -9,6 +9,7 @@
 struct string_entry {
     struct cmap_node node;
     uint32_t id;
+    uint32_t output; /* the output it was last written to */
     size_t len;
     char text[];
 };
@@ -34,6 +35,7 @@ static struct cmap_node *string_make(const void *key, void *ctx)
     if (!e) return NULL;
     memcpy(e->text, key, c->len + 1);
     e->len = c->len;
+    e->output = c->t->output;
     if (registry_add_numbered(&c->t->all, e, string_number) == UINT32_MAX) {
         free(e);
         return NULL;
@@ -45,6 +47,7 @@ void strings_init(struct string_table *t)
 {
     cmap_init(&t->map);
     registry_init(&t->all);
+    t->output = 0;
 }
 
 uint32_t strings_id(struct string_table *t, const char *s, bool *is_new)
@@ -53,5 +56,13 @@ uint32_t strings_id(struct string_table *t, const char *s, bool *is_new)
     if (!s) return 0;
     struct string_ctx c = {t, strlen(s)};
     struct cmap_node *n = cmap_intern(&t->map, hash_bytes(s, c.len), s, string_eq, string_make, &c, is_new);
-    return n ? ((struct string_entry *)n)->id : 0;
+    if (!n) return 0;
+    struct string_entry *e = (struct string_entry *)n;
+    if (e->output != t->output) {
+        e->output = t->output;
+        *is_new = true;
+    }
+    return e->id;
 }
+
+void strings_new_output(struct string_table *t) { t->output++; }

@@ -12,13 +12,16 @@
 struct string_table {
     struct cmap map;
     struct registry all;
+    uint32_t output; /* the output file the writers write now (output lock held) */
 };
 
 void strings_init(struct string_table *t);
 /*
  * The ID of s, giving it one on first sight; *is_new tells the caller it must write
- * the STRING record now. Returns 0 for NULL (the "no string" ID).
+ * the STRING record now: on first sight, or first in this output file (output lock held). Returns 0 for NULL (the "no string" ID).
  */
 uint32_t strings_id(struct string_table *t, const char *s, bool *is_new);
+/* A new output file: each string is new to it (output lock held). */
+void strings_new_output(struct string_table *t);
 
 #endif

@@ -210,3 +210,28 @@ void traces_clear_cpu_samples(struct trace_table *t)
     uint32_t n = traces_count(t);
     for (uint32_t i = 0; i < n; i++) atomic_store(&traces_at(t, i)->cpu_samples, 0);
 }
+
+void traces_clear_counts(struct trace_table *t)
+{
+    uint32_t n = traces_count(t);
+    for (uint32_t i = 0; i < n; i++) {
+        struct trace *tr = traces_at(t, i);
+        atomic_store(&tr->cpu_samples, 0);
+        atomic_store(&tr->calls, 0);
+        atomic_store(&tr->cost_ns, 0);
+    }
+}
+
+/* A trace and its frames as not yet written (output lock held). */
+static void forget_trace(struct trace *tr)
+{
+    tr->written = false;
+    for (uint32_t k = 0; k < tr->nframes; k++) tr->frames[k]->written = false;
+}
+
+void traces_forget_written(struct trace_table *t)
+{
+    forget_trace(&t->empty);
+    uint32_t n = traces_count(t);
+    for (uint32_t i = 0; i < n; i++) forget_trace(traces_at(t, i));
+}

@@ -79,5 +79,10 @@ struct trace *traces_of_frames(struct trace_table *t, uint32_t thread_serial, st
 uint32_t traces_sweep(struct trace_table *t, bool (*dead)(jmethodID id, void *ctx), void *ctx);
 /* Zeroes every trace's CPU sample count (the socket's "clear CPU samples"). */
 void traces_clear_cpu_samples(struct trace_table *t);
+/* Zeroes every trace's counts, sampled and timed (a session's or a window's start). */
+void traces_clear_counts(struct trace_table *t);
+/* Every trace and its frames as not yet written: a new output file needs them again
+ * (output lock held). */
+void traces_forget_written(struct trace_table *t);
 
 #endif

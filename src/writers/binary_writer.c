@@ -123,8 +123,8 @@ static void bin_sites(struct writer_ctx *w, struct site *const *rows, int nrows,
         buf_u4(b, s->trace->serial);
         buf_u4(b, u4_most(s->live_bytes));
         buf_u4(b, u4_most(s->live_objs));
-        buf_u4(b, u4_most(atomic_load(&s->alloc_bytes)));
-        buf_u4(b, u4_most(atomic_load(&s->alloc_objs)));
+        buf_u4(b, u4_most(s->shown_bytes));
+        buf_u4(b, u4_most(s->shown_objs));
     }
     bin_record_end(w, at);
 }

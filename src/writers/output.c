@@ -75,8 +75,8 @@ static int open_new(const char *path, bool text, char **chosen)
     return -1;
 }
 
-int output_open_file(struct output *o, const char *path, bool text, bool force, char **chosen_name, char *err,
-                     size_t errlen)
+/* The file a profile goes to, 0600; -1 with the reason in err. */
+static int open_path(const char *path, bool text, bool force, char **chosen_name, char *err, size_t errlen)
 {
     *chosen_name = NULL;
     int fd = force ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : open_new(path, text, chosen_name);
@@ -85,6 +85,14 @@ int output_open_file(struct output *o, const char *path, bool text, bool force, 
         return -1;
     }
     fd_make_private(fd); /* a heap dump holds the program's secrets; force=y keeps an old file's mode */
+    return fd;
+}
+
+int output_open_file(struct output *o, const char *path, bool text, bool force, char **chosen_name, char *err,
+                     size_t errlen)
+{
+    int fd = open_path(path, text, force, chosen_name, err, errlen);
+    if (fd < 0) return -1;
     init(o, fd, false, *chosen_name ? *chosen_name : path);
     return 0;
 }
@@ -515,6 +523,41 @@ void output_flush(struct output *o)
         pipe_wait_idle(o->pipe);
         pthread_mutex_unlock(&o->pipe->lock);
     }
+}
+
+/* The output's next file (fd, or -1 for none) in place of the one it had: the lock and
+ * the buffers stay, so writers waiting on the lock find the new file. */
+static void switch_to(struct output *o, int fd, const char *name)
+{
+    output_end_file(o);
+    char *copy = strdup(name);
+    if (copy) {
+        free(o->name);
+        o->name = copy;
+    }
+    o->fd = fd;
+    o->failed = false;
+    o->flushed = 0;
+    o->start_micros = clock_wall_us();
+    o->header_millis = o->start_micros / 1000u;
+}
+
+int output_reopen_file(struct output *o, const char *path, bool text, bool force, char **chosen_name, char *err,
+                       size_t errlen)
+{
+    int fd = open_path(path, text, force, chosen_name, err, errlen);
+    if (fd < 0) return -1;
+    switch_to(o, fd, *chosen_name ? *chosen_name : path);
+    return 0;
+}
+
+void output_reopen_none(struct output *o) { switch_to(o, -1, "(no file)"); }
+
+void output_end_file(struct output *o)
+{
+    output_flush(o);
+    if (o->fd >= 0 && !o->is_socket) close(o->fd);
+    if (!o->is_socket) o->fd = -1;
 }
 
 void output_close(struct output *o)

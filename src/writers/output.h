@@ -56,6 +56,14 @@ int output_open_file(struct output *o, const char *path, bool text, bool force, 
                      size_t errlen);
 /* No output (viewonly=y): records are built and dropped. */
 void output_open_none(struct output *o);
+/* A session's next file (lock held): what the last one was owed is written and it is
+ * closed, then records go to `path` (as output_open_file opens it), or nowhere. */
+int output_reopen_file(struct output *o, const char *path, bool text, bool force, char **chosen_name, char *err,
+                       size_t errlen);
+void output_reopen_none(struct output *o);
+/* The file written out and closed (lock held): later records are dropped until a
+ * reopen. A socket stays as it is. */
+void output_end_file(struct output *o);
 /* Connects to host:port. 0 on success; otherwise err holds the reason. */
 int output_open_socket(struct output *o, const char *host, int port, char *err, size_t errlen);
 

@@ -227,3 +227,11 @@ int sp_type_named(const struct stack_profile *p, const char *name)
         if (strcmp(p->types[t].type, name) == 0) return t;
     return -1;
 }
+
+void sp_label(struct stack_profile *p, const char *key, const char *value)
+{
+    if (p->nlabels >= SP_MAX_LABELS) return;
+    p->label_key[p->nlabels] = sp_string(p, key);
+    p->label_value[p->nlabels] = sp_string(p, value);
+    p->nlabels++;
+}

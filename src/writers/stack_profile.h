@@ -17,7 +17,8 @@
 
 #include "util/buf.h"
 
-#define SP_MAX_TYPES 4
+#define SP_MAX_TYPES  4
+#define SP_MAX_LABELS 4
 
 /* How a frame is drawn: a Java method, a native one, or a frame that is no method (the
  * class allocated, a thread, "no Java frames"). */
@@ -58,6 +59,10 @@ struct stack_profile {
     int main_type;              /* the one a flame graph and collapsed stacks show */
     struct sp_type period_type; /* pprof's period: what one sample stands for; type NULL: none */
     int64_t period;
+    int64_t time_nanos, duration_nanos; /* the window it covers (wall clock); 0: not known */
+    /* Labels every sample carries (pprof's string labels): string indexes. */
+    uint32_t label_key[SP_MAX_LABELS], label_value[SP_MAX_LABELS];
+    int nlabels;
 
     struct buf pool;  /* every string, NUL-terminated */
     uint32_t *str_at; /* offsets into pool; string 0 is "" */
@@ -86,6 +91,8 @@ void sp_set(struct stack_profile *p, char **field, const char *fmt, ...) __attri
 int sp_add_type(struct stack_profile *p, const char *type, const char *unit);
 /* The index of a string (interned). */
 uint32_t sp_string(struct stack_profile *p, const char *s);
+/* A label every sample carries (service, host, pid); dropped past SP_MAX_LABELS. */
+void sp_label(struct stack_profile *p, const char *key, const char *value);
 static inline const char *sp_str(const struct stack_profile *p, uint32_t i)
 {
     return p->oom || i >= p->nstr ? "" : (const char *)p->pool.data + p->str_at[i];

@@ -229,8 +229,8 @@ static void text_sites(struct writer_ctx *w, struct site *const *rows, int nrows
         double accum = tot->live_bytes ? 100.0 * (double)sum / (double)tot->live_bytes : 0;
         buf_printf(b, "%5d %5.2f%% %5.2f%% %9llu %4llu %9llu %5llu %5u %s\n", i + 1, self, accum,
                    (unsigned long long)s->live_bytes, (unsigned long long)s->live_objs,
-                   (unsigned long long)atomic_load(&s->alloc_bytes), (unsigned long long)atomic_load(&s->alloc_objs),
-                   s->trace->serial, s->cls->name);
+                   (unsigned long long)s->shown_bytes, (unsigned long long)s->shown_objs, s->trace->serial,
+                   s->cls->name);
         output_record_end(w->out);
     }
     buf_printf(b, "SITES END\n");

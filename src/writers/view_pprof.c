@@ -3,7 +3,9 @@
  * pprof's profile.proto (github.com/google/pprof, proto/profile.proto), gzipped: the
  * format go tool pprof, Grafana Pyroscope and Parca read. Functions are named by
  * "Class.method" with their source file, each frame is a location with its line, and
- * each sample a distinct stack (leaf first) with one value per sample type.
+ * each sample a distinct stack (leaf first) with one value per sample type and the
+ * profile's labels (service_name, host, pid: string labels, which Pyroscope and
+ * go tool pprof -tags show). time_nanos and duration_nanos give the window it covers.
  */
 #include "writers/views.h"
 
@@ -19,6 +21,8 @@ enum {
     PROFILE_LOCATION = 4,
     PROFILE_FUNCTION = 5,
     PROFILE_STRING_TABLE = 6,
+    PROFILE_TIME_NANOS = 9,
+    PROFILE_DURATION_NANOS = 10,
     PROFILE_PERIOD_TYPE = 11,
     PROFILE_PERIOD = 12,
     PROFILE_COMMENT = 13,
@@ -27,6 +31,9 @@ enum {
     VALUE_TYPE_UNIT = 2,
     SAMPLE_LOCATION_ID = 1,
     SAMPLE_VALUE = 2,
+    SAMPLE_LABEL = 3,
+    LABEL_KEY = 1,
+    LABEL_STR = 2,
     LOCATION_ID = 1,
     LOCATION_LINE = 4,
     LINE_FUNCTION_ID = 1,
@@ -112,6 +119,11 @@ static void samples(const struct stack_profile *p, struct buf *b, struct buf *ms
         if (s->n) pb_message(msg, SAMPLE_LOCATION_ID, packed);
         for (int t = 0; t < p->ntypes; t++) pb_varint(packed, (uint64_t)s->v[t]);
         pb_message(msg, SAMPLE_VALUE, packed);
+        for (int l = 0; l < p->nlabels; l++) {
+            pb_uint(packed, LABEL_KEY, p->label_key[l]);
+            pb_uint(packed, LABEL_STR, p->label_value[l]);
+            pb_message(msg, SAMPLE_LABEL, packed);
+        }
         pb_message(b, PROFILE_SAMPLE, msg);
     }
 }
@@ -143,6 +155,8 @@ int view_pprof(const struct stack_profile *p, struct buf *out)
     long nfn = fn_of_frame ? functions(p, &b, &msg, fn_of_frame) : -1;
     if (nfn >= 0) locations(p, &b, &msg, &sub, fn_of_frame);
     free(fn_of_frame);
+    if (p->time_nanos) pb_int(&b, PROFILE_TIME_NANOS, p->time_nanos);
+    if (p->duration_nanos) pb_int(&b, PROFILE_DURATION_NANOS, p->duration_nanos);
     if (p->period_type.type) {
         value_type(&b, &msg, PROFILE_PERIOD_TYPE, &x, p->period_type);
         pb_int(&b, PROFILE_PERIOD, p->period);

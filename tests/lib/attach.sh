@@ -36,3 +36,22 @@ expect_fail() {
   if [[ $HRC == "$1" ]] && grep -Eq -- "$2" hp.err; then ok "$3 (exit $1)"
   else not_ok "$3: exit $HRC, said: $(head -c 300 hp.err) $(head -c 300 hp.out)"; fi
 }
+
+# start_phases NAME [java options...] [-- ALLOC]: tests/java/Phases.java running in
+# $WORK/NAME (its run file; cmd.N and hot there set its phases), output in NAME.out, exit
+# code in NAME.rc once it ends; its pid in $PID.
+start_phases() {
+  local name=$1 alloc=""; shift
+  local opts=()
+  while [[ $# -gt 0 ]]; do [[ $1 == -- ]] && { alloc=$2; break; }; opts+=("$1"); shift; done
+  mkdir -p "$WORK/$name"; touch "$WORK/$name/run"
+  ( timeout -k 10 300 "$JAVA" -Xcheck:jni "${opts[@]}" -cp "$TEST_CLASSES" Phases "$WORK/$name" 240 $alloc \
+      >"$WORK/$name.out" 2>&1; echo $? >"$WORK/$name.rc" ) &
+  PID=""
+  for _ in $(seq 600); do grep -q ready "$WORK/$name.out" 2>/dev/null && break; sleep 0.1; done
+  PID=$(pgrep -f "Phases $WORK/$name 240" | while read -r p; do
+          [[ $(cat /proc/$p/comm 2>/dev/null) == java ]] && echo "$p"; done | head -1)
+}
+# wait_phases NAME: until it has ended; end_phases NAME: ends it (its run file gone).
+wait_phases() { for _ in $(seq 900); do [[ -s "$WORK/$1.rc" ]] && break; sleep 0.1; done; }
+end_phases() { rm -f "$WORK/$1/run"; wait_phases "$1"; }

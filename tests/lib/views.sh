@@ -15,12 +15,14 @@ collapsed_total() { awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"; }
 merge_collapsed() { awk '{ n = $NF; $NF = ""; sub(/ $/, ""); c[$0] += n } END { for (k in c) printf "%s %.0f\n", k, c[k] }' | LC_ALL=C sort; }
 
 # pprof_collapsed FILE.pb.gz [SAMPLE_INDEX]: go tool pprof -traces, read back into
-# collapsed lines (root first) of the sample type's values, merged and sorted.
+# collapsed lines (root first) of the sample type's values, merged and sorted (the
+# samples' labels, which -traces lists above each stack, left out).
 pprof_collapsed() {
   HOME=$WORK GOCACHE=$WORK/gocache go tool pprof -traces ${2:+-sample_index=$2} "$1" 2>/dev/null | awk '
     function out(  s, i) { if (!n) return; s = f[n]; for (i = n - 1; i >= 1; i--) s = s ";" f[i]; print s " " v; n = 0 }
     /^-+\+-+$/ { out(); started = 1; next }
     !started || /^ *$/ { next }
+    n == 0 && /^ *[A-Za-z_][A-Za-z_0-9]*: / { next }   # a label (service_name:  shop), not a frame
     n == 0 { v = $1; sub(/^ *[^ ]+ +/, ""); f[++n] = $0; next }
     { sub(/^ +/, ""); f[++n] = $0 }
     END { out() }' | merge_collapsed

@@ -328,7 +328,13 @@ static void test_binary_sites_big(void)
     struct trace empty = {.serial = 300000};
     struct writer_ctx w = {.out = &o, .strings = &strings, .opt = &opt, .empty_trace = &empty};
     struct class_info ci = {.serial = 100009, .object_id = 0x50000009, .name = "long[]", .signature = "[J"};
-    struct site site = {.id = 1, .trace = &empty, .cls = &ci, .live_objs = 1, .live_bytes = 4800000016ull};
+    struct site site = {.id = 1,
+                        .trace = &empty,
+                        .cls = &ci,
+                        .live_objs = 1,
+                        .live_bytes = 4800000016ull,
+                        .shown_objs = 1,
+                        .shown_bytes = 4800000016ull};
     atomic_init(&site.alloc_objs, 1);
     atomic_init(&site.alloc_bytes, 4800000016ull);
     struct site *rows[1] = {&site};

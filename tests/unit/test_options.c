@@ -173,5 +173,35 @@ int main(void)
     expect_error("format=b,cpu=times", "cpu=times|old is not supported with format=b");
     expect_error("cpu=old,format=b", "cpu=times|old is not supported with format=b");
     expect_error("cpu=samples,help", "help");
+
+    /* Sessions and rolling windows (agent/session.h) */
+    o = parse_ok("cpu=samples,rotate=60,keep=5,file=/tmp/p-%t.txt,service=shop.api", &ok);
+    CHECK(ok && o.rotate_s == 60 && o.keep == 5 && strcmp(o.service, "shop.api") == 0 && !o.viewonly,
+          "rotate=60,keep=5,service=: a text file per window, the last 5 kept");
+    options_free(&o);
+    o = parse_ok("cpu=samples,rotate=1,file=w-%t.pb.gz", &ok);
+    CHECK(ok && o.view == 4 && o.viewonly && o.view_file && options_stack_sections(&o) == 1,
+          "file=...pb.gz is the pprof view alone, named so");
+    options_free(&o);
+    o = parse_ok("heap=sites,monitor=y,file=s.html", &ok);
+    CHECK(ok && o.view == 1 && o.viewonly && options_stack_sections(&o) == 2, "file=...html: the flame graphs alone");
+    options_free(&o);
+    o = parse_ok("cpu=samples,file=a.txt", &ok);
+    CHECK(ok && !o.view && !o.view_file && o.rotate_s == 0 && o.keep == 0 && !o.service,
+          "no rotation by default; a .txt file is the profile");
+    options_free(&o);
+    expect_error("cpu=samples,rotate=60", "rotate= needs %t in file=");
+    expect_error("cpu=samples,rotate=60,file=a-%t.txt,net=h:1", "only appear once");
+    expect_error("cpu=samples,rotate=60,net=h:1", "rotate= writes files: drop net=");
+    expect_error("heap=sites,rotate=60,timeline=gc,file=a-%t.txt", "rotate= cannot be used with timeline=");
+    expect_error("cpu=samples,heap=sites,rotate=60,file=a-%t.pb.gz", "takes one of cpu=, heap=sites, monitor=y");
+    expect_error("cpu=samples,keep=3,file=a-%t.txt", "keep= needs rotate=");
+    expect_error("rotate=0,file=a-%t.txt", "rotate option value must be a number of seconds from 1 to 86400");
+    expect_error("rotate=86401,file=a-%t.txt", "rotate option value");
+    expect_error("keep=0,rotate=5,file=a-%t.txt", "keep option value must be a number of files from 1");
+    expect_error("service=a b", "service option value");
+    expect_error("service={x}", "service option value");
+    expect_error("service=", "service option value");
+    expect_error("view=html,file=a.pb.gz", "file= names a view (.pb.gz): drop view=");
     return UNIT_DONE();
 }

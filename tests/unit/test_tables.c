@@ -385,6 +385,11 @@ static void concurrent_tables(void)
     bool is_new = false;
     uint32_t id = strings_id(&shared.strings, "name-7", &is_new);
     CHECK(id && !is_new, "a string entered by four threads at once has one ID");
+    strings_new_output(&shared.strings);
+    bool again = false, twice = true;
+    CHECK(strings_id(&shared.strings, "name-7", &again) == id && again &&
+              strings_id(&shared.strings, "name-7", &twice) == id && !twice,
+          "a new output file: each string is new to it once, with the same ID (a session's binary file)");
     CHECK(atomic_load(&mt_torn) == 0, "a reader walking the tables meanwhile saw only whole entries");
 }
 

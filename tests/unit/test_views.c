@@ -101,6 +101,53 @@ static void kinds(void)
           "the output's extension picks the view");
 }
 
+/* Whether the bytes of `want` are in `in`. */
+static bool holds(const struct buf *in, const struct buf *want)
+{
+    return want->len && memmem(in->data, in->len, want->data, want->len) != NULL;
+}
+
+/* What fleet tools read of a rolling window: its time and duration, and the labels
+ * every sample carries (service_name, host, pid). */
+static void window_labels(void)
+{
+    struct stack_profile p;
+    sp_init(&p);
+    sp_add_type(&p, "samples", "count");
+    uint32_t f = sp_frame(&p, "A.hot", "A.java", 7, SP_JAVA);
+    int64_t three = 3;
+    sp_add(&p, &f, 1, &three);
+    p.time_nanos = 1795860900000000000;
+    p.duration_nanos = 60000000000;
+    sp_label(&p, "service_name", "shop");
+    sp_label(&p, "host", "web1");
+    sp_label(&p, "pid", "4242");
+    struct buf gz, want, label;
+    buf_init(&gz);
+    buf_init(&want);
+    buf_init(&label);
+    CHECK(view_pprof(&p, &gz) == 0 && gz.len > 10 + 5 + 8, "pprof of a window written");
+    struct buf raw = {.data = gz.data + 15, .len = gz.len - 15 - 8}; /* one stored block: small */
+    pb_int(&want, 9, p.time_nanos);
+    pb_int(&want, 10, p.duration_nanos);
+    CHECK(holds(&raw, &want), "pprof: time_nanos (9) and duration_nanos (10) of the window");
+    buf_reset(&want);
+    pb_uint(&label, 1, sp_string(&p, "service_name"));
+    pb_uint(&label, 2, sp_string(&p, "shop"));
+    pb_message(&want, 3, &label);
+    pb_uint(&label, 1, sp_string(&p, "host"));
+    pb_uint(&label, 2, sp_string(&p, "web1"));
+    pb_message(&want, 3, &label);
+    CHECK(holds(&raw, &want), "pprof: the sample carries string labels service_name and host (Label key, str)");
+    buf_reset(&want);
+    pb_string(&want, 6, "4242");
+    CHECK(holds(&raw, &want), "pprof: the pid label's value is in the string table");
+    buf_free(&gz);
+    buf_free(&want);
+    buf_free(&label);
+    sp_free(&p);
+}
+
 /* Values a file hands in are held so that any sum of stacks fits: the views add freely. */
 static void held_values(void)
 {
@@ -179,6 +226,7 @@ int main(void)
     cut_depth();
     model_and_collapsed();
     held_values();
+    window_labels();
     protobuf();
     gzip();
     kinds();

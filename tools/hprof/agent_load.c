@@ -131,8 +131,9 @@ static int request(struct target *t, const char *verb, const char *options, int 
             rc = tool_fail(EXIT_ERROR, "the JVM could not load %s: %s", theirs_lib, r.text);
         } else if (code != 0) {
             if (say) fputs(said && *said ? said : "", stderr);
-            rc = said && *said ? EXIT_REFUSED
-                               : tool_fail(EXIT_REFUSED, "the agent refused the request (return code %d)", code);
+            /* The agent's SESSION_CANNOT_SWITCH (src/agent/session.h) is an exit code of its own. */
+            int refused = code == 10 ? EXIT_NO_SWITCH : EXIT_REFUSED;
+            rc = said && *said ? refused : tool_fail(refused, "the agent refused the request (return code %d)", code);
         } else if (say) {
             fputs(said ? said : "", stdout);
         }

@@ -12,6 +12,7 @@ int cmd_start(int argc, char **argv); /* cmd_control.c */
 int cmd_dump(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_set(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_heap(int argc, char **argv); /* cmd_heap.c */
 

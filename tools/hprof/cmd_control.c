@@ -8,9 +8,13 @@
  *   dump <pid> [FILE]           write the profile so far (FILE: a copy of it)
  *   stop <pid>                  stop gathering, write the profile
  *   set <pid> interval=N,depth=N
+ *   status <pid>                what the agent does now
  *   profile <pid> -d 30s [-o FILE] [OPTIONS]
  *                               start, wait, stop: FILE holds the profile of those
  *                               seconds; its extension picks the view (VIEWS below)
+ *   profile <pid> [-d TOTAL] --every SECONDS [--keep N] -o PATTERN [OPTIONS]
+ *                               a rolling session (rotate=, keep=): the agent writes a
+ *                               file per window, %t in PATTERN its start
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -197,6 +201,16 @@ int cmd_stop(int argc, char **argv)
     return agent_request(&t, "stop", "", timeout, NULL, 0);
 }
 
+int cmd_status(int argc, char **argv)
+{
+    struct target t;
+    int timeout, next;
+    int rc = common_args(argc, argv, "status [-t <seconds>] <pid>", &t, &timeout, &next);
+    if (rc) return rc;
+    if (next != argc) return tool_fail(EXIT_USAGE, "usage: hprof status [-t <seconds>] <pid>");
+    return agent_request(&t, "status", "", timeout, NULL, 0);
+}
+
 int cmd_set(int argc, char **argv)
 {
     struct target t;
@@ -248,20 +262,6 @@ static int make_view(const char *text, const char *file)
     return cmd_view(5, args) == 0 ? EXIT_DONE : EXIT_ERROR;
 }
 
-/* The view made from the JVM's file `name`, read through the descriptor the JVM's user
- * opened (its /proc/self/fd name), never by its path. */
-static int view_of_agent_file(const struct target *t, const char *name, const char *file)
-{
-    int fd;
-    off_t size;
-    char path[64];
-    if (open_agent_file(t, name, &fd, &size) != 0) return EXIT_ERROR;
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    int rc = make_view(path, file);
-    close(fd);
-    return rc;
-}
-
 /* A profile the agent wrote at the JVM's exit is whole when it ends as the agent ends
  * one: the text one with a section's END line, the binary one past its header. */
 static bool whole(const char *path, bool binary)
@@ -292,7 +292,7 @@ struct plan {
     const struct view *v;
     const char *file, *written;
     char text[PATH_MAX], agent[PATH_MAX + 64], folder[NAME_MAX + 8];
-    bool direct, theirs;
+    bool direct;
 };
 
 static int plan_files(const struct target *t, const struct view *v, const char *file, struct plan *p)
@@ -300,7 +300,6 @@ static int plan_files(const struct target *t, const struct view *v, const char *
     char cwd[PATH_MAX];
     p->v = v;
     p->file = file;
-    p->theirs = false;
     p->folder[0] = 0;
     if (v->from_text)
         snprintf(p->text, sizeof p->text, "%.*s.txt", (int)(strlen(file) - strlen(v->ext)) & 0x7fff, file);
@@ -319,10 +318,7 @@ static int plan_files(const struct target *t, const struct view *v, const char *
     return 0;
 }
 
-/* Starts the agent for the plan (a view from an agent loaded before with other options
- * or another file: it keeps them, as it cannot be unloaded, so it is started again as it
- * was and the view made from its own file; a .txt or .hprof asked for stays refused, as
- * its options count). The agent's answer in said. */
+/* Starts a session for the plan; the agent's answer in said. */
 static int start_for(struct target *t, struct plan *p, char **rest, int nrest, int timeout, char *said, size_t len)
 {
     char extra[sizeof p->agent + 32];
@@ -330,14 +326,7 @@ static int start_for(struct target *t, struct plan *p, char **rest, int nrest, i
     char *opts = join_options(nrest, rest, extra);
     int rc = opts ? agent_request_quiet(t, "start", opts, timeout, said, len) : EXIT_ERROR;
     free(opts);
-    if (rc == EXIT_REFUSED && p->v->from_text && strstr(said, " differs)")) {
-        rc = agent_request_quiet(t, "start", "", timeout, said, len);
-        p->theirs = rc == EXIT_DONE && agent_file(said, p->agent, sizeof p->agent) == 0;
-        if (rc == EXIT_DONE && !p->theirs) rc = EXIT_ERROR;
-        if (p->theirs)
-            printf("hprof: the agent loaded in this JVM keeps its options and file; the view is made from it\n");
-    }
-    if (p->folder[0] && (rc || p->theirs)) { /* the folder made for the agent goes unused */
+    if (p->folder[0] && rc) { /* the folder made for the agent goes unused */
         tfs_remove(t, p->folder, NULL);
         p->folder[0] = 0;
     }
@@ -349,7 +338,6 @@ static int start_for(struct target *t, struct plan *p, char **rest, int nrest, i
 /* The user's files once the agent has written (at the stop, or at the JVM's exit). */
 static int finish(const struct target *t, const struct plan *p, bool ended)
 {
-    if (p->theirs) return view_of_agent_file(t, p->agent, p->file);
     int rc = p->direct ? EXIT_DONE : copy_file(t, p->agent, p->written, true);
     if (rc == EXIT_DONE && ended && !whole(p->written, !p->v->from_text && strcmp(p->v->ext, ".hprof") == 0))
         rc = tool_fail(EXIT_ERROR, "the profile the agent wrote at the JVM's exit (%s) is not whole", p->written);
@@ -360,32 +348,75 @@ static int finish(const struct target *t, const struct plan *p, bool ended)
     return rc == EXIT_DONE && p->v->from_text ? make_view(p->text, p->file) : rc;
 }
 
+/* A rolling session (--every): the agent names and writes each window's file itself,
+ * so the JVM must be able to write where PATTERN says: its user, its root. Runs for ms
+ * (-1: until Ctrl-C or the JVM's end), then stops. */
+static int profile_every(struct target *t, const struct view *v, const char *pattern, long every_s, long keep, long ms,
+                         char **rest, int nrest, int timeout)
+{
+    if (!strstr(pattern, "%t")) return tool_fail(EXIT_USAGE, "--every: the -o PATTERN needs %%t (the window's start)");
+    if (t->other_root || t->uid != geteuid())
+        return tool_fail(EXIT_USAGE,
+                         "--every: the JVM writes each window's file itself; run hprof as the JVM's "
+                         "user, in its root (or give the agent rotate= and file= with hprof start)");
+    char cwd[PATH_MAX], extra[PATH_MAX * 2 + 96], said[8192] = "";
+    bool relative = pattern[0] != '/' && getcwd(cwd, sizeof cwd);
+    int n = snprintf(extra, sizeof extra, "%s,rotate=%ld,file=%s%s%s", v->options, every_s, relative ? cwd : "",
+                     relative ? "/" : "", pattern);
+    if (keep > 0 && n > 0 && (size_t)n < sizeof extra) snprintf(extra + n, sizeof extra - (size_t)n, ",keep=%ld", keep);
+    char *opts = join_options(nrest, rest, extra);
+    int rc = opts ? agent_request(t, "start", opts, timeout, said, sizeof said) : EXIT_ERROR;
+    free(opts);
+    if (rc) return rc;
+    fflush(stdout);
+    if (!wait_for(t, ms > 0 ? ms : 0x7fffffffL)) {
+        printf("hprof: process %d ended; the agent wrote its last window at exit\n", (int)t->pid);
+        return EXIT_DONE;
+    }
+    rc = agent_request(t, "stop", "", timeout, said, sizeof said);
+    return rc == EXIT_NO_PROCESS && !target_alive(t) ? EXIT_DONE : rc;
+}
+
 int cmd_profile(int argc, char **argv)
 {
-    const char *usage = "profile [-t <seconds>] <pid> -d <duration> [-o FILE] [OPTIONS]";
+    const char *usage = "profile [-t <seconds>] <pid> -d <duration> [-o FILE] [OPTIONS], or\n"
+                        "       hprof profile [-t <seconds>] <pid> [-d <duration>] --every <seconds> [--keep <n>] "
+                        "-o PATTERN [OPTIONS]";
     struct target t;
     int timeout, next;
     int rc = common_args(argc, argv, usage, &t, &timeout, &next);
     if (rc) return rc;
-    long ms = -1;
+    long ms = -1, every_s = 0, keep = 0;
+    bool every = false;
     char def[64], *file = NULL, **rest = calloc((size_t)argc + 1, sizeof *rest);
     int nrest = 0;
     for (int i = next; rest && i < argc; i++) {
         if (strcmp(argv[i], "-d") == 0 && i + 1 < argc)
-            ms = parse_duration_ms(argv[++i]);
+            ms = parse_duration_ms(argv[++i]) < 0 ? -2 : parse_duration_ms(argv[i]); /* -2: given, bad */
         else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
             file = argv[++i];
+        else if (strcmp(argv[i], "--every") == 0 && i + 1 < argc)
+            every = true, every_s = (parse_duration_ms(argv[++i]) + 999) / 1000;
+        else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
+            keep = atol(argv[++i]);
         else
             rest[nrest++] = argv[i];
     }
     snprintf(def, sizeof def, "hprof-%d.txt", (int)t.pid);
     if (!file) file = def;
     const struct view *v = view_of(file);
-    if (ms <= 0 || !v || !rest) {
+    bool bad = !v || !rest ||
+        (every ? every_s <= 0 || every_s > 86400 || keep < 0 || keep > 100000 || ms == 0 || ms < -1 : ms <= 0);
+    if (bad) {
         free(rest);
         return tool_fail(EXIT_USAGE, "usage: hprof %s (FILE ends in .txt, .hprof, .html, .collapsed or .pb.gz)", usage);
     }
     if (nrest == 0) rest[nrest++] = "cpu=samples";
+    if (every) {
+        rc = profile_every(&t, v, file, every_s, keep, ms, rest, nrest, timeout);
+        free(rest);
+        return rc;
+    }
     struct plan p;
     char said[8192] = "";
     rc = plan_files(&t, v, file, &p);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The exit codes of the attach commands (list, stat, start, dump, stop, set, profile,
- * heap): one for each way they fail, so scripts can tell them apart. `hprof help`
+ * The exit codes of the attach commands (list, stat, start, dump, stop, set, status,
+ * profile, heap): one for each way they fail, so scripts can tell them apart. `hprof help`
  * lists them.
  */
 #ifndef HPROF_TOOL_EXITS_H
@@ -18,6 +18,7 @@ enum {
     EXIT_NO_PERFDATA = 7, /* -XX:-UsePerfData: no jvmstat counters */
     EXIT_TIMEOUT = 8,     /* the JVM did not answer in time */
     EXIT_REFUSED = 9,     /* the agent refused the request (its HPROF ERROR said) */
+    EXIT_NO_SWITCH = 10,  /* the agent cannot switch to that profile in a running JVM (said why) */
 };
 
 /* "hprof: <message>" on stderr; returns code. */

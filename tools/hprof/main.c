@@ -26,9 +26,12 @@ static const struct command {
     {"dump", cmd_dump, NULL, "PID [FILE]: write the profile so far (FILE: a copy of it)"},
     {"stop", cmd_stop, NULL, "PID: stop profiling and write the profile"},
     {"set", cmd_set, NULL, "PID interval=MS,depth=N: change the sampling interval or stack depth"},
+    {"status", cmd_status, NULL, "PID: what the agent does now (session, mode, file, since when)"},
     {"profile", cmd_profile, NULL,
      "PID -d 30s [-o FILE] [OPTIONS]: start, wait, stop; FILE holds the\n"
-     "          profile (.txt, .hprof) or a view of it (.html, .collapsed, .pb.gz)"},
+     "          profile (.txt, .hprof) or a view of it (.html, .collapsed, .pb.gz)\n"
+     "          PID [-d TOTAL] --every SECONDS [--keep N] -o PATTERN [OPTIONS]: a file\n"
+     "          per window, %t in PATTERN its start (20261127T101500Z); until stopped"},
     {"heap", cmd_heap, NULL, "PID FILE [--all]: a heap dump now, written by the JVM (binary HPROF)"},
 };
 #define NCOMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
@@ -44,11 +47,12 @@ static void usage(FILE *f)
             "take -t SECONDS before the pid: how long to wait for the JVM (default 300).\n"
             "Attached late, the agent says what it cannot know: exact heap=sites counts only the\n"
             "objects allocated since the attach; cpu=times retransforms the classes already loaded.\n"
-            "The agent cannot be unloaded: stop leaves it idle, start goes on with the same options.\n\n"
+            "The agent cannot be unloaded: stop leaves it idle; each start (or profile) is a new\n"
+            "session with its own options, file and counts (what JVMTI cannot switch is refused).\n\n"
             "Exit codes of these: 0 done, 1 error, 2 usage, 3 no such process, 4 not a HotSpot JVM,\n"
             "5 another user's JVM, 6 attach disabled (-XX:+DisableAttachMechanism),\n"
             "7 no jvmstat counters (-XX:-UsePerfData), 8 the JVM did not answer in time,\n"
-            "9 the agent refused the request.\n");
+            "9 the agent refused the request, 10 the agent cannot switch to that profile.\n");
 }
 
 static const struct command *find(const char *name)

@@ -10,8 +10,9 @@
  * starting late would miss the first TLAB of every thread already running. */
 int alloc_sampled_init(struct host *h)
 {
-    if ((*h->jvmti)->SetHeapSamplingInterval(h->jvmti, (jint)h->opt->alloc_sample) != JVMTI_ERROR_NONE) {
-        log_error("the JVM refused the allocation sampling interval %ld", h->opt->alloc_sample);
+    long every = atomic_load(&h->alloc_sample);
+    if ((*h->jvmti)->SetHeapSamplingInterval(h->jvmti, (jint)every) != JVMTI_ERROR_NONE) {
+        log_error("the JVM refused the allocation sampling interval %ld", every);
         return -1;
     }
     return 0;
@@ -31,9 +32,10 @@ void JNICALL alloc_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
     struct site *s = site_of(t, at, tr, ci);
     if (!s) return;
     uint64_t bytes = size > 0 ? (uint64_t)size : 1;
-    uint64_t weight =
-        bytes >= (uint64_t)h->opt->alloc_sample ? 1 : ((uint64_t)h->opt->alloc_sample + bytes / 2) / bytes;
+    uint64_t every = (uint64_t)atomic_load_explicit(&h->alloc_sample, memory_order_relaxed);
+    uint64_t weight = bytes >= every ? 1 : (every + bytes / 2) / bytes;
     atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->sampled_objs, weight, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_objs, weight, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, weight * bytes, memory_order_relaxed);
     site_objects_add(&t->objects, at->log, jni, object, s->id, bytes);
@@ -46,7 +48,7 @@ void alloc_sampled_scale_live(struct alloc_tracker *t)
         struct site *s = sites_by_id(&t->sites, i);
         uint64_t samples = atomic_load(&s->samples);
         if (!samples) continue;
-        double per = (double)atomic_load(&s->alloc_objs) / (double)samples;
+        double per = (double)atomic_load(&s->sampled_objs) / (double)samples;
         s->live_objs = (uint64_t)((double)s->live_objs * per + 0.5);
         s->live_bytes = (uint64_t)((double)s->live_bytes * per + 0.5);
     }

@@ -11,7 +11,11 @@
 #include "sources/alloc/alloc_internal.h"
 #include "util/log.h"
 
-bool alloc_tracker_exact(const struct host *h) { return (h->opt->heap & HEAP_SITES) && h->opt->alloc_sample == 0; }
+/* As set up (h->alloc), or as the load's options ask before that. */
+bool alloc_tracker_exact(const struct host *h)
+{
+    return h->alloc ? h->alloc->exact : (h->opt->heap & HEAP_SITES) && h->opt->alloc_sample == 0;
+}
 
 struct site_table *alloc_tracker_sites(struct host *h) { return h->alloc ? &h->alloc->sites : NULL; }
 static struct async_trace *alloc_tracker_walker(struct host *h) { return h->alloc ? h->alloc->walker : NULL; }
@@ -56,8 +60,8 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     sites_init(&t->sites);
     site_objects_init(&t->objects);
     if (pthread_key_create(&t->per_thread, alloc_thread_ended) != 0) return -1;
-    h->alloc = t;
     t->exact = alloc_tracker_exact(h);
+    h->alloc = t;
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_generate_garbage_collection_events = 1; /* when the logs are worth a sweep */
@@ -98,6 +102,12 @@ void alloc_tracker_enable(struct host *h, JNIEnv *jni, bool on)
     if (!t) return;
     atomic_store(&t->on, on);
     if (t->tracker && t->allocs) (*jni)->SetStaticIntField(jni, t->tracker, t->allocs, on ? 1 : 0);
+    /* Sampled: the JVM's sampling off too, so that a paused agent costs nothing; on, at
+     * the session's interval. */
+    if (t->exact) return;
+    if (on) alloc_sampled_init(h);
+    (*h->jvmti)->SetEventNotificationMode(h->jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
+                                          NULL);
 }
 
 static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cls)

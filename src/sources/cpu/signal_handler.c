@@ -138,6 +138,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
     int saved = errno;
     struct signal_sampler *s = sampler();
     if (s && is_ours(s, si)) {
+        atomic_fetch_add_explicit(&s->signals, 1, memory_order_relaxed);
         if (atomic_load_explicit(&s->enabled, memory_order_relaxed)) take_sample(s, si, uc);
     } else if (s) {
         atomic_fetch_add_explicit(&s->foreign, 1, memory_order_relaxed);

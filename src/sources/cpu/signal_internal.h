@@ -78,9 +78,9 @@ struct signal_sampler {
     struct tid_map threads; /* struct sig_thread records */
     struct async_trace *walker;
     agct_fn agct;
-    int max_frames;     /* the ring's frames per slot */
-    _Atomic int *depth; /* the host's depth= (a command may change it) */
-    int interval_ms;
+    int max_frames;             /* the ring's frames per slot */
+    _Atomic int *depth;         /* the host's depth= (a command may change it) */
+    _Atomic int interval_ms;    /* the timers' period (set again when sampling resumes) */
     bool wall;                  /* clock=wall */
     bool guarded;               /* the SIGSEGV/SIGBUS guard is installed */
     _Atomic bool process_timer; /* setitimer(ITIMER_PROF) instead of per-thread timers */
@@ -89,6 +89,7 @@ struct signal_sampler {
     _Atomic int walking;        /* handlers inside a guarded walk now */
     _Atomic uint64_t faults;    /* walks the guard got out of */
     _Atomic uint64_t foreign;   /* SIGPROFs that were not ours, passed on */
+    _Atomic uint64_t signals;   /* our SIGPROFs that arrived (`hprof status`: an idle agent gets none) */
     struct sigaction old_prof, old_segv, old_bus;
     pid_t pid;
 };

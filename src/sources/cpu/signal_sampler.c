@@ -59,6 +59,7 @@ struct cpu_signal {
     struct signal_sampler s;
     struct pacer pace;          /* the thread's rounds */
     pthread_mutex_t drain_lock; /* the ring has one consumer at a time */
+    pthread_mutex_t timer_lock; /* a timer is armed or disarmed, or deleted, at a time */
     _Atomic bool fell_back;     /* the JVMTI sampler took over */
     bool said_no_timer;
     jvmtiFrameInfo *frames; /* the drain's, MAX_FRAMES + 2 */
@@ -205,7 +206,9 @@ static void poke_all(struct host *h, struct cpu_signal *c, JNIEnv *jni)
 static void stop_all_timers(struct cpu_signal *c)
 {
     struct tid_map *m = &c->s.threads;
+    pthread_mutex_lock(&c->timer_lock);
     for (size_t i = 0; i < tid_map_capacity(m); i++) sample_timer_stop((struct sig_thread *)tid_map_at(m, i));
+    pthread_mutex_unlock(&c->timer_lock);
     if (atomic_load(&c->s.process_timer)) sample_timer_process(&c->s, false);
 }
 
@@ -241,7 +244,13 @@ static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, int32_t tid
     t->own = ti;
     atomic_store(&t->info, ti);
     tid_map_publish(&t->e);
-    if (c->s.wall || atomic_load(&c->s.process_timer) || sample_timer_start(&c->s, t) == 0) return;
+    if (!c->s.wall && !atomic_load(&c->s.process_timer) && sample_timer_start(&c->s, t) == 0) {
+        pthread_mutex_lock(&c->timer_lock);
+        if (!atomic_load(&c->s.enabled)) sample_timer_arm(&c->s, t, false); /* paused: no signals */
+        pthread_mutex_unlock(&c->timer_lock);
+        return;
+    }
+    if (c->s.wall || atomic_load(&c->s.process_timer)) return;
     /* No per-thread timer: the process's CPU timer serves every thread instead. */
     int err = errno;
     if (sample_timer_process(&c->s, true) == 0) {
@@ -299,7 +308,9 @@ static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
     if (!c) return;
     struct sig_thread *t = (struct sig_thread *)tid_map_find(&c->s.threads, gettid());
     if (!t) return;
+    pthread_mutex_lock(&c->timer_lock);
     sample_timer_stop(t);
+    pthread_mutex_unlock(&c->timer_lock);
     atomic_store(&t->info, NULL); /* its entry may go once the thread is gone */
     tid_map_remove(&c->s.threads, &t->e);
 }
@@ -310,7 +321,7 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct host *h = arg;
     struct cpu_signal *c = of(h);
-    int period = c->s.wall ? h->opt->interval_ms : DRAIN_MS;
+    int period = c->s.wall ? atomic_load(&c->s.interval_ms) : DRAIN_MS;
     while (pacer_pause(&c->pace, period)) {
         if (c->s.wall && atomic_load(&c->s.enabled)) poke_all(h, c, jni);
         drain(h, c, jni);
@@ -359,12 +370,13 @@ static int prepare(struct host *h, struct cpu_signal *c)
     int depth = host_depth(h);
     c->s.max_frames = depth < MIN_FRAMES ? MIN_FRAMES : depth > MAX_FRAMES ? MAX_FRAMES : depth;
     c->s.depth = &h->depth;
-    c->s.interval_ms = h->opt->interval_ms;
+    atomic_store(&c->s.interval_ms, host_interval(h));
     c->s.wall = h->opt->clock == CLOCK_WALL;
     c->s.pid = getpid();
     c->s.inject_fault = env_switch("HPROF_SAMPLER_FAULT", false);
     pacer_init(&c->pace);
     pthread_mutex_init(&c->drain_lock, NULL);
+    pthread_mutex_init(&c->timer_lock, NULL);
     c->frames = calloc(MAX_FRAMES + 2, sizeof *c->frames);
     if (!c->frames || sample_ring_init(&c->s.ring, RING_SLOTS, c->s.max_frames) != 0 ||
         tid_map_init(&c->s.threads, MAX_THREADS, sizeof(struct sig_thread)) != 0) {
@@ -448,12 +460,34 @@ static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cl
     if (c) async_trace_class_prepared(c->s.walker, h->jvmti, cls);
 }
 
+/* Every thread's timer armed (at the interval set now) or disarmed: a paused sampler
+ * gets no signals at all. */
+static void arm_all(struct cpu_signal *c, bool on)
+{
+    struct tid_map *m = &c->s.threads;
+    pthread_mutex_lock(&c->timer_lock);
+    for (size_t i = 0; i < tid_map_capacity(m); i++) {
+        struct sig_thread *t = (struct sig_thread *)tid_map_at(m, i);
+        if (atomic_load_explicit(&t->e.tid, memory_order_acquire) > 0) sample_timer_arm(&c->s, t, on);
+    }
+    if (atomic_load(&c->s.process_timer)) sample_timer_process(&c->s, on);
+    pthread_mutex_unlock(&c->timer_lock);
+}
+
 bool cpu_signal_sampler_enable(struct host *h, bool on)
 {
     struct cpu_signal *c = of(h);
     if (!c || !c->frames || atomic_load(&c->fell_back)) return false;
+    if (on) atomic_store(&c->s.interval_ms, host_interval(h));
     atomic_store(&c->s.enabled, on);
+    if (!c->s.wall) arm_all(c, on);
     return true;
+}
+
+uint64_t cpu_signal_sampler_signals(struct host *h)
+{
+    struct cpu_signal *c = of(h);
+    return c ? atomic_load(&c->s.signals) : 0;
 }
 
 const struct source cpu_signal_sampler_source = {

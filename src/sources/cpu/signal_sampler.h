@@ -20,11 +20,15 @@
 #define HPROF_CPU_SIGNAL_SAMPLER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct host;
 
-/* Sampling on or off as a whole (socket CONTROL); false when this engine is not running. */
+/* Sampling on or off as a whole (socket CONTROL, sessions), the threads' timers armed
+ * or disarmed with it; false when this engine is not running. */
 bool cpu_signal_sampler_enable(struct host *h, bool on);
+/* Our SIGPROFs that arrived since the start (0 when this engine is not running). */
+uint64_t cpu_signal_sampler_signals(struct host *h);
 
 struct thread_info;
 

@@ -55,6 +55,14 @@ int sample_timer_start(struct signal_sampler *s, struct sig_thread *t)
     return 0;
 }
 
+void sample_timer_arm(struct signal_sampler *s, struct sig_thread *t, bool on)
+{
+    if (!atomic_load(&t->has_timer)) return;
+    struct timespec i = on ? interval_of(s) : (struct timespec){0, 0};
+    struct itimerspec every = {i, i};
+    timer_settime(t->timer, 0, &every, NULL);
+}
+
 void sample_timer_stop(struct sig_thread *t)
 {
     if (atomic_exchange(&t->has_timer, false)) timer_delete(t->timer);

@@ -22,6 +22,9 @@ struct sig_thread;
 
 /* Called on the thread itself: its CPU-time timer, armed. -1 when it cannot be had. */
 int sample_timer_start(struct signal_sampler *s, struct sig_thread *t);
+/* Its timer armed again (every interval) or disarmed, kept: sampling paused costs no
+ * signal. A thread whose timer is being deleted meanwhile is left alone. */
+void sample_timer_arm(struct signal_sampler *s, struct sig_thread *t, bool on);
 /* Disarms and deletes the thread's timer (any thread may call it, once counts). */
 void sample_timer_stop(struct sig_thread *t);
 /* The process-wide fallback, on or off. */

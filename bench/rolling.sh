@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# bench/rolling.sh: what a rolling cpu=samples profile (rotate=, keep=: a pprof file per
+# window, as a continuous-profiling collector takes them) costs a long-lived program, and
+# whether its memory stays flat. javac compiles the generated corpus over and over in one
+# JVM (bench/java/JavacRounds) for the given time, once without the agent and once with
+#   -agentpath:libhprof.so=cpu=samples,rotate=EVERY,keep=KEEP,file=OUT/w-%t.pb.gz
+# and the script reports, for each: the rounds done, the CPU time (user+system) per round,
+# and the RSS after the first window and at the end; then the ratio of CPU per round
+# (agent / none), the RSS growth, and the windows' files (how many kept, their size).
+#
+#   bench/rolling.sh [--seconds 3600] [--every 60] [--keep 5] [--interval 10]
+#                    [--jdk DIR] [--agent LIB] [--out DIR]
+#
+# The two runs take turns on a shared machine: read the ratio with the load it says.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+
+SECONDS_EACH=3600 EVERY=60 KEEP=5 INTERVAL=10 JDK="" AGENT="$ROOT/build/libhprof.so" OUT="$ROOT/build/rolling"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --seconds) SECONDS_EACH=${2:?}; shift ;;
+    --every) EVERY=${2:?}; shift ;;
+    --keep) KEEP=${2:?}; shift ;;
+    --interval) INTERVAL=${2:?}; shift ;;
+    --jdk) JDK=${2:?}; shift ;;
+    --agent) AGENT=${2:?}; shift ;;
+    --out) OUT=${2:?}; shift ;;
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "rolling.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+JDK=${JDK:-${JAVA_HOME:-$(tests/lib/jdks.sh --first)}}
+[[ -x "$JDK/bin/java" ]] || { echo "rolling.sh: no JDK (use --jdk)" >&2; exit 2; }
+[[ -f "$AGENT" ]] || { echo "rolling.sh: run make first" >&2; exit 2; }
+
+# The javac corpus bench/run.sh uses (build/bench/corpus), made when missing.
+CORPUS=$ROOT/build/bench/corpus
+if [[ ! -f "$CORPUS/.complete" ]]; then
+  mkdir -p build/bench
+  gcc -std=c11 -D_GNU_SOURCE -O2 -o build/bench/gen-corpus bench/gen-corpus.c || exit 1
+  rm -rf "$CORPUS" && build/bench/gen-corpus "$CORPUS" >/dev/null && touch "$CORPUS/.complete" || exit 1
+fi
+rm -rf "$OUT" && mkdir -p "$OUT/classes" "$OUT/windows"
+"$JDK/bin/javac" -nowarn -d "$OUT/classes" bench/java/Rounds.java bench/java/JavacRounds.java || exit 1
+
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }   # user+system, clock ticks
+rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }  # KiB
+load() { awk '{ print $1 }' /proc/loadavg; }
+
+# run NAME [java options...]: javac rounds for SECONDS_EACH; prints
+# "NAME rounds cpu_s_per_round rss_first_kib rss_end_kib load_start load_end cpu_s".
+run() {
+  local name=$1; shift
+  local log="$OUT/$name.out" pid first="" t0 cpu n l0
+  mkdir -p "$OUT/$name-classes"
+  l0=$(load)
+  (cd "$CORPUS" && exec "$JDK/bin/java" "$@" -cp "$OUT/classes" JavacRounds 1000000 -nowarn -encoding UTF-8 \
+    -d "$OUT/$name-classes" @sources.txt) >"$log" 2>&1 &
+  pid=$!
+  t0=$(date +%s)
+  while kill -0 $pid 2>/dev/null && (($(date +%s) - t0 < SECONDS_EACH)); do
+    sleep 1
+    # the first window's end: the agent's memory with a window written
+    [[ -z $first ]] && (($(date +%s) - t0 >= EVERY + 5)) && first=$(rss $pid)
+  done
+  cpu=$(ticks $pid)
+  local last; last=$(rss $pid)
+  kill $pid 2>/dev/null; wait $pid 2>/dev/null
+  n=$(grep -c '^round [0-9]*:' "$log")
+  awk -v name="$name" -v n="$n" -v cpu="$cpu" -v hz="$(getconf CLK_TCK)" -v f="${first:-0}" -v e="${last:-0}" \
+    -v l0="$l0" -v l1="$(load)" \
+    'BEGIN { printf "%s %d %.3f %d %d %s %s %.1f\n", name, n, n ? cpu / hz / n : 0, f, e, l0, l1, cpu / hz }'
+}
+
+echo "rolling.sh: $(basename "$JDK"), ${SECONDS_EACH}s each, a window every ${EVERY}s, keep=$KEEP, interval=${INTERVAL}ms" >&2
+none=$(run none)
+agent=$(run rolling "-agentpath:$AGENT=cpu=samples,interval=$INTERVAL,rotate=$EVERY,keep=$KEEP,service=javac,file=$OUT/windows/w-%t.pb.gz")
+files=$(ls "$OUT/windows" | wc -l)
+size=$(du -sk "$OUT/windows" | awk '{ print $1 }')
+{
+  echo "| run | rounds | CPU s in all | CPU s / round | RSS after window 1 (MiB) | RSS at end (MiB) | load (start, end) |"
+  echo "|---|---|---|---|---|---|---|"
+  for r in "$none" "$agent"; do
+    awk '{ printf "| %s | %d | %.1f | %.3f | %.1f | %.1f | %s, %s |\n", $1, $2, $8, $3, $4 / 1024, $5 / 1024, $6, $7 }' <<<"$r"
+  done
+  paste -d' ' <(echo "$none") <(echo "$agent") | awk -v files="$files" -v size="$size" '{
+    if ($3 && $11) printf "\nCPU per round, rolling / none: %.3f; ", $11 / $3
+    else printf "\nno javac round finished in one of the runs: give more --seconds; "
+    printf "RSS growth from window 1 to the end: none %+.1f MiB, rolling %+.1f MiB; ", ($5 - $4) / 1024, ($13 - $12) / 1024
+    printf "window files kept: %d (%d KiB)\n", files, size }'
+} | tee "$OUT/results.md"
