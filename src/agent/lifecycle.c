@@ -62,8 +62,7 @@ void lifecycle_class_prepare(struct lifecycle *l, struct host *h, JNIEnv *jni, j
         if (SOURCES[i]->class_prepare && source_on(l, i)) SOURCES[i]->class_prepare(h, jni, thread, cls);
 }
 
-int lifecycle_add(struct lifecycle *l, struct host *h, JNIEnv *jni, const struct options *o, char *why,
-                  size_t whylen)
+int lifecycle_add(struct lifecycle *l, struct host *h, JNIEnv *jni, const struct options *o, char *why, size_t whylen)
 {
     unsigned added = 0;
     for (size_t i = 0; i < NSOURCES; i++) {

@@ -35,7 +35,6 @@ void lifecycle_thread_end(struct lifecycle *l, struct host *h, JNIEnv *jni, jthr
 void lifecycle_class_prepare(struct lifecycle *l, struct host *h, JNIEnv *jni, jthread thread, jclass cls);
 /* A session's start: the sources o wants that are not set up yet, set up and started in
  * the live phase (their callbacks added to the JVM's). 0, or -1 with the reason in why. */
-int lifecycle_add(struct lifecycle *l, struct host *h, JNIEnv *jni, const struct options *o, char *why,
-                  size_t whylen);
+int lifecycle_add(struct lifecycle *l, struct host *h, JNIEnv *jni, const struct options *o, char *why, size_t whylen);
 
 #endif

@@ -409,8 +409,7 @@ int session_status(struct session *s)
         log_plain("HPROF: rolling: a file every %d s%s; window %u since %s", s->opt->rotate_s,
                   s->opt->keep ? " (the last ones kept)" : "", s->windows + 1, window);
     }
-    log_plain("HPROF: cpu sampler signals so far: %llu",
-              (unsigned long long)cpu_signal_sampler_signals(s->h));
+    log_plain("HPROF: cpu sampler signals so far: %llu", (unsigned long long)cpu_signal_sampler_signals(s->h));
     pthread_mutex_unlock(&s->lock);
     return JNI_OK;
 }

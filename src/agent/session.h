@@ -37,22 +37,22 @@ struct report;
 #define SESSION_CANNOT_SWITCH 10
 
 struct session {
-    struct host *h;             /* the sources' settings and services */
-    struct report *r;           /* where its profile is written */
-    struct lifecycle *sources;  /* the sources a switch sets up */
-    pthread_mutex_t lock;  /* one start, stop, dump, status or window's end at a time */
-    pthread_cond_t wake;   /* the rotation thread waits on it: a start, a stop, VM death */
-    unsigned number;       /* sessions so far: 1 is the load's */
-    bool active;           /* gathering (else idle) */
-    bool rotating;         /* the rotation thread runs */
+    struct host *h;            /* the sources' settings and services */
+    struct report *r;          /* where its profile is written */
+    struct lifecycle *sources; /* the sources a switch sets up */
+    pthread_mutex_t lock;      /* one start, stop, dump, status or window's end at a time */
+    pthread_cond_t wake;       /* the rotation thread waits on it: a start, a stop, VM death */
+    unsigned number;           /* sessions so far: 1 is the load's */
+    bool active;               /* gathering (else idle) */
+    bool rotating;             /* the rotation thread runs */
     const struct options *opt; /* its options: the load's (h->opt) for the first */
-    struct options *owned; /* opt when a start made it (freed when the next replaces it) */
-    char *path;            /* its file now: file= with the window's start for %t */
-    int64_t start_ns;      /* the session's start, wall clock */
-    int64_t window_ns;     /* the window's start (rotate=), wall clock */
-    int64_t idle_ns;       /* when the last one stopped */
-    unsigned windows;      /* windows written so far */
-    char **kept;           /* rotate= with keep=: the files written, oldest first */
+    struct options *owned;     /* opt when a start made it (freed when the next replaces it) */
+    char *path;                /* its file now: file= with the window's start for %t */
+    int64_t start_ns;          /* the session's start, wall clock */
+    int64_t window_ns;         /* the window's start (rotate=), wall clock */
+    int64_t idle_ns;           /* when the last one stopped */
+    unsigned windows;          /* windows written so far */
+    char **kept;               /* rotate= with keep=: the files written, oldest first */
     int nkept;
 };
 
@@ -78,6 +78,5 @@ void session_say_started(struct session *s, const char *how);
  * to it). */
 bool session_exit_begin(struct session *s);
 void session_exit_end(struct session *s);
-
 
 #endif
