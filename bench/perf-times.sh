@@ -4,13 +4,14 @@
 # side, against the same run without an agent; runs alternate so that each sees the same
 # drift in the machine's load. Medians of the rounds, and their ratios to the baseline.
 #
-#   bench/perf-times.sh [--jdk DIR] [--runs N] [--workloads cpu,javac] [--mode OPTS]
+#   bench/perf-times.sh [--jdk DIR] [--runs N] [--workloads cpu,javac,rhino] [--mode OPTS]
 #                       [--units N] [--corpus DIR] BEFORE.so AFTER.so
 #
 # cpu: bench/java/CpuWork.java (4 threads, --units work units, default 600); javac: javac
 # over a corpus of bench/gen-corpus.c (default build/bench/corpus, as bench/run.sh makes
-# it; `build/bench/gen-corpus DIR 3` makes a smaller one). Wall time is noise on
-# a shared machine: only CPU time is compared.
+# it; `build/bench/gen-corpus DIR 3` makes a smaller one); rhino: Debian's Rhino running
+# bench/js/RhinoWork.js once. Wall time is noise on a shared machine: only CPU time is
+# compared, with each run's peak RSS (MB) beside it.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 JDK=/usr/lib/jvm/java-17-openjdk-amd64 RUNS=3 WORKLOADS=cpu,javac MODE=cpu=times UNITS=600 CORPUS=
@@ -32,14 +33,15 @@ NAMES=(none before after)
 CORPUS=${CORPUS:-$ROOT/build/bench/corpus}
 CLASSES=$ROOT/build/bench/classes-$(basename "$JDK")
 if [[ ! -f "$CLASSES/CpuWork.class" ]]; then
-  mkdir -p "$CLASSES" && "$JDK/bin/javac" -nowarn -d "$CLASSES" "$ROOT/bench/java/CpuWork.java" || exit 2
+  mkdir -p "$CLASSES" && "$JDK/bin/javac" -nowarn -d "$CLASSES" "$ROOT/bench/java/CpuWork.java" \
+    "$ROOT/bench/java/Rounds.java" || exit 2
 fi
 [[ ",$WORKLOADS," != *,javac,* || -f "$CORPUS/sources.txt" ]] ||
   { echo "perf-times.sh: no corpus in $CORPUS (run bench/run.sh once)" >&2; exit 2; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/perf-times-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-# one WORKLOAD LIB: prints the run's CPU seconds (user+sys), or FAILED.
+# one WORKLOAD LIB: prints the run's CPU seconds (user+sys) and peak RSS (MB), or FAILED.
 one() {
   local w=$1 lib=$2 opt=() cmd
   [[ -n "$lib" ]] && opt=("-agentpath:$lib=$MODE,file=$WORK/out.txt")
@@ -47,9 +49,11 @@ one() {
   case "$w" in
     cpu) cmd=("$JDK/bin/java" "${opt[@]}" -cp "$CLASSES" CpuWork 4 "$UNITS") ;;
     javac) cmd=("$JDK/bin/javac" "${opt[@]/#/-J}" -nowarn -encoding UTF-8 -d "$WORK/classes" "@$CORPUS/sources.txt") ;;
+    rhino) cmd=("$JDK/bin/java" "${opt[@]}" -cp /usr/share/java/js.jar org.mozilla.javascript.tools.shell.Main
+      "$ROOT/bench/js/RhinoWork.js" 1) ;;
   esac
-  if (cd "$CORPUS" && /usr/bin/time -o "$WORK/time" -f "%U %S" "${cmd[@]}" >"$WORK/log" 2>&1); then
-    awk '{ printf "%.2f\n", $1 + $2 }' "$WORK/time"
+  if (cd "$CORPUS" && /usr/bin/time -o "$WORK/time" -f "%U %S %M" "${cmd[@]}" >"$WORK/log" 2>&1); then
+    awk '{ printf "%.2f/%d\n", $1 + $2, $3 / 1024 }' "$WORK/time"
   else
     echo FAILED
   fi
@@ -67,11 +71,12 @@ for w in "${WL[@]}"; do
       echo "  $w round $r ${NAMES[$i]}: $t s" >&2
     done
   done
-  base=$(tr ' ' '\n' <<<"${T[0]}" | grep . | median)
+  base=$(tr ' ' '\n' <<<"${T[0]}" | grep . | cut -d/ -f1 | median)
   for i in 0 1 2; do
-    m=$(tr ' ' '\n' <<<"${T[$i]}" | grep . | median)
-    printf '%s %-6s CPU s: %-24s median %6.2f  ratio %5.2fx\n' "$w" "${NAMES[$i]}" "${T[$i]}" "$m" \
-      "$(awk -v a="$m" -v b="$base" 'BEGIN { print (b > 0 ? a / b : 0) }')"
+    m=$(tr ' ' '\n' <<<"${T[$i]}" | grep . | cut -d/ -f1 | median)
+    rss=$(tr ' ' '\n' <<<"${T[$i]}" | grep . | cut -d/ -f2 | median)
+    printf '%s %-6s CPU s/RSS MB: %-30s median %6.2f  ratio %5.2fx  RSS %s MB\n' "$w" "${NAMES[$i]}" "${T[$i]}" \
+      "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN { print (b > 0 ? a / b : 0) }')" "$rss"
   done
   unset T
 done

@@ -26,18 +26,36 @@
  * behind it either.
  */
 
-#define CACHE_SLOTS  1024
 #define MAX_STACK    (1 << 20)
+#define EDGE_SLOTS   (1 << 16) /* the most a stack's table has, 2 MiB: then it starts again */
+#define EDGE_CALLS   0xffff    /* the most calls an edge holds before they go to its trace */
+#define NO_EDGE      UINT32_MAX
 #define MAX_QUEUED   64         /* batches waiting for the timer thread, about (bounded memory) */
 #define POOLED       MAX_QUEUED /* counted batches kept for reuse: no more than may wait */
 #define POOLED_PAIRS 4096       /* and only those with room for this many pairs (64 KiB) */
 
 struct call_frame {
     uint32_t cnum, mnum;
-    struct frame *frame; /* its method's, named when the entry is processed */
+    struct frame *frame; /* its method's; NULL until named (a miss), or out of memory */
+    struct trace *trace; /* its stack's (NULL when it cannot be had) */
+    uint32_t edge;       /* where its call is counted, or NO_EDGE: straight into trace */
     int64_t start;       /* time at entry */
     int64_t callees;     /* time spent in callees so far */
     bool leaves;         /* it called trivial methods, whose time is part of its own */
+};
+
+/*
+ * A step of the replay: a call of method `code` from a frame whose trace is `from` (NULL
+ * at the bottom) makes a frame whose trace is `to`, the same whatever lies deeper, as a
+ * trace holds only the top frames. So an entry looks up one small key instead of naming
+ * its frame and hashing the stack's top; the calls and time of a batch add up here and go
+ * to the trace once at its end. Half a cache line each: the replay's working set.
+ */
+struct edge {
+    _Alignas(32) struct trace *from;
+    struct trace *to; /* NULL: a free slot */
+    uint64_t key;     /* cnum << 32 | mnum << 16 | calls not yet added to `to` */
+    uint64_t ns;      /* time not yet added to `to` */
 };
 
 /* A batch of events handed over by one thread. */
@@ -67,11 +85,12 @@ struct call_stack {
     bool has_last;
     int64_t tracker_ns;                        /* the shortest call without callees: the Tracker's own work */
     struct frame *key[METHOD_TIMES_MAX_DEPTH]; /* scratch: the trace being looked up */
-    struct {
-        uint64_t hash;
-        struct trace *trace;
-        uint64_t calls, ns; /* not yet added to the trace (one atomic per batch) */
-    } cache[CACHE_SLOTS];   /* recent traces, in front of the shared table */
+    struct edge *edges;                        /* the steps seen: open addressing by (from, code) */
+    uint32_t nedges, edges_mask;               /* used slots, and the table's size less one */
+    uint32_t *dirty;                           /* the edges with counts to add */
+    uint32_t ndirty, dirty_cap;
+    int depth;       /* of the traces in frames and edges (0: none yet) */
+    uint32_t serial; /* and their thread serial */
 };
 
 struct method_times {
@@ -135,67 +154,163 @@ static struct cmap_node *stack_make(const void *key, void *ctx)
  * The frame of the method numbered (cnum, mnum), named through its bytes' version: once
  * one copy of a class's bytes is named, every copy is, even one unloaded before its calls
  * are counted. The unknown method's when it cannot be named (a class unloaded before any
- * copy of it was); NULL when out of memory.
+ * copy of it was); NULL when out of memory. *named_now: it is the method's for good.
  */
-static struct frame *frame_of(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum)
+static struct frame *frame_of(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, bool *named_now)
 {
     struct bci_class *c = bci_classes_get(h->bci_classes, cnum);
     struct bci_version *v = c && mnum < c->nmethods ? c->version : NULL;
     struct frame *f = v ? atomic_load_explicit(&v->frames[mnum], memory_order_acquire) : NULL;
+    *named_now = f != NULL;
     if (f) return f;
     jmethodID id = c && mnum < c->nmethods ? atomic_load_explicit(&c->ids[mnum], memory_order_relaxed) : NULL;
     struct method_info *m = id ? methods_of(&h->t.methods, h->jvmti, jni, id) : NULL;
     bool named = m && m->cls != &h->t.classes.unknown; /* else unloaded already: not kept */
     f = frames_of(&h->t.frames, named ? m : &h->t.methods.unknown, -1);
-    if (f && named && v) atomic_store_explicit(&v->frames[mnum], f, memory_order_release);
+    *named_now = f && named && v;
+    if (*named_now) atomic_store_explicit(&v->frames[mnum], f, memory_order_release);
     return f;
 }
 
-static void flush_slot(struct call_stack *s, unsigned slot)
+/* The trace of frame `top` and those under it, cut to the stack's depth; NULL when a
+ * frame could not be named (out of memory) or the table is full. */
+static struct trace *trace_at(struct host *h, JNIEnv *jni, struct call_stack *s, int top)
 {
-    struct trace *t = s->cache[slot].trace;
-    if (!t || (!s->cache[slot].calls && !s->cache[slot].ns)) return;
-    atomic_fetch_add_explicit(&t->calls, s->cache[slot].calls, memory_order_relaxed);
-    atomic_fetch_add_explicit(&t->cost_ns, s->cache[slot].ns, memory_order_relaxed);
-    s->cache[slot].calls = s->cache[slot].ns = 0;
+    int n = 0;
+    bool named;
+    for (int i = top; i >= 0 && n < s->depth; i--, n++) {
+        struct call_frame *f = &s->frames[i];
+        if (!f->frame) f->frame = frame_of(h, jni, f->cnum, f->mnum, &named);
+        if (!(s->key[n] = f->frame)) return NULL;
+    }
+    return traces_of_frames(&h->t.traces, s->serial, s->key, n);
 }
 
-static bool same_frames(const struct trace *t, uint32_t thread_serial, struct frame *const *frames, int n)
+static uint32_t edge_slot(const struct call_stack *s, const struct trace *from, uint64_t code)
 {
-    if (t->thread_serial != thread_serial || t->nframes != (uint32_t)n) return false;
-    for (int i = 0; i < n; i++)
-        if (t->frames[i] != frames[i]) return false;
+    return (uint32_t)hash_mix64((uint64_t)(uintptr_t)from ^ (code * 0x9E3779B97F4A7C15ULL)) & s->edges_mask;
+}
+
+static uint32_t edge_find(const struct call_stack *s, const struct trace *from, uint64_t code)
+{
+    if (!s->edges) return NO_EDGE;
+    for (uint32_t i = edge_slot(s, from, code);; i = (i + 1) & s->edges_mask) {
+        const struct edge *e = &s->edges[i];
+        if (!e->to) return NO_EDGE;
+        if (e->from == from && e->key >> 16 == code) return i;
+    }
+}
+
+/* Adds the edge's counts to its trace but `keep` calls (1 to stay in the dirty list). */
+static void edge_flush(struct edge *e, uint64_t keep)
+{
+    atomic_fetch_add_explicit(&e->to->calls, (e->key & EDGE_CALLS) - keep, memory_order_relaxed);
+    atomic_fetch_add_explicit(&e->to->cost_ns, e->ns, memory_order_relaxed);
+    e->key = (e->key & ~(uint64_t)EDGE_CALLS) | keep;
+    e->ns = 0;
+}
+
+/* Adds what the stack's edges counted to their traces. */
+static void flush_edges(struct call_stack *s)
+{
+    for (uint32_t i = 0; i < s->ndirty; i++) edge_flush(&s->edges[s->dirty[i]], 0);
+    s->ndirty = 0;
+}
+
+/* No edges any more (their counts added): the frames count straight into their traces. */
+static void forget_edges(struct call_stack *s)
+{
+    flush_edges(s);
+    s->nedges = 0;
+    if (s->edges) memset(s->edges, 0, ((size_t)s->edges_mask + 1) * sizeof *s->edges);
+    for (int i = 0; i < s->n; i++) s->frames[i].edge = NO_EDGE;
+}
+
+static uint32_t edge_put(struct call_stack *s, const struct edge *e)
+{
+    uint32_t i = edge_slot(s, e->from, e->key >> 16);
+    while (s->edges[i].to) i = (i + 1) & s->edges_mask;
+    s->edges[i] = *e;
+    s->nedges++;
+    return i;
+}
+
+/* Room for one more edge, the table at most 3/4 full (its edges move: the frames follow
+ * them), and for its counts in the dirty list; false when out of memory. */
+static bool edge_room(struct call_stack *s)
+{
+    if (s->dirty_cap < s->nedges + 1) {
+        uint32_t cap = s->dirty_cap ? 2 * s->dirty_cap : 256;
+        uint32_t *d = realloc(s->dirty, (size_t)cap * sizeof *d);
+        if (!d) return false;
+        s->dirty = d;
+        s->dirty_cap = cap;
+    }
+    uint32_t size = s->edges ? s->edges_mask + 1 : 0;
+    if (4 * (s->nedges + 1) <= 3 * size) return true;
+    if (size == EDGE_SLOTS) {
+        forget_edges(s);
+        return true;
+    }
+    size = size ? 2 * size : 256;
+    struct edge *old = s->edges, *t = aligned_alloc(_Alignof(struct edge), (size_t)size * sizeof *t);
+    if (!t) return false;
+    memset(t, 0, (size_t)size * sizeof *t);
+    flush_edges(s);
+    uint32_t old_size = old ? s->edges_mask + 1 : 0;
+    s->edges = t;
+    s->edges_mask = size - 1;
+    s->nedges = 0;
+    for (uint32_t i = 0; i < old_size; i++)
+        if (old[i].to) edge_put(s, &old[i]);
+    for (int i = 0; i < s->n; i++) {
+        struct call_frame *f = &s->frames[i];
+        if (f->edge != NO_EDGE) f->edge = edge_find(s, old[f->edge].from, old[f->edge].key >> 16);
+    }
+    free(old);
     return true;
 }
 
-/* Adds one call of frame `top` (and the frames under it) to its trace, through the
- * per-thread cache, which adds up counts and hands them to the trace once per batch. */
-static void count_call(struct host *h, JNIEnv *jni, struct call_stack *s, int top, uint32_t thread_serial, uint64_t ns)
+static void edge_add(struct call_stack *s, struct trace *from, uint64_t code, struct call_frame *f)
 {
-    int depth = h->opt->cpu == CPU_OLD ? 2 : host_depth(h);
-    if (depth > (int)(sizeof s->key / sizeof s->key[0])) depth = (int)(sizeof s->key / sizeof s->key[0]);
-    int n = 0;
-    for (int i = top; i >= 0 && n < depth; i--, n++) {
-        s->key[n] = s->frames[i].frame;
-        if (!s->key[n]) return; /* out of memory when it was pushed */
-    }
-    /* A cheap hash for the cache; the table behind it has its own. */
-    uint64_t hash = thread_serial * 0x9E3779B97F4A7C15ULL + (uint64_t)n;
-    for (int i = 0; i < n; i++) hash = (hash ^ (uint64_t)(uintptr_t)s->key[i]) * 0xff51afd7ed558ccdULL;
-    hash ^= hash >> 29;
-    unsigned slot = (unsigned)(hash % CACHE_SLOTS);
-    struct trace *t = s->cache[slot].trace;
-    if (!t || s->cache[slot].hash != hash || !same_frames(t, thread_serial, s->key, n)) {
-        flush_slot(s, slot);
-        t = traces_of_frames(&h->t.traces, thread_serial, s->key, n);
-        if (!t) return;
-        s->cache[slot].hash = hash;
-        s->cache[slot].trace = t;
-    }
-    s->cache[slot].calls++;
-    s->cache[slot].ns += ns;
+    if (!f->trace || !edge_room(s)) return;
+    f->edge = edge_put(s, &(struct edge){.from = from, .to = f->trace, .key = code << 16});
 }
 
+/* Adds one call of frame f, of ns, to its trace: through its edge, or at once. An edge
+ * enters the dirty list (room for every edge) with its first call of the batch. */
+static void count_call(struct call_stack *s, const struct call_frame *f, uint64_t ns)
+{
+    if (f->edge != NO_EDGE) {
+        struct edge *e = &s->edges[f->edge];
+        if (!(e->key & EDGE_CALLS) && s->ndirty < s->dirty_cap) s->dirty[s->ndirty++] = f->edge;
+        e->key++;
+        e->ns += ns;
+        if ((e->key & EDGE_CALLS) == EDGE_CALLS) edge_flush(e, 1);
+    } else if (f->trace) {
+        atomic_fetch_add_explicit(&f->trace->calls, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&f->trace->cost_ns, ns, memory_order_relaxed);
+    }
+}
+
+/*
+ * The stack's traces at this depth and thread serial (cpu=old keeps 2 frames; depth may
+ * change while the program runs): when they change, the edges go and the frames' traces
+ * are taken again.
+ */
+static void set_trace_key(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t thread_serial)
+{
+    int depth = h->opt->cpu == CPU_OLD ? 2 : host_depth(h);
+    if (depth > METHOD_TIMES_MAX_DEPTH) depth = METHOD_TIMES_MAX_DEPTH;
+    if (depth == s->depth && thread_serial == s->serial) return;
+    forget_edges(s);
+    s->depth = depth;
+    s->serial = thread_serial;
+    for (int i = 0; i < s->n; i++) s->frames[i].trace = trace_at(h, jni, s, i);
+}
+
+/* Enters method (cnum, mnum) at `when`: the step from the frame below through its edge,
+ * else by naming the method and looking its trace up (and an edge for the next time). */
 static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when)
 {
     if (s->n == s->cap) {
@@ -206,17 +321,28 @@ static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnu
         s->frames = f;
         s->cap = cap;
     }
-    s->frames[s->n++] = (struct call_frame){cnum, mnum, frame_of(h, jni, cnum, mnum), when, 0, false};
+    struct trace *from = s->n ? s->frames[s->n - 1].trace : NULL;
+    uint64_t code = (uint64_t)cnum << 16 | mnum;
+    uint32_t e = s->n && !from ? NO_EDGE : edge_find(s, from, code);
+    struct call_frame *f = &s->frames[s->n++];
+    *f = (struct call_frame){cnum, mnum, NULL, NULL, e, when, 0, false};
+    if (e != NO_EDGE) {
+        f->trace = s->edges[e].to;
+        return;
+    }
+    bool named;
+    f->frame = frame_of(h, jni, cnum, mnum, &named);
+    f->trace = trace_at(h, jni, s, s->n - 1);
+    if (named && (from || s->n == 1)) edge_add(s, from, code, f);
 }
 
 /* A call of a trivial method: counted with no time (its time is its caller's own). */
-static void count_leaf(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum,
-                       uint32_t thread_serial)
+static void count_leaf(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum)
 {
     int n = s->n;
     if (n > 0) s->frames[n - 1].leaves = true;
     push(h, jni, s, cnum, mnum, 0);
-    if (s->n > n) count_call(h, jni, s, n, thread_serial, 0);
+    if (s->n > n) count_call(s, &s->frames[n], 0);
     s->n = n;
 }
 
@@ -227,7 +353,7 @@ static void count_leaf(struct host *h, JNIEnv *jni, struct call_stack *s, uint32
  * one read; the shortest call seen so far that called nothing, not even a trivial method,
  * is nothing else) and about as much around them, which would fall to the caller.
  */
-static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int64_t when, uint32_t thread_serial)
+static void pop_to(struct host *h, struct call_stack *s, int i, int64_t when)
 {
     bool inclusive = h->opt->cpu == CPU_OLD;
     while (s->n > i) {
@@ -240,18 +366,17 @@ static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int
         int64_t own = total - f->callees - tracker;
         if (own < 0) own = 0;
         int64_t whole = total > tracker ? total - tracker : 0;
-        count_call(h, jni, s, top, thread_serial, (uint64_t)(inclusive ? whole : own));
+        count_call(s, f, (uint64_t)(inclusive ? whole : own));
         if (top > 0) s->frames[top - 1].callees += total + tracker;
         s->n = top;
     }
 }
 
-static void on_method_exit(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum,
-                           int64_t when, uint32_t thread_serial)
+static void on_method_exit(struct host *h, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when)
 {
     for (int i = s->n - 1; i >= 0; i--) {
         if (s->frames[i].cnum == cnum && s->frames[i].mnum == mnum) {
-            pop_to(h, jni, s, i, when, thread_serial);
+            pop_to(h, s, i, when);
             return;
         }
     }
@@ -349,6 +474,7 @@ static int64_t cut_level(const int64_t *gaps, int n, int64_t off)
 static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct batch *b)
 {
     if (b->npairs == 0) return; /* only a thread's end */
+    set_trace_key(h, jni, s, b->thread_serial);
     int skip;
     int64_t off = off_cpu(s, b, &skip);
     int n = b->npairs - skip;
@@ -370,9 +496,9 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
         uint64_t code = (uint64_t)ev & ~(uint64_t)(TRACKER_EXIT_BIT | TRACKER_LEAF_BIT);
         uint32_t cnum = (uint32_t)(code >> 16), mnum = (uint32_t)(code & 0xffff);
         if (ev < 0)
-            on_method_exit(h, jni, s, cnum, mnum, when, b->thread_serial);
+            on_method_exit(h, s, cnum, mnum, when);
         else if (is_leaf(ev))
-            count_leaf(h, jni, s, cnum, mnum, b->thread_serial);
+            count_leaf(h, jni, s, cnum, mnum);
         else
             push(h, jni, s, cnum, mnum, when);
         s->last_when = when;
@@ -380,7 +506,7 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
     }
     if (gaps && gaps[n] > level) s->paused += gaps[n] - level;
     free(gaps);
-    for (unsigned slot = 0; slot < CACHE_SLOTS; slot++) flush_slot(s, slot);
+    flush_edges(s);
 }
 
 struct batch *method_times_batch_new(struct method_times *m, int npairs)
@@ -441,7 +567,13 @@ static void give_up(struct method_times *m, struct call_stack *s)
     s->n = 0;
     s->cpu_last = s->wall_last = s->paused = s->last_when = s->tracker_ns = 0;
     s->has_last = false;
-    memset(s->cache, 0, sizeof s->cache);
+    if (s->edges_mask >= 1024) { /* a small table is kept: the next thread may take the same steps */
+        free(s->edges);
+        free(s->dirty);
+        s->edges = NULL;
+        s->dirty = NULL;
+        s->nedges = s->edges_mask = s->dirty_cap = 0;
+    }
     atomic_fetch_add(&m->ended, 1);
     pthread_mutex_lock(&m->spare_lock);
     s->next_spare = m->spare;

@@ -14,6 +14,8 @@
  *
  * Threads hand their batches over without ever waiting: the timer thread counts them
  * while it keeps up; when it falls behind, a thread counts its own (method_times.c).
+ * Each stack remembers the steps it took (the trace below, the method called: the trace
+ * above), so that most calls are counted without naming the method or hashing the stack.
  */
 #ifndef HPROF_METHOD_TIMES_H
 #define HPROF_METHOD_TIMES_H
