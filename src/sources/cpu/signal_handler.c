@@ -11,6 +11,8 @@
  *   - AsyncGetCallTrace is HotSpot's entry for exactly this use (a profiler's signal
  *     handler): it allocates nothing and takes no lock; it needs the thread's JNIEnv,
  *     which the record holds (no JNI call is made to get it);
+ *   - walk_recover (a refused walk tried again from a caller's frame) reads only the
+ *     thread's own stack and the code cache, and copies the context on this stack;
  *   - the previous handler is called as the kernel would have called it.
  */
 #include "sources/cpu/signal_handler.h"
@@ -23,6 +25,7 @@
 
 #include "sources/host.h"
 #include "sources/cpu/signal_internal.h"
+#include "sources/cpu/walk_recover.h"
 
 /* AsyncGetCallTrace writes straight into the ring's slot: the two shapes must agree. */
 _Static_assert(sizeof(struct agct_frame) == sizeof(struct sample_frame), "frame size");
@@ -80,6 +83,11 @@ static int walk(struct signal_sampler *s, struct sig_thread *t, struct sample *s
         tr.nframes = *(volatile jint *)never_mapped;
     }
     s->agct(&tr, depth > 0 ? depth : 1, uc);
+    if (tr.nframes <= 0 && !s->inject_fault) {
+        struct walk_site site = {s->agct, &s->code, &s->anchor, t->env, t->stack_lo, t->stack_hi};
+        if (walk_recover(&site, &tr, depth > 0 ? depth : 1, uc) > 0)
+            atomic_fetch_add_explicit(&s->recovered, 1, memory_order_relaxed);
+    }
     if (s->guarded) {
         atomic_store_explicit(&t->walk, NULL, memory_order_relaxed);
         atomic_fetch_sub(&s->walking, 1);

@@ -22,6 +22,8 @@
 #include <time.h>
 
 #include "sources/hotspot/async_trace.h"
+#include "sources/hotspot/code_heap.h"
+#include "sources/hotspot/thread_anchor.h"
 #include "util/sample_ring.h"
 #include "util/tid_map.h"
 
@@ -70,7 +72,8 @@ struct sig_thread {
                                            again: the one sample stands for both) */
     _Atomic(sigjmp_buf *) walk;         /* set while the handler walks: the guard's way out */
     _Atomic bool has_timer;
-    timer_t timer; /* its CPU-time timer (clock=cpu) */
+    timer_t timer;                /* its CPU-time timer (clock=cpu) */
+    uintptr_t stack_lo, stack_hi; /* its stack, for walk_recover (0, 0: unknown) */
 };
 
 struct signal_sampler {
@@ -78,6 +81,8 @@ struct signal_sampler {
     struct tid_map threads; /* struct sig_thread records */
     struct async_trace *walker;
     agct_fn agct;
+    struct code_heap code;       /* where the VM's code is (walk_recover) */
+    struct thread_anchor anchor; /* where a thread's last Java frame is (walk_recover) */
     int max_frames;     /* the ring's frames per slot */
     _Atomic int *depth; /* the host's depth= (a command may change it) */
     int interval_ms;
@@ -88,6 +93,7 @@ struct signal_sampler {
     _Atomic bool enabled;       /* samples are taken (socket CONTROL, VM death) */
     _Atomic int walking;        /* handlers inside a guarded walk now */
     _Atomic uint64_t faults;    /* walks the guard got out of */
+    _Atomic uint64_t recovered; /* walks refused, then made from a caller's frame */
     _Atomic uint64_t foreign;   /* SIGPROFs that were not ours, passed on */
     struct sigaction old_prof, old_segv, old_bus;
     pid_t pid;

@@ -223,6 +223,21 @@ static void fall_back(struct host *h, JNIEnv *jni, const char *why)
     cpu_sampler_start(h, jni);
 }
 
+/* The calling thread's stack, for walk_recover: its bounds, or 0, 0. */
+static void own_stack(uintptr_t *lo, uintptr_t *hi)
+{
+    pthread_attr_t a;
+    void *base = NULL;
+    size_t size = 0;
+    *lo = *hi = 0;
+    if (pthread_getattr_np(pthread_self(), &a) != 0) return;
+    if (pthread_attr_getstack(&a, &base, &size) == 0 && base && size) {
+        *lo = (uintptr_t)base;
+        *hi = (uintptr_t)base + size;
+    }
+    pthread_attr_destroy(&a);
+}
+
 /* A thread's record, then (clock=cpu) its timer: on the thread itself (tid, env its
  * own), or for a thread already running when the agent was attached. */
 static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, int32_t tid, JNIEnv *env, struct thread_info *ti)
@@ -239,6 +254,9 @@ static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, int32_t tid
     if (!t) return; /* more live threads than the map holds */
     t->env = env;
     t->own = ti;
+    /* A thread already running (attached) is not this one: its stack is not known, and
+     * its refused walks are not tried again. */
+    if (tid == gettid()) own_stack(&t->stack_lo, &t->stack_hi);
     atomic_store(&t->info, ti);
     tid_map_publish(&t->e);
     if (c->s.wall || atomic_load(&c->s.process_timer) || sample_timer_start(&c->s, t) == 0) return;
@@ -403,6 +421,9 @@ static void start(struct host *h, JNIEnv *jni)
         return;
     }
     async_trace_vm_init(c->s.walker, h->jvmti, jni);
+    /* Without these, refused walks stay refused. */
+    code_heap_find(h->jvmti, &c->s.code);
+    thread_anchor_find(h->jvmti, jni, &c->s.anchor);
     if (prepare(h, c) != 0) {
         fall_back(h, jni, "out of memory");
         return;
@@ -436,6 +457,9 @@ static void stop(struct host *h, JNIEnv *jni)
     stop_all_timers(c);
     pacer_stop(&c->pace, 5000);
     drain(h, c, jni);
+    if (env_switch("HPROF_STACK_STATS", false))
+        log_plain("cpu=samples: %llu refused stack walks made from a caller's frame\n",
+                  (unsigned long long)atomic_load(&c->s.recovered));
     uint64_t faults = atomic_load(&c->s.faults);
     if (faults && h->opt->verbose)
         log_warning("cpu=samples: %llu stack walks faulted and were abandoned ([walk_failed].walk_faulted)",

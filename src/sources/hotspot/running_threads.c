@@ -14,6 +14,32 @@ struct layout {
     intptr_t env_at; /* JNIEnv minus JavaThread, the same for every thread */
 };
 
+/* JNIEnv minus JavaThread, from the calling thread's own. */
+static bool env_offset(jvmtiEnv *jvmti, JNIEnv *jni, jfieldID eetop, intptr_t *env_at)
+{
+    jthread self = NULL;
+    if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || !self) return false;
+    jlong me = (*jni)->GetLongField(jni, self, eetop);
+    (*jni)->DeleteLocalRef(jni, self);
+    *env_at = (intptr_t)jni - (intptr_t)me;
+    return me != 0;
+}
+
+static jfieldID eetop_field(JNIEnv *jni)
+{
+    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+    jfieldID f = cls ? (*jni)->GetFieldID(jni, cls, "eetop", "J") : NULL;
+    if (cls) (*jni)->DeleteLocalRef(jni, cls);
+    if (!f) (*jni)->ExceptionClear(jni);
+    return f;
+}
+
+bool running_threads_env_offset(jvmtiEnv *jvmti, JNIEnv *jni, intptr_t *env_at)
+{
+    jfieldID eetop = eetop_field(jni);
+    return eetop && env_offset(jvmti, jni, eetop, env_at);
+}
+
 static bool find_layout(jvmtiEnv *jvmti, JNIEnv *jni, struct layout *l)
 {
     struct vm_field os, tid;
@@ -23,19 +49,9 @@ static bool find_layout(jvmtiEnv *jvmti, JNIEnv *jni, struct layout *l)
         return false;
     l->osthread_at = os.offset;
     l->tid_at = tid.offset;
-    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
-    l->eetop = cls ? (*jni)->GetFieldID(jni, cls, "eetop", "J") : NULL;
-    if (cls) (*jni)->DeleteLocalRef(jni, cls);
-    if (!l->eetop) {
-        (*jni)->ExceptionClear(jni);
-        return false;
-    }
-    jthread self = NULL;
-    if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || !self) return false;
-    jlong me = (*jni)->GetLongField(jni, self, l->eetop);
-    (*jni)->DeleteLocalRef(jni, self);
-    l->env_at = (intptr_t)jni - (intptr_t)me;
-    return me != 0;
+    l->eetop = eetop_field(jni);
+    if (!l->eetop) return false;
+    return env_offset(jvmti, jni, l->eetop, &l->env_at);
 }
 
 /* A suspended thread's id and JNIEnv; false when it has no JavaThread (it ended). */

@@ -14,6 +14,7 @@
 #define HPROF_RUNNING_THREADS_H
 
 #include <jvmti.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,5 +29,8 @@ struct running_thread {
  * Needs can_suspend. The caller frees them with running_threads_free. */
 int running_threads_take(jvmtiEnv *jvmti, JNIEnv *jni, struct running_thread **out, char *why, size_t whylen);
 void running_threads_free(JNIEnv *jni, struct running_thread *r, int n);
+/* Where a thread's JNIEnv lies in its JavaThread (the same for every thread), from the
+ * calling Java thread's own: JNIEnv minus JavaThread. */
+bool running_threads_env_offset(jvmtiEnv *jvmti, JNIEnv *jni, intptr_t *env_at);
 
 #endif
