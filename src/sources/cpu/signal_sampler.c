@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "sources/cpu/jvmti_sampler.h"
+#include "sources/cpu/native_threads.h"
+#include "sources/cpu/pseudo_frames.h"
 #include "sources/host.h"
 #include "sources/resolve.h"
 #include "sources/hotspot/running_threads.h"
@@ -25,6 +27,8 @@
 #define MAX_FRAMES  1024
 #define MAX_THREADS 16384
 #define DRAIN_MS    20
+#define RESCAN_MS   1000 /* how often the threads that are not Java threads are listed */
+#define MAX_NATIVES 1024
 
 /* Pseudo-methods: IDs no real jmethodID can have (those are addresses in the VM). */
 #define PSEUDO_REASON(r) ((jmethodID)(uintptr_t)(0x100 + (r)*16))
@@ -61,46 +65,13 @@ struct cpu_signal {
     pthread_mutex_t drain_lock; /* the ring has one consumer at a time */
     _Atomic bool fell_back;     /* the JVMTI sampler took over */
     bool said_no_timer;
-    jvmtiFrameInfo *frames; /* the drain's, MAX_FRAMES + 2 */
+    jvmtiFrameInfo *frames;         /* the drain's, MAX_FRAMES + 2 */
+    struct native_threads *natives; /* threads=all: their frames (the drain's) */
 };
 
 static struct cpu_signal *of(struct host *h) { return (struct cpu_signal *)h->signal_sampler; }
 
 /* ---- pseudo-frames ---- */
-
-static struct class_info *pseudo_class(struct host *h, const char *name)
-{
-    struct class_info *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
-    size_t n = strlen(name) + 3;
-    c->name = strdup(name);
-    c->signature = malloc(n);
-    if (c->signature) snprintf(c->signature, n, "L%s;", name);
-    if (!c->name || !c->signature || classes_add(&h->t.classes, c, &h->t.ids) != 0) {
-        free(c->name);
-        free(c->signature);
-        free(c);
-        return NULL;
-    }
-    return c;
-}
-
-static void pseudo_method(struct host *h, struct class_info *c, jmethodID id, const char *name)
-{
-    struct method_info *m = calloc(1, sizeof *m);
-    if (!m) return;
-    m->id = id;
-    m->cls = c;
-    m->name = strdup(name);
-    m->signature = strdup("()V");
-    if (!m->name || !m->signature) {
-        free(m->name);
-        free(m->signature);
-        free(m);
-        return;
-    }
-    methods_add(&h->t.methods, m, c, 0);
-}
 
 /* The methods the profile shows instead of a stack: why there is none, the state. */
 static void make_pseudo_frames(struct host *h, bool wall)
@@ -132,6 +103,11 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
     if (smp->flags & SAMPLE_NOT_SAMPLED) return; /* sampling off for this thread (socket CONTROL) */
     jvmtiFrameInfo *f = c->frames;
     int n = 0;
+    if (smp->flags & SAMPLE_NATIVE) {
+        n = c->natives ? native_threads_frames(c->natives, smp, f) : 0;
+        if (n > 0) count(h, jni, 0, f, n < depth ? n : depth, smp->weight);
+        return;
+    }
     if (smp->reason != REASON_NONE) {
         f[n++] = (jvmtiFrameInfo){PSEUDO_REASON(smp->reason < REASON_COUNT ? smp->reason : REASON_OTHER), -1};
     } else {
@@ -206,6 +182,7 @@ static void stop_all_timers(struct cpu_signal *c)
 {
     struct tid_map *m = &c->s.threads;
     for (size_t i = 0; i < tid_map_capacity(m); i++) sample_timer_stop((struct sig_thread *)tid_map_at(m, i));
+    if (c->s.all_threads) native_threads_stop(&c->s);
     if (atomic_load(&c->s.process_timer)) sample_timer_process(&c->s, false);
 }
 
@@ -259,7 +236,7 @@ static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, int32_t tid
     if (tid == gettid()) own_stack(&t->stack_lo, &t->stack_hi);
     atomic_store(&t->info, ti);
     tid_map_publish(&t->e);
-    if (c->s.wall || atomic_load(&c->s.process_timer) || sample_timer_start(&c->s, t) == 0) return;
+    if (c->s.wall || atomic_load(&c->s.process_timer) || sample_timer_start(&c->s, t, &c->s) == 0) return;
     /* No per-thread timer: the process's CPU timer serves every thread instead. */
     int err = errno;
     if (sample_timer_process(&c->s, true) == 0) {
@@ -328,13 +305,18 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct host *h = arg;
     struct cpu_signal *c = of(h);
-    int period = c->s.wall ? h->opt->interval_ms : DRAIN_MS;
-    while (pacer_pause(&c->pace, period)) {
+    int period = c->s.wall ? h->opt->interval_ms : DRAIN_MS, since_rescan = RESCAN_MS;
+    do {
+        if (c->s.all_threads && since_rescan >= RESCAN_MS && !atomic_load(&c->fell_back)) {
+            native_threads_rescan(c->natives, &c->s);
+            since_rescan = 0;
+        }
+        since_rescan += period;
         if (c->s.wall && atomic_load(&c->s.enabled)) poke_all(h, c, jni);
         drain(h, c, jni);
         if (!atomic_load(&c->fell_back) && !sample_signal_is_ours())
             fall_back(h, jni, "the program replaced the SIGPROF handler");
-    }
+    } while (pacer_pause(&c->pace, period));
     pacer_end(&c->pace);
 }
 
@@ -381,11 +363,15 @@ static int prepare(struct host *h, struct cpu_signal *c)
     c->s.wall = h->opt->clock == CLOCK_WALL;
     c->s.pid = getpid();
     c->s.inject_fault = env_switch("HPROF_SAMPLER_FAULT", false);
+    /* The wall clock samples Java threads only: the VM's threads wait most of the time. */
+    c->s.all_threads = h->opt->threads == THREADS_ALL && !c->s.wall;
     pacer_init(&c->pace);
     pthread_mutex_init(&c->drain_lock, NULL);
     c->frames = calloc(MAX_FRAMES + 2, sizeof *c->frames);
     if (!c->frames || sample_ring_init(&c->s.ring, RING_SLOTS, c->s.max_frames) != 0 ||
-        tid_map_init(&c->s.threads, MAX_THREADS, sizeof(struct sig_thread)) != 0) {
+        tid_map_init(&c->s.threads, MAX_THREADS, sizeof(struct sig_thread)) != 0 ||
+        tid_map_init(&c->s.natives, c->s.all_threads ? MAX_NATIVES : 1, sizeof(struct sig_thread)) != 0 ||
+        (c->s.all_threads && !(c->natives = native_threads_new(h)))) {
         /* No frames: stop and enable see a sampler that never ran, not a ring to drain. */
         free(c->frames);
         c->frames = NULL;

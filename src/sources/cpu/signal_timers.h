@@ -20,8 +20,10 @@
 struct signal_sampler;
 struct sig_thread;
 
-/* Called on the thread itself: its CPU-time timer, armed. -1 when it cannot be had. */
-int sample_timer_start(struct signal_sampler *s, struct sig_thread *t);
+/* The thread's CPU-time timer, armed, its signals carrying tag (the handler's way to tell
+ * which map the thread is in: s itself for Java threads, &s->natives for the others).
+ * -1 when it cannot be had. */
+int sample_timer_start(struct signal_sampler *s, struct sig_thread *t, const void *tag);
 /* Disarms and deletes the thread's timer (any thread may call it, once counts). */
 void sample_timer_stop(struct sig_thread *t);
 /* The process-wide fallback, on or off. */

@@ -18,9 +18,9 @@
 #include <stdint.h>
 
 struct thread_anchor {
-    intptr_t env_at;  /* JNIEnv minus JavaThread */
-    uint64_t sp_at;   /* of the anchor's sp in JavaThread */
-    uint64_t pc_at;   /* of its pc */
+    intptr_t env_at; /* JNIEnv minus JavaThread */
+    uint64_t sp_at;  /* of the anchor's sp in JavaThread */
+    uint64_t pc_at;  /* of its pc */
     bool found;
 };
 
