@@ -17,13 +17,13 @@
 #include "sources/cpu/signal_timers.h"
 #include "sources/host.h"
 
-#define MAX_NAMES   256  /* distinct thread names with a frame of their own */
-#define FN_SLOTS    4096 /* native functions (and libraries) with a frame of their own */
-#define COMM_LEN    16   /* the kernel's names: 15 characters and a NUL */
+#define MAX_NAMES 256  /* distinct thread names with a frame of their own */
+#define FN_SLOTS  4096 /* native functions (and libraries) with a frame of their own */
+#define COMM_LEN  16   /* the kernel's names: 15 characters and a NUL */
 /* Pseudo jmethodIDs (signal_sampler.c has those below 0x2800). */
-#define KIND_ID(k)  ((jmethodID)(uintptr_t)(0x2800 + (k)*16))
-#define NAME_ID(i)  ((jmethodID)(uintptr_t)(0x3000 + (i)*16))
-#define FN_ID(i)    ((jmethodID)(uintptr_t)(0x10000 + (i)*16))
+#define KIND_ID(k) ((jmethodID)(uintptr_t)(0x2800 + (k)*16))
+#define NAME_ID(i) ((jmethodID)(uintptr_t)(0x3000 + (i)*16))
+#define FN_ID(i)   ((jmethodID)(uintptr_t)(0x10000 + (i)*16))
 
 enum native_kind { KIND_JIT = 0, KIND_GC, KIND_VM, KIND_HPROF, KIND_OTHER, KIND_COUNT };
 
@@ -34,14 +34,17 @@ static const struct {
     const char *prefix;
     enum native_kind kind;
 } KINDS[] = {
-    {"C2 CompilerThre", KIND_JIT}, {"C1 CompilerThre", KIND_JIT}, {"JVMCI", KIND_JIT},
-    {"Sweeper thread", KIND_JIT},  {"GC Thread", KIND_GC},        {"G1 ", KIND_GC},
-    {"ZWorker", KIND_GC},          {"ZDriver", KIND_GC},          {"ZDirector", KIND_GC},
-    {"ZStat", KIND_GC},            {"ZUncommit", KIND_GC},        {"ZUnmapper", KIND_GC},
-    {"Shenandoah", KIND_GC},       {"Shen", KIND_GC},             {"StrDedup", KIND_GC},
-    {"VM ", KIND_VM},              {"Service Thread", KIND_VM},   {"Monitor Deflati", KIND_VM},
-    {"Notification Th", KIND_VM},  {"Attach Listener", KIND_VM},  {"Signal Dispatch", KIND_VM},
-    {"HPROF", KIND_HPROF},
+    {"C2 CompilerThre", KIND_JIT}, {"C1 CompilerThre", KIND_JIT},
+    {"JVMCI", KIND_JIT},           {"Sweeper thread", KIND_JIT},
+    {"GC Thread", KIND_GC},        {"G1 ", KIND_GC},
+    {"ZWorker", KIND_GC},          {"ZDriver", KIND_GC},
+    {"ZDirector", KIND_GC},        {"ZStat", KIND_GC},
+    {"ZUncommit", KIND_GC},        {"ZUnmapper", KIND_GC},
+    {"Shenandoah", KIND_GC},       {"Shen", KIND_GC},
+    {"StrDedup", KIND_GC},         {"VM ", KIND_VM},
+    {"Service Thread", KIND_VM},   {"Monitor Deflati", KIND_VM},
+    {"Notification Th", KIND_VM},  {"Attach Listener", KIND_VM},
+    {"Signal Dispatch", KIND_VM},  {"HPROF", KIND_HPROF},
 };
 
 struct native_threads {
@@ -200,15 +203,22 @@ static jmethodID function_frame(struct native_threads *nt, uintptr_t pc)
     return NULL;
 }
 
+int native_threads_start_up(struct native_threads *nt, jvmtiFrameInfo *f)
+{
+    uint32_t id = intern(nt, "JVM start-up", KIND_VM);
+    f[0] = (jvmtiFrameInfo){id < (uint32_t)nt->nnames ? nt->names[id].id : KIND_ID(KIND_VM), -1};
+    return 1;
+}
+
 int native_threads_frames(struct native_threads *nt, const struct sample *smp, jvmtiFrameInfo *f)
 {
     int n = 0;
     jmethodID fn = smp->nframes > 0 ? function_frame(nt, (uintptr_t)smp->frames[0].method) : NULL;
     if (fn) f[n++] = (jvmtiFrameInfo){fn, -1};
     uint32_t id = smp->thread;
-    jmethodID who = id < (uint32_t)nt->nnames ? nt->names[id].id
-                    : id >= MAX_NAMES && id < MAX_NAMES + KIND_COUNT ? KIND_ID(id - MAX_NAMES)
-                                                                     : KIND_ID(KIND_OTHER);
+    jmethodID who = id < (uint32_t)nt->nnames            ? nt->names[id].id
+        : id >= MAX_NAMES && id < MAX_NAMES + KIND_COUNT ? KIND_ID(id - MAX_NAMES)
+                                                         : KIND_ID(KIND_OTHER);
     f[n++] = (jvmtiFrameInfo){who, -1};
     return n;
 }

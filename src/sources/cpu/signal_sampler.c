@@ -27,7 +27,7 @@
 #define MAX_FRAMES  1024
 #define MAX_THREADS 16384
 #define DRAIN_MS    20
-#define RESCAN_MS   1000 /* how often the threads that are not Java threads are listed */
+#define RESCAN_MS   200 /* how often the threads that are not Java threads are listed */
 #define MAX_NATIVES 1024
 
 /* Pseudo-methods: IDs no real jmethodID can have (those are addresses in the VM). */
@@ -217,8 +217,11 @@ static void own_stack(uintptr_t *lo, uintptr_t *hi)
 
 /* A thread's record, then (clock=cpu) its timer: on the thread itself (tid, env its
  * own), or for a thread already running when the agent was attached. */
-static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, int32_t tid, JNIEnv *env, struct thread_info *ti)
+static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, const struct running_thread *r,
+                  struct thread_info *ti)
 {
+    int32_t tid = r->tid;
+    JNIEnv *env = r->env;
     /* Entered before: main (VM init, then its ThreadStart), or a native thread that
      * attaches again under another name (main as DestroyJavaVM). One timer each. */
     struct sig_thread *t = (struct sig_thread *)tid_map_find(&c->s.threads, tid);
@@ -231,8 +234,9 @@ static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, int32_t tid
     if (!t) return; /* more live threads than the map holds */
     t->env = env;
     t->own = ti;
-    /* A thread already running (attached) is not this one: its stack is not known, and
-     * its refused walks are not tried again. */
+    /* A thread already running (attached) is not this one: its stack as HotSpot says. */
+    t->stack_lo = r->stack_lo;
+    t->stack_hi = r->stack_hi;
     if (tid == gettid()) own_stack(&t->stack_lo, &t->stack_hi);
     atomic_store(&t->info, ti);
     tid_map_publish(&t->e);
@@ -255,7 +259,7 @@ static void thread_start(struct host *h, JNIEnv *jni, jthread thread)
     struct cpu_signal *c = of(h);
     if (!c || atomic_load(&c->fell_back) || host_is_own_thread(h, jni, thread)) return;
     struct thread_info *ti = threads_lookup(h->jvmti, thread);
-    if (ti) enter(h, c, jni, gettid(), jni, ti);
+    if (ti) enter(h, c, jni, &(struct running_thread){.tid = gettid(), .env = jni}, ti);
 }
 
 /* Attached to a running JVM: the threads already running get their records and timers
@@ -275,7 +279,7 @@ static void adopt_running(struct host *h, struct cpu_signal *c, JNIEnv *jni)
         if (host_is_own_thread(h, jni, r[i].thread)) continue;
         struct thread_info *ti = thread_events_enter(h, jni, r[i].thread);
         if (!ti) continue;
-        enter(h, c, jni, r[i].tid, r[i].env, ti);
+        enter(h, c, jni, &r[i], ti);
         threads_release(&h->t.threads, ti);
     }
     running_threads_free(jni, r, n);
@@ -398,6 +402,19 @@ static void guard(struct host *h, struct cpu_signal *c)
         log_warning("cpu=samples: cannot guard the stack walk (sigaction: %s)", strerror(errno));
 }
 
+/* threads=all: the CPU the process used before VM init (the JVM's start-up, its threads
+ * not sampled yet) counted at once, in intervals, so the total is the process's CPU
+ * time. Not when attached: the time before is not part of the profile. */
+static void count_start_up(struct host *h, struct cpu_signal *c, JNIEnv *jni)
+{
+    struct timespec ts;
+    if (!c->natives || h->attached || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return;
+    uint64_t ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    uint64_t weight = (ms + (uint64_t)c->s.interval_ms / 2) / (uint64_t)c->s.interval_ms;
+    if (weight && host_depth(h) > 0)
+        count(h, jni, 0, c->frames, native_threads_start_up(c->natives, c->frames), weight);
+}
+
 /* VM init: IDs of the classes already loaded, the handler, main's timer, the thread. */
 static void start(struct host *h, JNIEnv *jni)
 {
@@ -414,6 +431,7 @@ static void start(struct host *h, JNIEnv *jni)
         fall_back(h, jni, "out of memory");
         return;
     }
+    count_start_up(h, c, jni);
     guard(h, c);
     if (sample_signal_install(&c->s) != 0) {
         fall_back(h, jni, "cannot install the SIGPROF handler");

@@ -7,7 +7,7 @@
  * JVMTI tells neither, so they are read from HotSpot's own structures (vm_structs.h):
  * java.lang.Thread.eetop holds the thread's JavaThread, whose OSThread holds the id;
  * the JNIEnv lies inside the JavaThread, at the offset the attaching thread's own shows.
- * The threads are suspended meanwhile, so none can end and free its JavaThread under
+ * Its stack's bounds come from there too. The threads are suspended meanwhile, so none can end and free its JavaThread under
  * the reads.
  */
 #ifndef HPROF_RUNNING_THREADS_H
@@ -22,6 +22,7 @@ struct running_thread {
     jthread thread; /* a local reference */
     int32_t tid;
     JNIEnv *env;
+    uintptr_t stack_lo, stack_hi; /* its stack (JavaThread::_stack_base, _size); 0, 0 unknown */
 };
 
 /* The other live Java threads (not the caller): how many, with *out from malloc, or -1
