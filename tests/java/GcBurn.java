@@ -1,7 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import java.nio.file.Files;
-import java.nio.file.Paths;
-
 // Burns CPU in the garbage collector: a large live set of small objects (about 1.5 million
 // of them) and System.gc() in a loop, so that the GC's threads, not the program's, use
 // most of the CPU. Prints the process's CPU time (user + system, ms) at the end.
@@ -9,12 +6,6 @@ public class GcBurn {
     static final class Node {
         Node next;
         long[] payload = new long[4];
-    }
-
-    static long processCpuMs() throws Exception {
-        String stat = new String(Files.readAllBytes(Paths.get("/proc/self/stat")));
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
     }
 
     public static void main(String[] args) throws Exception {
@@ -32,7 +23,7 @@ public class GcBurn {
             gcs++;
         }
         System.out.println("gcs=" + gcs + " live=" + heads.length);
-        System.out.println("cpu_ms=" + processCpuMs());
+        System.out.println("cpu_ms=" + ProcessCpu.ms());
         System.out.println("done");
     }
 }
