@@ -33,7 +33,9 @@ static bool after_call(uintptr_t ret)
 static bool return_address(const struct code_heap *c, uintptr_t pc)
 {
     if (!code_heap_has(c, pc) || !code_heap_has(c, pc - 6)) return false;
-    return code_heap_in_interpreter(c, pc) || after_call(pc);
+    if (code_heap_in_interpreter(c, pc)) return true;
+    /* The 6 bytes before it are read: only where the code cache is mapped. */
+    return code_heap_readable(c, pc - 6, 6) && after_call(pc);
 }
 
 /* One walk as if interrupted at pc with that sp and fp. */

@@ -14,9 +14,10 @@
  * code cache (code_heap.h) and, unless it is in the interpreter (which pushes its return
  * addresses itself), the bytes before it are a call instruction. Only words between the
  * interrupted sp and the top of the thread's stack are read, and only code bytes inside
- * the code cache, both mapped for as long as the thread runs. The walker checks each
- * frame it is given as it always does, so a wrong guess costs a refused walk, never a
- * crash.
+ * the committed part of the code cache, both mapped for as long as the thread runs. The
+ * walker checks the frame it is given as it checks any interrupted context (HotSpot's
+ * safe_for_sender), so a wrong guess costs a refused walk; the guard (signal_handler.h)
+ * stands behind it as behind every walk.
  *
  * A thread outside Java code (in the VM, in native code, blocked) is walked from its
  * last Java frame, which HotSpot records (thread_anchor.h); when the record's pc is

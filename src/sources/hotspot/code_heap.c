@@ -30,6 +30,29 @@ static void find_interpreter(jvmtiEnv *jvmti, struct code_heap *out)
     }
 }
 
+/* Each CodeHeap's VirtualSpace (CodeHeap::_memory): where its _low and _high lie. */
+static void find_heaps(jvmtiEnv *jvmti, struct code_heap *out)
+{
+    struct vm_field len, data, memory, low, high;
+    uintptr_t array = static_pointer(jvmti, "CodeCache", "_heaps");
+    if (!array || !vm_structs_field(jvmti, "GrowableArrayBase", "_len", &len) ||
+        !vm_structs_field(jvmti, "GrowableArray<int>", "_data", &data) ||
+        !vm_structs_field(jvmti, "CodeHeap", "_memory", &memory) ||
+        !vm_structs_field(jvmti, "VirtualSpace", "_low", &low) ||
+        !vm_structs_field(jvmti, "VirtualSpace", "_high", &high))
+        return;
+    int32_t n = *(const int32_t *)(array + len.offset);
+    const uintptr_t *heaps = *(const uintptr_t *const *)(array + data.offset);
+    if (n <= 0 || n > CODE_HEAP_MAX || !heaps) return;
+    for (int32_t i = 0; i < n; i++) {
+        if (!heaps[i]) return;
+        uintptr_t space = heaps[i] + memory.offset;
+        out->committed_lo[i] = (const volatile uintptr_t *)(space + low.offset);
+        out->committed_hi[i] = (const volatile uintptr_t *)(space + high.offset);
+    }
+    out->nheaps = n;
+}
+
 bool code_heap_find(jvmtiEnv *jvmti, struct code_heap *out)
 {
     memset(out, 0, sizeof *out);
@@ -39,5 +62,6 @@ bool code_heap_find(jvmtiEnv *jvmti, struct code_heap *out)
     out->lo = lo;
     out->hi = hi;
     find_interpreter(jvmti, out);
+    find_heaps(jvmti, out);
     return true;
 }
