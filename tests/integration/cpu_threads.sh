@@ -63,8 +63,9 @@ check "thread=y: a non-Java thread's trace names none" \
 
 # 5. threads=java: the Java threads only, as before.
 run_java "$(agent cpu=samples,interval=5,cutoff=0,threads=java,file=javaonly.txt)" -m jdk.compiler/com.sun.tools.javac.Main -d "$WORK/jc" "${srcs[@]}"
-check "threads=java: no frame of a thread that is not a Java thread ($(kind_samples javaonly.txt) samples)" \
-  bash -c "[[ $RC -eq 0 && $(cpu_total javaonly.txt) -gt 0 ]] && ! grep -Eq $'^\t\\\\[(JIT compiler|GC|VM|hprof|other native|native)\\\\]\\\\.' javaonly.txt"
+jt=$(cpu_total javaonly.txt)
+check "threads=java: no frame of a thread that is not a Java thread (${jt:-no} samples)" \
+  bash -c "[[ $RC -eq 0 && ${jt:-0} -gt 0 ]] && ! grep -Eq $'^\t\\\\[(JIT compiler|GC|VM|hprof|other native|native)\\\\]\\\\.' javaonly.txt"
 run_java "$(agent cpu=samples,sampler=jvmti,interval=5,cutoff=0,file=jvmti.txt)" GcBurn 1000
 check "sampler=jvmti: Java threads only, as the original" \
   bash -c "[[ $RC -eq 0 ]] && ! grep -Eq $'^\t\\\\[(JIT compiler|GC|VM|hprof|other native)\\\\]\\\\.' jvmti.txt"
