@@ -37,6 +37,8 @@ static const char HELP_TEXT[] = "\n"
                                 "clock=cpu|wall         cpu=samples: CPU or wall time  cpu\n"
                                 "sampler=signal|jvmti   cpu=samples: how stacks are    signal\n"
                                 "                       taken\n"
+                                "threads=all|java       cpu=samples: the VM's threads  all\n"
+                                "                       (JIT, GC ...) too, or not\n"
                                 "view=<views>           flame graph, pprof ... (below) off\n"
                                 "viewonly=y|n           the views instead of the file  n\n"
                                 "timeline=gc|<ms>       the run over time (below)      off\n"
@@ -108,6 +110,14 @@ static const char HELP_TEXT[] = "\n"
                                 "    running thread's stack at each interval), which sees threads only at\n"
                                 "    safepoint polls: inlined and loop code is blamed on the wrong method.\n"
                                 "    It is used, with a note, where AsyncGetCallTrace is missing.\n"
+                                "  - cpu=samples with the signal sampler and clock=cpu also samples the\n"
+                                "    threads that are not Java threads (threads=all, the default): the JIT\n"
+                                "    compilers, the GC's workers, the VM's own threads and the agent's, each\n"
+                                "    under a frame of its kind ([JIT compiler], [GC], [VM], [hprof],\n"
+                                "    [other native]) named by the thread, with the native function it was\n"
+                                "    in when that has a name ([native].<function or library>), so that the\n"
+                                "    samples add up to the process's CPU time. threads=java samples the Java\n"
+                                "    threads only.\n"
                                 "  - clock=wall samples every Java thread every <interval> ms whatever it\n"
                                 "    is doing, for programs that wait on I/O and locks; the thread's state\n"
                                 "    (from JVMTI, just before the sample) is the trace's last frame,\n"
@@ -408,6 +418,13 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
             o->sampler = ENGINE_JVMTI;
         else
             *r = fail(p, "sampler option value must be signal|jvmti%s", "");
+    } else if (strcmp(name, "threads") == 0) {
+        if (strcmp(value, "all") == 0)
+            o->threads = THREADS_ALL;
+        else if (strcmp(value, "java") == 0)
+            o->threads = THREADS_JAVA;
+        else
+            *r = fail(p, "threads option value must be all|java%s", "");
     } else if (strcmp(name, "format") == 0) {
         o->format_short = strcmp(value, "short") == 0;
         if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0 && !o->format_short)

@@ -15,6 +15,8 @@ enum cpu_mode { CPU_OFF = 0, CPU_SAMPLES, CPU_TIMES, CPU_OLD };
 /* cpu=samples: what a sample's interval is measured in, and who takes the stacks. */
 enum sample_clock { CLOCK_CPU = 0, CLOCK_WALL };
 enum sample_engine { ENGINE_SIGNAL = 0, ENGINE_JVMTI };
+/* cpu=samples (signal engine, clock=cpu): every thread's CPU, or the Java threads' only. */
+enum sample_threads { THREADS_ALL = 0, THREADS_JAVA };
 
 struct options {
     enum heap_mode heap;
@@ -29,26 +31,27 @@ struct options {
     int interval_ms;
     double cutoff;
     bool lineno, thread, doe, msa, force, verbose;
-    bool gc_okay_given;         /* obsolete: accepted, with a note */
-    bool primfields;            /* format=b heap dumps: primitive field values (n: written as 0) */
-    bool primarrays;            /* format=b heap dumps: primitive arrays' elements (n: none) */
-    unsigned no_effect;         /* the original's options given that do nothing here: a bit each */
-    long alloc_sample;          /* heap=sites sampled every this many bytes (0: exact counts) */
-    enum sample_clock clock;    /* cpu=samples: clock=cpu (CPU used) or wall (every thread) */
-    enum sample_engine sampler; /* cpu=samples: sampler=signal (default) or jvmti */
-    unsigned view;              /* view=: VIEW_* bits of writers/views.h (html 1, collapsed 2, pprof 4) */
-    bool viewonly;              /* viewonly=y: the views instead of the usual file */
-    bool depth_given;           /* depth= was given (else a view makes stacks VIEW_DEPTH deep) */
-    int timeline;               /* timeline=: TIMELINE_OFF, TIMELINE_GC or TIMELINE_MS */
-    int timeline_ms;            /* timeline=<ms>: the period of its records */
-    bool format_short;          /* format=short: binary, timeline on, no heap dumps */
-    bool heap_given;            /* heap= was given */
-    char *text;                 /* the options as given, for the run header */
-    int top;                    /* top=N: at most N rows per ranked section and timeline record (0: all) */
-    bool view_file;             /* file= ends in a view's extension: that view alone, named so */
-    int rotate_s;               /* rotate=<seconds>: a file per window (0: off) */
-    int keep;                   /* keep=<n>: rotate= deletes all but the last n files (0: keeps all) */
-    char *service;              /* service=<name>: pprof's service_name label (NULL: the main class) */
+    bool gc_okay_given;          /* obsolete: accepted, with a note */
+    bool primfields;             /* format=b heap dumps: primitive field values (n: written as 0) */
+    bool primarrays;             /* format=b heap dumps: primitive arrays' elements (n: none) */
+    unsigned no_effect;          /* the original's options given that do nothing here: a bit each */
+    long alloc_sample;           /* heap=sites sampled every this many bytes (0: exact counts) */
+    enum sample_clock clock;     /* cpu=samples: clock=cpu (CPU used) or wall (every thread) */
+    enum sample_engine sampler;  /* cpu=samples: sampler=signal (default) or jvmti */
+    enum sample_threads threads; /* cpu=samples: threads=all (default: the VM's too) or java */
+    unsigned view;               /* view=: VIEW_* bits of writers/views.h (html 1, collapsed 2, pprof 4) */
+    bool viewonly;               /* viewonly=y: the views instead of the usual file */
+    bool depth_given;            /* depth= was given (else a view makes stacks VIEW_DEPTH deep) */
+    int timeline;                /* timeline=: TIMELINE_OFF, TIMELINE_GC or TIMELINE_MS */
+    int timeline_ms;             /* timeline=<ms>: the period of its records */
+    bool format_short;           /* format=short: binary, timeline on, no heap dumps */
+    bool heap_given;             /* heap= was given */
+    char *text;                  /* the options as given, for the run header */
+    int top;                     /* top=N: at most N rows per ranked section and timeline record (0: all) */
+    bool view_file;              /* file= ends in a view's extension: that view alone, named so */
+    int rotate_s;                /* rotate=<seconds>: a file per window (0: off) */
+    int keep;                    /* keep=<n>: rotate= deletes all but the last n files (0: keeps all) */
+    char *service;               /* service=<name>: pprof's service_name label (NULL: the main class) */
 };
 
 /* The stack depth when a view is asked for and depth= is not given: a flame graph of 4

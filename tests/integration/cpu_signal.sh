@@ -8,9 +8,10 @@
 source "$(dirname "$0")/../lib/common.sh"
 ENGINE=${HPROF_TEST_ENGINE:-signal}
 
-# share FILE REGEX: percent (integer) of the samples whose top frame's method matches.
+# share FILE REGEX: percent (integer) of the Java threads' samples whose top frame's method
+# matches (the JIT's and GC's threads are sampled too, and left out here).
 share() {
-  cpu_rows "$1" | awk -v re="$2" -v total="$(cpu_total "$1")" '$6 ~ re { s += $4 } END { printf "%d", total ? 100 * s / total : 0 }'
+  cpu_rows "$1" | awk -v re="$2" -v total="$(java_total "$1")" '$6 ~ re { s += $4 } END { printf "%d", total ? 100 * s / total : 0 }'
 }
 # thread_samples FILE NAME: samples of the traces of the thread called NAME (thread=y).
 thread_samples() {
@@ -44,7 +45,8 @@ check "failed walks are few and labelled (<= 5%)" bash -c "(( $(share split.txt 
 same=0
 for i in 1 2 3 4 5 6 7 8 9 10; do
   run_java "$(agent cpu=samples,interval=5,sampler=$ENGINE,file=r$i.txt)" Split 400
-  [[ "$(rank1_method "r$i.txt")" == "Split.partA" ]] && same=$((same + 1))
+  # (The first Java row: in a short run the JVM's start-up, [VM].JVM start-up, may lead.)
+  [[ "$(cpu_rows "r$i.txt" | awk '$6 !~ /^\[/ { print $6; exit }')" == "Split.partA" ]] && same=$((same + 1))
 done
 check "hottest method is Split.partA in 10 runs of 10 ($same)" test "$same" -eq 10
 

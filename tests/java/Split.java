@@ -3,9 +3,6 @@
  * run three times as long in A. Prints the process's CPU time (all its threads, from
  * /proc/self/stat) at the end, for the sample-count check.
  */
-import java.nio.file.Files;
-import java.nio.file.Paths;
-
 public class Split {
     static volatile long sink;
 
@@ -21,13 +18,6 @@ public class Split {
         return s;
     }
 
-    /* utime + stime of the whole process, in ms (clock ticks of 10 ms). */
-    static long processCpuMs() throws Exception {
-        String stat = new String(Files.readAllBytes(Paths.get("/proc/self/stat")));
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
-    }
-
     public static void main(String[] args) throws Exception {
         long ms = args.length > 0 ? Long.parseLong(args[0]) : 2000;
         long end = System.currentTimeMillis() + ms;
@@ -35,7 +25,7 @@ public class Split {
             sink += partA(3_000_000);
             sink += partB(1_000_000);
         }
-        System.out.println("cpu_ms=" + processCpuMs());
+        System.out.println("cpu_ms=" + ProcessCpu.ms());
         System.out.println("done");
     }
 }

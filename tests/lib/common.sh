@@ -110,6 +110,18 @@ cpu_total() {
   awk -v want="${2:-0}" '/^CPU SAMPLES BEGIN/ { n++; match($0, /total = [0-9]+/); t[n] = substr($0, RSTART + 8, RLENGTH - 8) }
     END { print t[(want > 0 ? want : n)] }' "$1"
 }
+# kind_samples FILE [KINDS]: the samples of the last CPU SAMPLES section whose trace holds
+# a frame of a thread that is not a Java thread, of one of KINDS (a regex of the class
+# names without brackets; default every kind: JIT compiler|GC|VM|hprof|other native).
+kind_samples() {
+  awk -v re="^\t\\[(${2:-JIT compiler|GC|VM|hprof|other native})\\]\\." '
+    /^TRACE [0-9]+:/ { t = $2; sub(/:.*/, "", t); next } /^[^\t]/ { t = "" }
+    t != "" && $0 ~ re { of[t] = 1 }
+    /^CPU SAMPLES BEGIN/ { n = 0; inside = 1; next } /^CPU SAMPLES END/ { inside = 0 }
+    inside && $1 ~ /^[0-9]+$/ && ($5 in of) { n += $4 } END { print n + 0 }' "$1"
+}
+# java_total FILE: the last CPU SAMPLES section's total less kind_samples: the Java threads'.
+java_total() { echo $(($(cpu_total "$1") - $(kind_samples "$1"))); }
 # cpu_sections FILE: how many CPU SAMPLES sections the file has.
 cpu_sections() { grep -c '^CPU SAMPLES BEGIN' "$1" || true; }
 # rank1_method FILE: the method of the top row of the last CPU SAMPLES section.

@@ -66,14 +66,17 @@ int main(void)
     CHECK(ok && o.cpu == CPU_SAMPLES, "cpu=y means samples");
     options_free(&o);
     o = parse_ok("cpu=samples", &ok);
-    CHECK(ok && o.clock == CLOCK_CPU && o.sampler == ENGINE_SIGNAL,
-          "cpu=samples: clock=cpu, sampler=signal by default");
+    CHECK(ok && o.clock == CLOCK_CPU && o.sampler == ENGINE_SIGNAL && o.threads == THREADS_ALL,
+          "cpu=samples: clock=cpu, sampler=signal, threads=all by default");
     options_free(&o);
     o = parse_ok("cpu=samples,clock=wall,sampler=jvmti", &ok);
     CHECK(ok && o.clock == CLOCK_WALL && o.sampler == ENGINE_JVMTI, "clock=wall, sampler=jvmti");
     options_free(&o);
     o = parse_ok("cpu=samples,clock=cpu,sampler=signal", &ok);
     CHECK(ok && o.clock == CLOCK_CPU && o.sampler == ENGINE_SIGNAL, "clock=cpu, sampler=signal");
+    options_free(&o);
+    o = parse_ok("cpu=samples,threads=java", &ok);
+    CHECK(ok && o.threads == THREADS_JAVA, "threads=java");
     options_free(&o);
     o = parse_ok("cpu=times", &ok);
     CHECK(ok && o.cpu == CPU_TIMES, "cpu=times");
@@ -160,6 +163,7 @@ int main(void)
     expect_error("cpu=x", "cpu");
     expect_error("clock=both", "clock option value must be cpu|wall");
     expect_error("sampler=perf", "sampler option value must be signal|jvmti");
+    expect_error("threads=vm", "threads option value must be all|java");
     expect_error("lineno=yes", "lineno");
     expect_error("=y", "syntax");
     expect_error("primfields=0", "primfields option value must be y|n");

@@ -11,7 +11,11 @@
  *   - AsyncGetCallTrace is HotSpot's entry for exactly this use (a profiler's signal
  *     handler): it allocates nothing and takes no lock; it needs the thread's JNIEnv,
  *     which the record holds (no JNI call is made to get it);
- *   - the previous handler is called as the kernel would have called it.
+ *   - walk_recover (a refused walk tried again from a caller's frame) reads only the
+ *     thread's own stack and the code cache, and copies the context on this stack;
+ *   - the previous handler is called as the kernel would have called it;
+ *   - a thread that is not a Java thread is found in a map of its own, filled by the
+ *     sampling thread (native_threads.c), and only its pc is taken.
  */
 #include "sources/cpu/signal_handler.h"
 
@@ -19,10 +23,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "sources/host.h"
 #include "sources/cpu/signal_internal.h"
+#include "sources/cpu/walk_recover.h"
 
 /* AsyncGetCallTrace writes straight into the ring's slot: the two shapes must agree. */
 _Static_assert(sizeof(struct agct_frame) == sizeof(struct sample_frame), "frame size");
@@ -50,6 +56,7 @@ static void pass_on(const struct sigaction *old, int sig, siginfo_t *si, void *u
  * used (setitimer's signals say SI_KERNEL and carry nothing). */
 static bool is_ours(const struct signal_sampler *s, const siginfo_t *si)
 {
+    if (si->si_code == SI_TIMER && si->si_value.sival_ptr == (void *)&s->natives) return true;
     if ((si->si_code == SI_TIMER || si->si_code == SI_QUEUE) && si->si_value.sival_ptr == (void *)s)
         return si->si_code == SI_TIMER || si->si_pid == s->pid;
     return atomic_load_explicit(&s->process_timer, memory_order_relaxed) && si->si_code == SI_KERNEL;
@@ -80,6 +87,11 @@ static int walk(struct signal_sampler *s, struct sig_thread *t, struct sample *s
         tr.nframes = *(volatile jint *)never_mapped;
     }
     s->agct(&tr, depth > 0 ? depth : 1, uc);
+    if (tr.nframes <= 0 && !s->inject_fault) {
+        struct walk_site site = {s->agct, &s->code, &s->anchor, t->env, t->stack_lo, t->stack_hi};
+        if (walk_recover(&site, &tr, depth > 0 ? depth : 1, uc) > 0)
+            atomic_fetch_add_explicit(&s->recovered, 1, memory_order_relaxed);
+    }
     if (s->guarded) {
         atomic_store_explicit(&t->walk, NULL, memory_order_relaxed);
         atomic_fetch_sub(&s->walking, 1);
@@ -87,12 +99,50 @@ static int walk(struct signal_sampler *s, struct sig_thread *t, struct sample *s
     return tr.nframes;
 }
 
+/* The interrupted instruction's address (0 where this is not known). */
+static uintptr_t context_pc(const void *uc)
+{
+#if defined(__x86_64__)
+    return uc ? (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP] : 0;
+#elif defined(__aarch64__)
+    return uc ? (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.pc : 0;
+#else
+    return 0;
+#endif
+}
+
+/* A thread that is not a Java thread: where it was, and which it is (native_threads.h). */
+static void take_native(struct signal_sampler *s, const struct sig_thread *t, uint32_t weight, void *uc)
+{
+    uint64_t ticket;
+    struct sample *smp = sample_ring_claim(&s->ring, weight, &ticket);
+    if (!smp) return;
+    smp->thread = t->name_id;
+    smp->flags = SAMPLE_NATIVE;
+    smp->state = STATE_NONE;
+    smp->reason = REASON_NONE;
+    smp->frames[0] = (struct sample_frame){-1, 0, (const void *)context_pc(uc)};
+    smp->nframes = 1;
+    sample_ring_publish(&s->ring, smp, ticket);
+}
+
 static void take_sample(struct signal_sampler *s, const siginfo_t *si, void *uc)
 {
-    struct sig_thread *t = (struct sig_thread *)tid_map_find(&s->threads, gettid());
+    int32_t tid = gettid();
+    struct sig_thread *t = (struct sig_thread *)tid_map_find(&s->threads, tid);
     /* A CPU timer that expired more than once before the signal went out says so; the
      * wall clock counts the intervals owed. */
     uint32_t weight = 1 + (si->si_code == SI_TIMER && si->si_overrun > 0 ? (uint32_t)si->si_overrun : 0);
+    if (!t && s->all_threads) {
+        const struct sig_thread *n = (const struct sig_thread *)tid_map_find(&s->natives, tid);
+        if (n) {
+            take_native(s, n, weight, uc);
+            return;
+        }
+    }
+    /* A native timer's signal on a thread that has just become a Java thread (its own
+     * timer counts its CPU) or whose record has just gone with the thread. */
+    if (si->si_code == SI_TIMER && si->si_value.sival_ptr == (void *)&s->natives) return;
     if (t && si->si_code == SI_QUEUE) {
         uint32_t owed = atomic_exchange_explicit(&t->owed, 0, memory_order_relaxed);
         weight = owed ? owed : 1;

@@ -22,6 +22,8 @@
 #include <time.h>
 
 #include "sources/hotspot/async_trace.h"
+#include "sources/hotspot/code_heap.h"
+#include "sources/hotspot/thread_anchor.h"
 #include "util/sample_ring.h"
 #include "util/tid_map.h"
 
@@ -53,10 +55,14 @@ enum sample_state {
     STATE_COUNT
 };
 
-/* struct sample's flags: sampling was off for its thread (socket CONTROL). */
+/* struct sample's flags: sampling was off for its thread (socket CONTROL); a thread
+ * that is not a Java thread (native_threads.h: `thread` is its name's number, frames[0]
+ * the interrupted pc when nframes is 1). */
 #define SAMPLE_NOT_SAMPLED 1u
+#define SAMPLE_NATIVE      2u
 
-/* One Java thread that may be sampled: a record of the map, by Linux thread ID. */
+/* One thread that may be sampled: a record of a map, by Linux thread ID. A Java thread's
+ * (`threads`), or one that is not (`natives`: only name_id and seen, and the timer). */
 struct sig_thread {
     struct tid_entry e;
     JNIEnv *env;                        /* the thread's, for the walker */
@@ -70,26 +76,34 @@ struct sig_thread {
                                            again: the one sample stands for both) */
     _Atomic(sigjmp_buf *) walk;         /* set while the handler walks: the guard's way out */
     _Atomic bool has_timer;
-    timer_t timer; /* its CPU-time timer (clock=cpu) */
+    timer_t timer;                /* its CPU-time timer (clock=cpu) */
+    uintptr_t stack_lo, stack_hi; /* its stack, for walk_recover (0, 0: unknown) */
+    uint32_t name_id;             /* natives: its name's frame (native_threads.c) */
+    uint32_t seen;                /* natives: the last rescan that listed it */
 };
 
 struct signal_sampler {
     struct sample_ring ring;
-    struct tid_map threads; /* struct sig_thread records */
+    struct tid_map threads; /* struct sig_thread records of Java threads */
+    struct tid_map natives; /* and of the others (threads=all; native_threads.c) */
     struct async_trace *walker;
     agct_fn agct;
-    int max_frames;             /* the ring's frames per slot */
-    _Atomic int *depth;         /* the host's depth= (a command may change it) */
-    _Atomic int interval_ms;    /* the timers' period (set again when sampling resumes) */
-    bool wall;                  /* clock=wall */
-    bool guarded;               /* the SIGSEGV/SIGBUS guard is installed */
-    _Atomic bool process_timer; /* setitimer(ITIMER_PROF) instead of per-thread timers */
-    bool inject_fault;          /* tests: every walk faults (HPROF_SAMPLER_FAULT=1) */
-    _Atomic bool enabled;       /* samples are taken (socket CONTROL, VM death) */
-    _Atomic int walking;        /* handlers inside a guarded walk now */
-    _Atomic uint64_t faults;    /* walks the guard got out of */
-    _Atomic uint64_t foreign;   /* SIGPROFs that were not ours, passed on */
-    _Atomic uint64_t signals;   /* our SIGPROFs that arrived (`hprof status`: an idle agent gets none) */
+    struct code_heap code;       /* where the VM's code is (walk_recover) */
+    struct thread_anchor anchor; /* where a thread's last Java frame is (walk_recover) */
+    int max_frames;              /* the ring's frames per slot */
+    _Atomic int *depth;          /* the host's depth= (a command may change it) */
+    _Atomic int interval_ms;     /* the timers' period (set again when sampling resumes) */
+    bool wall;                   /* clock=wall */
+    bool all_threads;            /* threads=all on the CPU clock: natives are sampled */
+    bool guarded;                /* the SIGSEGV/SIGBUS guard is installed */
+    _Atomic bool process_timer;  /* setitimer(ITIMER_PROF) instead of per-thread timers */
+    bool inject_fault;           /* tests: every walk faults (HPROF_SAMPLER_FAULT=1) */
+    _Atomic bool enabled;        /* samples are taken (socket CONTROL, VM death) */
+    _Atomic int walking;         /* handlers inside a guarded walk now */
+    _Atomic uint64_t faults;     /* walks the guard got out of */
+    _Atomic uint64_t recovered;  /* walks refused, then made from a caller's frame */
+    _Atomic uint64_t foreign;    /* SIGPROFs that were not ours, passed on */
+    _Atomic uint64_t signals;    /* our SIGPROFs that arrived (`hprof status`: an idle agent gets none) */
     struct sigaction old_prof, old_segv, old_bus;
     pid_t pid;
 };

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "sources/cpu/jvmti_sampler.h"
+#include "sources/cpu/native_threads.h"
+#include "sources/cpu/pseudo_frames.h"
 #include "sources/host.h"
 #include "sources/resolve.h"
 #include "sources/hotspot/running_threads.h"
@@ -25,6 +27,8 @@
 #define MAX_FRAMES  1024
 #define MAX_THREADS 16384
 #define DRAIN_MS    20
+#define RESCAN_MS   200 /* how often the threads that are not Java threads are listed */
+#define MAX_NATIVES 1024
 
 /* Pseudo-methods: IDs no real jmethodID can have (those are addresses in the VM). */
 #define PSEUDO_REASON(r) ((jmethodID)(uintptr_t)(0x100 + (r)*16))
@@ -62,46 +66,13 @@ struct cpu_signal {
     pthread_mutex_t timer_lock; /* a timer is armed or disarmed, or deleted, at a time */
     _Atomic bool fell_back;     /* the JVMTI sampler took over */
     bool said_no_timer;
-    jvmtiFrameInfo *frames; /* the drain's, MAX_FRAMES + 2 */
+    jvmtiFrameInfo *frames;         /* the drain's, MAX_FRAMES + 2 */
+    struct native_threads *natives; /* threads=all: their frames (the drain's) */
 };
 
 static struct cpu_signal *of(struct host *h) { return (struct cpu_signal *)h->signal_sampler; }
 
 /* ---- pseudo-frames ---- */
-
-static struct class_info *pseudo_class(struct host *h, const char *name)
-{
-    struct class_info *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
-    size_t n = strlen(name) + 3;
-    c->name = strdup(name);
-    c->signature = malloc(n);
-    if (c->signature) snprintf(c->signature, n, "L%s;", name);
-    if (!c->name || !c->signature || classes_add(&h->t.classes, c, &h->t.ids) != 0) {
-        free(c->name);
-        free(c->signature);
-        free(c);
-        return NULL;
-    }
-    return c;
-}
-
-static void pseudo_method(struct host *h, struct class_info *c, jmethodID id, const char *name)
-{
-    struct method_info *m = calloc(1, sizeof *m);
-    if (!m) return;
-    m->id = id;
-    m->cls = c;
-    m->name = strdup(name);
-    m->signature = strdup("()V");
-    if (!m->name || !m->signature) {
-        free(m->name);
-        free(m->signature);
-        free(m);
-        return;
-    }
-    methods_add(&h->t.methods, m, c, 0);
-}
 
 /* The methods the profile shows instead of a stack: why there is none, the state. */
 static void make_pseudo_frames(struct host *h, bool wall)
@@ -133,6 +104,11 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
     if (smp->flags & SAMPLE_NOT_SAMPLED) return; /* sampling off for this thread (socket CONTROL) */
     jvmtiFrameInfo *f = c->frames;
     int n = 0;
+    if (smp->flags & SAMPLE_NATIVE) {
+        n = c->natives ? native_threads_frames(c->natives, smp, f) : 0;
+        if (n > 0) count(h, jni, 0, f, n < depth ? n : depth, smp->weight);
+        return;
+    }
     if (smp->reason != REASON_NONE) {
         f[n++] = (jvmtiFrameInfo){PSEUDO_REASON(smp->reason < REASON_COUNT ? smp->reason : REASON_OTHER), -1};
     } else {
@@ -208,6 +184,7 @@ static void stop_all_timers(struct cpu_signal *c)
     struct tid_map *m = &c->s.threads;
     pthread_mutex_lock(&c->timer_lock);
     for (size_t i = 0; i < tid_map_capacity(m); i++) sample_timer_stop((struct sig_thread *)tid_map_at(m, i));
+    if (c->s.all_threads) native_threads_stop(&c->s);
     pthread_mutex_unlock(&c->timer_lock);
     if (atomic_load(&c->s.process_timer)) sample_timer_process(&c->s, false);
 }
@@ -226,10 +203,28 @@ static void fall_back(struct host *h, JNIEnv *jni, const char *why)
     cpu_sampler_start(h, jni);
 }
 
+/* The calling thread's stack, for walk_recover: its bounds, or 0, 0. */
+static void own_stack(uintptr_t *lo, uintptr_t *hi)
+{
+    pthread_attr_t a;
+    void *base = NULL;
+    size_t size = 0;
+    *lo = *hi = 0;
+    if (pthread_getattr_np(pthread_self(), &a) != 0) return;
+    if (pthread_attr_getstack(&a, &base, &size) == 0 && base && size) {
+        *lo = (uintptr_t)base;
+        *hi = (uintptr_t)base + size;
+    }
+    pthread_attr_destroy(&a);
+}
+
 /* A thread's record, then (clock=cpu) its timer: on the thread itself (tid, env its
  * own), or for a thread already running when the agent was attached. */
-static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, int32_t tid, JNIEnv *env, struct thread_info *ti)
+static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, const struct running_thread *r,
+                  struct thread_info *ti)
 {
+    int32_t tid = r->tid;
+    JNIEnv *env = r->env;
     /* Entered before: main (VM init, then its ThreadStart), or a native thread that
      * attaches again under another name (main as DestroyJavaVM). One timer each. */
     struct sig_thread *t = (struct sig_thread *)tid_map_find(&c->s.threads, tid);
@@ -242,9 +237,13 @@ static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, int32_t tid
     if (!t) return; /* more live threads than the map holds */
     t->env = env;
     t->own = ti;
+    /* A thread already running (attached) is not this one: its stack as HotSpot says. */
+    t->stack_lo = r->stack_lo;
+    t->stack_hi = r->stack_hi;
+    if (tid == gettid()) own_stack(&t->stack_lo, &t->stack_hi);
     atomic_store(&t->info, ti);
     tid_map_publish(&t->e);
-    if (!c->s.wall && !atomic_load(&c->s.process_timer) && sample_timer_start(&c->s, t) == 0) {
+    if (!c->s.wall && !atomic_load(&c->s.process_timer) && sample_timer_start(&c->s, t, &c->s) == 0) {
         pthread_mutex_lock(&c->timer_lock);
         if (!atomic_load(&c->s.enabled)) sample_timer_arm(&c->s, t, false); /* paused: no signals */
         pthread_mutex_unlock(&c->timer_lock);
@@ -269,7 +268,7 @@ static void thread_start(struct host *h, JNIEnv *jni, jthread thread)
     struct cpu_signal *c = of(h);
     if (!c || atomic_load(&c->fell_back) || host_is_own_thread(h, jni, thread)) return;
     struct thread_info *ti = threads_lookup(h->jvmti, thread);
-    if (ti) enter(h, c, jni, gettid(), jni, ti);
+    if (ti) enter(h, c, jni, &(struct running_thread){.tid = gettid(), .env = jni}, ti);
 }
 
 /* Attached to a running JVM: the threads already running get their records and timers
@@ -289,7 +288,7 @@ static void adopt_running(struct host *h, struct cpu_signal *c, JNIEnv *jni)
         if (host_is_own_thread(h, jni, r[i].thread)) continue;
         struct thread_info *ti = thread_events_enter(h, jni, r[i].thread);
         if (!ti) continue;
-        enter(h, c, jni, r[i].tid, r[i].env, ti);
+        enter(h, c, jni, &r[i], ti);
         threads_release(&h->t.threads, ti);
     }
     running_threads_free(jni, r, n);
@@ -321,13 +320,22 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct host *h = arg;
     struct cpu_signal *c = of(h);
-    int period = c->s.wall ? atomic_load(&c->s.interval_ms) : DRAIN_MS;
-    while (pacer_pause(&c->pace, period)) {
+    int period = c->s.wall ? atomic_load(&c->s.interval_ms) : DRAIN_MS, since_rescan = RESCAN_MS;
+    do {
+        if (c->s.all_threads && since_rescan >= RESCAN_MS && !atomic_load(&c->fell_back)) {
+            /* Under the timer lock, and only while sampling is on: a paused sampler arms
+             * no timer for a thread it adopts (arm_all arms them when it resumes). */
+            pthread_mutex_lock(&c->timer_lock);
+            if (atomic_load(&c->s.enabled)) native_threads_rescan(c->natives, &c->s);
+            pthread_mutex_unlock(&c->timer_lock);
+            since_rescan = 0;
+        }
+        since_rescan += period;
         if (c->s.wall && atomic_load(&c->s.enabled)) poke_all(h, c, jni);
         drain(h, c, jni);
         if (!atomic_load(&c->fell_back) && !sample_signal_is_ours())
             fall_back(h, jni, "the program replaced the SIGPROF handler");
-    }
+    } while (pacer_pause(&c->pace, period));
     pacer_end(&c->pace);
 }
 
@@ -374,12 +382,16 @@ static int prepare(struct host *h, struct cpu_signal *c)
     c->s.wall = h->opt->clock == CLOCK_WALL;
     c->s.pid = getpid();
     c->s.inject_fault = env_switch("HPROF_SAMPLER_FAULT", false);
+    /* The wall clock samples Java threads only: the VM's threads wait most of the time. */
+    c->s.all_threads = h->opt->threads == THREADS_ALL && !c->s.wall;
     pacer_init(&c->pace);
     pthread_mutex_init(&c->drain_lock, NULL);
     pthread_mutex_init(&c->timer_lock, NULL);
     c->frames = calloc(MAX_FRAMES + 2, sizeof *c->frames);
     if (!c->frames || sample_ring_init(&c->s.ring, RING_SLOTS, c->s.max_frames) != 0 ||
-        tid_map_init(&c->s.threads, MAX_THREADS, sizeof(struct sig_thread)) != 0) {
+        tid_map_init(&c->s.threads, MAX_THREADS, sizeof(struct sig_thread)) != 0 ||
+        tid_map_init(&c->s.natives, c->s.all_threads ? MAX_NATIVES : 1, sizeof(struct sig_thread)) != 0 ||
+        (c->s.all_threads && !(c->natives = native_threads_new(h)))) {
         /* No frames: stop and enable see a sampler that never ran, not a ring to drain. */
         free(c->frames);
         c->frames = NULL;
@@ -406,6 +418,19 @@ static void guard(struct host *h, struct cpu_signal *c)
         log_warning("cpu=samples: cannot guard the stack walk (sigaction: %s)", strerror(errno));
 }
 
+/* threads=all: the CPU the process used before VM init (the JVM's start-up, its threads
+ * not sampled yet) counted at once, in intervals, so the total is the process's CPU
+ * time. Not when attached: the time before is not part of the profile. */
+static void count_start_up(struct host *h, struct cpu_signal *c, JNIEnv *jni)
+{
+    struct timespec ts;
+    if (!c->natives || h->attached || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return;
+    uint64_t ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    uint64_t weight = (ms + (uint64_t)c->s.interval_ms / 2) / (uint64_t)c->s.interval_ms;
+    if (weight && host_depth(h) > 0)
+        count(h, jni, 0, c->frames, native_threads_start_up(c->natives, c->frames), weight);
+}
+
 /* VM init: IDs of the classes already loaded, the handler, main's timer, the thread. */
 static void start(struct host *h, JNIEnv *jni)
 {
@@ -415,10 +440,14 @@ static void start(struct host *h, JNIEnv *jni)
         return;
     }
     async_trace_vm_init(c->s.walker, h->jvmti, jni);
+    /* Without these, refused walks stay refused. */
+    code_heap_find(h->jvmti, &c->s.code);
+    thread_anchor_find(h->jvmti, jni, &c->s.anchor);
     if (prepare(h, c) != 0) {
         fall_back(h, jni, "out of memory");
         return;
     }
+    count_start_up(h, c, jni);
     guard(h, c);
     if (sample_signal_install(&c->s) != 0) {
         fall_back(h, jni, "cannot install the SIGPROF handler");
@@ -448,6 +477,9 @@ static void stop(struct host *h, JNIEnv *jni)
     stop_all_timers(c);
     pacer_stop(&c->pace, 5000);
     drain(h, c, jni);
+    if (env_switch("HPROF_STACK_STATS", false))
+        log_plain("cpu=samples: %llu refused stack walks made from a caller's frame\n",
+                  (unsigned long long)atomic_load(&c->s.recovered));
     uint64_t faults = atomic_load(&c->s.faults);
     if (faults && h->opt->verbose)
         log_warning("cpu=samples: %llu stack walks faulted and were abandoned ([walk_failed].walk_faulted)",
@@ -468,6 +500,10 @@ static void arm_all(struct cpu_signal *c, bool on)
     pthread_mutex_lock(&c->timer_lock);
     for (size_t i = 0; i < tid_map_capacity(m); i++) {
         struct sig_thread *t = (struct sig_thread *)tid_map_at(m, i);
+        if (atomic_load_explicit(&t->e.tid, memory_order_acquire) > 0) sample_timer_arm(&c->s, t, on);
+    }
+    for (size_t i = 0; c->s.all_threads && i < tid_map_capacity(&c->s.natives); i++) {
+        struct sig_thread *t = (struct sig_thread *)tid_map_at(&c->s.natives, i);
         if (atomic_load_explicit(&t->e.tid, memory_order_acquire) > 0) sample_timer_arm(&c->s, t, on);
     }
     if (atomic_load(&c->s.process_timer)) sample_timer_process(&c->s, on);

@@ -23,7 +23,7 @@ static clockid_t thread_cpu_clock(int32_t tid)
     return (clockid_t)((~(uint32_t)tid << 3) | 6u); /* per thread (4), scheduler time (2) */
 }
 
-int sample_timer_start(struct signal_sampler *s, struct sig_thread *t)
+int sample_timer_start(struct signal_sampler *s, struct sig_thread *t, const void *tag)
 {
     int32_t tid = atomic_load_explicit(&t->e.tid, memory_order_relaxed);
     clockid_t clock = thread_cpu_clock(tid);
@@ -31,7 +31,7 @@ int sample_timer_start(struct signal_sampler *s, struct sig_thread *t)
     memset(&ev, 0, sizeof ev);
     ev.sigev_notify = SIGEV_THREAD_ID;
     ev.sigev_signo = SIGPROF;
-    ev.sigev_value.sival_ptr = s; /* how the handler knows its own signals */
+    ev.sigev_value.sival_ptr = (void *)tag; /* how the handler knows its own signals */
     ev._sigev_un._tid = tid;
     if (timer_create(clock, &ev, &t->timer) != 0) return -1;
     /* The first expiry at a random point of the first interval: a thread that lives for

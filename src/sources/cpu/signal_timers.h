@@ -20,8 +20,11 @@
 struct signal_sampler;
 struct sig_thread;
 
-/* Called on the thread itself: its CPU-time timer, armed. -1 when it cannot be had. */
-int sample_timer_start(struct signal_sampler *s, struct sig_thread *t);
+/* Called on the thread itself (or, for a thread that is not Java's, on the sampler's):
+ * the thread's CPU-time timer, armed, its signals carrying tag (the handler's way to tell
+ * which map the thread is in: s itself for Java threads, &s->natives for the others).
+ * -1 when it cannot be had. */
+int sample_timer_start(struct signal_sampler *s, struct sig_thread *t, const void *tag);
 /* Its timer armed again (every interval) or disarmed, kept: sampling paused costs no
  * signal. A thread whose timer is being deleted meanwhile is left alone. */
 void sample_timer_arm(struct signal_sampler *s, struct sig_thread *t, bool on);

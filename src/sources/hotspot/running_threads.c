@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sources/hotspot/vm_structs.h"
 
@@ -11,11 +12,39 @@
 struct layout {
     jfieldID eetop;
     uint64_t osthread_at, tid_at;
-    intptr_t env_at; /* JNIEnv minus JavaThread, the same for every thread */
+    intptr_t env_at;                       /* JNIEnv minus JavaThread, the same for every thread */
+    uint64_t stack_base_at, stack_size_at; /* 0: not found (the stack is then not known) */
 };
+
+/* JNIEnv minus JavaThread, from the calling thread's own. */
+static bool env_offset(jvmtiEnv *jvmti, JNIEnv *jni, jfieldID eetop, intptr_t *env_at)
+{
+    jthread self = NULL;
+    if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || !self) return false;
+    jlong me = (*jni)->GetLongField(jni, self, eetop);
+    (*jni)->DeleteLocalRef(jni, self);
+    *env_at = (intptr_t)jni - (intptr_t)me;
+    return me != 0;
+}
+
+static jfieldID eetop_field(JNIEnv *jni)
+{
+    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+    jfieldID f = cls ? (*jni)->GetFieldID(jni, cls, "eetop", "J") : NULL;
+    if (cls) (*jni)->DeleteLocalRef(jni, cls);
+    if (!f) (*jni)->ExceptionClear(jni);
+    return f;
+}
+
+bool running_threads_env_offset(jvmtiEnv *jvmti, JNIEnv *jni, intptr_t *env_at)
+{
+    jfieldID eetop = eetop_field(jni);
+    return eetop && env_offset(jvmti, jni, eetop, env_at);
+}
 
 static bool find_layout(jvmtiEnv *jvmti, JNIEnv *jni, struct layout *l)
 {
+    memset(l, 0, sizeof *l);
     struct vm_field os, tid;
     if (!(vm_structs_field(jvmti, "JavaThread", "_osthread", &os) ||
           vm_structs_field(jvmti, "Thread", "_osthread", &os)) ||
@@ -23,19 +52,19 @@ static bool find_layout(jvmtiEnv *jvmti, JNIEnv *jni, struct layout *l)
         return false;
     l->osthread_at = os.offset;
     l->tid_at = tid.offset;
-    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
-    l->eetop = cls ? (*jni)->GetFieldID(jni, cls, "eetop", "J") : NULL;
-    if (cls) (*jni)->DeleteLocalRef(jni, cls);
-    if (!l->eetop) {
-        (*jni)->ExceptionClear(jni);
-        return false;
+    /* JavaThread's since JDK 17 (Thread's before): optional. */
+    struct vm_field base, size;
+    if ((vm_structs_field(jvmti, "JavaThread", "_stack_base", &base) ||
+         vm_structs_field(jvmti, "Thread", "_stack_base", &base)) &&
+        (vm_structs_field(jvmti, "JavaThread", "_stack_size", &size) ||
+         vm_structs_field(jvmti, "Thread", "_stack_size", &size)) &&
+        !base.is_static && !size.is_static) {
+        l->stack_base_at = base.offset;
+        l->stack_size_at = size.offset;
     }
-    jthread self = NULL;
-    if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || !self) return false;
-    jlong me = (*jni)->GetLongField(jni, self, l->eetop);
-    (*jni)->DeleteLocalRef(jni, self);
-    l->env_at = (intptr_t)jni - (intptr_t)me;
-    return me != 0;
+    l->eetop = eetop_field(jni);
+    if (!l->eetop) return false;
+    return env_offset(jvmti, jni, l->eetop, &l->env_at);
 }
 
 /* A suspended thread's id and JNIEnv; false when it has no JavaThread (it ended). */
@@ -47,6 +76,11 @@ static bool read_thread(JNIEnv *jni, const struct layout *l, jthread t, struct r
     if (!os) return false;
     out->tid = *(const int32_t *)(os + l->tid_at);
     out->env = (JNIEnv *)((intptr_t)jt + l->env_at);
+    /* The stack grows down from its base. */
+    uintptr_t hi = l->stack_base_at ? *(const uintptr_t *)((const char *)(intptr_t)jt + l->stack_base_at) : 0;
+    size_t size = l->stack_size_at ? *(const size_t *)((const char *)(intptr_t)jt + l->stack_size_at) : 0;
+    out->stack_lo = hi > size ? hi - size : 0;
+    out->stack_hi = hi > size && size ? hi : 0;
     out->thread = t;
     return out->tid > 0;
 }

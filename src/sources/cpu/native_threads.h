@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cpu=samples for the threads that are not Java threads (threads=all, the default with
+ * the signal sampler on the CPU clock): the JIT's compiler threads, the GC's workers,
+ * the VM's own threads, the agent's, and any other native thread of the process. JVMTI
+ * tells of none of them, so the sampling thread lists /proc/self/task five times a
+ * second (a thread that starts meanwhile is missed until then; a listing costs some tens
+ * of microseconds): each thread that has no Java record gets a record in the sampler's `natives` map (this
+ * thread alone adds and removes them) and a timer on its CPU clock, as a Java thread
+ * does at its start (signal_timers.c); a thread gone from the list, or become a Java
+ * thread, loses both. Its kind comes from the name HotSpot gives it (/proc's comm:
+ * "C2 CompilerThre", "GC Thread#0", "G1 Conc#0", "VM Thread", "HPROF cpu sampl" ...).
+ *
+ * The signal handler records such a sample with the interrupted pc (SAMPLE_NATIVE); the
+ * drain makes it a trace of the thread's kind and name, [GC].G1 Conc#, under the native
+ * function, [native].<symbol>, when the dynamic symbol table names it (dladdr: libc's
+ * functions, the VM's exported ones; libjvm's own are not exported). Only the top
+ * function is shown: libjvm and libc are built without frame pointers (about a third of
+ * libjvm's functions keep one), so walking further would read garbage.
+ */
+#ifndef HPROF_NATIVE_THREADS_H
+#define HPROF_NATIVE_THREADS_H
+
+#include <jvmti.h>
+
+struct host;
+struct signal_sampler;
+struct sample;
+struct native_threads;
+
+/* The pseudo-classes and tables, before any sample; NULL when out of memory. */
+struct native_threads *native_threads_new(struct host *h);
+/* On the sampling thread: the records and timers brought up to date with the threads. */
+void native_threads_rescan(struct native_threads *nt, struct signal_sampler *s);
+/* Every native thread's timer deleted (VM death, the JVMTI sampler taking over). */
+void native_threads_stop(struct signal_sampler *s);
+/* The frame that stands for the CPU the process used before sampling began (the JVM's
+ * start-up, before VM init), [VM].JVM start-up, into f[0]: 1. */
+int native_threads_start_up(struct native_threads *nt, jvmtiFrameInfo *f);
+/* The frames of a SAMPLE_NATIVE sample, top first, into f (room for 2): how many. */
+int native_threads_frames(struct native_threads *nt, const struct sample *smp, jvmtiFrameInfo *f);
+
+#endif
