@@ -16,13 +16,16 @@ struct trace_key {
 };
 
 /* A raw key of a trace. The sweeper frees it once its frames' class is unloaded, so it
- * is read only under its stripe's lock. */
+ * is read only under its stripe's lock. Its frames are the trace's own when the trace
+ * was first entered by them (nearly always: at depth=64 a copy would cost 1 KB a trace),
+ * else its copy (a class defined again). */
 struct trace_raw {
     struct cmap_node node;
     struct trace *trace;
     uint32_t thread_serial;
     uint32_t nframes;
-    jvmtiFrameInfo raw[];
+    const jvmtiFrameInfo *raw;
+    jvmtiFrameInfo copy[];
 };
 
 /* The resolved key of a new trace. */
@@ -46,33 +49,38 @@ void traces_init(struct trace_table *t, struct method_table *methods, struct fra
 uint32_t traces_count(struct trace_table *t) { return registry_count(&t->all); }
 struct trace *traces_at(struct trace_table *t, uint32_t i) { return registry_get(&t->all, i); }
 
-/* Computed for every allocation under exact heap=sites: one multiply per frame, one
- * full mix at the end. */
+/*
+ * Computed for every allocation under exact heap=sites, over up to 64 frames: two
+ * independent chains of multiplies (methods, locations), so that the CPU runs them side
+ * by side, one full mix at the end.
+ */
 static uint64_t key_hash(const struct trace_key *k)
 {
-    uint64_t h = k->thread_serial + ((uint64_t)k->nframes << 32);
+    uint64_t a = k->thread_serial + ((uint64_t)k->nframes << 32), b = 0x243F6A8885A308D3ULL;
     for (int i = 0; i < k->nframes; i++) {
-        h = (h ^ (uint64_t)(uintptr_t)k->frames[i].method) * 0x9E3779B97F4A7C15ULL;
-        h = (h ^ (uint64_t)k->frames[i].location) * 0xC2B2AE3D27D4EB4FULL;
+        a = (a ^ (uint64_t)(uintptr_t)k->frames[i].method) * 0x9E3779B97F4A7C15ULL;
+        b = (b ^ (uint64_t)k->frames[i].location) * 0xC2B2AE3D27D4EB4FULL;
     }
-    return hash_mix64(h);
+    return hash_mix64(a ^ (b >> 29) ^ (b << 35));
+}
+
+static bool same_frames(const jvmtiFrameInfo *a, const jvmtiFrameInfo *b, int n)
+{
+    return n == 0 || memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
 bool traces_key_equals(const struct trace *t, uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes)
 {
-    if (t->thread_serial != thread_serial || t->nframes != (uint32_t)nframes) return false;
-    for (int i = 0; i < nframes; i++)
-        if (t->raw[i].method != frames[i].method || t->raw[i].location != frames[i].location) return false;
-    return true;
+    return t->thread_serial == thread_serial && t->nframes == (uint32_t)nframes && same_frames(t->raw, frames, nframes);
 }
 
 static bool raw_eq(const struct cmap_node *n, const void *key)
 {
     const struct trace_raw *r = (const struct trace_raw *)n;
     struct trace_key *k = (struct trace_key *)key;
-    if (r->thread_serial != k->thread_serial || r->nframes != (uint32_t)k->nframes) return false;
-    for (int i = 0; i < k->nframes; i++)
-        if (r->raw[i].method != k->frames[i].method || r->raw[i].location != k->frames[i].location) return false;
+    if (r->thread_serial != k->thread_serial || r->nframes != (uint32_t)k->nframes ||
+        !same_frames(r->raw, k->frames, k->nframes))
+        return false;
     k->found = r->trace;
     return true;
 }
@@ -131,12 +139,17 @@ static struct cmap_node *trace_make(const void *key, void *ctx)
 static struct cmap_node *raw_make(const void *key, void *ctx)
 {
     const struct trace_key *k = key;
-    struct trace_raw *r = malloc(sizeof *r + (size_t)k->nframes * sizeof(jvmtiFrameInfo));
+    const struct trace *t = ctx;
+    /* A trace is never freed and its raw frames never change: they can be shared. */
+    bool shared = t->thread_serial == k->thread_serial && traces_key_equals(t, k->thread_serial, k->frames, k->nframes);
+    size_t copy = shared ? 0 : (size_t)k->nframes;
+    struct trace_raw *r = malloc(sizeof *r + copy * sizeof(jvmtiFrameInfo));
     if (!r) return NULL;
     r->trace = ctx;
     r->thread_serial = k->thread_serial;
     r->nframes = (uint32_t)k->nframes;
-    if (k->nframes) memcpy(r->raw, k->frames, (size_t)k->nframes * sizeof(jvmtiFrameInfo));
+    r->raw = shared ? t->raw : r->copy;
+    if (copy) memcpy(r->copy, k->frames, copy * sizeof(jvmtiFrameInfo));
     return &r->node;
 }
 
