@@ -130,11 +130,17 @@ else
   skip "the JVM's warning about a dynamically loaded agent is shown" "JDK $JDK_FEATURE has no such warning (JDK 21)"
 fi
 # leftovers: the attach and reply files in WORK and /tmp. Another test's request in flight
-# (tests/run.sh runs scripts side by side; the other JDK's attach.sh too) has its reply
-# file there for a few seconds at most: only what is still there 5 s later counts.
+# (tests/run.sh runs scripts side by side: the other JDK's attach.sh, sessions.sh,
+# rolling.sh) has its reply folder there until the agent answers, which a stop that
+# writes a profile on a loaded machine may take seconds to do: only what is still there
+# 30 s later counts (a leftover stays for good).
 leftovers() { ls -a "$WORK" /tmp 2>/dev/null | grep -E "^\.attach_pid$A\$|^hprof-reply-" | sort; }
 left=$(leftovers)
-[[ -z "$left" ]] || { sleep 5; left=$(comm -12 <(echo "$left") <(leftovers) | tr '\n' ' '); }
+for _ in $(seq 30); do
+  [[ -z "$left" ]] && break
+  sleep 1; left=$(comm -12 <(echo "$left") <(leftovers))
+done
+left=$(echo $left)
 check "no .attach_pid or reply files left [$left]" test -z "$left"
 
 # ---- B: jvmstat off; refused options; the agent's own heap dump ----
