@@ -15,6 +15,10 @@
 
 #if defined(__x86_64__)
 
+/* The words read here are another code's frames (Java's, stubs', or under make check an
+ * instrumented caller's, whose redzones ASan would report as overflows): not checked. */
+#define READS_FOREIGN_STACK __attribute__((no_sanitize_address))
+
 /* Whether the bytes before ret are one of the call instructions compiled code, stubs and
  * the VM's glue use: call rel32, call reg, call [rip+disp32], call [reg+disp8/32]. Only
  * bytes of the code cache are read (ret - 6 is inside it, checked by the caller). */
@@ -65,7 +69,8 @@ static bool in_stack(const struct walk_site *w, uintptr_t sp, uintptr_t p, uintp
  * the record meanwhile; another thread of the VM making it walkable writes the same word.
  * The word stays filled in, as after HotSpot's own.
  */
-static int walk_anchored(const struct walk_site *w, struct agct_trace *tr, int depth, void *uc, uintptr_t sp)
+READS_FOREIGN_STACK static int walk_anchored(const struct walk_site *w, struct agct_trace *tr, int depth, void *uc,
+                                             uintptr_t sp)
 {
     int failed = tr->nframes;
     if (!w->anchor || !w->anchor->found || !w->env) return failed;
@@ -81,7 +86,7 @@ static int walk_anchored(const struct walk_site *w, struct agct_trace *tr, int d
     return tr->nframes;
 }
 
-int walk_recover(const struct walk_site *w, struct agct_trace *tr, int depth, void *ucv)
+READS_FOREIGN_STACK int walk_recover(const struct walk_site *w, struct agct_trace *tr, int depth, void *ucv)
 {
     int failed = tr->nframes;
     const ucontext_t *uc = ucv;
