@@ -141,7 +141,7 @@ static struct cmap_node *raw_make(const void *key, void *ctx)
     const struct trace_key *k = key;
     const struct trace *t = ctx;
     /* A trace is never freed and its raw frames never change: they can be shared. */
-    bool shared = t->thread_serial == k->thread_serial && traces_key_equals(t, k->thread_serial, k->frames, k->nframes);
+    bool shared = traces_key_equals(t, k->thread_serial, k->frames, k->nframes);
     size_t copy = shared ? 0 : (size_t)k->nframes;
     struct trace_raw *r = malloc(sizeof *r + copy * sizeof(jvmtiFrameInfo));
     if (!r) return NULL;
