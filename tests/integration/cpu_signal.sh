@@ -64,7 +64,9 @@ run_java "$(agent cpu=samples,interval=10,thread=y,clock=wall,sampler=$ENGINE,fi
 check "wall: the sleeping thread has samples" bash -c "(( $(thread_samples wall.txt sleeper) > 20 ))"
 check "wall: the blocked thread has samples" bash -c "(( $(thread_samples wall.txt blocked) > 20 ))"
 check "wall: the sleeper's state is SLEEPING ($(state_of wall.txt sleeper))" bash -c "[[ '$(state_of wall.txt sleeper)' == *SLEEPING* ]]"
-check "wall: the blocked thread's state is BLOCKED ($(state_of wall.txt blocked))" bash -c "[[ '$(state_of wall.txt blocked)' == 'BLOCKED ' ]]"
+# RUNNABLE beside it only from the thread's first moments, before it reaches the lock
+# (seen once on JDK 25 under load); never SLEEPING or WAITING.
+check "wall: the blocked thread's state is BLOCKED ($(state_of wall.txt blocked))" bash -c "[[ '$(state_of wall.txt blocked)' =~ ^BLOCKED\ (RUNNABLE\ )?$ ]]"
 bid=$(sed -n 's/^THREAD START .*id = \([0-9]*\), name="blocked".*/\1/p' wall.txt)
 check "wall: the blocked thread's samples name Idle.blockHere" bash -c "grep -A1 -E '^TRACE [0-9]+: \\(thread=$bid\\)' wall.txt | grep -q 'Idle.blockHere'"
 
