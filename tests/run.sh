@@ -8,11 +8,12 @@
 #   tests/run.sh --only REGEX          those, and the integration scripts whose path
 #                                      matches REGEX (e.g. --only 'heap_dump|views'), on
 #                                      every JDK (HPROF_JDKS="DIR" for one)
+#   tests/run.sh --scripts REGEX       those integration scripts alone (a minute, not ten)
 #   tests/check.sh --only REGEX        the same under ASan+UBSan (after make check built
 #                                      build-asan once)
 #   bash tests/integration/NAME.sh     one script by hand (export what run_job exports)
 #
-# Options: --unit-only (no integration scripts), --only REGEX, --jobs N (scripts run side
+# Options: --unit-only (no integration scripts), --only REGEX, --scripts REGEX, --jobs N (scripts run side
 # by side, default the number of CPUs; HPROF_TEST_JOBS too). A script whose text holds the
 # line "# hprof-test: alone" runs with nothing else beside it (it measures CPU or time); a
 # tool test with "# hprof-test: per-jdk" runs as one job per JDK.
@@ -30,11 +31,12 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-UNIT_ONLY=0; ONLY="."; JOBS=${HPROF_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+UNIT_ONLY=0; SCRIPTS_ONLY=0; ONLY="."; JOBS=${HPROF_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --unit-only) UNIT_ONLY=1 ;;
     --only) ONLY=$2; shift ;;
+    --scripts) ONLY=$2; SCRIPTS_ONLY=1; shift ;;
     --jobs) JOBS=$2; shift ;;
   esac
   shift
@@ -120,18 +122,18 @@ is_alone() { if grep -qx '# hprof-test: alone' "$1"; then echo 1; else echo 0; f
 B=${HPROF_BUILD:-build}
 export HPROF_ROOT=$ROOT HPROF_BIN=$ROOT/$B HPROF_LIB=$ROOT/$B/libhprof.so HPROF_DUMP=$ROOT/$B/hprof-dump
 for t in "$B"/tests/test_*; do
-  [[ -x "$t" ]] && add_job "$(basename "$t")" -1 0 "$t"
+  [[ $SCRIPTS_ONLY -eq 0 && -x "$t" ]] && add_job "$(basename "$t")" -1 0 "$t"
 done
 # Every fuzz target over its committed corpus and regressions (tests/fuzz/fuzz.mk).
 for r in "$B"/fuzz-replay/*; do
-  [[ -x "$r" ]] || continue
+  [[ $SCRIPTS_ONLY -eq 0 && -x "$r" ]] || continue
   n=$(basename "$r")
   add_job "fuzz replay $n" -1 0 "$r" "$n" "tests/fuzz/corpus/$n" "tests/fuzz/regressions/$n"
 done
 # Tool tests need no JVM, or take every JDK themselves: run once. One that says
 # "# hprof-test: per-jdk" runs once per JDK instead (HPROF_JDKS set to it), side by side.
 for s in tests/tools/*.sh; do
-  [[ -f "$s" ]] || continue
+  [[ $SCRIPTS_ONLY -eq 0 && -f "$s" ]] || continue
   if grep -qx '# hprof-test: per-jdk' "$s"; then
     while IFS= read -r jdk; do
       add_job "$(basename "$s") on $(basename "$jdk")" -1 "$(is_alone "$s")" env HPROF_JDKS="$jdk" bash "$s"
