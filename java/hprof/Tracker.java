@@ -11,7 +11,8 @@ package hprof;
  * cpu=times: method entries and exits are not sent to native code one by one. Each
  * thread appends (event, time) pairs to its own long[] buffer and hands the buffer to the
  * agent in bulk when it is full and one more pair comes. Slot 0 of a buffer holds its fill
- * index and slot 1 the thread id of its owner; the agent refills slots 0-3 at a hand-over.
+ * index, slot 1 the thread id of its owner and slot 2 its count of cheap events (below);
+ * the agent refills slots 0-1 and the first pair at a hand-over.
  * The time is System.nanoTime() (the monotonic clock, a few tens of nanoseconds to read),
  * so that a call of a microsecond is timed as one. An entry reads the clock last and an exit first, so a method is not charged
  * for its own bookkeeping nor for a hand-over (its caller is).
@@ -21,6 +22,12 @@ package hprof;
  * thread that ends without that event (a virtual thread), when the table is rebuilt and
  * finds it no longer alive. A buffer starts small and grows while its thread keeps
  * filling it; free buffers are kept for the next threads, a few of them.
+ *
+ * timing=sampled: a method whose timed calls the agent found cheap (a few clock reads of
+ * their own) is timed by sample. Its entries and exits are still all recorded, most of
+ * them with the UNTIMED bit and no clock read; the agent charges those calls the mean it
+ * learned. Each thread counts its cheap events and times the first TIMED of every BURST,
+ * so that a cheap call's entry and exit are most often both timed or both not.
  */
 public final class Tracker {
     private Tracker() {}
@@ -28,13 +35,18 @@ public final class Tracker {
     /* Set by the agent: 0 = inert, 1 = record method entries and exits. */
     private static volatile int engaged;
 
-    private static final int HEAD = 2;                   /* [0] fill index, [1] owner's thread id */
+    private static final int HEAD = 3;                   /* [0] fill index, [1] owner's thread id, [2] cheap events */
     private static final int FIRST_PAIRS = 256;
     private static final int MAX_PAIRS = 8192;
     private static final int SPARES = 16;
     private static final int MIN_SLOTS = 64;
     private static final long EXIT = Long.MIN_VALUE;
     private static final long LEAF = 1L << 61;
+    private static final long UNTIMED = 1L << 60;
+    private static final int BURST = 64, TIMED = 8;
+    /* By class number, then method number: non-zero for a method timed by sample. Set by
+     * the agent (timeBySample), read with plain loads: a stale view only times a call. */
+    private static byte[][] cheap = new byte[0][];
     /* The slot of a thread that ended: probes go past it (no thread has id -1). */
     private static final long[] GONE = {0, -1};
 
@@ -168,7 +180,10 @@ public final class Tracker {
     /* The thread's buffer with room for one more pair (handed over first if full: the agent
      * starts it again, with a mark of when the hand-over ended). */
     private static long[] roomFor(long id) {
-        long[] b = bufferOf(id);
+        return room(id, bufferOf(id));
+    }
+
+    private static long[] room(long id, long[] b) {
         if (b[0] >= b.length) {
             drain(id, b, (int) b[0]);
             if (b.length < HEAD + 2 * MAX_PAIRS) b = larger(id, b);
@@ -183,20 +198,76 @@ public final class Tracker {
         b[0] = n + 2;
     }
 
+    private static boolean isCheap(int cnum, int mnum) {
+        byte[][] c = cheap;
+        if (cnum >= c.length) return false;
+        byte[] m = c[cnum];
+        return m != null && mnum < m.length && m[mnum] != 0;
+    }
+
+    /* Whether this event of a cheap method goes untimed: all but the first TIMED of
+     * every BURST of the thread's cheap events. */
+    private static boolean sampledOut(long[] b) {
+        return (b[2]++ & (BURST - 1)) >= TIMED;
+    }
+
     /* Method entry: (class number, method number). The clock is read last. */
     public static void CallSite(int cnum, int mnum) {
         if (engaged != 0) {
             long[] b = roomFor(threadId(Thread.currentThread()));
-            put(b, ((long) cnum << 16) | mnum, System.nanoTime());
+            long event = ((long) cnum << 16) | mnum;
+            if (isCheap(cnum, mnum) && sampledOut(b))
+                put(b, event | UNTIMED, 0);
+            else
+                put(b, event, System.nanoTime());
         }
     }
 
     /* Method exit, normal or by exception. The clock is read first. */
     public static void ReturnSite(int cnum, int mnum) {
         if (engaged != 0) {
+            long event = EXIT | ((long) cnum << 16) | mnum;
+            if (isCheap(cnum, mnum)) {
+                cheapExit(event);
+                return;
+            }
             long time = System.nanoTime();
-            put(roomFor(threadId(Thread.currentThread())), EXIT | ((long) cnum << 16) | mnum, time);
+            put(roomFor(threadId(Thread.currentThread())), event, time);
         }
+    }
+
+    private static void cheapExit(long event) {
+        long id = threadId(Thread.currentThread());
+        long[] b = bufferOf(id);
+        if (sampledOut(b)) {
+            put(room(id, b), event | UNTIMED, 0);
+        } else {
+            long time = System.nanoTime();
+            put(room(id, b), event, time);
+        }
+    }
+
+    /* Called by the agent, one call at a time: method (cnum, mnum) of a class with
+     * nmethods methods is timed by sample (on) or at every call. The arrays are made
+     * here, where no allocation is counted, and replaced whole when they must grow. */
+    private static void timeBySample(int cnum, int mnum, int nmethods, boolean on) {
+        byte[][] c = cheap;
+        if (cnum >= c.length) {
+            int n = c.length > 0 ? c.length : 256;
+            while (n <= cnum) n *= 2;
+            byte[][] bigger = new byte[n][];
+            System.arraycopy(c, 0, bigger, 0, c.length);
+            c = bigger;
+        }
+        byte[] m = c[cnum];
+        if (m == null || mnum >= m.length) {
+            byte[] wider = new byte[nmethods > mnum ? nmethods : mnum + 1];
+            if (m != null) System.arraycopy(m, 0, wider, 0, m.length);
+            m = wider;
+        }
+        m[mnum] = on ? (byte) 1 : 0;
+        c[cnum] = m;
+        cheap = c;
     }
 
     /* Entry of a trivial method (no calls, no loops: see cf_method_trivial), which has no

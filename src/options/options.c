@@ -39,6 +39,8 @@ static const char HELP_TEXT[] = "\n"
                                 "                       taken\n"
                                 "threads=all|java       cpu=samples: the VM's threads  all\n"
                                 "                       (JIT, GC ...) too, or not\n"
+                                "timing=sampled|all     cpu=times: cheap methods   sampled\n"
+                                "                       timed by sample, or all\n"
                                 "view=<views>           flame graph, pprof ... (below) off\n"
                                 "viewonly=y|n           the views instead of the file  n\n"
                                 "timeline=gc|<ms>       the run over time (below)      off\n"
@@ -122,6 +124,11 @@ static const char HELP_TEXT[] = "\n"
                                 "    is doing, for programs that wait on I/O and locks; the thread's state\n"
                                 "    (from JVMTI, just before the sample) is the trace's last frame,\n"
                                 "    [thread_state].RUNNABLE, .BLOCKED, .WAITING, ...\n"
+                                "  - cpu=times counts every call. timing=sampled (the default) times a\n"
+                                "    method's calls by sample once its calls are seen to be cheap (1024 timed\n"
+                                "    calls of less than 200 ns of their own on average): a call outside the\n"
+                                "    sample is charged that mean, its callees measured as usual. timing=all\n"
+                                "    reads the clock at every call, as cpu=old always does.\n"
                                 "  - thread=y on JDK 21+ names virtual threads (THREAD START with group\n"
                                 "    VirtualThreads) in samples, sites and monitors, not their carriers;\n"
                                 "    it costs each mount and unmount about 0.2 us (sampler=jvmti still\n"
@@ -425,6 +432,13 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
             o->threads = THREADS_JAVA;
         else
             *r = fail(p, "threads option value must be all|java%s", "");
+    } else if (strcmp(name, "timing") == 0) {
+        if (strcmp(value, "sampled") == 0)
+            o->timing = TIMING_SAMPLED;
+        else if (strcmp(value, "all") == 0)
+            o->timing = TIMING_ALL;
+        else
+            *r = fail(p, "timing option value must be sampled|all%s", "");
     } else if (strcmp(name, "format") == 0) {
         o->format_short = strcmp(value, "short") == 0;
         if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0 && !o->format_short)

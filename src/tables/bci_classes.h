@@ -38,6 +38,15 @@ struct bci_version {
                                        one copy's method is named */
 };
 
+/* cpu=times, timing=sampled: what the replays learn of a method's calls timed at both
+ * ends, shared by every thread's (sources/cpu/method_times.c). */
+struct method_cost {
+    _Atomic uint64_t window;  /* calls << 40 | their own ns, since the last look */
+    _Atomic uint32_t mean_ns; /* own time per call at the last look: what an untimed call is charged */
+    _Atomic uint8_t state;    /* METHOD_COST_*: timed by sample now, or before */
+};
+enum { METHOD_COST_TIMED = 0, METHOD_COST_SAMPLED = 1, METHOD_COST_WAS_SAMPLED = 2 };
+
 struct bci_class {
     uint32_t cnum;
     char *name;          /* internal form, "java/lang/String" */
@@ -46,8 +55,9 @@ struct bci_class {
     bool vacant;         /* its loader is gone: free for the same bytes again (lock) */
     unsigned nmethods;
     char **method_names, **method_descs;
-    _Atomic(jmethodID) *ids;     /* by mnum; NULL until the class is prepared */
-    struct bci_version *version; /* its bytes' (set with the methods) */
+    _Atomic(jmethodID) *ids;           /* by mnum; NULL until the class is prepared */
+    struct bci_version *version;       /* its bytes' (set with the methods) */
+    struct method_cost *_Atomic costs; /* by mnum, made at the first call learned from */
     _Atomic bool prepared;
     struct bci_class *same_name;       /* the class of this name numbered before (another loader) */
     struct bci_class *next_vacant;     /* the other vacant classes of its name (lock) */

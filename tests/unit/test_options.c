@@ -72,6 +72,15 @@ int main(void)
     o = parse_ok("cpu=samples,clock=wall,sampler=jvmti", &ok);
     CHECK(ok && o.clock == CLOCK_WALL && o.sampler == ENGINE_JVMTI, "clock=wall, sampler=jvmti");
     options_free(&o);
+    o = parse_ok("cpu=times", &ok);
+    CHECK(ok && o.timing == TIMING_SAMPLED, "cpu=times: timing=sampled by default");
+    options_free(&o);
+    o = parse_ok("cpu=times,timing=all", &ok);
+    CHECK(ok && o.timing == TIMING_ALL, "timing=all");
+    options_free(&o);
+    o = parse_ok("cpu=times,timing=all,timing=sampled", &ok);
+    CHECK(ok && o.timing == TIMING_SAMPLED, "timing=sampled");
+    options_free(&o);
     o = parse_ok("cpu=samples,clock=cpu,sampler=signal", &ok);
     CHECK(ok && o.clock == CLOCK_CPU && o.sampler == ENGINE_SIGNAL, "clock=cpu, sampler=signal");
     options_free(&o);
@@ -164,6 +173,8 @@ int main(void)
     expect_error("clock=both", "clock option value must be cpu|wall");
     expect_error("sampler=perf", "sampler option value must be signal|jvmti");
     expect_error("threads=vm", "threads option value must be all|java");
+    expect_error("timing=some", "timing option value must be sampled|all");
+    expect_error("timing=", "timing option value must be sampled|all");
     expect_error("lineno=yes", "lineno");
     expect_error("=y", "syntax");
     expect_error("primfields=0", "primfields option value must be y|n");

@@ -33,6 +33,9 @@ struct tracker {
      * `ended` is read by ThreadEnd events, which may come while VM init binds them. */
     _Atomic(jmethodID) ended;
     jmethodID hand_over_all;
+    /* Tracker.timeBySample (cpu=times, timing=sampled), called under time_lock: one at a time. */
+    jmethodID time_by_sample;
+    pthread_mutex_t time_lock;
     _Atomic unsigned too_big, unrewritable, failed; /* methods left as they were, classes that failed */
 };
 
@@ -62,6 +65,7 @@ static unsigned filter(void *ctx, const char *class_name, const char *name, cons
 }
 
 static void remove_tracker_class(struct tracker *t);
+static void time_by_sample(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, uint32_t nmethods, bool on);
 
 static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_redefined, jobject loader,
                                        const char *name, jobject protection_domain, jint len, const unsigned char *data,
@@ -217,13 +221,14 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     jvmtiEnv *jvmti = h->jvmti;
     struct tracker *t = calloc(1, sizeof *t);
     h->bci_classes = calloc(1, sizeof *h->bci_classes);
-    h->method_times = method_times_new();
+    h->method_times = method_times_new(time_by_sample);
     if (!t || !h->bci_classes || !h->method_times) return -1;
     if (wants_times(h) && h->opt->cpu != CPU_OLD && h->opt->depth > METHOD_TIMES_MAX_DEPTH)
         log_warning("cpu=times: depth=%d is more than the %d frames a call stack keeps; stacks are cut at %d",
                     h->opt->depth, METHOD_TIMES_MAX_DEPTH, METHOD_TIMES_MAX_DEPTH);
     bci_classes_init(h->bci_classes);
     h->tracker = t;
+    pthread_mutex_init(&t->time_lock, NULL);
     jvmtiPhase phase = JVMTI_PHASE_ONLOAD;
     (*jvmti)->GetPhase(jvmti, &phase);
     bool live = phase == JVMTI_PHASE_LIVE;
@@ -261,8 +266,9 @@ static jlong current_cpu(struct host *h)
     return cpu;
 }
 
-/* The Tracker's buffers: [0] fill index, [1] the owner's thread id, then the pairs. */
-#define HEAD 2
+/* The Tracker's buffers: [0] fill index, [1] the owner's thread id, [2] the Tracker's
+ * count of cheap events (not ours to touch), then the pairs. */
+#define HEAD 3
 
 /* The pairs of buffer[HEAD..length) as a batch (NULL when none, or out of memory). */
 static struct batch *batch_of(struct host *h, JNIEnv *jni, jlongArray buffer, jint length)
@@ -293,8 +299,9 @@ static void JNICALL native_drain(JNIEnv *jni, jclass cls, jlong tid, jlongArray 
     struct batch *b = batch_of(h, jni, buffer, length);
     if (b) method_times_submit(h, jni, b, tid, current_cpu(h), serial_of(h, NULL), false);
     jlong cpu = current_cpu(h);
-    jlong mark[4] = {HEAD + 2, tid, TRACKER_MARK_BIT | (cpu > 0 ? cpu : 0), (jlong)clock_ns()};
-    (*jni)->SetLongArrayRegion(jni, buffer, 0, 4, mark);
+    jlong head[2] = {HEAD + 2, tid}, mark[2] = {TRACKER_MARK_BIT | (cpu > 0 ? cpu : 0), (jlong)clock_ns()};
+    (*jni)->SetLongArrayRegion(jni, buffer, 0, 2, head);
+    (*jni)->SetLongArrayRegion(jni, buffer, HEAD, 2, mark);
 }
 
 /* Tracker.handOver, from any thread: the pairs of thread t's buffer (t NULL: the current
@@ -401,9 +408,25 @@ static void start(struct host *h, JNIEnv *jni)
         return;
     }
     t->hand_over_all = all;
+    if (h->opt->cpu == CPU_TIMES && h->opt->timing == TIMING_SAMPLED) {
+        t->time_by_sample = (*jni)->GetStaticMethodID(jni, cls, "timeBySample", "(IIIZ)V");
+        if (!t->time_by_sample) (*jni)->ExceptionClear(jni); /* every call stays timed */
+    }
     atomic_store(&t->ended, ended);
     method_times_start(h, jni);
     (*jni)->SetStaticIntField(jni, cls, engaged, 1);
+}
+
+/* cpu=times, timing=sampled (method_times_sampler): Tracker.timeBySample, one call at a time. */
+static void time_by_sample(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, uint32_t nmethods, bool on)
+{
+    struct tracker *t = h->tracker;
+    if (!t || !t->time_by_sample || !jni || cnum > INT32_MAX || atomic_load(&h->phase) == PHASE_DEAD) return;
+    pthread_mutex_lock(&t->time_lock);
+    (*jni)->CallStaticVoidMethod(jni, t->cls, t->time_by_sample, (jint)cnum, (jint)mnum, (jint)nmethods,
+                                 on ? JNI_TRUE : JNI_FALSE);
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni); /* out of memory: timed as before */
+    pthread_mutex_unlock(&t->time_lock);
 }
 
 void tracker_engage(struct host *h, JNIEnv *jni, bool on)

@@ -41,7 +41,8 @@ struct call_frame {
     uint32_t edge;       /* where its call is counted, or NO_EDGE: straight into trace */
     int64_t start;       /* time at entry */
     int64_t callees;     /* time spent in callees so far */
-    bool leaves;         /* it called trivial methods, whose time is part of its own */
+    bool leaves;         /* it called trivial methods, whose time is part of its own, or untimed ones */
+    bool untimed;        /* its entry read no clock (timed by sample): charged its method's mean */
 };
 
 /*
@@ -84,6 +85,7 @@ struct call_stack {
     int64_t last_when;           /* the previous event's time, less `paused` then */
     bool has_last;
     int64_t tracker_ns;                        /* the shortest call without callees: the Tracker's own work */
+    uint64_t estimated;                        /* calls charged their method's mean, not yet in the total */
     struct frame *key[METHOD_TIMES_MAX_DEPTH]; /* scratch: the trace being looked up */
     struct edge *edges;                        /* the steps seen: open addressing by (from, code) */
     uint32_t nedges, edges_mask;               /* used slots, and the table's size less one */
@@ -109,12 +111,16 @@ struct method_times {
     pthread_mutex_t pool_lock;
     struct batch *pool[POOLED];
     int npool;
+    _Atomic uint64_t estimated;    /* timing=sampled: calls charged their method's mean */
+    _Atomic uint32_t sampled;      /* methods ever timed by sample */
+    method_times_sampler *sampler; /* tells the Tracker to time a method by sample, or not */
 };
 
-struct method_times *method_times_new(void)
+struct method_times *method_times_new(method_times_sampler *sampler)
 {
     struct method_times *m = calloc(1, sizeof *m);
     if (!m) return NULL;
+    m->sampler = sampler;
     cmap_init(&m->stacks);
     registry_init(&m->all);
     sem_init(&m->wake, 0, 0);
@@ -311,7 +317,8 @@ static void set_trace_key(struct host *h, JNIEnv *jni, struct call_stack *s, uin
 
 /* Enters method (cnum, mnum) at `when`: the step from the frame below through its edge,
  * else by naming the method and looking its trace up (and an edge for the next time). */
-static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when)
+static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when,
+                 bool untimed)
 {
     if (s->n == s->cap) {
         if (s->cap >= MAX_STACK) return;
@@ -325,7 +332,7 @@ static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnu
     uint64_t code = (uint64_t)cnum << 16 | mnum;
     uint32_t e = s->n && !from ? NO_EDGE : edge_find(s, from, code);
     struct call_frame *f = &s->frames[s->n++];
-    *f = (struct call_frame){cnum, mnum, NULL, NULL, e, when, 0, false};
+    *f = (struct call_frame){cnum, mnum, NULL, NULL, e, when, 0, false, untimed};
     if (e != NO_EDGE) {
         f->trace = s->edges[e].to;
         return;
@@ -341,9 +348,72 @@ static void count_leaf(struct host *h, JNIEnv *jni, struct call_stack *s, uint32
 {
     int n = s->n;
     if (n > 0) s->frames[n - 1].leaves = true;
-    push(h, jni, s, cnum, mnum, 0);
+    push(h, jni, s, cnum, mnum, 0, false);
     if (s->n > n) count_call(s, &s->frames[n], 0);
     s->n = n;
+}
+
+/*
+ * timing=sampled: a method is timed by sample once COST_WINDOW of its calls timed at both
+ * ends took less than CHEAP_NS of their own on average. Two clock reads and the Tracker's
+ * stores cost about 60-100 ns here (kvm-clock), so such a call spends at least half as
+ * long again being timed as working, and its measure is mostly the clock's own noise; a
+ * call of a microsecond (cpu_times_short's) is five times over it and stays timed. The
+ * mean is looked at again every window (the JIT makes methods cheaper as it goes); one
+ * over DEAR_NS is timed at every call again.
+ */
+#define COST_WINDOW 1024u
+#define COST_CALLS  ((uint64_t)1 << 40)
+#define COST_MAX_NS ((int64_t)1 << 29) /* the most one call adds: a window cannot overflow */
+#define CHEAP_NS    200
+#define DEAR_NS     400
+
+static bool learns(const struct host *h) { return h->opt->cpu == CPU_TIMES && h->opt->timing == TIMING_SAMPLED; }
+
+/* What the replays learned of method (cnum, mnum), made on first use; NULL when it has
+ * no such method or out of memory. */
+static struct method_cost *cost_of(struct host *h, uint32_t cnum, uint32_t mnum, uint32_t *nmethods)
+{
+    struct bci_class *c = bci_classes_get(h->bci_classes, cnum);
+    if (!c || mnum >= c->nmethods) return NULL;
+    *nmethods = c->nmethods;
+    struct method_cost *k = atomic_load_explicit(&c->costs, memory_order_acquire);
+    if (k) return &k[mnum];
+    struct method_cost *made = calloc(c->nmethods, sizeof *made);
+    if (!made) return NULL;
+    if (atomic_compare_exchange_strong_explicit(&c->costs, &k, made, memory_order_acq_rel, memory_order_acquire))
+        return &made[mnum];
+    free(made); /* another replay made them first */
+    return &k[mnum];
+}
+
+/* A call of (cnum, mnum) timed at both ends took `own` ns of its own: at the end of a
+ * window, the method is timed by sample or at every call, as its mean says. */
+static void learn(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, int64_t own)
+{
+    uint32_t nmethods = 0;
+    struct method_cost *c = cost_of(h, cnum, mnum, &nmethods);
+    if (!c) return;
+    uint64_t add = COST_CALLS | (uint64_t)(own < COST_MAX_NS ? own : COST_MAX_NS);
+    uint64_t w = atomic_fetch_add_explicit(&c->window, add, memory_order_relaxed) + add;
+    if (w / COST_CALLS != COST_WINDOW) return;
+    atomic_fetch_sub_explicit(&c->window, w, memory_order_relaxed); /* calls added since stay */
+    uint32_t mean = (uint32_t)(w % COST_CALLS / COST_WINDOW);
+    atomic_store_explicit(&c->mean_ns, mean, memory_order_relaxed);
+    uint8_t state = atomic_load_explicit(&c->state, memory_order_relaxed);
+    bool sampled = state == METHOD_COST_SAMPLED;
+    if (!(sampled ? mean > DEAR_NS : mean < CHEAP_NS)) return;
+    if (state == METHOD_COST_TIMED) atomic_fetch_add(&h->method_times->sampled, 1);
+    atomic_store(&c->state, sampled ? METHOD_COST_WAS_SAMPLED : METHOD_COST_SAMPLED);
+    if (h->method_times->sampler) h->method_times->sampler(h, jni, cnum, mnum, nmethods, !sampled);
+}
+
+/* The mean own time learned for a call that read the clock at one end or none. */
+static int64_t estimate(struct host *h, const struct call_frame *f)
+{
+    uint32_t nmethods;
+    struct method_cost *c = cost_of(h, f->cnum, f->mnum, &nmethods);
+    return c ? atomic_load_explicit(&c->mean_ns, memory_order_relaxed) : 0;
 }
 
 /*
@@ -352,13 +422,27 @@ static void count_leaf(struct host *h, JNIEnv *jni, struct call_stack *s, uint32
  * The Tracker's own work is taken out: the part between a call's two clock reads (about
  * one read; the shortest call seen so far that called nothing, not even a trivial method,
  * is nothing else) and about as much around them, which would fall to the caller.
+ * A call whose entry or exit (`untimed`: frame i's) read no clock is charged its
+ * method's learned mean instead, callees added as usual; only calls timed at both ends
+ * are learned from.
  */
-static void pop_to(struct host *h, struct call_stack *s, int i, int64_t when)
+static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int64_t when, bool untimed)
 {
     bool inclusive = h->opt->cpu == CPU_OLD;
     while (s->n > i) {
         int top = s->n - 1;
         struct call_frame *f = &s->frames[top];
+        if (f->untimed || (untimed && top == i)) {
+            int64_t own = estimate(h, f);
+            s->estimated++;
+            count_call(s, f, (uint64_t)(inclusive ? own + f->callees : own));
+            if (top > 0) {
+                s->frames[top - 1].callees += own + f->callees;
+                s->frames[top - 1].leaves = true;
+            }
+            s->n = top;
+            continue;
+        }
         int64_t total = when - f->start;
         if (total < 0) total = 0;
         if (!f->callees && !f->leaves && total > 0 && (total < s->tracker_ns || !s->tracker_ns)) s->tracker_ns = total;
@@ -367,16 +451,18 @@ static void pop_to(struct host *h, struct call_stack *s, int i, int64_t when)
         if (own < 0) own = 0;
         int64_t whole = total > tracker ? total - tracker : 0;
         count_call(s, f, (uint64_t)(inclusive ? whole : own));
+        if (learns(h)) learn(h, jni, f->cnum, f->mnum, own);
         if (top > 0) s->frames[top - 1].callees += total + tracker;
         s->n = top;
     }
 }
 
-static void on_method_exit(struct host *h, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when)
+static void on_method_exit(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum,
+                           int64_t when, bool untimed)
 {
     for (int i = s->n - 1; i >= 0; i--) {
         if (s->frames[i].cnum == cnum && s->frames[i].mnum == mnum) {
-            pop_to(h, s, i, when);
+            pop_to(h, jni, s, i, when, untimed);
             return;
         }
     }
@@ -385,14 +471,16 @@ static void on_method_exit(struct host *h, struct call_stack *s, uint32_t cnum, 
 
 static bool is_mark(int64_t ev) { return ev >= 0 && (ev & TRACKER_MARK_BIT); }
 static bool is_leaf(int64_t ev) { return ev >= 0 && (ev & TRACKER_LEAF_BIT); }
+static bool is_untimed(int64_t ev) { return !is_mark(ev) && (ev & TRACKER_UNTIMED_BIT); }
 
-/* Gives each trivial call, which read no clock, the time of the next event that did (or
- * of the hand-over): no gap is its own, so no time is cut from it or charged to it. */
+/* Gives each event that read no clock (a trivial call, an untimed entry or exit) the time
+ * of the next event that did (or of the hand-over): no gap is its own, so no time is cut
+ * from it or charged to it. */
 static void time_leaves(int64_t *p, int n, int64_t wall_ns)
 {
     int64_t next = wall_ns;
     for (int i = n - 1; i >= 0; i--) {
-        if (is_leaf(p[2 * i]))
+        if (is_leaf(p[2 * i]) || is_untimed(p[2 * i]))
             p[2 * i + 1] = next;
         else
             next = p[2 * i + 1];
@@ -493,20 +581,22 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
     for (int i = 0; i < n; i++) {
         if (gaps && gaps[i] > level) s->paused += gaps[i] - level;
         int64_t ev = p[2 * i], when = p[2 * i + 1] - s->paused;
-        uint64_t code = (uint64_t)ev & ~(uint64_t)(TRACKER_EXIT_BIT | TRACKER_LEAF_BIT);
+        uint64_t code = (uint64_t)ev & ~(uint64_t)(TRACKER_EXIT_BIT | TRACKER_LEAF_BIT | TRACKER_UNTIMED_BIT);
         uint32_t cnum = (uint32_t)(code >> 16), mnum = (uint32_t)(code & 0xffff);
         if (ev < 0)
-            on_method_exit(h, s, cnum, mnum, when);
+            on_method_exit(h, jni, s, cnum, mnum, when, is_untimed(ev));
         else if (is_leaf(ev))
             count_leaf(h, jni, s, cnum, mnum);
         else
-            push(h, jni, s, cnum, mnum, when);
+            push(h, jni, s, cnum, mnum, when, is_untimed(ev));
         s->last_when = when;
         s->has_last = true;
     }
     if (gaps && gaps[n] > level) s->paused += gaps[n] - level;
     free(gaps);
     flush_edges(s);
+    if (s->estimated) atomic_fetch_add_explicit(&h->method_times->estimated, s->estimated, memory_order_relaxed);
+    s->estimated = 0;
 }
 
 struct batch *method_times_batch_new(struct method_times *m, int npairs)
@@ -649,12 +739,33 @@ void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t t
         count_claimed(h, jni, s, false);
 }
 
+/* HPROF_TIMING_STATS: the methods timed by sample, with their mean. */
+static void log_sampled(struct host *h)
+{
+    struct method_times *m = h->method_times;
+    log_plain("HPROF: cpu=times timing=sampled: %u methods timed by sample, %llu calls charged their mean",
+              atomic_load(&m->sampled), (unsigned long long)atomic_load(&m->estimated));
+    for (uint32_t i = 0, n = registry_count(&h->bci_classes->all); i < n; i++) {
+        struct bci_class *c = registry_get(&h->bci_classes->all, i);
+        struct method_cost *k = atomic_load_explicit(&c->costs, memory_order_acquire);
+        for (unsigned j = 0; k && j < c->nmethods; j++) {
+            uint8_t state = atomic_load(&k[j].state);
+            if (state != METHOD_COST_TIMED)
+                log_plain("HPROF: %s %s.%s%s, mean %u ns",
+                          state == METHOD_COST_SAMPLED ? "timed by sample:" : "was timed by sample:", c->name,
+                          c->method_names[j], c->method_descs[j], atomic_load(&k[j].mean_ns));
+        }
+    }
+}
+
 void method_times_log_stats(struct host *h)
 {
     struct method_times *m = h->method_times;
-    if (!m || !env_switch("HPROF_STACK_STATS", false)) return;
-    log_plain("HPROF: cpu=times call stacks: %u made, %llu given up by threads that ended", registry_count(&m->all),
-              (unsigned long long)atomic_load(&m->ended));
+    if (!m) return;
+    if (env_switch("HPROF_STACK_STATS", false))
+        log_plain("HPROF: cpu=times call stacks: %u made, %llu given up by threads that ended", registry_count(&m->all),
+                  (unsigned long long)atomic_load(&m->ended));
+    if (learns(h) && h->bci_classes && env_switch("HPROF_TIMING_STATS", false)) log_sampled(h);
 }
 
 /* The timer thread: counts the stacks passed to it, in the order they came. */

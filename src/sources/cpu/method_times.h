@@ -29,7 +29,11 @@ struct method_times;
 
 struct batch;
 
-struct method_times *method_times_new(void);
+/* timing=sampled: from now on method (cnum, mnum), of a class of nmethods methods, is
+ * timed by sample (on) or at every call. */
+typedef void method_times_sampler(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, uint32_t nmethods,
+                                  bool on);
+struct method_times *method_times_new(method_times_sampler *sampler);
 /* The deepest stack cpu=times and cpu=old keep: deeper ones are cut to their top frames. */
 #define METHOD_TIMES_MAX_DEPTH 64
 /* Starts the timer thread that counts batches off the threads that made them. */
@@ -56,5 +60,8 @@ void method_times_flush(struct host *h);
 /* A mark, which the agent writes first in a buffer it hands back: (this bit | the thread's
  * CPU time, clock) when the hand-over returned. */
 #define TRACKER_MARK_BIT ((int64_t)1 << 62)
+/* With this bit: an entry or exit of a method timed by sample (timing=sampled) that read no
+ * clock (its time slot is not read); the call is charged its method's learned mean. */
+#define TRACKER_UNTIMED_BIT ((int64_t)1 << 60)
 
 #endif
