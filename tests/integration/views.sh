@@ -103,8 +103,8 @@ check "contended ns of both dumps' collapsed stacks = MONITOR TIME's ms ($ms)" t
 if have_go; then
   n=$(for f in java.hprof.monitor.1.pb.gz java.hprof.monitor.pb.gz; do [[ -f $f ]] && pprof_total $f contentions 'MonitorContention\.enter$'; done | awk '{ s += $1 } END { print s + 0 }')
   # The contender's, in enter(): it enters the Lock exactly 10 times, each contended.
-  # Others may be reported too (an 11th on the Lock, seen twice on JDK 25 under load, most
-  # likely main's own entry meeting HotSpot's monitor deflation, which JVMTI reports).
+  # Other stacks may hold contentions too (a Thread's monitor, entered with no Java frames
+  # as a thread ends while main joins it): only those under enter() are counted here.
   check "go tool pprof: 10 contentions in MonitorContention.enter, as the program makes ($n)" test "$n" = 10
 else
   skip "go tool pprof: 10 contentions" "go tool pprof not found (Debian: apt-get install golang-go)"

@@ -28,11 +28,19 @@ pprof_collapsed() {
     END { out() }' | merge_collapsed
 }
 
-# pprof_total FILE.pb.gz [SAMPLE_INDEX [FOCUS]]: the total go tool pprof -top reports ("of N
-# total"), of the stacks with a frame matching the regex FOCUS when it is given.
+# pprof_total FILE.pb.gz [SAMPLE_INDEX [FOCUS]]: the total go tool pprof -top reports; with
+# FOCUS, of the stacks with a frame matching that regex only. (pprof's "of N total" is
+# every sample's, focus or not: the focused sum is the "accounting for" figure, with no
+# node left out.)
 pprof_total() {
-  HOME=$WORK GOCACHE=$WORK/gocache go tool pprof -top ${2:+-sample_index=$2} ${3:+"-focus=$3"} "$1" 2>/dev/null |
-    sed -n 's/.* of \([0-9.]*[a-zA-Z]*\) total.*/\1/p' | head -1
+  local out
+  out=$(HOME=$WORK GOCACHE=$WORK/gocache go tool pprof -top -nodefraction=0 -nodecount=1000000 \
+    ${2:+-sample_index=$2} ${3:+"-focus=$3"} "$1" 2>/dev/null)
+  if [[ -n "${3:-}" ]]; then
+    sed -n 's/.*accounting for \([0-9.]*[a-zA-Z]*\), .*/\1/p' <<<"$out" | head -1
+  else
+    sed -n 's/.* of \([0-9.]*[a-zA-Z]*\) total.*/\1/p' <<<"$out" | head -1
+  fi
 }
 
 # chromium_run ARGS...: headless chromium with a profile of its own under WORK.
