@@ -164,6 +164,38 @@ caller_sites caller0.txt >caller_off.txt
 check "callers' code: the same sites, counts and frames with a walk on every allocation" \
   bash -c "[[ -s caller_off.txt ]] && cmp -s caller_on.txt caller_off.txt"
 
+# Arrays from compiled code: the return address of the call after the array's bytecode
+# names the trace (with its caller's when the allocating method was not inlined).
+array_sites() {  # the SitesArrays sites: class, allocated, frames
+  awk '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); fr[tr] = ""; next }
+       /^\t/ { fr[tr] = fr[tr] "|" substr($0, 2); next }
+       /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+       i && $1 ~ /^[0-9]+$/ && fr[$8] ~ /SitesArrays\.make/ { print $9, $7, fr[$8] }' "$1" | sort
+}
+# per_class FILE: allocated per class over its SitesArrays sites, and the callers seen
+per_class() { awk '{ n[$1] += $2; if ($3 ~ /SitesArrays\.a1/) a1 = 1; if ($3 ~ /SitesArrays\.a2/) a2 = 1 }
+  END { for (c in n) print c, n[c]; print "callers", a1 + a2 }' "$1" | sort | tr '\n' ' '; }
+want_arrays='callers 2 int[] 1500000 int[][] 500000 java.lang.String[] 500000 long[] 500000 '
+for inl in inlined not-inlined; do
+  opts=(); [[ $inl == not-inlined ]] && opts=(-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,SitesArrays::make)
+  HPROF_STACK_STATS=1 run_java -Xverify:all "${opts[@]}" "$(agent heap=sites,depth=3,cutoff=0,file=arr.txt)" SitesArrays
+  cp out.txt arr.out
+  array_sites arr.txt >arr_on.txt
+  HPROF_CODE_SITES=0 run_java -Xverify:all "${opts[@]}" "$(agent heap=sites,depth=3,cutoff=0,file=arr0.txt)" SitesArrays
+  array_sites arr0.txt >arr_off.txt
+  check "arrays, make() $inl: every array counted, at both callers ($(per_class arr_on.txt))" \
+    bash -c "[[ $RC -eq 0 ]] && grep -qx done arr.out && [[ '$(per_class arr_on.txt)' == '$want_arrays' ]]"
+  if [[ $inl == inlined ]]; then
+    check "arrays, make() inlined: traces found by the return address ($(walks code arr.out) of 2000000)" \
+      test "$(walks code arr.out)" -gt 500000
+  else
+    check "arrays, make() not inlined: traces found by two return addresses ($(pairs arr.out) of 2000000)" \
+      test "$(pairs arr.out)" -gt 500000
+  fi
+  check "arrays, make() $inl: the same sites, counts and frames with a walk on every allocation" \
+    bash -c "[[ -s arr_off.txt ]] && cmp -s arr_on.txt arr_off.txt"
+done
+
 # Copies made by clone() in compiled code, which the VM does not report: every one counted
 # once, at the trace of the call, whether the VM or the hook after the call saw it.
 run_java -Xverify:all "$(agent heap=sites,depth=3,cutoff=0,file=clone.txt)" SitesClone

@@ -28,9 +28,9 @@ bool alloc_code_sites_init(struct alloc_tracker *t)
 /*
  * The calls of compiled code: each call of Tracker.newObject from an inlined
  * Object.<init>, with the frames inlined there (innermost first, Object.<init> itself at
- * 0), and every other call, with its innermost frame only (a method it calls may make
- * objects; see caller_site). The calls of one compiled method to another are near
- * calls.
+ * 0), and every other call, with its innermost frame only: a call of Tracker.newArray
+ * after an array's bytecode, or of a method that may make objects (see caller_site). The
+ * calls of one compiled method to another, and to a native method, are near calls.
  */
 void JNICALL alloc_code_sites_loaded(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
                                      jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info)
@@ -70,31 +70,36 @@ static bool same_frames(const jvmtiFrameInfo *f, const struct code_frame *c, int
     return true;
 }
 
-/* Whether the walk's frames from frames[1] on (Object.<init>, then the trace's depth
- * frames) are the ones the JIT inlined at site cs: then the return address the site was
- * found by stands for the trace. (The depth is checked again: it may have changed since
- * code_site_of, by a socket command.) */
-static bool walk_matches(const struct code_site *cs, const jvmtiFrameInfo *frames, int depth)
+/*
+ * Whether the walk's frames from frames[1] on (the site's `top` frames, then the trace's
+ * depth frames) are the ones the JIT inlined at site cs: then the return address the site
+ * was found by stands for the trace. A site keeps all its frames when it is
+ * Object.<init>'s, only its innermost for any other call: the frames inlined at a return
+ * address never change, so that one checks the walk found the site it was looked up by,
+ * and the count of inlined frames says the rest of the trace is there too. (The depth is
+ * checked again: it may have changed since code_site_of, by a socket command.)
+ */
+static bool walk_matches(const struct code_site *cs, const jvmtiFrameInfo *frames, int depth, int top)
 {
-    return depth + 1 <= CODE_SITE_FRAMES && cs->nframes >= depth + 1 && cs->kept >= depth + 1 &&
-        same_frames(frames + 1, cs->frames, depth + 1);
+    int need = depth + top, check = need < cs->kept ? need : cs->kept;
+    return need <= CODE_SITE_FRAMES && cs->nframes >= need && same_frames(frames + 1, cs->frames, check);
 }
 
 /* The same for a site that inlined fewer frames (all of them kept) and the call site
  * of its caller: the site's frames, then the caller's innermost, and enough frames
  * inlined at the two for the depth. */
 static bool walk_matches_pair(const struct code_site *cs, const struct code_site *caller, const jvmtiFrameInfo *frames,
-                              int depth)
+                              int depth, int top)
 {
     int n = cs->nframes;
-    return depth + 1 <= CODE_SITE_FRAMES && cs->kept == n && n + caller->nframes >= depth + 1 && caller->kept >= 1 &&
-        same_frames(frames + 1, cs->frames, n) && same_frames(frames + 1 + n, caller->frames, 1);
+    return depth + top <= CODE_SITE_FRAMES && cs->kept == n && n + caller->nframes >= depth + top &&
+        caller->kept >= 1 && same_frames(frames + 1, cs->frames, n) && same_frames(frames + 1 + n, caller->frames, 1);
 }
 
 void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const struct code_site *caller,
-                            const jvmtiFrameInfo *frames, int depth, struct trace *tr)
+                            const jvmtiFrameInfo *frames, int depth, int top, struct trace *tr)
 {
-    if (!caller && walk_matches(cs, frames, depth)) code_site_set_trace(cs, tr, depth);
-    if (caller && walk_matches_pair(cs, caller, frames, depth))
+    if (!caller && walk_matches(cs, frames, depth, top)) code_site_set_trace(cs, tr, depth);
+    if (caller && walk_matches_pair(cs, caller, frames, depth, top))
         at->pairs[pair_slot(at, cs, caller)] = (struct pair_slot){cs, caller, tr, depth};
 }

@@ -166,9 +166,9 @@ static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, struct ja
     /* A new array is always new; an object may have been counted already when the VM
      * made it, before its constructor ran. */
     if (!array && at->npending && was_pending(at, jni, obj)) return;
-    struct code_site *cs = array ? NULL : code_site_of(t, h, from.pc);
+    struct code_site *cs = code_site_of(t, h, from.pc, array);
     const struct code_site *caller = NULL;
-    struct trace *tr = cs ? code_site_trace_of(t, at, cs, from.sp, host_depth(h), &caller) : NULL;
+    struct trace *tr = cs ? code_site_trace_of(t, at, cs, from.sp, host_depth(h), code_site_top(array), &caller) : NULL;
     if (tr && t->stack_stats) atomic_fetch_add_explicit(&t->code_hits, 1, memory_order_relaxed);
     if (!tr) tr = alloc_site_trace(h, at, jni, NULL, skip, cs, caller);
     if (!tr) return;
@@ -195,7 +195,7 @@ static void JNICALL native_new_object(JNIEnv *jni, jclass cls, jobject obj)
 
 static void JNICALL native_new_array(JNIEnv *jni, jclass cls, jobject obj)
 {
-    new_object(jni, obj, true, SKIP_DIRECT_ARRAY, (struct java_caller){0, 0});
+    new_object(jni, obj, true, SKIP_DIRECT_ARRAY, java_caller_of(__builtin_frame_address(0)));
 }
 
 /*

@@ -185,10 +185,11 @@ bool alloc_code_sites_init(struct alloc_tracker *t);
 void JNICALL alloc_code_sites_loaded(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
                                      jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info);
 void JNICALL alloc_code_sites_unloaded(jvmtiEnv *jvmti, jmethodID method, const void *code_addr);
-/* After a walk of depth frames past our skip frames found trace tr: caches it at cs
- * (or at its pair with caller) if the walk's frames are the ones inlined there. */
+/* After a walk of depth frames past our frames found trace tr: caches it at cs (or at
+ * its pair with caller) if the walk's frames are the ones inlined there. frames[0] is
+ * the Tracker's native, then come the site's `top` frames (code_site_top), then tr's. */
 void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const struct code_site *caller,
-                            const jvmtiFrameInfo *frames, int depth, struct trace *tr);
+                            const jvmtiFrameInfo *frames, int depth, int top, struct trace *tr);
 
 static inline unsigned pair_slot(const struct alloc_thread *at, const struct code_site *cs,
                                  const struct code_site *caller)
@@ -197,17 +198,25 @@ static inline unsigned pair_slot(const struct alloc_thread *at, const struct cod
     return (unsigned)(h >> 40) & (at->nslots - 1);
 }
 
-/* The code site a new object was made at: a compiled call of Tracker.newObject from an
- * inlined Object.<init> (objects only). NULL where none can name the trace. */
-static inline struct code_site *code_site_of(struct alloc_tracker *t, struct host *h, uintptr_t pc)
+/*
+ * The code site an allocation was made at: for an object, a compiled call of
+ * Tracker.newObject from an inlined Object.<init> (its frame 0, above the trace); for an
+ * array, a compiled call of Tracker.newArray, right after the array's bytecode in the
+ * trace's top method (frame 0 is the trace's own). NULL where none can name the trace.
+ */
+static inline struct code_site *code_site_of(struct alloc_tracker *t, struct host *h, uintptr_t pc, bool array)
 {
     /* thread=y: traces differ by thread */
     if (!pc || !t->code_ok || h->opt->thread || host_depth(h) + 1 > CODE_SITE_FRAMES) return NULL;
     struct code_site *cs = code_sites_find(&t->code, pc);
-    return cs && cs->kept >= 2 && cs->frames[0].method == atomic_load_explicit(&t->object_init, memory_order_relaxed)
-        ? cs
-        : NULL;
+    if (!cs || cs->kept < 1) return NULL;
+    bool init = cs->frames[0].method == atomic_load_explicit(&t->object_init, memory_order_relaxed);
+    return (array ? !init : init && cs->kept >= 2) ? cs : NULL;
 }
+
+/* How many of a code site's inlined frames stand above the allocation's trace:
+ * Object.<init> for an object, none for an array. */
+static inline int code_site_top(bool array) { return array ? 0 : 1; }
 
 /*
  * When site cs inlined fewer frames than the depth takes: the call site its compiled
@@ -225,13 +234,14 @@ static inline const struct code_site *caller_site(struct alloc_tracker *t, const
     return caller && caller->kept >= 1 && cs->nframes + caller->nframes >= need ? caller : NULL;
 }
 
-/* The trace a code site names for this depth: by itself, or with its caller's. */
+/* The trace a code site names for this depth (top: code_site_top), by itself or with
+ * its caller's. */
 static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct alloc_thread *at, struct code_site *cs,
-                                               uintptr_t sp, int depth, const struct code_site **caller)
+                                               uintptr_t sp, int depth, int top, const struct code_site **caller)
 {
     *caller = NULL;
-    if (cs->nframes >= depth + 1) return code_site_trace(cs, depth);
-    if (!(*caller = caller_site(t, at, cs, sp, depth + 1))) return NULL;
+    if (cs->nframes >= depth + top) return code_site_trace(cs, depth);
+    if (!(*caller = caller_site(t, at, cs, sp, depth + top))) return NULL;
     const struct pair_slot *p = &at->pairs[pair_slot(at, cs, *caller)];
     if (p->site != cs || p->caller != *caller || p->depth != depth) return NULL;
     if (t->stack_stats) atomic_fetch_add_explicit(&t->pair_hits, 1, memory_order_relaxed);

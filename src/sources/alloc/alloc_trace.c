@@ -155,7 +155,10 @@ struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *
             serial = ti ? ti->serial : 0;
         }
         tr = trace_of(h, at, serial, frames + skip, keep, jni);
-        if (tr && cs && skip == 2 && keep == depth) alloc_code_sites_learn(at, cs, caller, frames, depth, tr);
+        /* Learnt only from a walk that found the Tracker's native (and, for an object,
+         * Object.<init>) on top, as called from the code site. */
+        if (tr && cs && skip == top_skip && keep == depth)
+            alloc_code_sites_learn(at, cs, caller, frames, depth, top_skip - 1, tr);
     }
     if (frames != local) free(frames);
     return tr;
