@@ -50,6 +50,11 @@ void code_sites_destroy(struct code_sites *t)
 
 static uint32_t home(uintptr_t key, uint32_t mask) { return (uint32_t)hash_mix64(key) & mask; }
 
+/* A slot's value: the entry, tagged with bits of its pc's hash the home index does not use. */
+#define TAG_SHIFT 48
+static uintptr_t tag_of(uintptr_t pc) { return (uintptr_t)(hash_mix64(pc) >> 48) << TAG_SHIFT; }
+static struct code_site *entry_of(uintptr_t slot) { return (struct code_site *)(slot & PTR_MASK); }
+
 /* Drops unloaded methods from the table of methods (lock held; only writers use it). */
 static void compact_methods(struct code_sites *t)
 {
@@ -156,10 +161,10 @@ void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, con
     uint32_t i = home(pc, t->mask);
     for (uint32_t k = 0; m && k < MAX_PROBE; k++, i = (i + 1) & t->mask) {
         /* A dead site's slot is taken over: a reader that still holds it sees it dead. */
-        struct code_site *old = atomic_load_explicit(&t->slots[i], memory_order_relaxed);
+        struct code_site *old = entry_of(atomic_load_explicit(&t->slots[i], memory_order_relaxed));
         if (old && !atomic_load_explicit(&old->dead, memory_order_relaxed)) continue;
         struct code_site *s = carve(t, sizeof *s + (size_t)keep * sizeof s->frames[0]);
-        if (!s) break;
+        if (!s || ((uintptr_t)s & ~PTR_MASK)) break; /* no room for the tag: not kept */
         s->pc = pc;
         s->code_addr = code_addr;
         s->frame_size = frame_size;
@@ -173,7 +178,7 @@ void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, con
         s->next_same_code = m->first;
         m->first = s;
         t->used += !old;
-        atomic_store_explicit(&t->slots[i], s, memory_order_release); /* readers may look now */
+        atomic_store_explicit(&t->slots[i], (uintptr_t)s | tag_of(pc), memory_order_release); /* readers may look now */
         break;
     }
     pthread_mutex_unlock(&t->lock);
@@ -194,9 +199,12 @@ struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc)
 {
     if (!t->slots || !pc) return NULL;
     uint32_t i = home(pc, t->mask);
+    uintptr_t tag = tag_of(pc);
     for (uint32_t k = 0; k < MAX_PROBE; k++, i = (i + 1) & t->mask) {
-        struct code_site *s = atomic_load_explicit(&t->slots[i], memory_order_acquire);
-        if (!s) return NULL;
+        uintptr_t slot = atomic_load_explicit(&t->slots[i], memory_order_acquire);
+        if (!slot) return NULL;
+        if ((slot & ~PTR_MASK) != tag) continue;
+        struct code_site *s = entry_of(slot);
         if (s->pc != pc || atomic_load_explicit(&s->dead, memory_order_acquire)) continue;
         /* Code unloaded and its memory reused before the JVM told us differs here: the
          * new method's own site, if any, is further on. */

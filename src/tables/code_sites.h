@@ -53,7 +53,10 @@ struct code_site {
 };
 
 struct code_sites {
-    _Atomic(struct code_site *) *slots;
+    /* Each slot: an entry's address, with 16 bits of its pc's hash above bit 48 (a
+     * 64-bit Linux address has none there), so that a lookup passes other pcs' entries
+     * without reading them. */
+    _Atomic uintptr_t *slots;
     uint32_t mask; /* slots - 1, a power of two minus one */
     uint32_t used; /* under lock */
     struct code_method {

@@ -164,6 +164,25 @@ caller_sites caller0.txt >caller_off.txt
 check "callers' code: the same sites, counts and frames with a walk on every allocation" \
   bash -c "[[ -s caller_off.txt ]] && cmp -s caller_on.txt caller_off.txt"
 
+# Deeper traces than the allocating method and its caller inlined: the return addresses
+# of the compiled callers further up name the rest (three sites for each of the three
+# sites at depth=4; four for Node from pair at depth=5, the others reach main's end).
+for d in 4 5; do
+  HPROF_STACK_STATS=1 run_java -Xverify:all $NOINLINE "$(agent heap=sites,depth=$d,cutoff=0,file=chain.txt)" SitesCaller
+  cp out.txt chain.out
+  caller_sites chain.txt >chain_on.txt
+  HPROF_CODE_SITES=0 run_java -Xverify:all $NOINLINE "$(agent heap=sites,depth=$d,cutoff=0,file=chain0.txt)" SitesCaller
+  caller_sites chain0.txt >chain_off.txt
+  want=$(( d == 4 ? 1000000 : 200000 ))
+  check "callers' code, depth=$d: Node 1000000 and Pair 500000 ($(awk '{ n[$1] += $2 } END { for (c in n) printf "%s %s ", c, n[c] }' chain_on.txt))" \
+    bash -c "[[ \$(awk '\$1 == \"SitesCaller\$Node\" { n += \$2 } END { print n }' chain_on.txt) == 1000000 &&
+               \$(awk '\$1 == \"SitesCaller\$Pair\" { n += \$2 } END { print n }' chain_on.txt) == 500000 ]]"
+  check "callers' code, depth=$d: traces found by the return addresses of $(( d - 1 )) compiled methods ($(pairs chain.out) of 1500000)" \
+    test "$(pairs chain.out)" -gt "$want"
+  check "callers' code, depth=$d: the same sites, counts and frames with a walk on every allocation" \
+    bash -c "[[ -s chain_off.txt ]] && cmp -s chain_on.txt chain_off.txt"
+done
+
 # Arrays from compiled code: the return address of the call after the array's bytecode
 # names the trace (with its caller's when the allocating method was not inlined).
 array_sites() {  # the SitesArrays sites: class, allocated, frames

@@ -3,7 +3,7 @@
  * heap=sites: traces named by return addresses in compiled code (tables/code_sites.h).
  * The JVM's CompiledMethodLoad records fill the table; a walk that confirms what a site
  * says was inlined caches its trace there (or, for a site that inlined too few frames,
- * in the thread's cache of pairs with its caller's site); the lookups themselves are
+ * in the thread's cache of chains with its callers' sites); the lookups themselves are
  * inline in alloc_internal.h, on the allocation path.
  */
 #include <stdlib.h>
@@ -72,34 +72,30 @@ static bool same_frames(const jvmtiFrameInfo *f, const struct code_frame *c, int
 
 /*
  * Whether the walk's frames from frames[1] on (the site's `top` frames, then the trace's
- * depth frames) are the ones the JIT inlined at site cs: then the return address the site
- * was found by stands for the trace. A site keeps all its frames when it is
- * Object.<init>'s, only its innermost for any other call: the frames inlined at a return
- * address never change, so that one checks the walk found the site it was looked up by,
- * and the count of inlined frames says the rest of the trace is there too. (The depth is
- * checked again: it may have changed since code_site_of, by a socket command.)
+ * depth frames) are the ones the JIT inlined at the site, and at each caller's site after
+ * it in the chain: then the return addresses the sites were found by stand for the
+ * trace. A site keeps all its frames when it is Object.<init>'s, only its innermost for
+ * any other call: the frames inlined at a return address never change, so that one
+ * checks the walk met the site it was looked up by, and the count of frames inlined
+ * there says where the next site's start. (The depth is checked again: it may have
+ * changed since code_site_of, by a socket command.)
  */
-static bool walk_matches(const struct code_site *cs, const jvmtiFrameInfo *frames, int depth, int top)
+static bool walk_matches(const struct code_site *const *sites, int nsites, const jvmtiFrameInfo *frames, int need)
 {
-    int need = depth + top, check = need < cs->kept ? need : cs->kept;
-    return need <= CODE_SITE_FRAMES && cs->nframes >= need && same_frames(frames + 1, cs->frames, check);
+    int at = 0;
+    for (int i = 0; i < nsites && at < need; i++) {
+        int left = need - at, check = sites[i]->kept < left ? sites[i]->kept : left;
+        if (!same_frames(frames + 1 + at, sites[i]->frames, check)) return false;
+        at += sites[i]->nframes;
+    }
+    return need <= CODE_SITE_FRAMES && at >= need;
 }
 
-/* The same for a site that inlined fewer frames (all of them kept) and the call site
- * of its caller: the site's frames, then the caller's innermost, and enough frames
- * inlined at the two for the depth. */
-static bool walk_matches_pair(const struct code_site *cs, const struct code_site *caller, const jvmtiFrameInfo *frames,
-                              int depth, int top)
-{
-    int n = cs->nframes;
-    return depth + top <= CODE_SITE_FRAMES && cs->kept == n && n + caller->nframes >= depth + top &&
-        caller->kept >= 1 && same_frames(frames + 1, cs->frames, n) && same_frames(frames + 1 + n, caller->frames, 1);
-}
-
-void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const struct code_site *caller,
+void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const struct site_chain *chain,
                             const jvmtiFrameInfo *frames, int depth, int top, struct trace *tr)
 {
-    if (!caller && walk_matches(cs, frames, depth, top)) code_site_set_trace(cs, tr, depth);
-    if (caller && walk_matches_pair(cs, caller, frames, depth, top))
-        at->pairs[pair_slot(at, cs, caller)] = (struct pair_slot){cs, caller, tr, depth};
+    const struct code_site *one[1] = {cs};
+    if (chain->n == 0 && walk_matches(one, 1, frames, depth + top)) code_site_set_trace(cs, tr, depth);
+    if (chain->n > 0 && chain->site[0] == cs && walk_matches(chain->site, chain->n, frames, depth + top))
+        at->chains[chain_slot(at, chain)] = (struct chain_slot){*chain, tr, depth};
 }

@@ -167,10 +167,10 @@ static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, struct ja
      * made it, before its constructor ran. */
     if (!array && at->npending && was_pending(at, jni, obj)) return;
     struct code_site *cs = code_site_of(t, h, from.pc, array);
-    const struct code_site *caller = NULL;
-    struct trace *tr = cs ? code_site_trace_of(t, at, cs, from.sp, host_depth(h), code_site_top(array), &caller) : NULL;
+    struct site_chain chain = {{NULL}, 0};
+    struct trace *tr = cs ? code_site_trace_of(t, at, cs, from.sp, host_depth(h), code_site_top(array), &chain) : NULL;
     if (tr && t->stack_stats) atomic_fetch_add_explicit(&t->code_hits, 1, memory_order_relaxed);
-    if (!tr) tr = alloc_site_trace(h, at, jni, NULL, skip, cs, caller);
+    if (!tr) tr = alloc_site_trace(h, at, jni, NULL, skip, cs, &chain);
     if (!tr) return;
     if (!array) {
         count(h, at, jni, obj, class_at(h, at, jni, obj, tr), tr, false);

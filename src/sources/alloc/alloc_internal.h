@@ -65,7 +65,7 @@ struct alloc_tracker {
      * once an object made there was seen (see made_for_constructor) */
     _Atomic(jmethodID) handle_alloc, unsafe_alloc;
     bool stack_stats; /* HPROF_STACK_STATS: count the walks of each kind */
-    _Atomic uint64_t fast_walks, jvmti_walks, code_hits, pair_hits;
+    _Atomic uint64_t fast_walks, jvmti_walks, code_hits, chain_hits;
     _Atomic uint32_t most_slots; /* the largest per-thread cache so far */
     _Atomic bool on;
 };
@@ -75,7 +75,7 @@ struct alloc_tracker {
  * allocation finds both without taking a lock of the shared tables. Entries only point
  * into the tables, which keep every trace and site until the agent ends.
  *
- * The caches start small (a thread that allocates a little costs 20 KiB) and double,
+ * The caches start small (a thread that allocates a little costs about 50 KiB) and double,
  * up to 64 times their first size, while more than 1 in 64 lookups miss: a program
  * like javac allocates at tens of thousands of traces in turn.
  */
@@ -98,9 +98,20 @@ struct site_slot { /* by trace: the site of its class last seen */
                                           trace's top makes (see array_class_at) */
 };
 
-/* By a pair of code sites (see caller_site): the trace found for the two of them. */
-struct pair_slot {
-    const struct code_site *site, *caller;
+/*
+ * A code site and the call sites of the compiled methods it returns through, up to
+ * CHAIN_MAX in all: as many as it takes for their inlined frames to make the trace (see
+ * site_chain_of). n is 0 when the site needs none, or when no chain makes the trace.
+ */
+#define CHAIN_MAX 4
+struct site_chain {
+    const struct code_site *site[CHAIN_MAX];
+    int n;
+};
+
+/* By a chain of code sites: the trace found for it. */
+struct chain_slot {
+    struct site_chain chain;
     struct trace *trace;
     int depth;
 };
@@ -117,7 +128,7 @@ struct alloc_thread {
     uint32_t lookups, misses; /* since the last look */
     struct trace_slot *traces;
     struct site_slot *sites;
-    struct pair_slot *pairs;
+    struct chain_slot *chains;
 };
 
 /* Where the Java code that called a native method of ours returns to: pc, with its
@@ -172,11 +183,11 @@ jint alloc_walk_stack(struct host *h, JNIEnv *jni, jthread thread, jvmtiFrameInf
 /*
  * The allocation site of the current thread (thread NULL), or of the thread a JVMTI
  * event names: its stack without our frames (the walk takes top_skip more frames than
- * the depth, for them). With a code site (objects only), the trace is cached there
- * when the walk confirms what the site says was inlined.
+ * the depth, for them). With a code site, the trace is cached there (or for its chain,
+ * when chain->n > 0) when the walk confirms what the sites say was inlined.
  */
 struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *jni, jthread thread, int top_skip,
-                               struct code_site *cs, const struct code_site *caller);
+                               struct code_site *cs, const struct site_chain *chain);
 
 /* ---- alloc_code_sites.c ---- */
 
@@ -185,17 +196,25 @@ bool alloc_code_sites_init(struct alloc_tracker *t);
 void JNICALL alloc_code_sites_loaded(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,
                                      jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info);
 void JNICALL alloc_code_sites_unloaded(jvmtiEnv *jvmti, jmethodID method, const void *code_addr);
-/* After a walk of depth frames past our frames found trace tr: caches it at cs (or at
- * its pair with caller) if the walk's frames are the ones inlined there. frames[0] is
- * the Tracker's native, then come the site's `top` frames (code_site_top), then tr's. */
-void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const struct code_site *caller,
+/* After a walk of depth frames past our frames found trace tr: caches it at cs (or for
+ * its chain) if the walk's frames are the ones inlined there. frames[0] is the Tracker's
+ * native, then come the site's `top` frames (code_site_top), then tr's. */
+void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const struct site_chain *chain,
                             const jvmtiFrameInfo *frames, int depth, int top, struct trace *tr);
 
-static inline unsigned pair_slot(const struct alloc_thread *at, const struct code_site *cs,
-                                 const struct code_site *caller)
+static inline unsigned chain_slot(const struct alloc_thread *at, const struct site_chain *c)
 {
-    uint64_t h = hash_mix64((uint64_t)(uintptr_t)cs ^ ((uint64_t)(uintptr_t)caller << 17));
+    uint64_t h = (uint64_t)c->n;
+    for (int i = 0; i < c->n; i++) h = hash_mix64(h ^ (uint64_t)(uintptr_t)c->site[i]);
     return (unsigned)(h >> 40) & (at->nslots - 1);
+}
+
+static inline bool same_chain(const struct site_chain *a, const struct site_chain *b)
+{
+    if (a->n != b->n) return false;
+    for (int i = 0; i < a->n; i++)
+        if (a->site[i] != b->site[i]) return false;
+    return true;
 }
 
 /*
@@ -219,32 +238,43 @@ static inline struct code_site *code_site_of(struct alloc_tracker *t, struct hos
 static inline int code_site_top(bool array) { return array ? 0 : 1; }
 
 /*
- * When site cs inlined fewer frames than the depth takes: the call site its compiled
- * method was called from, if that is compiled code too and the two together inlined
- * `need` frames. Its return address is the last word of the method's frame, which
- * starts at sp, the stack pointer of the call into us.
+ * When site cs inlined fewer frames than the trace takes (need): the call sites its
+ * compiled method returns through, while those are compiled code too, until their
+ * inlined frames add up to need. Each method's return address is the last word of its
+ * frame, which starts at sp, the stack pointer of its call (at first, of the call into
+ * us); the caller's frame starts just above that word.
  */
-static inline const struct code_site *caller_site(struct alloc_tracker *t, const struct alloc_thread *at,
-                                                  const struct code_site *cs, uintptr_t sp, int need)
+static inline bool site_chain_of(struct alloc_tracker *t, const struct alloc_thread *at, const struct code_site *cs,
+                                 uintptr_t sp, int need, struct site_chain *c)
 {
-    if (!cs->frame_size || !sp || cs->kept != cs->nframes) return NULL;
-    uintptr_t slot = sp + cs->frame_size - sizeof(uintptr_t);
-    if (slot < sp || slot + sizeof(uintptr_t) > at->stack_end) return NULL;
-    const struct code_site *caller = code_sites_find(&t->code, *(const uintptr_t *)slot);
-    return caller && caller->kept >= 1 && cs->nframes + caller->nframes >= need ? caller : NULL;
+    c->site[0] = cs;
+    c->n = 1;
+    const struct code_site *s = cs;
+    for (int have = cs->nframes; have < need; have += s->nframes) {
+        if (c->n == CHAIN_MAX || !s->frame_size || !sp) return false;
+        uintptr_t slot = sp + s->frame_size - sizeof(uintptr_t);
+        if (slot < sp || slot + sizeof(uintptr_t) > at->stack_end) return false;
+        if (!(s = code_sites_find(&t->code, *(const uintptr_t *)slot)) || s->kept < 1) return false;
+        c->site[c->n++] = s;
+        sp = slot + sizeof(uintptr_t);
+    }
+    return true;
 }
 
 /* The trace a code site names for this depth (top: code_site_top), by itself or with
- * its caller's. */
+ * the chain of its callers' (then in *chain). */
 static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct alloc_thread *at, struct code_site *cs,
-                                               uintptr_t sp, int depth, int top, const struct code_site **caller)
+                                               uintptr_t sp, int depth, int top, struct site_chain *chain)
 {
-    *caller = NULL;
+    chain->n = 0;
     if (cs->nframes >= depth + top) return code_site_trace(cs, depth);
-    if (!(*caller = caller_site(t, at, cs, sp, depth + top))) return NULL;
-    const struct pair_slot *p = &at->pairs[pair_slot(at, cs, *caller)];
-    if (p->site != cs || p->caller != *caller || p->depth != depth) return NULL;
-    if (t->stack_stats) atomic_fetch_add_explicit(&t->pair_hits, 1, memory_order_relaxed);
+    if (!site_chain_of(t, at, cs, sp, depth + top, chain)) {
+        chain->n = 0;
+        return NULL;
+    }
+    const struct chain_slot *p = &at->chains[chain_slot(at, chain)];
+    if (p->depth != depth || !same_chain(&p->chain, chain)) return NULL;
+    if (t->stack_stats) atomic_fetch_add_explicit(&t->chain_hits, 1, memory_order_relaxed);
     return p->trace;
 }
 

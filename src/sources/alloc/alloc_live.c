@@ -80,7 +80,7 @@ static void log_stack_stats(struct alloc_tracker *t)
               (unsigned long long)atomic_load(&t->fast_walks), (unsigned long long)atomic_load(&t->jvmti_walks),
               (unsigned long long)atomic_load(&t->code_hits));
     log_plain("HPROF: heap=sites code sites: %llu of those with their caller's",
-              (unsigned long long)atomic_load(&t->pair_hits));
+              (unsigned long long)atomic_load(&t->chain_hits));
     uint32_t most = atomic_load(&t->most_slots);
     log_plain("HPROF: heap=sites caches: up to %u slots per thread", (unsigned)(most ? most : FIRST_SLOTS));
 }

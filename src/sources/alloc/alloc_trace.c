@@ -13,7 +13,7 @@ static void thread_free(struct alloc_thread *at)
 {
     free(at->traces);
     free(at->sites);
-    free(at->pairs);
+    free(at->chains);
     free(at);
 }
 
@@ -22,7 +22,7 @@ static bool resize_caches(struct alloc_thread *at, uint32_t n)
 {
     struct trace_slot *tr = calloc(n, sizeof *tr);
     struct site_slot *si = calloc(n, sizeof *si);
-    struct pair_slot *pa = calloc(n, sizeof *pa);
+    struct chain_slot *pa = calloc(n, sizeof *pa);
     if (!tr || !si || !pa) {
         free(tr);
         free(si);
@@ -31,10 +31,10 @@ static bool resize_caches(struct alloc_thread *at, uint32_t n)
     }
     free(at->traces);
     free(at->sites);
-    free(at->pairs);
+    free(at->chains);
     at->traces = tr;
     at->sites = si;
-    at->pairs = pa;
+    at->chains = pa;
     at->nslots = n;
     return true;
 }
@@ -133,7 +133,7 @@ static void as_clone(struct alloc_tracker *t, jvmtiFrameInfo *frames, int n)
 }
 
 struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *jni, jthread thread, int top_skip,
-                               struct code_site *cs, const struct code_site *caller)
+                               struct code_site *cs, const struct site_chain *chain)
 {
     struct alloc_tracker *t = h->alloc;
     int depth = host_depth(h);
@@ -158,7 +158,7 @@ struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *
         /* Learnt only from a walk that found the Tracker's native (and, for an object,
          * Object.<init>) on top, as called from the code site. */
         if (tr && cs && skip == top_skip && keep == depth)
-            alloc_code_sites_learn(at, cs, caller, frames, depth, top_skip - 1, tr);
+            alloc_code_sites_learn(at, cs, chain, frames, depth, top_skip - 1, tr);
     }
     if (frames != local) free(frames);
     return tr;
