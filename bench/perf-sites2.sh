@@ -4,7 +4,7 @@
 # on one workload, with no agent and with one or more agent libraries, run in turn so that
 # each sees the same drift in machine load.
 #
-#   bench/perf-sites2.sh [--jdk DIR] [--runs N] [--workload ant|rhino|alloc]
+#   bench/perf-sites2.sh [--jdk DIR] [--runs N] [--workload ant|rhino|alloc|javac]
 #                        [--opts "heap=sites,..."] [--perf FILE] LIB...
 #
 # LIB "none" is the run without an agent. Prints one line per run (label, wall, user+sys,
@@ -29,7 +29,7 @@ LIBS=("$@")
 source "$ROOT/bench/inputs.sh"
 CLASSES=$ROOT/build/bench/perf-sites2-$(basename "$JDK")
 if [[ ! -f "$CLASSES/.stamp" ]]; then
-  mkdir -p "$CLASSES" && "$JDK/bin/javac" -nowarn -d "$CLASSES" "$ROOT"/bench/java/{Rounds,AllocWork,AntRounds}.java &&
+  mkdir -p "$CLASSES" && "$JDK/bin/javac" -nowarn -d "$CLASSES" "$ROOT"/bench/java/{Rounds,AllocWork,AntRounds,JavacRounds}.java &&
     touch "$CLASSES/.stamp" || exit 2
 fi
 case "$WL" in
@@ -39,6 +39,12 @@ case "$WL" in
     CMD=(-cp "$ANT_LIB/ant.jar:$ANT_LIB/ant-launcher.jar:$CLASSES" AntRounds 1 "$IN/build.xml" all) ;;
   rhino) CMD=(-cp "$RHINO_JAR" org.mozilla.javascript.tools.shell.Main "$ROOT/bench/js/RhinoWork.js" 1) ;;
   alloc) CMD=(-cp "$CLASSES" AllocWork 2 1000000 1) ;;
+  javac) mkdir -p "$ROOT/build/bench"  # the corpus bench/run.sh makes (229 files)
+    [[ -x $ROOT/build/bench/gen-corpus ]] || gcc -std=c11 -D_GNU_SOURCE -O2 -o "$ROOT/build/bench/gen-corpus" "$ROOT/bench/gen-corpus.c"
+    CORPUS=$ROOT/build/bench/corpus
+    [[ -f $CORPUS/.complete ]] || { "$ROOT/build/bench/gen-corpus" "$CORPUS" >/dev/null && touch "$CORPUS/.complete"; } || exit 2
+    sed "s|^|$CORPUS/|" "$CORPUS/sources.txt" >"$CLASSES/sources.txt" || exit 2 # the runs' directory is not its
+    CMD=(-cp "$CLASSES" JavacRounds 1 -nowarn -encoding UTF-8 -d . "@$CLASSES/sources.txt") ;;
   *) echo "unknown workload $WL" >&2; exit 2 ;;
 esac
 WORK=$(mktemp -d /tmp/perf-sites2.XXXXXX)
