@@ -50,9 +50,9 @@ void code_sites_destroy(struct code_sites *t)
 
 static uint32_t home(uintptr_t key, uint32_t mask) { return (uint32_t)hash_mix64(key) & mask; }
 
-/* A slot's value: the entry, tagged with bits of its pc's hash the home index does not use. */
-#define TAG_SHIFT 48
-static uintptr_t tag_of(uintptr_t pc) { return (uintptr_t)(hash_mix64(pc) >> 48) << TAG_SHIFT; }
+/* A slot's value: the entry, tagged with the top 16 bits of its pc's hash (the home
+ * index takes the low ones). */
+static uintptr_t tag_of(uint64_t hash) { return (uintptr_t)hash & ~PTR_MASK; }
 static struct code_site *entry_of(uintptr_t slot) { return (struct code_site *)(slot & PTR_MASK); }
 
 /* Drops unloaded methods from the table of methods (lock held; only writers use it). */
@@ -158,7 +158,8 @@ void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, con
     if (keep < 0) keep = 0;
     pthread_mutex_lock(&t->lock);
     struct code_method *m = t->used < t->mask / 4 * 3 ? method_of(t, code_addr, true) : NULL;
-    uint32_t i = home(pc, t->mask);
+    uint64_t hash = hash_mix64(pc);
+    uint32_t i = (uint32_t)hash & t->mask;
     for (uint32_t k = 0; m && k < MAX_PROBE; k++, i = (i + 1) & t->mask) {
         /* A dead site's slot is taken over: a reader that still holds it sees it dead. */
         struct code_site *old = entry_of(atomic_load_explicit(&t->slots[i], memory_order_relaxed));
@@ -178,7 +179,8 @@ void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, con
         s->next_same_code = m->first;
         m->first = s;
         t->used += !old;
-        atomic_store_explicit(&t->slots[i], (uintptr_t)s | tag_of(pc), memory_order_release); /* readers may look now */
+        atomic_store_explicit(&t->slots[i], (uintptr_t)s | tag_of(hash),
+                              memory_order_release); /* readers may look now */
         break;
     }
     pthread_mutex_unlock(&t->lock);
@@ -198,8 +200,9 @@ void code_sites_unload(struct code_sites *t, uintptr_t code_addr)
 struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc)
 {
     if (!t->slots || !pc) return NULL;
-    uint32_t i = home(pc, t->mask);
-    uintptr_t tag = tag_of(pc);
+    uint64_t hash = hash_mix64(pc);
+    uint32_t i = (uint32_t)hash & t->mask;
+    uintptr_t tag = tag_of(hash);
     for (uint32_t k = 0; k < MAX_PROBE; k++, i = (i + 1) & t->mask) {
         uintptr_t slot = atomic_load_explicit(&t->slots[i], memory_order_acquire);
         if (!slot) return NULL;

@@ -82,13 +82,13 @@ static bool same_frames(const jvmtiFrameInfo *f, const struct code_frame *c, int
  */
 static bool walk_matches(const struct code_site *const *sites, int nsites, const jvmtiFrameInfo *frames, int need)
 {
-    int at = 0;
-    for (int i = 0; i < nsites && at < need; i++) {
-        int left = need - at, check = sites[i]->kept < left ? sites[i]->kept : left;
-        if (!same_frames(frames + 1 + at, sites[i]->frames, check)) return false;
-        at += sites[i]->nframes;
+    int done = 0; /* frames the sites before this one inlined */
+    for (int i = 0; i < nsites && done < need; i++) {
+        int left = need - done, check = sites[i]->kept < left ? sites[i]->kept : left;
+        if (!same_frames(frames + 1 + done, sites[i]->frames, check)) return false;
+        done += sites[i]->nframes;
     }
-    return need <= CODE_SITE_FRAMES && at >= need;
+    return need <= CODE_SITE_FRAMES && done >= need;
 }
 
 void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const struct site_chain *chain,
@@ -96,6 +96,6 @@ void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const
 {
     const struct code_site *one[1] = {cs};
     if (chain->n == 0 && walk_matches(one, 1, frames, depth + top)) code_site_set_trace(cs, tr, depth);
-    if (chain->n > 0 && chain->site[0] == cs && walk_matches(chain->site, chain->n, frames, depth + top))
+    if (chain->n > 0 && walk_matches(chain->site, chain->n, frames, depth + top))
         at->chains[chain_slot(at, chain)] = (struct chain_slot){*chain, tr, depth};
 }

@@ -202,11 +202,13 @@ void JNICALL alloc_code_sites_unloaded(jvmtiEnv *jvmti, jmethodID method, const 
 void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const struct site_chain *chain,
                             const jvmtiFrameInfo *frames, int depth, int top, struct trace *tr);
 
+/* The chain's slot: its sites' addresses folded, then mixed once (on every allocation
+ * that takes a chain). */
 static inline unsigned chain_slot(const struct alloc_thread *at, const struct site_chain *c)
 {
-    uint64_t h = (uint64_t)c->n;
-    for (int i = 0; i < c->n; i++) h = hash_mix64(h ^ (uint64_t)(uintptr_t)c->site[i]);
-    return (unsigned)(h >> 40) & (at->nslots - 1);
+    uint64_t h = 0;
+    for (int i = 0; i < c->n; i++) h = (h << 17 | h >> 47) ^ (uint64_t)(uintptr_t)c->site[i];
+    return (unsigned)(hash_mix64(h) >> 40) & (at->nslots - 1);
 }
 
 static inline bool same_chain(const struct site_chain *a, const struct site_chain *b)
@@ -233,32 +235,34 @@ static inline struct code_site *code_site_of(struct alloc_tracker *t, struct hos
     return (array ? !init : init && cs->kept >= 2) ? cs : NULL;
 }
 
-/* How many of a code site's inlined frames stand above the allocation's trace:
- * Object.<init> for an object, none for an array. */
-static inline int code_site_top(bool array) { return array ? 0 : 1; }
+/* How many of a code site's inlined frames stand above the allocation's trace: those of
+ * ours the walk skips less the Tracker's native, so Object.<init> for an object, none
+ * for an array (alloc_site_trace takes it the same way from its top_skip). */
+static inline int code_site_top(bool array) { return (array ? SKIP_DIRECT_ARRAY : SKIP_DIRECT_OBJECT) - 1; }
 
 /*
  * When site cs inlined fewer frames than the trace takes (need): the call sites its
  * compiled method returns through, while those are compiled code too, until their
- * inlined frames add up to need. Each method's return address is the last word of its
- * frame, which starts at sp, the stack pointer of its call (at first, of the call into
- * us); the caller's frame starts just above that word.
+ * inlined frames add up to need (c->n left 0 when they do not). Each method's return
+ * address is the last word of its frame, which starts at sp, the stack pointer of its
+ * call (at first, of the call into us); the caller's frame starts just above that word.
  */
-static inline bool site_chain_of(struct alloc_tracker *t, const struct alloc_thread *at, const struct code_site *cs,
+static inline void site_chain_of(struct alloc_tracker *t, const struct alloc_thread *at, const struct code_site *cs,
                                  uintptr_t sp, int need, struct site_chain *c)
 {
     c->site[0] = cs;
     c->n = 1;
     const struct code_site *s = cs;
     for (int have = cs->nframes; have < need; have += s->nframes) {
-        if (c->n == CHAIN_MAX || !s->frame_size || !sp) return false;
         uintptr_t slot = sp + s->frame_size - sizeof(uintptr_t);
-        if (slot < sp || slot + sizeof(uintptr_t) > at->stack_end) return false;
-        if (!(s = code_sites_find(&t->code, *(const uintptr_t *)slot)) || s->kept < 1) return false;
+        if (c->n == CHAIN_MAX || !s->frame_size || !sp || slot < sp || slot + sizeof(uintptr_t) > at->stack_end ||
+            !(s = code_sites_find(&t->code, *(const uintptr_t *)slot)) || s->kept < 1) {
+            c->n = 0;
+            return;
+        }
         c->site[c->n++] = s;
         sp = slot + sizeof(uintptr_t);
     }
-    return true;
 }
 
 /* The trace a code site names for this depth (top: code_site_top), by itself or with
@@ -268,10 +272,8 @@ static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct a
 {
     chain->n = 0;
     if (cs->nframes >= depth + top) return code_site_trace(cs, depth);
-    if (!site_chain_of(t, at, cs, sp, depth + top, chain)) {
-        chain->n = 0;
-        return NULL;
-    }
+    site_chain_of(t, at, cs, sp, depth + top, chain);
+    if (!chain->n) return NULL;
     const struct chain_slot *p = &at->chains[chain_slot(at, chain)];
     if (p->depth != depth || !same_chain(&p->chain, chain)) return NULL;
     if (t->stack_stats) atomic_fetch_add_explicit(&t->chain_hits, 1, memory_order_relaxed);
