@@ -25,11 +25,11 @@ declare -A MAY=(
   [report]="report sources writers tables options util"
   [agent]="agent report sources writers tables options util"
 )
+# (One awk a layer: a process for each include line cost seconds.)
 for layer in "${!MAY[@]}"; do
-  bad=$(grep -Hn '#include "' $(find src/"$layer" -name "*.[ch]") 2>/dev/null | while IFS= read -r line; do
-    dir=$(sed -E 's/.*#include "([a-z_]+)\/.*/\1/' <<<"$line")
-    [[ " ${MAY[$layer]} gen " == *" $dir "* ]] || echo "$line"
-  done)
+  bad=$(grep -Hn '#include "' $(find src/"$layer" -name "*.[ch]") 2>/dev/null |
+    awk -v may=" ${MAY[$layer]} gen " '{ dir = $0; sub(/.*#include "/, "", dir); sub(/\/.*/, "", dir)
+                                       if (index(may, " " dir " ") == 0) print }')
   if [[ -z "$bad" ]]; then ok "src/$layer includes only ${MAY[$layer]}"
   else not_ok "src/$layer includes a layer above it:"; echo "$bad" | sed 's/^/#   /'; fi
 done
@@ -47,20 +47,25 @@ else not_ok "output written outside src/writers and src/report:"; echo "$writes"
 
 # Calls between files, from the symbols each object defines and uses; a loop is a
 # strongly connected set of two or more files.
+symbols() {  # symbols OBJ...: "def SYMBOL FILE" and "use SYMBOL FILE" lines, from one nm
+  nm -A "$@" | awk '{ i = index($0, ":"); f = substr($0, 1, i - 1); n = split(substr($0, i + 1), w, " ")
+                      if (n == 3 && w[2] ~ /^[TDBR]$/) print "def", w[3], f
+                      else if (n == 2 && w[1] == "U") print "use", w[2], f }'
+}
 file_graph() {  # file_graph OBJ...: prints "from to" for each call between two objects
-  for o in "$@"; do nm "$o" | awk -v f="$o" '$2 ~ /^[TDBR]$/ {print "def", $3, f} $1 == "U" {print "use", $2, f}'; done |
+  symbols "$@" |
     awk '$1 == "def" {def[$2] = $3; next} {use[NR] = $2 " " $3}
          END {for (i in use) {split(use[i], u, " "); if ((u[1] in def) && def[u[1]] != u[2]) print u[2], def[u[1]]}}' | sort -u
 }
 loops() {  # loops < EDGES: prints each pair of files that reach each other
+  # One search from each file marks all it reaches; then each pair is two lookups.
   awk '{e[$1] = e[$1] " " $2; n[$1]; n[$2]}
-       function reach(a, b,   seen, stack, top, x, k, parts, i) {
-         top = 0; stack[++top] = a; seen[a] = 1
+       function search(a,   stack, top, x, k, parts, i) {
+         top = 0; stack[++top] = a
          while (top > 0) { x = stack[top--]; k = split(e[x], parts, " ")
-           for (i = 1; i <= k; i++) { if (parts[i] == b) return 1
-             if (!(parts[i] in seen)) { seen[parts[i]] = 1; stack[++top] = parts[i] } } }
-         return 0 }
-       END {for (a in n) for (b in n) if (a < b && reach(a, b) && reach(b, a)) print a " <-> " b}'
+           for (i = 1; i <= k; i++) if (!((a, parts[i]) in reach)) { reach[a, parts[i]]; stack[++top] = parts[i] } } }
+       END {for (a in n) search(a)
+            for (a in n) for (b in n) if (a < b && (a, b) in reach && (b, a) in reach) print a " <-> " b}'
 }
 check_loops() {  # check_loops NAME OBJ...
   local name=$1; shift
@@ -74,12 +79,20 @@ mapfile -t objs < <(find src -name '*.c' | sort | sed 's|^\(.*\)\.c$|\1.o|; s|^|
 missing=$(for o in "${objs[@]}"; do [[ -f "$o" ]] || echo "$o"; done)
 if [[ -z "$missing" ]]; then check_loops src "${objs[@]}"
 else not_ok "objects not built (run make first): $(echo $missing)"; fi
+# compile DIR FLAGS... -- FILE...: the files' objects in DIR, by one gcc (one a file
+# cost seconds of start-up); prints " FILE" for each that does not compile.
+compile() {
+  local out=$1 flags=() c; shift
+  while [[ $1 != -- ]]; do flags+=("$1"); shift; done; shift
+  local files=("${@/#/$ROOT/}")
+  (cd "$out" && gcc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" -I"$ROOT/tools/common" "${flags[@]}" -c "${files[@]}" 2>/dev/null) && return
+  for c in "$@"; do
+    (cd "$out" && gcc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" -I"$ROOT/tools/common" "${flags[@]}" -c "$ROOT/$c" 2>/dev/null) || echo -n " $c"
+  done
+}
 for dir in tools/*/; do
   tool=$(basename "$dir"); mkdir -p "$WORK/$tool"
-  broken=""
-  for c in "$dir"*.c; do
-    gcc -std=c11 -D_GNU_SOURCE -Isrc -I"$dir" -Itools/common -c "$c" -o "$WORK/$tool/$(basename "$c" .c).o" 2>/dev/null || broken="$broken $c"
-  done
+  broken=$(compile "$WORK/$tool" -I"$ROOT/$dir" -- "$dir"*.c)
   # A file that does not compile would hide its calls: say so instead of passing.
   if [[ -n "$broken" ]]; then not_ok "tools/$tool: cannot compile$broken"; continue; fi
   check_loops "tools/$tool" "$WORK/$tool"/*.o
@@ -88,14 +101,12 @@ done
 # Includes between files, a file's .c and .h counting as one: a loop means two files
 # declare each other's functions (each function belongs in its own file's header).
 include_edges() {  # prints "from to" for each #include "..." between the tree's files
-  find src tools -name '*.[ch]' | sort | while IFS= read -r f; do
-    local d; d=$(dirname "$f")
-    sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" | while IFS= read -r inc; do
+  find src tools -name '*.[ch]' | sort | xargs awk '/^#include "/ { i = $0; sub(/^#include "/, "", i); sub(/".*/, "", i); print FILENAME, i }' |
+    while read -r f inc; do
       local t=""
-      for base in src "$d" tools/common; do [[ -f "$base/$inc" ]] && { t="$base/$inc"; break; }; done
+      for base in src "${f%/*}" tools/common; do [[ -f "$base/$inc" ]] && { t="$base/$inc"; break; }; done
       [[ -n "$t" && "${t%.?}" != "${f%.?}" ]] && echo "${f%.?} ${t%.?}"
-    done
-  done | sort -u
+    done | sort -u
 }
 found=$(include_edges | loops)
 if [[ -z "$found" ]]; then ok "no loop of includes between files (a file's .c and .h as one)"
@@ -105,14 +116,12 @@ else not_ok "loops of includes between files:"; echo "$found" | sed 's/^/#   /';
 # The uses come from every object of the tree: the agent's, the tools', the tests'.
 mkdir -p "$WORK/tests"
 JDK=${JAVA_HOME:-$(tests/lib/jdks.sh --first)}
-for c in tests/unit/test_*.c tests/fuzz/fuzz_*.c tests/fuzz/replay.c; do
-  gcc -std=c11 -D_GNU_SOURCE -DHPROF_VERSION='""' -Isrc -Itools/common -Itests/unit -Itests/fuzz \
-      -isystem "$JDK/include" -isystem "$JDK/include/linux" -c "$c" -o "$WORK/tests/$(basename "$c" .c).o" 2>/dev/null || not_ok "cannot compile $c"
-done
+broken=$(compile "$WORK/tests" -DHPROF_VERSION='""' -I"$ROOT/tests/unit" -I"$ROOT/tests/fuzz" \
+  -isystem "$JDK/include" -isystem "$JDK/include/linux" -- tests/unit/test_*.c tests/fuzz/fuzz_*.c tests/fuzz/replay.c)
+[[ -z "$broken" ]] || not_ok "cannot compile$broken"
 ENTRY=" main Agent_OnLoad Agent_OnAttach Agent_OnUnload LLVMFuzzerTestOneInput __asan_default_options "
-unused=$(for o in "${objs[@]}" "$WORK"/*/*.o; do
-    [[ -f "$o" ]] && nm "$o" | awk -v f="$o" '$1 == "U" {print "use", $2, f} $2 ~ /^[TDBR]$/ {print "def", $3, f}'
-  done | awk -v entry="$ENTRY" '$1 == "def" {def[$2] = $3; next}
+mapfile -t every < <(for o in "${objs[@]}" "$WORK"/*/*.o; do [[ -f "$o" ]] && echo "$o"; done)
+unused=$(symbols "${every[@]}" | awk -v entry="$ENTRY" '$1 == "def" {def[$2] = $3; next}
       {if (!($2 in other)) other[$2] = ""; if (index(other[$2], " " $3 " ") == 0) other[$2] = other[$2] " " $3 " "}
       END {for (s in def) { if (index(entry, " " s " ") || s ~ /^__(odr_)?asan/) continue  # ASan'"'"'s own
              n = split(other[s], u, " "); used = 0
