@@ -114,7 +114,9 @@ static int start_listener(const struct target *t, int timeout_s)
 }
 
 /* Connects through the checked socket file (its descriptor's /proc/self/fd name, so no
- * path is looked up again) and takes only the JVM itself as the peer. */
+ * path is looked up again) and takes only the JVM itself as the peer: the listener's pid
+ * and user, and that pid still the process first checked (its pidfd: a process of the
+ * same user may have taken the pid since the JVM ended, and made the socket anew). */
 static int connect_to(const struct target *t)
 {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
@@ -129,6 +131,8 @@ static int connect_to(const struct target *t)
         err = errno;
     else if (peer.uid != t->uid || peer.pid != t->pid)
         err = EPERM; /* the socket's listener is not the JVM we checked */
+    else if (!target_alive(t))
+        err = ESRCH; /* that pid is another process's now */
     close(file);
     if (err && fd >= 0) close(fd);
     errno = err;
