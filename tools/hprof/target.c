@@ -37,10 +37,35 @@ int tool_fail(int code, const char *fmt, ...)
     return code;
 }
 
+/* The length of the valid UTF-8 sequence at s (1 to 4; 0 when there is none): no
+ * overlong form, no surrogate, nothing above U+10FFFF. */
+static int utf8_length(const unsigned char *s)
+{
+    int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+    if (s[0] < 0xc2 || s[0] > 0xf4) return 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90) ||
+        (s[0] == 0xf4 && s[1] > 0x8f))
+        return 0;
+    return n;
+}
+
 void target_printable(char *s, bool keep_lines)
 {
-    for (; *s; s++)
-        if (((unsigned char)*s < 0x20 && !(keep_lines && (*s == '\n' || *s == '\t'))) || *s == 0x7f) *s = '?';
+    for (unsigned char *p = (unsigned char *)s; *p;) {
+        int n = *p < 0x80 ? 1 : utf8_length(p);
+        if (n == 0) { /* a byte of no character: C1 controls (0x80-0x9f) to a terminal in 8 bits */
+            if (*p <= 0x9f) *p = '?';
+            p++;
+        } else if (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f) { /* U+0080-U+009F, C1 controls in UTF-8 */
+            p[0] = p[1] = '?';
+            p += 2;
+        } else {
+            if (n == 1 && ((*p < 0x20 && !(keep_lines && (*p == '\n' || *p == '\t'))) || *p == 0x7f)) *p = '?';
+            p += n;
+        }
+    }
 }
 
 pid_t target_parse_pid(const char *s)

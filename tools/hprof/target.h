@@ -52,7 +52,9 @@ bool target_maps_libjvm(const struct target *t);
 int target_check_attachable(const struct target *t);
 
 /* Text the JVM or its user chose, made safe for a terminal: control characters (its
- * escapes) become '?', but for newlines and tabs when keep_lines. */
+ * escapes) become '?', but for newlines and tabs when keep_lines; the C1 ones too (CSI is
+ * one), as raw bytes 0x80-0x9f outside valid UTF-8 and as UTF-8 (U+0080-U+009F, each of
+ * its two bytes a '?'). Other valid UTF-8 stays; the length never changes. */
 void target_printable(char *s, bool keep_lines);
 
 /* A pid argument, or -1. */
