@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "target.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -298,17 +299,49 @@ bool target_maps_libjvm(const struct target *t)
     return found;
 }
 
-/* Was the JVM started with this option (its command line, readable by all)? */
-static bool has_arg(const struct target *t, const char *arg)
+/* /proc/<pid>/<what>, NUL-separated strings, read to its end (read_whole) into *buf. */
+static int read_proc(const struct target *t, const char *what, uint8_t **buf, size_t *len)
 {
     char path[64];
-    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)t->pid);
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)t->pid, what);
+    return read_whole(path, buf, len);
+}
+
+/* Is arg one of the words of s (split at blanks, as HotSpot splits JAVA_TOOL_OPTIONS)? */
+static bool has_word(const char *s, size_t n, const char *arg)
+{
+    size_t k = strlen(arg), start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && !isspace((unsigned char)s[i])) continue;
+        if (i - start == k && memcmp(s + start, arg, k) == 0) return true;
+        start = i + 1;
+    }
+    return false;
+}
+
+/* Was the JVM started with this option: on its command line (readable by all), or in
+ * the variables the launcher and HotSpot take options from (its environment, readable
+ * by its user and root)? */
+static bool has_arg(const struct target *t, const char *arg)
+{
+    static const char *const VARS[] = {"JAVA_TOOL_OPTIONS=", "JDK_JAVA_OPTIONS=", "_JAVA_OPTIONS="};
     uint8_t *buf = NULL;
     size_t len = 0;
-    if (read_whole(path, &buf, &len) != 0) return false;
     bool found = false;
-    for (size_t i = 0; i < len && !found; i += strnlen((char *)buf + i, len - i) + 1)
-        found = strncmp((char *)buf + i, arg, len - i) == 0;
+    if (read_proc(t, "cmdline", &buf, &len) == 0) {
+        for (size_t i = 0; i < len && !found; i += strnlen((char *)buf + i, len - i) + 1)
+            found = strncmp((char *)buf + i, arg, len - i) == 0;
+        free(buf);
+    }
+    if (found || read_proc(t, "environ", &buf, &len) != 0) return found;
+    for (size_t i = 0, n; i < len && !found; i += n + 1) {
+        const char *v = (char *)buf + i;
+        n = strnlen(v, len - i);
+        for (size_t j = 0; j < sizeof VARS / sizeof VARS[0] && !found; j++) {
+            size_t k = strlen(VARS[j]);
+            found = n > k && memcmp(v, VARS[j], k) == 0 && has_word(v + k, n - k, arg);
+        }
+    }
     free(buf);
     return found;
 }
