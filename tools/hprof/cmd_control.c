@@ -141,15 +141,31 @@ static int agent_file(const char *said, char *name, size_t len)
     return 0;
 }
 
+/* A file far bigger than the disk space it holds (a sparse file: a few blocks that say
+ * 20 GB) would fill this side's disk at no cost to the JVM's user; the agent writes its
+ * files whole. Above 1 MiB, less than an eighth of the size on disk is refused. */
+#define SPARSE_MIN   (1 << 20)
+#define SPARSE_RATIO 8
+
 /* The JVM's file `name`, opened as the JVM's user inside its root (target_fs.h): the
  * agent's answer is the JVM's to choose, so it is never opened as this tool's user. */
 static int open_agent_file(const struct target *t, const char *name, int *fd, off_t *size)
 {
-    if (tfs_open_read(t, name, fd, size) == 0) return 0;
+    struct stat st;
+    if (tfs_open_read(t, name, fd, size) != 0)
+        return tool_fail(EXIT_ERROR,
+                         "not reading %s: %s (only a regular file of the JVM's user, reached without a "
+                         "symbolic link, is taken)",
+                         name, strerror(errno));
+    if (fstat(*fd, &st) == 0 &&
+        (st.st_size <= SPARSE_MIN || (uint64_t)st.st_blocks * 512 >= (uint64_t)st.st_size / SPARSE_RATIO))
+        return 0;
+    close(*fd);
+    *fd = -1;
     return tool_fail(EXIT_ERROR,
-                     "not reading %s: %s (only a regular file of the JVM's user, reached without a "
-                     "symbolic link, is taken)",
-                     name, strerror(errno));
+                     "not copying %s: it says %lld bytes but holds %lld on disk (a sparse file, not one the "
+                     "agent wrote)",
+                     name, (long long)st.st_size, (long long)st.st_blocks * 512);
 }
 
 /* Copies the JVM's file `name` to dest (0600: a profile holds the program's data), a new
