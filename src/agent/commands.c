@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/report_timeline.h"
 #include "sources/alloc/alloc_tracker.h"
@@ -54,6 +55,17 @@ static void exit_vm(struct agent *a, JNIEnv *jni)
     exit(0);
 }
 
+/* CONTROL depth: when the CPU traces keep fewer frames than asked (session_mode_text
+ * says what they keep: "cut to"), said once for the run. */
+static void depth_changed(struct agent *a)
+{
+    static _Atomic bool said;
+    char mode[256];
+    session_mode_text(&a->session, mode, sizeof mode);
+    if (strstr(mode, " cut to ") && !atomic_exchange(&said, true))
+        log_warning("net=: CONTROL depth=%d: %s", host_depth(&a->host), mode);
+}
+
 static bool control(struct host *h, JNIEnv *jni, const struct command *c, char *why, size_t whylen)
 {
     switch (c->control) {
@@ -62,7 +74,10 @@ static bool control(struct host *h, JNIEnv *jni, const struct command *c, char *
     case CTL_CPU_ON: return cpu_sampling(h, jni, c->thread_id, true, why, whylen);
     case CTL_CPU_OFF: return cpu_sampling(h, jni, c->thread_id, false, why, whylen);
     case CTL_CPU_CLEAR: traces_clear_cpu_samples(&h->t.traces); break;
-    case CTL_DEPTH: atomic_store(&h->depth, (int)c->depth); break;
+    case CTL_DEPTH:
+        atomic_store(&h->depth, (int)c->depth);
+        depth_changed((struct agent *)h);
+        break;
     }
     return true;
 }

@@ -9,7 +9,8 @@
 #      JVMTI cannot make refused (exit 10, the reason said); after stop the agent is
 #      idle: the sampler's signals do not move while the program spins
 #   B  the first load cpu=samples: a switch to sampled heap=sites and back; exact
-#      heap=sites and cpu=times refused
+#      heap=sites and cpu=times refused; a depth past the frames the signal sampler
+#      took at start (set, a later session's) says what is kept
 source "$(dirname "$0")/../lib/common.sh"
 source "$HPROF_ROOT/tests/lib/attach.sh"
 
@@ -97,7 +98,16 @@ phase B 1 "alloc 3 2000000"
 hp stop $B
 hp start $B cpu=samples,interval=1,depth=8,file="$WORK/b3.txt"
 check "B: and back to cpu=samples" bash -c "[[ $HRC == 0 ]] && grep -q '(session 3): cpu=samples' hp.out"
+# The signal sampler's frames a sample holds were fixed at the first load (depth=8: 64).
+hp set $B depth=200
+check "B: set depth=200 says the 64 frames a sample holds, fixed at start, once [$(head -c 200 hp.out)]" \
+  bash -c "[[ $HRC == 0 && \$(grep -c 'depth 200 cut to 64 (the frames a sample holds, fixed at start)' hp.out) == 1 ]]"
+hp set $B depth=8
 sleep 1.5
+hp stop $B
+hp start $B cpu=samples,interval=1,depth=300,file="$WORK/b4.txt"
+check "B: a later session's depth=300 says the 64 frames a sample holds [$(head -c 200 hp.out)]" \
+  bash -c "[[ $HRC == 0 ]] && grep -q '(session 4): cpu=samples (every 1 ms, depth 300 cut to 64 (the frames a sample holds, fixed at start))' hp.out"
 hp stop $B
 m3=$(allocs b2.txt 'Phases$Mark3')
 check "B: the sampled session estimates Mark3's 2000000 objects ($m3, within 30%)" \

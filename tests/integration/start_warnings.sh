@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # What the agent says once at start: a depth= past what a stack keeps (cpu=times 64,
 # cpu=samples 1,024), net= to a peer that is not this machine; and an environment switch
-# set to "0" is off (HPROF_HEAP_TIMES=0 prints no phases).
+# set to "0" is off (HPROF_HEAP_TIMES=0 prints no phases). Once in a run: a net= CONTROL
+# depth past the frames the signal sampler took at start.
 source "$(dirname "$0")/../lib/common.sh"
 
 run_java "$(agent cpu=times,depth=100,file=t.txt)" HotMethod 100
@@ -49,4 +50,15 @@ if command -v python3 >/dev/null; then
   wait $LPID 2>/dev/null
   check "net=localhost: no warning" bash -c "[[ $RC -eq 0 ]] && ! grep -q 'HPROF WARNING' out.txt"
 fi
+# net=: CONTROL depth past the 64 frames the signal sampler took at start (depth=4): one
+# warning, whatever follows (the front end sends two).
+FRONT=$HPROF_BIN/hprof-front
+printf 'depth 200\ndepth 300\npause 300\ncpu samples 0\n' | "$FRONT" -P port3.txt -o nd.hprof -t 60 2>front3.err &
+FPID=$!
+for _ in $(seq 100); do [[ -s port3.txt ]] && break; sleep 0.1; done
+run_java "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port3.txt)")" NetServer 1500
+wait $FPID 2>/dev/null
+check "net= CONTROL depth=200 past the 64 frames a sample holds: one warning, says what is kept" \
+  bash -c "[[ \$(grep -c 'HPROF WARNING: net=: CONTROL depth' out.txt) == 1 ]] &&
+    grep -q 'HPROF WARNING: net=: CONTROL depth=200: cpu=samples (every [0-9]* ms, depth 200 cut to 64 (the frames a sample holds, fixed at start))' out.txt"
 jni_clean
