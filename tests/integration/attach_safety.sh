@@ -212,12 +212,12 @@ before=$(requests)
 chmod 666 /tmp/.java_pid$F
 hp dump -t 5 $F "$WORK/f-copy"
 chmod 600 /tmp/.java_pid$F
-check "a socket open to others (0666): not used [exit $HRC: $(head -c 150 hp.err)]" \
+check "a socket open to others (0666): not used [exit $HRC: $(head -c 150 hp.err | tr "\n" " ")]" \
   bash -c "[[ $HRC != 0 && $(requests) == $before ]]"
 chgrp 0 /tmp/.java_pid$F
 hp dump -t 5 $F "$WORK/f-copy"
 chgrp 65534 /tmp/.java_pid$F
-check "a socket of another group: not used [exit $HRC: $(head -c 150 hp.err)]" \
+check "a socket of another group: not used [exit $HRC: $(head -c 150 hp.err | tr "\n" " ")]" \
   bash -c "[[ $HRC != 0 && $(requests) == $before ]]"
 hp dump -t 5 $F "$WORK/f-copy"
 check "the socket as it was: used again (the two above were refused for their socket alone)" \
@@ -229,7 +229,7 @@ fake X x.txt "$F"
 X=$PID
 JVMS+=("X:$X")
 hp dump -t 5 $F "$WORK/f-copy"
-check "another process listening on the JVM's socket: not used [exit $HRC: $(head -c 150 hp.err)]" \
+check "another process listening on the JVM's socket: not used [exit $HRC: $(head -c 150 hp.err | tr "\n" " ")]" \
   bash -c "[[ -n '$X' && $HRC != 0 ]] && ! grep -Eq '^request (getversion|load)' X.out"
 kill $F $X 2>/dev/null; wait 2>/dev/null
 rm -f /tmp/.java_pid$F /tmp/.java_pid$X
