@@ -261,10 +261,11 @@ bool bci_classes_is_numbered(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv 
     return numbered_twin(t, jvmti, jni, cls, false) != NULL;
 }
 
-void bci_classes_prepared(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
+struct bci_class *bci_classes_prepared(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
 {
     struct bci_class *c = numbered_twin(t, jvmti, jni, cls, true);
     if (c) bci_classes_bind(c, jvmti, cls);
+    return c;
 }
 
 /* ---- threads ---- */

@@ -48,8 +48,9 @@ struct bci_class *bci_classes_number(struct bci_class_table *t, JNIEnv *jni, con
 bool bci_classes_is_numbered(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
 /* The class is already loaded (a retransformation): name its methods now. */
 void bci_classes_bind(struct bci_class *c, jvmtiEnv *jvmti, jclass cls);
-/* A loaded class: fill in the jmethodIDs of its numbered twin, if it has one. */
-void bci_classes_prepared(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
+/* A loaded class: fill in the jmethodIDs of its numbered twin, if it has one; that twin,
+ * or NULL. */
+struct bci_class *bci_classes_prepared(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
 
 /* The entry of the current thread, from JVMTI thread-local storage (NULL if unknown, or
  * once its end was seen): for a thread's own events, which its end does not race. For

@@ -5,7 +5,8 @@
 # after each round. What the agent keeps follows the classes loaded, not all those ever
 # loaded, and the records count every copy in one row:
 #   - cpu=times: ChurnPayload's methods one row each, every call counted (a copy unloaded
-#     before its calls were counted too); its classes numbered again from the same bytes;
+#     before its calls were counted too, named when it was prepared); its classes
+#     numbered again from the same bytes;
 #   - heap=sites: one site for ChurnPayload with every object; its class entries and the
 #     jmethodIDs and raw trace keys of unloaded copies swept;
 #   - heap=all,format=b: the dump written at the end is well formed;
@@ -44,6 +45,15 @@ check "cpu=times: at most ${most:-?} classes numbered under one name for $TOTAL 
 swept=$(stat '^HPROF: tables: swept [0-9]* class entries, \([0-9]*\) numbered classes.*')
 check "cpu=times: ${swept:-?} numbered classes of unloaded loaders made vacant (>= $((TOTAL - 2 * COPIES)))" \
   at_least $((TOTAL - 2 * COPIES)) "$swept"
+
+# A few copies, their calls still in the Tracker's buffer when the loaders are collected
+# (a round's System.gc): the methods were named as each class was prepared, not at their
+# first counted call, by when no copy of the bytes is left to name them (the rows were
+# <Unknown Method>, and under load a whole round of the run above was).
+run_java -Xverify:all "$(agent cpu=times,cutoff=0,file=few.txt)" ClassChurn 2 5 100
+check "cpu=times, 2 rounds of 5 copies collected before their calls are counted: applyAsLong in one row, 10 calls ($(rows few.txt applyAsLong))" \
+  [ "$(rows few.txt applyAsLong)" = "10 1" ]
+check "cpu=times, 2 rounds of 5 copies: no call left unnamed" bash -c "grep -q '^CPU TIME (ms) END' few.txt && ! grep -q 'Unknown Method' few.txt"
 
 HPROF_TABLE_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=sites.txt)" ClassChurn $ROUNDS $COPIES 1200
 check "heap=sites: the churn runs to its end (exit $RC)" ran

@@ -66,6 +66,7 @@ static unsigned filter(void *ctx, const char *class_name, const char *name, cons
 
 static void remove_tracker_class(struct tracker *t);
 static void time_by_sample(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, uint32_t nmethods, bool on);
+static void name_if_collectable(struct host *h, JNIEnv *jni, struct bci_class *c, jclass cls);
 
 static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_redefined, jobject loader,
                                        const char *name, jobject protection_domain, jint len, const unsigned char *data,
@@ -126,7 +127,10 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
                 descs[i] = res.methods[i].desc;
             }
             bci_classes_set_methods(h->bci_classes, c, res.method_count, names, descs);
-            if (being_redefined) bci_classes_bind(c, jvmti, being_redefined);
+            if (being_redefined) {
+                bci_classes_bind(c, jvmti, being_redefined);
+                name_if_collectable(h, jni, c, being_redefined);
+            }
         }
         free(names);
         free(descs);
@@ -146,9 +150,33 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
     cf_result_free(&res);
 }
 
+/* Whether the class's loader is one of the JDK's own (boot, platform, application),
+ * which are never collected. */
+static bool jdk_loader(jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
+{
+    static const char prefix[] = "Ljdk/internal/loader/ClassLoaders$";
+    jobject loader = NULL;
+    if ((*jvmti)->GetClassLoader(jvmti, cls, &loader) != JVMTI_ERROR_NONE || !loader) return true;
+    jclass type = (*jni)->GetObjectClass(jni, loader);
+    char *sig = NULL;
+    bool jdk = type && (*jvmti)->GetClassSignature(jvmti, type, &sig, NULL) == JVMTI_ERROR_NONE && sig &&
+        strncmp(sig, prefix, sizeof prefix - 1) == 0;
+    if (sig) (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    if (type) (*jni)->DeleteLocalRef(jni, type);
+    (*jni)->DeleteLocalRef(jni, loader);
+    return jdk;
+}
+
+/* cpu=times: a class of another loader may be gone before its calls are counted; its
+ * methods are named while it is surely loaded. */
+static void name_if_collectable(struct host *h, JNIEnv *jni, struct bci_class *c, jclass cls)
+{
+    if (c && c->loader && wants_times(h) && !jdk_loader(h->jvmti, jni, cls)) method_times_name_class(h, jni, c);
+}
+
 static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cls)
 {
-    if (h->bci_classes) bci_classes_prepared(h->bci_classes, h->jvmti, jni, cls);
+    if (h->bci_classes) name_if_collectable(h, jni, bci_classes_prepared(h->bci_classes, h->jvmti, jni, cls), cls);
 }
 
 /* The directory goes as soon as the boot loader has read the Tracker (or at VMInit,

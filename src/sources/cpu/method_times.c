@@ -178,6 +178,16 @@ static struct frame *frame_of(struct host *h, JNIEnv *jni, uint32_t cnum, uint32
     return f;
 }
 
+void method_times_name_class(struct host *h, JNIEnv *jni, struct bci_class *c)
+{
+    /* The replay names a method at its first counted call, through the jmethodID; the
+     * calls of a copy whose loader was collected before then (a loader per round of
+     * work, dropped at once) could not be named, and none of their bytes' other copies
+     * may ever come. Named here, on the loading thread, the frames stay with the bytes. */
+    bool named;
+    for (uint32_t m = 0; m < c->nmethods; m++) frame_of(h, jni, c->cnum, m, &named);
+}
+
 /* The trace of frame `top` and those under it, cut to the stack's depth; NULL when a
  * frame could not be named (out of memory) or the table is full. */
 static struct trace *trace_at(struct host *h, JNIEnv *jni, struct call_stack *s, int top)

@@ -28,6 +28,7 @@ struct host;
 struct method_times;
 
 struct batch;
+struct bci_class;
 
 /* timing=sampled: from now on method (cnum, mnum), of a class of nmethods methods, is
  * timed by sample (on) or at every call. */
@@ -47,6 +48,9 @@ int64_t *method_times_batch_pairs(struct batch *b);
  * last batch may be empty. Never waits. */
 void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t tid, int64_t cpu_ns,
                          uint32_t thread_serial, bool last);
+/* Names the methods of a class that may be unloaded before its calls are counted (its
+ * loader is not one of the JDK's own), now that it is prepared: once for its bytes. */
+void method_times_name_class(struct host *h, JNIEnv *jni, struct bci_class *c);
 /* HPROF_STACK_STATS: how many call stacks were made, and given up (stderr). */
 void method_times_log_stats(struct host *h);
 /* Waits until every batch handed over so far is counted (before a dump). */
