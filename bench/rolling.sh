@@ -9,18 +9,23 @@
 # and the RSS after the first window and at the end; then the ratio of CPU per round
 # (agent / none), the RSS growth, and the windows' files (how many kept, their size).
 #
-#   bench/rolling.sh [--seconds 3600] [--every 60] [--keep 5] [--interval 10]
-#                    [--jdk DIR] [--agent LIB] [--out DIR]
+#   bench/rolling.sh [--seconds 3600] [--base-seconds S] [--every 60] [--keep 5]
+#                    [--interval 10] [--jdk DIR] [--agent LIB] [--out DIR]
+#
+# --base-seconds: the run without the agent (default: as long as --seconds; 0: none,
+# for a soak of memory alone). Each run's RSS every window goes to OUT/NAME.rss
+# ("seconds KiB"), and the table gives it at a quarter, half and the end of the run.
 #
 # The two runs take turns on a shared machine: read the ratio with the load it says.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 
-SECONDS_EACH=3600 EVERY=60 KEEP=5 INTERVAL=10 JDK="" AGENT="$ROOT/build/libhprof.so" OUT="$ROOT/build/rolling"
+SECONDS_EACH=3600 BASE_SECONDS="" EVERY=60 KEEP=5 INTERVAL=10 JDK="" AGENT="$ROOT/build/libhprof.so" OUT="$ROOT/build/rolling"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) SECONDS_EACH=${2:?}; shift ;;
+    --base-seconds) BASE_SECONDS=${2:?}; shift ;;
     --every) EVERY=${2:?}; shift ;;
     --keep) KEEP=${2:?}; shift ;;
     --interval) INTERVAL=${2:?}; shift ;;
@@ -50,45 +55,55 @@ ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }   # user+syst
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }  # KiB
 load() { awk '{ print $1 }' /proc/loadavg; }
 
-# run NAME [java options...]: javac rounds for SECONDS_EACH; prints
-# "NAME rounds cpu_s_per_round rss_first_kib rss_end_kib load_start load_end cpu_s".
+# run NAME SECONDS [java options...]: javac rounds for SECONDS; prints
+# "NAME rounds cpu_s_per_round rss_first_kib rss_end_kib load_start load_end cpu_s
+#  rss_quarter_kib rss_half_kib"; the RSS of each window's end in OUT/NAME.rss.
 run() {
-  local name=$1; shift
-  local log="$OUT/$name.out" pid first="" t0 cpu n l0
+  local name=$1 secs=$2; shift 2
+  local log="$OUT/$name.out" pid first="" t0 cpu n l0 next=$EVERY
   mkdir -p "$OUT/$name-classes"
   l0=$(load)
   (cd "$CORPUS" && exec "$JDK/bin/java" "$@" -cp "$OUT/classes" JavacRounds 1000000 -nowarn -encoding UTF-8 \
     -d "$OUT/$name-classes" @sources.txt) >"$log" 2>&1 &
   pid=$!
   t0=$(date +%s)
-  while kill -0 $pid 2>/dev/null && (($(date +%s) - t0 < SECONDS_EACH)); do
+  : >"$OUT/$name.rss"
+  while kill -0 $pid 2>/dev/null && (($(date +%s) - t0 < secs)); do
     sleep 1
     # the first window's end: the agent's memory with a window written
     [[ -z $first ]] && (($(date +%s) - t0 >= EVERY + 5)) && first=$(rss $pid)
+    if (($(date +%s) - t0 >= next + 5)); then
+      echo "$next $(rss $pid)" >>"$OUT/$name.rss"; next=$((next + EVERY))
+    fi
   done
   cpu=$(ticks $pid)
   local last; last=$(rss $pid)
   kill $pid 2>/dev/null; wait $pid 2>/dev/null
   n=$(grep -c '^round [0-9]*:' "$log")
   awk -v name="$name" -v n="$n" -v cpu="$cpu" -v hz="$(getconf CLK_TCK)" -v f="${first:-0}" -v e="${last:-0}" \
-    -v l0="$l0" -v l1="$(load)" \
-    'BEGIN { printf "%s %d %.3f %d %d %s %s %.1f\n", name, n, n ? cpu / hz / n : 0, f, e, l0, l1, cpu / hz }'
+    -v l0="$l0" -v l1="$(load)" -v q="$(at_fraction "$OUT/$name.rss" 4)" -v h="$(at_fraction "$OUT/$name.rss" 2)" \
+    'BEGIN { printf "%s %d %.3f %d %d %s %s %.1f %d %d\n", name, n, n ? cpu / hz / n : 0, f, e, l0, l1, cpu / hz, q, h }'
 }
 
-echo "rolling.sh: $(basename "$JDK"), ${SECONDS_EACH}s each, a window every ${EVERY}s, keep=$KEEP, interval=${INTERVAL}ms" >&2
-none=$(run none)
-agent=$(run rolling "-agentpath:$AGENT=cpu=samples,interval=$INTERVAL,rotate=$EVERY,keep=$KEEP,service=javac,file=$OUT/windows/w-%t.pb.gz")
+# at_fraction FILE K: the RSS (KiB) recorded at 1/K of the run (0 when none).
+at_fraction() { awk -v k="$2" '{ t[NR] = $2 } END { i = int(NR / k); print (i > 0 ? t[i] : 0) + 0 }' "$1"; }
+
+BASE_SECONDS=${BASE_SECONDS:-$SECONDS_EACH}
+echo "rolling.sh: $(basename "$JDK"), ${SECONDS_EACH}s with the agent, ${BASE_SECONDS}s without, a window every ${EVERY}s, keep=$KEEP, interval=${INTERVAL}ms" >&2
+none="none 0 0 0 0 - - 0 0 0"
+((BASE_SECONDS > 0)) && none=$(run none "$BASE_SECONDS")
+agent=$(run rolling "$SECONDS_EACH" "-agentpath:$AGENT=cpu=samples,interval=$INTERVAL,rotate=$EVERY,keep=$KEEP,service=javac,file=$OUT/windows/w-%t.pb.gz")
 files=$(ls "$OUT/windows" | wc -l)
 size=$(du -sk "$OUT/windows" | awk '{ print $1 }')
 {
-  echo "| run | rounds | CPU s in all | CPU s / round | RSS after window 1 (MiB) | RSS at end (MiB) | load (start, end) |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| run | rounds | CPU s in all | CPU s / round | RSS (MiB) after window 1 / at 1/4 / 1/2 / end | load (start, end) |"
+  echo "|---|---|---|---|---|---|"
   for r in "$none" "$agent"; do
-    awk '{ printf "| %s | %d | %.1f | %.3f | %.1f | %.1f | %s, %s |\n", $1, $2, $8, $3, $4 / 1024, $5 / 1024, $6, $7 }' <<<"$r"
+    awk '{ printf "| %s | %d | %.1f | %.3f | %.1f / %.1f / %.1f / %.1f | %s, %s |\n", $1, $2, $8, $3, $4 / 1024, $9 / 1024, $10 / 1024, $5 / 1024, $6, $7 }' <<<"$r"
   done
   paste -d' ' <(echo "$none") <(echo "$agent") | awk -v files="$files" -v size="$size" '{
-    if ($3 && $11) printf "\nCPU per round, rolling / none: %.3f; ", $11 / $3
+    if ($3 && $13) printf "\nCPU per round, rolling / none: %.3f; ", $13 / $3
     else printf "\nno javac round finished in one of the runs: give more --seconds; "
-    printf "RSS growth from window 1 to the end: none %+.1f MiB, rolling %+.1f MiB; ", ($5 - $4) / 1024, ($13 - $12) / 1024
+    printf "RSS growth from window 1 to the end: none %+.1f MiB, rolling %+.1f MiB; ", ($5 - $4) / 1024, ($15 - $14) / 1024
     printf "window files kept: %d (%d KiB)\n", files, size }'
 } | tee "$OUT/results.md"
