@@ -17,7 +17,9 @@
 #      socket open to others or of another group, another process listening on it, its
 #      pid taken by another process of its user (the socket made anew): not used
 #   K  a container (mount namespace, chroot) whose /tmp is a link out of its root:
-#      nothing is made outside it
+#      nothing is made outside it; one whose /tmp is a folder: profile -o works
+#   F's lies and the K cases run twice: the second time with HPROF_NO_OPENAT2=1, the
+#   tool's fallback walk (a name at a time, for kernels without openat2)
 # and no JVM of the script leaves a /tmp/.java_pid<pid> socket behind.
 # N, F, K and E's second half need root and setpriv (they run JVMs as uid 65534):
 # skipped otherwise.
@@ -158,6 +160,8 @@ SECRET=$(mktemp -d /tmp/hprof-safety-secret-XXXXXX)
 echo "root's secret $$" >"$SECRET/secret"; chmod 600 "$SECRET/secret"; chmod 755 "$SECRET"
 mkfifo "$SECRET/fifo"; chown 65534:65534 "$SECRET/fifo"
 ln -s "$SECRET/secret" "$SECRET/link"; chown -h 65534:65534 "$SECRET/link"
+echo "nobody's own file" >"$SECRET/own"; chown 65534:65534 "$SECRET/own"
+ln -s "$SECRET/own" "$SECRET/ownlink"; chown -h 65534:65534 "$SECRET/ownlink"
 echo "HPROF: dump written to $SECRET/secret" >lie.txt; chmod 644 lie.txt
 truncate -s 20G "$SECRET/sparse"; chown 65534:65534 "$SECRET/sparse"
 # fake NAME LIE [PID]: FakeAttachPeer as nobody answering from the file LIE (on PID's
@@ -177,31 +181,44 @@ fake F lie.txt
 F=$PID
 JVMS+=("F:$F")
 if [[ -z "$F" ]]; then not_ok "the lying JVM did not start"; exit 0; fi
-# lie WHAT TEXT: the lying JVM answers TEXT; dump FILE must copy nothing.
+# lie WHAT TEXT: the lying JVM answers TEXT; dump FILE must copy nothing. $WALK names the
+# run under HPROF_NO_OPENAT2=1 (the tool's fallback walk, a name at a time, instead of
+# openat2).
+WALK=""
 lie() {
   printf '%s\n' "$2" >lie.txt
   rm -f f-copy
   # Bounded here too, so that a tool that does copy /dev/zero or wait on a FIFO fails
   # the check without filling the disk or holding the run.
   HRC=0; (ulimit -f 102400; exec timeout -k 5 30 "$HPROF" dump -t 10 $F "$WORK/f-copy") >hp.out 2>hp.err || HRC=$?
-  check "a lying JVM, $1: refused, nothing copied [exit $HRC: $(head -c 200 hp.err | tr '\n' ' ')]" \
+  check "a lying JVM, $1$WALK: refused, nothing copied [exit $HRC: $(head -c 200 hp.err | tr '\n' ' ')]" \
     bash -c "[[ $HRC != 0 && $HRC -lt 100 && ! -e f-copy ]]"
 }
-lie "root's 0600 file" "HPROF: dump written to $SECRET/secret"
-check "a lying JVM: root's secret is nowhere in the tool's output" bash -c "! grep -q \"root's secret\" hp.out hp.err"
-lie "/etc/shadow" "HPROF: dump written to /etc/shadow"
-lie "a FIFO of its own (no hang)" "HPROF: dump written to $SECRET/fifo"
-lie "/dev/zero (no endless copy)" "HPROF: dump written to /dev/zero"
-lie "a link of its own to root's file" "HPROF: dump written to $SECRET/link"
-lie "a path up and out of its root" "HPROF: dump written to /../../..$SECRET/secret"
-lie "a profile in /proc/self (a magic link)" "HPROF: stopped; the profile is in /proc/self/root$SECRET/secret (the agent stays loaded and idle)"
-# The reply file itself: a link to root's secret, a FIFO (the agent's answer is read only
-# from a regular file of the JVM's user, opened without blocking).
-lie "its reply file a link to root's file" "REPLY-LINK $SECRET/secret"
-lie "its reply file a FIFO (no hang)" "REPLY-FIFO"
-# A sparse file: 20 GB that hold no block (bounded by ulimit -f, as above).
-lie "a sparse file of 20 GB of its own (no disk filled)" "HPROF: dump written to $SECRET/sparse"
-check "a lying JVM, a sparse file: said so" grep -q 'sparse file' hp.err
+# lies: every lie, each answered by the same lying JVM.
+lies() {
+  lie "root's 0600 file" "HPROF: dump written to $SECRET/secret"
+  check "a lying JVM: root's secret is nowhere in the tool's output$WALK" bash -c "! grep -q \"root's secret\" hp.out hp.err"
+  lie "/etc/shadow" "HPROF: dump written to /etc/shadow"
+  lie "a FIFO of its own (no hang)" "HPROF: dump written to $SECRET/fifo"
+  lie "/dev/zero (no endless copy)" "HPROF: dump written to /dev/zero"
+  lie "a link of its own to root's file" "HPROF: dump written to $SECRET/link"
+  # (its own file, which it may read: only the refusal of links keeps this one out)
+  lie "a link of its own to its own file" "HPROF: dump written to $SECRET/ownlink"
+  lie "a path up and out of its root" "HPROF: dump written to /../../..$SECRET/secret"
+  lie "a profile in /proc/self (a magic link)" "HPROF: stopped; the profile is in /proc/self/root$SECRET/secret (the agent stays loaded and idle)"
+  # The reply file itself: a link to root's secret, a FIFO (the agent's answer is read only
+  # from a regular file of the JVM's user, opened without blocking).
+  lie "its reply file a link to root's file" "REPLY-LINK $SECRET/secret"
+  lie "its reply file a FIFO (no hang)" "REPLY-FIFO"
+  # A sparse file: 20 GB that hold no block (bounded by ulimit -f, as above).
+  lie "a sparse file of 20 GB of its own (no disk filled)" "HPROF: dump written to $SECRET/sparse"
+  check "a lying JVM, a sparse file: said so$WALK" grep -q 'sparse file' hp.err
+}
+lies
+# The same lies with the tool's fallback walk (kernels before 5.6 have no openat2).
+export HPROF_NO_OPENAT2=1; WALK=" (fallback walk)"
+lies
+unset HPROF_NO_OPENAT2; WALK=""
 
 # The socket, as jcmd checks it: the JVM's user and group, no access for others.
 # requests: how many the lying JVM has read so far.
@@ -317,21 +334,30 @@ else
   if [[ -z "$PID" ]]; then
     not_ok "the container's JVM did not start: $(head -c 300 KL.err)"
   else
-    hp start -t 5 $PID cpu=samples
-    check "a container whose /tmp links out: refused [exit $HRC: $(head -c 150 hp.err)]" test "$HRC" != 0
-    check "a container whose /tmp links out: nothing made outside its root [$(ls -A "$HOSTDIR" | tr '\n' ' ')]" \
-      test -z "$(ls -A "$HOSTDIR")"
+    for WALK in "" " (fallback walk)"; do
+      [[ -n $WALK ]] && export HPROF_NO_OPENAT2=1
+      hp start -t 5 $PID cpu=samples
+      check "a container whose /tmp links out$WALK: refused [exit $HRC: $(head -c 150 hp.err)]" test "$HRC" != 0
+      check "a container whose /tmp links out$WALK: nothing made outside its root [$(ls -A "$HOSTDIR" | tr '\n' ' ')]" \
+        test -z "$(ls -A "$HOSTDIR")"
+      unset HPROF_NO_OPENAT2
+    done
   fi
   end_container KL
   container KD dir
   if [[ -z "$PID" ]]; then
     not_ok "the container's JVM did not start: $(head -c 300 KD.err)"
   else
-    hp profile $PID -d 2s -o "$WORK/kd.txt"
-    check "a container: profile -o works from the host, hot method on top [exit $HRC]" \
-      bash -c "[[ $HRC == 0 && '$(rank1_method kd.txt 2>/dev/null)' == AttachTarget.hot ]]"
-    check "a container: the library copy and the agent's folder are nobody's, inside its root" \
-      bash -c "[[ \$(stat -c %u KD/tmp/.hprof-65534 KD/tmp/.hprof-65534/libhprof.so KD/tmp/hprof-profile-* | sort -u) == 65534 ]]"
+    for WALK in "" " (fallback walk)"; do
+      [[ -n $WALK ]] && export HPROF_NO_OPENAT2=1
+      hp profile $PID -d 2s -o "$WORK/kd.txt"
+      check "a container$WALK: profile -o works from the host, hot method on top [exit $HRC]" \
+        bash -c "[[ $HRC == 0 && '$(rank1_method kd.txt 2>/dev/null)' == AttachTarget.hot ]]"
+      check "a container$WALK: the library copy and the agent's folders are nobody's, inside its root" \
+        bash -c "[[ \$(stat -c %u KD/tmp/.hprof-65534 KD/tmp/.hprof-65534/libhprof.so KD/tmp/hprof-profile-* | sort -u) == 65534 ]]"
+      unset HPROF_NO_OPENAT2
+      rm -f kd.txt
+    done
   fi
   end_container KD
 fi
