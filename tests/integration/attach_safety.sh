@@ -10,14 +10,15 @@
 #   E  a program that ends inside profile's window: the tool notices at once, exit 0,
 #      the profile (written at exit) copied
 #   N  root attaching to a JVM run as another user (nobody): dump FILE and profile -o
-#      work, the copies are root's and 0600
+#      work, the copies are root's and 0600; stat and list read its jvmstat file
 #   F  a JVM that lies (tests/java/FakeAttachPeer.java, run as nobody): its answer names
 #      root's secret, a FIFO, /dev/zero, a link, a sparse file of 20 GB; its reply file
 #      is a link or a FIFO: the tool copies nothing, neither hangs nor fills the disk. Its
 #      socket open to others or of another group, another process listening on it, its
 #      pid taken by another process of its user (the socket made anew): not used
 #   K  a container (mount namespace, chroot) whose /tmp is a link out of its root:
-#      nothing is made outside it; one whose /tmp is a folder: profile -o works
+#      nothing is made outside it, no jvmstat file planted at the link's target is read
+#      (stat, list); one whose /tmp is a folder: profile -o, stat and list work
 #   F's lies and the K cases run twice: the second time with HPROF_NO_OPENAT2=1, the
 #   tool's fallback walk (a name at a time, for kernels without openat2)
 # and no JVM of the script leaves a /tmp/.java_pid<pid> socket behind.
@@ -83,6 +84,9 @@ check "hprof list: its name in raw C1 bytes (0x9b, not UTF-8) escaped" \
   bash -c "[[ -n '$fake_perf' ]] && grep -a '^$S ' hp.out | grep -qaF -- '$WORK/$shown'"
 check "hprof list: no control byte in its output (C0, DEL, C1 raw or in UTF-8)" \
   test "$(LC_ALL=C tr -d '\n\040-\176\240-\377' <hp.out | wc -c)" = 0
+hp stat $C
+check "the tool's own user's JVM: hprof stat reads its counters [exit $HRC]" \
+  bash -c "[[ $HRC == 0 ]] && tail -n 1 hp.out | grep -Eq '^ *[0-9.]+s +[0-9]+ '"
 # Many relative file= words from a folder of ~3000 characters: join_options gave one
 # folder's length per argument (an overflow ASan sees; tests/check.sh counts its report).
 long=$WORK
@@ -137,6 +141,11 @@ AS=()
 N=$PID
 JVMS+=("N:$N")
 if [[ -z "$N" ]]; then not_ok "nobody's target program did not start"; exit 0; fi
+hp stat $N
+check "nobody's JVM: hprof stat reads its counters from root [exit $HRC]" \
+  bash -c "[[ $HRC == 0 ]] && tail -n 1 hp.out | grep -Eq '^ *[0-9.]+s +[0-9]+ '"
+hp list
+check "nobody's JVM: hprof list shows it to root" grep -Eq "^$N +AttachTarget " hp.out
 hp profile $N -d 2s -o "$WORK/n-prof.txt"
 check "nobody's JVM: profile -o FILE works from root, hot method on top [exit $HRC]" \
   bash -c "[[ $HRC == 0 && '$(rank1_method n-prof.txt 2>/dev/null)' == AttachTarget.hot ]]"
@@ -342,6 +351,24 @@ else
         test -z "$(ls -A "$HOSTDIR")"
       unset HPROF_NO_OPENAT2
     done
+    # Its jvmstat file as HotSpot wrote it (through the link, inside its root), planted at
+    # the link's target on this side with the main class PlantedHost1: neither hprof stat
+    # nor list may read it (the link is not followed; there is none to read inside).
+    real=$(ls "$WORK/KL$HOSTDIR"/hsperfdata_*/"$PID" 2>/dev/null | head -1)
+    mkdir -p "$HOSTDIR/hsperfdata_nobody"
+    [[ -n $real ]] && LC_ALL=C sed 's/AttachTarget/PlantedHost1/g' "$real" >"$HOSTDIR/hsperfdata_nobody/$PID"
+    chown -R 65534:65534 "$HOSTDIR/hsperfdata_nobody"; chmod 700 "$HOSTDIR/hsperfdata_nobody"
+    for WALK in "" " (fallback walk)"; do
+      [[ -n $WALK ]] && export HPROF_NO_OPENAT2=1
+      hp stat $PID
+      check "a container whose /tmp links out$WALK: hprof stat reads no jvmstat file outside its root [exit $HRC: $(head -c 150 hp.err)]" \
+        bash -c "[[ -n '$real' && $HRC == 7 ]] && ! grep -Eq '^ *[0-9.]+s ' hp.out"
+      hp list
+      check "a container whose /tmp links out$WALK: hprof list neither" \
+        bash -c "[[ -n '$real' && $HRC == 0 ]] && ! grep -q PlantedHost1 hp.out"
+      unset HPROF_NO_OPENAT2
+    done
+    rm -rf "$HOSTDIR/hsperfdata_nobody"
   fi
   end_container KL
   container KD dir
@@ -355,6 +382,11 @@ else
         bash -c "[[ $HRC == 0 && '$(rank1_method kd.txt 2>/dev/null)' == AttachTarget.hot ]]"
       check "a container$WALK: the library copy and the agent's folders are nobody's, inside its root" \
         bash -c "[[ \$(stat -c %u KD/tmp/.hprof-65534 KD/tmp/.hprof-65534/libhprof.so KD/tmp/hprof-profile-* | sort -u) == 65534 ]]"
+      hp stat $PID
+      check "a container$WALK: hprof stat reads its counters inside its root [exit $HRC]" \
+        bash -c "[[ $HRC == 0 ]] && tail -n 1 hp.out | grep -Eq '^ *[0-9.]+s +[0-9]+ '"
+      hp list
+      check "a container$WALK: hprof list shows it, in a container" grep -Eq "^$PID +AttachTarget .*\(container\)" hp.out
       unset HPROF_NO_OPENAT2
       rm -f kd.txt
     done

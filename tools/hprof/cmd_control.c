@@ -33,6 +33,7 @@
 #include "hprof.h"
 #include "options/options.h"
 #include "target.h"
+#include "target_jvm.h"
 #include "target_fs.h"
 #include "util/clock.h"
 

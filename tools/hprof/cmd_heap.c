@@ -14,6 +14,7 @@
 #include "cmd_attach.h"
 #include "exits.h"
 #include "target.h"
+#include "target_jvm.h"
 
 int cmd_heap(int argc, char **argv)
 {

@@ -15,6 +15,7 @@
 #include "util/clock.h"
 #include "util/jvmstat.h"
 #include "target.h"
+#include "target_jvm.h"
 
 static void format_uptime(long long ms, char *buf, size_t len)
 {

@@ -20,6 +20,7 @@
 #include "util/clock.h"
 #include "util/jvmstat.h"
 #include "target.h"
+#include "target_jvm.h"
 
 long parse_duration_ms(const char *s)
 {

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "target.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -16,7 +14,6 @@
 #include <unistd.h>
 
 #include "exits.h"
-#include "util/jvmstat.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -24,8 +21,6 @@
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
 #endif
-
-#define PERFDATA_MAX (64u << 20) /* far above any JVM's (PerfDataMemorySize: 64 KiB) */
 
 int tool_fail(int code, const char *fmt, ...)
 {
@@ -208,9 +203,10 @@ int target_read(pid_t pid, struct target *t)
         return EXIT_PERMISSION;
     }
     t->other_root = root_differs(pid);
-    /* The JVM's /tmp: through its root where we may (a container), else ours. */
-    snprintf(t->tmp, sizeof t->tmp, "/proc/%d/root/tmp", (int)pid);
-    if (!t->other_root || access(t->tmp, W_OK) != 0) snprintf(t->tmp, sizeof t->tmp, "/tmp");
+    if (open_bases(t) != 0) {
+        target_close(t);
+        return EXIT_NO_PROCESS;
+    }
     return 0;
 }
 
@@ -218,10 +214,6 @@ int target_open(pid_t pid, struct target *t)
 {
     int rc = target_read(pid, t);
     char who[64];
-    if (rc == 0 && open_bases(t) != 0) {
-        target_close(t);
-        rc = EXIT_NO_PROCESS;
-    }
     if (rc == EXIT_NO_PROCESS) return tool_fail(rc, "no such process: %d", (int)pid);
     if (rc == EXIT_PERMISSION)
         return tool_fail(rc,
@@ -229,141 +221,4 @@ int target_open(pid_t pid, struct target *t)
                          "counters",
                          (int)pid, t->name, user_name(t->uid, who, sizeof who));
     return rc;
-}
-
-/* Reads a regular file to its end, at most PERFDATA_MAX bytes, never through a symbolic
- * link: /proc files say they are empty, so the size fstat gives is no bound here. */
-static int read_whole(const char *path, uint8_t **data, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return -1;
-    struct stat st;
-    size_t cap = 4096, got = 0;
-    uint8_t *buf = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= PERFDATA_MAX) {
-        if ((size_t)st.st_size >= cap) cap = (size_t)st.st_size + 1;
-        buf = malloc(cap);
-    }
-    while (buf) {
-        if (got == cap) {
-            uint8_t *more = cap < PERFDATA_MAX ? realloc(buf, cap * 2) : NULL;
-            if (!more) break;
-            buf = more;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + got, cap - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += (size_t)n;
-    }
-    close(fd);
-    if (!buf || got == 0) {
-        free(buf);
-        return -1;
-    }
-    *data = buf;
-    *len = got;
-    return 0;
-}
-
-int target_perfdata(const struct target *t, uint8_t **data, size_t *len)
-{
-    /* /tmp/hsperfdata_<user>/<pid>: the user is the JVM's, as named inside its container. */
-    DIR *d = opendir(t->tmp);
-    if (!d) return -1;
-    int rc = -1;
-    struct dirent *e;
-    while (rc != 0 && (e = readdir(d))) {
-        if (strncmp(e->d_name, "hsperfdata_", 11) != 0) continue;
-        char path[PATH_MAX + 300];
-        struct stat st;
-        snprintf(path, sizeof path, "%s/%s", t->tmp, e->d_name);
-        /* HotSpot's own rule: the directory is a real one, not a link to elsewhere. */
-        if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-        snprintf(path, sizeof path, "%s/%s/%d", t->tmp, e->d_name, (int)t->nspid);
-        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == t->uid) rc = read_whole(path, data, len);
-    }
-    closedir(d);
-    return rc;
-}
-
-bool target_maps_libjvm(const struct target *t)
-{
-    char path[64], line[1024];
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)t->pid);
-    FILE *f = fopen(path, "re");
-    if (!f) return false;
-    bool found = false;
-    while (!found && fgets(line, sizeof line, f)) found = strstr(line, "/libjvm.so") != NULL;
-    fclose(f);
-    return found;
-}
-
-/* /proc/<pid>/<what>, NUL-separated strings, read to its end (read_whole) into *buf. */
-static int read_proc(const struct target *t, const char *what, uint8_t **buf, size_t *len)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/%s", (int)t->pid, what);
-    return read_whole(path, buf, len);
-}
-
-/* Is arg one of the words of s (split at blanks, as HotSpot splits JAVA_TOOL_OPTIONS)? */
-static bool has_word(const char *s, size_t n, const char *arg)
-{
-    size_t k = strlen(arg), start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && !isspace((unsigned char)s[i])) continue;
-        if (i - start == k && memcmp(s + start, arg, k) == 0) return true;
-        start = i + 1;
-    }
-    return false;
-}
-
-/* Was the JVM started with this option: on its command line (readable by all), or in
- * the variables the launcher and HotSpot take options from (its environment, readable
- * by its user and root)? */
-static bool has_arg(const struct target *t, const char *arg)
-{
-    static const char *const VARS[] = {"JAVA_TOOL_OPTIONS=", "JDK_JAVA_OPTIONS=", "_JAVA_OPTIONS="};
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    bool found = false;
-    if (read_proc(t, "cmdline", &buf, &len) == 0) {
-        for (size_t i = 0; i < len && !found; i += strnlen((char *)buf + i, len - i) + 1)
-            found = strncmp((char *)buf + i, arg, len - i) == 0;
-        free(buf);
-    }
-    if (found || read_proc(t, "environ", &buf, &len) != 0) return found;
-    for (size_t i = 0, n; i < len && !found; i += n + 1) {
-        const char *v = (char *)buf + i;
-        n = strnlen(v, len - i);
-        for (size_t j = 0; j < sizeof VARS / sizeof VARS[0] && !found; j++) {
-            size_t k = strlen(VARS[j]);
-            found = n > k && memcmp(v, VARS[j], k) == 0 && has_word(v + k, n - k, arg);
-        }
-    }
-    free(buf);
-    return found;
-}
-
-int target_check_attachable(const struct target *t)
-{
-    uint8_t *perf = NULL;
-    size_t len = 0;
-    bool jvm = target_perfdata(t, &perf, &len) == 0 || target_maps_libjvm(t);
-    if (!jvm) return tool_fail(EXIT_NOT_JVM, "process %d (%s) is not a HotSpot JVM", (int)t->pid, t->name);
-    /* jvmstat says whether attach is on: sun.rt.jvmCapabilities, its first character. */
-    bool off = false;
-    struct jvmstat j;
-    char err[160], caps[80];
-    if (perf && jvmstat_open(&j, perf, len, err, sizeof err) == 0 &&
-        jvmstat_string(&j, "sun.rt.jvmCapabilities", caps, sizeof caps))
-        off = caps[0] == '0';
-    free(perf);
-    if (off || has_arg(t, "-XX:+DisableAttachMechanism"))
-        return tool_fail(EXIT_ATTACH_OFF,
-                         "process %d (%s) does not take attach requests: it runs with "
-                         "-XX:+DisableAttachMechanism",
-                         (int)t->pid, t->name);
-    return 0;
 }

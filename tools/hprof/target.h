@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A process this tool may talk to: what /proc says of it (its user, its pid inside its
- * own pid namespace, the signals it catches, its root), whether it is a HotSpot JVM,
- * and its jvmstat file. Every failure is said once, with its exit code (exits.h).
+ * own pid namespace, the signals it catches, its root). Every failure is said once, with
+ * its exit code (exits.h). Whether it is a HotSpot JVM, and its jvmstat file: target_jvm.h.
  */
 #ifndef HPROF_TOOL_TARGET_H
 #define HPROF_TOOL_TARGET_H
@@ -17,7 +17,7 @@ struct target {
     pid_t pid;           /* as this tool sees it */
     pid_t nspid;         /* as the JVM sees itself (innermost pid namespace) */
     int pidfd;           /* the process, whatever takes its pid later (-1: no pidfds) */
-    int root_fd, cwd_fd; /* its root and working directory (target_open; else -1),
+    int root_fd, cwd_fd; /* its root and working directory (target_read; else -1),
                                  * still there once it has exited */
     uid_t uid;           /* effective */
     gid_t gid;
@@ -25,13 +25,12 @@ struct target {
     int ngroups;
     char name[64]; /* /proc/<pid>/comm */
     uint64_t sig_caught, sig_ignored;
-    bool other_root;    /* in another mount namespace (a container) */
-    char tmp[PATH_MAX]; /* the JVM's /tmp, as a path from here */
-    int protocol;       /* attach protocol the JVM speaks (0: not asked yet) */
+    bool other_root; /* in another mount namespace (a container) */
+    int protocol;    /* attach protocol the JVM speaks (0: not asked yet) */
 };
 
 /* Reads /proc/<pid>; 0, or an exit code with the message said (no such process, another
- * user's process). target_read says nothing, and opens no root_fd or cwd_fd. */
+ * user's process). target_read says nothing. */
 int target_open(pid_t pid, struct target *t);
 int target_read(pid_t pid, struct target *t);
 
@@ -40,16 +39,6 @@ bool target_alive(const struct target *t);
 /* Sends it a signal, never to another process that took its pid since. */
 int target_signal(const struct target *t, int sig);
 void target_close(struct target *t);
-
-/* The JVM's jvmstat file, read whole into a malloc'd *data; 0, -1 when there is none. */
-int target_perfdata(const struct target *t, uint8_t **data, size_t *len);
-
-/* Does the process map libjvm.so (a HotSpot JVM, jvmstat on or off)? */
-bool target_maps_libjvm(const struct target *t);
-
-/* Checks that the process is a JVM that takes attach requests: 0, or an exit code with
- * the message said (not a JVM, attach disabled). */
-int target_check_attachable(const struct target *t);
 
 /* Text the JVM or its user chose, made safe for a terminal: control characters (its
  * escapes) become '?', but for newlines and tabs when keep_lines; the C1 ones too (CSI is

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "target_fs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -24,7 +25,7 @@
 #define SYS_openat2 437
 #endif
 
-enum op { OP_READ, OP_SOCKET, OP_MKDTEMP, OP_REMOVE, OP_CREATE, OP_UNLINK, OP_INSTALL };
+enum op { OP_READ, OP_PERFDATA, OP_SOCKET, OP_MKDTEMP, OP_REMOVE, OP_CREATE, OP_UNLINK, OP_INSTALL };
 
 struct request {
     enum op op;
@@ -71,18 +72,21 @@ static int resolve(int root, const char *path, int flags)
     return -1;
 }
 
+bool tfs_needs_child(const struct target *t) { return geteuid() == 0 && t->uid != 0; }
+
 /* The child's part: drop to the JVM's user, for good. */
 static int become(const struct target *t)
 {
-    if (geteuid() != 0 || t->uid == 0) return 0;
+    if (!tfs_needs_child(t)) return 0;
     prctl(PR_SET_DUMPABLE, 0); /* the JVM's user may not trace or read this process */
     if (setgroups((size_t)t->ngroups, t->groups) != 0 || setgid(t->gid) != 0 || setuid(t->uid) != 0) return -1;
     return setuid(0) == 0 ? -1 : 0; /* root cannot come back */
 }
 
-static int open_read(int root, const char *path, uid_t uid, struct answer *a)
+/* fd (opened O_NONBLOCK: a FIFO never blocks) if it is a regular file of uid, made
+ * blocking again; else closed, -1. */
+static int regular_of(int fd, uid_t uid, struct answer *a)
 {
-    int fd = resolve(root, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     struct stat st;
     if (fd < 0) return -1;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != uid) {
@@ -91,6 +95,32 @@ static int open_read(int root, const char *path, uid_t uid, struct answer *a)
     }
     a->size = st.st_size;
     return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? fd : (close(fd), -1);
+}
+
+static int open_read(int root, const char *path, uid_t uid, struct answer *a)
+{
+    return regular_of(resolve(root, path, O_RDONLY | O_NONBLOCK | O_NOCTTY), uid, a);
+}
+
+/* HotSpot's jvmstat file, dir/hsperfdata_<user>/name: the user as the JVM's root names
+ * it, so the first folder hsperfdata_* (a real one, not a link) that holds a regular
+ * file `name` of the JVM's user. */
+static int open_perfdata(int root, const char *dir, const char *name, uid_t uid, struct answer *a)
+{
+    int d = resolve(root, dir, O_RDONLY | O_DIRECTORY);
+    DIR *list = d < 0 ? NULL : fdopendir(d);
+    if (!list) return d < 0 ? -1 : (close(d), -1);
+    int fd = -1;
+    struct dirent *e;
+    while (fd < 0 && (e = readdir(list))) {
+        if (strncmp(e->d_name, "hsperfdata_", 11) != 0) continue;
+        int sub = openat(dirfd(list), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0) continue;
+        fd = regular_of(openat(sub, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC), uid, a);
+        close(sub);
+    }
+    closedir(list);
+    return fd < 0 ? (errno = ENOENT, -1) : fd;
 }
 
 /* jcmd's rule: a socket of the JVM's user and group that no one else may open. */
@@ -180,6 +210,7 @@ static int carry_out(const struct target *t, int root, int cwd, const struct req
 {
     switch (q->op) {
     case OP_READ: return open_read(root, q->dir, t->uid, a);
+    case OP_PERFDATA: return open_perfdata(root, q->dir, q->name, t->uid, a);
     case OP_SOCKET: return open_socket(root, q->dir, t);
     case OP_MKDTEMP: return make_temp(root, q->dir, q->name, a);
     case OP_REMOVE: return remove_in(root, q->dir, q->name);
@@ -195,6 +226,9 @@ static int carry_out(const struct target *t, int root, int cwd, const struct req
     return errno = EINVAL, -1;
 }
 
+/* Does the request open a descriptor to hand back? */
+static bool hands_fd(enum op op) { return op == OP_READ || op == OP_PERFDATA || op == OP_SOCKET; }
+
 static void child(const struct target *t, int root, int cwd, const struct request *q, int sock)
 {
     struct answer a = {0};
@@ -207,7 +241,7 @@ static void child(const struct target *t, int root, int cwd, const struct reques
         struct cmsghdr align;
     } c;
     struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (fd >= 0 && (q->op == OP_READ || q->op == OP_SOCKET)) {
+    if (fd >= 0 && hands_fd(q->op)) {
         m.msg_control = c.buf;
         m.msg_controllen = sizeof c.buf;
         struct cmsghdr *h = CMSG_FIRSTHDR(&m);
@@ -242,6 +276,12 @@ static int run(const struct target *t, const struct request *q, struct answer *a
     *fd = -1;
     memset(a, 0, sizeof *a);
     if (t->root_fd < 0) return errno = ESRCH, -1;
+    if (!tfs_needs_child(t)) { /* this tool is the JVM's user already (become() would do nothing): no fork */
+        int got = carry_out(t, t->root_fd, t->cwd_fd, q, a);
+        if (got < 0) return -1;
+        if (hands_fd(q->op)) *fd = got;
+        return 0;
+    }
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return -1;
     fflush(NULL);
     pid_t pid = fork();
@@ -266,6 +306,18 @@ static int run(const struct target *t, const struct request *q, struct answer *a
 int tfs_open_read(const struct target *t, const char *path, int *fd, off_t *size)
 {
     struct request q = {.op = OP_READ, .dir = path};
+    struct answer a;
+    int rc = run(t, &q, &a, fd);
+    if (rc == 0 && *fd < 0) return errno = EIO, -1;
+    *size = a.size;
+    return rc;
+}
+
+int tfs_open_perfdata(const struct target *t, int *fd, off_t *size)
+{
+    char name[16];
+    snprintf(name, sizeof name, "%d", (int)t->nspid);
+    struct request q = {.op = OP_PERFDATA, .dir = "/tmp", .name = name};
     struct answer a;
     int rc = run(t, &q, &a, fd);
     if (rc == 0 && *fd < 0) return errno = EIO, -1;

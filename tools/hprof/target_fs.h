@@ -5,13 +5,16 @@
  * container's symbolic links) is opened by a child process that has dropped to the
  * JVM's uid, gid and groups (when this tool runs as root), resolved from a descriptor of
  * /proc/<pid>/root (or /cwd) with no symbolic link followed and no way above that root.
- * The child hands back a descriptor or a name: this tool never opens such a path itself.
+ * The child hands back a descriptor or a name: this tool never opens such a path itself
+ * as another user than the JVM's. When it is that user already (not root, or the JVM is
+ * root's), the same steps run in this process, with no fork.
  *
  * Paths are the JVM's own ("/tmp/x"); each function returns 0, or -1 with errno set.
  */
 #ifndef HPROF_TOOL_TARGET_FS_H
 #define HPROF_TOOL_TARGET_FS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -20,6 +23,13 @@
 /* A regular file of the JVM's user, for reading (never a FIFO, a device or a link);
  * its size at open in *size: what a copy takes, at most. */
 int tfs_open_read(const struct target *t, const char *path, int *fd, off_t *size);
+
+/* The JVM's jvmstat file, /tmp/hsperfdata_<user>/<its pid as it sees it>, opened as
+ * tfs_open_read opens a file; its size at open in *size. */
+int tfs_open_perfdata(const struct target *t, int *fd, off_t *size);
+
+/* Does reaching the JVM's files take a child (this tool is root, the JVM another user's)? */
+bool tfs_needs_child(const struct target *t);
 
 /* The JVM's attach socket at path, checked as jcmd does (a socket of the JVM's user and
  * group, closed to others): an O_PATH descriptor to connect through. */
