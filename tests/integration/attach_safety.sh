@@ -8,7 +8,7 @@
 #      bytes in a jvmstat file): no control byte in the output; many relative file=
 #      words from a folder of ~3000 characters (a heap overflow, seen under ASan)
 #   E  a program that ends inside profile's window: the tool notices at once, exit 0,
-#      the profile (written at exit) copied
+#      the profile (written at exit, text or binary) copied
 #   N  root attaching to a JVM run as another user (nobody): dump FILE and profile -o
 #      work, the copies are root's and 0600; stat and list read its jvmstat file
 #   F  a JVM that lies (tests/java/FakeAttachPeer.java, run as nobody): its answer names
@@ -16,13 +16,15 @@
 #      is a link or a FIFO: the tool copies nothing, neither hangs nor fills the disk. Its
 #      socket open to others or of another group, another process listening on it, its
 #      pid taken by another process of its user (the socket made anew): not used
+#   W  a lying JVM of root's that ends while profiled, its profile whole or cut inside a
+#      record (binary) or a line (text): only the whole one is taken
 #   K  a container (mount namespace, chroot) whose /tmp is a link out of its root:
 #      nothing is made outside it, no jvmstat file planted at the link's target is read
 #      (stat, list); one whose /tmp is a folder: profile -o, stat and list work
 #   F's lies and the K cases run twice: the second time with HPROF_NO_OPENAT2=1, the
 #   tool's fallback walk (a name at a time, for kernels without openat2)
 # and no JVM of the script leaves a /tmp/.java_pid<pid> socket behind.
-# N, F, K and E's second half need root and setpriv (they run JVMs as uid 65534):
+# N, F, W, K and E's second half need root and setpriv (they run JVMs as uid 65534):
 # skipped otherwise.
 # Under make check its JVMs run without the sanitizer, its tools with it (tests/run.sh):
 # hprof-test: plain-jvm
@@ -104,13 +106,14 @@ cat C.out C.err >>all-runs.txt
 check "the JVM named with controls: output and exit code unchanged" bash -c "[[ \$(cat C.out) == \$'ready\\ndone' && \$(cat C.rc) == 3 ]]"
 
 # ---- E: the program ends inside the window ----
-# ends_inside NAME WHO: a profile of 120 s; the program ends after its start. The tool,
-# bounded far below the window, must come back with exit 0 and the profile.
+# ends_inside NAME WHO [hprof]: a profile of 120 s (NAME.txt, or binary NAME.hprof); the
+# program ends after its start. The tool, bounded far below the window, must come back
+# with exit 0 and the profile.
 ends_inside() {
-  local name=$1 who=$2
+  local name=$1 who=$2 ext=${3:-txt}
   start_target "$name"
   JVMS+=("$name:$PID")
-  ( HRC=0; timeout -k 5 90 "$HPROF" profile $PID -d 120s -o "$WORK/$name.txt" >"$name.hp.out" 2>"$name.hp.err" || HRC=$?
+  ( HRC=0; timeout -k 5 90 "$HPROF" profile $PID -d 120s -o "$WORK/$name.$ext" >"$name.hp.out" 2>"$name.hp.err" || HRC=$?
     echo $HRC >"$name.hp.rc" ) &
   local tool=$!
   for _ in $(seq 300); do grep -q 'profiling this JVM' "$name.hp.out" 2>/dev/null && break; sleep 0.1; done
@@ -120,10 +123,16 @@ ends_inside() {
   end_target "$name"
   check "$who: a program that ends inside profile's window: exit 0, said so [exit $(cat $name.hp.rc)]" \
     bash -c "[[ \$(cat $name.hp.rc) == 0 ]] && grep -q 'ended during the profile' $name.hp.out"
-  check "$who: its profile, written at exit, is there whole" \
-    bash -c "grep -q '^CPU SAMPLES END' $name.txt && [[ \$(tail -n 1 $name.txt) == *' END' ]]"
+  if [[ $ext == txt ]]; then
+    check "$who: its profile, written at exit, is there whole" \
+      bash -c "grep -q '^CPU SAMPLES END' $name.txt && [[ \$(tail -n 1 $name.txt) == *' END' ]]"
+  else
+    check "$who: its binary profile, written at exit, is there whole (hprof-dump --check)" \
+      bash -c "'$HPROF_DUMP' --check $name.$ext >$name.check 2>&1 && '$HPROF_DUMP' $name.$ext | grep -q '^CPU_SAMPLES'"
+  fi
 }
 ends_inside E "the tool's own user's JVM"
+ends_inside EB "the tool's own user's JVM" hprof
 
 if [[ $(id -u) != 0 ]] || ! command -v setpriv >/dev/null; then
   skip "another user's JVM, a lying JVM, a container" "needs root and setpriv"
@@ -173,19 +182,20 @@ echo "nobody's own file" >"$SECRET/own"; chown 65534:65534 "$SECRET/own"
 ln -s "$SECRET/own" "$SECRET/ownlink"; chown -h 65534:65534 "$SECRET/ownlink"
 echo "HPROF: dump written to $SECRET/secret" >lie.txt; chmod 644 lie.txt
 truncate -s 20G "$SECRET/sparse"; chown 65534:65534 "$SECRET/sparse"
-# fake NAME LIE [PID]: FakeAttachPeer as nobody answering from the file LIE (on PID's
-# socket), output in NAME.out; its pid in $PID. -Xrs: it does not catch SIGQUIT, so the
+# fake NAME LIE [PID]: FakeAttachPeer as nobody (as FAKE_AS says) answering from the file
+# LIE (on PID's socket), output in NAME.out; its pid in $PID. -Xrs: it does not catch SIGQUIT, so the
 # tool never wakes HotSpot's own listener in it (which would take the socket's name
 # over); HotSpot starts that listener at start-up then, and FakeAttachPeer waits for its
 # socket and replaces it (X, on another's, leaves it: removed after).
 fake() {
   local name=$1 lie=$2 of=${3:-}
-  ( umask 077; rc=0; timeout -k 10 300 "${NOBODY[@]}" "$JAVA" -Xcheck:jni -Xrs -XX:-UsePerfData -cp "$TEST_CLASSES" \
+  ( umask 077; rc=0; timeout -k 10 300 "${FAKE_AS[@]}" "$JAVA" -Xcheck:jni -Xrs -XX:-UsePerfData -cp "$TEST_CLASSES" \
       FakeAttachPeer "$WORK/$lie" $of >"$name.out" 2>"$name.err" || rc=$?; echo $rc >"$name.rc" ) 2>/dev/null &
   for _ in $(seq 300); do grep -q ready "$name.out" 2>/dev/null && break; sleep 0.1; done
   PID=$(pgrep -f "FakeAttachPeer $WORK/$lie" | while read -r p; do
           [[ $(cat /proc/$p/comm 2>/dev/null) == java ]] && echo "$p"; done | head -1)
 }
+FAKE_AS=("${NOBODY[@]}")
 fake F lie.txt
 F=$PID
 JVMS+=("F:$F")
@@ -302,6 +312,41 @@ else
 fi
 rm -f /tmp/.java_pid$T
 rm -rf "$SECRET"
+
+# ---- W: what a JVM that ends leaves is taken only whole ----
+# at_exit NAME FILE SOURCE BYTES: a lying JVM of root's (the tool's user: the agent would
+# write FILE itself) says that `profile -o FILE` started; FILE gets SOURCE's first BYTES
+# bytes, as if the agent wrote them at the JVM's exit, and the JVM ends. The tool's exit
+# code in NAME.hp.rc.
+at_exit() {
+  local name=$1 file=$2 src=$3 bytes=$4
+  echo "HPROF: profiling this JVM (a lie)" >"$name.lie"
+  FAKE_AS=()
+  fake "$name" "$name.lie"
+  FAKE_AS=("${NOBODY[@]}")
+  local p=$PID
+  JVMS+=("$name:$p")
+  ( HRC=0; timeout -k 5 60 "$HPROF" profile $p -d 120s -o "$WORK/$file" >"$name.hp.out" 2>"$name.hp.err" || HRC=$?
+    echo $HRC >"$name.hp.rc" ) &
+  local tool=$!
+  for _ in $(seq 300); do grep -q 'profiling this JVM' "$name.hp.out" 2>/dev/null && break; sleep 0.1; done
+  head -c "$bytes" "$src" >"$WORK/$file"
+  [[ -n $p ]] && kill $p
+  wait $tool
+  rm -f /tmp/.java_pid$p
+}
+bsize=$(stat -c %s EB.hprof 2>/dev/null || echo 0)
+at_exit WB wb.hprof EB.hprof "$bsize"
+check "a binary profile written whole at the JVM's exit: taken [exit $(cat WB.hp.rc): $(head -c 150 WB.hp.err)]" \
+  bash -c "[[ $bsize -gt 0 && \$(cat WB.hp.rc) == 0 ]] && grep -q 'ended during the profile' WB.hp.out"
+# (the last record, CPU_SAMPLES, cut 5 bytes before its end)
+at_exit WC wc.hprof EB.hprof $((bsize - 5))
+check "a binary profile cut inside its last record at the JVM's exit: not whole [exit $(cat WC.hp.rc): $(grep -o 'truncated record.*' WC.hp.err | head -c 100)]" \
+  bash -c "[[ $bsize -gt 0 && \$(cat WC.hp.rc) == 1 ]] && grep -q 'is not whole' WC.hp.err && grep -q 'truncated record' WC.hp.err"
+tsize=$(stat -c %s E.txt 2>/dev/null || echo 0)
+at_exit WT wt.txt E.txt $((tsize - 3))
+check "a text profile cut inside its last line at the JVM's exit: not whole [exit $(cat WT.hp.rc)]" \
+  bash -c "[[ $tsize -gt 0 && \$(cat WT.hp.rc) == 1 ]] && grep -q 'is not whole' WT.hp.err"
 
 # ---- E: nobody's program ends inside the window ----
 AS=("${NOBODY[@]}")

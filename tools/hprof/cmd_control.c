@@ -30,6 +30,7 @@
 #include "agent_load.h"
 #include "cmd_attach.h"
 #include "exits.h"
+#include "hd.h"
 #include "hprof.h"
 #include "options/options.h"
 #include "target.h"
@@ -279,20 +280,45 @@ static int make_view(const char *text, const char *file)
     return cmd_view(5, args) == 0 ? EXIT_DONE : EXIT_ERROR;
 }
 
+/* A binary profile (fd, of size bytes) is whole when hprof-dump's reader walks it from
+ * its header through every record (tag u1, time u4, length u4, body), none past the
+ * file's size, to the end of the last one exactly at EOF, and finds no other problem
+ * on the way (said on stderr). The agent writes whole records only: a write that fails
+ * cuts the file back to the last whole one (output.c), so a file that ends inside a
+ * record was cut after the agent wrote it. */
+static bool whole_binary(int fd, const char *path, off_t size)
+{
+    hd_state st;
+    hd_state_init(&st, stdout);
+    st.path = path;
+    st.fd = fd;
+    st.fsize = (uint64_t)size;
+    st.seekable = 1;
+    hd_reader_init(&st.r, fd, 0, 0);
+    hd_run(&st);
+    bool ok = st.idsize && st.records && !st.errors && !st.io_error && st.r.off == (uint64_t)size;
+    hd_state_free(&st);
+    return ok;
+}
+
 /* A profile the agent wrote at the JVM's exit is whole when it ends as the agent ends
- * one: the text one with a section's END line, the binary one past its header. */
+ * one: the text one with a section's END line, the binary one with a whole record. */
 static bool whole(const char *path, bool binary)
 {
     char buf[256] = "";
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
     ssize_t n = -1;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-        n = binary ? pread(fd, buf, 19, 0)
-                   : pread(fd, buf, sizeof buf - 1, st.st_size > (off_t)sizeof buf - 1 ? st.st_size - 255 : 0);
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (binary) {
+            bool ok = whole_binary(fd, path, st.st_size);
+            close(fd);
+            return ok;
+        }
+        n = pread(fd, buf, sizeof buf - 1, st.st_size > (off_t)sizeof buf - 1 ? st.st_size - 255 : 0);
+    }
     if (fd >= 0) close(fd);
     if (n <= 0) return false;
-    if (binary) return n == 19 && memcmp(buf, "JAVA PROFILE 1.0.", 17) == 0;
     buf[n] = 0;
     char *end = buf + n;
     if (end[-1] != '\n') return false;
