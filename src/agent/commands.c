@@ -7,7 +7,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "report/report_timeline.h"
 #include "sources/alloc/alloc_tracker.h"
@@ -55,15 +54,13 @@ static void exit_vm(struct agent *a, JNIEnv *jni)
     exit(0);
 }
 
-/* CONTROL depth: when the CPU traces keep fewer frames than asked (session_mode_text
- * says what they keep: "cut to"), said once for the run. */
+/* CONTROL depth: when the CPU traces keep fewer frames than asked, said once a run. */
 static void depth_changed(struct agent *a)
 {
     static _Atomic bool said;
-    char mode[256];
-    session_mode_text(&a->session, mode, sizeof mode);
-    if (strstr(mode, " cut to ") && !atomic_exchange(&said, true))
-        log_warning("net=: CONTROL depth=%d: %s", host_depth(&a->host), mode);
+    char depth[160];
+    if (session_depth_text(&a->session, depth, sizeof depth) && !atomic_exchange(&said, true))
+        log_warning("net=: CONTROL depth=%d: %s", host_depth(&a->host), depth);
 }
 
 static bool control(struct host *h, JNIEnv *jni, const struct command *c, char *why, size_t whylen)

@@ -18,7 +18,6 @@
 #include "sources/alloc/alloc_tracker.h"
 #include "sources/bci/tracker.h"
 #include "sources/cpu/method_times.h"
-#include "sources/cpu/signal_internal.h"
 #include "sources/cpu/signal_sampler.h"
 #include "sources/monitor/monitor_events.h"
 #include "sources/net/socket_protocol.h"
@@ -59,16 +58,15 @@ static char *session_expand(const char *pattern, int64_t when_ns)
     return out;
 }
 
-/* depth= as the CPU traces take it: "depth N", and when they keep fewer frames (the
- * signal sampler's, fixed when it started; a cpu=times call stack's), what they keep. */
-static void depth_text(struct host *h, const struct options *o, char *buf, size_t len)
+bool session_depth_text(struct session *s, char *buf, size_t len)
 {
-    int depth = host_depth(h), kept = depth;
+    struct host *h = s->h;
+    const struct options *o = s->opt;
+    int depth = host_depth(h), kept = depth, frames = cpu_signal_sampler_max_frames(h);
     const char *why = "";
     /* The signal sampler, unless the JVMTI sampler took over (it takes any depth). */
-    if (o->cpu == CPU_SAMPLES && h->signal_sampler && !h->sampler && h->signal_sampler->max_frames > 0 &&
-        depth > h->signal_sampler->max_frames) {
-        kept = h->signal_sampler->max_frames;
+    if (o->cpu == CPU_SAMPLES && !h->sampler && frames > 0 && depth > frames) {
+        kept = frames;
         why = "the frames a sample holds, fixed at start";
     } else if (o->cpu == CPU_TIMES && depth > METHOD_TIMES_MAX_DEPTH) {
         kept = METHOD_TIMES_MAX_DEPTH;
@@ -78,6 +76,7 @@ static void depth_text(struct host *h, const struct options *o, char *buf, size_
         snprintf(buf, len, "depth %d cut to %d (%s)", depth, kept, why);
     else
         snprintf(buf, len, "depth %d", depth);
+    return kept < depth;
 }
 
 void session_mode_text(struct session *s, char *buf, size_t len)
@@ -88,7 +87,7 @@ void session_mode_text(struct session *s, char *buf, size_t len)
     char depth[128];
     size_t n = 0;
     buf[0] = 0;
-    depth_text(h, o, depth, sizeof depth);
+    session_depth_text(s, depth, sizeof depth);
     if (o->cpu == CPU_SAMPLES)
         n += (size_t)snprintf(buf + n, len - n, "cpu=samples (every %d ms, %s)", host_interval(h), depth);
     else if (o->cpu != CPU_OFF)

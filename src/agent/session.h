@@ -69,6 +69,10 @@ int session_dump(struct session *s, JNIEnv *jni);
 int session_status(struct session *s);
 /* "cpu=samples (every 10 ms, depth 4), heap=sites": what the session gathers. */
 void session_mode_text(struct session *s, char *buf, size_t len);
+/* depth= as the CPU traces take it: "depth N", or, when they keep fewer frames (the
+ * signal sampler's, fixed when it started; a cpu=times call stack's), "depth N cut to
+ * K (why)"; true then. */
+bool session_depth_text(struct session *s, char *buf, size_t len);
 
 /* "HPROF: <how>: <mode>; the profile goes to <file>" (and the rotation's line). */
 void session_say_started(struct session *s, const char *how);

@@ -21,15 +21,17 @@ HPROF_HEAP_TIMES=0 run_java "$(agent heap=dump,format=b,file=e.hprof)" HotMethod
 check "HPROF_HEAP_TIMES=0: no phases" bash -c "[[ $RC -eq 0 ]] && ! grep -q '^heap dump: ' out.txt"
 
 # net=: a listener on this machine's first address that is not loopback, then on loopback.
+# (Bounded: a JVM that never connects, or a start slower than the wait for its port on
+# a loaded machine, once held the script until the runner's timeout.)
 listen() {  # listen ADDR: a server that takes one connection and reads it all; its port in PORT
   python3 -c '
 import socket, sys
-s = socket.socket(socket.AF_INET); s.bind((sys.argv[1], 0)); s.listen(1)
+s = socket.socket(socket.AF_INET); s.bind((sys.argv[1], 0)); s.listen(1); s.settimeout(120)
 print(s.getsockname()[1], flush=True)
-c, _ = s.accept()
+c, _ = s.accept(); c.settimeout(120)
 while c.recv(65536): pass' "$1" >port.txt 2>/dev/null &
   LPID=$!
-  for _ in $(seq 50); do [[ -s port.txt ]] && break; sleep 0.1; done
+  for _ in $(seq 600); do [[ -s port.txt ]] && break; sleep 0.1; done
   PORT=$(cat port.txt)
 }
 ADDR=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9.]+$' | grep -v '^127\.' | head -1)
@@ -40,14 +42,14 @@ elif [[ -z $ADDR ]]; then
 else
   listen "$ADDR"
   run_java "$(agent cpu=samples,net=$ADDR:$PORT)" HotMethod 100
-  wait $LPID 2>/dev/null
+  wait $LPID 2>/dev/null || true
   check "net=$ADDR: one warning that the socket is for loopback or a tunnel" \
     test "$(grep -c 'HPROF WARNING: net=.*loopback or through a tunnel' out.txt)" = 1
 fi
 if command -v python3 >/dev/null; then
   listen 127.0.0.1
   run_java "$(agent cpu=samples,net=localhost:$PORT)" HotMethod 100
-  wait $LPID 2>/dev/null
+  wait $LPID 2>/dev/null || true
   check "net=localhost: no warning" bash -c "[[ $RC -eq 0 ]] && ! grep -q 'HPROF WARNING' out.txt"
 fi
 # net=: CONTROL depth past the 64 frames the signal sampler took at start (depth=4): one
@@ -57,8 +59,8 @@ printf 'depth 200\ndepth 300\npause 300\ncpu samples 0\n' | "$FRONT" -P port3.tx
 FPID=$!
 for _ in $(seq 100); do [[ -s port3.txt ]] && break; sleep 0.1; done
 run_java "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port3.txt)")" NetServer 1500
-wait $FPID 2>/dev/null
+wait $FPID 2>/dev/null || true
 check "net= CONTROL depth=200 past the 64 frames a sample holds: one warning, says what is kept" \
   bash -c "[[ \$(grep -c 'HPROF WARNING: net=: CONTROL depth' out.txt) == 1 ]] &&
-    grep -q 'HPROF WARNING: net=: CONTROL depth=200: cpu=samples (every [0-9]* ms, depth 200 cut to 64 (the frames a sample holds, fixed at start))' out.txt"
+    grep -q 'HPROF WARNING: net=: CONTROL depth=200: depth 200 cut to 64 (the frames a sample holds, fixed at start)$' out.txt"
 jni_clean

@@ -526,6 +526,12 @@ uint64_t cpu_signal_sampler_signals(struct host *h)
     return c ? atomic_load(&c->s.signals) : 0;
 }
 
+int cpu_signal_sampler_max_frames(struct host *h)
+{
+    struct cpu_signal *c = of(h);
+    return c ? c->s.max_frames : 0;
+}
+
 const struct source cpu_signal_sampler_source = {
     .name = "cpu samples (signals)",
     .wanted = wanted,

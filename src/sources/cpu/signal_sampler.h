@@ -29,6 +29,9 @@ struct host;
 bool cpu_signal_sampler_enable(struct host *h, bool on);
 /* Our SIGPROFs that arrived since the start (0 when this engine is not running). */
 uint64_t cpu_signal_sampler_signals(struct host *h);
+/* The frames a sample holds, fixed when the engine started (0 when it is not running):
+ * a deeper depth set later is cut to it. */
+int cpu_signal_sampler_max_frames(struct host *h);
 
 struct thread_info;
 
