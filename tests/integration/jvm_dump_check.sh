@@ -5,7 +5,8 @@
 # word (no START_THREAD, its empty trace named before it is written), what it writes by a
 # defect is a warning that names HotSpot and the JDK (array classes loaded twice in JDK
 # 17, object arrays of the CDS archived heap that refer to objects left out), nothing is
-# an error. With CDS off the JDK 25 dump has no warning at all.
+# an error. With CDS off the JDK 25 dump has no warning at all. The same dump with a
+# record HotSpot never writes is not the JVM's: those defects are errors there.
 source "$(dirname "$0")/../lib/common.sh"
 
 JCMD=$JAVA_HOME/bin/jcmd HPROF=${HPROF_BIN:-$HPROF_ROOT/build}/hprof
@@ -48,6 +49,29 @@ if [[ $JDK_FEATURE -eq 17 ]]; then
     grep -q "array classes loaded again, each under a second serial with the same name: HotSpot's heap dumper in JDK 17" \
     "$WORK/cds.hprof.check"
 fi
+
+# The same dump with one record more after its header: CONTROL_SETTINGS, as this agent's
+# files (its heap dumps too) and the original's begin, or HEAP_SUMMARY, which HotSpot's
+# dumper never writes. Neither is the JVM's own file then, so the JVM's defects it holds
+# are errors: the objects left out (both JDKs), the array classes loaded twice (JDK 17).
+# with_record FILE OUT BYTES: OUT is FILE with BYTES (printf's escapes) after its header
+# (the format name and its NUL, the ID size, the time).
+with_record() {
+  local n; n=$(( $(head -c 64 "$1" | tr '\0' '\n' | head -n 1 | wc -c) + 12 ))
+  { head -c "$n" "$1"; printf "$3"; tail -c +$((n + 1)) "$1"; } >"$2"
+}
+with_record "$WORK/cds.hprof" "$WORK/ours.hprof" '\x0e\0\0\0\0\0\0\0\x06\0\0\0\0\0\0'
+verdict "$WORK/ours.hprof"
+check "with a CONTROL_SETTINGS (a profiler's file): its objects left out are errors (status $RC)" \
+  bash -c "[[ $RC -eq 1 ]] && grep -q '^error: .*OBJ_ARRAY_DUMP refers to .* not dumped' '$WORK/ours.hprof.check'"
+if [[ $JDK_FEATURE -eq 17 ]]; then
+  check "with a CONTROL_SETTINGS: JDK 17's array classes loaded twice are an error, not HotSpot's warning" \
+    bash -c "grep -q '^error: .*array classes loaded again' '$WORK/ours.hprof.check' && ! grep -q '^warning: .*array classes' '$WORK/ours.hprof.check'"
+fi
+with_record "$WORK/cds.hprof" "$WORK/summary.hprof" '\x07\0\0\0\0\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
+verdict "$WORK/summary.hprof"
+check "with a HEAP_SUMMARY (a record HotSpot never writes): its objects left out are errors (status $RC)" \
+  bash -c "[[ $RC -eq 1 ]] && grep -q '^error: .*OBJ_ARRAY_DUMP refers to .* not dumped' '$WORK/summary.hprof.check' && ! grep -q '^warning: .*HotSpot' '$WORK/summary.hprof.check'"
 
 if [[ -s $WORK/cds-tool.hprof ]]; then
   verdict "$WORK/cds-tool.hprof"

@@ -96,7 +96,9 @@ static int rec_string(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 }
 
 /* An array class loaded again, under another serial, with the same name: HotSpot's heap
- * dumper in JDK 17 writes each array class twice (on its own and with its element class). */
+ * dumper in JDK 17 writes each array class twice (on its own and with its element class).
+ * Counted as they come; report.c says them once the file is read, a warning in the JVM's
+ * own dumps and an error in any other file. */
 static int array_again(hd_state *st, uint32_t first_serial, uint64_t name)
 {
     uint64_t *first = hd_map_get(&st->classes_by_serial, first_serial);

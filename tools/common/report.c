@@ -124,10 +124,15 @@ static void put_id(struct buf *sb, int kind, uint64_t id)
 }
 
 /* A JVM's own heap dump (jcmd GC.heap_dump, -XX:+HeapDumpOnOutOfMemoryError, hprof heap):
- * heap dumps and nothing a profiler writes, no START_THREAD in particular. */
+ * one heap dump, and no record but those HotSpot's dumper writes (STRING, LOAD_CLASS,
+ * FRAME, TRACE and the dump's). A profiler's file has others: this agent's (and the
+ * original's) begin with CONTROL_SETTINGS, and a heap dump of ours has it too. */
 static int jvm_heap_dump(const hd_state *st)
 {
-    return st->heap_dumps && !st->nth && !st->rec_count[0x06] && !st->rec_count[0x0D] && !st->rec_count[0x0E];
+    static const uint8_t HOTSPOT[] = {0x01, 0x02, 0x04, 0x05, 0x0C, 0x1C, 0x2C};
+    uint64_t n = 0;
+    for (size_t i = 0; i < sizeof HOTSPOT; i++) n += st->rec_count[HOTSPOT[i]];
+    return st->heap_dumps == 1 && n == st->records;
 }
 
 /* What HotSpot's heap dumps hold by design: it writes no START_THREAD (a thread serial is
@@ -142,27 +147,39 @@ static int jvm_normal(hd_state *st, const hd_undef *u)
 
 /* What HotSpot's dumps hold by a defect: an object array that refers to objects the dump
  * leaves out (JDK 17 and 25 with CDS: the archived heap's array of roots holds the mirrors of
- * archived classes that are not loaded, which the dumper skips). */
+ * archived classes that are not loaded, which the dumper skips). In the JVM's own dumps
+ * only; any such array, not the roots' alone: nothing in the file names that array (an
+ * Object[] under a ROOT_JNI_GLOBAL, split into several since JDK 22), and what is kept
+ * of a reference to an undumped ID here is its first user's offset. */
 static int jvm_defect(const hd_undef *u) { return u->kind == K_OBJECT && !strcmp(u->user, "OBJ_ARRAY_DUMP"); }
 
-static void report_jvm_defects(hd_state *st)
+/* Array classes loaded again (records.c): HotSpot's defect in the JVM's own dumps, a
+ * class object ID defined twice (an error) in any other file. */
+static void report_array_reloads(hd_state *st, int jvm)
 {
-    if (st->array_reloads)
+    if (!st->array_reloads) return;
+    if (jvm)
         hd_warning(st, st->array_reload_off,
                    "LOAD_CLASS: %llu array classes loaded again, each under a second serial with the same name: "
                    "HotSpot's heap dumper in JDK 17 writes every array class twice (a defect of the JVM; "
                    "read here as one class)",
                    (unsigned long long)st->array_reloads);
+    else
+        hd_error(st, st->array_reload_off,
+                 "LOAD_CLASS: %llu array classes loaded again, each under a second serial with the same name "
+                 "(their class object IDs defined again): only the JVM's own heap dumps (JDK 17) may, and this "
+                 "file is not one",
+                 (unsigned long long)st->array_reloads);
 }
 
 /* One message per (user record, kind, defined later or never): the number of IDs,
  * a few of them with their use counts, and the first use's offset. */
 void hd_report_undefined(hd_state *st)
 {
-    report_jvm_defects(st);
+    int jvm = jvm_heap_dump(st);
+    report_array_reloads(st, jvm);
     uint8_t *done = hd_xrealloc(NULL, st->nund + 1);
     memset(done, 0, st->nund + 1);
-    int jvm = jvm_heap_dump(st);
     for (size_t i = 0; jvm && i < st->nund; i++) done[i] = jvm_normal(st, &st->undv[i]);
     struct buf sb = {0};
     for (size_t i = 0; i < st->nund; i++) {
