@@ -10,22 +10,26 @@
 # (agent / none), the RSS growth, and the windows' files (how many kept, their size).
 #
 #   bench/rolling.sh [--seconds 3600] [--base-seconds S] [--every 60] [--keep 5]
-#                    [--interval 10] [--jdk DIR] [--agent LIB] [--out DIR]
+#                    [--interval 10] [--heap 1536m] [--jdk DIR] [--agent LIB] [--out DIR]
 #
 # --base-seconds: the run without the agent (default: as long as --seconds; 0: none,
 # for a soak of memory alone). Each run's RSS every window goes to OUT/NAME.rss
 # ("seconds KiB"), and the table gives it at a quarter, half and the end of the run.
+# The Java heap is fixed and touched at start (-Xms = -Xmx = HEAP, AlwaysPreTouch): else
+# its growth, which G1 decides (seen: 2.3 GB, then 3.7 GB after 30 minutes), hides what
+# the native memory does.
 #
 # The two runs take turns on a shared machine: read the ratio with the load it says.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 
-SECONDS_EACH=3600 BASE_SECONDS="" EVERY=60 KEEP=5 INTERVAL=10 JDK="" AGENT="$ROOT/build/libhprof.so" OUT="$ROOT/build/rolling"
+SECONDS_EACH=3600 BASE_SECONDS="" HEAP=1536m EVERY=60 KEEP=5 INTERVAL=10 JDK="" AGENT="$ROOT/build/libhprof.so" OUT="$ROOT/build/rolling"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) SECONDS_EACH=${2:?}; shift ;;
     --base-seconds) BASE_SECONDS=${2:?}; shift ;;
+    --heap) HEAP=${2:?}; shift ;;
     --every) EVERY=${2:?}; shift ;;
     --keep) KEEP=${2:?}; shift ;;
     --interval) INTERVAL=${2:?}; shift ;;
@@ -63,7 +67,7 @@ run() {
   local log="$OUT/$name.out" pid first="" t0 cpu n l0 next=$EVERY
   mkdir -p "$OUT/$name-classes"
   l0=$(load)
-  (cd "$CORPUS" && exec "$JDK/bin/java" "$@" -cp "$OUT/classes" JavacRounds 1000000 -nowarn -encoding UTF-8 \
+  (cd "$CORPUS" && exec "$JDK/bin/java" "-Xms$HEAP" "-Xmx$HEAP" -XX:+AlwaysPreTouch "$@" -cp "$OUT/classes" JavacRounds 1000000 -nowarn -encoding UTF-8 \
     -d "$OUT/$name-classes" @sources.txt) >"$log" 2>&1 &
   pid=$!
   t0=$(date +%s)
@@ -89,7 +93,7 @@ run() {
 at_fraction() { awk -v k="$2" '{ t[NR] = $2 } END { i = int(NR / k); print (i > 0 ? t[i] : 0) + 0 }' "$1"; }
 
 BASE_SECONDS=${BASE_SECONDS:-$SECONDS_EACH}
-echo "rolling.sh: $(basename "$JDK"), ${SECONDS_EACH}s with the agent, ${BASE_SECONDS}s without, a window every ${EVERY}s, keep=$KEEP, interval=${INTERVAL}ms" >&2
+echo "rolling.sh: $(basename "$JDK"), ${SECONDS_EACH}s with the agent, ${BASE_SECONDS}s without, a window every ${EVERY}s, keep=$KEEP, interval=${INTERVAL}ms, heap $HEAP" >&2
 none="none 0 0 0 0 - - 0 0 0"
 ((BASE_SECONDS > 0)) && none=$(run none "$BASE_SECONDS")
 agent=$(run rolling "$SECONDS_EACH" "-agentpath:$AGENT=cpu=samples,interval=$INTERVAL,rotate=$EVERY,keep=$KEEP,service=javac,file=$OUT/windows/w-%t.pb.gz")
