@@ -143,31 +143,50 @@ static int agent_file(const char *said, char *name, size_t len)
     return 0;
 }
 
-/* A file far bigger than the disk space it holds (a sparse file: a few blocks that say
- * 20 GB) would fill this side's disk at no cost to the JVM's user; the agent writes its
- * files whole. Above 1 MiB, less than an eighth of the size on disk is refused. */
-#define SPARSE_MIN   (1 << 20)
-#define SPARSE_RATIO 8
+/* A file whose holes say gigabytes the disk does not hold (a sparse file: a few blocks
+ * that claim 20 GB) would fill this side's disk at no cost to the JVM's user; the agent
+ * writes its files whole, with no hole. Holes are found with SEEK_DATA and SEEK_HOLE,
+ * not by the blocks a file holds, which a compressing file system (ZFS) makes far fewer
+ * than its size for a real profile. */
+#define HOLES_MAX         (1 << 20) /* bytes of holes taken, for a file system's odd block */
+#define HOLES_EXTENTS_MAX 100000    /* extents looked at: past that, called sparse */
+
+/* The bytes of holes in the file's first `size` bytes; 0 where the file system does not
+ * tell holes apart. The file's offset is left at its start. */
+static off_t hole_bytes(int fd, off_t size)
+{
+    off_t holes = 0, at = 0;
+    for (int n = 0; at < size; n++) {
+        off_t data = lseek(fd, at, SEEK_DATA);
+        if (data < 0) {
+            if (errno == ENXIO) holes += size - at; /* no data after `at`: a hole to the end */
+            break;
+        }
+        if (n == HOLES_EXTENTS_MAX) return lseek(fd, 0, SEEK_SET), size;
+        holes += (data < size ? data : size) - at;
+        if ((at = lseek(fd, data, SEEK_HOLE)) < 0) break;
+    }
+    lseek(fd, 0, SEEK_SET);
+    return holes;
+}
 
 /* The JVM's file `name`, opened as the JVM's user inside its root (target_fs.h): the
  * agent's answer is the JVM's to choose, so it is never opened as this tool's user. */
 static int open_agent_file(const struct target *t, const char *name, int *fd, off_t *size)
 {
-    struct stat st;
     if (tfs_open_read(t, name, fd, size) != 0)
         return tool_fail(EXIT_ERROR,
                          "not reading %s: %s (only a regular file of the JVM's user, reached without a "
                          "symbolic link, is taken)",
                          name, strerror(errno));
-    if (fstat(*fd, &st) == 0 &&
-        (st.st_size <= SPARSE_MIN || (uint64_t)st.st_blocks * 512 >= (uint64_t)st.st_size / SPARSE_RATIO))
-        return 0;
+    off_t holes = hole_bytes(*fd, *size);
+    if (holes <= HOLES_MAX) return 0;
     close(*fd);
     *fd = -1;
     return tool_fail(EXIT_ERROR,
-                     "not copying %s: it says %lld bytes but holds %lld on disk (a sparse file, not one the "
-                     "agent wrote)",
-                     name, (long long)st.st_size, (long long)st.st_blocks * 512);
+                     "not copying %s: it says %lld bytes but %lld of them are holes (a sparse file, not one "
+                     "the agent wrote)",
+                     name, (long long)*size, (long long)holes);
 }
 
 /* Copies the JVM's file `name` to dest (0600: a profile holds the program's data), a new
