@@ -49,7 +49,20 @@ run_java() {
   timeout -k 10 "${RUN_TIMEOUT:-300}" "$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" "$@" >"$WORK/out.txt" 2>&1
   RC=$?
   cat "$WORK/out.txt" >>"$WORK/all-runs.txt"
+  hs_err_shown
   set -e
+}
+
+# hs_err_shown: a JVM that crashed in $WORK left hs_err_pid*.log, which goes with the
+# folder: its head goes to the test's output (as comments) first, once a file.
+hs_err_shown() {
+  local f
+  for f in "$WORK"/hs_err_pid*.log; do
+    [[ -f $f && ! -e $f.shown ]] || continue
+    echo "# [$JDK_NAME] $TEST_NAME: a JVM crashed (status $RC); the head of $(basename "$f"):"
+    sed -n '1,40p' "$f" | sed 's/^/#   /'
+    : >"$f.shown"
+  done
 }
 
 # sigquit_dumps N END OUT [java options...] MainClass [args]: runs a program that prints
