@@ -205,10 +205,16 @@ static void forget_kept(struct session *s)
     s->nkept = 0;
 }
 
+/* Stacks no sample named in this many windows are forgotten at a window's end: a
+ * rolling profile's memory stays flat while the program keeps showing new stacks, and
+ * a stack seen again is resolved again (lookups in the method and frame tables). */
+#define IDLE_WINDOWS 2
+
 /* The window's end (session lock held): its file written, the next one opened. */
 static void end_window(struct session *s, JNIEnv *jni)
 {
     report_dump(s->r, jni, DUMP_WINDOW_END);
+    report_forget_idle_traces(s->r, IDLE_WINDOWS);
     keep_last(s, s->opt->viewonly ? s->path : s->r->out.name);
     int64_t now = now_ns();
     char *path = session_expand(s->opt->file, now), err[512];

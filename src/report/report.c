@@ -188,7 +188,10 @@ static void write_unwritten_traces(struct report *r)
 {
     struct trace_table *tt = &r->h->t.traces;
     uint32_t n = traces_count(tt);
-    for (uint32_t i = 0; i < n; i++) r->writer->trace(&r->wctx, traces_at(tt, i));
+    for (uint32_t i = 0; i < n; i++) {
+        struct trace *t = traces_at(tt, i);
+        if (t) r->writer->trace(&r->wctx, t); /* NULL: forgotten (traces_forget_idle) */
+    }
 }
 
 /* What a section that names every trace writes first, as the original did: the empty
@@ -259,6 +262,7 @@ static struct rank_row *rank_traces(struct trace_table *tt, row_fn fn, double cu
     int k = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct trace *t = traces_at(tt, i);
+        if (!t) continue; /* forgotten */
         rows[k].trace = t;
         fn(t, take, &rows[k]);
         if (!rows[k].count && !rows[k].cost) continue;
@@ -291,6 +295,8 @@ static void write_cpu_samples(struct report *r, double cutoff, bool take)
     free(rows);
 }
 
+/* The socket's request, under the dump lock (report_begin_command) as a dump is: its
+ * views use the rows' traces after the output's lock is let go. */
 void report_cpu_samples(struct report *r, double cutoff) { write_cpu_samples(r, cutoff, false); }
 
 static void section_cpu_samples(struct report *r, JNIEnv *jni) { write_cpu_samples(r, r->opt->cutoff, true); }
@@ -548,6 +554,16 @@ void report_end_command(struct report *r, bool section)
 {
     flush(r); /* each answer goes out at once */
     if (section) pthread_mutex_unlock(&r->dump_lock);
+}
+
+uint32_t report_forget_idle_traces(struct report *r, uint32_t idle)
+{
+    pthread_mutex_lock(&r->dump_lock);
+    output_lock(&r->out); /* report_traces walks them under this one alone */
+    uint32_t n = traces_forget_idle(&r->h->t.traces, idle);
+    output_unlock(&r->out);
+    pthread_mutex_unlock(&r->dump_lock);
+    return n;
 }
 
 void report_reset_window(struct report *r, JNIEnv *jni)

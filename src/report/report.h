@@ -39,6 +39,9 @@ void report_end_session(struct report *r);
 /* A session's counts start from zero: CPU samples and times, the sites' allocations,
  * the monitors' times (the live objects stay: they are a state, not a flow). */
 void report_reset_window(struct report *r, JNIEnv *jni);
+/* A rolling profile's window is written: the traces only samples named, none in the
+ * last `idle` windows, are forgotten (see tables/traces.h); returns how many. */
+uint32_t report_forget_idle_traces(struct report *r, uint32_t idle);
 /* The net= socket (commands come back on it), or -1 when the output is a file. */
 int report_socket_fd(struct report *r);
 /* Flushes and closes the output (VM death). */

@@ -166,17 +166,11 @@ struct method_info *methods_of(struct method_table *t, jvmtiEnv *jvmti, JNIEnv *
     return m ? methods_add(t, m, defined_in, generation) : NULL;
 }
 
-struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
-                        const jvmtiFrameInfo *frames, int nframes)
+/* The trace of these frames, made on first sight; `hold`: see traces_find. */
+static struct trace *trace_lookup(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint64_t hash,
+                                  uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes, bool hold)
 {
-    return traces_of_hashed(t, jvmti, jni, traces_key_hash(thread_serial, frames, nframes), thread_serial, frames,
-                            nframes);
-}
-
-struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint64_t hash,
-                               uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes)
-{
-    struct trace *tr = traces_find(t, hash, thread_serial, frames, nframes);
+    struct trace *tr = traces_find(t, hash, thread_serial, frames, nframes, hold);
     if (tr) return tr;
     /* First sight: the frames are resolved outside any table lock. */
     struct frame **resolved = calloc((size_t)(nframes ? nframes : 1), sizeof *resolved);
@@ -189,7 +183,27 @@ struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *j
             return NULL;
         }
     }
-    return traces_add(t, hash, thread_serial, frames, nframes, resolved);
+    return traces_add(t, hash, thread_serial, frames, nframes, resolved, hold);
+}
+
+struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
+                        const jvmtiFrameInfo *frames, int nframes)
+{
+    return trace_lookup(t, jvmti, jni, traces_key_hash(thread_serial, frames, nframes), thread_serial, frames, nframes,
+                        true);
+}
+
+struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint64_t hash,
+                               uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes)
+{
+    return trace_lookup(t, jvmti, jni, hash, thread_serial, frames, nframes, true);
+}
+
+struct trace *traces_of_sample(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
+                               const jvmtiFrameInfo *frames, int nframes)
+{
+    return trace_lookup(t, jvmti, jni, traces_key_hash(thread_serial, frames, nframes), thread_serial, frames, nframes,
+                        false);
 }
 
 /* ---- the tracker's numbered classes ---- */

@@ -33,12 +33,17 @@ struct trace_table;
 struct class_info *classes_of(struct class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls, struct ids *ids);
 /* The entry of a method, made on first sight; NULL when out of memory. */
 struct method_info *methods_of(struct method_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jmethodID id);
-/* The trace of these frames on this thread (0 = any), made on first sight; NULL if out of memory. */
+/* The trace of these frames on this thread (0 = any), made on first sight; NULL if out of
+ * memory. The caller may keep it: it is held for good (see tables/traces.h). */
 struct trace *traces_of(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
                         const jvmtiFrameInfo *frames, int nframes);
 /* traces_of, for a caller that has the key's hash (traces_key_hash) already. */
 struct trace *traces_of_hashed(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint64_t hash,
                                uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes);
+/* traces_of for a CPU sampler, which counts its sample and lets the trace go, between
+ * traces_sampling_begin and _end: a trace only samples name may be forgotten later. */
+struct trace *traces_of_sample(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *jni, uint32_t thread_serial,
+                               const jvmtiFrameInfo *frames, int nframes);
 
 /* Numbers a class seen by the class-file hook (jni and loader may be NULL early on), or
  * gives it the number of an unloaded class of the same name and bytes. */

@@ -4,7 +4,8 @@
  *
  * Tables use it to number their entries (serial numbers are positions here) and to
  * let a dump walk every entry while other threads keep adding. Storage is chunked,
- * so entries never move once published.
+ * so entries never move once published. An entry freed leaves its slot empty (NULL),
+ * and its number is never given again.
  */
 #ifndef HPROF_REGISTRY_H
 #define HPROF_REGISTRY_H
@@ -41,6 +42,13 @@ static inline void *registry_get(struct registry *r, uint32_t i)
 {
     void **chunk = atomic_load_explicit(&r->chunks[i >> REGISTRY_CHUNK_BITS], memory_order_acquire);
     return chunk[i & (REGISTRY_CHUNK - 1)];
+}
+
+/* Empties slot i (its entry freed by the caller, who keeps walkers out meanwhile). */
+static inline void registry_clear(struct registry *r, uint32_t i)
+{
+    void **chunk = atomic_load_explicit(&r->chunks[i >> REGISTRY_CHUNK_BITS], memory_order_acquire);
+    chunk[i & (REGISTRY_CHUNK - 1)] = NULL;
 }
 
 #endif

@@ -10,6 +10,11 @@
 #   S  at start-up, exact heap=sites with rotate=1: the Mark1 objects the program makes
 #      over a few windows add up, over the windows' files, to exactly its count, as in
 #      one whole-run profile
+#   F  at start-up, cpu=samples with rotate=1, tests/java/ShiftingStacks.java: a new
+#      recursion depth every 1.5 s, then the first again. The stacks no window sampled
+#      for 2 windows are forgotten (HPROF_TABLE_STATS), those seen again are counted
+#      again under new traces, and every window's text file names a TRACE for each of
+#      its rows
 source "$(dirname "$0")/../lib/common.sh"
 source "$HPROF_ROOT/tests/lib/attach.sh"
 source "$HPROF_ROOT/tests/lib/views.sh"
@@ -98,3 +103,38 @@ check "each window's file holds one SITES section, its own, and is 0600" \
   bash -c "for f in x/*; do [[ \$(grep -c '^SITES BEGIN' \$f) == 1 && \$(stat -c %a \$f) == 600 ]] || exit 1; done"
 check "S, W: the programs ran to their end (exit 0)" bash -c "[[ \$(cat S.rc) == 0 && \$(cat W.rc) == 0 ]]"
 check "no -Xcheck:jni complaint" bash -c "! grep -qi 'jni' R.out S.out W.out"
+
+# ---- F: a rolling profile forgets the stacks no window samples any more ----
+mkdir -p "$WORK/f"
+HPROF_TABLE_STATS=1 run_java "$(agent cpu=samples,interval=1,depth=16,rotate=1,file=$WORK/f/cpu-%t.txt)" \
+  ShiftingStacks 1500 1 2 3 4 5 6 1 1
+cp out.txt F.out
+check "F: the program ran to its end (exit $RC)" bash -c "[[ $RC == 0 ]] && grep -q '^done' F.out"
+forgot=$(sed -n 's/^HPROF: tables: .* traces under .* raw keys (\([0-9]*\) forgotten)$/\1/p' F.out)
+check "F: stacks no window sampled for 2 windows were forgotten (${forgot:-none said})" \
+  bash -c "[[ '$forgot' =~ ^[0-9]+$ ]] && (( $forgot >= 3 ))"
+# depths FILE: "DEPTH SAMPLES" for each recursion depth its CPU SAMPLES rows name (the
+# level() frames of the row's TRACE), then "missing N": rows with no TRACE in the file.
+depths() {
+  awk '/^TRACE [0-9]+:/ { t = $2; sub(":", "", t); seen[t] = 1; d[t] = 0; next }
+       /^\t/ && t != "" { if ($1 ~ /^ShiftingStacks\.level\(/) d[t]++; next }
+       { t = "" }
+       /^CPU SAMPLES BEGIN/ { s = 1; next } /^CPU SAMPLES END/ { s = 0 }
+       s && $1 ~ /^[0-9]+$/ { row[$5] += $4 }
+       END { for (r in row) { if (!(r in seen)) miss++; else if (d[r]) n[d[r]] += row[r] }
+             for (k in n) print k, n[k]; print "missing", miss + 0 }' "$1"
+}
+mapfile -t fw < <(ls f | sort)
+missing=0 all=""
+for f in "${fw[@]}"; do
+  depths "f/$f" >"f.$f.depths"
+  missing=$((missing + $(awk '$1 == "missing" { print $2 }' "f.$f.depths")))
+  all+=" $(awk '$1 != "missing" { print $1 }' "f.$f.depths" | tr '\n' ' ')"
+done
+seen=$(tr ' ' '\n' <<<"$all" | grep . | sort -un | tr '\n' ' ')
+check "F: ${#fw[@]} windows' files, every CPU SAMPLES row with its TRACE in its own file ($missing without)" \
+  bash -c "(( ${#fw[@]} >= 8 && $missing == 0 ))"
+check "F: the windows saw every depth the program ran, 1 to 6 ($seen)" test "$seen" = "1 2 3 4 5 6 "
+last=$(awk '$1 != "missing" { printf "%s:%s ", $1, $2 }' "f.${fw[-1]}.depths")
+check "F: the last window, after depth 1's stacks were forgotten, counts them again, at depth 1 alone ($last)" \
+  bash -c "[[ '$last' =~ ^1:[0-9]+\ $ ]]"

@@ -62,19 +62,20 @@ static void traces(struct tables *t)
                                         &t->classes.unknown, 0);
     jvmtiFrameInfo raw[2] = {{(jmethodID)(uintptr_t)0x2000, 7}, {(jmethodID)(uintptr_t)0x2000, -1}};
     uint64_t h = traces_key_hash(0, raw, 2);
-    CHECK(traces_find(&t->traces, h, 0, raw, 2) == NULL, "a trace not entered is not found");
+    CHECK(traces_find(&t->traces, h, 0, raw, 2, true) == NULL, "a trace not entered is not found");
     struct frame **f = calloc(2, sizeof *f);
     f[0] = frames_of(&t->frames, m, 7);
     f[1] = frames_of(&t->frames, m, -1);
     CHECK(f[0] && f[0] == frames_of(&t->frames, m, 7) && f[0] != f[1], "one frame per method and location");
-    struct trace *tr = traces_add(&t->traces, h, 0, raw, 2, f);
+    struct trace *tr = traces_add(&t->traces, h, 0, raw, 2, f, true);
     CHECK(tr && tr->serial == SERIAL_TRACE_BASE + 1 && tr->frames == f, "a trace entered keeps its frames");
-    CHECK(traces_find(&t->traces, h, 0, raw, 2) == tr && traces_key_equals(tr, 0, raw, 2), "and is found by its key");
+    CHECK(traces_find(&t->traces, h, 0, raw, 2, true) == tr && traces_key_equals(tr, 0, raw, 2),
+          "and is found by its key");
     struct frame **again = calloc(2, sizeof *again);
     again[0] = f[0];
     again[1] = f[1];
-    CHECK(traces_add(&t->traces, h, 0, raw, 2, again) == tr, "a second entry of one trace gives the first");
-    CHECK(traces_find(&t->traces, traces_key_hash(200001, raw, 2), 200001, raw, 2) == NULL,
+    CHECK(traces_add(&t->traces, h, 0, raw, 2, again, true) == tr, "a second entry of one trace gives the first");
+    CHECK(traces_find(&t->traces, traces_key_hash(200001, raw, 2), 200001, raw, 2, true) == NULL,
           "another thread's trace is another trace");
 }
 
@@ -242,10 +243,10 @@ static void loader_copies(struct tables *t)
     struct frame **f1 = calloc(1, sizeof *f1), **f2 = calloc(1, sizeof *f2);
     f1[0] = frames_of(&t->frames, m1, 3);
     f2[0] = frames_of(&t->frames, m2, 3);
-    struct trace *t1 = traces_add(&t->traces, traces_key_hash(0, raw1, 1), 0, raw1, 1, f1);
-    struct trace *t2 = traces_add(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1, f2);
+    struct trace *t1 = traces_add(&t->traces, traces_key_hash(0, raw1, 1), 0, raw1, 1, f1, true);
+    struct trace *t2 = traces_add(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1, f2, true);
     CHECK(t1 && t2 == t1 && traces_count(&t->traces) == before + 1 &&
-              traces_find(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1) == t1,
+              traces_find(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1, true) == t1,
           "the two copies' raw frames lead to one trace");
 
     struct monitor_table mons;
@@ -270,8 +271,8 @@ static void loader_copies(struct tables *t)
               methods_find(&t->methods, id2) == NULL && methods_find(&t->methods, id1) == m1,
           "the unloaded class's aliases are swept, the other's stay (%d)", dead.n);
     CHECK(traces_sweep(&t->traces, is_dead, &dead) == 1 &&
-              traces_find(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1) == NULL &&
-              traces_find(&t->traces, traces_key_hash(0, raw1, 1), 0, raw1, 1) == t1 &&
+              traces_find(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1, true) == NULL &&
+              traces_find(&t->traces, traces_key_hash(0, raw1, 1), 0, raw1, 1, true) == t1 &&
               traces_at(&t->traces, before) == t1,
           "then its raw trace keys; the trace stays");
     pthread_mutex_lock(&t->classes.naming);
@@ -317,11 +318,11 @@ static void mt_enter(uint32_t k)
     strings_id(&shared.strings, name, &is_new);
     jvmtiFrameInfo raw = {mt_methods[k]->id, (jlocation)k};
     uint64_t h = traces_key_hash(0, &raw, 1);
-    struct trace *t = traces_find(&shared.traces, h, 0, &raw, 1);
+    struct trace *t = traces_find(&shared.traces, h, 0, &raw, 1, true);
     if (!t) {
         struct frame **f = calloc(1, sizeof *f);
         f[0] = frames_of(&shared.frames, mt_methods[k], (jlocation)k);
-        t = traces_add(&shared.traces, h, 0, &raw, 1, f);
+        t = traces_add(&shared.traces, h, 0, &raw, 1, f, true);
     }
     atomic_fetch_add(&t->cpu_samples, 1);
     struct site *site = sites_of(&mt_sites, t, &mt_class);
@@ -391,6 +392,162 @@ static void concurrent_tables(void)
               strings_id(&shared.strings, "name-7", &twice) == id && !twice,
           "a new output file: each string is new to it once, with the same ID (a session's binary file)");
     CHECK(atomic_load(&mt_torn) == 0, "a reader walking the tables meanwhile saw only whole entries");
+}
+
+/* ---- a rolling profile forgets the stacks only samples named, idle for a while ---- */
+
+/* The trace of frame (m, loc), looked up or entered: held (`hold`) or a sampler's. */
+static struct trace *trace_at_loc(struct tables *t, struct method_info *m, jlocation loc, bool hold)
+{
+    jvmtiFrameInfo raw = {m->id, loc};
+    uint64_t h = traces_key_hash(0, &raw, 1);
+    struct trace *tr = traces_find(&t->traces, h, 0, &raw, 1, hold);
+    if (tr) return tr;
+    struct frame **f = calloc(1, sizeof *f);
+    f[0] = frames_of(&t->frames, m, loc);
+    return traces_add(&t->traces, h, 0, &raw, 1, f, hold);
+}
+
+/* A sampler's sample of (m, loc), as the drain counts one. */
+static struct trace *sample_at(struct tables *t, struct method_info *m, jlocation loc)
+{
+    traces_sampling_begin(&t->traces);
+    struct trace *tr = trace_at_loc(t, m, loc, false);
+    traces_add_samples(&t->traces, tr, 1);
+    traces_sampling_end(&t->traces);
+    return tr;
+}
+
+/* A window's end: its samples taken (as its file is written), then the idle forgotten. */
+static uint32_t end_window(struct tables *t, uint32_t idle)
+{
+    for (uint32_t i = 0, n = traces_count(&t->traces); i < n; i++) {
+        struct trace *tr = traces_at(&t->traces, i);
+        if (tr) atomic_exchange(&tr->cpu_samples, 0);
+    }
+    return traces_forget_idle(&t->traces, idle);
+}
+
+static void forgetting(void)
+{
+    struct tables *t = calloc(1, sizeof *t);
+    tables_init(t);
+    struct method_info *m = methods_add(&t->methods, fake_method((jmethodID)(uintptr_t)0x9000, &t->classes.unknown),
+                                        &t->classes.unknown, 0);
+    struct trace *a = sample_at(t, m, 1), *b = sample_at(t, m, 2), *held = trace_at_loc(t, m, 3, true);
+    struct trace *later = sample_at(t, m, 4);
+    uint32_t a_serial = a->serial, a_index = a_serial - SERIAL_TRACE_BASE - 1;
+    CHECK(a && b && held && later && atomic_load(&a->hold) == TRACE_SAMPLES_ONLY &&
+              atomic_load(&held->hold) == TRACE_HELD,
+          "a sampler's trace is only sampled, another lookup's held");
+    CHECK(trace_at_loc(t, m, 4, true) == later && atomic_load(&later->hold) == TRACE_HELD,
+          "a sampled trace another source looks up is held from then on");
+    CHECK(end_window(t, 2) == 0, "window 0 ends: nothing idle yet");
+    sample_at(t, m, 2);
+    CHECK(end_window(t, 2) == 0, "window 1 ends: a stack last sampled in window 0 is kept (2 windows)");
+    sample_at(t, m, 2);
+    traces_sampling_begin(&t->traces);
+    struct trace *pending = trace_at_loc(t, m, 5, false);
+    traces_sampling_end(&t->traces);
+    atomic_store(&pending->window, 0);
+    atomic_store(&pending->calls, 1); /* counts not yet taken: never lost */
+    CHECK(end_window(t, 2) == 1 && traces_forgotten(&t->traces) == 1, "window 2 ends: the idle sampled stack goes");
+    jvmtiFrameInfo raw1 = {m->id, 1};
+    CHECK(traces_find(&t->traces, traces_key_hash(0, &raw1, 1), 0, &raw1, 1, false) == NULL &&
+              traces_at(&t->traces, a_index) == NULL && traces_raw_keys(&t->traces) == 4,
+          "it is found no more, its slot is empty, its raw key gone");
+    CHECK(traces_find(&t->traces, traces_key_hash(0, &raw1, 1), 0, &raw1, 1, true) == NULL,
+          "nor by a source that would hold it");
+    struct trace *again = sample_at(t, m, 1);
+    CHECK(again && again->serial > a_serial &&
+              traces_find(&t->traces, traces_key_hash(0, &raw1, 1), 0, &raw1, 1, false) == again,
+          "seen again: a new trace with a new serial (%u after %u)", again ? again->serial : 0, a_serial);
+    uint32_t again_index = again->serial - SERIAL_TRACE_BASE - 1, b_index = b->serial - SERIAL_TRACE_BASE - 1;
+    for (int w = 0; w < 5; w++) end_window(t, 2);
+    CHECK(traces_at(&t->traces, held->serial - SERIAL_TRACE_BASE - 1) == held &&
+              traces_at(&t->traces, later->serial - SERIAL_TRACE_BASE - 1) == later &&
+              traces_at(&t->traces, pending->serial - SERIAL_TRACE_BASE - 1) == pending,
+          "held traces, and one with counts not yet taken, stay however idle");
+    CHECK(traces_at(&t->traces, again_index) == NULL && traces_at(&t->traces, b_index) == NULL &&
+              traces_forgotten(&t->traces) == 3,
+          "the idle sampled ones all go (%llu forgotten)", (unsigned long long)traces_forgotten(&t->traces));
+}
+
+/*
+ * Forgetting while other threads look up (make check runs this under TSan and ASan):
+ * samplers count on stacks that come and go, a source holds the ones it finds, and the
+ * window ends meanwhile. No trace a holder has is freed (ASan would see its reads), and
+ * every sample is counted on a live trace or on one forgotten only after its count
+ * was taken.
+ */
+#define FG_KEYS   300
+#define FG_ROUNDS 40
+static struct tables fg;
+static struct method_info *fg_method;
+static _Atomic int fg_running;
+static _Atomic uint64_t fg_taken, fg_counted;
+
+static void *fg_sampler(void *arg)
+{
+    uintptr_t me = (uintptr_t)arg;
+    for (uint32_t r = 0; r < FG_ROUNDS; r++)
+        for (uint32_t k = 0; k < FG_KEYS; k++) {
+            sample_at(&fg, fg_method, (jlocation)((k * 7 + me + r * 13) % (FG_KEYS * 2)));
+            atomic_fetch_add(&fg_counted, 1);
+        }
+    atomic_fetch_sub(&fg_running, 1);
+    return NULL;
+}
+
+static void *fg_holder(void *arg)
+{
+    struct trace *kept[64];
+    int n = 0;
+    for (uint32_t r = 0; r < FG_ROUNDS * 4; r++) {
+        struct trace *tr = trace_at_loc(&fg, fg_method, (jlocation)((r * 37) % (FG_KEYS * 2)), true);
+        if (tr && n < 64) kept[n++] = tr;
+        for (int i = 0; i < n; i++) /* read after windows ended: freed, ASan says so */
+            if (atomic_load(&kept[i]->hold) != TRACE_HELD) atomic_fetch_add(&mt_torn, 1);
+    }
+    atomic_fetch_sub(&fg_running, 1);
+    return NULL;
+}
+
+static uint64_t fg_take_all(void)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0, n = traces_count(&fg.traces); i < n; i++) {
+        struct trace *tr = traces_at(&fg.traces, i);
+        if (tr) sum += atomic_exchange(&tr->cpu_samples, 0);
+    }
+    return sum;
+}
+
+static void concurrent_forgetting(void)
+{
+    tables_init(&fg);
+    fg_method = methods_add(&fg.methods, fake_method((jmethodID)(uintptr_t)0xa000, &fg.classes.unknown),
+                            &fg.classes.unknown, 0);
+    atomic_store(&mt_torn, 0);
+    atomic_store(&fg_running, 3);
+    pthread_t th[3];
+    for (uintptr_t i = 0; i < 2; i++) pthread_create(&th[i], NULL, fg_sampler, (void *)i);
+    pthread_create(&th[2], NULL, fg_holder, NULL);
+    uint32_t windows = 0;
+    while (atomic_load(&fg_running) > 0) {
+        /* the report's walk and the forgetting are kept apart by its locks; here by this thread */
+        atomic_fetch_add(&fg_taken, fg_take_all());
+        traces_forget_idle(&fg.traces, 1);
+        windows++;
+    }
+    for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
+    atomic_fetch_add(&fg_taken, fg_take_all());
+    CHECK(windows > 1 && traces_forgotten(&fg.traces) > 0,
+          "2 samplers and a holder while %u windows end: %llu traces forgotten", windows,
+          (unsigned long long)traces_forgotten(&fg.traces));
+    CHECK(atomic_load(&fg_taken) == atomic_load(&fg_counted), "every sample taken once (%llu of %llu)",
+          (unsigned long long)atomic_load(&fg_taken), (unsigned long long)atomic_load(&fg_counted));
+    CHECK(atomic_load(&mt_torn) == 0, "a held trace is never forgotten");
 }
 
 /* ---- thread churn: entries come and go while others lend and read them ---- */
@@ -502,6 +659,8 @@ int main(void)
     }
     CHECK(all, "4 threads entering 2000 methods: one entry each");
     concurrent_tables();
+    forgetting();
+    concurrent_forgetting();
     thread_churn();
     return UNIT_DONE();
 }

@@ -76,8 +76,10 @@ static void sample_once(struct host *h, struct cpu_sampler *s, JNIEnv *jni)
         if ((*h->jvmti)->GetStackTrace(h->jvmti, s->refs[i], 0, depth, s->frames, &count) != JVMTI_ERROR_NONE) continue;
         if (count <= 0) continue; /* not in Java code yet (or any more) */
         uint32_t thread_serial = h->opt->thread ? s->infos[i]->serial : 0;
-        struct trace *t = traces_of(&h->t.traces, h->jvmti, jni, thread_serial, s->frames, count);
-        if (t) atomic_fetch_add_explicit(&t->cpu_samples, 1, memory_order_relaxed);
+        traces_sampling_begin(&h->t.traces);
+        struct trace *t = traces_of_sample(&h->t.traces, h->jvmti, jni, thread_serial, s->frames, count);
+        if (t) traces_add_samples(&h->t.traces, t, 1);
+        traces_sampling_end(&h->t.traces);
     }
     threads_give_back(&h->t.threads, s->infos, n);
 }

@@ -93,8 +93,8 @@ static void make_pseudo_frames(struct host *h, bool wall)
 static void count(struct host *h, JNIEnv *jni, uint32_t thread_serial, const jvmtiFrameInfo *f, int n, uint64_t weight)
 {
     uint32_t serial = h->opt->thread ? thread_serial : 0;
-    struct trace *t = traces_of(&h->t.traces, h->jvmti, jni, serial, f, n);
-    if (t) atomic_fetch_add_explicit(&t->cpu_samples, weight, memory_order_relaxed);
+    struct trace *t = traces_of_sample(&h->t.traces, h->jvmti, jni, serial, f, n);
+    if (t) traces_add_samples(&h->t.traces, t, weight);
 }
 
 /* One sample into the trace table: its frames (the top `depth`), or the reason it has
@@ -126,6 +126,7 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
 static void drain(struct host *h, struct cpu_signal *c, JNIEnv *jni)
 {
     pthread_mutex_lock(&c->drain_lock);
+    traces_sampling_begin(&h->t.traces);
     int depth = host_depth(h);
     if (depth > c->s.max_frames) depth = c->s.max_frames;
     struct sample *smp;
@@ -137,6 +138,7 @@ static void drain(struct host *h, struct cpu_signal *c, JNIEnv *jni)
     uint64_t weight = 0;
     if (sample_ring_take_refused(&c->s.ring, &weight) && depth > 0)
         count(h, jni, 0, &(jvmtiFrameInfo){PSEUDO_REASON(REASON_LOST), -1}, 1, weight);
+    traces_sampling_end(&h->t.traces);
     pthread_mutex_unlock(&c->drain_lock);
 }
 

@@ -192,9 +192,11 @@ static void log_table_stats(struct host *h)
     struct class_sweep_stats st = class_sweeper_totals(h);
     log_plain("HPROF: tables: %u class entries (%u vacant), at most %u for one name (%s)", classes_count(&h->t.classes),
               vacant, most, name ? name : "-");
-    log_plain("HPROF: tables: %llu methods under %llu jmethodIDs, %u traces under %llu raw keys",
+    uint64_t forgotten = traces_forgotten(&h->t.traces);
+    log_plain("HPROF: tables: %llu methods under %llu jmethodIDs, %llu traces under %llu raw keys (%llu forgotten)",
               (unsigned long long)methods_count(&h->t.methods), (unsigned long long)methods_aliases(&h->t.methods),
-              traces_count(&h->t.traces), (unsigned long long)traces_raw_keys(&h->t.traces));
+              (unsigned long long)(traces_count(&h->t.traces) - forgotten),
+              (unsigned long long)traces_raw_keys(&h->t.traces), (unsigned long long)forgotten);
     if (h->bci_classes)
         log_plain("HPROF: tables: %u numbered classes, at most %u for one name", registry_count(&h->bci_classes->all),
                   bci_classes_most(h->bci_classes));
