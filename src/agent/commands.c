@@ -57,9 +57,8 @@ static void exit_vm(struct agent *a, JNIEnv *jni)
 /* CONTROL depth: when the CPU traces keep fewer frames than asked, said once a run. */
 static void depth_changed(struct agent *a)
 {
-    static _Atomic bool said;
     char depth[160];
-    if (session_depth_text(&a->session, depth, sizeof depth) && !atomic_exchange(&said, true))
+    if (session_depth_text(&a->session, depth, sizeof depth) && !atomic_exchange(&a->said_depth_cut, true))
         log_warning("net=: CONTROL depth=%d: %s", host_depth(&a->host), depth);
 }
 
