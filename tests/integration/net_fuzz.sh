@@ -7,37 +7,55 @@
 source "$(dirname "$0")/../lib/common.sh"
 FRONT=$HPROF_BIN/hprof-front
 
-# The byte 0x05 (EXIT THE VM) is never generated, so no accident can end the VM early.
-byte() { local b=$((RANDOM % 256)); [[ $b -eq 5 ]] && b=6; printf '%02x' $b; }
-bytes() { local i; for ((i = 0; i < $1; i++)); do byte; done; }
-u4() { printf '%08x' "$1"; }
-header() { echo -n "$1 00000001 $(u4 "$2")"; }     # tag, serial 1, length
-cutoff_bits() {   # a float cutoff: mostly good ones, sometimes NaN, negative, above 1
-  case $((RANDOM % 6)) in 0) echo 7fc00000 ;; 1) echo bf000000 ;; 2) echo 40000000 ;; 3) echo 00000000 ;; *) echo 3c23d70a ;; esac
-}
-VALID=0   # good CPU SAMPLES commands generated
-# fragment KIND: one raw command line for the front end.
-fragment() {
-  case $1 in
-    0) case $((RANDOM % 6)) in     # good commands (and some bad values)
-         0) echo "raw $(header 06 0)" ;;
-         1) local c; c=$(cutoff_bits); echo "raw $(header 07 6) 0000 $c"
-            [[ $c == 00000000 || $c == 3c23d70a ]] && VALID=$((VALID + 1)) ;;
-         2) echo "raw $(header 08 4) 0006 $(printf '%04x' $(( (RANDOM % 15) + 6 )))" ;;   # depth 6..20
-         3) echo "raw $(header 08 6) 000$((3 + RANDOM % 2)) $(u4 $((0x50000000 + RANDOM % 64)))" ;;
-         4) echo "raw $(header 08 2) 000$((1 + RANDOM % 2))" ;;
-         5) echo "raw $(header 03 6) 000$((RANDOM % 4)) $(cutoff_bits)" ;;
-       esac ;;
-    1) local n=$((RANDOM % 11)); [[ $n -eq 5 ]] && n=4        # unknown tags, in step
-       local t; t=$(printf '%02x' $(( (RANDOM % 200) + 9 ))); [[ $t == ff ]] && t=fe
-       echo "raw $(header $t $n) $(bytes $n)" ;;
-    2) local n=$(( (RANDOM % 10) + 1 )); [[ $n -eq 5 ]] && n=7  # known tags, wrong lengths
-       echo "raw $(header 0$(( (RANDOM % 2) * 5 + 1 )) $n) $(bytes $n)" ;;
-    3) echo "raw $(header 08 2) $(printf '%04x' $(( (RANDOM % 100) + 7 )))" ;;         # unknown CONTROL
-    4) echo "raw $(header 07 6) 00 $(bytes $((RANDOM % 5)))" ;;                         # truncated body
-    5) echo "raw $(bytes $(( (RANDOM % 12) + 1 )))" ;;                                  # garbage
-  esac
-  return 0
+# commands SEED KINDS COUNT: COUNT raw command lines for the front end, each of a kind
+# drawn from KINDS (digits 0-5, below), a "pause 20" after every 25th, drawn from SEED
+# (one awk, not a subshell a byte); then a line "valid N": the good CPU SAMPLES commands
+# generated. The byte 0x05 (EXIT THE VM) is never generated, so no accident can end the
+# VM early. Kinds: 0 good commands (and some bad values), 1 unknown tags in step,
+# 2 known tags with wrong lengths, 3 unknown CONTROL, 4 truncated body, 5 garbage.
+commands() {
+  awk -v seed="$1" -v kinds="$2" -v count="$3" '
+    function r() { return int(rand() * 32768) }          # as bash RANDOM: 0..32767
+    function byte(  b) { b = r() % 256; if (b == 5) b = 6; return sprintf("%02x", b) }
+    function bytes(n,  s, i) { s = ""; for (i = 0; i < n; i++) s = s byte(); return s }
+    function u4(v) { return sprintf("%08x", v) }
+    function header(tag, len) { return tag " 00000001 " u4(len) }   # tag, serial 1, length
+    function cutoff(  k) {   # a float cutoff: mostly good ones, sometimes NaN, negative, above 1
+      k = r() % 6
+      return k == 0 ? "7fc00000" : k == 1 ? "bf000000" : k == 2 ? "40000000" : k == 3 ? "00000000" : "3c23d70a"
+    }
+    function fragment(kind,  k, c, n, t) {
+      if (kind == 0) {
+        k = r() % 6
+        if (k == 0) return "raw " header("06", 0)
+        if (k == 1) { c = cutoff(); if (c == "00000000" || c == "3c23d70a") valid++; return "raw " header("07", 6) " 0000 " c }
+        if (k == 2) return "raw " header("08", 4) " 0006 " sprintf("%04x", r() % 15 + 6)     # depth 6..20
+        if (k == 3) { c = "000" (3 + r() % 2); return "raw " header("08", 6) " " c " " u4(1342177280 + r() % 64) }
+        if (k == 4) return "raw " header("08", 2) " 000" (1 + r() % 2)
+        c = "000" (r() % 4); return "raw " header("03", 6) " " c " " cutoff()
+      }
+      if (kind == 1) {
+        n = r() % 11; if (n == 5) n = 4
+        t = sprintf("%02x", r() % 200 + 9); if (t == "ff") t = "fe"
+        return "raw " header(t, n) " " bytes(n)
+      }
+      if (kind == 2) {
+        n = r() % 10 + 1; if (n == 5) n = 7
+        t = "0" ((r() % 2) * 5 + 1)
+        return "raw " header(t, n) " " bytes(n)
+      }
+      if (kind == 3) return "raw " header("08", 2) " " sprintf("%04x", r() % 100 + 7)
+      if (kind == 4) return "raw " header("07", 6) " 00 " bytes(r() % 5)
+      return "raw " bytes(r() % 12 + 1)
+    }
+    BEGIN {
+      srand(seed); valid = 0
+      for (i = 0; i < count; i++) {
+        print fragment(substr(kinds, r() % length(kinds) + 1, 1) + 0)
+        if (i % 25 == 24) print "pause 20"
+      }
+      print "valid " valid
+    }'
 }
 
 # session NAME KINDS COUNT TAIL...: runs NetServer 4000 with COUNT fragments of the
@@ -45,12 +63,11 @@ fragment() {
 session() {
   local name=$1 kinds=$2 count=$3; shift 3
   rm -f port.txt
+  commands "$RANDOM" "$kinds" "$count" >"$name.gen"
+  VALID=$(sed -n 's/^valid //p' "$name.gen")
   {
     echo "pause 300"
-    for ((i = 0; i < count; i++)); do
-      fragment "${kinds:$((RANDOM % ${#kinds})):1}"
-      if (( i % 25 == 24 )); then echo "pause 20"; fi
-    done
+    grep -v '^valid ' "$name.gen"
     for l in "$@"; do echo "$l"; done
   } >"$name.cmds"
   "$FRONT" -q -P port.txt -o "$name.hprof" -t 60 <"$name.cmds" 2>"$name.front" &
@@ -63,7 +80,6 @@ session() {
 # 1. Only commands that keep the stream in step, good and bad: every one is read, and
 #    a last good command after them is still answered.
 RANDOM=4242
-VALID=0
 session instep 000123 300 "pause 200" "cpu samples 0"
 valid=$VALID
 check "in step: the program ends by itself, status 4, output intact" \

@@ -20,26 +20,37 @@ if [[ ! -x "$DUMP" ]]; then
 fi
 
 # ---------------------------------------------------------------- hex builders
+# Each builder appends hex to OUT (printf -v: no subshell, a fork each cost seconds).
 ID=4                                   # identifier size of the file being built
-u1()  { printf '%02x' "$(( $1 & 0xff ))"; }
-u2()  { printf '%04x' "$(( $1 & 0xffff ))"; }
-u4()  { printf '%08x' "$(( $1 & 0xffffffff ))"; }
-u8()  { printf '%016x' "$(( $1 ))"; }
+OUT=""
+u1()  { printf -v _x '%02x' "$(( $1 & 0xff ))"; OUT+=$_x; }
+u2()  { printf -v _x '%04x' "$(( $1 & 0xffff ))"; OUT+=$_x; }
+u4()  { printf -v _x '%08x' "$(( $1 & 0xffffffff ))"; OUT+=$_x; }
+u8()  { printf -v _x '%016x' "$(( $1 ))"; OUT+=$_x; }
 id()  { if [[ $ID == 8 ]]; then u8 "$1"; else u4 "$1"; fi; }
-txt() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
+txt() { local LC_ALL=C s=$1 i; for ((i = 0; i < ${#s}; i++)); do printf -v _x '%02x' "'${s:i:1}"; OUT+=$_x; done; }
+x()   { OUT+=$1; }                     # hex as it is
+# b BUILDER ARG [BUILDER ARG...]: one-argument builders in a row (b u4 1 id 0x100 x 00)
+b()   { while (( $# >= 2 )); do "$1" "$2"; shift 2; done; }
+# hex BUILDER ARGS...: what BUILDER appends, in REPLY instead (OUT left as it was)
+hex() { local saved=$OUT; OUT=""; "$@"; REPLY=$OUT; OUT=$saved; }
 # rec TAG BODYHEX [LENGTH]: a record (time 0); LENGTH overrides the true body length.
-rec() { u1 "$1"; u4 0; u4 "${3:-$(( ${#2} / 2 ))}"; printf '%s' "$2"; }
+rec() { u1 "$1"; u4 0; u4 "${3:-$(( ${#2} / 2 ))}"; OUT+=$2; }
 header() { txt "${1:-JAVA PROFILE 1.0.2}"; u1 0; u4 "${2:-$ID}"; u8 0x18c00000000; }
-# emit FILE HEX...: writes the bytes
-emit() { local f=$1; shift; printf '%b' "$(printf '%s' "$*" | sed 's/../\\x&/g')" >"$f"; }
+# emit FILE: writes the bytes of OUT, and empties it
+emit() { printf '%s' "$OUT" | xxd -r -p >"$1"; OUT=""; }
 
-str()        { rec 0x01 "$(id "$1")$(txt "$2")"; }                                  # id text
-load_class() { rec 0x02 "$(u4 "$1")$(id "$2")$(u4 "$3")$(id "$4")"; }              # serial obj trace name
-frame()      { rec 0x04 "$(id "$1")$(id "$2")$(id "$3")$(id "$4")$(u4 "$5")$(u4 "$6")"; }
-trace()      { local s=$1 t=$2; shift 2; local f b="$(u4 "$s")$(u4 "$t")$(u4 $#)"; for f; do b+=$(id "$f"); done; rec 0x05 "$b"; }
-start_thread() { rec 0x0A "$(u4 "$1")$(id "$2")$(u4 "$3")$(id "$4")$(id "$5")$(id "$6")"; }
+str()        { hex b id "$1" txt "$2"; rec 0x01 "$REPLY"; }                               # id text
+load_class() { hex b u4 "$1" id "$2" u4 "$3" id "$4"; rec 0x02 "$REPLY"; }              # serial obj trace name
+frame()      { hex b id "$1" id "$2" id "$3" id "$4" u4 "$5" u4 "$6"; rec 0x04 "$REPLY"; }
+trace()      {
+  local s=$1 t=$2 f saved=$OUT; shift 2
+  OUT=""; u4 "$s"; u4 "$t"; u4 $#; for f; do id "$f"; done
+  local body=$OUT; OUT=$saved; rec 0x05 "$body"
+}
+start_thread() { hex b u4 "$1" id "$2" u4 "$3" id "$4" id "$5" id "$6"; rec 0x0A "$REPLY"; }
 
-# The valid file. V_* variables change one detail for the broken variants.
+# The valid file, appended to OUT. V_* variables change one detail for the broken variants.
 valid() {
   local version=${V_VERSION:-JAVA PROFILE 1.0.2}
   header "$version"
@@ -51,34 +62,36 @@ valid() {
   start_thread 1 0x300 0 5 2 0
   frame 0x50 2 3 4 1 12
   trace 1 1 "${V_FRAME:-0x50}"
-  rec 0x0E "$(u4 2)$(u2 4)"                                                       # CONTROL_SETTINGS
-  rec 0x0D "$(u4 "${V_TOTAL:-5}")$(u4 1)$(u4 5)$(u4 1)"                          # CPU_SAMPLES
-  rec 0x06 "$(u2 0)$(u4 0x38d1b717)$(u4 16)$(u4 1)$(u8 32)$(u8 2)$(u4 2)$(u1 0)$(u4 1)$(u4 1)$(u4 16)$(u4 1)$(u4 32)$(u4 2)$(u1 2)$(u4 2)$(u4 1)$(u4 24)$(u4 1)$(u4 24)$(u4 1)"
-  rec 0x07 "$(u4 16)$(u4 1)$(u8 32)$(u8 2)"                                      # HEAP_SUMMARY
-  local h=""
-  h+="01$(id 0x200)$(id 0x1)"                                                      # ROOT_JNI_GLOBAL
-  h+="08$(id 0x300)$(u4 1)$(u4 1)"                                                 # ROOT_THREAD_OBJECT
-  h+="03$(id 0x201)$(u4 1)$(u4 0)"                                                 # ROOT_JAVA_FRAME
-  h+="21$(id 0x200)$(u4 1)$(id "${V_INST_CLASS:-0x100}")$(u4 "${V_NBYTES:-$((ID + 4))}")$(id "${V_NEXT:-0x201}")$(u4 7)${V_EXTRA:-}"
-  h+="21$(id 0x201)$(u4 0)$(id 0x100)$(u4 $((ID + 4)))$(id 0)$(u4 8)"
-  h+="21$(id 0x300)$(u4 0)$(id 0x100)$(u4 $((ID + 4)))$(id 0)$(u4 9)"
-  h+="21$(id 0x204)$(u4 0)$(id 0x102)$(u4 $((ID + 12)))$(u8 42)$(id 0x200)$(u4 1)" # Bar: y, then Foo's next, x
-  h+="20$(id 0x100)$(u4 0)$(id 0)$(id 0)$(id 0)$(id 0)$(id 0)$(id 0)$(u4 $((ID + 4)))$(u2 0)"
-  h+="$(u2 1)$(id 10)$(u1 10)$(u4 2)$(u2 2)$(id 7)$(u1 2)$(id 8)$(u1 10)"          # static COUNT, fields next x
-  h+="20$(id 0x101)$(u4 0)$(id 0)$(id 0)$(id 0)$(id 0)$(id 0)$(id 0)$(u4 0)$(u2 0)$(u2 0)$(u2 0)"
-  h+="20$(id 0x102)$(u4 0)$(id 0x100)$(id 0)$(id 0)$(id 0)$(id 0)$(id 0)$(u4 8)$(u2 0)$(u2 0)$(u2 1)$(id 12)$(u1 11)"
-  h+="22$(id 0x202)$(u4 0)$(u4 2)$(id 0x101)$(id 0x200)$(id 0)"                  # OBJ_ARRAY_DUMP
-  h+="05$(id 0x100)"                                                               # ROOT_STICKY_CLASS
-  h+="23$(id 0x203)$(u4 0)$(u4 3)$(u1 10)$(u4 1)$(u4 2)$(u4 3)"                    # PRIM_ARRAY_DUMP int[3]
-  h=${h%"${V_CUT:-}"}
+  hex b u4 2 u2 4; rec 0x0E "$REPLY"                                              # CONTROL_SETTINGS
+  hex b u4 "${V_TOTAL:-5}" u4 1 u4 5 u4 1; rec 0x0D "$REPLY"                      # CPU_SAMPLES
+  hex b u2 0 u4 0x38d1b717 u4 16 u4 1 u8 32 u8 2 u4 2 u1 0 u4 1 u4 1 u4 16 u4 1 u4 32 u4 2 u1 2 u4 2 u4 1 u4 24 u4 1 u4 24 u4 1
+  rec 0x06 "$REPLY"
+  hex b u4 16 u4 1 u8 32 u8 2; rec 0x07 "$REPLY"                                  # HEAP_SUMMARY
+  local saved=$OUT; OUT=""
+  b x 01 id 0x200 id 0x1                                                           # ROOT_JNI_GLOBAL
+  b x 08 id 0x300 u4 1 u4 1                                                        # ROOT_THREAD_OBJECT
+  b x 03 id 0x201 u4 1 u4 0                                                        # ROOT_JAVA_FRAME
+  b x 21 id 0x200 u4 1 id "${V_INST_CLASS:-0x100}" u4 "${V_NBYTES:-$((ID + 4))}" id "${V_NEXT:-0x201}" u4 7 x "${V_EXTRA:-}"
+  b x 21 id 0x201 u4 0 id 0x100 u4 $((ID + 4)) id 0 u4 8
+  b x 21 id 0x300 u4 0 id 0x100 u4 $((ID + 4)) id 0 u4 9
+  b x 21 id 0x204 u4 0 id 0x102 u4 $((ID + 12)) u8 42 id 0x200 u4 1               # Bar: y, then Foo's next, x
+  b x 20 id 0x100 u4 0 id 0 id 0 id 0 id 0 id 0 id 0 u4 $((ID + 4)) u2 0
+  b u2 1 id 10 u1 10 u4 2 u2 2 id 7 u1 2 id 8 u1 10                                # static COUNT, fields next x
+  b x 20 id 0x101 u4 0 id 0 id 0 id 0 id 0 id 0 id 0 u4 0 u2 0 u2 0 u2 0
+  b x 20 id 0x102 u4 0 id 0x100 id 0 id 0 id 0 id 0 id 0 u4 8 u2 0 u2 0 u2 1 id 12 u1 11
+  b x 22 id 0x202 u4 0 u4 2 id 0x101 id 0x200 id 0                                 # OBJ_ARRAY_DUMP
+  b x 05 id 0x100                                                                  # ROOT_STICKY_CLASS
+  b x 23 id 0x203 u4 0 u4 3 u1 10 u4 1 u4 2 u4 3                                   # PRIM_ARRAY_DUMP int[3]
+  local h=${OUT%"${V_CUT:-}"}
+  OUT=$saved
   if [[ "$version" == *1.0.1 ]]; then
     rec 0x0C "$h"
   else
     rec 0x1C "$h"
     [[ -n "${V_NO_END:-}" ]] || rec 0x2C ""
   fi
-  rec 0x0B "$(u4 1)"                                                               # END_THREAD
-  rec 0x03 "$(u4 2)"                                                               # UNLOAD_CLASS
+  hex u4 1; rec 0x0B "$REPLY"                                                      # END_THREAD
+  hex u4 2; rec 0x03 "$REPLY"                                                      # UNLOAD_CLASS
 }
 
 # run_dump OUT ARGS...: runs the tool, output (stdout+stderr) in OUT, exit code in RC
@@ -137,7 +150,7 @@ check "heap-dump: every heap reference resolves, every instance size matches" \
   bash -c "grep -q ': ok, [0-9]* records' '$WORK/hd-check.txt' && ! grep -E '^error' '$WORK/hd-check.txt'"
 
 # ---------------------------------------------------------------- hand-made valid files
-emit "$WORK/valid.hprof" "$(valid)"
+valid; emit "$WORK/valid.hprof"
 expect_check "hand-made valid file passes strict --check" 0 "ok, 25 records$" "$WORK/valid.hprof"
 run_dump "$WORK/valid.txt" "$WORK/valid.hprof"
 check "valid: prints with exit 0" test "$RC" -eq 0
@@ -161,9 +174,9 @@ for line in 'STRING id=0x5 "main thread"' \
   check "valid: prints '$line'" grep -qF -- "$line" "$WORK/valid.txt"
 done
 
-ID=8 emit "$WORK/valid8.hprof" "$(ID=8; valid)"
+ID=8 valid; emit "$WORK/valid8.hprof"
 expect_check "hand-made valid file with 8-byte IDs passes strict --check" 0 "ok, 25 records$" "$WORK/valid8.hprof"
-emit "$WORK/valid101.hprof" "$(V_VERSION='JAVA PROFILE 1.0.1' valid)"
+V_VERSION='JAVA PROFILE 1.0.1' valid; emit "$WORK/valid101.hprof"
 expect_check "hand-made JAVA PROFILE 1.0.1 file with HEAP_DUMP passes strict --check" 0 "ok, 24 records$" "$WORK/valid101.hprof"
 run_dump "$WORK/valid.sum" --summary "$WORK/valid.hprof"
 check "valid: --summary counts" grep -qx 'records STRING=11 LOAD_CLASS=3 UNLOAD_CLASS=1 FRAME=1 TRACE=1 ALLOC_SITES=1 HEAP_SUMMARY=1 START_THREAD=1 END_THREAD=1 CPU_SAMPLES=1 CONTROL_SETTINGS=1 HEAP_DUMP_SEGMENT=1 HEAP_DUMP_END=1' "$WORK/valid.sum"
@@ -174,26 +187,26 @@ run_dump "$WORK/pipe-print.txt" - < <(cat "$WORK/valid.hprof")
 check "printing from a pipe gives the same lines" cmp -s "$WORK/pipe-print.txt" "$WORK/valid.txt"
 
 # ---------------------------------------------------------------- broken files
-H=$(header)
-emit "$WORK/b.hprof" "$(valid)"; head -c -3 "$WORK/b.hprof" >"$WORK/trunc.hprof"
+hex header; H=$REPLY
+valid; emit "$WORK/b.hprof"; head -c -3 "$WORK/b.hprof" >"$WORK/trunc.hprof"
 expect_check "rejects a truncated last record" 1 "truncated record: UNLOAD_CLASS record of length 4, but only 1 bytes follow" "$WORK/trunc.hprof"
-emit "$WORK/b.hprof" "$H$(str 1 Foo)0200000000"
+OUT=$H; str 1 Foo; x 0200000000; emit "$WORK/b.hprof"
 expect_check "rejects a truncated record header" 1 "file ends inside a record header \(5 of 9 bytes\)" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(str 1 Foo)$(rec 0x02 "$(u4 1)$(id 0x100)$(u4 0)$(id 1)00")"
+OUT=$H; str 1 Foo; hex b u4 1 id 0x100 u4 0 id 1 x 00; rec 0x02 "$REPLY"; emit "$WORK/b.hprof"
 expect_check "rejects a record length longer than its content" 1 "LOAD_CLASS: record length 17, but its content takes 16 bytes" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(rec 0x0E "$(u4 2)")"
+OUT=$H; hex u4 2; rec 0x0E "$REPLY"; emit "$WORK/b.hprof"
 expect_check "rejects a record length shorter than its content" 1 "CONTROL_SETTINGS: record length 4, but its content takes 6 bytes" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(rec 0x05 "$(u4 1)$(u4 0)$(u4 2)$(id 0x50)")"
+OUT=$H; hex b u4 1 u4 0 u4 2 id 0x50; rec 0x05 "$REPLY"; emit "$WORK/b.hprof"
 expect_check "rejects a TRACE whose length disagrees with its frame count" 1 "TRACE: record length 16, but its content takes 20 bytes" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$(V_FRAME=0x99 valid)"
+V_FRAME=0x99 valid; emit "$WORK/b.hprof"
 expect_check "rejects an undefined frame in a trace" 1 "TRACE uses 1 frame ID that no FRAME defines: 0x99" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$(V_CLASS_NAME=0x77 valid)"
+V_CLASS_NAME=0x77 valid; emit "$WORK/b.hprof"
 expect_check "rejects an undefined string" 1 "LOAD_CLASS uses 1 string ID that no STRING defines: 0x77" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$(header 'JAVA PROFILE 9.9')$(str 1 Foo)"
+header 'JAVA PROFILE 9.9'; str 1 Foo; emit "$WORK/b.hprof"
 expect_check "rejects a bad header name" 1 'bad header: format name "JAVA PROFILE 9.9"' "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$(header 'JAVA PROFILE 1.0.2' 3)$(str 1 Foo)"
+header 'JAVA PROFILE 1.0.2' 3; str 1 Foo; emit "$WORK/b.hprof"
 expect_check "rejects a bad identifier size" 1 "bad header: identifier size 3" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$(txt 'JAVA PRO')"
+txt 'JAVA PRO'; emit "$WORK/b.hprof"
 expect_check "rejects a file that ends in the header" 1 "bad header" "$WORK/b.hprof"
 printf 'JAVA PROFILE 1.0.1, created Sun Nov 22 04:05:01 2026\n\nTRACE 300000:\n' >"$WORK/java.hprof.txt"
 expect_check "a text profile: says what it is and what to use" 1 \
@@ -202,57 +215,58 @@ run_dump "$WORK/out.txt" "$WORK/java.hprof.txt"
 check "... also when printing (exit 1)" bash -c "[[ $RC -eq 1 ]] && grep -q 'hprof-dump reads binary profiles (format=b' '$WORK/out.txt'"
 printf 'hello\nworld\n' >"$WORK/t.txt"
 expect_check "another text file: says it is text" 1 "this is a text file, not an HPROF binary file" "$WORK/t.txt"
-emit "$WORK/b.hprof" "$H$(str 1 Foo)$(rec 0x4f "010203")$(str 2 Bar)"
+OUT=$H; str 1 Foo; rec 0x4f 010203; str 2 Bar; emit "$WORK/b.hprof"
 expect_check "rejects an unknown tag" 1 "unknown record tag 0x4f \(length 3\)" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(str 1 Foo)$(str 1 Fop)$(str 2 Bar)$(str 2 Bar)"
+OUT=$H; str 1 Foo; str 1 Fop; str 2 Bar; str 2 Bar; emit "$WORK/b.hprof"
 expect_check "rejects a conflicting duplicate definition" 1 "STRING 0x1 defined again with different content" "$WORK/b.hprof"
 expect_check "rejects an identical duplicate STRING" 1 "STRING 0x2 defined again, the same \(first at 0x" "$WORK/b.hprof"
 expect_check "... also under --lenient" 1 "STRING 0x2 defined again, the same" "$WORK/b.hprof" --lenient
 run_dump "$WORK/out.txt" --summary "$WORK/b.hprof"
 check "--summary counts both duplicates" grep -qx 'duplicate_definitions=2' "$WORK/out.txt"
 # The empty trace written twice, as format=b files did (the file header, then a section).
-emit "$WORK/b.hprof" "$H$(trace 300000 0)$(str 1 Foo)$(load_class 1 0x100 300000 1)$(trace 300000 0)"
+OUT=$H; trace 300000 0; str 1 Foo; load_class 1 0x100 300000 1; trace 300000 0; emit "$WORK/b.hprof"
 expect_check "rejects the empty trace 300000 defined twice" 1 "TRACE serial 300000 defined again, the same \(first at 0x" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(str 1 m)$(str 2 s)$(str 3 Foo)$(load_class 7 0x100 0 3)$(frame 0x50 1 2 0 7 1)$(frame 0x50 1 2 0 7 1)"
+OUT=$H; str 1 m; str 2 s; str 3 Foo; load_class 7 0x100 0 3; frame 0x50 1 2 0 7 1; frame 0x50 1 2 0 7 1; emit "$WORK/b.hprof"
 expect_check "rejects an identical duplicate FRAME" 1 "FRAME 0x50 defined again, the same" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(str 1 Foo)$(load_class 7 0x100 0 1)$(load_class 7 0x100 0 1)"
+OUT=$H; str 1 Foo; load_class 7 0x100 0 1; load_class 7 0x100 0 1; emit "$WORK/b.hprof"
 expect_check "rejects an identical duplicate LOAD_CLASS" 1 "LOAD_CLASS serial 7 defined again, the same" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(str 1 Foo)$(load_class 7 0x100 0 1)$(load_class 8 0x100 0 1)"
+OUT=$H; str 1 Foo; load_class 7 0x100 0 1; load_class 8 0x100 0 1; emit "$WORK/b.hprof"
 expect_check "rejects a class object ID loaded under two serials" 1 "LOAD_CLASS: class object ID 0x100 defined again, by serial 8 \(first by serial 7\)" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(str 5 main)$(start_thread 1 0x300 0 5 0 0)$(start_thread 1 0x300 0 5 0 0)"
+OUT=$H; str 5 main; start_thread 1 0x300 0 5 0 0; start_thread 1 0x300 0 5 0 0; emit "$WORK/b.hprof"
 expect_check "rejects an identical duplicate START_THREAD" 1 "START_THREAD serial 1 defined again, the same" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(str 1 m)$(str 2 s)$(str 3 Foo)$(load_class 7 0x100 0 3)$(frame 0x50 1 2 0 7 1)$(frame 0x50 1 2 0 7 2)"
+OUT=$H; str 1 m; str 2 s; str 3 Foo; load_class 7 0x100 0 3; frame 0x50 1 2 0 7 1; frame 0x50 1 2 0 7 2; emit "$WORK/b.hprof"
 expect_check "rejects a FRAME defined again with another line number" 1 "FRAME 0x50 defined again with different content \(first at 0x" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(str 1 m)$(str 2 s)$(frame 0x50 1 2 0 7 1)$(str 3 Foo)$(load_class 7 0x100 0 3)"
+OUT=$H; str 1 m; str 2 s; frame 0x50 1 2 0 7 1; str 3 Foo; load_class 7 0x100 0 3; emit "$WORK/b.hprof"
 expect_check "rejects a class serial used before its LOAD_CLASS" 1 "FRAME uses 1 class serial before the LOAD_CLASS that defines it: 7 \(LOAD_CLASS at 0x" "$WORK/b.hprof"
 expect_check "--lenient turns it into a warning" 0 "ok, 5 records, 1 warning" "$WORK/b.hprof" --lenient
-emit "$WORK/b.hprof" "$(V_TOTAL=4 valid)"
+V_TOTAL=4 valid; emit "$WORK/b.hprof"
 expect_check "rejects CPU_SAMPLES counts above the total" 1 "add up to 5, more than the total 4" "$WORK/b.hprof"
 
 # heap dumps
-emit "$WORK/b.hprof" "$(V_NEXT=0x999 valid)"
+V_NEXT=0x999 valid; emit "$WORK/b.hprof"
 expect_check "rejects a heap reference to an object that is not dumped" 1 "INSTANCE_DUMP refers to 1 object ID that is not dumped in this heap dump: 0x999" "$WORK/b.hprof"
 expect_check "... also under --lenient" 1 "not dumped in this heap dump: 0x999" "$WORK/b.hprof" --lenient
 run_dump "$WORK/out.txt" --check - <"$WORK/b.hprof"
 check "... also when read from a pipe" grep -q "not dumped in this heap dump: 0x999" "$WORK/out.txt"
-emit "$WORK/b.hprof" "$(V_INST_CLASS=0x555 valid)"
+V_INST_CLASS=0x555 valid; emit "$WORK/b.hprof"
 expect_check "rejects an instance whose class has no CLASS_DUMP" 1 "INSTANCE_DUMP refers to 1 class ID that has no CLASS_DUMP in this heap dump: 0x555" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$(V_NBYTES=$((ID + 5)) V_EXTRA=00 valid)"
+V_NBYTES=$((ID + 5)) V_EXTRA=00 valid; emit "$WORK/b.hprof"
 expect_check "rejects an instance size that disagrees with its class's fields" 1 "INSTANCE_DUMP 0x200: 9 bytes of field values, but class 0x100 and its supers declare 8" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$(V_CUT=00000003 valid)"
+V_CUT=00000003 valid; emit "$WORK/b.hprof"
 expect_check "rejects a sub-record running past its record" 1 "PRIM_ARRAY_DUMP sub-record runs past the end of its record" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$(V_NO_END=1 valid)"
+V_NO_END=1 valid; emit "$WORK/b.hprof"
 expect_check "rejects HEAP_DUMP_SEGMENTs without HEAP_DUMP_END" 1 "not closed by HEAP_DUMP_END" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(rec 0x1C "$(u1 0x44)$(id 1)")$(rec 0x2C "")"
+OUT=$H; hex b u1 0x44 id 1; rec 0x1C "$REPLY"; rec 0x2C ""; emit "$WORK/b.hprof"
 expect_check "rejects an unknown heap sub-record tag" 1 "unknown sub-record tag 0x44" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$(header 'JAVA PROFILE 1.0.1')$(rec 0x1C "05$(id 1)")$(rec 0x2C "")"
+header 'JAVA PROFILE 1.0.1'; hex b x 05 id 1; rec 0x1C "$REPLY"; rec 0x2C ""; emit "$WORK/b.hprof"
 expect_check "rejects HEAP_DUMP_SEGMENT in a 1.0.1 file" 1 'HEAP_DUMP_SEGMENT in a "JAVA PROFILE 1.0.1" file' "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(rec 0x2C "")"
+OUT=$H; rec 0x2C ""; emit "$WORK/b.hprof"
 expect_check "rejects HEAP_DUMP_END without segments" 1 "HEAP_DUMP_END without a HEAP_DUMP_SEGMENT" "$WORK/b.hprof"
-emit "$WORK/b.hprof" "$H$(rec 0x1C "23$(id 0x203)$(u4 0)$(u4 1)$(u1 10)$(u4 1)23$(id 0x203)$(u4 0)$(u4 1)$(u1 10)$(u4 1)")$(rec 0x2C "")"
+OUT=$H; hex b x 23 id 0x203 u4 0 u4 1 u1 10 u4 1 x 23 id 0x203 u4 0 u4 1 u1 10 u4 1; rec 0x1C "$REPLY"; rec 0x2C ""
+emit "$WORK/b.hprof"
 expect_check "rejects an object dumped twice" 1 "object ID 0x203 is dumped 2 times" "$WORK/b.hprof"
-CD="20$(id 0x101)$(u4 0)$(id 0)$(id 0)$(id 0)$(id 0)$(id 0)$(id 0)$(u4 0)$(u2 0)$(u2 0)$(u2 0)"
-emit "$WORK/b.hprof" "$H$(str 9 'Foo[]')$(load_class 2 0x101 0 9)$(rec 0x1C "$CD")$(rec 0x1C "$CD")$(rec 0x2C "")"
+hex b x 20 id 0x101 u4 0 id 0 id 0 id 0 id 0 id 0 id 0 u4 0 u2 0 u2 0 u2 0; CD=$REPLY
+OUT=$H; str 9 'Foo[]'; load_class 2 0x101 0 9; rec 0x1C "$CD"; rec 0x1C "$CD"; rec 0x2C ""; emit "$WORK/b.hprof"
 expect_check "rejects a class dumped twice in one heap dump" 1 "object ID 0x101 is dumped 2 times" "$WORK/b.hprof"
 
 # ---------------------------------------------------------------- command line
