@@ -59,7 +59,8 @@ commands() {
 }
 
 # session NAME KINDS COUNT TAIL...: runs NetServer 4000 with COUNT fragments of the
-# given kinds (modulo), then the TAIL lines; leaves out.txt, NAME.hprof, $RC.
+# given kinds (modulo), then the TAIL lines; leaves out.txt, NAME.hprof, $RC. Its threads
+# sleep ("quiet"): the records are checked, not what samples they hold.
 session() {
   local name=$1 kinds=$2 count=$3; shift 3
   rm -f port.txt
@@ -73,7 +74,7 @@ session() {
   "$FRONT" -q -P port.txt -o "$name.hprof" -t 60 <"$name.cmds" 2>"$name.front" &
   local fpid=$!
   for _ in $(seq 100); do [[ -s port.txt ]] && break; sleep 0.1; done
-  run_java "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port.txt)")" NetServer 4000
+  run_java "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port.txt)")" NetServer 4000 quiet
   wait $fpid || true
 }
 
