@@ -44,6 +44,7 @@ churn() {  # churn MODE KIND COUNT
   made=$(stacks_made)
   check "cpu=$mode, $n $kind threads one after another, -Xmx256m: the run ends (exit ${RC})" \
     ended "$n"
+  ended "$n" || { echo "# its last lines:"; tail -15 "$WORK/out.txt" | sed 's/^/#   /'; }
   check "cpu=$mode, $kind: ThreadChurn.body counted $calls times, called $n times" [ "$calls" = "$n" ]
   check "cpu=$mode, $kind: the heap in use grew by ${growth:-?} bytes over nine tenths of the run (< 8 MiB)" \
     below 8388608 "$growth"
