@@ -28,5 +28,7 @@ struct frame_table {
 
 void frames_init(struct frame_table *t);
 struct frame *frames_of(struct frame_table *t, struct method_info *m, jlocation location);
+/* Frames made (HPROF_TABLE_STATS). */
+static inline uint32_t frames_count(struct frame_table *t) { return registry_count(&t->all); }
 
 #endif

@@ -197,6 +197,7 @@ static void log_table_stats(struct host *h)
               (unsigned long long)methods_count(&h->t.methods), (unsigned long long)methods_aliases(&h->t.methods),
               (unsigned long long)(traces_count(&h->t.traces) - forgotten),
               (unsigned long long)traces_raw_keys(&h->t.traces), (unsigned long long)forgotten);
+    log_plain("HPROF: tables: %u frames (a method and a location each)", frames_count(&h->t.frames));
     if (h->bci_classes)
         log_plain("HPROF: tables: %u numbered classes, at most %u for one name", registry_count(&h->bci_classes->all),
                   bci_classes_most(h->bci_classes));
