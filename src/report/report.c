@@ -254,15 +254,17 @@ static void old_row(struct trace *t, bool take, struct rank_row *row)
 static struct rank_row *rank_traces(struct trace_table *tt, row_fn fn, double cutoff, bool take, int *nrows,
                                     uint64_t *total, int *nall)
 {
-    uint32_t n = traces_count(tt);
-    struct rank_row *rows = calloc(n ? n : 1, sizeof *rows);
+    /* Rows for the live traces only: a rolling profile forgets many, and an array that
+     * grew with every trace ever made, each window, would grow malloc's heap with it. */
+    uint32_t n = traces_count(tt), live = n - (uint32_t)traces_forgotten(tt);
+    struct rank_row *rows = calloc(live ? live : 1, sizeof *rows);
     *nrows = 0;
     *total = 0;
     if (!rows) return NULL;
     int k = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct trace *t = traces_at(tt, i);
-        if (!t) continue; /* forgotten */
+        if (!t || k == (int)live) continue; /* forgotten (no more live ones than counted) */
         rows[k].trace = t;
         fn(t, take, &rows[k]);
         if (!rows[k].count && !rows[k].cost) continue;
