@@ -14,7 +14,9 @@
 #
 # --base-seconds: the run without the agent (default: as long as --seconds; 0: none,
 # for a soak of memory alone). Each run's RSS every window goes to OUT/NAME.rss
-# ("seconds KiB"), and the table gives it at a quarter, half and the end of the run.
+# ("seconds KiB rounds"), and the table gives it at a quarter, half and the end of the
+# run. The agent's run has HPROF_TABLE_STATS=1: its OUT/rolling.out ends with the
+# traces it holds and those it forgot.
 # The Java heap is fixed and touched at start (-Xms = -Xmx = HEAP, AlwaysPreTouch): else
 # its growth, which G1 decides (seen: 2.3 GB, then 3.7 GB after 30 minutes), hides what
 # the native memory does.
@@ -77,7 +79,7 @@ run() {
     # the first window's end: the agent's memory with a window written
     [[ -z $first ]] && (($(date +%s) - t0 >= EVERY + 5)) && first=$(rss $pid)
     if (($(date +%s) - t0 >= next + 5)); then
-      echo "$next $(rss $pid)" >>"$OUT/$name.rss"; next=$((next + EVERY))
+      echo "$next $(rss $pid) $(grep -c '^round [0-9]*:' "$log")" >>"$OUT/$name.rss"; next=$((next + EVERY))
     fi
   done
   cpu=$(ticks $pid)
@@ -96,18 +98,23 @@ BASE_SECONDS=${BASE_SECONDS:-$SECONDS_EACH}
 echo "rolling.sh: $(basename "$JDK"), ${SECONDS_EACH}s with the agent, ${BASE_SECONDS}s without, a window every ${EVERY}s, keep=$KEEP, interval=${INTERVAL}ms, heap $HEAP" >&2
 none="none 0 0 0 0 - - 0 0 0"
 ((BASE_SECONDS > 0)) && none=$(run none "$BASE_SECONDS")
-agent=$(run rolling "$SECONDS_EACH" "-agentpath:$AGENT=cpu=samples,interval=$INTERVAL,rotate=$EVERY,keep=$KEEP,service=javac,file=$OUT/windows/w-%t.pb.gz")
+agent=$(HPROF_TABLE_STATS=1 run rolling "$SECONDS_EACH" "-agentpath:$AGENT=cpu=samples,interval=$INTERVAL,rotate=$EVERY,keep=$KEEP,service=javac,file=$OUT/windows/w-%t.pb.gz")
 files=$(ls "$OUT/windows" | wc -l)
 size=$(du -sk "$OUT/windows" | awk '{ print $1 }')
 {
   echo "| run | rounds | CPU s in all | CPU s / round | RSS (MiB) after window 1 / at 1/4 / 1/2 / end | load (start, end) |"
   echo "|---|---|---|---|---|---|"
-  for r in "$none" "$agent"; do
+  rows=("$agent"); ((BASE_SECONDS > 0)) && rows=("$none" "$agent")
+  for r in "${rows[@]}"; do
     awk '{ printf "| %s | %d | %.1f | %.3f | %.1f / %.1f / %.1f / %.1f | %s, %s |\n", $1, $2, $8, $3, $4 / 1024, $9 / 1024, $10 / 1024, $5 / 1024, $6, $7 }' <<<"$r"
   done
-  paste -d' ' <(echo "$none") <(echo "$agent") | awk -v files="$files" -v size="$size" '{
+  paste -d' ' <(echo "$none") <(echo "$agent") | awk -v files="$files" -v size="$size" -v base="$BASE_SECONDS" '{
     if ($3 && $13) printf "\nCPU per round, rolling / none: %.3f; ", $13 / $3
-    else printf "\nno javac round finished in one of the runs: give more --seconds; "
-    printf "RSS growth from window 1 to the end: none %+.1f MiB, rolling %+.1f MiB; ", ($5 - $4) / 1024, ($15 - $14) / 1024
+    else if (base > 0) printf "\nno javac round finished in one of the runs: give more --seconds; "
+    else printf "\n"
+    printf "RSS growth from window 1 to the end: "
+    if (base > 0) printf "none %+.1f MiB, ", ($5 - $4) / 1024
+    printf "rolling %+.1f MiB; ", ($15 - $14) / 1024
     printf "window files kept: %d (%d KiB)\n", files, size }'
+  sed -n 's/^HPROF: tables: .* \([0-9]* traces under .*\)/agent at the end: \1/p' "$OUT/rolling.out" | head -1
 } | tee "$OUT/results.md"
