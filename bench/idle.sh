@@ -38,16 +38,11 @@ JDK=${JDK:-${JAVA_HOME:-$(tests/lib/jdks.sh --first)}}
 [[ -x build/hprof && -f build/libhprof.so ]] || { echo "idle.sh: run make first" >&2; exit 2; }
 ((FROM > 3 && FROM <= ROUNDS)) || { echo "idle.sh: --from must be after round 3 and at most --rounds" >&2; exit 2; }
 
-CORPUS=$ROOT/build/bench/corpus
-if [[ ! -f "$CORPUS/.complete" ]]; then
-  mkdir -p build/bench
-  gcc -std=c11 -D_GNU_SOURCE -O2 -o build/bench/gen-corpus bench/gen-corpus.c || exit 1
-  rm -rf "$CORPUS" && build/bench/gen-corpus "$CORPUS" >/dev/null && touch "$CORPUS/.complete" || exit 1
-fi
+source "$ROOT/bench/inputs.sh"
+CORPUS=$(prepare_javac_corpus) || exit 1
 rm -rf "$OUT" && mkdir -p "$OUT/classes"
 "$JDK/bin/javac" -nowarn -d "$OUT/classes" bench/java/Rounds.java bench/java/JavacRounds.java || exit 1
 
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }   # user+system, clock ticks
 HZ=$(getconf CLK_TCK)
 rounds_done() { grep -c '^round [0-9]*:' "$1" 2>/dev/null; }
 
@@ -58,13 +53,13 @@ run() {
   (cd "$CORPUS" && exec "$JDK/bin/java" -Xms1g -Xmx1g -cp "$OUT/classes" JavacRounds "$ROUNDS" -nowarn \
     -encoding UTF-8 -d "$OUT/$name-$i-classes" @sources.txt) >"$log" 2>&1 &
   pid=$!
-  prev=$(ticks $pid)
+  prev=$(cpu_ticks $pid)
   : >"$OUT/$name-$i.rounds"
   while kill -0 $pid 2>/dev/null; do
     sleep 0.05
     n=$(rounds_done "$log")
     ((n > seen)) || continue
-    t=$(ticks $pid); [[ -n $t ]] || break
+    t=$(cpu_ticks $pid); [[ -n $t ]] || break
     # several lines at once (a slow poll): the CPU time goes to the last of them
     sed -n "$((seen + 1)),${n}p" <(grep '^round [0-9]*:' "$log") |
       awk -v cpu="$(((t - prev) * 1000 / HZ))" -v n="$n" '{ sub(":", "", $2); print $2, $3, ($2 == n ? cpu : 0) }' \

@@ -4,6 +4,7 @@
 # sourced by run.sh and table.sh (ROOT is the tree). Each prepare_* function makes one input
 # once under build/bench/inputs/NAME, complete or not at all, with a file "origin" there that
 # says where it came from (the table's header quotes it), and prints the directory.
+# Sourced by rolling.sh and idle.sh too, for the javac corpus and a process's CPU time.
 #
 #   rhino         Debian's rhino package (/usr/share/java/js.jar)
 #   ant           Debian's ant package, and a corpus of ~100 files made by gen-corpus
@@ -131,3 +132,18 @@ prepare_ant() {
   echo "bench/ant/build.xml over gen-corpus with 5 packages" >"$tmp/origin"
   input_commit ant "$tmp"
 }
+
+# prepare_javac_corpus: the generated corpus javac compiles in the javac workloads
+# (build/bench/corpus, as bench/run.sh makes it), made when missing; prints its folder.
+prepare_javac_corpus() {
+  local corpus=$ROOT/build/bench/corpus
+  if [[ ! -f "$corpus/.complete" ]]; then
+    mkdir -p "$ROOT/build/bench"
+    gcc -std=c11 -D_GNU_SOURCE -O2 -o "$ROOT/build/bench/gen-corpus" "$ROOT/bench/gen-corpus.c" >&2 || return 1
+    rm -rf "$corpus" && "$ROOT/build/bench/gen-corpus" "$corpus" >/dev/null && touch "$corpus/.complete" || return 1
+  fi
+  echo "$corpus"
+}
+
+# cpu_ticks PID: the process's CPU time so far (user + system), in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }

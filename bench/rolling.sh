@@ -47,17 +47,11 @@ JDK=${JDK:-${JAVA_HOME:-$(tests/lib/jdks.sh --first)}}
 [[ -x "$JDK/bin/java" ]] || { echo "rolling.sh: no JDK (use --jdk)" >&2; exit 2; }
 [[ -f "$AGENT" ]] || { echo "rolling.sh: run make first" >&2; exit 2; }
 
-# The javac corpus bench/run.sh uses (build/bench/corpus), made when missing.
-CORPUS=$ROOT/build/bench/corpus
-if [[ ! -f "$CORPUS/.complete" ]]; then
-  mkdir -p build/bench
-  gcc -std=c11 -D_GNU_SOURCE -O2 -o build/bench/gen-corpus bench/gen-corpus.c || exit 1
-  rm -rf "$CORPUS" && build/bench/gen-corpus "$CORPUS" >/dev/null && touch "$CORPUS/.complete" || exit 1
-fi
+source "$ROOT/bench/inputs.sh"
+CORPUS=$(prepare_javac_corpus) || exit 1
 rm -rf "$OUT" && mkdir -p "$OUT/classes" "$OUT/windows"
 "$JDK/bin/javac" -nowarn -d "$OUT/classes" bench/java/Rounds.java bench/java/JavacRounds.java || exit 1
 
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }   # user+system, clock ticks
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }  # KiB
 load() { awk '{ print $1 }' /proc/loadavg; }
 
@@ -82,7 +76,7 @@ run() {
       echo "$next $(rss $pid) $(grep -c '^round [0-9]*:' "$log")" >>"$OUT/$name.rss"; next=$((next + EVERY))
     fi
   done
-  cpu=$(ticks $pid)
+  cpu=$(cpu_ticks $pid)
   local last; last=$(rss $pid)
   kill $pid 2>/dev/null; wait $pid 2>/dev/null
   n=$(grep -c '^round [0-9]*:' "$log")
