@@ -25,7 +25,7 @@ while [[ $# -gt 0 ]]; do
     --virtual) VIRTUAL=${2:?}; shift ;;
     --modes) MODES=${2:?}; shift ;;
     --agent) AGENT=${2:?}; shift ;;
-    *) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
   esac
   shift
 done

@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
     --runs) RUNS=${2:?}; shift ;;
     --jdk) JDK=${2:?}; shift ;;
     --out) OUT=${2:?}; shift ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "idle.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift

@@ -38,7 +38,7 @@ while [[ $# -gt 0 ]]; do
     --jdk) JDK=${2:?}; shift ;;
     --agent) AGENT=${2:?}; shift ;;
     --out) OUT=${2:?}; shift ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "rolling.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift

@@ -39,7 +39,7 @@ while [[ $# -gt 0 ]]; do
     --agent) AGENT=${2:?}; shift ;;
     --xmx) XMX=${2:?}; shift ;;
     --out) OUT=${2:?}; shift ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "soak.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift

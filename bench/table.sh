@@ -28,7 +28,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 
 usage() {
-  sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
   exit "${1:-0}"
 }
 die() { echo "table.sh: $*" >&2; exit 2; }

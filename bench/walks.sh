@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
     --interval) INTERVAL=$2; shift ;;
     --jdk) JDKS+=("$2"); shift ;;
     --asprof) ASPROF=$2; shift ;;
-    -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "walks.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
