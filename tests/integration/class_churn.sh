@@ -30,6 +30,10 @@ at_most() { [[ $2 =~ ^[0-9]+$ ]] && (( $2 <= $1 )); }
 at_least() { [[ $2 =~ ^[0-9]+$ ]] && (( $2 >= $1 )); }
 ran() { [[ $RC -eq 0 ]] && grep -q "^copies $TOTAL " "$WORK/out.txt"; }
 
+# The heap=sites run beside the cpu=times ones (each round of either sleeps 1.2 s).
+HPROF_TABLE_STATS=1 start_java "$WORK/sites-out.txt" -Xverify:all "$(agent heap=sites,cutoff=0,file=sites.txt)" \
+  ClassChurn $ROUNDS $COPIES 1200
+SITES_PID=$JPID
 HPROF_TABLE_STATS=1 run_java -Xverify:all "$(agent cpu=times,cutoff=0,file=times.txt)" ClassChurn $ROUNDS $COPIES 1200
 check "cpu=times: the churn runs to its end (exit $RC)" ran
 check "cpu=times: ChurnPayload.applyAsLong in one row, $TOTAL calls ($(rows times.txt applyAsLong))" \
@@ -55,7 +59,8 @@ check "cpu=times, 2 rounds of 5 copies collected before their calls are counted:
   [ "$(rows few.txt applyAsLong)" = "10 1" ]
 check "cpu=times, 2 rounds of 5 copies: no call left unnamed" bash -c "grep -q '^CPU TIME (ms) END' few.txt && ! grep -q 'Unknown Method' few.txt"
 
-HPROF_TABLE_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=sites.txt)" ClassChurn $ROUNDS $COPIES 1200
+wait_java $SITES_PID "$WORK/sites-out.txt"
+cp "$WORK/sites-out.txt" "$WORK/out.txt"
 check "heap=sites: the churn runs to its end (exit $RC)" ran
 site=$(awk '/^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 } i && $9 == "ChurnPayload" { print $7; n++ }
             END { if (n != 1) print "rows " n + 0 }' sites.txt)

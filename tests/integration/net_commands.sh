@@ -168,7 +168,7 @@ check "CONTROL alloc off: allocations stop counting ($before, then off: $a2 -> $
 printf 'frobnicate\ndepth -1\nsites 2.0\ncpu samples 0.1\n' | "$FRONT" -P port2.txt -o t.hprof -t 60 2>front2.err &
 FPID=$!
 for _ in $(seq 100); do [[ -s port2.txt ]] && break; sleep 0.1; done
-run_java "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port2.txt)")" NetServer 1500
+run_java "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port2.txt)")" NetServer 1500 quiet
 wait $FPID && FRC=0 || FRC=$?
 check "front end: bad lines reported (3), good ones sent, status 1" bash -c "
   [[ $FRC -eq 1 && \$(grep -c 'not understood' front2.err) -eq 3 ]] && grep -q 'type help' front2.err &&

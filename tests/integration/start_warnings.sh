@@ -58,7 +58,7 @@ FRONT=$HPROF_BIN/hprof-front
 printf 'depth 200\ndepth 300\npause 300\ncpu samples 0\n' | "$FRONT" -P port3.txt -o nd.hprof -t 60 2>front3.err &
 FPID=$!
 for _ in $(seq 100); do [[ -s port3.txt ]] && break; sleep 0.1; done
-run_java "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port3.txt)")" NetServer 1500
+run_java "$(agent "cpu=samples,format=b,net=127.0.0.1:$(cat port3.txt)")" NetServer 1500 quiet
 wait $FPID 2>/dev/null || true
 check "net= CONTROL depth=200 past the 64 frames a sample holds: one warning, says what is kept" \
   bash -c "[[ \$(grep -c 'HPROF WARNING: net=: CONTROL depth' out.txt) == 1 ]] &&

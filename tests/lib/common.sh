@@ -53,6 +53,24 @@ run_java() {
   set -e
 }
 
+# start_java OUT [java options...] MainClass [args]: runs the JVM under test as run_java
+# does, in the background, its output in OUT; its pid in JPID. wait_java PID OUT: waits
+# for it, its exit code in RC. For runs of one script that wait more than they work, side
+# by side (what they check is counts, never time).
+start_java() {
+  local out=$1; shift
+  timeout -k 10 "${RUN_TIMEOUT:-300}" "$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" "$@" >"$out" 2>&1 &
+  JPID=$!
+}
+wait_java() {
+  set +e
+  wait "$1"
+  RC=$?
+  cat "$2" >>"$WORK/all-runs.txt"
+  hs_err_shown
+  set -e
+}
+
 # hs_err_shown: a JVM that crashed in $WORK left hs_err_pid*.log, which goes with the
 # folder: its head goes to the test's output (as comments) first, once a file.
 hs_err_shown() {
