@@ -45,12 +45,8 @@ check() {
 # run_java [java options...] MainClass [args]: runs the JVM under test with -Xcheck:jni,
 # stdout+stderr captured in $WORK/out.txt and the exit code in $RC.
 run_java() {
-  set +e
-  timeout -k 10 "${RUN_TIMEOUT:-300}" "$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" "$@" >"$WORK/out.txt" 2>&1
-  RC=$?
-  cat "$WORK/out.txt" >>"$WORK/all-runs.txt"
-  hs_err_shown
-  set -e
+  start_java "$WORK/out.txt" "$@"
+  wait_java $JPID "$WORK/out.txt"
 }
 
 # start_java OUT [java options...] MainClass [args]: runs the JVM under test as run_java
