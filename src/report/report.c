@@ -560,10 +560,10 @@ void report_end_command(struct report *r, bool section)
 
 uint32_t report_forget_idle_traces(struct report *r, uint32_t idle)
 {
+    /* Every walk of the traces here is under the dump lock: the dumps' sections, the
+     * socket's commands (report_begin_command) and a new file's start. */
     pthread_mutex_lock(&r->dump_lock);
-    output_lock(&r->out); /* report_traces walks them under this one alone */
     uint32_t n = traces_forget_idle(&r->h->t.traces, idle);
-    output_unlock(&r->out);
     pthread_mutex_unlock(&r->dump_lock);
     return n;
 }
