@@ -11,6 +11,7 @@
 #
 #   bench/rolling.sh [--seconds 3600] [--base-seconds S] [--every 60] [--keep 5]
 #                    [--interval 10] [--heap 1536m] [--jdk DIR] [--agent LIB] [--out DIR]
+#                    [--together]
 #
 # --base-seconds: the run without the agent (default: as long as --seconds; 0: none,
 # for a soak of memory alone). Each run's RSS every window goes to OUT/NAME.rss
@@ -22,11 +23,13 @@
 # the native memory does.
 #
 # The two runs take turns on a shared machine: read the ratio with the load it says.
+# --together runs them at the same time instead (an hour's pair in an hour): each sees the
+# same load from the other and from the machine, at the price of sharing its 2 cores.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 
-SECONDS_EACH=3600 BASE_SECONDS="" HEAP=1536m EVERY=60 KEEP=5 INTERVAL=10 JDK="" AGENT="$ROOT/build/libhprof.so" OUT="$ROOT/build/rolling"
+TOGETHER=0 SECONDS_EACH=3600 BASE_SECONDS="" HEAP=1536m EVERY=60 KEEP=5 INTERVAL=10 JDK="" AGENT="$ROOT/build/libhprof.so" OUT="$ROOT/build/rolling"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) SECONDS_EACH=${2:?}; shift ;;
@@ -38,6 +41,7 @@ while [[ $# -gt 0 ]]; do
     --jdk) JDK=${2:?}; shift ;;
     --agent) AGENT=${2:?}; shift ;;
     --out) OUT=${2:?}; shift ;;
+    --together) TOGETHER=1 ;;
     -h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "rolling.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -89,10 +93,17 @@ run() {
 at_fraction() { awk -v k="$2" '{ t[NR] = $2 } END { i = int(NR / k); print (i > 0 ? t[i] : 0) + 0 }' "$1"; }
 
 BASE_SECONDS=${BASE_SECONDS:-$SECONDS_EACH}
-echo "rolling.sh: $(basename "$JDK"), ${SECONDS_EACH}s with the agent, ${BASE_SECONDS}s without, a window every ${EVERY}s, keep=$KEEP, interval=${INTERVAL}ms, heap $HEAP" >&2
+((TOGETHER)) && how="at the same time" || how="one after the other"
+echo "rolling.sh: $(basename "$JDK"), ${SECONDS_EACH}s with the agent, ${BASE_SECONDS}s without ($how), a window every ${EVERY}s, keep=$KEEP, interval=${INTERVAL}ms, heap $HEAP" >&2
 none="none 0 0 0 0 - - 0 0 0"
-((BASE_SECONDS > 0)) && none=$(run none "$BASE_SECONDS")
+if ((BASE_SECONDS > 0 && TOGETHER)); then
+  run none "$BASE_SECONDS" >"$OUT/none.row" &
+  base_pid=$!
+elif ((BASE_SECONDS > 0)); then
+  none=$(run none "$BASE_SECONDS")
+fi
 agent=$(HPROF_TABLE_STATS=1 run rolling "$SECONDS_EACH" "-agentpath:$AGENT=cpu=samples,interval=$INTERVAL,rotate=$EVERY,keep=$KEEP,service=javac,file=$OUT/windows/w-%t.pb.gz")
+[[ -n ${base_pid:-} ]] && wait "$base_pid" && none=$(cat "$OUT/none.row")
 files=$(ls "$OUT/windows" | wc -l)
 size=$(du -sk "$OUT/windows" | awk '{ print $1 }')
 {

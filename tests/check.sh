@@ -59,7 +59,8 @@ LIBASAN=$(${CC:-gcc} -print-file-name=libasan.so)
 [[ -f "$LIBASAN" ]] || { echo "not ok - check: no libasan.so for ${CC:-gcc}"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
 OUT=$(mktemp "$LOGS/run-XXXXXX")
-HPROF_BUILD=build-asan HPROF_PRELOAD=$LIBASAN tests/run.sh --only "$ONLY" 2>&1 | tee "$OUT"
+# ASan JVMs are slower and larger: one per CPU, not run.sh's one more.
+HPROF_BUILD=build-asan HPROF_PRELOAD=$LIBASAN tests/run.sh --jobs "${HPROF_TEST_JOBS:-$(nproc)}" --only "$ONLY" 2>&1 | tee "$OUT"
 last=$(tail -n 1 "$OUT")
 skipped=0
 if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)?$ ]]; then

@@ -14,9 +14,12 @@
 #   bash tests/integration/NAME.sh     one script by hand (export what run_job exports)
 #
 # Options: --unit-only (no integration scripts), --only REGEX, --scripts REGEX, --jobs N (scripts run side
-# by side, default the number of CPUs; HPROF_TEST_JOBS too). A script whose text holds the
-# line "# hprof-test: alone" runs with nothing else beside it (it measures CPU or time); a
-# tool test with "# hprof-test: per-jdk" runs as one job per JDK.
+# by side, default one more than the CPUs, as most scripts spend part of their time waiting
+# on a JVM; HPROF_TEST_JOBS too). A script whose text holds the line "# hprof-test: alone"
+# runs with nothing else beside it (it measures CPU or time); one with "# hprof-test:
+# two-slots" takes two of the N (it measures memory growth, which a third JVM beside it
+# on 2 CPUs has been seen to blur); a tool test with "# hprof-test: per-jdk" runs as one
+# job per JDK.
 # Every script or test program has 900 s. Each one's result line says its wall time and
 # the CPU time (user+system) it and its children used, with a running count.
 # HPROF_BUILD picks the build tree under test (default build; make check uses build-asan);
@@ -31,7 +34,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-UNIT_ONLY=0; SCRIPTS_ONLY=0; ONLY="."; JOBS=${HPROF_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+UNIT_ONLY=0; SCRIPTS_ONLY=0; ONLY="."; JOBS=${HPROF_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 1) + 1 ))}
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --unit-only) UNIT_ONLY=1 ;;
@@ -46,7 +49,7 @@ done
 LOG=$(mktemp); SHADOW=$(mktemp -d); RUNS=$(mktemp -d); trap 'rm -rf "$LOG" "$SHADOW" "$RUNS"' EXIT
 
 # The jobs: job_label[i], job_jdk[i] (the index of its JDK in the arrays below, or -1),
-# job_alone[i] (1: runs with nothing beside it), job_plain[i] (1: plain-jvm), job_cmd[i]
+# job_alone[i] (1: runs with nothing beside it; 2: takes two slots), job_plain[i] (1: plain-jvm), job_cmd[i]
 # (the command's words joined by \x1f).
 job_label=(); job_jdk=(); job_cmd=(); job_alone=(); job_plain=()
 # The JDKs: the JAVA_HOME the scripts get (the preloading wrapper, if any), the real one,
@@ -99,25 +102,38 @@ report_job() {
   rm -f "$out"
 }
 
-# run_pool I...: runs the jobs I..., JOBS at a time, each reported whole as it ends.
+# slots I: how many of the JOBS slots job I takes.
+slots() { if [[ ${job_alone[$1]} == 2 ]]; then echo 2; else echo 1; fi; }
+
+# run_pool I...: runs the jobs I..., in that order as far as they fit in the JOBS slots
+# (one that does not fit yet lets the next ones pass), each reported whole as it ends.
 run_pool() {
   local -a waiting=("$@") running=()
-  local i
+  local i k used=0 need
   while [[ ${#waiting[@]} -gt 0 || ${#running[@]} -gt 0 ]]; do
-    while [[ ${#waiting[@]} -gt 0 && ${#running[@]} -lt $JOBS ]]; do
-      run_job "${waiting[0]}"; running+=("${waiting[0]}"); waiting=("${waiting[@]:1}")
+    for k in "${!waiting[@]}"; do
+      i=${waiting[$k]}; need=$(slots "$i")
+      if ((used + need <= JOBS || ${#running[@]} == 0)); then
+        run_job "$i"; running+=("$i"); used=$((used + need)); unset 'waiting[k]'
+      fi
     done
+    waiting=("${waiting[@]}")
     wait -n 2>/dev/null || sleep 0.2
     local -a still=()
     for i in "${running[@]}"; do
-      if [[ -e "$RUNS/$i.rc" ]]; then report_job "$i"; else still+=("$i"); fi
+      if [[ -e "$RUNS/$i.rc" ]]; then report_job "$i"; used=$((used - $(slots "$i"))); else still+=("$i"); fi
     done
     running=("${still[@]}")
   done
 }
 # is_alone SCRIPT: 1 when the script says "# hprof-test: alone" (it measures CPU or time and
-# must not share the machine with other tests), else 0.
-is_alone() { if grep -qx '# hprof-test: alone' "$1"; then echo 1; else echo 0; fi; }
+# must not share the machine with other tests), 2 when it says "# hprof-test: two-slots",
+# else 0.
+is_alone() {
+  if grep -qx '# hprof-test: alone' "$1"; then echo 1
+  elif grep -qx '# hprof-test: two-slots' "$1"; then echo 2
+  else echo 0; fi
+}
 
 B=${HPROF_BUILD:-build}
 export HPROF_ROOT=$ROOT HPROF_BIN=$ROOT/$B HPROF_LIB=$ROOT/$B/libhprof.so HPROF_DUMP=$ROOT/$B/hprof-dump
@@ -195,7 +211,7 @@ by_last_time() {
 # The jobs that must run alone first, one at a time; then the others side by side.
 alone=(); shared=()
 for i in "${!job_label[@]}"; do
-  if [[ ${job_alone[$i]} == 1 ]]; then alone+=("$i"); else shared+=("$i"); fi
+  if [[ ${job_alone[$i]} == 1 ]]; then alone+=("$i"); else shared+=("$i"); fi  # 2: shared, two slots
 done
 mapfile -t shared < <(by_last_time "${shared[@]}")
 echo "# ${#job_label[@]} test scripts and programs: ${#alone[@]} alone, the others $JOBS at a time"

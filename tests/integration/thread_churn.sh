@@ -16,6 +16,7 @@
 # ended as ZO, as the original did: 4 bytes a thread). CHURN_THREADS changes the number of
 # threads (default 50000: each run costs about 20 s of CPU, three runs per JDK; the
 # agent's growth read 4 bytes a thread, as with 100,000).
+# hprof-test: two-slots
 source "$(dirname "$0")/../lib/common.sh"
 
 THREADS=${CHURN_THREADS:-50000}

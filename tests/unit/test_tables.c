@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The tables without a JVM: they hold plain data, which sources/resolve.c names. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,14 +488,21 @@ static struct method_info *fg_method;
 static _Atomic int fg_running;
 static _Atomic uint64_t fg_taken, fg_counted;
 
+/* Each round samples half the keys, then waits for two windows to end (the main thread
+ * ends them all along): a key the next round leaves out is forgotten meanwhile, whatever
+ * the scheduling, and one it samples again is made again while the other sampler may be
+ * looking it up. */
 static void *fg_sampler(void *arg)
 {
     uintptr_t me = (uintptr_t)arg;
-    for (uint32_t r = 0; r < FG_ROUNDS; r++)
+    for (uint32_t r = 0; r < FG_ROUNDS; r++) {
         for (uint32_t k = 0; k < FG_KEYS; k++) {
             sample_at(&fg, fg_method, (jlocation)((k * 7 + me + r * 13) % (FG_KEYS * 2)));
             atomic_fetch_add(&fg_counted, 1);
         }
+        uint32_t w = atomic_load(&fg.traces.window);
+        while (atomic_load(&fg.traces.window) - w < 2) sched_yield();
+    }
     atomic_fetch_sub(&fg_running, 1);
     return NULL;
 }
