@@ -185,6 +185,30 @@ for d in 4 5; do
     bash -c "[[ -s chain_off.txt ]] && cmp -s chain_on.txt chain_off.txt"
 done
 
+# Compiled code called by the interpreter (a loop compiled on stack replacement, its
+# callers run once): the chain of return addresses ends with the interpreted callers,
+# named by the Method* and bytecode pointer in their frames (checked once against a walk).
+interp_sites() {  # the SitesInterp sites: class, allocated, frames
+  awk '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); fr[tr] = ""; next }
+       /^\t/ { fr[tr] = fr[tr] "|" substr($0, 2); next }
+       /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+       i && $1 ~ /^[0-9]+$/ && fr[$8] ~ /SitesInterp\.loop/ { print $9, $7, fr[$8] }' "$1" | sort
+}
+for d in 3 4; do
+  HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,depth=$d,cutoff=0,file=interp.txt)" SitesInterp
+  cp out.txt interp.out
+  interp_sites interp.txt >interp_on.txt
+  HPROF_CODE_SITES=0 run_java -Xverify:all "$(agent heap=sites,depth=$d,cutoff=0,file=interp0.txt)" SitesInterp
+  interp_sites interp0.txt >interp_off.txt
+  check "interpreted callers, depth=$d: four sites of 400000 Nodes, from first and second ($(awk '{ printf "%s ", $2 }' interp_on.txt))" \
+    bash -c "[[ \$(grep -c '^SitesInterp\$Node 400000 |.*|SitesInterp.loop(SitesInterp.java:[0-9]*)|SitesInterp.\(first\|second\)(' interp_on.txt) -eq 4 &&
+               \$(awk '{ print \$3 }' interp_on.txt | sort -u | wc -l) -eq 4 ]] && { [[ $d == 3 ]] || [[ \$(grep -c '|SitesInterp.main(' interp_on.txt) -eq 4 ]]; }"
+  check "interpreted callers, depth=$d: traces found by return addresses and interpreted frames ($(pairs interp.out) of 1600000)" \
+    test "$(pairs interp.out)" -gt 1000000
+  check "interpreted callers, depth=$d: the same sites, counts and frames with a walk on every allocation" \
+    bash -c "[[ -s interp_off.txt ]] && cmp -s interp_on.txt interp_off.txt"
+done
+
 # Arrays from compiled code: the return address of the call after the array's bytecode
 # names the trace (with its caller's when the allocating method was not inlined).
 array_sites() {  # the SitesArrays sites: class, allocated, frames

@@ -19,6 +19,7 @@
 bool alloc_code_sites_init(struct alloc_tracker *t)
 {
 #if defined(__x86_64__)
+    t->prepared = async_trace_prepared(t->walker);
     return t->walker && env_switch("HPROF_CODE_SITES", true) && code_sites_init(&t->code, 1u << 18);
 #else
     return false;
@@ -91,11 +92,35 @@ static bool walk_matches(const struct code_site *const *sites, int nsites, const
     return need <= CODE_SITE_FRAMES && done >= need;
 }
 
-void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const struct site_chain *chain,
-                            const jvmtiFrameInfo *frames, int depth, int top, struct trace *tr)
+/* The same for a chain that ends with interpreted frames: its sites' frames, then one
+ * walked frame for each interpreted one, which must be the method and bytecode read from
+ * that frame. */
+static bool walk_matches_interp(const struct interp_layout *l, const struct site_chain *c, const jvmtiFrameInfo *frames,
+                                int need)
+{
+    int done = 0;
+    for (int i = 0; i < c->n; i++) {
+        if (!same_frames(frames + 1 + done, c->site[i]->frames, c->site[i]->kept)) return false;
+        done += c->site[i]->nframes;
+    }
+    if (need > CODE_SITE_FRAMES || done + c->ni != need) return false;
+    for (int i = 0; i < c->ni; i++) {
+        const jvmtiFrameInfo *f = &frames[1 + done + i];
+        if (!interp_frame_is(l, c->method[i], c->bcp[i], f->method, f->location)) return false;
+    }
+    return true;
+}
+
+void alloc_code_sites_learn(struct alloc_tracker *t, struct alloc_thread *at, struct code_site *cs,
+                            const struct site_chain *chain, const jvmtiFrameInfo *frames, int depth, int top,
+                            struct trace *tr)
 {
     const struct code_site *one[1] = {cs};
     if (chain->n == 0 && walk_matches(one, 1, frames, depth + top)) code_site_set_trace(cs, tr, depth);
-    if (chain->n > 0 && walk_matches(chain->site, chain->n, frames, depth + top))
-        at->chains[chain_slot(at, chain)] = (struct chain_slot){*chain, tr, depth};
+    if (chain->n == 0) return;
+    /* Read before the check: a class prepared meanwhile leaves this one out of date. */
+    uint32_t prepared = chain->ni ? atomic_load_explicit(t->prepared, memory_order_acquire) : 0;
+    if (chain->ni ? walk_matches_interp(&t->interp, chain, frames, depth + top)
+                  : walk_matches(chain->site, chain->n, frames, depth + top))
+        at->chains[chain_slot(at, chain)] = (struct chain_slot){*chain, tr, depth, prepared};
 }

@@ -167,7 +167,7 @@ static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, struct ja
      * made it, before its constructor ran. */
     if (!array && at->npending && was_pending(at, jni, obj)) return;
     struct code_site *cs = code_site_of(t, h, from.pc, array);
-    struct site_chain chain = {{NULL}, 0};
+    struct site_chain chain = {.n = 0};
     struct trace *tr = cs ? code_site_trace_of(t, at, cs, from.sp, host_depth(h), code_site_top(array), &chain) : NULL;
     if (tr && t->stack_stats) atomic_fetch_add_explicit(&t->code_hits, 1, memory_order_relaxed);
     if (!tr) tr = alloc_site_trace(h, at, jni, NULL, skip, cs, &chain);
@@ -413,4 +413,7 @@ void alloc_exact_vm_init(struct host *h)
 {
     wrap_jni(h);
     async_trace_vm_init(h->alloc->walker, h->jvmti, NULL);
+    /* Chains that end in the interpreter (HPROF_INTERP_CHAINS=0: never). */
+    if (h->alloc->code_ok && h->alloc->prepared && env_switch("HPROF_INTERP_CHAINS", true))
+        interp_layout_init(h->jvmti, &h->alloc->interp);
 }

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "sources/hotspot/async_trace.h"
+#include "sources/hotspot/interp_frame.h"
 #include "sources/host.h"
 #include "sources/resolve.h"
 #include "sources/alloc/site_objects.h"
@@ -58,6 +59,10 @@ struct alloc_tracker {
      * (see tables/code_sites.h); code_ok: the table is in use. */
     struct code_sites code;
     bool code_ok;
+    /* Interpreted callers a chain of code sites may end with (interp.ok: read them), and
+     * the walker's count of classes prepared, which outdates the chains that have some. */
+    struct interp_layout interp;
+    const _Atomic uint32_t *prepared;
     _Atomic(jmethodID) object_init; /* java.lang.Object.<init>, once bound */
     jmethodID object_clone;         /* java.lang.Object.clone, once bound */
     jmethodID clone_hooks[2];       /* Tracker.newClone and newVirtualClone */
@@ -102,18 +107,25 @@ struct site_slot { /* by trace: the site of its class last seen */
  * A code site and the call sites of the compiled methods it returns through, up to
  * CHAIN_MAX in all: as many as it takes for their inlined frames to make the trace (see
  * site_chain_of). n is 0 when the site needs none, or when no chain makes the trace.
+ * When the last compiled method was called by the interpreter (a loop compiled on stack
+ * replacement, under a caller that ran once), the chain goes on with up to CHAIN_INTERP
+ * interpreted frames, each named by its Method* and bytecode pointer.
  */
-#define CHAIN_MAX 4
+#define CHAIN_MAX    4
+#define CHAIN_INTERP 3
 struct site_chain {
     const struct code_site *site[CHAIN_MAX];
-    int n;
+    int n, ni;
+    uintptr_t method[CHAIN_INTERP], bcp[CHAIN_INTERP];
 };
 
-/* By a chain of code sites: the trace found for it. */
+/* By a chain of code sites: the trace found for it, and for a chain with interpreted
+ * frames, the classes prepared when it was (see async_trace_prepared). */
 struct chain_slot {
     struct site_chain chain;
     struct trace *trace;
     int depth;
+    uint32_t prepared;
 };
 
 struct alloc_thread {
@@ -199,8 +211,9 @@ void JNICALL alloc_code_sites_unloaded(jvmtiEnv *jvmti, jmethodID method, const 
 /* After a walk of depth frames past our frames found trace tr: caches it at cs (or for
  * its chain) if the walk's frames are the ones inlined there. frames[0] is the Tracker's
  * native, then come the site's `top` frames (code_site_top), then tr's. */
-void alloc_code_sites_learn(struct alloc_thread *at, struct code_site *cs, const struct site_chain *chain,
-                            const jvmtiFrameInfo *frames, int depth, int top, struct trace *tr);
+void alloc_code_sites_learn(struct alloc_tracker *t, struct alloc_thread *at, struct code_site *cs,
+                            const struct site_chain *chain, const jvmtiFrameInfo *frames, int depth, int top,
+                            struct trace *tr);
 
 /* The chain's slot: its sites' addresses folded, then mixed once (on every allocation
  * that takes a chain). */
@@ -208,14 +221,40 @@ static inline unsigned chain_slot(const struct alloc_thread *at, const struct si
 {
     uint64_t h = 0;
     for (int i = 0; i < c->n; i++) h = (h << 17 | h >> 47) ^ (uint64_t)(uintptr_t)c->site[i];
+    for (int i = 0; i < c->ni; i++) h = (h << 17 | h >> 47) ^ c->method[i] ^ c->bcp[i] << 7;
     return (unsigned)(hash_mix64(h) >> 40) & (at->nslots - 1);
 }
 
 static inline bool same_chain(const struct site_chain *a, const struct site_chain *b)
 {
-    if (a->n != b->n) return false;
+    if (a->n != b->n || a->ni != b->ni) return false;
     for (int i = 0; i < a->n; i++)
         if (a->site[i] != b->site[i]) return false;
+    for (int i = 0; i < a->ni; i++)
+        if (a->method[i] != b->method[i] || a->bcp[i] != b->bcp[i]) return false;
+    return true;
+}
+
+/*
+ * The chain's interpreted frames, from the frame pointer the last compiled method saved
+ * (fp) and the return address into the interpreter (pc), while they are `left` more
+ * frames to name; lo: the return address's slot (the frames lie above it). False when
+ * one cannot be read or the chain ends elsewhere than in the interpreter.
+ */
+static inline bool interp_chain(const struct alloc_tracker *t, const struct alloc_thread *at, uintptr_t pc,
+                                uintptr_t fp, uintptr_t lo, int left, struct site_chain *c)
+{
+    while (left > 0) {
+        uintptr_t next_pc, next_fp;
+        if (!t->interp.ok || c->ni == CHAIN_INTERP || !interp_returns_to(&t->interp, pc) ||
+            !interp_frame_read(fp, lo, at->stack_end, &c->method[c->ni], &c->bcp[c->ni], &next_pc, &next_fp))
+            return false;
+        c->ni++;
+        left--;
+        lo = fp;
+        pc = next_pc;
+        fp = next_fp;
+    }
     return true;
 }
 
@@ -252,15 +291,25 @@ static inline void site_chain_of(struct alloc_tracker *t, const struct alloc_thr
 {
     c->site[0] = cs;
     c->n = 1;
+    c->ni = 0;
     const struct code_site *s = cs;
     for (int have = cs->nframes; have < need; have += s->nframes) {
         uintptr_t slot = sp + s->frame_size - sizeof(uintptr_t);
-        if (c->n == CHAIN_MAX || !s->frame_size || !sp || slot < sp || slot + sizeof(uintptr_t) > at->stack_end ||
-            !(s = code_sites_find(&t->code, *(const uintptr_t *)slot)) || s->kept < 1) {
+        if (c->n == CHAIN_MAX || !s->frame_size || !sp || slot < sp + sizeof(uintptr_t) ||
+            slot + sizeof(uintptr_t) > at->stack_end) {
             c->n = 0;
             return;
         }
-        c->site[c->n++] = s;
+        uintptr_t pc = *(const uintptr_t *)slot;
+        const struct code_site *next = code_sites_find(&t->code, pc);
+        if (!next || next->kept < 1) {
+            /* Called from the interpreter? The compiled method saved its frame pointer
+             * under the return address. */
+            uintptr_t fp = *(const uintptr_t *)(slot - sizeof(uintptr_t));
+            if (!interp_chain(t, at, pc, fp, slot, need - have, c)) c->n = 0;
+            return;
+        }
+        c->site[c->n++] = s = next;
         sp = slot + sizeof(uintptr_t);
     }
 }
@@ -276,6 +325,7 @@ static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct a
     if (!chain->n) return NULL;
     const struct chain_slot *p = &at->chains[chain_slot(at, chain)];
     if (p->depth != depth || !same_chain(&p->chain, chain)) return NULL;
+    if (chain->ni && p->prepared != atomic_load_explicit(t->prepared, memory_order_acquire)) return NULL;
     if (t->stack_stats) atomic_fetch_add_explicit(&t->chain_hits, 1, memory_order_relaxed);
     return p->trace;
 }

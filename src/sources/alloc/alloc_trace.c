@@ -158,7 +158,7 @@ struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *
         /* Learnt only from a walk that found the Tracker's native (and, for an object,
          * Object.<init>) on top, as called from the code site. */
         if (tr && cs && skip == top_skip && keep == depth)
-            alloc_code_sites_learn(at, cs, chain, frames, depth, top_skip - 1, tr);
+            alloc_code_sites_learn(t, at, cs, chain, frames, depth, top_skip - 1, tr);
     }
     if (frames != local) free(frames);
     return tr;

@@ -18,6 +18,7 @@ struct async_trace {
      * a virtual thread's frames. Published once, when that class is prepared. */
     jmethodID barriers[MAX_BARRIERS];
     _Atomic int nbarriers;
+    _Atomic uint32_t prepared; /* classes prepared since VM init */
 };
 
 struct async_trace *async_trace_new(void)
@@ -80,7 +81,10 @@ void async_trace_class_prepared(struct async_trace *w, jvmtiEnv *jvmti, jclass c
     if ((*jvmti)->GetClassMethods(jvmti, cls, &n, &methods) != JVMTI_ERROR_NONE) return;
     if (atomic_load(&w->nbarriers) == 0 && is_continuation(jvmti, cls)) note_barriers(w, jvmti, methods, n);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)methods);
+    atomic_fetch_add_explicit(&w->prepared, 1, memory_order_release);
 }
+
+const _Atomic uint32_t *async_trace_prepared(const struct async_trace *w) { return w ? &w->prepared : NULL; }
 
 void async_trace_vm_init(struct async_trace *w, jvmtiEnv *jvmti, JNIEnv *jni)
 {

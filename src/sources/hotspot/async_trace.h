@@ -24,7 +24,9 @@
 
 #include <jni.h>
 #include <jvmti.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct async_trace;
 
@@ -58,6 +60,10 @@ void async_trace_enable_events(struct async_trace *w, jvmtiEnv *jvmti);
 void async_trace_vm_init(struct async_trace *w, jvmtiEnv *jvmti, JNIEnv *jni);
 /* ClassPrepare: makes the method IDs of a new class. */
 void async_trace_class_prepared(struct async_trace *w, jvmtiEnv *jvmti, jclass cls);
+/* How many classes were prepared so far (counted once their IDs are made): a Method*
+ * seen before may stand for another method only after a class was, for the memory of
+ * an unloaded one is then reused. NULL when w is. */
+const _Atomic uint32_t *async_trace_prepared(const struct async_trace *w);
 /* The ClassLoad callback the walker needs turned on (it does nothing). */
 void JNICALL async_trace_on_class_load(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass cls);
 
