@@ -17,8 +17,15 @@ static uintptr_t method[4], const_method[16], pool[4], klass[4], ids[4];
 
 int main(void)
 {
-    struct interp_layout l = {.ok = true, .code_lo = 0x1000, .code_hi = 0x2000, .const_method = 8,
-                              .constants = 16, .idnum = 24, .const_size = 32, .holder = 8, .jmethod_ids = 24};
+    struct interp_layout l = {.ok = true,
+                              .code_lo = 0x1000,
+                              .code_hi = 0x2000,
+                              .const_method = 8,
+                              .constants = 16,
+                              .idnum = 24,
+                              .const_size = 32,
+                              .holder = 8,
+                              .jmethod_ids = 24};
     uintptr_t lo = (uintptr_t)stack, hi = (uintptr_t)(stack + 64);
     uintptr_t *fp = stack + 20;
     fp[-INTERP_METHOD_WORD] = (uintptr_t)method;
@@ -39,13 +46,13 @@ int main(void)
     CHECK(interp_returns_to(&l, 0x1800) && !interp_returns_to(&l, 0x2000), "interp frame: the interpreter's code");
 
     jmethodID id = (jmethodID)(uintptr_t)0xabc0;
-    method[1] = (uintptr_t)const_method;                 /* Method::_constMethod at 8 */
-    const_method[2] = (uintptr_t)pool;                   /* ConstMethod::_constants at 16 */
+    method[1] = (uintptr_t)const_method; /* Method::_constMethod at 8 */
+    const_method[2] = (uintptr_t)pool;   /* ConstMethod::_constants at 16 */
     uint16_t idnum = 2;
     memcpy((char *)const_method + 24, &idnum, sizeof idnum); /* _method_idnum at 24 */
-    pool[1] = (uintptr_t)klass;                          /* ConstantPool::_pool_holder at 8 */
-    klass[3] = (uintptr_t)ids;                           /* _methods_jmethod_ids at 24 */
-    ids[0] = 3;                                          /* length, then the IDs */
+    pool[1] = (uintptr_t)klass;                              /* ConstantPool::_pool_holder at 8 */
+    klass[3] = (uintptr_t)ids;                               /* _methods_jmethod_ids at 24 */
+    ids[0] = 3;                                              /* length, then the IDs */
     ids[3] = (uintptr_t)id;
     CHECK(interp_frame_is(&l, (uintptr_t)method, bcp, id, 7), "interp frame: the walked frame's method and bci");
     CHECK(!interp_frame_is(&l, (uintptr_t)method, bcp, id, 6), "interp frame: another bci is not it");
