@@ -95,7 +95,7 @@ static bool walk_matches(const struct code_site *const *sites, int nsites, const
 /* The same for a chain that ends with interpreted frames: its sites' frames, then one
  * walked frame for each interpreted one, which must be the method and bytecode read from
  * that frame. */
-static bool walk_matches_interp(const struct interp_layout *l, const struct site_chain *c, const jvmtiFrameInfo *frames,
+static bool walk_matches_interp(struct alloc_tracker *t, const struct site_chain *c, const jvmtiFrameInfo *frames,
                                 int need)
 {
     int done = 0;
@@ -104,10 +104,15 @@ static bool walk_matches_interp(const struct interp_layout *l, const struct site
         done += c->site[i]->nframes;
     }
     if (need > CODE_SITE_FRAMES || done + c->ni != need) return false;
+    if (atomic_load(&t->interp_checked) >= INTERP_PROVEN && !atomic_load(&t->interp_wrong)) return true;
     for (int i = 0; i < c->ni; i++) {
         const jvmtiFrameInfo *f = &frames[1 + done + i];
-        if (!interp_frame_is(l, c->method[i], c->bcp[i], f->method, f->location)) return false;
+        if (!interp_frame_is(&t->interp, c->method[i], c->bcp[i], f->method, f->location)) {
+            atomic_store(&t->interp_wrong, true);
+            return false;
+        }
     }
+    atomic_fetch_add(&t->interp_checked, 1);
     return true;
 }
 
@@ -120,7 +125,7 @@ void alloc_code_sites_learn(struct alloc_tracker *t, struct alloc_thread *at, st
     if (chain->n == 0) return;
     /* Read before the check: a class prepared meanwhile leaves this one out of date. */
     uint32_t prepared = chain->ni ? atomic_load_explicit(t->prepared, memory_order_acquire) : 0;
-    if (chain->ni ? walk_matches_interp(&t->interp, chain, frames, depth + top)
+    if (chain->ni ? walk_matches_interp(t, chain, frames, depth + top)
                   : walk_matches(chain->site, chain->n, frames, depth + top))
         at->chains[chain_slot(at, chain)] = (struct chain_slot){*chain, tr, depth, prepared};
 }

@@ -63,6 +63,11 @@ struct alloc_tracker {
      * the walker's count of classes prepared, which outdates the chains that have some. */
     struct interp_layout interp;
     const _Atomic uint32_t *prepared;
+    /* Interpreted frames read as a walk found them, and whether one ever was not: after
+     * INTERP_PROVEN of the one and none of the other, the layout is taken as known and
+     * new chains are learnt from the walk alone (the check costs system calls). */
+    _Atomic uint32_t interp_checked;
+    _Atomic bool interp_wrong;
     _Atomic(jmethodID) object_init; /* java.lang.Object.<init>, once bound */
     jmethodID object_clone;         /* java.lang.Object.clone, once bound */
     jmethodID clone_hooks[2];       /* Tracker.newClone and newVirtualClone */
@@ -111,8 +116,9 @@ struct site_slot { /* by trace: the site of its class last seen */
  * replacement, under a caller that ran once), the chain goes on with up to CHAIN_INTERP
  * interpreted frames, each named by its Method* and bytecode pointer.
  */
-#define CHAIN_MAX    4
-#define CHAIN_INTERP 3
+#define CHAIN_MAX     4
+#define CHAIN_INTERP  3
+#define INTERP_PROVEN 64
 struct site_chain {
     const struct code_site *site[CHAIN_MAX];
     int n, ni;
