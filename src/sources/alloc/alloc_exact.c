@@ -413,7 +413,7 @@ void alloc_exact_vm_init(struct host *h)
 {
     wrap_jni(h);
     async_trace_vm_init(h->alloc->walker, h->jvmti, NULL);
-    /* Chains that end in the interpreter (HPROF_INTERP_CHAINS=0: never). */
-    if (h->alloc->code_ok && h->alloc->prepared && env_switch("HPROF_INTERP_CHAINS", true))
-        interp_layout_init(h->jvmti, &h->alloc->interp);
+    /* Chains that end in the interpreter (HPROF_INTERP_CHAINS=0: never); code sites mean
+     * a walker, whose count of prepared classes outdates those chains. */
+    if (h->alloc->code_ok && env_switch("HPROF_INTERP_CHAINS", true)) interp_layout_init(h->jvmti, &h->alloc->interp);
 }

@@ -6,14 +6,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-static bool offset_of(jvmtiEnv *jvmti, const char *type, const char *field, uint64_t *out)
-{
-    struct vm_field f;
-    if (!vm_structs_field(jvmti, type, field, &f) || f.is_static) return false;
-    *out = f.offset;
-    return true;
-}
-
 bool interp_layout_init(jvmtiEnv *jvmti, struct interp_layout *l)
 {
     *l = (struct interp_layout){0};
@@ -22,11 +14,11 @@ bool interp_layout_init(jvmtiEnv *jvmti, struct interp_layout *l)
     if (!code_heap_find(jvmti, &c) || !c.interp_lo) return false;
     l->code_lo = c.interp_lo;
     l->code_hi = c.interp_hi;
-    l->ok = offset_of(jvmti, "Method", "_constMethod", &l->const_method) &&
-        offset_of(jvmti, "ConstMethod", "_constants", &l->constants) &&
-        offset_of(jvmti, "ConstMethod", "_method_idnum", &l->idnum) &&
-        offset_of(jvmti, "ConstantPool", "_pool_holder", &l->holder) &&
-        offset_of(jvmti, "InstanceKlass", "_methods_jmethod_ids", &l->jmethod_ids) &&
+    l->ok = vm_structs_offset(jvmti, "Method", "_constMethod", &l->const_method) &&
+        vm_structs_offset(jvmti, "ConstMethod", "_constants", &l->constants) &&
+        vm_structs_offset(jvmti, "ConstMethod", "_method_idnum", &l->idnum) &&
+        vm_structs_offset(jvmti, "ConstantPool", "_pool_holder", &l->holder) &&
+        vm_structs_offset(jvmti, "InstanceKlass", "_methods_jmethod_ids", &l->jmethod_ids) &&
         vm_structs_type_size(jvmti, "ConstMethod", &l->const_size);
 #endif
     return l->ok;

@@ -45,22 +45,18 @@ bool running_threads_env_offset(jvmtiEnv *jvmti, JNIEnv *jni, intptr_t *env_at)
 static bool find_layout(jvmtiEnv *jvmti, JNIEnv *jni, struct layout *l)
 {
     memset(l, 0, sizeof *l);
-    struct vm_field os, tid;
-    if (!(vm_structs_field(jvmti, "JavaThread", "_osthread", &os) ||
-          vm_structs_field(jvmti, "Thread", "_osthread", &os)) ||
-        !vm_structs_field(jvmti, "OSThread", "_thread_id", &tid) || os.is_static || tid.is_static)
+    if (!(vm_structs_offset(jvmti, "JavaThread", "_osthread", &l->osthread_at) ||
+          vm_structs_offset(jvmti, "Thread", "_osthread", &l->osthread_at)) ||
+        !vm_structs_offset(jvmti, "OSThread", "_thread_id", &l->tid_at))
         return false;
-    l->osthread_at = os.offset;
-    l->tid_at = tid.offset;
     /* JavaThread's since JDK 17 (Thread's before): optional. */
-    struct vm_field base, size;
-    if ((vm_structs_field(jvmti, "JavaThread", "_stack_base", &base) ||
-         vm_structs_field(jvmti, "Thread", "_stack_base", &base)) &&
-        (vm_structs_field(jvmti, "JavaThread", "_stack_size", &size) ||
-         vm_structs_field(jvmti, "Thread", "_stack_size", &size)) &&
-        !base.is_static && !size.is_static) {
-        l->stack_base_at = base.offset;
-        l->stack_size_at = size.offset;
+    uint64_t base, size;
+    if ((vm_structs_offset(jvmti, "JavaThread", "_stack_base", &base) ||
+         vm_structs_offset(jvmti, "Thread", "_stack_base", &base)) &&
+        (vm_structs_offset(jvmti, "JavaThread", "_stack_size", &size) ||
+         vm_structs_offset(jvmti, "Thread", "_stack_size", &size))) {
+        l->stack_base_at = base;
+        l->stack_size_at = size;
     }
     l->eetop = eetop_field(jni);
     if (!l->eetop) return false;

@@ -9,14 +9,14 @@
 bool thread_anchor_find(jvmtiEnv *jvmti, JNIEnv *jni, struct thread_anchor *out)
 {
     memset(out, 0, sizeof *out);
-    struct vm_field anchor, sp, pc;
-    if (!vm_structs_field(jvmti, "JavaThread", "_anchor", &anchor) ||
-        !vm_structs_field(jvmti, "JavaFrameAnchor", "_last_Java_sp", &sp) ||
-        !vm_structs_field(jvmti, "JavaFrameAnchor", "_last_Java_pc", &pc) || anchor.is_static || sp.is_static ||
-        pc.is_static || !running_threads_env_offset(jvmti, jni, &out->env_at))
+    uint64_t anchor, sp, pc;
+    if (!vm_structs_offset(jvmti, "JavaThread", "_anchor", &anchor) ||
+        !vm_structs_offset(jvmti, "JavaFrameAnchor", "_last_Java_sp", &sp) ||
+        !vm_structs_offset(jvmti, "JavaFrameAnchor", "_last_Java_pc", &pc) ||
+        !running_threads_env_offset(jvmti, jni, &out->env_at))
         return false;
-    out->sp_at = anchor.offset + sp.offset;
-    out->pc_at = anchor.offset + pc.offset;
+    out->sp_at = anchor + sp;
+    out->pc_at = anchor + pc;
     out->found = true;
     return true;
 }

@@ -63,6 +63,14 @@ bool vm_structs_field(jvmtiEnv *jvmti, const char *type, const char *field, stru
     return false;
 }
 
+bool vm_structs_offset(jvmtiEnv *jvmti, const char *type, const char *field, uint64_t *offset)
+{
+    struct vm_field f;
+    if (!vm_structs_field(jvmti, type, field, &f) || f.is_static) return false;
+    *offset = f.offset;
+    return true;
+}
+
 bool vm_structs_type_size(jvmtiEnv *jvmti, const char *type, uint64_t *size)
 {
     struct tables t;

@@ -24,6 +24,8 @@ struct vm_field {
 
 /* The field of that name in that type (HotSpot's spelling: "Thread", "_osthread"). */
 bool vm_structs_field(jvmtiEnv *jvmti, const char *type, const char *field, struct vm_field *out);
+/* The offset of an instance (not static) field in its type; false when there is none. */
+bool vm_structs_offset(jvmtiEnv *jvmti, const char *type, const char *field, uint64_t *offset);
 /* The size of a type, in bytes. */
 bool vm_structs_type_size(jvmtiEnv *jvmti, const char *type, uint64_t *size);
 
