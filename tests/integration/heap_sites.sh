@@ -118,6 +118,11 @@ check "ALLOC SITES: int[][] marked as an array of objects, 777 allocated" has_li
 check "ALLOC SITES: int[] marked as an int array (10)" has_line dump.txt '^  SITE array=10 class=[0-9]+\(int\[\]\) .*alloc_objs=2331$'
 check "HEAP SUMMARY written" has_line dump.txt '^HEAP_SUMMARY live_bytes=[0-9]+ live_objs=[0-9]+ alloc_bytes=[0-9]+ alloc_objs=[0-9]+'
 
+# The runs that count traces found by code sites compile in the foreground (-Xbatch): how
+# many allocations run interpreted before their methods are compiled (and are walked)
+# then depends on invocation counts only, not on how busy the machine's CPUs are.
+BATCH=-Xbatch
+
 # Hot compiled code: most traces come from the return address into the compiled code
 # (the JIT's inlining records), not from a walk. Counts and frames must be the same as
 # with a walk on every allocation (HPROF_CODE_SITES=0).
@@ -127,7 +132,7 @@ deep_sites() {  # the four SitesDeep sites: class, allocated, frames
        /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
        i && $1 ~ /^[0-9]+$/ && fr[$8] ~ /SitesDeep\.make/ { print $9, $7, fr[$8] }' "$1" | sort
 }
-HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=deep.txt)" SitesDeep
+HPROF_STACK_STATS=1 run_java -Xverify:all $BATCH "$(agent heap=sites,cutoff=0,file=deep.txt)" SitesDeep
 cp out.txt deep.out
 deep_sites deep.txt >deep_on.txt
 check "compiled code: same output and status" bash -c "[[ $RC -eq 0 ]] && grep -qx done deep.out"
@@ -151,7 +156,7 @@ caller_sites() {  # the SitesCaller sites: class, allocated, frames
 }
 # pairs FILE: traces named by a site and its caller (the HPROF_STACK_STATS line)
 pairs() { sed -n 's/^HPROF: heap=sites code sites: \([0-9]*\) of those with their caller.s$/\1/p' "$1" | tail -1; }
-HPROF_STACK_STATS=1 run_java -Xverify:all $NOINLINE "$(agent heap=sites,depth=3,cutoff=0,file=caller.txt)" SitesCaller
+HPROF_STACK_STATS=1 run_java -Xverify:all $BATCH $NOINLINE "$(agent heap=sites,depth=3,cutoff=0,file=caller.txt)" SitesCaller
 cp out.txt caller.out
 caller_sites caller.txt >caller_on.txt
 check "callers' code: Node 500000 from a1 and from pair, Pair 500000 from a2 ($(awk '{ printf "%s ", $2 }' caller_on.txt))" \
@@ -170,7 +175,7 @@ check "callers' code: the same sites, counts and frames with a walk on every all
 # of the compiled callers further up name the rest (three sites for each of the three
 # sites at depth=4; four for Node from pair at depth=5, the others reach main's end).
 for d in 4 5; do
-  HPROF_STACK_STATS=1 run_java -Xverify:all $NOINLINE "$(agent heap=sites,depth=$d,cutoff=0,file=chain.txt)" SitesCaller
+  HPROF_STACK_STATS=1 run_java -Xverify:all $BATCH $NOINLINE "$(agent heap=sites,depth=$d,cutoff=0,file=chain.txt)" SitesCaller
   cp out.txt chain.out
   caller_sites chain.txt >chain_on.txt
   HPROF_CODE_SITES=0 run_java -Xverify:all $NOINLINE "$(agent heap=sites,depth=$d,cutoff=0,file=chain0.txt)" SitesCaller
@@ -195,7 +200,7 @@ interp_sites() {  # the SitesInterp sites: class, allocated, frames
        i && $1 ~ /^[0-9]+$/ && fr[$8] ~ /SitesInterp\.loop/ { print $9, $7, fr[$8] }' "$1" | sort
 }
 for d in 3 4; do
-  HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,depth=$d,cutoff=0,file=interp.txt)" SitesInterp
+  HPROF_STACK_STATS=1 run_java -Xverify:all $BATCH "$(agent heap=sites,depth=$d,cutoff=0,file=interp.txt)" SitesInterp
   cp out.txt interp.out
   interp_sites interp.txt >interp_on.txt
   HPROF_CODE_SITES=0 run_java -Xverify:all "$(agent heap=sites,depth=$d,cutoff=0,file=interp0.txt)" SitesInterp
@@ -223,7 +228,7 @@ per_class() { awk '{ n[$1] += $2; if ($3 ~ /SitesArrays\.a1/) a1 = 1; if ($3 ~ /
 want_arrays='callers 2 int[] 1500000 int[][] 500000 java.lang.String[] 500000 long[] 500000 '
 for inl in inlined not-inlined; do
   opts=(); [[ $inl == not-inlined ]] && opts=(-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,SitesArrays::make)
-  HPROF_STACK_STATS=1 run_java -Xverify:all "${opts[@]}" "$(agent heap=sites,depth=3,cutoff=0,file=arr.txt)" SitesArrays
+  HPROF_STACK_STATS=1 run_java -Xverify:all $BATCH "${opts[@]}" "$(agent heap=sites,depth=3,cutoff=0,file=arr.txt)" SitesArrays
   cp out.txt arr.out
   array_sites arr.txt >arr_on.txt
   HPROF_CODE_SITES=0 run_java -Xverify:all "${opts[@]}" "$(agent heap=sites,depth=3,cutoff=0,file=arr0.txt)" SitesArrays
@@ -277,7 +282,7 @@ check "compiled code: StringBuilder and String in sb, Integer in box, long[] in 
   bash -c "[[ $RC -eq 0 ]] && grep -qx 'done true' jit.out && [[ '$JIT_COUNTS' == '200000 200000 200000 200000 200000 200000' ]]"
 
 # Compiled code thrown away and compiled again meanwhile: no count moves between sites.
-HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=deopt.txt)" SitesDeopt
+HPROF_STACK_STATS=1 run_java -Xverify:all $BATCH "$(agent heap=sites,cutoff=0,file=deopt.txt)" SitesDeopt
 cp out.txt deopt.out
 makers() { awk '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); next }
   /^\t/ { if (index($0, "SitesDeopt$M1.make")) m[tr] = 1; else if (index($0, "SitesDeopt$M2.make")) m[tr] = 2; next }
