@@ -35,7 +35,10 @@
 # work used less than --busy CPUs), with how many runs of the mode were quiet: the two
 # suffer least from such work.
 #
-# Runs of cpu=samples modes also count the samples of the text profile and those whose
+# A mode with rotate= is a rolling profile: a pprof file a window (w-%t.pb.gz), as
+bench/rolling.sh writes them (a run must end one window at least).
+
+Runs of cpu=samples modes also count the samples of the text profile and those whose
 # stack walk failed ([walk_failed].*), for a second table: the failure share, and the
 # samples times the interval against the process's CPU time.
 #
@@ -333,7 +336,10 @@ run_one() {
   local -a jvm=("${EXTRA[@]}")
   local expect=""
   case "$kind" in
-    agent) jvm+=("-agentpath:$AGENT=${CFG_ARG[$ci]},file=$dir/hprof.out"); expect="$dir/hprof.out" ;;
+    agent) expect="$dir/hprof.out"
+      # a rolling profile (rotate=): a pprof file per window, as bench/rolling.sh writes them
+      [[ ",${CFG_ARG[$ci]}," == *",rotate="* ]] && expect="$dir/w-%t.pb.gz"
+      jvm+=("-agentpath:$AGENT=${CFG_ARG[$ci]},file=$expect") ;;
     jfr) jvm+=("-XX:StartFlightRecording=filename=$dir/rec.jfr,settings=${CFG_ARG[$ci]}"); expect="$dir/rec.jfr" ;;
     asprof) jvm+=("-agentpath:${CFG_ARG[$ci]}=start,event=itimer,interval=10ms,collapsed,file=$dir/prof.txt")
       expect="$dir/prof.txt" ;;
@@ -368,7 +374,7 @@ run_one() {
     why="javac wrote no classes"
   elif ! grep -q "$done_re" "$dir/log"; then
     why="the workload did not finish"
-  elif [[ -n "$expect" && ! -s "$expect" ]]; then
+  elif [[ -n "$expect" ]] && ! wrote "$expect"; then
     why="no output file written"
   elif [[ "$kind" == agent ]] && grep -q 'HPROF ERROR' "$dir/log"; then
     why="the agent reported an error"
@@ -421,6 +427,13 @@ round_times() {
       for (i = 2; i <= k; i++) { v = s[i]; for (j = i - 1; j >= 1 && s[j] > v; j--) s[j + 1] = s[j]; s[j + 1] = v }
       printf "%.3f\t%.1f", wall - later / 1000, k % 2 ? s[(k + 1) / 2] : (s[k / 2] + s[k / 2 + 1]) / 2
     }'
+}
+
+# wrote FILE: the run wrote FILE, not empty (for a rolling profile's w-%t.pb.gz, one window).
+wrote() {
+  local f
+  for f in ${1/\%t/*}; do [[ -s "$f" ]] && return 0; done
+  return 1
 }
 
 # sample_counts KIND FILE: "samples<TAB>walk_failed" from a cpu=samples run's text profile,
