@@ -36,9 +36,9 @@
 # suffer least from such work.
 #
 # A mode with rotate= is a rolling profile: a pprof file a window (w-%t.pb.gz), as
-bench/rolling.sh writes them (a run must end one window at least).
-
-Runs of cpu=samples modes also count the samples of the text profile and those whose
+# bench/rolling.sh writes them (a run must end one window at least).
+#
+# Runs of cpu=samples modes also count the samples of the text profile and those whose
 # stack walk failed ([walk_failed].*), for a second table: the failure share, and the
 # samples times the interval against the process's CPU time.
 #
