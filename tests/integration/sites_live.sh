@@ -43,5 +43,10 @@ for gc in default ZGC ShenandoahGC ParallelGC; do
   held=$(sed -n 's/^HPROF: heap=sites objects held: \([0-9]*\) .*/\1/p' s.out | head -1)
   check "$gc: objects held before the first dump (${held:-none}) follow the live ones, not the 3.35 M counted" \
     bash -c "[[ -n '$held' && '$held' -lt 1000000 ]]"
+  # Sweeps read the weak references' slots: alone where the collector clears them only
+  # in its pauses, for the collected ones where it clears them concurrently.
+  want_slots=slot; [[ $gc == ZGC || $gc == ShenandoahGC ]] && want_slots="null slot"
+  slots=$(sed -n 's/^HPROF: heap=sites objects held: .*, swept by \(.*\)$/\1/p' s.out | head -1)
+  check "$gc: sweeps read the references' slots (${slots:-none}, want $want_slots)" test "$slots" = "$want_slots"
 done
 jni_clean

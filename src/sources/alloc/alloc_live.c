@@ -91,7 +91,8 @@ void alloc_tracker_count_live(struct host *h, JNIEnv *jni)
     if (!t) return;
     reset_live(&t->sites);
     if (t->stack_stats)
-        log_plain("HPROF: heap=sites objects held: %zu (before this dump's sweep)", site_objects_held(&t->objects));
+        log_plain("HPROF: heap=sites objects held: %zu (before this dump's sweep), swept by %s",
+                  site_objects_held(&t->objects), site_objects_slots_name(&t->objects));
     if (host_can_force_gc(h)) {
         /* A GC clears the references of every object no longer reachable. */
         (*h->jvmti)->ForceGarbageCollection(h->jvmti);

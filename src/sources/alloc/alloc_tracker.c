@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sources/alloc/alloc_internal.h"
+#include "util/env.h"
 #include "util/log.h"
 
 /* As set up (h->alloc), or as the load's options ask before that. */
@@ -80,7 +81,13 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
 static void start(struct host *h, JNIEnv *jni)
 {
     struct alloc_tracker *t = h->alloc;
-    if (t && !t->exact) atomic_store(&t->on, true);
+    if (!t) return;
+    /* Sweeps read the weak references' slots (G1, Parallel, Serial: see
+     * site_objects_read_slots); HPROF_WEAK_SLOTS=0 asks the JVM about each. */
+    jclass probe = env_switch("HPROF_WEAK_SLOTS", true) ? (*jni)->FindClass(jni, "java/lang/Object") : NULL;
+    site_objects_read_slots(&t->objects, jni, probe, h->gc_at_exit);
+    if (probe) (*jni)->DeleteLocalRef(jni, probe);
+    if (!t->exact) atomic_store(&t->on, true);
 }
 
 void alloc_tracker_vm_init(struct host *h, JNIEnv *jni)

@@ -1,16 +1,67 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "sources/alloc/site_objects.h"
 
+#include "sources/hotspot/weak_slot.h"
+
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SWEEP_MIN 4096 /* entries a log holds before its first sweep */
+
+/*
+ * A log's lock. Its own thread takes it at every allocation and almost never finds it
+ * taken (only a dump's or a GC's sweep of all logs does), so it is one compare-and-swap
+ * and one store, where a mutex costs two atomic operations and two calls. A thread that
+ * finds it taken waits as a mutex's waiter would, for the other's sweep of this log:
+ * spinning a little, then sleeping 50 us at a time.
+ */
+static void log_lock(struct site_log *l)
+{
+    for (unsigned tries = 0;; tries++) {
+        int free_ = 0;
+        if (atomic_compare_exchange_weak_explicit(&l->busy, &free_, 1, memory_order_acquire, memory_order_relaxed))
+            return;
+        if (tries < 100) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else
+            nanosleep(&(struct timespec){0, 50000}, NULL);
+    }
+}
+
+static void log_unlock(struct site_log *l) { atomic_store_explicit(&l->busy, 0, memory_order_release); }
 
 void site_objects_init(struct site_objects *t)
 {
     memset(t, 0, sizeof *t);
     pthread_mutex_init(&t->lock, NULL);
     atomic_init(&t->gcs, 0);
+    atomic_init(&t->slots, SLOTS_ASK);
+}
+
+void site_objects_read_slots(struct site_objects *t, JNIEnv *jni, jobject probe, bool pauses_only)
+{
+    jweak w = probe ? (*jni)->NewWeakGlobalRef(jni, probe) : NULL;
+    bool shaped = weak_slot_shaped(w) && !weak_slot_cleared(w);
+    if (w) (*jni)->DeleteWeakGlobalRef(jni, w);
+    atomic_store(&t->slots, !shaped ? SLOTS_ASK : pauses_only ? SLOTS_READ : SLOTS_CLEARED);
+}
+
+const char *site_objects_slots_name(struct site_objects *t)
+{
+    int slots = atomic_load(&t->slots);
+    return slots == SLOTS_READ ? "slot" : slots == SLOTS_CLEARED ? "null slot" : "JNI";
+}
+
+/* Whether the object of ref was collected. The slot read saves a JNI call (a switch
+ * into the VM and back) per reference and sweep: most of what a sweep costs. */
+static bool collected(int slots, JNIEnv *jni, jweak ref)
+{
+    if (slots != SLOTS_ASK && weak_slot_cleared(ref)) return true;
+    if (slots == SLOTS_READ) return false;
+    return (*jni)->IsSameObject(jni, ref, NULL);
 }
 
 struct site_log *site_objects_log(struct site_objects *t)
@@ -21,7 +72,6 @@ struct site_log *site_objects_log(struct site_objects *t)
         t->free = l->next_free;
         l->next_free = NULL;
     } else if ((l = calloc(1, sizeof *l))) {
-        pthread_mutex_init(&l->lock, NULL);
         l->sweep_at = SWEEP_MIN;
         l->next = t->all;
         __atomic_store_n(&t->all, l, __ATOMIC_RELEASE); /* read by the GC's mark */
@@ -59,12 +109,13 @@ static void sweep_log(struct site_objects *t, struct site_log *l, JNIEnv *jni, s
                       bool marked)
 {
     uint64_t gcs = atomic_load(&t->gcs);
+    int slots = atomic_load_explicit(&t->slots, memory_order_relaxed);
     size_t kept = 0, looked = 0, mark = __atomic_load_n(&l->mark, __ATOMIC_SEQ_CST), new_mark = 0;
     for (size_t i = 0; i < l->n; i++) {
         struct site_ref e = l->refs[i];
         if (i == l->looked) looked = kept;
         if (i == mark) new_mark = kept;
-        if ((*jni)->IsSameObject(jni, e.ref, NULL)) {
+        if (collected(slots, jni, e.ref)) {
             (*jni)->DeleteWeakGlobalRef(jni, e.ref);
             continue;
         }
@@ -93,7 +144,7 @@ bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, j
 {
     jweak ref = (*jni)->NewWeakGlobalRef(jni, obj);
     if (!ref) return false;
-    pthread_mutex_lock(&l->lock);
+    log_lock(l);
     if (l->n >= l->sweep_at) {
         /* Only a GC clears references: without one since the last sweep there is
          * nothing to drop, and the log grows until the next. */
@@ -107,7 +158,7 @@ bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, j
         size_t cap = l->cap ? l->cap * 2 : 1024;
         struct site_ref *refs = realloc(l->refs, cap * sizeof *refs);
         if (!refs) {
-            pthread_mutex_unlock(&l->lock);
+            log_unlock(l);
             (*jni)->DeleteWeakGlobalRef(jni, ref);
             return false;
         }
@@ -117,15 +168,15 @@ bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, j
     uint64_t size8 = (size + 7) >> 3;
     l->refs[l->n] = (struct site_ref){ref, site, size8 > UINT32_MAX ? UINT32_MAX : (uint32_t)size8};
     __atomic_store_n(&l->n, l->n + 1, __ATOMIC_RELEASE); /* read by the GC's mark */
-    pthread_mutex_unlock(&l->lock);
+    log_unlock(l);
     return true;
 }
 
 bool site_objects_is_last(struct site_log *l, JNIEnv *jni, jobject obj)
 {
-    pthread_mutex_lock(&l->lock);
+    log_lock(l);
     bool last = l->n && (*jni)->IsSameObject(jni, l->refs[l->n - 1].ref, obj);
-    pthread_mutex_unlock(&l->lock);
+    log_unlock(l);
     return last;
 }
 
@@ -133,7 +184,7 @@ bool site_objects_recent(struct site_log *l, JNIEnv *jni, jobject obj, bool (*sa
                          void *ctx, size_t overlap, size_t max_scan)
 {
     bool found = false;
-    pthread_mutex_lock(&l->lock);
+    log_lock(l);
     size_t end = l->looked > overlap ? l->looked - overlap : 0;
     if (l->n - end > max_scan) end = l->n - max_scan;
     for (size_t i = l->n; i > end; i--) {
@@ -144,7 +195,7 @@ bool site_objects_recent(struct site_log *l, JNIEnv *jni, jobject obj, bool (*sa
         }
     }
     l->looked = l->n;
-    pthread_mutex_unlock(&l->lock);
+    log_unlock(l);
     return found;
 }
 
@@ -153,9 +204,9 @@ size_t site_objects_held(struct site_objects *t)
     size_t n = 0;
     pthread_mutex_lock(&t->lock);
     for (struct site_log *l = t->all; l; l = l->next) {
-        pthread_mutex_lock(&l->lock);
+        log_lock(l);
         n += l->n;
-        pthread_mutex_unlock(&l->lock);
+        log_unlock(l);
     }
     pthread_mutex_unlock(&t->lock);
     return n;
@@ -170,9 +221,9 @@ void site_objects_sweep_at_gc(struct site_objects *t, JNIEnv *jni, site_objects_
 {
     pthread_mutex_lock(&t->lock); /* no log is made or handed over meanwhile */
     for (struct site_log *l = t->all; l; l = l->next) {
-        pthread_mutex_lock(&l->lock);
+        log_lock(l);
         sweep_log(t, l, jni, live, ctx, marked);
-        pthread_mutex_unlock(&l->lock);
+        log_unlock(l);
     }
     pthread_mutex_unlock(&t->lock);
 }
@@ -181,10 +232,10 @@ void site_objects_tag(struct site_objects *t, jvmtiEnv *env)
 {
     pthread_mutex_lock(&t->lock);
     for (struct site_log *l = t->all; l; l = l->next) {
-        pthread_mutex_lock(&l->lock);
+        log_lock(l);
         /* A collected object's reference is refused (JVMTI_ERROR_INVALID_OBJECT). */
         for (size_t i = 0; i < l->n; i++) (*env)->SetTag(env, l->refs[i].ref, (jlong)l->refs[i].site);
-        pthread_mutex_unlock(&l->lock);
+        log_unlock(l);
     }
     pthread_mutex_unlock(&t->lock);
 }

@@ -33,7 +33,7 @@ struct site_ref {
 };
 
 struct site_log {
-    pthread_mutex_t lock;
+    _Atomic int busy; /* its lock (site_objects.c) */
     struct site_ref *refs;
     size_t n, cap;
     size_t sweep_at;            /* sweep when n reaches it and a GC ran since */
@@ -44,14 +44,28 @@ struct site_log {
     struct site_log *next_free; /* logs of threads that ended */
 };
 
+/* How a sweep tells a collected object (sources/hotspot/weak_slot.h). */
+enum site_slots {
+    SLOTS_ASK,     /* IsSameObject(ref, NULL) for every reference */
+    SLOTS_CLEARED, /* a NULL slot is collected; the JVM is asked about the others */
+    SLOTS_READ,    /* the slot alone: the collector clears slots only in its pauses */
+};
+
 struct site_objects {
     pthread_mutex_t lock; /* the list of logs and the free list */
     struct site_log *all;
     struct site_log *free;
     _Atomic uint64_t gcs; /* GCs finished so far */
+    _Atomic int slots;    /* enum site_slots */
 };
 
 void site_objects_init(struct site_objects *t);
+/* How sweeps read the references from now on: SLOTS_READ when `pauses_only` (the
+ * collector is G1, Parallel or Serial), else SLOTS_CLEARED; SLOTS_ASK when a reference
+ * made to `probe` does not have HotSpot's shape. */
+void site_objects_read_slots(struct site_objects *t, JNIEnv *jni, jobject probe, bool pauses_only);
+/* "slot", "null slot" or "JNI" (HPROF_STACK_STATS): how sweeps tell collected objects. */
+const char *site_objects_slots_name(struct site_objects *t);
 /* A log for a thread: one a thread that ended left, or a new one; NULL if out of memory. */
 struct site_log *site_objects_log(struct site_objects *t);
 /* The thread of this log ended (no JNI needed: the log waits for the next thread). */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Whether a JNI weak global reference's object was collected, read without a JNI call.
+ *
+ * In HotSpot a jweak is the address of a slot in the JVM's weak OopStorage with 1 in
+ * its two low bits (JDK 17 tags weak references with bit 0, JDK 21 and later with the
+ * value 1 in bits 0-1; slots are 8-byte aligned). The slot holds the object's address,
+ * which the collector moves, and NULL once the object is dead. G1, Parallel and Serial
+ * clear slots only in their pauses, so a slot that is not NULL holds a live object,
+ * exactly as IsSameObject(ref, NULL) would say (for them it is a plain load of the
+ * slot). ZGC and Shenandoah clear them concurrently, and a slot not yet cleared may
+ * hold a dead object: for them only NULL is an answer, and the JVM is asked about the
+ * rest. A read while a GC moves the object sees its old or its new
+ * address, never NULL for a live one; the slot stays the reference's until it is
+ * deleted.
+ */
+#ifndef HPROF_WEAK_SLOT_H
+#define HPROF_WEAK_SLOT_H
+
+#include <jni.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define WEAK_SLOT_TAG_MASK ((uintptr_t)3)
+#define WEAK_SLOT_TAG      ((uintptr_t)1)
+
+/* Whether w looks like HotSpot's weak reference (checked once, on one made to test). */
+static inline bool weak_slot_shaped(jweak w) { return w && ((uintptr_t)w & WEAK_SLOT_TAG_MASK) == WEAK_SLOT_TAG; }
+
+/* Whether w's slot is NULL: its object was collected. Only for a weak_slot_shaped w. */
+static inline bool weak_slot_cleared(jweak w)
+{
+    void *const *slot = (void *const *)((uintptr_t)w & ~WEAK_SLOT_TAG_MASK);
+    return __atomic_load_n(slot, __ATOMIC_RELAXED) == NULL;
+}
+
+#endif
