@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The objects held for heap=sites' live counts (sources/alloc/site_objects.c), through a
+ * fake JNI whose weak references are tagged slots as HotSpot's are and whose "GC"
+ * empties the slots of dead objects: sweeps count exactly the live objects whichever
+ * way they read the references, ask the JVM only where they must, and a log's lock
+ * keeps a sweep from another thread out of its thread's appends. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sources/alloc/site_objects.h"
+#include "unit.h"
+
+struct fake_obj {
+    _Atomic int alive;
+};
+
+/* Every slot made, so that the fake GC can empty those of dead objects. */
+static void **slots[1 << 20];
+static _Atomic size_t nslots;
+static _Atomic size_t asked_null, deleted;
+static uintptr_t tag = 1; /* HotSpot's weak tag; 0 makes the references unlike its */
+
+static jweak JNICALL new_weak(JNIEnv *env, jobject obj)
+{
+    void **slot = malloc(sizeof *slot);
+    if (!slot) return NULL;
+    *slot = obj;
+    size_t i = atomic_fetch_add(&nslots, 1);
+    if (i < sizeof slots / sizeof *slots) slots[i] = slot;
+    return (jweak)((uintptr_t)slot | tag);
+}
+
+static void *deref(jobject ref) { return ref ? *(void **)((uintptr_t)ref & ~(uintptr_t)3) : NULL; }
+
+static void JNICALL delete_weak(JNIEnv *env, jweak ref)
+{
+    atomic_fetch_add(&deleted, 1);
+    *(void **)((uintptr_t)ref & ~(uintptr_t)3) = (void *)1; /* freed: never read again */
+}
+
+static jboolean JNICALL same_object(JNIEnv *env, jobject a, jobject b)
+{
+    if (!b) atomic_fetch_add(&asked_null, 1);
+    return deref(a) == (b ? deref(b) : NULL);
+}
+
+/* The fake collector: empties the slots of the objects no longer alive. */
+static void fake_gc(struct site_objects *t)
+{
+    size_t n = atomic_load(&nslots);
+    for (size_t i = 0; i < n; i++) {
+        struct fake_obj *o = *slots[i];
+        if (o && o != (void *)1 && !atomic_load(&o->alive)) *slots[i] = NULL;
+    }
+    site_objects_gc_finished(t);
+}
+
+struct counts {
+    uint64_t objs[4], bytes[4];
+};
+
+static void add_live(uint32_t site, uint64_t size, void *ctx)
+{
+    struct counts *c = ctx;
+    c->objs[site % 4]++;
+    c->bytes[site % 4] += size;
+}
+
+static struct JNINativeInterface_ fns;
+static JNIEnv env = &fns;
+
+/* 12,000 objects at 4 sites, every third dead: a sweep finds 8,000 live. */
+static void sweep_counts(const char *mode, bool pauses_only, size_t want_asked)
+{
+    struct site_objects t;
+    site_objects_init(&t);
+    struct fake_obj probe = {1};
+    site_objects_read_slots(&t, &env, (jobject)&probe, pauses_only);
+    CHECK_STR(site_objects_slots_name(&t), mode, "%s: the sweeps' way chosen", mode);
+    static struct fake_obj objs[12000];
+    struct site_log *l = site_objects_log(&t);
+    for (int i = 0; i < 12000; i++) {
+        atomic_store(&objs[i].alive, 1);
+        site_objects_add(&t, l, &env, (jobject)&objs[i], (uint32_t)(i % 4), 16);
+    }
+    for (int i = 0; i < 12000; i += 3) atomic_store(&objs[i].alive, 0);
+    fake_gc(&t);
+    atomic_store(&asked_null, 0);
+    atomic_store(&deleted, 0);
+    struct counts c = {{0}, {0}};
+    site_objects_sweep(&t, &env, add_live, &c);
+    CHECK(c.objs[0] + c.objs[1] + c.objs[2] + c.objs[3] == 8000 && c.objs[0] == 2000 && c.objs[1] == 2000 &&
+              c.objs[2] == 2000 && c.objs[3] == 2000 && c.bytes[1] == 32000,
+          "%s: 8000 live, 2000 at each site (%llu %llu %llu %llu)", mode, (unsigned long long)c.objs[0],
+          (unsigned long long)c.objs[1], (unsigned long long)c.objs[2], (unsigned long long)c.objs[3]);
+    CHECK(atomic_load(&deleted) == 4000 && site_objects_held(&t) == 8000,
+          "%s: the 4000 dead ones' references deleted (%zu), 8000 held (%zu)", mode, atomic_load(&deleted),
+          site_objects_held(&t));
+    CHECK(atomic_load(&asked_null) == want_asked, "%s: the JVM asked %zu times (want %zu)", mode,
+          atomic_load(&asked_null), want_asked);
+}
+
+/* A thread appends while another sweeps its log again and again. */
+struct appender {
+    struct site_objects *t;
+    struct site_log *l;
+    struct fake_obj *objs;
+    int n;
+    _Atomic int done;
+};
+
+static void *append_all(void *arg)
+{
+    struct appender *a = arg;
+    for (int i = 0; i < a->n; i++) site_objects_add(a->t, a->l, &env, (jobject)&a->objs[i], 1, 8);
+    atomic_store(&a->done, 1);
+    return NULL;
+}
+
+static void count_one(uint32_t site, uint64_t size, void *ctx) { ++*(uint64_t *)ctx; }
+
+static void sweeps_beside_appends(void)
+{
+    struct site_objects t;
+    site_objects_init(&t);
+    struct fake_obj probe = {1};
+    site_objects_read_slots(&t, &env, (jobject)&probe, true);
+    enum { N = 200000 };
+    struct fake_obj *objs = calloc(N, sizeof *objs);
+    for (int i = 0; i < N; i++) atomic_store(&objs[i].alive, 1);
+    struct appender a = {&t, site_objects_log(&t), objs, N, 0};
+    pthread_t th;
+    pthread_create(&th, NULL, append_all, &a);
+    int sweeps = 0; /* those that met the log part-filled */
+    while (!atomic_load(&a.done)) {
+        uint64_t seen = 0;
+        site_objects_sweep(&t, &env, count_one, &seen);
+        if (seen > 0 && seen < N) sweeps++;
+    }
+    pthread_join(th, NULL);
+    uint64_t live = 0;
+    site_objects_sweep(&t, &env, count_one, &live);
+    CHECK(live == N && site_objects_held(&t) == N,
+          "a log swept %d times while its thread appended: all %d objects held (%llu)", sweeps, N,
+          (unsigned long long)live);
+    free(objs);
+}
+
+int main(void)
+{
+    fns.NewWeakGlobalRef = new_weak;
+    fns.DeleteWeakGlobalRef = delete_weak;
+    fns.IsSameObject = same_object;
+    /* G1, Parallel, Serial: the slots alone. ZGC, Shenandoah: the JVM asked about the
+     * 8000 slots not empty. References unlike HotSpot's: asked about all 12000. */
+    sweep_counts("slot", true, 0);
+    sweep_counts("null slot", false, 8000);
+    tag = 0;
+    sweep_counts("JNI", true, 12000);
+    tag = 1;
+    sweeps_beside_appends();
+    return UNIT_DONE();
+}
