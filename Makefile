@@ -6,7 +6,7 @@
 #                   and the hprof tool into $(JAVA_HOME)/bin
 #   make sample     build and profile the bundled sample program
 #   make check      the agent, tools and unit tests built with ASan+UBSan (build-asan/), the
-#                   tables' test with TSan, run over the unit tests and part of the
+#                   tables' and site_objects' tests with TSan, run over the unit tests and part of the
 #                   integration suite (tests/check.sh); make fuzz: tests/fuzz/fuzz.mk
 #   make format     every C file in the tree's one style (.clang-format)
 
@@ -128,7 +128,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 check: all
 	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" all
 	$(MAKE) --no-print-directory BUILD=build-tsan CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" \
-	    build-tsan/tests/test_tables
+	    build-tsan/tests/test_tables build-tsan/tests/test_site_objects
 	tests/check.sh
 
 # The tree's C in one style (.clang-format); tests/tools/format.sh fails on what it would change.

@@ -4,8 +4,8 @@
 #   build-asan/  agent, tools, unit tests and fuzz replayers with ASan + UBSan: the unit
 #                tests, the tools' tests, the fuzz corpora and regressions, and a
 #                representative part of the integration suite on every JDK
-#   build-tsan/  tests/unit/test_tables.c with TSan (the tables are read and filled by
-#                many threads at once)
+#   build-tsan/  tests/unit/test_tables.c and test_site_objects.c with TSan (the tables
+#                and the logs are read and filled by many threads at once)
 # Every sanitizer report is written to a log (log_path) and counted as a failure here,
 # whether or not the test that met it noticed. Ends with "N passed, N failed, N skipped",
 # the JDKs on the line before.
@@ -69,14 +69,17 @@ else
   passed=0; failed=1; echo "not ok - check: tests/run.sh did not end with its summary"
 fi
 
-# TSan: the tables' test, with its threads filling and reading the tables at once.
-tsan_out=$(build-tsan/tests/test_tables 2>&1); rc=$?
-echo "$tsan_out" | sed 's/^\(not \)\{0,1\}ok - /&[tsan] /'
-passed=$((passed + $(grep -c '^ok ' <<<"$tsan_out")))
-failed=$((failed + $(grep -c '^not ok ' <<<"$tsan_out")))
-if [[ $rc -ne 0 ]] && ! grep -q '^not ok ' <<<"$tsan_out"; then
-  echo "not ok - [tsan] test_tables exited with status $rc"; failed=$((failed + 1))
-fi
+# TSan: the tables' test, with its threads filling and reading the tables at once, and
+# site_objects', with a thread appending to its log while another sweeps it.
+for t in test_tables test_site_objects; do
+  tsan_out=$(build-tsan/tests/$t 2>&1); rc=$?
+  echo "$tsan_out" | sed 's/^\(not \)\{0,1\}ok - /&[tsan] /'
+  passed=$((passed + $(grep -c '^ok ' <<<"$tsan_out")))
+  failed=$((failed + $(grep -c '^not ok ' <<<"$tsan_out")))
+  if [[ $rc -ne 0 ]] && ! grep -q '^not ok ' <<<"$tsan_out"; then
+    echo "not ok - [tsan] $t exited with status $rc"; failed=$((failed + 1))
+  fi
+done
 
 # Every sanitizer report is a failure.
 reports=0
