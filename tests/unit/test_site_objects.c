@@ -3,11 +3,12 @@
  * fake JNI whose weak references are tagged slots as HotSpot's are and whose "GC"
  * empties the slots of dead objects: sweeps count exactly the live objects whichever
  * way they read the references, ask the JVM only where they must, and a log's lock
- * keeps a sweep from another thread out of its thread's appends. */
+ * keeps sweeps from another thread out of its thread's appends. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sources/alloc/site_objects.h"
 #include "unit.h"
@@ -127,17 +128,20 @@ static void sweeps_beside_appends(void)
     site_objects_init(&t);
     struct fake_obj probe = {1};
     site_objects_read_slots(&t, &env, (jobject)&probe, true);
-    enum { N = 200000 };
+    enum { N = 100000 };
     struct fake_obj *objs = calloc(N, sizeof *objs);
     for (int i = 0; i < N; i++) atomic_store(&objs[i].alive, 1);
     struct appender a = {&t, site_objects_log(&t), objs, N, 0};
     pthread_t th;
     pthread_create(&th, NULL, append_all, &a);
+    /* Sweeps back to back would keep the lock from the appender (it spins, then
+     * sleeps); a dump sweeps each log once. So a pause after each. */
     int sweeps = 0; /* those that met the log part-filled */
     while (!atomic_load(&a.done)) {
         uint64_t seen = 0;
         site_objects_sweep(&t, &env, count_one, &seen);
         if (seen > 0 && seen < N) sweeps++;
+        nanosleep(&(struct timespec){0, 200000}, NULL);
     }
     pthread_join(th, NULL);
     uint64_t live = 0;
