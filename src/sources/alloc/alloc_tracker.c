@@ -82,8 +82,9 @@ static void start(struct host *h, JNIEnv *jni)
 {
     struct alloc_tracker *t = h->alloc;
     if (!t) return;
-    /* Sweeps read the weak references' slots (G1, Parallel, Serial: see
-     * site_objects_read_slots); HPROF_WEAK_SLOTS=0 asks the JVM about each. */
+    /* Sweeps read the weak references' slots (site_objects_read_slots); alone where the
+     * collector works in pauses, which is where a GC can be forced at VM death (not ZGC
+     * or Shenandoah: util/collector.h). HPROF_WEAK_SLOTS=0 asks the JVM about each. */
     jclass probe = env_switch("HPROF_WEAK_SLOTS", true) ? (*jni)->FindClass(jni, "java/lang/Object") : NULL;
     site_objects_read_slots(&t->objects, jni, probe, h->gc_at_exit);
     if (probe) (*jni)->DeleteLocalRef(jni, probe);
