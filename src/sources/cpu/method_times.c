@@ -30,7 +30,6 @@
 #define EDGE_SLOTS   (1 << 16) /* the most a stack's table has, 2 MiB: then it starts again */
 #define EDGE_CALLS   0xffff    /* the most calls an edge holds before they go to its trace */
 #define NO_EDGE      UINT32_MAX
-#define NO_MEAN      UINT32_MAX /* an edge's mean not looked up yet */
 #define MAX_QUEUED   64         /* batches waiting for the timer thread, about (bounded memory) */
 #define POOLED       MAX_QUEUED /* counted batches kept for reuse: no more than may wait */
 #define POOLED_PAIRS 4096       /* and only those with room for this many pairs (64 KiB) */
@@ -51,18 +50,13 @@ struct call_frame {
  * at the bottom) makes a frame whose trace is `to`, the same whatever lies deeper, as a
  * trace holds only the top frames. So an entry looks up one small key instead of naming
  * its frame and hashing the stack's top; the calls and time of a batch add up here and go
- * to the trace once at its end. timing=sampled learns here too: what the method's timed
- * calls took goes to its shared mean once a batch, not once a call (threads adding to
- * one counter a call each spent more time passing its cache line around than counting),
- * and an untimed call is charged the mean as it was then.
+ * to the trace once at its end. Half a cache line each: the replay's working set.
  */
 struct edge {
-    _Alignas(16) struct trace *from;
+    _Alignas(32) struct trace *from;
     struct trace *to; /* NULL: a free slot */
     uint64_t key;     /* cnum << 32 | mnum << 16 | calls not yet added to `to` */
     uint64_t ns;      /* time not yet added to `to` */
-    uint64_t learned; /* timed calls << 40 | their own ns, not yet in the method's window */
-    uint32_t mean_ns; /* the method's mean when last looked at */
 };
 
 /* A batch of events handed over by one thread. */
@@ -296,7 +290,7 @@ static bool edge_room(struct call_stack *s)
 static void edge_add(struct call_stack *s, struct trace *from, uint64_t code, struct call_frame *f)
 {
     if (!f->trace || !edge_room(s)) return;
-    f->edge = edge_put(s, &(struct edge){.from = from, .to = f->trace, .key = code << 16, .mean_ns = NO_MEAN});
+    f->edge = edge_put(s, &(struct edge){.from = from, .to = f->trace, .key = code << 16});
 }
 
 /* Adds one call of frame f, of ns, to its trace: through its edge, or at once. An edge
@@ -344,20 +338,19 @@ static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnu
         s->frames = f;
         s->cap = cap;
     }
-    struct call_frame *caller = s->n ? &s->frames[s->n - 1] : NULL;
-    struct trace *from = caller ? caller->trace : NULL;
+    struct trace *from = s->n ? s->frames[s->n - 1].trace : NULL;
     uint64_t code = (uint64_t)cnum << 16 | mnum;
-    uint32_t e = caller && !from ? NO_EDGE : edge_find(s, from, code);
+    uint32_t e = s->n && !from ? NO_EDGE : edge_find(s, from, code);
     struct call_frame *f = &s->frames[s->n++];
     *f = (struct call_frame){cnum, mnum, NULL, NULL, e, when, 0, false, untimed};
-    if (e == NO_EDGE) {
-        bool named;
-        f->frame = frame_of(h, jni, cnum, mnum, &named);
-        f->trace = trace_at(h, jni, s, s->n - 1);
-        if (named && (from || s->n == 1)) edge_add(s, from, code, f);
-    } else {
+    if (e != NO_EDGE) {
         f->trace = s->edges[e].to;
+        return;
     }
+    bool named;
+    f->frame = frame_of(h, jni, cnum, mnum, &named);
+    f->trace = trace_at(h, jni, s, s->n - 1);
+    if (named && (from || s->n == 1)) edge_add(s, from, code, f);
 }
 
 /* A call of a trivial method: counted with no time (its time is its caller's own). */
@@ -381,8 +374,7 @@ static void count_leaf(struct host *h, JNIEnv *jni, struct call_stack *s, uint32
  */
 #define COST_WINDOW 1024u
 #define COST_CALLS  ((uint64_t)1 << 40)
-#define COST_MAX_NS ((int64_t)1 << 26) /* the most one call adds: 16,384 calls fit a window's ns */
-#define LEARN_FOLD  256u               /* calls an edge learns before they go to the method */
+#define COST_MAX_NS ((int64_t)1 << 29) /* the most one call adds: a window cannot overflow */
 #define CHEAP_NS    200
 #define DEAR_NS     400
 
@@ -405,77 +397,33 @@ static struct method_cost *cost_of(struct host *h, uint32_t cnum, uint32_t mnum,
     return &k[mnum];
 }
 
-/* What one call timed at both ends adds to a window: a call, and its own ns. */
-static uint64_t learned_call(int64_t own) { return COST_CALLS | (uint64_t)(own < COST_MAX_NS ? own : COST_MAX_NS); }
-
-/* Calls of (cnum, mnum) timed at both ends, `add` (calls << 40 | their own ns), go to its
- * window: the one who fills the window looks at the mean, and the method is timed by
- * sample or at every call, as the mean says. Returns the method's mean (0: unknown). */
-static uint32_t learn(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, uint64_t add)
+/* A call of (cnum, mnum) timed at both ends took `own` ns of its own: at the end of a
+ * window, the method is timed by sample or at every call, as its mean says. */
+static void learn(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, int64_t own)
 {
     uint32_t nmethods = 0;
     struct method_cost *c = cost_of(h, cnum, mnum, &nmethods);
-    if (!c) return 0;
+    if (!c) return;
+    uint64_t add = COST_CALLS | (uint64_t)(own < COST_MAX_NS ? own : COST_MAX_NS);
     uint64_t w = atomic_fetch_add_explicit(&c->window, add, memory_order_relaxed) + add;
-    if (w / COST_CALLS < COST_WINDOW || (w - add) / COST_CALLS >= COST_WINDOW)
-        return atomic_load_explicit(&c->mean_ns, memory_order_relaxed);
+    if (w / COST_CALLS != COST_WINDOW) return;
     atomic_fetch_sub_explicit(&c->window, w, memory_order_relaxed); /* calls added since stay */
-    uint32_t mean = (uint32_t)(w % COST_CALLS / (w / COST_CALLS));
+    uint32_t mean = (uint32_t)(w % COST_CALLS / COST_WINDOW);
     atomic_store_explicit(&c->mean_ns, mean, memory_order_relaxed);
     uint8_t state = atomic_load_explicit(&c->state, memory_order_relaxed);
     bool sampled = state == METHOD_COST_SAMPLED;
-    if (!(sampled ? mean > DEAR_NS : mean < CHEAP_NS)) return mean;
+    if (!(sampled ? mean > DEAR_NS : mean < CHEAP_NS)) return;
     if (state == METHOD_COST_TIMED) atomic_fetch_add(&h->method_times->sampled, 1);
     atomic_store(&c->state, sampled ? METHOD_COST_WAS_SAMPLED : METHOD_COST_SAMPLED);
     if (h->method_times->sampler) h->method_times->sampler(h, jni, cnum, mnum, nmethods, !sampled);
-    return mean;
-}
-
-/* The method's mean, as the replays learned it (0: not yet). */
-static uint32_t mean_of(struct host *h, uint32_t cnum, uint32_t mnum)
-{
-    uint32_t nmethods;
-    struct method_cost *c = cost_of(h, cnum, mnum, &nmethods);
-    return c ? atomic_load_explicit(&c->mean_ns, memory_order_relaxed) : 0;
-}
-
-/* What the edge learned goes to its method; the edge takes the method's mean back. */
-static void fold(struct host *h, JNIEnv *jni, struct edge *e)
-{
-    uint64_t code = e->key >> 16;
-    uint32_t cnum = (uint32_t)(code >> 16), mnum = (uint32_t)(code & 0xffff);
-    e->mean_ns = e->learned ? learn(h, jni, cnum, mnum, e->learned) : mean_of(h, cnum, mnum);
-    e->learned = 0;
-}
-
-/* At a batch's end, the edges counted in it (its dirty ones, which hold every call
- * learned from) give what they learned to their methods and take the means back, so
- * an edge whose calls all went untimed still follows its method's mean. */
-static void fold_edges(struct host *h, JNIEnv *jni, struct call_stack *s)
-{
-    if (!learns(h)) return;
-    for (uint32_t i = 0; i < s->ndirty; i++) fold(h, jni, &s->edges[s->dirty[i]]);
-}
-
-/* A call of frame f timed at both ends took `own`: learned through its edge, or at once. */
-static void learn_call(struct host *h, JNIEnv *jni, struct call_stack *s, const struct call_frame *f, int64_t own)
-{
-    if (f->edge == NO_EDGE) {
-        learn(h, jni, f->cnum, f->mnum, learned_call(own));
-        return;
-    }
-    struct edge *e = &s->edges[f->edge];
-    e->learned += learned_call(own);
-    if (e->learned / COST_CALLS >= LEARN_FOLD) fold(h, jni, e);
 }
 
 /* The mean own time learned for a call that read the clock at one end or none. */
-static int64_t estimate(struct host *h, const struct call_stack *s, const struct call_frame *f)
+static int64_t estimate(struct host *h, const struct call_frame *f)
 {
-    if (f->edge == NO_EDGE) return mean_of(h, f->cnum, f->mnum);
-    struct edge *e = &s->edges[f->edge];
-    if (e->mean_ns == NO_MEAN) e->mean_ns = mean_of(h, f->cnum, f->mnum);
-    return e->mean_ns;
+    uint32_t nmethods;
+    struct method_cost *c = cost_of(h, f->cnum, f->mnum, &nmethods);
+    return c ? atomic_load_explicit(&c->mean_ns, memory_order_relaxed) : 0;
 }
 
 /*
@@ -495,7 +443,7 @@ static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int
         int top = s->n - 1;
         struct call_frame *f = &s->frames[top];
         if (f->untimed || (untimed && top == i)) {
-            int64_t own = estimate(h, s, f);
+            int64_t own = estimate(h, f);
             s->estimated++;
             count_call(s, f, (uint64_t)(inclusive ? own + f->callees : own));
             if (top > 0) {
@@ -513,7 +461,7 @@ static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int
         if (own < 0) own = 0;
         int64_t whole = total > tracker ? total - tracker : 0;
         count_call(s, f, (uint64_t)(inclusive ? whole : own));
-        if (learns(h)) learn_call(h, jni, s, f, own);
+        if (learns(h)) learn(h, jni, f->cnum, f->mnum, own);
         if (top > 0) s->frames[top - 1].callees += total + tracker;
         s->n = top;
     }
@@ -656,7 +604,6 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
     }
     if (gaps && gaps[n] > level) s->paused += gaps[n] - level;
     free(gaps);
-    fold_edges(h, jni, s);
     flush_edges(s);
     if (s->estimated) atomic_fetch_add_explicit(&h->method_times->estimated, s->estimated, memory_order_relaxed);
     s->estimated = 0;
