@@ -311,7 +311,7 @@ public final class Tracker {
      * have to step over on every allocation. Only classes instrumented once the agent
      * has bound these (at VM init) call them; the agent checks whether it is counting.
      */
-    public static native void newObject(Object obj);
+    public static native void newObject(Object obj, Class<?> cls);
     public static native void newArray(Object obj);
 
     /* heap=sites: after a call of clone() that ran Object.clone (newClone) or may have run
@@ -319,8 +319,9 @@ public final class Tracker {
     public static native void newClone(Object obj);
     public static native void newVirtualClone(Object obj);
 
-    /* At the entry of java.lang.Object.<init>: a new object. */
-    public static void ObjectInit(Object obj) {
+    /* At the entry of java.lang.Object.<init>: a new object (and its class, which the
+     * natives bound later take from the instrumented code). */
+    public static void ObjectInit(Object obj, Class<?> cls) {
         if (allocs != 0) allocated(obj, false);
     }
 

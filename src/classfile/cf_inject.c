@@ -5,6 +5,7 @@
  *   leaf:       push cnum; push mnum; invokestatic leaf        (prologue of a trivial method,
  *               in place of entry, return and exc exit: see cf_method_trivial)
  *   objinit:    aload_0; invokestatic objinit                  (prologue, Object.<init>)
+ *               or aload_0; dup; invokevirtual getClass; invokestatic objinit
  *   return:     push cnum; push mnum; invokestatic return      (before each return opcode)
  *   newarray:   dup; invokestatic newarray                     (after each array allocation)
  *   clone:      dup; invokestatic clone or vclone              (after each call of clone)
@@ -57,6 +58,11 @@ void cf_inject_prologue(struct buf *b, const inject_t *P)
     if (P->entry) cf_inject_call(b, P, P->hooks[P->leaf ? HOOK_LEAF : HOOK_ENTRY]);
     if (P->objinit) {
         buf_u1(b, OP_ALOAD_0);
+        if (P->hooks[HOOK_GETCLASS]) { /* this, this.getClass() */
+            buf_u1(b, OP_DUP);
+            buf_u1(b, OP_INVOKEVIRTUAL);
+            buf_u2(b, P->hooks[HOOK_GETCLASS]);
+        }
         invokestatic(b, P->hooks[HOOK_OBJINIT]);
     }
 }
@@ -219,7 +225,7 @@ int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec, const u
     if (P->leaf) mask &= ~(unsigned)(CF_INJ_RETURN | CF_INJ_EXC_EXIT);
     P->objinit = (mask & CF_INJ_OBJINIT) && strcmp(M->m->sname, "<init>") == 0;
     mark_sites(M, mask, P);
-    M->prologue = (P->entry ? P->call2 : 0) + (P->objinit ? 4 : 0);
+    M->prologue = (P->entry ? P->call2 : 0) + (P->objinit ? (hooks[HOOK_GETCLASS] ? 8 : 4) : 0);
     if (mask & CF_INJ_EXC_EXIT) {
         plan_exc_exit(M, P);
         if (P->cstart != NONE) M->epilogue = P->call2 + 1;
@@ -233,7 +239,8 @@ int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec, const u
     else if (P->nnew + P->nclone)
         ms = M->max_stack + 1;
     if (P->entry && ms < 2) ms = 2;
-    if (P->objinit && ms < 1) ms = 1;
+    uint32_t objinit_stack = hooks[HOOK_GETCLASS] ? 2 : 1; /* this (and its class) */
+    if (P->objinit && ms < objinit_stack) ms = objinit_stack;
     if (M->epilogue && ms < 3) ms = 3;
     if (ms > 65535u) return CF_M_UNREWRITABLE;
     P->max_stack = ms;

@@ -69,8 +69,13 @@ static int add_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, ui
     if ((avail & CF_INJ_ENTRY) && spec->leaf_name &&
         !(hooks[HOOK_LEAF] = cp_find_or_add_methodref(c, t, spec->leaf_name, "(II)V")))
         return c->ar.failed ? CF_ERR_NOMEM : CF_ERR_LIMIT;
-    if (avail & CF_INJ_OBJINIT)
+    if (avail & CF_INJ_OBJINIT) {
         hooks[HOOK_OBJINIT] = cp_find_or_add_methodref(c, t, spec->objinit_name, spec->objinit_desc);
+        if (spec->objinit_class &&
+            !(hooks[HOOK_GETCLASS] =
+                  cp_find_or_add_methodref(c, "java/lang/Object", "getClass", "()Ljava/lang/Class;")))
+            return c->ar.failed ? CF_ERR_NOMEM : CF_ERR_LIMIT;
+    }
     if (avail & CF_INJ_NEWARRAY)
         hooks[HOOK_NEWARRAY] = cp_find_or_add_methodref(c, t, spec->newarray_name, spec->newarray_desc);
     if (avail & CF_INJ_CLONE) {

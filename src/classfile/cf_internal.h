@@ -173,7 +173,8 @@ enum {
     HOOK_CNUM_INT, /* Integer holding cnum, when it does not fit sipush; else 0 */
     HOOK_CLONE,
     HOOK_VCLONE,
-    HOOK_LEAF, /* the entry hook of trivial methods; 0 when the spec has none */
+    HOOK_LEAF,     /* the entry hook of trivial methods; 0 when the spec has none */
+    HOOK_GETCLASS, /* Object.getClass, for an objinit hook that takes the class; else 0 */
     CF_HOOKS
 };
 

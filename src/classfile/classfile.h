@@ -125,6 +125,9 @@ typedef struct {
                                                 and exception-exit hooks; NULL: none */
     const char *objinit_name, *objinit_desc;   /* static (Ljava/lang/Object;)V at entry of
                                                 java/lang/Object.<init>, or NULL */
+    int objinit_class;                         /* the objinit hook is
+                                                (Ljava/lang/Object;Ljava/lang/Class;)V and gets
+                                                this.getClass() too */
     const char *newarray_name, *newarray_desc; /* static (Ljava/lang/Object;)V after each array
                                                   allocation, or NULL */
     const char *clone_name, *vclone_name;      /* static (Ljava/lang/Object;)V after each call of

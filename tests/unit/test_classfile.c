@@ -1179,6 +1179,24 @@ static void test_object_init(void)
         tfree(&t);
     }
     cf_result_free(&r);
+    /* With the class passed too: this, this.getClass(), then the hook; two more stack. */
+    s.objinit_desc = "(Ljava/lang/Object;Ljava/lang/Class;)V";
+    s.objinit_class = 1;
+    rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && r.objinit_sites == 1, "Object.<init>, class passed: objinit hook injected");
+    if (rc == CF_OK) {
+        tcls t;
+        tparse(&t, r.data, r.len);
+        tcode tc;
+        tcode_of(&t, "<init>", &tc);
+        char nm[64], gc[64];
+        CHECK(tc.code[5] == 42 && tc.code[6] == 89 && tc.code[7] == 182 &&
+                  !strcmp(tref_name(&t, u2(tc.code + 8), gc, sizeof(gc)), "getClass") && tc.code[10] == 184 &&
+                  !strcmp(tref_name(&t, u2(tc.code + 11), nm, sizeof(nm)), "ObjectInit") && tc.max_stack >= 2,
+              "Object.<init>, class passed: aload_0, dup, invokevirtual getClass, invokestatic ObjectInit");
+        tfree(&t);
+    }
+    cf_result_free(&r);
     free(p);
 }
 

@@ -43,21 +43,27 @@ void alloc_exact_init(struct host *h, jvmtiCapabilities *caps)
 }
 
 /*
- * The class of a new object at trace tr. Most traces allocate one class, so the class
- * this thread last saw at tr is tried first, by comparing references (no lock); else
- * the class table's lookup (a JVMTI tag).
+ * The class of a new object at trace tr, cls (NULL: asked of the JVM). Most traces
+ * allocate one class, so the class this thread last saw at tr is tried first, by
+ * comparing references (no lock); else the class table's lookup (a JVMTI tag).
  */
-static struct class_info *class_at(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct trace *tr)
+static struct class_info *class_of(struct host *h, struct alloc_thread *at, JNIEnv *jni, jclass known, jobject obj,
+                                   struct trace *tr)
 {
-    jclass cls = (*jni)->GetObjectClass(jni, obj);
+    jclass cls = known ? known : (*jni)->GetObjectClass(jni, obj);
     unsigned slot = site_slot(at, tr);
     struct class_info *ci = at->sites[slot].trace == tr ? at->sites[slot].cls : NULL;
     jweak m = ci ? atomic_load_explicit(&ci->mirror, memory_order_acquire) : NULL;
     /* A mirror read here is deleted no sooner than two sweeps after its class's entry
      * gave it up (sources/jvm/class_sweeper.c): far longer than this one call. */
     if (!m || !(*jni)->IsSameObject(jni, m, cls)) ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
-    (*jni)->DeleteLocalRef(jni, cls);
+    if (!known) (*jni)->DeleteLocalRef(jni, cls);
     return ci;
+}
+
+static struct class_info *class_at(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct trace *tr)
+{
+    return class_of(h, at, jni, NULL, obj, tr);
 }
 
 /*
@@ -154,9 +160,11 @@ static bool was_pending(struct alloc_thread *at, JNIEnv *jni, jobject obj)
 
 /*
  * A new object or array from instrumented code, `skip` frames of ours above its site;
- * from: where that code returns to (pc 0 when not known).
+ * from: where that code returns to (pc 0 when not known); cls: the object's class, when
+ * the code passed it (Object.<init>'s hook passes this.getClass(), a load in compiled
+ * code, where asking the JVM is two JNI calls).
  */
-static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, struct java_caller from)
+static void new_object(JNIEnv *jni, jobject obj, jclass cls, bool array, int skip, struct java_caller from)
 {
     struct host *h = host_get();
     if (!obj || !counting(h)) return;
@@ -173,7 +181,7 @@ static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, struct ja
     if (!tr) tr = alloc_site_trace(h, at, jni, NULL, skip, cs, &chain);
     if (!tr) return;
     if (!array) {
-        count(h, at, jni, obj, class_at(h, at, jni, obj, tr), tr, false);
+        count(h, at, jni, obj, class_of(h, at, jni, cls, obj, tr), tr, false);
         return;
     }
     struct class_info *ci = array_class_at(h, at, jni, obj, tr);
@@ -184,18 +192,18 @@ static void new_object(JNIEnv *jni, jobject obj, bool array, int skip, struct ja
 /* Tracker.allocated, through Tracker.ObjectInit or Tracker.NewArray. */
 static void JNICALL native_allocated(JNIEnv *jni, jclass cls, jobject obj, jboolean array)
 {
-    new_object(jni, obj, array, array ? SKIP_ARRAY : SKIP_CONSTRUCTED, (struct java_caller){0, 0});
+    new_object(jni, obj, NULL, array, array ? SKIP_ARRAY : SKIP_CONSTRUCTED, (struct java_caller){0, 0});
 }
 
 /* Tracker.newObject and Tracker.newArray, straight from the instrumented code. */
-static void JNICALL native_new_object(JNIEnv *jni, jclass cls, jobject obj)
+static void JNICALL native_new_object(JNIEnv *jni, jclass tracker, jobject obj, jclass cls)
 {
-    new_object(jni, obj, false, SKIP_DIRECT_OBJECT, java_caller_of(__builtin_frame_address(0)));
+    new_object(jni, obj, cls, false, SKIP_DIRECT_OBJECT, java_caller_of(__builtin_frame_address(0)));
 }
 
-static void JNICALL native_new_array(JNIEnv *jni, jclass cls, jobject obj)
+static void JNICALL native_new_array(JNIEnv *jni, jclass tracker, jobject obj)
 {
-    new_object(jni, obj, true, SKIP_DIRECT_ARRAY, java_caller_of(__builtin_frame_address(0)));
+    new_object(jni, obj, NULL, true, SKIP_DIRECT_ARRAY, java_caller_of(__builtin_frame_address(0)));
 }
 
 /*
@@ -379,7 +387,7 @@ void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker)
     struct alloc_tracker *t = h->alloc;
     if (!t || !tracker) return;
     JNINativeMethod natives[] = {{"allocated", "(Ljava/lang/Object;Z)V", (void *)native_allocated},
-                                 {"newObject", "(Ljava/lang/Object;)V", (void *)native_new_object},
+                                 {"newObject", "(Ljava/lang/Object;Ljava/lang/Class;)V", (void *)native_new_object},
                                  {"newArray", "(Ljava/lang/Object;)V", (void *)native_new_array},
                                  {"newClone", "(Ljava/lang/Object;)V", (void *)native_new_clone},
                                  {"newVirtualClone", "(Ljava/lang/Object;)V", (void *)native_new_virtual_clone}};
@@ -389,9 +397,9 @@ void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker)
         return;
     }
     add_skip(t, jni, tracker, "allocated", "(Ljava/lang/Object;Z)V", true);
-    add_skip(t, jni, tracker, "newObject", "(Ljava/lang/Object;)V", true);
+    add_skip(t, jni, tracker, "newObject", "(Ljava/lang/Object;Ljava/lang/Class;)V", true);
     add_skip(t, jni, tracker, "newArray", "(Ljava/lang/Object;)V", true);
-    add_skip(t, jni, tracker, "ObjectInit", "(Ljava/lang/Object;)V", true);
+    add_skip(t, jni, tracker, "ObjectInit", "(Ljava/lang/Object;Ljava/lang/Class;)V", true);
     t->clone_hooks[0] = (*jni)->GetStaticMethodID(jni, tracker, "newClone", "(Ljava/lang/Object;)V");
     t->clone_hooks[1] = (*jni)->GetStaticMethodID(jni, tracker, "newVirtualClone", "(Ljava/lang/Object;)V");
     (*jni)->ExceptionClear(jni);
