@@ -1146,7 +1146,8 @@ static void test_constructors(void)
     free(p);
 }
 
-static void test_object_init(void)
+/* Object.<init> with one `return`, built here. */
+static uint8_t *object_class(size_t *n)
 {
     cf_asm *a = cfa_new(61, 0, 0x21, "java/lang/Object", NULL);
     cfa_attrs m = {0};
@@ -1155,20 +1156,34 @@ static void test_object_init(void)
     cfa_method(a, 0x01, "<init>", "()V", &m);
     cfa_attrs_free(&m);
     uint8_t *p;
-    size_t n;
-    cfa_finish(a, &p, &n);
+    cfa_finish(a, &p, n);
     cfa_free(a);
+    return p;
+}
+
+/* Object.<init> instrumented by spec s into t and tc; false (said) when it was not. */
+static bool object_init_code(const uint8_t *p, size_t n, const cf_inject_spec *s, const char *what, cf_result *r,
+                             tcls *t, tcode *tc)
+{
+    int rc = cf_instrument(p, n, s, r);
+    CHECK(rc == CF_OK && r->objinit_sites == 1, "%s: objinit hook injected", what);
+    if (rc != CF_OK) return false;
+    tparse(t, r->data, r->len);
+    tcode_of(t, "<init>", tc);
+    return true;
+}
+
+static void test_object_init(void)
+{
+    size_t n;
+    uint8_t *p = object_class(&n);
     dump("object", p, n);
     cf_inject_spec s = all_hooks(0);
     cf_result r;
-    int rc = cf_instrument(p, n, &s, &r);
-    CHECK(rc == CF_OK && r.objinit_sites == 1, "Object.<init>: objinit hook injected");
-    if (rc == CF_OK) {
-        tcls t;
-        tparse(&t, r.data, r.len);
-        tcode tc;
-        tcode_of(&t, "<init>", &tc);
-        char nm[64];
+    tcls t;
+    tcode tc;
+    char nm[64], gc[64];
+    if (object_init_code(p, n, &s, "Object.<init>", &r, &t, &tc)) {
         CHECK(tc.code[5] == 42 && tc.code[6] == 184 &&
                   !strcmp(tref_name(&t, u2(tc.code + 7), nm, sizeof(nm)), "ObjectInit"),
               "Object.<init>: aload_0 + invokestatic ObjectInit after the entry hook");
@@ -1182,14 +1197,7 @@ static void test_object_init(void)
     /* With the class passed too: this, this.getClass(), then the hook; two more stack. */
     s.objinit_desc = "(Ljava/lang/Object;Ljava/lang/Class;)V";
     s.objinit_class = 1;
-    rc = cf_instrument(p, n, &s, &r);
-    CHECK(rc == CF_OK && r.objinit_sites == 1, "Object.<init>, class passed: objinit hook injected");
-    if (rc == CF_OK) {
-        tcls t;
-        tparse(&t, r.data, r.len);
-        tcode tc;
-        tcode_of(&t, "<init>", &tc);
-        char nm[64], gc[64];
+    if (object_init_code(p, n, &s, "Object.<init>, class passed", &r, &t, &tc)) {
         CHECK(tc.code[5] == 42 && tc.code[6] == 89 && tc.code[7] == 182 &&
                   !strcmp(tref_name(&t, u2(tc.code + 8), gc, sizeof(gc)), "getClass") && tc.code[10] == 184 &&
                   !strcmp(tref_name(&t, u2(tc.code + 11), nm, sizeof(nm)), "ObjectInit") && tc.max_stack >= 2,
