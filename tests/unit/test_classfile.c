@@ -1161,16 +1161,16 @@ static uint8_t *object_class(size_t *n)
     return p;
 }
 
-/* Object.<init> instrumented by spec s into t and tc; false (said) when it was not. */
-static bool object_init_code(const uint8_t *p, size_t n, const cf_inject_spec *s, const char *what, cf_result *r,
-                             tcls *t, tcode *tc)
+/* Object.<init> instrumented by spec s into t and tc; 0 (said) when it was not. */
+static int object_init_code(const uint8_t *p, size_t n, const cf_inject_spec *s, const char *what, cf_result *r,
+                            tcls *t, tcode *tc)
 {
     int rc = cf_instrument(p, n, s, r);
     CHECK(rc == CF_OK && r->objinit_sites == 1, "%s: objinit hook injected", what);
-    if (rc != CF_OK) return false;
+    if (rc != CF_OK) return 0;
     tparse(t, r->data, r->len);
     tcode_of(t, "<init>", tc);
-    return true;
+    return 1;
 }
 
 static void test_object_init(void)
