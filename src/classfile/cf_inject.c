@@ -225,7 +225,8 @@ int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec, const u
     if (P->leaf) mask &= ~(unsigned)(CF_INJ_RETURN | CF_INJ_EXC_EXIT);
     P->objinit = (mask & CF_INJ_OBJINIT) && strcmp(M->m->sname, "<init>") == 0;
     mark_sites(M, mask, P);
-    M->prologue = (P->entry ? P->call2 : 0) + (P->objinit ? (hooks[HOOK_GETCLASS] ? 8 : 4) : 0);
+    bool with_class = hooks[HOOK_GETCLASS] != 0; /* objinit: this, this.getClass() */
+    M->prologue = (P->entry ? P->call2 : 0) + (P->objinit ? (with_class ? 8 : 4) : 0);
     if (mask & CF_INJ_EXC_EXIT) {
         plan_exc_exit(M, P);
         if (P->cstart != NONE) M->epilogue = P->call2 + 1;
@@ -239,8 +240,7 @@ int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec, const u
     else if (P->nnew + P->nclone)
         ms = M->max_stack + 1;
     if (P->entry && ms < 2) ms = 2;
-    uint32_t objinit_stack = hooks[HOOK_GETCLASS] ? 2 : 1; /* this (and its class) */
-    if (P->objinit && ms < objinit_stack) ms = objinit_stack;
+    if (P->objinit && ms < (with_class ? 2u : 1u)) ms = with_class ? 2 : 1;
     if (M->epilogue && ms < 3) ms = 3;
     if (ms > 65535u) return CF_M_UNREWRITABLE;
     P->max_stack = ms;

@@ -71,7 +71,7 @@ static int add_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, ui
         return c->ar.failed ? CF_ERR_NOMEM : CF_ERR_LIMIT;
     if (avail & CF_INJ_OBJINIT) {
         hooks[HOOK_OBJINIT] = cp_find_or_add_methodref(c, t, spec->objinit_name, spec->objinit_desc);
-        if (spec->objinit_class &&
+        if (!strcmp(spec->objinit_desc, CF_OBJINIT_WITH_CLASS) &&
             !(hooks[HOOK_GETCLASS] =
                   cp_find_or_add_methodref(c, "java/lang/Object", "getClass", "()Ljava/lang/Class;")))
             return c->ar.failed ? CF_ERR_NOMEM : CF_ERR_LIMIT;

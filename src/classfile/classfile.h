@@ -114,6 +114,9 @@ enum {
 typedef unsigned (*cf_filter_fn)(void *ctx, const char *class_name, const char *name, const char *desc, unsigned access,
                                  unsigned mnum);
 
+/* The descriptor of an objinit hook that takes the object's class after the object. */
+#define CF_OBJINIT_WITH_CLASS "(Ljava/lang/Object;Ljava/lang/Class;)V"
+
 typedef struct {
     const char *tracker_class;                 /* internal name, e.g. "hprof/Tracker" */
     const char *entry_name, *entry_desc;       /* static (II)V (cnum, mnum) at method entry, or NULL */
@@ -124,10 +127,8 @@ typedef struct {
                                                 cf_method_trivial) in place of the entry, return
                                                 and exception-exit hooks; NULL: none */
     const char *objinit_name, *objinit_desc;   /* static (Ljava/lang/Object;)V at entry of
-                                                java/lang/Object.<init>, or NULL */
-    int objinit_class;                         /* the objinit hook is
-                                                (Ljava/lang/Object;Ljava/lang/Class;)V and gets
-                                                this.getClass() too */
+                                                java/lang/Object.<init>, or NULL; one of
+                                                CF_OBJINIT_WITH_CLASS gets this.getClass() too */
     const char *newarray_name, *newarray_desc; /* static (Ljava/lang/Object;)V after each array
                                                   allocation, or NULL */
     const char *clone_name, *vclone_name;      /* static (Ljava/lang/Object;)V after each call of

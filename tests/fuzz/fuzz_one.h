@@ -48,10 +48,7 @@ static const char *cf_fuzz_one(const uint8_t *data, size_t size)
     spec.return_desc = "(II)V";
     spec.objinit_name = "ObjectInit";
     spec.objinit_desc = "(Ljava/lang/Object;)V";
-    if (size % 7 == 3) { /* the agent's form: the class passed too */
-        spec.objinit_desc = "(Ljava/lang/Object;Ljava/lang/Class;)V";
-        spec.objinit_class = 1;
-    }
+    if (size % 7 == 3) spec.objinit_desc = CF_OBJINIT_WITH_CLASS; /* the agent's form: the class passed too */
     spec.newarray_name = "NewArray";
     spec.newarray_desc = "(Ljava/lang/Object;)V";
     spec.exception_exit = 1;

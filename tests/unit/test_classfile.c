@@ -1195,8 +1195,7 @@ static void test_object_init(void)
     }
     cf_result_free(&r);
     /* With the class passed too: this, this.getClass(), then the hook; two more stack. */
-    s.objinit_desc = "(Ljava/lang/Object;Ljava/lang/Class;)V";
-    s.objinit_class = 1;
+    s.objinit_desc = CF_OBJINIT_WITH_CLASS;
     if (object_init_code(p, n, &s, "Object.<init>, class passed", &r, &t, &tc)) {
         CHECK(tc.code[5] == 42 && tc.code[6] == 89 && tc.code[7] == 182 &&
                   !strcmp(tref_name(&t, u2(tc.code + 8), gc, sizeof(gc)), "getClass") && tc.code[10] == 184 &&

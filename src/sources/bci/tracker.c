@@ -102,8 +102,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
     if (alloc_tracker_exact(h)) {
         bool direct = alloc_tracker_bound(h);
         spec.objinit_name = direct ? "newObject" : "ObjectInit";
-        spec.objinit_desc = "(Ljava/lang/Object;Ljava/lang/Class;)V";
-        spec.objinit_class = 1; /* the class passed: no JNI call to ask for it */
+        spec.objinit_desc = CF_OBJINIT_WITH_CLASS; /* the class passed: no JNI call to ask for it */
         spec.newarray_name = direct ? "newArray" : "NewArray";
         spec.newarray_desc = "(Ljava/lang/Object;)V";
         /* Compiled code copies objects without telling (C2 makes Object.clone inline), so
