@@ -23,6 +23,10 @@ package hprof;
  * finds it no longer alive. A buffer starts small and grows while its thread keeps
  * filling it; free buffers are kept for the next threads, a few of them.
  *
+ * timing=gprof: no events and no clock. Each thread counts its calls itself, on the
+ * traces of up to `depth` frames it has seen (see counted below); the agent reads the counts
+ * at a dump and when the thread ends, and takes the times from CPU samples.
+ *
  * timing=sampled: a method whose timed calls the agent found cheap (a few clock reads of
  * their own) is timed by sample. Its entries and exits are still all recorded, most of
  * them with the UNTIMED bit and no clock read; the agent charges those calls the mean it
@@ -32,8 +36,14 @@ package hprof;
 public final class Tracker {
     private Tracker() {}
 
-    /* Set by the agent: 0 = inert, 1 = record method entries and exits. */
+    /* Set by the agent: 0 = inert, 1 = record method entries and exits, 2 = count calls
+     * (timing=gprof). */
     private static volatile int engaged;
+    private static final int RECORD = 1, COUNT = 2;
+    /* Set by the agent before it engages: timing=gprof, and the frames of a trace. Each
+     * thread's array is a buffer of events, or counts (below), for good. */
+    private static boolean counting;
+    private static int depth = 4;
 
     private static final int HEAD = 3;                   /* [0] fill index, [1] owner's thread id, [2] cheap events */
     private static final int FIRST_PAIRS = 256;
@@ -68,6 +78,18 @@ public final class Tracker {
     /* From any thread: counts the pairs up to length of the buffer of thread t (null: the
      * current thread); last: t records nothing more, its call stack can go. */
     private static native void handOver(long threadId, long[] buffer, int length, Thread t, boolean last);
+
+    /* timing=gprof, from any thread, under the class lock: the agent adds what thread t
+     * (null: the current thread) counted since it last looked; last: t counts no more. */
+    private static native void counted(long threadId, long[] counts, Thread t, boolean last);
+
+    /* What a thread's array holds, to the agent. */
+    private static void giveUp(long[] b, Thread t, boolean last) {
+        if (counting)
+            counted(b[1], b, t, last);
+        else
+            handOver(b[1], b, (int) b[0], t, last);
+    }
 
     private static long threadId(Thread t) {
         return t.getId();
@@ -106,10 +128,15 @@ public final class Tracker {
             free = i;
             used++;
         }
-        long[] b = spares > 0 ? spare[--spares] : new long[HEAD + 2 * FIRST_PAIRS];
-        spare[spares] = null;
-        b[1] = id;
-        drain(id, b, HEAD);                  // nothing to hand over: the agent marks the start
+        long[] b;
+        if (counting) {
+            b = newCounts(id, FIRST_NODES, FIRST_STACK, 0);
+        } else {
+            b = spares > 0 ? spare[--spares] : new long[HEAD + 2 * FIRST_PAIRS];
+            spare[spares] = null;
+            b[1] = id;
+            drain(id, b, HEAD);              // nothing to hand over: the agent marks the start
+        }
         owners[free] = Thread.currentThread();
         t[free] = b;
         return b;
@@ -117,6 +144,7 @@ public final class Tracker {
 
     /* A buffer its thread gave up, free for the next one. */
     private static void recycle(long[] b) {
+        if (counting) return;
         b[0] = HEAD;
         b[1] = -1;
         if (spares < SPARES) spare[spares++] = b;
@@ -136,7 +164,7 @@ public final class Tracker {
             if (o[i].isAlive()) {
                 live++;
             } else {
-                handOver(b[1], b, (int) b[0], o[i], true);
+                giveUp(b, o[i], true);
                 recycle(b);
                 o[i] = null;
             }
@@ -213,7 +241,10 @@ public final class Tracker {
 
     /* Method entry: (class number, method number). The clock is read last. */
     public static void CallSite(int cnum, int mnum) {
-        if (engaged != 0) {
+        int e = engaged;
+        if (e == COUNT) {
+            enter(((long) cnum << 16) | mnum);
+        } else if (e == RECORD) {
             long[] b = roomFor(threadId(Thread.currentThread()));
             long event = ((long) cnum << 16) | mnum;
             if (isCheap(cnum, mnum) && sampledOut(b))
@@ -225,7 +256,10 @@ public final class Tracker {
 
     /* Method exit, normal or by exception. The clock is read first. */
     public static void ReturnSite(int cnum, int mnum) {
-        if (engaged != 0) {
+        int e = engaged;
+        if (e == COUNT) {
+            exit(((long) cnum << 16) | mnum);
+        } else if (e == RECORD) {
             long event = EXIT | ((long) cnum << 16) | mnum;
             if (isCheap(cnum, mnum)) {
                 cheapExit(event);
@@ -274,7 +308,143 @@ public final class Tracker {
      * exit hook: one event, counted as a call, and no clock read; its time goes to its
      * caller. */
     public static void LeafSite(int cnum, int mnum) {
-        if (engaged != 0) put(roomFor(threadId(Thread.currentThread())), LEAF | ((long) cnum << 16) | mnum, 0);
+        int e = engaged;
+        if (e == COUNT)
+            leaf(((long) cnum << 16) | mnum);
+        else if (e == RECORD)
+            put(roomFor(threadId(Thread.currentThread())), LEAF | ((long) cnum << 16) | mnum, 0);
+    }
+
+    /*
+     * timing=gprof: a thread's counts, in one long[] in the table in place of a buffer:
+     *   [0] open calls on its stack, [1] its thread id, [2] nodes made, [3] node slots (a
+     *   power of two), [4] stack slots, [5] generation (one more at each rebuild: the
+     *   agent's copy of the counts follows it), then the stack (code << 24 | node, one
+     *   per open call), then the node slots, three longs each: key, shape, calls (one
+     *   node in one or two cache lines: the table of a busy thread outgrows the caches).
+     * A node is a trace of up to `depth` frames, top first: the method called (code, class
+     * number << 16 | method number) on top of the node `under` (the frames beneath). Its
+     * key is ((under + 1) << 40 | code) + 1 (0: a free slot, under + 1 = 0: nothing
+     * beneath); its shape is its length | (the node of its top length - 1 frames, + 1) << 8.
+     * A call from a node of full length is made on that shorter node: so the nodes are
+     * the traces, each once, and an entry costs one probe of one table.
+     */
+    private static final int C_HEAD = 6, FIRST_NODES = 128, FIRST_STACK = 64;
+    private static final int MAX_NODES = 1 << 20, MAX_STACK = 1 << 20, NO_NODE = (1 << 24) - 1;
+
+    private static long[] newCounts(long id, int nodes, int stack, long generation) {
+        long[] b = new long[C_HEAD + stack + 3 * nodes];
+        b[1] = id;
+        b[3] = nodes;
+        b[4] = stack;
+        b[5] = generation;
+        return b;
+    }
+
+    /* Where the node slots start. */
+    private static int nodes(long[] b) {
+        return C_HEAD + (int) b[4];
+    }
+
+    /* The node of `code` called on top of node under1 - 1 (0: none), made if new; -1 when
+     * the table has no room (made: whether it may make one). */
+    private static int node(long[] b, long under1, long code, boolean made) {
+        long key = ((under1 << 40) | code) + 1;
+        int mask = (int) b[3] - 1, nodes = nodes(b);
+        int i = (int) ((key * 0x9E3779B97F4A7C15L) >>> 32) & mask;
+        for (long k; (k = b[nodes + 3 * i]) != key; i = (i + 1) & mask)
+            if (k == 0) return made || 2 * (b[2] + depth) < b[3] ? make(b, i, under1, code, key) : -1;
+        return i;
+    }
+
+    /* A new node in free slot i; the node of its shorter trace is made first if need be
+     * (at most depth - 1 more, which node() left room for). */
+    private static int make(long[] b, int i, long under1, long code, long key) {
+        int mask = (int) b[3] - 1, nodes = nodes(b);
+        long shape = 1;
+        if (under1 != 0) {
+            long below = b[nodes + 3 * ((int) under1 - 1) + 1];
+            shape = ((below & 0xff) + 1) | ((node(b, below >>> 8, code, true) + 1L) << 8);
+            while (b[nodes + 3 * i] != 0) i = (i + 1) & mask;  // that one may have taken slot i
+        }
+        b[nodes + 3 * i] = key;
+        b[nodes + 3 * i + 1] = shape;
+        b[2]++;
+        return i;
+    }
+
+    /* The node a call made now is made on, + 1 (0: the stack is empty). */
+    private static long from(long[] b) {
+        int sp = (int) b[0];
+        if (sp == 0) return 0;
+        int n = (int) b[C_HEAD + sp - 1] & NO_NODE;
+        if (n == NO_NODE) return 0;
+        long shape = b[nodes(b) + 3 * n + 1];
+        return (shape & 0xff) < depth ? n + 1 : shape >>> 8;
+    }
+
+    /* One more call of the method on top of the thread's stack (at entry, push). */
+    private static long[] count(long code, boolean push) {
+        long id = threadId(Thread.currentThread());
+        long[] b = bufferOf(id);
+        if (push && b[0] == b[4]) b = rebuilt(id, b);
+        int n = node(b, from(b), code, false);
+        if (n < 0 && (n = node((b = rebuilt(id, b)), from(b), code, false)) < 0) return b;
+        b[nodes(b) + 3 * n + 2]++;
+        if (push) {
+            int sp = (int) b[0];
+            if (sp < b[4]) {
+                b[C_HEAD + sp] = (code << 24) | n;
+                b[0] = sp + 1;
+            }
+        }
+        return b;
+    }
+
+    private static void enter(long code) {
+        count(code, true);
+    }
+
+    private static void leaf(long code) {
+        count(code, false);
+    }
+
+    /* An exit closes the newest open call of its method (those above it ended by an
+     * exception); one with no entry (begun before the Tracker was engaged) closes none. */
+    private static void exit(long code) {
+        long[] b = bufferOf(threadId(Thread.currentThread()));
+        for (int j = (int) b[0] - 1; j >= 0; j--) {
+            if (b[C_HEAD + j] >>> 24 == code) {
+                b[0] = j;
+                return;
+            }
+        }
+    }
+
+    /*
+     * A thread's counts outgrew their array: the agent takes them, and a new array (the
+     * stack or the node table twice as large where full, up to their limits) starts a new
+     * generation with only the nodes of the open calls. A stack still full at its limit
+     * stops growing: the calls above it are counted on its top.
+     */
+    private static synchronized long[] rebuilt(long id, long[] b) {
+        long[][] t = table;
+        int slot = slotOf(t, id);
+        if (slot < 0 || t[slot] != b) return b;
+        counted(id, b, null, false);
+        int sp = (int) b[0], stack = (int) b[4], nodes = (int) b[3];
+        if (sp == stack && stack < MAX_STACK) stack *= 2;
+        if (4 * b[2] >= nodes && nodes < MAX_NODES) nodes *= 2;
+        long[] nb = newCounts(id, nodes, stack, b[5] + 1);
+        for (int j = 0; j < sp && j < stack; j++) {
+            long code = b[C_HEAD + j] >>> 24;
+            nb[0] = j;
+            int n = node(nb, from(nb), code, false);
+            nb[C_HEAD + j] = (code << 24) | (n < 0 ? NO_NODE : n);
+        }
+        nb[0] = sp < stack ? sp : stack;
+        t[slot] = nb;
+        return nb;
     }
 
     /* Called by the agent at the ThreadEnd of t, on t: its last hand-over; the slot goes. */
@@ -283,7 +453,7 @@ public final class Tracker {
         int i = slotOf(tb, threadId(t));
         if (i < 0) return;
         long[] b = tb[i];
-        handOver(b[1], b, (int) b[0], null, true);
+        giveUp(b, null, true);
         tb[i] = GONE;
         owners[i] = null;
         recycle(b);
@@ -296,7 +466,7 @@ public final class Tracker {
             long[] b = t[i];
             if (b == null || b == GONE) continue;
             Thread o = owners[i];
-            handOver(b[1], b, (int) b[0], o == Thread.currentThread() ? null : o, false);
+            giveUp(b, o == Thread.currentThread() ? null : o, false);
         }
     }
 

@@ -17,6 +17,7 @@
 #include "sources/host.h"
 #include "sources/alloc/alloc_tracker.h"
 #include "sources/bci/tracker.h"
+#include "sources/cpu/call_counts.h"
 #include "sources/cpu/method_times.h"
 #include "sources/cpu/signal_sampler.h"
 #include "sources/monitor/monitor_events.h"
@@ -141,6 +142,10 @@ static void gather(struct session *s, JNIEnv *jni, const struct options *o, bool
         h->services->command(h, jni, &c, why, sizeof why);
     }
     if (o->cpu == CPU_TIMES || o->cpu == CPU_OLD) tracker_engage(h, jni, on);
+    if (call_counts_wanted(o)) { /* its times are the sampler's */
+        c.control = on ? CTL_CPU_ON : CTL_CPU_OFF;
+        h->services->command(h, jni, &c, why, sizeof why);
+    }
     if (o->monitor) monitor_events_enable(h, on);
 }
 
@@ -160,6 +165,8 @@ static const char *cannot_switch(struct session *s, const struct options *o)
         return "clock= and sampler= stay as at the first load";
     if ((o->cpu == CPU_TIMES || o->cpu == CPU_OLD) && o->cpu != first->cpu)
         return "cpu=times and cpu=old need the classes instrumented for them at the first load";
+    if (o->cpu == CPU_TIMES && call_counts_wanted(o) != call_counts_wanted(first))
+        return "timing=gprof (calls counted by the threads themselves) is set at the first load, for good";
     if (sites && o->alloc_sample == 0 && !(counting && alloc_tracker_exact(h)))
         return "exact heap=sites needs the allocation instrumentation of the first load; give alloc_sample=<bytes> "
                "for sampled counts";

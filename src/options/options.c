@@ -39,8 +39,9 @@ static const char HELP_TEXT[] = "\n"
                                 "                       taken\n"
                                 "threads=all|java       cpu=samples: the VM's threads  all\n"
                                 "                       (JIT, GC ...) too, or not\n"
-                                "timing=sampled|all     cpu=times: cheap methods   sampled\n"
-                                "                       timed by sample, or all\n"
+                                "timing=sampled|all|    cpu=times: cheap methods       sampled\n"
+                                "  gprof                timed by sample, all timed,\n"
+                                "                       or by CPU samples (below)\n"
                                 "view=<views>           flame graph, pprof ... (below) off\n"
                                 "viewonly=y|n           the views instead of the file  n\n"
                                 "timeline=gc|<ms>       the run over time (below)      off\n"
@@ -128,7 +129,11 @@ static const char HELP_TEXT[] = "\n"
                                 "    method's calls by sample once its calls are seen to be cheap (1024 timed\n"
                                 "    calls of less than 200 ns of their own on average): a call outside the\n"
                                 "    sample is charged that mean, its callees measured as usual. timing=all\n"
-                                "    reads the clock at every call, as cpu=old always does.\n"
+                                "    reads the clock at every call, as cpu=old always does. timing=gprof\n"
+                                "    counts every call in the calling thread itself, reads no clock, and\n"
+                                "    takes the times from CPU samples every <interval> ms (as gprof does):\n"
+                                "    a few times cheaper on call-heavy code, counts as exact, times those of\n"
+                                "    samples (a method that runs less than an interval may show 0 ms).\n"
                                 "  - thread=y on JDK 21+ names virtual threads (THREAD START with group\n"
                                 "    VirtualThreads) in samples, sites and monitors, not their carriers;\n"
                                 "    it costs each mount and unmount about 0.2 us (sampler=jvmti still\n"
@@ -437,8 +442,10 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
             o->timing = TIMING_SAMPLED;
         else if (strcmp(value, "all") == 0)
             o->timing = TIMING_ALL;
+        else if (strcmp(value, "gprof") == 0)
+            o->timing = TIMING_GPROF;
         else
-            *r = fail(p, "timing option value must be sampled|all%s", "");
+            *r = fail(p, "timing option value must be sampled|all|gprof%s", "");
     } else if (strcmp(name, "format") == 0) {
         o->format_short = strcmp(value, "short") == 0;
         if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0 && !o->format_short)

@@ -18,7 +18,7 @@ enum sample_engine { ENGINE_SIGNAL = 0, ENGINE_JVMTI };
 /* cpu=samples (signal engine, clock=cpu): every thread's CPU, or the Java threads' only. */
 enum sample_threads { THREADS_ALL = 0, THREADS_JAVA };
 /* cpu=times: methods found cheap timed by sample (the default), or every call timed. */
-enum cpu_timing { TIMING_SAMPLED = 0, TIMING_ALL };
+enum cpu_timing { TIMING_SAMPLED = 0, TIMING_ALL, TIMING_GPROF };
 
 struct options {
     enum heap_mode heap;
@@ -41,7 +41,7 @@ struct options {
     enum sample_clock clock;     /* cpu=samples: clock=cpu (CPU used) or wall (every thread) */
     enum sample_engine sampler;  /* cpu=samples: sampler=signal (default) or jvmti */
     enum sample_threads threads; /* cpu=samples: threads=all (default: the VM's too) or java */
-    enum cpu_timing timing;      /* cpu=times: timing=sampled (default) or all */
+    enum cpu_timing timing;      /* cpu=times: timing=sampled (default), all or gprof */
     unsigned view;               /* view=: VIEW_* bits of writers/views.h (html 1, collapsed 2, pprof 4) */
     bool viewonly;               /* viewonly=y: the views instead of the usual file */
     bool depth_given;            /* depth= was given (else a view makes stacks VIEW_DEPTH deep) */

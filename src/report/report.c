@@ -7,6 +7,7 @@
 
 #include "sources/alloc/alloc_live.h"
 #include "sources/alloc/alloc_tracker.h"
+#include "sources/bci/tracker.h"
 #include "sources/heapdump/heap_walker.h"
 #include "sources/host.h"
 #include "sources/heapdump/jdk_dumper.h"
@@ -305,6 +306,7 @@ static void section_cpu_samples(struct report *r, JNIEnv *jni) { write_cpu_sampl
 
 static void section_cpu_times(struct report *r, JNIEnv *jni)
 {
+    tracker_collect(r->h, jni);
     method_times_flush(r->h);
     int nrows, nall;
     uint64_t total;
@@ -572,6 +574,7 @@ void report_reset_window(struct report *r, JNIEnv *jni)
 {
     struct host *h = r->h;
     pthread_mutex_lock(&r->dump_lock);
+    tracker_collect(h, jni);
     method_times_flush(h);
     traces_clear_counts(&h->t.traces);
     struct site_table *st = alloc_tracker_sites(h);

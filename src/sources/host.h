@@ -57,6 +57,7 @@ struct signal_sampler;
 struct tracker;
 struct bci_class_table;
 struct method_times;
+struct call_counts;
 struct alloc_tracker;
 struct monitor_events;
 struct listener;
@@ -87,6 +88,7 @@ struct host {
     struct tracker *tracker;               /* bytecode instrumentation (cpu=times|old, heap=sites) */
     struct bci_class_table *bci_classes;   /* classes it numbered */
     struct method_times *method_times;     /* shadow call stacks of cpu=times|old */
+    struct call_counts *call_counts;       /* cpu=times,timing=gprof: the calls threads counted */
     struct alloc_tracker *alloc;           /* heap=sites: allocations by site */
     struct monitor_events *monitors;       /* monitor=y: contention and waits */
     struct listener *listener;             /* commands on the net= socket (format=b) */

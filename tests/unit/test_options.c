@@ -78,6 +78,8 @@ int main(void)
     o = parse_ok("cpu=times,timing=all", &ok);
     CHECK(ok && o.timing == TIMING_ALL, "timing=all");
     options_free(&o);
+    o = parse_ok("cpu=times,timing=gprof", &ok);
+    CHECK(ok && o.timing == TIMING_GPROF, "timing=gprof");
     o = parse_ok("cpu=times,timing=all,timing=sampled", &ok);
     CHECK(ok && o.timing == TIMING_SAMPLED, "timing=sampled");
     options_free(&o);
@@ -173,8 +175,8 @@ int main(void)
     expect_error("clock=both", "clock option value must be cpu|wall");
     expect_error("sampler=perf", "sampler option value must be signal|jvmti");
     expect_error("threads=vm", "threads option value must be all|java");
-    expect_error("timing=some", "timing option value must be sampled|all");
-    expect_error("timing=", "timing option value must be sampled|all");
+    expect_error("timing=some", "timing option value must be sampled|all|gprof");
+    expect_error("timing=", "timing option value must be sampled|all|gprof");
     expect_error("lineno=yes", "lineno");
     expect_error("=y", "syntax");
     expect_error("primfields=0", "primfields option value must be y|n");

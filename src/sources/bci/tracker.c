@@ -14,6 +14,7 @@
 #include "sources/source.h"
 #include "classfile/classfile.h"
 #include "sources/alloc/alloc_tracker.h"
+#include "sources/cpu/call_counts.h"
 #include "sources/cpu/method_times.h"
 #include "sources/resolve.h"
 #include "tables/bci_classes.h"
@@ -250,6 +251,7 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     struct tracker *t = calloc(1, sizeof *t);
     h->bci_classes = calloc(1, sizeof *h->bci_classes);
     h->method_times = method_times_new(time_by_sample);
+    if (call_counts_wanted(h->opt) && !(h->call_counts = call_counts_new())) return -1;
     if (!t || !h->bci_classes || !h->method_times) return -1;
     if (wants_times(h) && h->opt->cpu != CPU_OLD && h->opt->depth > METHOD_TIMES_MAX_DEPTH)
         log_warning("cpu=times: depth=%d is more than the %d frames a call stack keeps; stacks are cut at %d",
@@ -351,6 +353,14 @@ static void JNICALL native_hand_over(JNIEnv *jni, jclass cls, jlong tid, jlongAr
     (*jni)->SetLongArrayRegion(jni, buffer, 0, 1, &head);
 }
 
+/* Tracker.counted (timing=gprof), under the Tracker's lock: what thread t (NULL: the
+ * current one) counted since it was last read; `last` when it counts no more. */
+static void JNICALL native_counted(JNIEnv *jni, jclass cls, jlong tid, jlongArray counts, jthread thread, jboolean last)
+{
+    struct host *h = host_get();
+    if (counts) call_counts_take(h, jni, counts, tid, serial_of(h, thread), last);
+}
+
 /* Calls a static void method of the Tracker that takes nothing or one object. */
 static void call_tracker(struct tracker *t, JNIEnv *jni, jmethodID m, jobject arg)
 {
@@ -408,6 +418,9 @@ static void catch_up(struct host *h, JNIEnv *jni)
     free(redo);
 }
 
+/* Tracker.engaged: 0 inert, 1 recording events, 2 counting calls (timing=gprof). */
+static jint engaged_value(const struct host *h, bool on) { return !on ? 0 : h->call_counts ? 2 : 1; }
+
 static void start(struct host *h, JNIEnv *jni)
 {
     struct tracker *t = h->tracker;
@@ -426,11 +439,14 @@ static void start(struct host *h, JNIEnv *jni)
     if (alloc_tracker_exact(h)) alloc_tracker_vm_init(h, jni);
     if (!wants_times(h)) return;
     JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain},
-                                 {"handOver", "(J[JILjava/lang/Thread;Z)V", (void *)native_hand_over}};
+                                 {"handOver", "(J[JILjava/lang/Thread;Z)V", (void *)native_hand_over},
+                                 {"counted", "(J[JLjava/lang/Thread;Z)V", (void *)native_counted}};
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, cls, "engaged", "I");
+    jfieldID counting = engaged ? (*jni)->GetStaticFieldID(jni, cls, "counting", "Z") : NULL;
+    jfieldID depth = counting ? (*jni)->GetStaticFieldID(jni, cls, "depth", "I") : NULL;
     jmethodID ended = (*jni)->GetStaticMethodID(jni, cls, "ended", "(Ljava/lang/Thread;)V");
     jmethodID all = ended ? (*jni)->GetStaticMethodID(jni, cls, "handOverAll", "()V") : NULL;
-    if (!ended || !all || !engaged || (*jni)->RegisterNatives(jni, cls, natives, 2) != 0) {
+    if (!ended || !all || !depth || (*jni)->RegisterNatives(jni, cls, natives, 3) != 0) {
         (*jni)->ExceptionClear(jni);
         log_error("the Tracker class does not match this agent; cpu=%s has no data", options_cpu_name(h->opt->cpu));
         return;
@@ -441,8 +457,21 @@ static void start(struct host *h, JNIEnv *jni)
         if (!t->time_by_sample) (*jni)->ExceptionClear(jni); /* every call stays timed */
     }
     atomic_store(&t->ended, ended);
-    method_times_start(h, jni);
-    (*jni)->SetStaticIntField(jni, cls, engaged, 1);
+    if (h->call_counts) {
+        int d = host_depth(h);
+        call_counts_bind(h, jni, cls);
+        (*jni)->SetStaticBooleanField(jni, cls, counting, JNI_TRUE);
+        (*jni)->SetStaticIntField(jni, cls, depth, d < 1 ? 1 : d > METHOD_TIMES_MAX_DEPTH ? METHOD_TIMES_MAX_DEPTH : d);
+    } else {
+        method_times_start(h, jni);
+    }
+    (*jni)->SetStaticIntField(jni, cls, engaged, engaged_value(h, true));
+}
+
+void tracker_collect(struct host *h, JNIEnv *jni)
+{
+    struct tracker *t = h->tracker;
+    if (t && t->cls && h->call_counts && jni) call_tracker(t, jni, t->hand_over_all, NULL);
 }
 
 /* cpu=times, timing=sampled (method_times_sampler): Tracker.timeBySample, one call at a time. */
@@ -463,7 +492,7 @@ void tracker_engage(struct host *h, JNIEnv *jni, bool on)
     if (!t || !t->cls || !wants_times(h)) return;
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
     if (engaged)
-        (*jni)->SetStaticIntField(jni, t->cls, engaged, on ? 1 : 0);
+        (*jni)->SetStaticIntField(jni, t->cls, engaged, engaged_value(h, on));
     else
         (*jni)->ExceptionClear(jni);
 }

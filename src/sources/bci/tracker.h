@@ -32,5 +32,7 @@ struct host;
 /* cpu=times|old: the Tracker's timing on or off (a paused profile of an attached agent);
  * the instrumentation stays, calling into a Tracker that does nothing. */
 void tracker_engage(struct host *h, JNIEnv *jni, bool on);
+/* timing=gprof: what every thread has counted so far, to the traces (before a dump). */
+void tracker_collect(struct host *h, JNIEnv *jni);
 
 #endif

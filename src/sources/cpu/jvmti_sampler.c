@@ -7,8 +7,19 @@
 #include "sources/host.h"
 #include "sources/resolve.h"
 #include "sources/source.h"
+#include "sources/cpu/call_counts.h"
 #include "util/pacer.h"
 #include "util/log.h"
+
+/* cpu=times,timing=gprof: frames keyed as the counted calls are (no lines, native methods'
+ * time their callers'); how many are kept. */
+static int gprof_frames(jvmtiFrameInfo *f, int n)
+{
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (f[i].location != -1) f[kept++] = (jvmtiFrameInfo){f[i].method, -1};
+    return kept;
+}
 
 struct cpu_sampler {
     struct pacer pace; /* the thread's passes */
@@ -74,11 +85,15 @@ static void sample_once(struct host *h, struct cpu_sampler *s, JNIEnv *jni)
         if (!wall && !is_running(h, s, s->refs[i], s->infos[i])) continue;
         jint count = 0;
         if ((*h->jvmti)->GetStackTrace(h->jvmti, s->refs[i], 0, depth, s->frames, &count) != JVMTI_ERROR_NONE) continue;
+        if (call_counts_wanted(h->opt) && (count = gprof_frames(s->frames, count)) > 0 &&
+            call_counts_ours(h, s->frames[0].method))
+            continue;
         if (count <= 0) continue; /* not in Java code yet (or any more) */
         uint32_t thread_serial = h->opt->thread ? s->infos[i]->serial : 0;
         traces_sampling_begin(&h->t.traces);
         struct trace *t = traces_of_sample(&h->t.traces, h->jvmti, jni, thread_serial, s->frames, count);
         if (t) traces_add_samples(&h->t.traces, t, 1);
+        call_counts_sampled(h, t, 1);
         traces_sampling_end(&h->t.traces);
     }
     threads_give_back(&h->t.threads, s->infos, n);
@@ -128,7 +143,10 @@ void cpu_sampler_enable(struct host *h, bool on)
     if (h->sampler) atomic_store(&h->sampler->enabled, on);
 }
 
-static bool wanted(const struct options *o) { return o->cpu == CPU_SAMPLES && o->sampler == ENGINE_JVMTI; }
+static bool wanted(const struct options *o)
+{
+    return (o->cpu == CPU_SAMPLES || call_counts_wanted(o)) && o->sampler == ENGINE_JVMTI;
+}
 
 static void start(struct host *h, JNIEnv *jni) { cpu_sampler_start(h, jni); }
 

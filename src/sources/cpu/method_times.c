@@ -178,6 +178,12 @@ static struct frame *frame_of(struct host *h, JNIEnv *jni, uint32_t cnum, uint32
     return f;
 }
 
+struct frame *method_times_frame(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum)
+{
+    bool named;
+    return frame_of(h, jni, cnum, mnum, &named);
+}
+
 void method_times_name_class(struct host *h, JNIEnv *jni, struct bci_class *c)
 {
     /* The replay names a method at its first counted call, through the jmethodID; the

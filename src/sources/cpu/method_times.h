@@ -51,6 +51,9 @@ void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t t
 /* Names the methods of a class that may be unloaded before its calls are counted (its
  * loader is not one of the JDK's own), now that it is prepared: once for its bytes. */
 void method_times_name_class(struct host *h, JNIEnv *jni, struct bci_class *c);
+/* The frame of method (cnum, mnum) of the instrumented classes (the unknown method's when
+ * it cannot be named any more); NULL when out of memory. */
+struct frame *method_times_frame(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum);
 /* HPROF_STACK_STATS: how many call stacks were made, and given up (stderr). */
 void method_times_log_stats(struct host *h);
 /* Waits until every batch handed over so far is counted (before a dump). */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "sources/cpu/signal_sampler.h"
+#include "sources/cpu/call_counts.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -95,6 +96,7 @@ static void count(struct host *h, JNIEnv *jni, uint32_t thread_serial, const jvm
     uint32_t serial = h->opt->thread ? thread_serial : 0;
     struct trace *t = traces_of_sample(&h->t.traces, h->jvmti, jni, serial, f, n);
     if (t) traces_add_samples(&h->t.traces, t, weight);
+    call_counts_sampled(h, t, weight);
 }
 
 /* One sample into the trace table: its frames (the top `depth`), or the reason it has
@@ -111,6 +113,14 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
     }
     if (smp->reason != REASON_NONE) {
         f[n++] = (jvmtiFrameInfo){PSEUDO_REASON(smp->reason < REASON_COUNT ? smp->reason : REASON_OTHER), -1};
+    } else if (call_counts_wanted(h->opt)) {
+        /* Keyed as the counted calls are: no lines, and a native method's time its
+         * caller's (it has no hooks, so no count of its own). */
+        for (int i = 0; i < smp->nframes && n < depth; i++) {
+            const struct sample_frame *sf = &smp->frames[i];
+            if (sf->location != -3) f[n++] = (jvmtiFrameInfo){sf->method ? (jmethodID)sf->method : PSEUDO_NO_ID, -1};
+        }
+        if (n == 0 || call_counts_ours(h, f[0].method)) return;
     } else {
         for (int i = 0; i < smp->nframes && n < depth; i++) {
             const struct sample_frame *sf = &smp->frames[i];
@@ -119,7 +129,8 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
                                       sf->location >= 0 ? sf->location : -1};
         }
     }
-    if (smp->state > STATE_NONE && smp->state < STATE_COUNT) f[n++] = (jvmtiFrameInfo){PSEUDO_STATE(smp->state), -1};
+    if (smp->state > STATE_NONE && smp->state < STATE_COUNT && !call_counts_wanted(h->opt))
+        f[n++] = (jvmtiFrameInfo){PSEUDO_STATE(smp->state), -1};
     count(h, jni, smp->thread, f, n, smp->weight);
 }
 
@@ -343,7 +354,11 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 
 /* ---- the life cycle ---- */
 
-static bool wanted(const struct options *o) { return o->cpu == CPU_SAMPLES && o->sampler == ENGINE_SIGNAL; }
+/* cpu=times,timing=gprof takes its times from this engine. */
+static bool wanted(const struct options *o)
+{
+    return (o->cpu == CPU_SAMPLES || call_counts_wanted(o)) && o->sampler == ENGINE_SIGNAL;
+}
 
 /* Agent_OnLoad: the walker and the events it needs (ClassLoad on, IDs made at ClassPrepare). */
 static int init(struct host *h, jvmtiEventCallbacks *cb)
@@ -385,7 +400,8 @@ static int prepare(struct host *h, struct cpu_signal *c)
     c->s.pid = getpid();
     c->s.inject_fault = env_switch("HPROF_SAMPLER_FAULT", false);
     /* The wall clock samples Java threads only: the VM's threads wait most of the time. */
-    c->s.all_threads = h->opt->threads == THREADS_ALL && !c->s.wall;
+    /* cpu=times,timing=gprof times the program's methods: its Java threads only. */
+    c->s.all_threads = h->opt->threads == THREADS_ALL && !c->s.wall && !call_counts_wanted(h->opt);
     pacer_init(&c->pace);
     pthread_mutex_init(&c->drain_lock, NULL);
     pthread_mutex_init(&c->timer_lock, NULL);

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "sources/cpu/call_counts.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options/options.h"
+#include "sources/cpu/method_times.h"
+#include "sources/host.h"
+#include "tables/traces.h"
+#include "util/cmap.h"
+
+/* The Tracker's counts array (Tracker.java, "timing=gprof"): a head, the stack, then the
+ * node slots (key, shape, calls). Its sizes are checked against the array's length. */
+#define C_HEAD      6
+#define C_MAX_NODES (1 << 20)
+#define C_MAX_STACK (1 << 20)
+#define CODE_BITS   40
+
+/* What the agent has read of one thread's table, in its current generation. */
+struct counted {
+    struct cmap_node node;
+    int64_t tid;
+    int64_t generation;
+    uint32_t slots;
+    int depth;             /* of the traces below */
+    uint32_t serial;       /* and their thread serial */
+    uint64_t *seen;        /* calls already added, per node slot */
+    struct trace **traces; /* the node's trace, once named */
+};
+
+#define OWN_METHODS 64
+
+struct call_counts {
+    struct cmap threads;
+    pthread_mutex_t lock;       /* the Tracker calls one at a time (under its class lock): cheap */
+    jmethodID own[OWN_METHODS]; /* the Tracker's methods, set once before it is engaged */
+    _Atomic int nown;
+};
+
+bool call_counts_wanted(const struct options *o) { return o->cpu == CPU_TIMES && o->timing == TIMING_GPROF; }
+
+struct call_counts *call_counts_new(void)
+{
+    struct call_counts *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    cmap_init(&c->threads);
+    pthread_mutex_init(&c->lock, NULL);
+    return c;
+}
+
+static bool counted_eq(const struct cmap_node *n, const void *key)
+{
+    return ((const struct counted *)n)->tid == *(const int64_t *)key;
+}
+
+static struct cmap_node *counted_make(const void *key, void *ctx)
+{
+    struct counted *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->tid = *(const int64_t *)key;
+    t->generation = -1;
+    return &t->node;
+}
+
+static void counted_free(struct counted *t)
+{
+    free(t->seen);
+    free(t->traces);
+    free(t);
+}
+
+/* A new generation (or the first): nothing of it read yet. */
+static bool counted_reset(struct counted *t, int64_t generation, uint32_t slots)
+{
+    free(t->seen);
+    free(t->traces);
+    t->seen = calloc(slots, sizeof *t->seen);
+    t->traces = calloc(slots, sizeof *t->traces);
+    t->generation = generation;
+    t->slots = t->seen && t->traces ? slots : 0;
+    return t->slots != 0;
+}
+
+/* The trace node i stands for: its method, then the nodes under it, `depth` frames at
+ * most (so a table whatever its content is walked in bounded steps); NULL when a key
+ * is not a node's or a method cannot be named. */
+static struct trace *trace_of_node(struct host *h, JNIEnv *jni, const struct counted *t, const jlong *nodes, uint32_t i)
+{
+    struct frame *f[METHOD_TIMES_MAX_DEPTH];
+    int n = 0;
+    while (n < t->depth) {
+        jlong key = nodes[3 * (size_t)i];
+        if (key <= 0) return NULL;
+        uint64_t k = (uint64_t)key - 1, code = k & (((uint64_t)1 << CODE_BITS) - 1), under = k >> CODE_BITS;
+        if (!(f[n++] = method_times_frame(h, jni, (uint32_t)(code >> 16), (uint32_t)(code & 0xffff)))) return NULL;
+        if (under == 0) break;
+        if (under > t->slots) return NULL;
+        i = (uint32_t)(under - 1);
+    }
+    return traces_of_frames(&h->t.traces, t->serial, f, n);
+}
+
+/* Adds the calls of each node past what was seen. */
+static void add_counts(struct host *h, JNIEnv *jni, struct counted *t, const jlong *nodes)
+{
+    for (uint32_t i = 0; i < t->slots; i++) {
+        jlong calls = nodes[3 * (size_t)i + 2];
+        if (calls <= 0 || (uint64_t)calls <= t->seen[i]) continue;
+        if (!t->traces[i]) t->traces[i] = trace_of_node(h, jni, t, nodes, i);
+        if (!t->traces[i]) continue; /* named at the next reading, if it can be then */
+        atomic_fetch_add_explicit(&t->traces[i]->calls, (uint64_t)calls - t->seen[i], memory_order_relaxed);
+        t->seen[i] = (uint64_t)calls;
+    }
+}
+
+/* Reads the array's head and its node slots; false when its sizes do not add up. */
+static bool read_table(JNIEnv *jni, jlongArray a, jlong head[C_HEAD], jlong **nodes)
+{
+    jsize len = (*jni)->GetArrayLength(jni, a);
+    if (len < C_HEAD) return false;
+    (*jni)->GetLongArrayRegion(jni, a, 0, C_HEAD, head);
+    jlong slots = head[3], stack = head[4];
+    if (slots <= 0 || slots > C_MAX_NODES || (slots & (slots - 1)) || stack < 0 || stack > C_MAX_STACK ||
+        len != C_HEAD + stack + 3 * slots || head[5] < 0)
+        return false;
+    if (!(*nodes = malloc((size_t)slots * 3 * sizeof **nodes))) return false;
+    (*jni)->GetLongArrayRegion(jni, a, (jsize)(C_HEAD + stack), (jsize)(3 * slots), *nodes);
+    return true;
+}
+
+static void take(struct host *h, JNIEnv *jni, struct call_counts *c, jlongArray a, int64_t tid, uint32_t serial,
+                 bool last)
+{
+    uint64_t hash = hash_mix64((uint64_t)tid);
+    jlong head[C_HEAD], *nodes = NULL;
+    if (!read_table(jni, a, head, &nodes)) return;
+    struct counted *t = (struct counted *)cmap_intern(&c->threads, hash, &tid, counted_eq, counted_make, NULL, NULL);
+    int depth = host_depth(h) < METHOD_TIMES_MAX_DEPTH ? host_depth(h) : METHOD_TIMES_MAX_DEPTH;
+    /* An older generation's array (read by a dump while its thread moved on) adds nothing. */
+    if (t && head[5] >= t->generation) {
+        bool fresh = head[5] > t->generation || (uint32_t)head[3] != t->slots;
+        if (!fresh || counted_reset(t, head[5], (uint32_t)head[3])) {
+            if (depth != t->depth || serial != t->serial) memset(t->traces, 0, t->slots * sizeof *t->traces);
+            t->depth = depth > 0 ? depth : 1;
+            t->serial = serial;
+            add_counts(h, jni, t, nodes);
+        }
+    }
+    free(nodes);
+    if (t && last) {
+        cmap_remove(&c->threads, hash, &tid, counted_eq);
+        counted_free(t);
+    }
+}
+
+void call_counts_take(struct host *h, JNIEnv *jni, jlongArray counts, int64_t tid, uint32_t thread_serial, bool last)
+{
+    struct call_counts *c = h->call_counts;
+    if (!c || !counts) return;
+    pthread_mutex_lock(&c->lock);
+    take(h, jni, c, counts, tid, h->opt->thread ? thread_serial : 0, last);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void call_counts_sampled(struct host *h, struct trace *t, uint64_t weight)
+{
+    if (!t || !call_counts_wanted(h->opt)) return;
+    uint64_t ns = weight * (uint64_t)host_interval(h) * 1000000u;
+    atomic_fetch_add_explicit(&t->cost_ns, ns, memory_order_relaxed);
+}
+
+void call_counts_bind(struct host *h, JNIEnv *jni, jclass tracker)
+{
+    struct call_counts *c = h->call_counts;
+    jint n = 0;
+    jmethodID *ids = NULL;
+    if (!c || (*h->jvmti)->GetClassMethods(h->jvmti, tracker, &n, &ids) != JVMTI_ERROR_NONE) return;
+    int kept = n < OWN_METHODS ? n : OWN_METHODS;
+    memcpy(c->own, ids, (size_t)kept * sizeof *ids);
+    atomic_store(&c->nown, kept);
+    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)ids);
+}
+
+bool call_counts_ours(struct host *h, jmethodID m)
+{
+    struct call_counts *c = h->call_counts;
+    for (int i = 0, n = c ? atomic_load(&c->nown) : 0; i < n; i++)
+        if (c->own[i] == m) return true;
+    return false;
+}
