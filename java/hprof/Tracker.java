@@ -130,7 +130,7 @@ public final class Tracker {
         }
         long[] b;
         if (counting) {
-            b = newCounts(id, FIRST_NODES, FIRST_STACK, 0);
+            b = firstCounts(id);
         } else {
             b = spares > 0 ? spare[--spares] : new long[HEAD + 2 * FIRST_PAIRS];
             spare[spares] = null;
@@ -383,6 +383,30 @@ public final class Tracker {
         return (shape & 0xff) < depth ? n + 1 : shape >>> 8;
     }
 
+    /* The calls the current thread is in, outermost first, that are instrumented and began
+     * before it first counted (the Tracker engaged while they ran: a late attach), but for
+     * the hook's own (the agent, from its stack); null: none. */
+    private static native long[] openCalls();
+
+    /* A thread's first counts array, its open calls on its stack (not counted), so that
+     * its traces have the frames its samples have. */
+    private static long[] firstCounts(long id) {
+        long[] open = openCalls();
+        int n = open == null ? 0 : open.length < MAX_STACK ? open.length : MAX_STACK - 1, stack = FIRST_STACK;
+        while (stack <= n) stack *= 2;
+        long[] b = newCounts(id, FIRST_NODES, stack, 0);
+        for (int j = 0; j < n; j++) open(b, open[j]);
+        return b;
+    }
+
+    /* An open call of `code` on top of the stack, not counted (on no node when the table
+     * has no room for one). */
+    private static void open(long[] b, long code) {
+        int sp = (int) b[0], n = node(b, from(b), code, false);
+        b[C_HEAD + sp] = (code << 24) | (n < 0 ? NO_NODE : n);
+        b[0] = sp + 1;
+    }
+
     /* One more call of the method on top of the thread's stack (at entry, push). */
     private static long[] count(long code, boolean push) {
         long id = threadId(Thread.currentThread());
@@ -436,13 +460,7 @@ public final class Tracker {
         if (sp == stack && stack < MAX_STACK) stack *= 2;
         if (4 * b[2] >= nodes && nodes < MAX_NODES) nodes *= 2;
         long[] nb = newCounts(id, nodes, stack, b[5] + 1);
-        for (int j = 0; j < sp && j < stack; j++) {
-            long code = b[C_HEAD + j] >>> 24;
-            nb[0] = j;
-            int n = node(nb, from(nb), code, false);
-            nb[C_HEAD + j] = (code << 24) | (n < 0 ? NO_NODE : n);
-        }
-        nb[0] = sp < stack ? sp : stack;
+        for (int j = 0; j < sp && j < stack; j++) open(nb, b[C_HEAD + j] >>> 24);
         t[slot] = nb;
         return nb;
     }

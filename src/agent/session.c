@@ -91,6 +91,10 @@ void session_mode_text(struct session *s, char *buf, size_t len)
     session_depth_text(s, depth, sizeof depth);
     if (o->cpu == CPU_SAMPLES)
         n += (size_t)snprintf(buf + n, len - n, "cpu=samples (every %d ms, %s)", host_interval(h), depth);
+    else if (call_counts_wanted(o))
+        n += (size_t)snprintf(buf + n, len - n,
+                              "cpu=times, timing=gprof (every call counted, times from samples every %d ms, %s)",
+                              host_interval(h), depth);
     else if (o->cpu != CPU_OFF)
         n += (size_t)snprintf(buf + n, len - n, "cpu=%s (%s)", options_cpu_name(o->cpu), depth);
     if (o->heap && n < len) n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", heap[o->heap & 3]);

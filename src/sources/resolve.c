@@ -270,9 +270,14 @@ static struct bci_class *numbered_twin(struct bci_class_table *t, jvmtiEnv *jvmt
     return c;
 }
 
+struct bci_class *bci_classes_of(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
+{
+    return numbered_twin(t, jvmti, jni, cls, false);
+}
+
 bool bci_classes_is_numbered(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
 {
-    return numbered_twin(t, jvmti, jni, cls, false) != NULL;
+    return bci_classes_of(t, jvmti, jni, cls) != NULL;
 }
 
 struct bci_class *bci_classes_prepared(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)

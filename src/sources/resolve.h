@@ -49,6 +49,8 @@ struct trace *traces_of_sample(struct trace_table *t, jvmtiEnv *jvmti, JNIEnv *j
  * gives it the number of an unloaded class of the same name and bytes. */
 struct bci_class *bci_classes_number(struct bci_class_table *t, JNIEnv *jni, const char *name, jobject loader,
                                      const unsigned char *bytes, size_t len);
+/* The numbered (instrumented) twin of a loaded class, or NULL. */
+struct bci_class *bci_classes_of(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
 /* Has this loaded class been numbered (instrumented) already? */
 bool bci_classes_is_numbered(struct bci_class_table *t, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
 /* The class is already loaded (a retransformation): name its methods now. */

@@ -10,6 +10,7 @@
 #      comes back) and the JVM goes on; then the agent's own binary heap dump, read by
 #      the project's reader and by VisualVM's
 #   T  -Xverify:all: cpu=times attached late retransforms the loaded classes
+#   G  the same with timing=gprof: the hot method's samples and calls
 #   C  -XX:+DisableAttachMechanism: refused before any signal is sent
 # Exit codes: tools/hprof/exits.h.
 # Under make check its JVMs run without the sanitizer, its tools with it (tests/run.sh):
@@ -177,6 +178,14 @@ check "cpu=times attached: says the loaded classes were retransformed" grep -q '
 check "cpu=times attached: the hot method tops CPU TIME" \
   bash -c "awk '/^CPU TIME \\(ms\\) BEGIN/ { f = 1; next } f && \$1 == 1 { print \$6; exit }' times.txt | grep -qx AttachTarget.hot"
 check "T: output and exit code unchanged" bash -c "[[ \$(cat T.out) == \$'ready\\ndone' && \$(cat T.rc) == 3 ]]"
+
+# ---- G: cpu=times,timing=gprof attached late (calls counted by the threads themselves) ----
+start_target G -Xverify:all
+hp profile $PID -d 3s -o "$WORK/gprof.txt" cpu=times,timing=gprof
+end_target G
+check "timing=gprof attached: the hot method tops CPU TIME (its samples), its calls counted" \
+  bash -c "awk '/^CPU TIME \\(ms\\) BEGIN/ { f = 1; next } f && \$1 == 1 { print \$6, (\$4 > 0); exit }' gprof.txt | grep -qx 'AttachTarget.hot 1'"
+check "G: output and exit code unchanged" bash -c "[[ \$(cat G.out) == \$'ready\\ndone' && \$(cat G.rc) == 3 ]]"
 
 # ---- C: attach disabled ----
 start_target C -XX:+DisableAttachMechanism

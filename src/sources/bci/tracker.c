@@ -361,6 +361,9 @@ static void JNICALL native_counted(JNIEnv *jni, jclass cls, jlong tid, jlongArra
     if (counts) call_counts_take(h, jni, counts, tid, serial_of(h, thread), last);
 }
 
+/* Tracker.openCalls (timing=gprof), on the thread, at its first count. */
+static jlongArray JNICALL native_open_calls(JNIEnv *jni, jclass cls) { return call_counts_open_calls(host_get(), jni); }
+
 /* Calls a static void method of the Tracker that takes nothing or one object. */
 static void call_tracker(struct tracker *t, JNIEnv *jni, jmethodID m, jobject arg)
 {
@@ -440,13 +443,14 @@ static void start(struct host *h, JNIEnv *jni)
     if (!wants_times(h)) return;
     JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain},
                                  {"handOver", "(J[JILjava/lang/Thread;Z)V", (void *)native_hand_over},
-                                 {"counted", "(J[JLjava/lang/Thread;Z)V", (void *)native_counted}};
+                                 {"counted", "(J[JLjava/lang/Thread;Z)V", (void *)native_counted},
+                                 {"openCalls", "()[J", (void *)native_open_calls}};
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, cls, "engaged", "I");
     jfieldID counting = engaged ? (*jni)->GetStaticFieldID(jni, cls, "counting", "Z") : NULL;
     jfieldID depth = counting ? (*jni)->GetStaticFieldID(jni, cls, "depth", "I") : NULL;
     jmethodID ended = (*jni)->GetStaticMethodID(jni, cls, "ended", "(Ljava/lang/Thread;)V");
     jmethodID all = ended ? (*jni)->GetStaticMethodID(jni, cls, "handOverAll", "()V") : NULL;
-    if (!ended || !all || !depth || (*jni)->RegisterNatives(jni, cls, natives, 3) != 0) {
+    if (!ended || !all || !depth || (*jni)->RegisterNatives(jni, cls, natives, 4) != 0) {
         (*jni)->ExceptionClear(jni);
         log_error("the Tracker class does not match this agent; cpu=%s has no data", options_cpu_name(h->opt->cpu));
         return;

@@ -8,6 +8,8 @@
 #include "options/options.h"
 #include "sources/cpu/method_times.h"
 #include "sources/host.h"
+#include "sources/resolve.h"
+#include "tables/bci_classes.h"
 #include "tables/traces.h"
 #include "util/cmap.h"
 
@@ -30,7 +32,7 @@ struct counted {
     struct trace **traces; /* the node's trace, once named */
 };
 
-#define OWN_METHODS 64
+#define OWN_METHODS 128
 
 struct call_counts {
     struct cmap threads;
@@ -189,4 +191,77 @@ bool call_counts_ours(struct host *h, jmethodID m)
     for (int i = 0, n = c ? atomic_load(&c->nown) : 0; i < n; i++)
         if (c->own[i] == m) return true;
     return false;
+}
+
+/* The number of method m in class c: by its jmethodID, else (a frame still running the
+ * code from before the class was instrumented, under an ID of its own) by its name and
+ * descriptor; -1 when it is not one of c's. */
+static int method_number(struct host *h, const struct bci_class *c, jmethodID m)
+{
+    for (unsigned i = 0; c->ids && i < c->nmethods; i++)
+        if (atomic_load_explicit(&c->ids[i], memory_order_relaxed) == m) return (int)i;
+    char *name = NULL, *desc = NULL;
+    int found = -1;
+    if ((*h->jvmti)->GetMethodName(h->jvmti, m, &name, &desc, NULL) == JVMTI_ERROR_NONE && name && desc)
+        for (unsigned i = 0; found < 0 && c->method_names && c->method_descs && i < c->nmethods; i++)
+            if (strcmp(c->method_names[i], name) == 0 && strcmp(c->method_descs[i], desc) == 0) found = (int)i;
+    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)name);
+    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)desc);
+    return found;
+}
+
+/* The code of an instrumented method; false for one of a class not numbered. */
+static bool code_of(struct host *h, JNIEnv *jni, jmethodID m, jlong *code)
+{
+    jclass cls = NULL;
+    if (!m || (*h->jvmti)->GetMethodDeclaringClass(h->jvmti, m, &cls) != JVMTI_ERROR_NONE || !cls) return false;
+    struct bci_class *c = bci_classes_of(h->bci_classes, h->jvmti, jni, cls);
+    (*jni)->DeleteLocalRef(jni, cls);
+    int i = c ? method_number(h, c, m) : -1;
+    if (i >= 0) *code = (jlong)((uint64_t)c->cnum << 16 | (uint32_t)i);
+    return i >= 0;
+}
+
+/* Whether m is a hook called at a method's entry (the method is not open yet). */
+static bool entry_hook(struct host *h, jmethodID m)
+{
+    char *name = NULL;
+    if ((*h->jvmti)->GetMethodName(h->jvmti, m, &name, NULL, NULL) != JVMTI_ERROR_NONE || !name) return false;
+    bool entry = strcmp(name, "CallSite") == 0 || strcmp(name, "LeafSite") == 0;
+    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)name);
+    return entry;
+}
+
+#define OPEN_FRAMES 4096 /* the most open calls taken (the innermost) */
+
+jlongArray call_counts_open_calls(struct host *h, JNIEnv *jni)
+{
+    jvmtiFrameInfo *f = malloc(OPEN_FRAMES * sizeof *f);
+    jlong *codes = malloc(OPEN_FRAMES * sizeof *codes);
+    jint n = 0, k = 0, top = 0;
+    if (f && codes && (*h->jvmti)->GetStackTrace(h->jvmti, NULL, 0, OPEN_FRAMES, f, &n) == JVMTI_ERROR_NONE) {
+        bool entering = false;
+        for (; top < n && call_counts_ours(h, f[top].method); top++) entering = entry_hook(h, f[top].method);
+        if (entering) top++;
+        for (jint i = n - 1; i >= top; i--)
+            if (code_of(h, jni, f[i].method, &codes[k])) k++;
+    }
+    jlongArray a = k > 0 ? (*jni)->NewLongArray(jni, k) : NULL;
+    if (a) (*jni)->SetLongArrayRegion(jni, a, 0, k, codes);
+    free(f);
+    free(codes);
+    return a;
+}
+
+jmethodID call_counts_current(struct host *h, JNIEnv *jni, jmethodID m)
+{
+    jboolean obsolete = JNI_FALSE;
+    jlong code = 0;
+    if (!m || (*h->jvmti)->IsMethodObsolete(h->jvmti, m, &obsolete) != JVMTI_ERROR_NONE || !obsolete ||
+        !code_of(h, jni, m, &code))
+        return m;
+    struct bci_class *c = bci_classes_get(h->bci_classes, (uint32_t)((uint64_t)code >> 16));
+    uint32_t i = (uint32_t)code & 0xffff;
+    jmethodID now = c && c->ids && i < c->nmethods ? atomic_load_explicit(&c->ids[i], memory_order_relaxed) : NULL;
+    return now ? now : m;
 }

@@ -30,6 +30,15 @@ struct call_counts *call_counts_new(void);
  * (its generation's); last: the thread counts no more, its state goes. */
 void call_counts_take(struct host *h, JNIEnv *jni, jlongArray counts, int64_t tid, uint32_t thread_serial, bool last);
 
+/* Tracker.openCalls, on the thread: the codes (class number << 16 | method number) of the
+ * instrumented calls it is in, outermost first, but for the Tracker's frames and, when the
+ * hook that asks is an entry, the method entering; NULL when none. */
+jlongArray call_counts_open_calls(struct host *h, JNIEnv *jni);
+
+/* The method a sampled frame names, as the counts name it: a frame still running the code
+ * from before its class was instrumented (a late attach) has an ID of its own. */
+jmethodID call_counts_current(struct host *h, JNIEnv *jni, jmethodID m);
+
 /* The Tracker's own methods (class `tracker`), whose time is the agent's, not the
  * program's: a sample on top of one is not counted. */
 void call_counts_bind(struct host *h, JNIEnv *jni, jclass tracker);

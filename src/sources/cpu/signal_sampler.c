@@ -118,7 +118,9 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
          * caller's (it has no hooks, so no count of its own). */
         for (int i = 0; i < smp->nframes && n < depth; i++) {
             const struct sample_frame *sf = &smp->frames[i];
-            if (sf->location != -3) f[n++] = (jvmtiFrameInfo){sf->method ? (jmethodID)sf->method : PSEUDO_NO_ID, -1};
+            if (sf->location != -3)
+                f[n++] = (jvmtiFrameInfo){
+                    sf->method ? call_counts_current(h, jni, (jmethodID)sf->method) : PSEUDO_NO_ID, -1};
         }
         if (n == 0 || call_counts_ours(h, f[0].method)) return;
     } else {
