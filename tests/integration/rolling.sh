@@ -22,10 +22,10 @@ source "$HPROF_ROOT/tests/lib/views.sh"
 pp() { HOME=$WORK GOCACHE=$WORK/gocache go tool pprof "$@" 2>/dev/null; }
 # start_s FILE: pprof's time_nanos, from -raw's "Time:" line, as seconds.nanos.
 start_s() { date -u -d "$(pp -raw "$1" | sed -n 's/^Time: \(.*\) +0000 UTC$/\1/p')" +%s.%N; }
-# dur_s FILE: duration_nanos as -top says it ("Duration: 1.01s" or "901.61ms"), in s.
-dur_s() {
-  pp -top "$1" | sed -n 's/^Duration: \([0-9.]*\)\(m\?s\),.*/\1 \2/p' |
-    awk '{ printf "%.3f\n", $2 == "ms" ? $1 / 1000 : $1 }'
+# dur_s FILE: duration_nanos as -top says it ("Duration: 1.01s", "901.61ms", "310µs"), in s.
+dur_s() {   # (the last window, cut by the stop, may be shorter than a millisecond: µs, ns)
+  pp -top "$1" | sed -n 's/^Duration: \([0-9.]*\)\(s\|ms\|µs\|us\|ns\),.*/\1 \2/p' |
+    awk '{ u = $2 == "ms" ? 1e-3 : $2 == "µs" || $2 == "us" ? 1e-6 : $2 == "ns" ? 1e-9 : 1; printf "%.9f\n", $1 * u }'
 }
 # share FILE.collapsed: the part of its samples in stacks that end in Phases.hot1.
 share() { awk '{ t += $NF } /(^|;)Phases\.hot1 [0-9]+$/ { h += $NF } END { printf "%.3f\n", t ? h / t : 0 }' "$1"; }
@@ -48,7 +48,8 @@ if have_go; then
     s=$(start_s "w/$f") d=$(dur_s "w/$f")
     name=cpu-$(date -u -d "@${s%.*}" +%Y%m%dT%H%M%SZ).pb.gz
     [[ $name == "$f" ]] || { ok_names=0; echo "# $f: pprof's time_nanos says $name"; }
-    awk -v d="$d" 'BEGIN { exit !(d > 0) }' || { ok_durs=0; echo "# $f: duration '$d'"; }
+    awk -v d="$d" 'BEGIN { exit !(d > 0) }' ||
+      { ok_durs=0; echo "# $f: duration '$d'; pprof -top says: $(pp -top "w/$f" | head -4 | tr '\n' '|')"; }
     # each window begins where the one before ended (a dump's write apart)
     [[ -z $prev_end ]] || awk -v a="$prev_end" -v b="$s" 'BEGIN { x = b - a; exit !(x > -0.5 && x < 1.5) }' ||
       { ok_follow=0; echo "# $f: starts at $s, the window before ended at $prev_end"; }
