@@ -87,7 +87,9 @@ static int load_code(meth_t *M)
         M->attrs[i].name = (uint16_t)rd_u2(&r);
         M->attrs[i].len = rd_u4(&r);
         M->attrs[i].data = rd_skip(&r, M->attrs[i].len);
-        if (r.bad) return CF_BAD;
+        /* a name that is no Utf8 of the pool (as the JVM rejects it): else one the pool
+         * gains while the class is instrumented could name it a StackMapTable */
+        if (r.bad || !cp_is(M->c, M->attrs[i].name, CP_UTF8)) return CF_BAD;
         /* (older versions are verified by inference: their StackMapTable means nothing) */
         if (M->c->major >= 50 && cp_utf8_eq(M->c, M->attrs[i].name, "StackMapTable")) {
             if (M->smt >= 0) return CF_BAD;
