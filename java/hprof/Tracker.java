@@ -243,7 +243,7 @@ public final class Tracker {
     public static void CallSite(int cnum, int mnum) {
         int e = engaged;
         if (e == COUNT) {
-            enter(((long) cnum << 16) | mnum);
+            count(((long) cnum << 16) | mnum, true);
         } else if (e == RECORD) {
             long[] b = roomFor(threadId(Thread.currentThread()));
             long event = ((long) cnum << 16) | mnum;
@@ -310,7 +310,7 @@ public final class Tracker {
     public static void LeafSite(int cnum, int mnum) {
         int e = engaged;
         if (e == COUNT)
-            leaf(((long) cnum << 16) | mnum);
+            count(((long) cnum << 16) | mnum, false);
         else if (e == RECORD)
             put(roomFor(threadId(Thread.currentThread())), LEAF | ((long) cnum << 16) | mnum, 0);
     }
@@ -320,8 +320,9 @@ public final class Tracker {
      *   [0] open calls on its stack, [1] its thread id, [2] nodes made, [3] node slots (a
      *   power of two), [4] stack slots, [5] generation (one more at each rebuild: the
      *   agent's copy of the counts follows it), then the stack (code << 24 | node, one
-     *   per open call), then the node slots, three longs each: key, shape, calls (one
-     *   node in one or two cache lines: the table of a busy thread outgrows the caches).
+     *   per open call), then the node slots, three longs each: key, calls, shape (an
+     *   entry reads the key and adds to the calls beside it, in one cache line for 7 of 8
+     *   nodes: the table of a busy thread outgrows the caches, so its misses count).
      * A node is a trace of up to `depth` frames, top first: the method called (code, class
      * number << 16 | method number) on top of the node `under` (the frames beneath). Its
      * key is ((under + 1) << 40 | code) + 1 (0: a free slot, under + 1 = 0: nothing
@@ -351,7 +352,9 @@ public final class Tracker {
     private static int node(long[] b, long under1, long code, boolean made) {
         long key = ((under1 << 40) | code) + 1;
         int mask = (int) b[3] - 1, nodes = nodes(b);
-        int i = (int) ((key * 0x9E3779B97F4A7C15L) >>> 32) & mask;
+        // the fold lets every bit of the key reach the bits of the product kept: without it
+        // nodes whose callers differ only in high bits start at one slot (javac: 25% slower)
+        int i = (int) (((key ^ (key >>> 32)) * 0x9E3779B97F4A7C15L) >>> 32) & mask;
         for (long k; (k = b[nodes + 3 * i]) != key; i = (i + 1) & mask)
             if (k == 0) return made || 2 * (b[2] + depth) < b[3] ? make(b, i, under1, code, key) : -1;
         return i;
@@ -363,12 +366,12 @@ public final class Tracker {
         int mask = (int) b[3] - 1, nodes = nodes(b);
         long shape = 1;
         if (under1 != 0) {
-            long below = b[nodes + 3 * ((int) under1 - 1) + 1];
+            long below = b[nodes + 3 * ((int) under1 - 1) + 2];
             shape = ((below & 0xff) + 1) | ((node(b, below >>> 8, code, true) + 1L) << 8);
             while (b[nodes + 3 * i] != 0) i = (i + 1) & mask;  // that one may have taken slot i
         }
         b[nodes + 3 * i] = key;
-        b[nodes + 3 * i + 1] = shape;
+        b[nodes + 3 * i + 2] = shape;
         b[2]++;
         return i;
     }
@@ -379,7 +382,7 @@ public final class Tracker {
         if (sp == 0) return 0;
         int n = (int) b[C_HEAD + sp - 1] & NO_NODE;
         if (n == NO_NODE) return 0;
-        long shape = b[nodes(b) + 3 * n + 1];
+        long shape = b[nodes(b) + 3 * n + 2];
         return (shape & 0xff) < depth ? n + 1 : shape >>> 8;
     }
 
@@ -408,13 +411,13 @@ public final class Tracker {
     }
 
     /* One more call of the method on top of the thread's stack (at entry, push). */
-    private static long[] count(long code, boolean push) {
+    private static void count(long code, boolean push) {
         long id = threadId(Thread.currentThread());
         long[] b = bufferOf(id);
         if (push && b[0] == b[4]) b = rebuilt(id, b);
         int n = node(b, from(b), code, false);
-        if (n < 0 && (n = node((b = rebuilt(id, b)), from(b), code, false)) < 0) return b;
-        b[nodes(b) + 3 * n + 2]++;
+        if (n < 0 && (n = node((b = rebuilt(id, b)), from(b), code, false)) < 0) return;
+        b[nodes(b) + 3 * n + 1]++;
         if (push) {
             int sp = (int) b[0];
             if (sp < b[4]) {
@@ -422,15 +425,6 @@ public final class Tracker {
                 b[0] = sp + 1;
             }
         }
-        return b;
-    }
-
-    private static void enter(long code) {
-        count(code, true);
-    }
-
-    private static void leaf(long code) {
-        count(code, false);
     }
 
     /* An exit closes the newest open call of its method (those above it ended by an

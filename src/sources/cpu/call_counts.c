@@ -14,7 +14,7 @@
 #include "util/cmap.h"
 
 /* The Tracker's counts array (Tracker.java, "timing=gprof"): a head, the stack, then the
- * node slots (key, shape, calls). Its sizes are checked against the array's length. */
+ * node slots (key, calls, shape). Its sizes are checked against the array's length. */
 #define C_HEAD      6
 #define C_MAX_NODES (1 << 20)
 #define C_MAX_STACK (1 << 20)
@@ -108,7 +108,7 @@ static struct trace *trace_of_node(struct host *h, JNIEnv *jni, const struct cou
 static void add_counts(struct host *h, JNIEnv *jni, struct counted *t, const jlong *nodes)
 {
     for (uint32_t i = 0; i < t->slots; i++) {
-        jlong calls = nodes[3 * (size_t)i + 2];
+        jlong calls = nodes[3 * (size_t)i + 1];
         if (calls <= 0 || (uint64_t)calls <= t->seen[i]) continue;
         if (!t->traces[i]) t->traces[i] = trace_of_node(h, jni, t, nodes, i);
         if (!t->traces[i]) continue; /* named at the next reading, if it can be then */
