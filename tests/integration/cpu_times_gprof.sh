@@ -67,6 +67,13 @@ check "CallTimes: inner() 500 calls, tiny() 54321 (all callers)" \
 check "inner(): ${got} ms from samples, the program measured ${want:-?} ms (within 30%)" \
   awk -v g="$got" -v w="${want:-0}" 'BEGIN { exit !(w > 0 && g >= w * 0.7 && g <= w * 1.3) }'
 
+# A tiny method called all the time: the Tracker's share of the samples is large, and the
+# JDK methods its hooks call (Thread.getId, then threadId) are its own time too, not rows.
+run_java "$(agent cpu=times,timing=gprof,interval=1,cutoff=0,file=h.txt)" InlinedHot 1500
+check "InlinedHot: hot() counted ($(calls h.txt InlinedHot.hot .)), no row of what the Tracker calls" \
+  bash -c "[[ $RC -eq 0 ]] && (( $(calls h.txt InlinedHot.hot .) > 1000000 )) &&
+    ! awk '/^CPU TIME \\(ms\\) BEGIN/{i=1;next} /^CPU TIME/{i=0} i' h.txt | grep -Eq ' java\\.lang\\.Thread\\.(getId|threadId|currentThread)\$'"
+
 run_java "$(agent cpu=times,timing=gprof,thread=y,cutoff=0,file=tt.txt)" TimedCalls
 check "thread=y: the side thread's traces name it, with its 777 calls of leaf()" \
   bash -c "sid=\$(sed -n 's/^THREAD START .*id = \\([0-9]*\\), name=\"side\".*/\\1/p' tt.txt); [[ -n \$sid ]] && grep -q \"(thread=\$sid)\" tt.txt"

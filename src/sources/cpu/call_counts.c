@@ -193,6 +193,22 @@ bool call_counts_ours(struct host *h, jmethodID m)
     return false;
 }
 
+/* How far down a sample the Tracker's frames are looked for: its hooks call a few JDK
+ * methods (Thread.getId, then threadId on a newer JDK), and rarely more (a class loaded
+ * for its first array); they are never under the program's frames. */
+#define OWN_WITHIN 16
+
+int call_counts_frames(struct host *h, JNIEnv *jni, jvmtiFrameInfo *f, int n, int depth, jmethodID no_id)
+{
+    for (int i = 0; i < n && i < OWN_WITHIN; i++)
+        if (f[i].method && call_counts_ours(h, f[i].method)) return 0;
+    int kept = 0;
+    for (int i = 0; i < n && kept < depth; i++)
+        if (f[i].location != -1)
+            f[kept++] = (jvmtiFrameInfo){f[i].method ? call_counts_current(h, jni, f[i].method) : no_id, -1};
+    return kept;
+}
+
 /* The number of method m in class c: by its jmethodID, else (a frame still running the
  * code from before the class was instrumented, under an ID of its own) by its name and
  * descriptor; -1 when it is not one of c's. */

@@ -11,16 +11,6 @@
 #include "util/pacer.h"
 #include "util/log.h"
 
-/* cpu=times,timing=gprof: frames keyed as the counted calls are (no lines, native methods'
- * time their callers'); how many are kept. */
-static int gprof_frames(struct host *h, JNIEnv *jni, jvmtiFrameInfo *f, int n)
-{
-    int kept = 0;
-    for (int i = 0; i < n; i++)
-        if (f[i].location != -1) f[kept++] = (jvmtiFrameInfo){call_counts_current(h, jni, f[i].method), -1};
-    return kept;
-}
-
 struct cpu_sampler {
     struct pacer pace; /* the thread's passes */
     _Atomic bool enabled;
@@ -85,9 +75,7 @@ static void sample_once(struct host *h, struct cpu_sampler *s, JNIEnv *jni)
         if (!wall && !is_running(h, s, s->refs[i], s->infos[i])) continue;
         jint count = 0;
         if ((*h->jvmti)->GetStackTrace(h->jvmti, s->refs[i], 0, depth, s->frames, &count) != JVMTI_ERROR_NONE) continue;
-        if (call_counts_wanted(h->opt) && (count = gprof_frames(h, jni, s->frames, count)) > 0 &&
-            call_counts_ours(h, s->frames[0].method))
-            continue;
+        if (call_counts_wanted(h->opt)) count = call_counts_frames(h, jni, s->frames, count, count, NULL);
         if (count <= 0) continue; /* not in Java code yet (or any more) */
         uint32_t thread_serial = h->opt->thread ? s->infos[i]->serial : 0;
         traces_sampling_begin(&h->t.traces);

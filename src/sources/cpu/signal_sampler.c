@@ -114,15 +114,10 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
     if (smp->reason != REASON_NONE) {
         f[n++] = (jvmtiFrameInfo){PSEUDO_REASON(smp->reason < REASON_COUNT ? smp->reason : REASON_OTHER), -1};
     } else if (call_counts_wanted(h->opt)) {
-        /* Keyed as the counted calls are: no lines, and a native method's time its
-         * caller's (it has no hooks, so no count of its own). */
-        for (int i = 0; i < smp->nframes && n < depth; i++) {
-            const struct sample_frame *sf = &smp->frames[i];
-            if (sf->location != -3)
-                f[n++] = (jvmtiFrameInfo){
-                    sf->method ? call_counts_current(h, jni, (jmethodID)sf->method) : PSEUDO_NO_ID, -1};
-        }
-        if (n == 0 || call_counts_ours(h, f[0].method)) return;
+        /* all the frames walked (f has room for them): the Tracker's may be under the top */
+        for (; n < smp->nframes && n < MAX_FRAMES; n++)
+            f[n] = (jvmtiFrameInfo){(jmethodID)smp->frames[n].method, smp->frames[n].location == -3 ? -1 : 0};
+        if ((n = call_counts_frames(h, jni, f, n, depth, PSEUDO_NO_ID)) == 0) return;
     } else {
         for (int i = 0; i < smp->nframes && n < depth; i++) {
             const struct sample_frame *sf = &smp->frames[i];
