@@ -30,10 +30,18 @@ int lifecycle_init(struct lifecycle *l, struct host *h)
     return 0;
 }
 
+/* Each source starts in a local frame of its own: what local references one leaves (the
+ * VM's work for a retransformation under -Xverify:all leaves some) are let go before the
+ * next, which otherwise finds them counted against the capacity it asked for. */
 void lifecycle_start(struct lifecycle *l, struct host *h, JNIEnv *jni)
 {
-    for (size_t i = 0; i < NSOURCES; i++)
-        if (SOURCES[i]->start && source_on(l, i)) SOURCES[i]->start(h, jni);
+    for (size_t i = 0; i < NSOURCES; i++) {
+        if (!SOURCES[i]->start || !source_on(l, i)) continue;
+        bool framed = (*jni)->PushLocalFrame(jni, 64) == 0;
+        if (!framed) (*jni)->ExceptionClear(jni); /* out of memory: start in the caller's */
+        SOURCES[i]->start(h, jni);
+        if (framed) (*jni)->PopLocalFrame(jni, NULL);
+    }
 }
 
 void lifecycle_stop(struct host *h, JNIEnv *jni)

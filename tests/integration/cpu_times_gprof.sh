@@ -8,7 +8,8 @@
 # unchanged under -Xverify:all. The time of a method that does real work is its samples:
 # inner() of tests/java/CallTimes.java (about 200 ms of CPU) within 30% of what the
 # program measured, with interval=1; the rows are the program's threads' only (no JIT or
-# VM threads, none of the Tracker's own frames).
+# VM threads, none of the Tracker's own frames, none of the JDK methods its hooks call);
+# beside exact heap=sites under -Xverify:all, no -Xcheck:jni warning.
 source "$(dirname "$0")/../lib/common.sh"
 
 # calls FILE METHOD CALLER_REGEX: calls of METHOD in CPU TIME rows whose trace's second
@@ -73,6 +74,14 @@ run_java "$(agent cpu=times,timing=gprof,interval=1,cutoff=0,file=h.txt)" Inline
 check "InlinedHot: hot() counted ($(calls h.txt InlinedHot.hot .)), no row of what the Tracker calls" \
   bash -c "[[ $RC -eq 0 ]] && (( $(calls h.txt InlinedHot.hot .) > 1000000 )) &&
     ! awk '/^CPU TIME \\(ms\\) BEGIN/{i=1;next} /^CPU TIME/{i=0} i' h.txt | grep -Eq ' java\\.lang\\.Thread\\.(getId|threadId|currentThread)\$'"
+
+# Beside exact heap=sites, under -Xverify:all: the classes' retransformation at start-up
+# left local references that the signal sampler's start found counted against its own
+# (-Xcheck:jni: "JNI local refs: 1386, exceeds capacity: 1268"; jni_clean below).
+run_java -Xverify:all "$(agent heap=sites,cpu=times,timing=gprof,cutoff=0,file=hs.txt)" TimedCalls
+check "with heap=sites: same output, leaf() 123450 calls from mid(), a SITES section" \
+  bash -c "[[ $RC -eq 0 ]] && grep -qxF '$BASE' out.txt && [[ $(calls hs.txt TimedCalls.leaf '^TimedCalls.mid$') == 123450 ]] &&
+    grep -q '^SITES BEGIN' hs.txt"
 
 run_java "$(agent cpu=times,timing=gprof,thread=y,cutoff=0,file=tt.txt)" TimedCalls
 check "thread=y: the side thread's traces name it, with its 777 calls of leaf()" \
