@@ -185,28 +185,13 @@ void call_counts_bind(struct host *h, JNIEnv *jni, jclass tracker)
     (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)ids);
 }
 
-bool call_counts_ours(struct host *h, jmethodID m)
+/* Whether m is one of the Tracker's methods. */
+static bool call_counts_ours(struct host *h, jmethodID m)
 {
     struct call_counts *c = h->call_counts;
     for (int i = 0, n = c ? atomic_load(&c->nown) : 0; i < n; i++)
         if (c->own[i] == m) return true;
     return false;
-}
-
-/* How far down a sample the Tracker's frames are looked for: its hooks call a few JDK
- * methods (Thread.getId, then threadId on a newer JDK), and rarely more (a class loaded
- * for its first array); they are never under the program's frames. */
-#define OWN_WITHIN 16
-
-int call_counts_frames(struct host *h, JNIEnv *jni, jvmtiFrameInfo *f, int n, int depth, jmethodID no_id)
-{
-    for (int i = 0; i < n && i < OWN_WITHIN; i++)
-        if (f[i].method && call_counts_ours(h, f[i].method)) return 0;
-    int kept = 0;
-    for (int i = 0; i < n && kept < depth; i++)
-        if (f[i].location != -1)
-            f[kept++] = (jvmtiFrameInfo){f[i].method ? call_counts_current(h, jni, f[i].method) : no_id, -1};
-    return kept;
 }
 
 /* The number of method m in class c: by its jmethodID, else (a frame still running the
@@ -269,7 +254,9 @@ jlongArray call_counts_open_calls(struct host *h, JNIEnv *jni)
     return a;
 }
 
-jmethodID call_counts_current(struct host *h, JNIEnv *jni, jmethodID m)
+/* The method a sampled frame names, as the counts name it: a frame still running the code
+ * from before its class was instrumented (a late attach) has an ID of its own. */
+static jmethodID call_counts_current(struct host *h, JNIEnv *jni, jmethodID m)
 {
     jboolean obsolete = JNI_FALSE;
     jlong code = 0;
@@ -280,4 +267,20 @@ jmethodID call_counts_current(struct host *h, JNIEnv *jni, jmethodID m)
     uint32_t i = (uint32_t)code & 0xffff;
     jmethodID now = c && c->ids && i < c->nmethods ? atomic_load_explicit(&c->ids[i], memory_order_relaxed) : NULL;
     return now ? now : m;
+}
+
+/* How far down a sample the Tracker's frames are looked for: its hooks call a few JDK
+ * methods (Thread.getId, then threadId on a newer JDK), and rarely more (a class loaded
+ * for its first array); they are never under the program's frames. */
+#define OWN_WITHIN 16
+
+int call_counts_frames(struct host *h, JNIEnv *jni, jvmtiFrameInfo *f, int n, int depth, jmethodID no_id)
+{
+    for (int i = 0; i < n && i < OWN_WITHIN; i++)
+        if (f[i].method && call_counts_ours(h, f[i].method)) return 0;
+    int kept = 0;
+    for (int i = 0; i < n && kept < depth; i++)
+        if (f[i].location != -1)
+            f[kept++] = (jvmtiFrameInfo){f[i].method ? call_counts_current(h, jni, f[i].method) : no_id, -1};
+    return kept;
 }

@@ -35,19 +35,16 @@ void call_counts_take(struct host *h, JNIEnv *jni, jlongArray counts, int64_t ti
  * hook that asks is an entry, the method entering; NULL when none. */
 jlongArray call_counts_open_calls(struct host *h, JNIEnv *jni);
 
-/* The method a sampled frame names, as the counts name it: a frame still running the code
- * from before its class was instrumented (a late attach) has an ID of its own. */
-jmethodID call_counts_current(struct host *h, JNIEnv *jni, jmethodID m);
-
 /* The Tracker's own methods (class `tracker`), whose time is the agent's, not the
  * program's: a sample in one, or in a JDK method it called, is not counted. */
 void call_counts_bind(struct host *h, JNIEnv *jni, jclass tracker);
-bool call_counts_ours(struct host *h, jmethodID m);
 
 /* A sample's n frames, top first (a native method's location -1; NULL: a frame without
- * an ID), keyed in place as the counted calls are: no lines, a native method's time its
- * caller's (it has no hooks, so no count of its own), at most depth of them. Returns how
- * many are kept; 0 when there are none or the sample is of the Tracker's own work. */
+ * an ID), keyed in place as the counted calls are: no lines; a frame still running the
+ * code from before its class was instrumented (a late attach) named by the method's
+ * current ID; a native method's time its caller's (it has no hooks, so no count of its
+ * own); at most depth of them. Returns how many are kept; 0 when there are none or the
+ * sample is of the Tracker's own work. */
 int call_counts_frames(struct host *h, JNIEnv *jni, jvmtiFrameInfo *f, int n, int depth, jmethodID no_id);
 
 /* The samplers' part: a sample of `weight` intervals on trace t, its frames keyed as
