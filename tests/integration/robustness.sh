@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Nothing breaks with other collectors, many threads, virtual threads, big heaps.
+# Nothing breaks with other collectors, many threads, virtual threads, big heaps, or a
+# program that overflows its stack.
 source "$(dirname "$0")/../lib/common.sh"
 
 # base ARGS...: the program's output without the agent (its checksum line).
@@ -34,6 +35,30 @@ check "300 blocked threads + 8 busy ones: same output, profile written" \
 # caught as it parks) is noise: a quarter is the bound.
 check "blocked threads are not sampled as busy" bash -c "awk '/^CPU SAMPLES BEGIN/{i=1;next} /^CPU SAMPLES END/{i=0} i&&\$1~/^[0-9]+\$/{t+=\$4; if (\$6 ~ /Unsafe.park\$/) p+=\$4} END{exit !(t > 0 && p * 4 < t)}' big.txt"
 check "every started thread has an END" bash -c "[[ \$(grep -c '^THREAD START.*name=\"\\(idle\\|worker\\)-' big.txt) -eq 308 && \$(grep -c '^THREAD END' big.txt) -ge 308 ]]"
+
+# A program that overflows its stack and catches the error (tests/java/StackOver.java):
+# the hooks and the samplers run in the last frames there is room for. Every mode keeps
+# the program's output and status and writes its profile; the modes that count calls
+# count every call of down() the program itself counted (a hook that finds no room
+# throws before the method's body runs, so the two agree).
+# down_calls FILE MODE: the calls of StackOver.down in the profile.
+down_calls() {
+  if [[ $2 == cpu=old ]]; then
+    awk '$2 == "StackOver.down(I)I" { c += $1 } END { print c + 0 }' "$1"
+  else
+    awk '/^CPU TIME \(ms\) BEGIN/ { i = 1; next } /^CPU TIME/ { i = 0 } i && $6 == "StackOver.down" { c += $4 } END { print c + 0 }' "$1"
+  fi
+}
+for mode in cpu=times cpu=times,timing=gprof cpu=times,timing=all cpu=old heap=sites cpu=samples,interval=1; do
+  RUN_TIMEOUT=120 run_java -Xverify:all "$(agent $mode,cutoff=0,file=so.txt)" StackOver
+  want=$(sed -n 's/^down //p' out.txt)
+  got=$want what="the profile names down()"
+  if [[ $mode == cpu=times* || $mode == cpu=old ]]; then
+    got=$(down_calls so.txt "$mode") what="down() called ${want:-?} times, counted $got"
+  fi
+  check "stack overflows caught under $mode: same output, status 0, $what" \
+    bash -c "[[ $RC -eq 0 && -n '$want' && '$got' == '$want' ]] && grep -qx 'overflowed 6' out.txt && grep -q 'StackOver\\.down' so.txt"
+done
 
 if [[ "$JDK_FEATURE" -ge 21 ]]; then
   run_java "$(agent cpu=samples,file=vt.txt,format=b)" Workers 0 0 200
