@@ -494,6 +494,7 @@ void tracker_engage(struct host *h, JNIEnv *jni, bool on)
 {
     struct tracker *t = h->tracker;
     if (!t || !t->cls || !wants_times(h)) return;
+    if (!on) call_counts_paused(h);
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
     if (engaged)
         (*jni)->SetStaticIntField(jni, t->cls, engaged, engaged_value(h, on));

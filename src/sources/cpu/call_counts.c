@@ -39,6 +39,10 @@ struct call_counts {
     pthread_mutex_t lock;       /* the Tracker calls one at a time (under its class lock): cheap */
     jmethodID own[OWN_METHODS]; /* the Tracker's methods, set once before it is engaged */
     _Atomic int nown;
+    jmethodID entries[2]; /* of them, the hooks called at a method's entry */
+    /* Instrumented code may have run while the Tracker was not counting (attached, or a
+     * session ended): a thread's first count may find such calls open on its stack. */
+    _Atomic bool uncounted;
 };
 
 bool call_counts_wanted(const struct options *o) { return o->cpu == CPU_TIMES && o->timing == TIMING_GPROF; }
@@ -181,7 +185,14 @@ void call_counts_bind(struct host *h, JNIEnv *jni, jclass tracker)
     if (!c || (*h->jvmti)->GetClassMethods(h->jvmti, tracker, &n, &ids) != JVMTI_ERROR_NONE) return;
     int kept = n < OWN_METHODS ? n : OWN_METHODS;
     memcpy(c->own, ids, (size_t)kept * sizeof *ids);
+    for (int i = 0, e = 0; i < kept && e < 2; i++) {
+        char *name = NULL;
+        if ((*h->jvmti)->GetMethodName(h->jvmti, ids[i], &name, NULL, NULL) != JVMTI_ERROR_NONE || !name) continue;
+        if (strcmp(name, "CallSite") == 0 || strcmp(name, "LeafSite") == 0) c->entries[e++] = ids[i];
+        (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)name);
+    }
     atomic_store(&c->nown, kept);
+    if (h->attached) atomic_store(&c->uncounted, true);
     (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)ids);
 }
 
@@ -226,31 +237,60 @@ static bool code_of(struct host *h, JNIEnv *jni, jmethodID m, jlong *code)
 /* Whether m is a hook called at a method's entry (the method is not open yet). */
 static bool entry_hook(struct host *h, jmethodID m)
 {
-    char *name = NULL;
-    if ((*h->jvmti)->GetMethodName(h->jvmti, m, &name, NULL, NULL) != JVMTI_ERROR_NONE || !name) return false;
-    bool entry = strcmp(name, "CallSite") == 0 || strcmp(name, "LeafSite") == 0;
-    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)name);
-    return entry;
+    struct call_counts *c = h->call_counts;
+    return m && (m == c->entries[0] || m == c->entries[1]);
 }
 
+void call_counts_paused(struct host *h)
+{
+    if (h->call_counts) atomic_store(&h->call_counts->uncounted, true);
+}
+
+/* Whether a frame under a thread's first count can be an instrumented call open since
+ * before it: one running code from before its class was instrumented, or, once code ran
+ * uncounted, any. Counting from the start, a thread's other frames are of classes not
+ * instrumented (else their entries would have counted first): asking each of them for
+ * its class and method number made a virtual thread's start cost 12 us more. */
+static bool maybe_open(struct host *h, jmethodID m)
+{
+    jboolean obsolete = JNI_FALSE;
+    return atomic_load_explicit(&h->call_counts->uncounted, memory_order_relaxed) ||
+        ((*h->jvmti)->IsMethodObsolete(h->jvmti, m, &obsolete) == JVMTI_ERROR_NONE && obsolete);
+}
+
+#define OPEN_FIRST  64   /* frames looked at first, on the C stack: a new thread has few */
 #define OPEN_FRAMES 4096 /* the most open calls taken (the innermost) */
+
+/* The codes of the open calls among a thread's frames f[0..n), outermost first; how many. */
+static jint open_codes(struct host *h, JNIEnv *jni, const jvmtiFrameInfo *f, jint n, jlong *codes)
+{
+    jint top = 0, k = 0;
+    bool entering = false;
+    for (; top < n && call_counts_ours(h, f[top].method); top++) entering = entry_hook(h, f[top].method);
+    if (entering) top++;
+    for (jint i = n - 1; i >= top; i--)
+        if (maybe_open(h, f[i].method) && code_of(h, jni, f[i].method, &codes[k])) k++;
+    return k;
+}
 
 jlongArray call_counts_open_calls(struct host *h, JNIEnv *jni)
 {
-    jvmtiFrameInfo *f = malloc(OPEN_FRAMES * sizeof *f);
-    jlong *codes = malloc(OPEN_FRAMES * sizeof *codes);
-    jint n = 0, k = 0, top = 0;
-    if (f && codes && (*h->jvmti)->GetStackTrace(h->jvmti, NULL, 0, OPEN_FRAMES, f, &n) == JVMTI_ERROR_NONE) {
-        bool entering = false;
-        for (; top < n && call_counts_ours(h, f[top].method); top++) entering = entry_hook(h, f[top].method);
-        if (entering) top++;
-        for (jint i = n - 1; i >= top; i--)
-            if (code_of(h, jni, f[i].method, &codes[k])) k++;
+    jvmtiFrameInfo few[OPEN_FIRST], *f = few;
+    jlong few_codes[OPEN_FIRST], *codes = few_codes;
+    jint n = 0, k = 0;
+    jvmtiError e = (*h->jvmti)->GetStackTrace(h->jvmti, NULL, 0, OPEN_FIRST, f, &n);
+    if (e == JVMTI_ERROR_NONE && n == OPEN_FIRST) { /* maybe deeper: again, all of it */
+        f = malloc(OPEN_FRAMES * sizeof *f);
+        codes = malloc(OPEN_FRAMES * sizeof *codes);
+        e = f && codes ? (*h->jvmti)->GetStackTrace(h->jvmti, NULL, 0, OPEN_FRAMES, f, &n) : JVMTI_ERROR_OUT_OF_MEMORY;
     }
+    if (e == JVMTI_ERROR_NONE) k = open_codes(h, jni, f, n, codes);
     jlongArray a = k > 0 ? (*jni)->NewLongArray(jni, k) : NULL;
     if (a) (*jni)->SetLongArrayRegion(jni, a, 0, k, codes);
-    free(f);
-    free(codes);
+    if (f != few) {
+        free(f);
+        free(codes);
+    }
     return a;
 }
 

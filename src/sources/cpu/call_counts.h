@@ -30,6 +30,10 @@ struct call_counts *call_counts_new(void);
  * (its generation's); last: the thread counts no more, its state goes. */
 void call_counts_take(struct host *h, JNIEnv *jni, jlongArray counts, int64_t tid, uint32_t thread_serial, bool last);
 
+/* The Tracker stops counting (a session's end): instrumented calls may begin uncounted
+ * from now on, and a thread's first count looks for them on its stack. */
+void call_counts_paused(struct host *h);
+
 /* Tracker.openCalls, on the thread: the codes (class number << 16 | method number) of the
  * instrumented calls it is in, outermost first, but for the Tracker's frames and, when the
  * hook that asks is an entry, the method entering; NULL when none. */
