@@ -18,6 +18,10 @@
 source "$(dirname "$0")/../lib/common.sh"
 source "$HPROF_ROOT/tests/lib/attach.sh"
 
+# Reply folders there before this script began are no one's here (a tool killed with
+# SIGKILL by an earlier run, or by hand, leaves its folder for good): not counted below.
+stale_replies=$(ls -a /tmp 2>/dev/null | grep -E '^hprof-reply-' | sort)
+
 # ---- A ----
 start_target A
 if [[ -z "$PID" ]]; then not_ok "the target program did not start"; exit 0; fi
@@ -94,6 +98,36 @@ else   # once in a full run the request was answered; the state before and after
   skip "a stopped JVM: the wait ends with a message" "the target was not stopped throughout the request (state $before, then $after)"
 fi
 
+# A request given up (timeout(1)'s SIGTERM, Ctrl-C) while the JVM does not answer: the
+# tool ends by that signal as it would have, and takes its reply folder with it. (A
+# script's background job starts with SIGINT ignored, which the tool leaves so: env sets
+# it back to the default first.)
+replies() { ls -d /tmp/hprof-reply-* 2>/dev/null | sort; }
+kill -STOP $A
+for _ in $(seq 50); do [[ $(awk '{ print $3 }' /proc/$A/stat 2>/dev/null) == T ]] && break; sleep 0.1; done
+for sig in TERM INT; do
+  old=$(replies)
+  env --default-signal=INT "$HPROF" status $A >hp.out 2>hp.err &
+  tool=$!
+  mine=""
+  for _ in $(seq 100); do mine=$(comm -13 <(echo "$old") <(replies)); [[ -n $mine ]] && break; sleep 0.05; done
+  sleep 0.3
+  kill -$sig $tool
+  HRC=0; wait $tool || HRC=$?
+  # (a folder new since the start may be another script's request in flight: only one
+  # still there 30 s later counts)
+  for _ in $(seq 30); do
+    gone=yes
+    for d in $mine; do [[ -e $d ]] && gone="no: $d"; done
+    [[ $gone == yes ]] && break
+    sleep 1
+  done
+  want=$((128 + $(kill -l $sig)))
+  check "SIG$sig while waiting for a stopped JVM: ends by the signal, its reply folder gone [exit $HRC, $gone]" \
+    bash -c "[[ -n '$mine' && $HRC == $want && '$gone' == yes ]]"
+done
+kill -CONT $A
+
 # Another user's JVM: the tool run as nobody (HotSpot would refuse it too).
 NOBODY=$(mktemp -d /tmp/hprof-attach-nobody-XXXXXX)
 cp "$HPROF" "$NOBODY/hprof"; chmod 755 "$NOBODY" "$NOBODY/hprof"
@@ -135,7 +169,9 @@ fi
 # rolling.sh) has its reply folder there until the agent answers, which a stop that
 # writes a profile on a loaded machine may take seconds to do: only what is still there
 # 30 s later counts (a leftover stays for good).
-leftovers() { ls -a "$WORK" /tmp 2>/dev/null | grep -E "^\.attach_pid$A\$|^hprof-reply-" | sort; }
+leftovers() {
+  ls -a "$WORK" /tmp 2>/dev/null | grep -E "^\.attach_pid$A\$|^hprof-reply-" | sort | comm -23 - <(echo "$stale_replies")
+}
 left=$(leftovers)
 for _ in $(seq 30); do
   [[ -z "$left" ]] && break

@@ -2,9 +2,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /* Recurses until the stack overflows and catches the error, as a recursive parser that
- * guards itself would: five times on the main thread, once on a side thread, allocating
- * on the way down (so the hooks run in the last frames there is room for). Prints
- * "overflowed 6", then how many calls of down() were made, and exits 0. */
+ * guards itself would: five times (or args[0] times) on the main thread, once on a side
+ * thread, allocating on the way down (so the hooks run in the last frames there is room
+ * for). Prints "overflowed 6" (one more than the main thread's), then how many calls of
+ * down() were made, and exits 0. */
 public class StackOver {
     static int deepest;
     static int overflowed;
@@ -28,7 +29,8 @@ public class StackOver {
     }
 
     public static void main(String[] args) throws Exception {
-        for (int i = 0; i < 5; i++) overflow();
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+        for (int i = 0; i < rounds; i++) overflow();
         Thread t = new Thread(StackOver::overflow, "side");
         t.start();
         t.join();

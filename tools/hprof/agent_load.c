@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,35 @@ static int return_code(const char *text)
     return end != text && (*end == '\n' || *end == 0) ? (int)v : -1000;
 }
 
+/* A request leaves its reply folder in the JVM's /tmp until it has read the answer: a
+ * Ctrl-C, SIGTERM (timeout(1)) or SIGHUP on the way ends the wait instead of the tool,
+ * and once the folder is gone the signal does what it did before (raised again under
+ * the action there was). The JVM still carries out what reached it; the agent, finding
+ * the folder gone, drops its answer. */
+static const int STOP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSTOP (sizeof STOP_SIGNALS / sizeof STOP_SIGNALS[0])
+static volatile sig_atomic_t stop_signal;
+static void on_stop_signal(int sig) { stop_signal = sig; } /* async-signal-safe: a flag only */
+
+static void catch_stops(struct target *t, struct sigaction old[NSTOP])
+{
+    struct sigaction sa = {.sa_handler = on_stop_signal}; /* no SA_RESTART: a wait sees EINTR */
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    for (size_t i = 0; i < NSTOP; i++) {
+        sigaction(STOP_SIGNALS[i], NULL, &old[i]);
+        if (old[i].sa_handler != SIG_IGN) sigaction(STOP_SIGNALS[i], &sa, NULL); /* nohup's stays ignored */
+    }
+    t->cancel = &stop_signal;
+}
+
+static void release_stops(struct target *t, const struct sigaction old[NSTOP])
+{
+    t->cancel = NULL;
+    for (size_t i = 0; i < NSTOP; i++) sigaction(STOP_SIGNALS[i], &old[i], NULL);
+    if (stop_signal) raise(stop_signal);
+}
+
 /* The request; `say`: the agent's answer goes to stdout (stderr when refused). */
 static int request(struct target *t, const char *verb, const char *options, int timeout_s, char *answer,
                    size_t answer_len, bool say)
@@ -121,9 +151,12 @@ static int request(struct target *t, const char *verb, const char *options, int 
     snprintf(opts, n, "cmd=%s,reply=%s%s%s", verb, reply, *options ? "," : "", options);
     const char *args[3] = {theirs_lib, "true", opts};
     struct attach_reply r;
+    struct sigaction old[NSTOP];
+    catch_stops(t, old);
     int rc = attach_command(t, "load", args, timeout_s, &r);
     free(opts);
     char *said = take_reply(t, dir);
+    release_stops(t, old);
     if (answer && answer_len) snprintf(answer, answer_len, "%s", said ? said : "");
     if (rc == 0) {
         int code = return_code(r.text);

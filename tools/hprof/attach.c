@@ -73,8 +73,8 @@ static bool pause_alive(const struct target *t, long ms)
     }
     struct pollfd p = {t->pidfd, POLLIN, 0};
     int n;
-    while ((n = poll(&p, 1, (int)ms)) < 0 && errno == EINTR) {}
-    return n == 0;
+    while ((n = poll(&p, 1, (int)ms)) < 0 && errno == EINTR && !target_cancelled(t)) {}
+    return n <= 0;
 }
 
 /* Starts the JVM's attach listener if it is not running; 0 or an exit code (said). */
@@ -94,7 +94,7 @@ static int start_listener(const struct target *t, int timeout_s)
     make_trigger(t, trigger, &where);
     long start = now_ms(), limit = timeout_s * 1000L, step = 20;
     bool again = false, alive = target_signal(t, SIGQUIT) == 0;
-    while (alive && !socket_ready(t) && now_ms() - start < limit) {
+    while (alive && !socket_ready(t) && now_ms() - start < limit && !target_cancelled(t)) {
         alive = pause_alive(t, step);
         if (step < 200) step += 20;
         /* As the JDK's own client does: a second signal half way, in case the first
@@ -106,6 +106,7 @@ static int start_listener(const struct target *t, int timeout_s)
     }
     if (where >= 0) tfs_unlink(t, where, "/tmp", trigger);
     if (alive && socket_ready(t)) return 0;
+    if (target_cancelled(t)) return tool_fail(EXIT_TIMEOUT, "interrupted while the JVM's attach listener started");
     if (!target_alive(t)) return tool_fail(EXIT_NO_PROCESS, "process %d has exited", (int)t->pid);
     return tool_fail(EXIT_TIMEOUT,
                      "the JVM (process %d) did not answer within %d s: it may be hung or very busy, or "
@@ -155,11 +156,11 @@ static char *build_request(int version, const char *cmd, const char *const args[
 }
 
 /* Reads until the JVM closes the connection, waiting at most until the deadline. */
-static int read_reply(int fd, long deadline, struct attach_reply *r)
+static int read_reply(const struct target *t, int fd, long deadline, struct attach_reply *r)
 {
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
-    while (buf) {
+    while (buf && !target_cancelled(t)) {
         long left = deadline - now_ms();
         struct pollfd p = {fd, POLLIN, 0};
         int n = left > 0 ? poll(&p, 1, (int)(left > 1000 ? 1000 : left)) : 0;
@@ -203,8 +204,10 @@ static int exchange(struct target *t, int version, const char *cmd, const char *
     }
     int rc = fd_send_all(fd, req, len);
     free(req);
-    if (rc == 0) rc = read_reply(fd, now_ms() + timeout_s * 1000L, r);
+    if (rc == 0) rc = read_reply(t, fd, now_ms() + timeout_s * 1000L, r);
     close(fd);
+    if (rc != 0 && target_cancelled(t))
+        return tool_fail(EXIT_TIMEOUT, "interrupted while waiting for the JVM's answer to `%s`", cmd);
     if (rc != 0)
         return tool_fail(EXIT_TIMEOUT, "the JVM (process %d) did not answer `%s` within %d s", (int)t->pid, cmd,
                          timeout_s);

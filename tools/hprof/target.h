@@ -8,6 +8,7 @@
 #define HPROF_TOOL_TARGET_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,7 +28,12 @@ struct target {
     uint64_t sig_caught, sig_ignored;
     bool other_root; /* in another mount namespace (a container) */
     int protocol;    /* attach protocol the JVM speaks (0: not asked yet) */
+    /* Non-zero once a signal (Ctrl-C, `timeout`'s SIGTERM) asks to give up: waits on the
+     * JVM end early, so the request can clean up after itself (NULL: never). */
+    const volatile sig_atomic_t *cancel;
 };
+
+static inline bool target_cancelled(const struct target *t) { return t->cancel && *t->cancel; }
 
 /* Reads /proc/<pid>; 0, or an exit code with the message said (no such process, another
  * user's process). target_read says nothing. */

@@ -164,7 +164,12 @@ static int remove_in(int root, const char *dir, const char *file)
     snprintf(parent, sizeof parent, "%.*s", (int)(slash - dir), dir);
     int p = resolve(root, parent[0] ? parent : "/", O_PATH | O_DIRECTORY), rc = -1;
     int d = p < 0 ? -1 : openat(p, slash + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (d >= 0 && (!file || unlinkat(d, file, 0) == 0 || errno == ENOENT)) rc = unlinkat(p, slash + 1, AT_REMOVEDIR);
+    /* Twice: a file made between the unlink and the rmdir (a reply the agent wrote just
+     * as the tool gave up waiting) would keep the folder for good. */
+    for (int tries = 0; d >= 0 && tries < 2; tries++) {
+        if (file && unlinkat(d, file, 0) != 0 && errno != ENOENT) break;
+        if ((rc = unlinkat(p, slash + 1, AT_REMOVEDIR)) == 0 || errno != ENOTEMPTY || !file) break;
+    }
     int err = errno;
     if (d >= 0) close(d);
     if (p >= 0) close(p);
