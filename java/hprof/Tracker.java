@@ -64,7 +64,7 @@ public final class Tracker {
      * The buffers of live threads, open addressing by thread id: ids count up, so the
      * low bits spread them. The owning thread finds its own without a lock (a stale view
      * only sends it to claim(), which looks again under the lock); every change is made
-     * under the class lock, and at most half the slots are used, GONE ones included.
+     * under the Tracker's lock, and at most half the slots are used, GONE ones included.
      */
     private static volatile long[][] table = new long[MIN_SLOTS][];
     private static Thread[] owners = new Thread[MIN_SLOTS];   /* under the lock, as the rest */
@@ -79,7 +79,7 @@ public final class Tracker {
      * current thread); last: t records nothing more, its call stack can go. */
     private static native void handOver(long threadId, long[] buffer, int length, Thread t, boolean last);
 
-    /* timing=gprof, from any thread, under the class lock: the agent adds what thread t
+    /* timing=gprof, from any thread, under the Tracker's lock: the agent adds what thread t
      * (null: the current thread) counted since it last looked; last: t counts no more. */
     private static native void counted(long threadId, long[] counts, Thread t, boolean last);
 
@@ -112,8 +112,26 @@ public final class Tracker {
         }
     }
 
+    /*
+     * The Tracker's lock, the agent's (a native one: see struct tracker in
+     * src/sources/bci/tracker.c), recursive. Not `synchronized`: a virtual thread that
+     * finds a monitor held unmounts, and its carrier runs hooks as that thread before the
+     * unmount ends; one of them waiting for the same monitor would wait for good.
+     */
+    private static native void lock();
+    private static native void unlock();
+
     /* The current thread's buffer, made (or taken from the spares) if it has none. */
-    private static synchronized long[] claim(long id) {
+    private static long[] claim(long id) {
+        lock();
+        try {
+            return claimHeld(id);
+        } finally {
+            unlock();
+        }
+    }
+
+    private static long[] claimHeld(long id) {
         long[][] t = table;
         int mask = t.length - 1, free = -1, i = (int) id & mask;
         for (long[] b; (b = t[i]) != null; i = (i + 1) & mask) {
@@ -123,7 +141,7 @@ public final class Tracker {
         if (free < 0) {
             if (2 * (used + 1) > t.length) {
                 rebuild();
-                return claim(id);
+                return claimHeld(id);
             }
             free = i;
             used++;
@@ -194,7 +212,16 @@ public final class Tracker {
     }
 
     /* A full buffer of a thread that keeps filling it gives way to a larger one. */
-    private static synchronized long[] larger(long id, long[] b) {
+    private static long[] larger(long id, long[] b) {
+        lock();
+        try {
+            return largerHeld(id, b);
+        } finally {
+            unlock();
+        }
+    }
+
+    private static long[] largerHeld(long id, long[] b) {
         long[][] t = table;
         int i = slotOf(t, id);
         if (i < 0 || t[i] != b) return b;
@@ -445,7 +472,16 @@ public final class Tracker {
      * generation with only the nodes of the open calls. A stack still full at its limit
      * stops growing: the calls above it are counted on its top.
      */
-    private static synchronized long[] rebuilt(long id, long[] b) {
+    private static long[] rebuilt(long id, long[] b) {
+        lock();
+        try {
+            return rebuiltHeld(id, b);
+        } finally {
+            unlock();
+        }
+    }
+
+    private static long[] rebuiltHeld(long id, long[] b) {
         long[][] t = table;
         int slot = slotOf(t, id);
         if (slot < 0 || t[slot] != b) return b;
@@ -460,7 +496,16 @@ public final class Tracker {
     }
 
     /* Called by the agent at the ThreadEnd of t, on t: its last hand-over; the slot goes. */
-    private static synchronized void ended(Thread t) {
+    private static void ended(Thread t) {
+        lock();
+        try {
+            endedHeld(t);
+        } finally {
+            unlock();
+        }
+    }
+
+    private static void endedHeld(Thread t) {
         long[][] tb = table;
         int i = slotOf(tb, threadId(t));
         if (i < 0) return;
@@ -472,7 +517,16 @@ public final class Tracker {
     }
 
     /* Called by the agent at VM death, once disengaged: what every thread still holds. */
-    private static synchronized void handOverAll() {
+    private static void handOverAll() {
+        lock();
+        try {
+            handOverAllHeld();
+        } finally {
+            unlock();
+        }
+    }
+
+    private static void handOverAllHeld() {
         long[][] t = table;
         for (int i = 0; i < t.length; i++) {
             long[] b = t[i];

@@ -63,6 +63,16 @@ if [[ $JDK_FEATURE -ge 21 ]]; then
   churn times virtual "$VIRTUAL"
   churn old virtual "$VIRTUAL"
   churn times,timing=gprof virtual "$VIRTUAL"
+  # A virtual thread that found the Tracker's lock held (a Java monitor then) unmounted,
+  # and its carrier, running the hook in Continuation.run's fence as that thread, waited
+  # for the same monitor for good: half the runs of 200,000 under timing=gprof on JDK 25
+  # hung. Three runs without -Xverify (faster, so more contention), each must end.
+  for i in 1 2 3; do
+    RUN_TIMEOUT=180 run_java "$(agent cpu=times,timing=gprof,cutoff=0,file=lock$i.txt)" ThreadChurn virtual 200000
+    calls=$(body_calls times,timing=gprof "lock$i.txt")
+    check "cpu=times,timing=gprof, 200000 virtual threads, run $i of 3: ends (exit $RC), body() counted $calls times" \
+      eval "ended 200000 && [[ $calls == 200000 ]]"
+  done
 else
   skip "cpu=times and cpu=old, virtual threads one after another" "JDK $JDK_FEATURE has no virtual threads (JDK 21)"
 fi

@@ -37,6 +37,13 @@ struct tracker {
     /* Tracker.timeBySample (cpu=times, timing=sampled), called under time_lock: one at a time. */
     jmethodID time_by_sample;
     pthread_mutex_t time_lock;
+    /* The Tracker's own lock (Tracker.lock/unlock), recursive: a native lock and not a
+     * Java monitor, because a virtual thread that meets a held monitor unmounts (JDK 24+),
+     * and its carrier then runs instrumented code (Continuation.run's fence) as that
+     * virtual thread before the unmount is done; a hook there that waited for the same
+     * monitor waited for good (the monitor's next owner is the thread that cannot be
+     * mounted again). A thread waiting in native code stays on its carrier. */
+    pthread_mutex_t lock;
     _Atomic unsigned too_big, unrewritable, failed; /* methods left as they were, classes that failed */
 };
 
@@ -259,6 +266,11 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     bci_classes_init(h->bci_classes);
     h->tracker = t;
     pthread_mutex_init(&t->time_lock, NULL);
+    pthread_mutexattr_t recursive;
+    pthread_mutexattr_init(&recursive);
+    pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&t->lock, &recursive);
+    pthread_mutexattr_destroy(&recursive);
     jvmtiPhase phase = JVMTI_PHASE_ONLOAD;
     (*jvmti)->GetPhase(jvmti, &phase);
     bool live = phase == JVMTI_PHASE_LIVE;
@@ -361,6 +373,11 @@ static void JNICALL native_counted(JNIEnv *jni, jclass cls, jlong tid, jlongArra
     if (counts) call_counts_take(h, jni, counts, tid, serial_of(h, thread), last);
 }
 
+/* Tracker.lock and unlock: around every change to the Tracker's table of threads. The
+ * holder runs only the Tracker's code and these natives, never waiting on anything. */
+static void JNICALL native_lock(JNIEnv *jni, jclass cls) { pthread_mutex_lock(&host_get()->tracker->lock); }
+static void JNICALL native_unlock(JNIEnv *jni, jclass cls) { pthread_mutex_unlock(&host_get()->tracker->lock); }
+
 /* Tracker.openCalls (timing=gprof), on the thread, at its first count. */
 static jlongArray JNICALL native_open_calls(JNIEnv *jni, jclass cls) { return call_counts_open_calls(host_get(), jni); }
 
@@ -444,13 +461,16 @@ static void start(struct host *h, JNIEnv *jni)
     JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain},
                                  {"handOver", "(J[JILjava/lang/Thread;Z)V", (void *)native_hand_over},
                                  {"counted", "(J[JLjava/lang/Thread;Z)V", (void *)native_counted},
-                                 {"openCalls", "()[J", (void *)native_open_calls}};
+                                 {"openCalls", "()[J", (void *)native_open_calls},
+                                 {"lock", "()V", (void *)native_lock},
+                                 {"unlock", "()V", (void *)native_unlock}};
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, cls, "engaged", "I");
     jfieldID counting = engaged ? (*jni)->GetStaticFieldID(jni, cls, "counting", "Z") : NULL;
     jfieldID depth = counting ? (*jni)->GetStaticFieldID(jni, cls, "depth", "I") : NULL;
     jmethodID ended = (*jni)->GetStaticMethodID(jni, cls, "ended", "(Ljava/lang/Thread;)V");
     jmethodID all = ended ? (*jni)->GetStaticMethodID(jni, cls, "handOverAll", "()V") : NULL;
-    if (!ended || !all || !depth || (*jni)->RegisterNatives(jni, cls, natives, 4) != 0) {
+    if (!ended || !all || !depth ||
+        (*jni)->RegisterNatives(jni, cls, natives, sizeof natives / sizeof natives[0]) != 0) {
         (*jni)->ExceptionClear(jni);
         log_error("the Tracker class does not match this agent; cpu=%s has no data", options_cpu_name(h->opt->cpu));
         return;

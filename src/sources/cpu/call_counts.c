@@ -36,7 +36,7 @@ struct counted {
 
 struct call_counts {
     struct cmap threads;
-    pthread_mutex_t lock;       /* the Tracker calls one at a time (under its class lock): cheap */
+    pthread_mutex_t lock;       /* the Tracker calls one at a time (under its lock): cheap */
     jmethodID own[OWN_METHODS]; /* the Tracker's methods, set once before it is engaged */
     _Atomic int nown;
     jmethodID entries[2]; /* of them, the hooks called at a method's entry */
