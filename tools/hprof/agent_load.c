@@ -108,10 +108,10 @@ static int return_code(const char *text)
 }
 
 /* A request leaves its reply folder in the JVM's /tmp until it has read the answer: a
- * Ctrl-C, SIGTERM (timeout(1)) or SIGHUP on the way ends the wait instead of the tool,
- * and once the folder is gone the signal does what it did before (raised again under
- * the action there was). The JVM still carries out what reached it; the agent, finding
- * the folder gone, drops its answer. */
+ * Ctrl-C, SIGTERM (timeout(1)) or SIGHUP that would end the tool on the way ends the
+ * wait instead, and once the folder is gone the signal ends the tool (raised again
+ * under the default action). The JVM still carries out what reached it; the agent,
+ * finding the folder gone, drops its answer. */
 static const int STOP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSTOP (sizeof STOP_SIGNALS / sizeof STOP_SIGNALS[0])
 static volatile sig_atomic_t stop_signal;
@@ -124,7 +124,10 @@ static void catch_stops(struct target *t, struct sigaction old[NSTOP])
     stop_signal = 0;
     for (size_t i = 0; i < NSTOP; i++) {
         sigaction(STOP_SIGNALS[i], NULL, &old[i]);
-        if (old[i].sa_handler != SIG_IGN) sigaction(STOP_SIGNALS[i], &sa, NULL); /* nohup's stays ignored */
+        /* Only a signal that would end the tool: an ignored one (nohup) stays ignored,
+         * and one the command catches (profile's Ctrl-C: stop early, write the profile)
+         * keeps doing that. */
+        if (!(old[i].sa_flags & SA_SIGINFO) && old[i].sa_handler == SIG_DFL) sigaction(STOP_SIGNALS[i], &sa, NULL);
     }
     t->cancel = &stop_signal;
 }
