@@ -495,17 +495,9 @@ public final class Tracker {
         return nb;
     }
 
-    /* Called by the agent at the ThreadEnd of t, on t: its last hand-over; the slot goes. */
+    /* Called by the agent at the ThreadEnd of t, on t, under the lock (the agent takes it):
+     * its last hand-over; the slot goes. */
     private static void ended(Thread t) {
-        lock();
-        try {
-            endedHeld(t);
-        } finally {
-            unlock();
-        }
-    }
-
-    private static void endedHeld(Thread t) {
         long[][] tb = table;
         int i = slotOf(tb, threadId(t));
         if (i < 0) return;
@@ -516,17 +508,9 @@ public final class Tracker {
         recycle(b);
     }
 
-    /* Called by the agent at VM death, once disengaged: what every thread still holds. */
+    /* Called by the agent at VM death, once disengaged, under the lock (the agent takes
+     * it): what every thread still holds. */
     private static void handOverAll() {
-        lock();
-        try {
-            handOverAllHeld();
-        } finally {
-            unlock();
-        }
-    }
-
-    private static void handOverAllHeld() {
         long[][] t = table;
         for (int i = 0; i < t.length; i++) {
             long[] b = t[i];

@@ -146,17 +146,24 @@ static int request(struct target *t, const char *verb, const char *options, int 
     char lib[PATH_MAX], theirs_lib[PATH_MAX + 64], dir[NAME_MAX + 8], reply[NAME_MAX + 16];
     if (agent_find(lib, sizeof lib) != 0 || agent_for_target(t, lib, theirs_lib, sizeof theirs_lib) != 0)
         return EXIT_ERROR;
-    if (reply_dir(t, dir, sizeof dir) != 0) return EXIT_ERROR;
+    struct sigaction old[NSTOP];
+    catch_stops(t, old); /* before the folder is made: from then on it is taken back */
+    if (reply_dir(t, dir, sizeof dir) != 0) {
+        release_stops(t, old);
+        return EXIT_ERROR;
+    }
     snprintf(reply, sizeof reply, "%s/reply", dir);
     size_t n = strlen(verb) + strlen(reply) + strlen(options) + 32;
     char *opts = malloc(n);
-    if (!opts) return EXIT_ERROR;
-    snprintf(opts, n, "cmd=%s,reply=%s%s%s", verb, reply, *options ? "," : "", options);
-    const char *args[3] = {theirs_lib, "true", opts};
-    struct attach_reply r;
-    struct sigaction old[NSTOP];
-    catch_stops(t, old);
-    int rc = attach_command(t, "load", args, timeout_s, &r);
+    struct attach_reply r = {0};
+    int rc;
+    if (opts) {
+        snprintf(opts, n, "cmd=%s,reply=%s%s%s", verb, reply, *options ? "," : "", options);
+        const char *args[3] = {theirs_lib, "true", opts};
+        rc = attach_command(t, "load", args, timeout_s, &r);
+    } else {
+        rc = tool_fail(EXIT_ERROR, "out of memory");
+    }
     free(opts);
     char *said = take_reply(t, dir);
     release_stops(t, old);

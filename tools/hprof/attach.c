@@ -74,7 +74,7 @@ static bool pause_alive(const struct target *t, long ms)
     struct pollfd p = {t->pidfd, POLLIN, 0};
     int n;
     while ((n = poll(&p, 1, (int)ms)) < 0 && errno == EINTR && !target_cancelled(t)) {}
-    return n <= 0;
+    return n == 0 || (n < 0 && target_cancelled(t)); /* cancelled: the caller's loop sees it */
 }
 
 /* Starts the JVM's attach listener if it is not running; 0 or an exit code (said). */

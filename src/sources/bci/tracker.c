@@ -373,22 +373,26 @@ static void JNICALL native_counted(JNIEnv *jni, jclass cls, jlong tid, jlongArra
     if (counts) call_counts_take(h, jni, counts, tid, serial_of(h, thread), last);
 }
 
-/* Tracker.lock and unlock: around every change to the Tracker's table of threads. The
- * holder runs only the Tracker's code and these natives, never waiting on anything. */
+/* Tracker.lock and unlock: around every change the Tracker makes to its table of
+ * threads (call_tracker takes the lock itself). The holder runs only the Tracker's code
+ * and its natives, never waiting on anything. */
 static void JNICALL native_lock(JNIEnv *jni, jclass cls) { pthread_mutex_lock(&host_get()->tracker->lock); }
 static void JNICALL native_unlock(JNIEnv *jni, jclass cls) { pthread_mutex_unlock(&host_get()->tracker->lock); }
 
 /* Tracker.openCalls (timing=gprof), on the thread, at its first count. */
 static jlongArray JNICALL native_open_calls(JNIEnv *jni, jclass cls) { return call_counts_open_calls(host_get(), jni); }
 
-/* Calls a static void method of the Tracker that takes nothing or one object. */
+/* Calls a static void method of the Tracker that takes nothing or one object (`ended`,
+ * `handOverAll`), under the Tracker's lock. */
 static void call_tracker(struct tracker *t, JNIEnv *jni, jmethodID m, jobject arg)
 {
     if (!m) return;
+    pthread_mutex_lock(&t->lock);
     if (arg)
         (*jni)->CallStaticVoidMethod(jni, t->cls, m, arg);
     else
         (*jni)->CallStaticVoidMethod(jni, t->cls, m);
+    pthread_mutex_unlock(&t->lock);
     if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni); /* out of memory, say: nothing of ours */
 }
 
