@@ -176,6 +176,11 @@ static const char *cannot_switch(struct session *s, const struct options *o)
                "for sampled counts";
     if (sites && o->alloc_sample > 0 && counting && alloc_tracker_exact(h))
         return "alloc_sample=: this agent counts allocations exactly since the first load; leave alloc_sample= out";
+    if (sites && counting && o->live == LIVE_SAMPLED && first->live != LIVE_SAMPLED)
+        return "live=sampled: whether every counted object is held is set at the first load, for good";
+    if ((o->heap & HEAP_DUMP) && first->live == LIVE_SAMPLED)
+        return "heap=dump: this agent holds only samples of busy sites' objects (live=sampled), so a dump could "
+               "not name every object's site";
     if (sites && !counting && first->timeline != TIMELINE_OFF)
         return "heap=sites with timeline= needs heap=sites at the first load";
     if ((o->heap & HEAP_DUMP) && o->format != first->format)
@@ -315,6 +320,8 @@ static struct options *next_options(struct session *s, const char *given)
         return NULL;
     }
     if (!*given) o->force = false;
+    /* live= is the agent's, from the first load (its SITES header says which). */
+    if (s->h->opt->live == LIVE_SAMPLED && (o->heap & HEAP_SITES)) o->live = LIVE_SAMPLED;
     return o;
 }
 

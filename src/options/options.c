@@ -34,6 +34,8 @@ static const char HELP_TEXT[] = "\n"
                                 "New Options (not in the original HPROF)\n"
                                 "---------------------------------------\n"
                                 "alloc_sample=<bytes>   heap=sites by sampling         0 (exact)\n"
+                                "live=all|sampled       heap=sites: live counts from   all\n"
+                                "                       every object, or estimated\n"
                                 "clock=cpu|wall         cpu=samples: CPU or wall time  cpu\n"
                                 "sampler=signal|jvmti   cpu=samples: how stacks are    signal\n"
                                 "                       taken\n"
@@ -103,6 +105,16 @@ static const char HELP_TEXT[] = "\n"
                                 "    every allocation exactly, through bytecode instrumentation; it turns\n"
                                 "    off the JIT optimizations that would allocate without that bytecode\n"
                                 "    (OptimizeStringConcat, EliminateAutoBox, allocating intrinsics).\n"
+                                "  - live=sampled is new: exact heap=sites (every allocation counted) with\n"
+                                "    live counts estimated. To count live objects the agent holds each\n"
+                                "    object it counted through a JNI weak reference, and the JVM makes and\n"
+                                "    frees those under one lock: on allocation-heavy code that costs more\n"
+                                "    than the counting, most of all with several allocating threads.\n"
+                                "    live=sampled holds a site's first 4096 objects, then one in 16 at\n"
+                                "    random, each standing for 16: live counts past a site's first 4096\n"
+                                "    objects are estimates (the SITES header says so); allocation counts\n"
+                                "    stay exact. Not with heap=dump|all (a dump names each object's site),\n"
+                                "    nor alloc_sample=. With ZGC or Shenandoah every object is still held.\n"
                                 "  - cpu=samples takes each stack where the thread is, from a signal\n"
                                 "    (sampler=signal, the default): a per-thread CPU timer fires every\n"
                                 "    <interval> ms of the thread's CPU time, and the handler walks the Java\n"
@@ -446,6 +458,13 @@ static int apply_valued(struct parser *p, struct options *o, const char *name, c
             o->timing = TIMING_GPROF;
         else
             *r = fail(p, "timing option value must be sampled|all|gprof%s", "");
+    } else if (strcmp(name, "live") == 0) {
+        if (strcmp(value, "all") == 0)
+            o->live = LIVE_ALL;
+        else if (strcmp(value, "sampled") == 0)
+            o->live = LIVE_SAMPLED;
+        else
+            *r = fail(p, "live option value must be all|sampled%s", "");
     } else if (strcmp(name, "format") == 0) {
         o->format_short = strcmp(value, "short") == 0;
         if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0 && !o->format_short)
@@ -575,6 +594,12 @@ static enum options_result check_combinations(struct parser *p, struct options *
         if (o->heap == HEAP_NONE && o->cpu == CPU_OFF) o->heap = HEAP_SITES;
         if (o->timeline == TIMELINE_OFF) o->timeline = TIMELINE_GC;
     }
+    if (o->live == LIVE_SAMPLED && !(o->heap & HEAP_SITES)) return fail(p, "live=sampled needs heap=sites%s", "");
+    if (o->live == LIVE_SAMPLED && (o->heap & HEAP_DUMP))
+        return fail(p, "live=sampled is for heap=sites alone: a heap dump (heap=dump|all) names every object's site%s",
+                    "");
+    if (o->live == LIVE_SAMPLED && o->alloc_sample)
+        return fail(p, "live=sampled is for exact heap=sites: alloc_sample= estimates the live counts already%s", "");
     if (o->viewonly && !o->view) return fail(p, "viewonly=y needs view=%s", "");
     if (o->viewonly && o->net_host)
         return fail(p, "viewonly=y writes no profile to send: drop net= or viewonly=%s", "");

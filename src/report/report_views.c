@@ -300,6 +300,10 @@ void views_sites(struct report *r, struct site *const *rows, int nrows, const st
     if (r->opt->alloc_sample > 0)
         sp_set(&p, &p.note, "estimated from allocation samples every %ld bytes; stacks at most %d frames deep",
                r->opt->alloc_sample, p.depth);
+    else if (r->opt->live == LIVE_SAMPLED)
+        sp_set(&p, &p.note,
+               "in use estimated from 1 in %d objects past a site's first %d; stacks at most %d frames deep",
+               LIVE_SAMPLE_EVERY, LIVE_EXACT_FIRST, p.depth);
     sp_add_type(&p, "alloc_space", "bytes");
     sp_add_type(&p, "alloc_objects", "count");
     sp_add_type(&p, "inuse_space", "bytes");

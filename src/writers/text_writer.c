@@ -80,7 +80,8 @@ static const char LEGEND[] = "This file was written by hprof, a heap and CPU pro
                              "  SITES              heap=sites: objects by allocation site (trace and class),\n"
                              "                     most live bytes first: bytes and objects live at the dump\n"
                              "                     (after a GC) and allocated since the start (estimates when\n"
-                             "                     alloc_sample is set, as the opening line says).\n"
+                             "                     alloc_sample is set, live ones with live=sampled, as the\n"
+                             "                     opening line says).\n"
                              "  ALLOCS LIVE        timeline= with heap=sites: an interval (up to a GC, or\n"
                              "                     <ms> long): objects and bytes each site allocated in it\n"
                              "                     and still live at its end, most allocated first.\n"
@@ -227,6 +228,10 @@ static void text_sites(struct writer_ctx *w, struct site *const *rows, int nrows
     if (w->opt->alloc_sample > 0)
         buf_printf(b, "SITES BEGIN (ordered by live bytes, estimated from allocation samples every %ld bytes) %s\n",
                    w->opt->alloc_sample, text_now(when, sizeof when));
+    else if (w->opt->live == LIVE_SAMPLED)
+        buf_printf(
+            b, "SITES BEGIN (ordered by live bytes, live estimated from 1 in %d objects past a site's first %d) %s\n",
+            LIVE_SAMPLE_EVERY, LIVE_EXACT_FIRST, text_now(when, sizeof when));
     else
         buf_printf(b, "SITES BEGIN (ordered by live bytes) %s\n", text_now(when, sizeof when));
     buf_printf(b, "          percent          live          alloc'ed  stack class\n");

@@ -58,6 +58,22 @@ int main(void)
     CHECK(ok && o.heap == HEAP_NONE && o.timeline == TIMELINE_MS, "format=short keeps cpu= alone and timeline=<ms>");
     options_free(&o);
     expect_error("format=short,heap=dump", "format=short writes no heap dumps");
+    /* live= (exact heap=sites: every object held, or samples past a site's first) */
+    o = parse_ok("heap=sites", &ok);
+    CHECK(ok && o.live == LIVE_ALL, "live=all by default");
+    options_free(&o);
+    o = parse_ok("heap=sites,live=sampled", &ok);
+    CHECK(ok && o.live == LIVE_SAMPLED, "heap=sites,live=sampled");
+    options_free(&o);
+    o = parse_ok("heap=sites,live=all", &ok);
+    CHECK(ok && o.live == LIVE_ALL, "live=all");
+    options_free(&o);
+    expect_error("heap=sites,live=some", "live option value must be all|sampled");
+    expect_error("live=sampled", "live=sampled is for heap=sites alone");
+    expect_error("heap=all,live=sampled", "live=sampled is for heap=sites alone");
+    expect_error("cpu=samples,live=sampled", "live=sampled needs heap=sites");
+    expect_error("heap=sites,alloc_sample=4096,live=sampled", "alloc_sample= estimates the live counts already");
+    CHECK(strstr(options_help_text(), "live=all|sampled") != NULL, "help names live=all|sampled");
     expect_error("timeline=sometimes", "timeline option value must be gc or a number");
     expect_error("timeline=0", "timeline option value must be gc or a number");
     expect_error("top=0", "top option value must be a number from 1");

@@ -14,7 +14,7 @@
 #include "unit.h"
 
 struct fake_obj {
-    _Atomic int alive;
+    _Alignas(8) _Atomic int alive; /* aligned as Java objects are (notes keep tag bits below) */
 };
 
 /* Every slot made, so that the fake GC can empty those of dead objects. */
@@ -152,6 +152,86 @@ static void sweeps_beside_appends(void)
     free(objs);
 }
 
+/* ---- live=sampled: notes ---- */
+
+static jweak JNICALL new_weak_of_local(JNIEnv *e, jobject local) { return new_weak(e, deref(local)); }
+static jboolean JNICALL same_local(JNIEnv *e, jobject a, jobject b) { return deref(a) == (b ? deref(b) : NULL); }
+static bool any_site(uint32_t site, void *ctx) { return true; }
+
+struct sample_counts {
+    uint64_t plain, samples;
+};
+
+static void count_samples(uint32_t site, uint64_t size, void *ctx)
+{
+    struct sample_counts *c = ctx;
+    if (site & SITE_REF_SAMPLED)
+        c->samples++;
+    else
+        c->plain++;
+}
+
+/*
+ * Local references are slots, as HotSpot's are: a note tells its object from another
+ * by address until a GC pause, never counts as live or held, is never "the last object
+ * counted", and a sweep drops it (but the newest, which later VM events may ask about).
+ */
+static void notes(void)
+{
+    struct JNINativeInterface_ f = fns;
+    f.NewWeakGlobalRef = new_weak_of_local;
+    f.IsSameObject = same_local;
+    JNIEnv e = &f;
+    atomic_store(&nslots, 0); /* the fake GC forgets the earlier tests' objects */
+    struct site_objects t;
+    site_objects_init(&t);
+    struct fake_obj probe = {1};
+    void *probe_local = &probe;
+    site_objects_read_slots(&t, &e, (jobject)&probe_local, false);
+    CHECK(!site_objects_can_note(&t), "notes: off where the collector moves objects while the program runs");
+    site_objects_read_slots(&t, &e, (jobject)&probe_local, true);
+    CHECK(site_objects_can_note(&t), "notes: on where local references read as the weak ones, collector in pauses");
+    static struct fake_obj objs[100];
+    static void *locals[100];
+    struct site_log *l = site_objects_log(&t);
+    int noted = 0;
+    for (int i = 0; i < 100; i++) {
+        atomic_store(&objs[i].alive, 1);
+        locals[i] = &objs[i];
+        if (i % 2)
+            noted += site_objects_note(&t, l, &e, (jobject)&locals[i], 1, 16);
+        else
+            site_objects_add(&t, l, &e, (jobject)&locals[i], 1 | (i % 4 == 0 ? SITE_REF_SAMPLED : 0), 16);
+    }
+    CHECK(noted == 50 && atomic_load(&t.notes) == 50, "notes: 50 objects noted (%d)", noted);
+    CHECK(site_objects_held(&t) == 50, "notes: 50 held, notes not counted (%zu)", site_objects_held(&t));
+    struct fake_obj other = {1};
+    void *other_local = &other;
+    CHECK(!site_objects_is_last(l, &e, (jobject)&locals[99]), "notes: a note is never the last object held");
+    CHECK(site_objects_recent(&t, l, &e, (jobject)&locals[51], any_site, NULL, 16, 65536),
+          "notes: a noted object is found again by its address");
+    CHECK(site_objects_recent(&t, l, &e, (jobject)&locals[98], any_site, NULL, 16, 65536),
+          "notes: a held object is found again");
+    CHECK(!site_objects_recent(&t, l, &e, (jobject)&other_local, any_site, NULL, 16, 65536),
+          "notes: an object never counted is not found");
+    site_objects_gc_started(&t);
+    CHECK(!site_objects_recent(&t, l, &e, (jobject)&locals[97], any_site, NULL, 16, 65536),
+          "notes: during a GC pause a note matches nothing");
+    site_objects_gc_finished(&t);
+    CHECK(!site_objects_recent(&t, l, &e, (jobject)&locals[95], any_site, NULL, 16, 65536),
+          "notes: a note taken before a GC pause matches nothing (its object may have moved)");
+    CHECK(site_objects_recent(&t, l, &e, (jobject)&locals[96], any_site, NULL, 16, 65536),
+          "notes: a held object is still found after the pause");
+    for (int i = 0; i < 100; i += 8) atomic_store(&objs[i].alive, 0); /* 13 held ones, 7 of them samples */
+    fake_gc(&t);
+    struct sample_counts c = {0, 0};
+    site_objects_sweep(&t, &e, count_samples, &c);
+    CHECK(c.plain == 25 && c.samples == 12,
+          "notes: the sweep counts held objects only: 25 plain, 12 samples (%llu %llu)", (unsigned long long)c.plain,
+          (unsigned long long)c.samples);
+    CHECK(site_objects_held(&t) == 37, "notes: 37 held after the sweep (%zu)", site_objects_held(&t));
+}
+
 int main(void)
 {
     fns.NewWeakGlobalRef = new_weak;
@@ -165,5 +245,6 @@ int main(void)
     sweep_counts("JNI", true, 12000);
     tag = 1;
     sweeps_beside_appends();
+    notes();
     return UNIT_DONE();
 }

@@ -88,7 +88,7 @@ static void note_array_class(struct alloc_thread *at, struct trace *tr, struct c
 }
 
 static void count(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
-                  struct trace *trace, bool inner_arrays);
+                  struct trace *trace, bool inner_arrays, bool may_note);
 
 /*
  * The arrays a multianewarray made inside the outer one are new too: count each at the
@@ -102,7 +102,7 @@ static void count_inner_arrays(struct host *h, struct alloc_thread *at, JNIEnv *
     for (jsize i = 0; i < n; i++) {
         jobject inner = (*jni)->GetObjectArrayElement(jni, outer, i);
         if (!inner) continue;
-        count(h, at, jni, inner, class_at(h, at, jni, inner, trace), trace, true);
+        count(h, at, jni, inner, class_at(h, at, jni, inner, trace), trace, true, true);
         (*jni)->DeleteLocalRef(jni, inner);
     }
 }
@@ -122,17 +122,43 @@ static jlong object_size(struct host *h, jobject obj, struct class_info *ci)
     return size;
 }
 
-/* Counts one new object (of class ci) at its site, and holds it for the live counts. */
+/*
+ * live=sampled: whether the site's n-th object (from 0) is held, and as one of the
+ * samples, or only noted. A thread's own xorshift decides, so that no pattern of the
+ * program's (keeping every 16th object, say) lines up with the samples.
+ */
+static bool held_as_sample(struct alloc_thread *at, uint64_t n, bool *sample)
+{
+    *sample = n >= LIVE_EXACT_FIRST;
+    if (!*sample) return true;
+    uint32_t x = at->rng ? at->rng : 0x9e3779b9u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    at->rng = x;
+    return x % LIVE_SAMPLE_EVERY == 0;
+}
+
+/*
+ * Counts one new object (of class ci) at its site, and holds it for the live counts.
+ * may_note: it was counted by the Tracker's hooks, and live=sampled may note it rather
+ * than hold it (what the VM reported or JNI made is always held: site_objects_is_last
+ * looks for the VM's copies).
+ */
 static void count(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
-                  struct trace *trace, bool inner_arrays)
+                  struct trace *trace, bool inner_arrays, bool may_note)
 {
     struct alloc_tracker *t = h->alloc;
     jlong size = object_size(h, obj, ci);
     struct site *s = site_of(t, at, trace, ci);
     if (!s) return;
-    atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
+    uint64_t n = atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, (uint64_t)size, memory_order_relaxed);
-    site_objects_add(&t->objects, at->log, jni, obj, s->id, (uint64_t)size);
+    bool sample = false;
+    if (!(may_note && t->live_sampled) || held_as_sample(at, n, &sample))
+        site_objects_add(&t->objects, at->log, jni, obj, s->id | (sample ? SITE_REF_SAMPLED : 0), (uint64_t)size);
+    else if (!site_objects_note(&t->objects, at->log, jni, obj, s->id, (uint64_t)size))
+        site_objects_add(&t->objects, at->log, jni, obj, s->id, (uint64_t)size);
     if (inner_arrays && ci->signature[0] == '[' && ci->signature[1] == '[') count_inner_arrays(h, at, jni, obj, trace);
 }
 
@@ -181,11 +207,11 @@ static void new_object(JNIEnv *jni, jobject obj, jclass cls, bool array, int ski
     if (!tr) tr = alloc_site_trace(h, at, jni, NULL, skip, cs, &chain);
     if (!tr) return;
     if (!array) {
-        count(h, at, jni, obj, class_of(h, at, jni, cls, obj, tr), tr, false);
+        count(h, at, jni, obj, class_of(h, at, jni, cls, obj, tr), tr, false, true);
         return;
     }
     struct class_info *ci = array_class_at(h, at, jni, obj, tr);
-    count(h, at, jni, obj, ci, tr, true);
+    count(h, at, jni, obj, ci, tr, true, true);
     note_array_class(at, tr, ci);
 }
 
@@ -243,7 +269,7 @@ static void cloned(JNIEnv *jni, jobject obj, bool virtual)
         if (counted) return;
     }
     struct trace *tr = alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL);
-    if (tr) count(h, at, jni, obj, ci ? ci : class_at(h, at, jni, obj, tr), tr, false);
+    if (tr) count(h, at, jni, obj, ci ? ci : class_at(h, at, jni, obj, tr), tr, false, true);
 }
 
 static void JNICALL native_new_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, false); }
@@ -332,8 +358,8 @@ void JNICALL alloc_exact_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
     if (!tr) return;
     struct class_match m = {&h->alloc->sites, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids)};
     size_t overlap = constructor_ran(tr) ? RECENT_SCAN : RECENT_OVERLAP;
-    if (site_objects_recent(at->log, jni, object, site_of_class, &m, overlap, RECENT_SCAN)) return;
-    count(h, at, jni, object, m.cls, tr, false);
+    if (site_objects_recent(&h->alloc->objects, at->log, jni, object, site_of_class, &m, overlap, RECENT_SCAN)) return;
+    count(h, at, jni, object, m.cls, tr, false, false);
     if (constructor_follows(tr)) {
         if (at->npending == MAX_PENDING) drop_pending(at, jni, 0);
         jweak w = (*jni)->NewWeakGlobalRef(jni, object);
@@ -354,7 +380,7 @@ static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
     if (obj && counting(h)) {
         struct alloc_thread *at = this_thread(h->alloc);
         struct trace *tr = at ? alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL) : NULL;
-        if (tr) count(h, at, jni, obj, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids), tr, false);
+        if (tr) count(h, at, jni, obj, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids), tr, false, false);
     }
     return obj;
 }

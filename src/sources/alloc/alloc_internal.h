@@ -47,7 +47,10 @@ struct alloc_tracker {
     struct site_table sites;
     struct site_objects objects; /* each counted object, held weakly, with its site */
     bool exact;                  /* alloc_tracker_exact: every allocation, not samples */
-    jmethodID skip[MAX_SKIP];    /* frames that are not the allocation site */
+    /* live=sampled, where objects can be noted (site_objects_can_note): past a site's
+     * first LIVE_EXACT_FIRST objects, the Tracker's are held one in LIVE_SAMPLE_EVERY. */
+    bool live_sampled;
+    jmethodID skip[MAX_SKIP]; /* frames that are not the allocation site */
     int nskip;
     jclass tracker;
     jfieldID allocs;               /* Tracker.allocs: 1 while counting */
@@ -136,6 +139,7 @@ struct chain_slot {
 
 struct alloc_thread {
     struct site_log *log; /* the objects it counted */
+    uint32_t rng;         /* live=sampled: which objects are held (xorshift32, never 0) */
     uintptr_t stack_end;  /* the top of its stack (0: not known) */
     /* Objects the VM made and counted whose constructor may still run (see
      * constructor_follows), and how many more constructions to check for them. */
@@ -373,6 +377,7 @@ void JNICALL alloc_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
  * allocation. */
 void alloc_sampled_scale_live(struct alloc_tracker *t);
 
+void JNICALL alloc_live_gc_started(jvmtiEnv *jvmti);
 void JNICALL alloc_live_gc_finished(jvmtiEnv *jvmti);
 
 #endif

@@ -11,6 +11,13 @@
 #include "sources/alloc/alloc_internal.h"
 #include "util/log.h"
 
+/* A pause may move objects: the addresses of notes taken before it no longer tell. */
+void JNICALL alloc_live_gc_started(jvmtiEnv *jvmti)
+{
+    struct host *h = host_get();
+    if (h && h->alloc) site_objects_gc_started(&h->alloc->objects);
+}
+
 /* Only a GC clears weak references: the logs are worth a sweep after one. */
 void JNICALL alloc_live_gc_finished(jvmtiEnv *jvmti)
 {
@@ -27,12 +34,14 @@ static void reset_live(struct site_table *st)
     }
 }
 
+/* A live object, or a live sample of live=sampled standing for LIVE_SAMPLE_EVERY. */
 static void add_live(uint32_t site, uint64_t size, void *ctx)
 {
-    struct site *s = sites_by_id(ctx, site);
+    uint64_t weight = site & SITE_REF_SAMPLED ? LIVE_SAMPLE_EVERY : 1;
+    struct site *s = sites_by_id(ctx, site & ~SITE_REF_SAMPLED);
     if (s) {
-        s->live_objs++;
-        s->live_bytes += size;
+        s->live_objs += weight;
+        s->live_bytes += size * weight;
     }
 }
 
@@ -42,6 +51,8 @@ static jint JNICALL reach_object(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
                                  jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
                                  jint length, void *user_data)
 {
+    /* Tags are site ids: a reference walk runs where no object is a sample (live=sampled
+     * needs a GC that can be forced). */
     if (*tag_ptr > 0) {
         add_live((uint32_t)*tag_ptr, (uint64_t)size, user_data);
         *tag_ptr = -*tag_ptr;
@@ -81,6 +92,9 @@ static void log_stack_stats(struct alloc_tracker *t)
               (unsigned long long)atomic_load(&t->code_hits));
     log_plain("HPROF: heap=sites code sites: %llu of those with their caller's",
               (unsigned long long)atomic_load(&t->chain_hits));
+    if (t->live_sampled)
+        log_plain("HPROF: heap=sites objects noted, not held (live=sampled): %llu",
+                  (unsigned long long)atomic_load(&t->objects.notes));
     uint32_t most = atomic_load(&t->most_slots);
     log_plain("HPROF: heap=sites caches: up to %u slots per thread", (unsigned)(most ? most : FIRST_SLOTS));
 }

@@ -44,6 +44,7 @@ static void set_callbacks(struct host *h, jvmtiEventCallbacks *cb)
     jvmtiEnv *jvmti = h->jvmti;
     cb->VMObjectAlloc = alloc_exact_vm_object_alloc;
     cb->SampledObjectAlloc = alloc_sampled_object_alloc;
+    cb->GarbageCollectionStart = alloc_live_gc_started;
     cb->GarbageCollectionFinish = alloc_live_gc_finished;
     cb->CompiledMethodLoad = alloc_code_sites_loaded;
     cb->CompiledMethodUnload = alloc_code_sites_unloaded;
@@ -52,6 +53,8 @@ static void set_callbacks(struct host *h, jvmtiEventCallbacks *cb)
     if (!alloc_tracker_exact(h))
         (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
+    if (h->opt->live == LIVE_SAMPLED)
+        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START, NULL);
 }
 
 static int init(struct host *h, jvmtiEventCallbacks *cb)
@@ -88,6 +91,10 @@ static void start(struct host *h, JNIEnv *jni)
     jclass probe = env_switch("HPROF_WEAK_SLOTS", true) ? (*jni)->FindClass(jni, "java/lang/Object") : NULL;
     site_objects_read_slots(&t->objects, jni, probe, h->gc_at_exit);
     if (probe) (*jni)->DeleteLocalRef(jni, probe);
+    t->live_sampled = t->exact && h->opt->live == LIVE_SAMPLED && site_objects_can_note(&t->objects);
+    if (t->exact && h->opt->live == LIVE_SAMPLED && !t->live_sampled)
+        log_plain("HPROF: live=sampled: this collector moves objects while the program runs (or the JVM's "
+                  "references are not laid out as expected): every object is held, live counts are exact");
     if (!t->exact) atomic_store(&t->on, true);
 }
 

@@ -10,6 +10,21 @@
 #define SWEEP_MIN 4096 /* entries a log holds before its first sweep */
 
 /*
+ * A note (site_objects_note) in place of a reference: the object's address with NOTE_TAG
+ * in its low bits (a weak reference has 1 there, an address is 8-byte aligned), and in
+ * its top 16 bits the count of GC pauses' edges when it was read (user-space addresses
+ * are below 2^47). The address is the object's while that count stays the same.
+ */
+#define NOTE_TAG        ((uintptr_t)2)
+#define NOTE_EPOCH_BITS 16
+#define NOTE_EPOCH_MASK ((uintptr_t)0xffff)
+#define NOTE_ADDR_MASK  ((((uintptr_t)1) << (64 - NOTE_EPOCH_BITS)) - 1)
+/* A sweep keeps the newest notes, which site_objects_recent may still need. */
+#define NOTES_KEPT 65536
+
+static bool is_note(jweak r) { return ((uintptr_t)r & 3) == NOTE_TAG; }
+
+/*
  * A log's lock. Its own thread takes it at every allocation and almost never finds it
  * taken (only a dump's or a GC's sweep of all logs does), so it is one compare-and-swap
  * and one store, where a mutex costs two atomic operations and two calls. A thread that
@@ -33,6 +48,12 @@ static void log_lock(struct site_log *l)
 
 static void log_unlock(struct site_log *l) { atomic_store_explicit(&l->busy, 0, memory_order_release); }
 
+static uint32_t size8_of(uint64_t size)
+{
+    uint64_t size8 = (size + 7) >> 3;
+    return size8 > UINT32_MAX ? UINT32_MAX : (uint32_t)size8;
+}
+
 void site_objects_init(struct site_objects *t)
 {
     memset(t, 0, sizeof *t);
@@ -45,8 +66,24 @@ void site_objects_read_slots(struct site_objects *t, JNIEnv *jni, jobject probe,
 {
     jweak w = probe ? (*jni)->NewWeakGlobalRef(jni, probe) : NULL;
     bool shaped = weak_slot_shaped(w) && !weak_slot_cleared(w);
+    /* Both read in native code: a GC between the two reads would tell them apart,
+     * and notes would only be refused. */
+    bool same = shaped && local_ref_address(probe) == weak_slot_address(w);
     if (w) (*jni)->DeleteWeakGlobalRef(jni, w);
     atomic_store(&t->slots, !shaped ? SLOTS_ASK : pauses_only ? SLOTS_READ : SLOTS_CLEARED);
+    atomic_store(&t->notes_ok, same && pauses_only);
+}
+
+bool site_objects_can_note(struct site_objects *t) { return atomic_load(&t->notes_ok); }
+
+/* The count of pauses' edges, and whether no pause ran across the read of obj's address
+ * into *addr (none is running: the count is even). */
+static bool address_now(struct site_objects *t, jobject obj, uintptr_t *addr, uint64_t *epoch)
+{
+    uint64_t before = atomic_load(&t->moves);
+    *addr = local_ref_address(obj);
+    *epoch = before;
+    return !(before & 1) && atomic_load(&t->moves) == before;
 }
 
 const char *site_objects_slots_name(struct site_objects *t)
@@ -89,12 +126,15 @@ void site_objects_release(struct site_objects *t, struct site_log *l)
     pthread_mutex_unlock(&t->lock);
 }
 
+void site_objects_gc_started(struct site_objects *t) { atomic_fetch_add(&t->moves, 1); }
+
 /* In the GC (a JVMTI callback): no lock may be taken, since a thread in native can hold
  * its log's lock while it waits for this safepoint to end; the counts are read as they
  * are (a log is only prepended to the list; an entry of a thread caught in the middle of
  * its append may fall on either side of the mark). */
 void site_objects_gc_finished(struct site_objects *t)
 {
+    atomic_fetch_add(&t->moves, 1);
     /* Counted twice, before and after the marks (odd: marking), so that a sweep can tell
      * a GC came while it compacted the log (sweep_log). */
     atomic_fetch_add(&t->gcs, 1);
@@ -111,10 +151,15 @@ static void sweep_log(struct site_objects *t, struct site_log *l, JNIEnv *jni, s
     uint64_t gcs = atomic_load(&t->gcs);
     int slots = atomic_load_explicit(&t->slots, memory_order_relaxed);
     size_t kept = 0, looked = 0, mark = __atomic_load_n(&l->mark, __ATOMIC_SEQ_CST), new_mark = 0;
+    size_t notes_from = l->n > NOTES_KEPT ? l->n - NOTES_KEPT : 0;
     for (size_t i = 0; i < l->n; i++) {
         struct site_ref e = l->refs[i];
         if (i == l->looked) looked = kept;
         if (i == mark) new_mark = kept;
+        if (is_note(e.ref)) {
+            if (i >= notes_from) l->refs[kept++] = e;
+            continue;
+        }
         if (collected(slots, jni, e.ref)) {
             (*jni)->DeleteWeakGlobalRef(jni, e.ref);
             continue;
@@ -139,11 +184,9 @@ static void sweep_log(struct site_objects *t, struct site_log *l, JNIEnv *jni, s
     }
 }
 
-bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
-                      uint64_t size)
+/* Appends an entry (its lock taken, and given back); false when out of memory. */
+static bool append(struct site_objects *t, struct site_log *l, JNIEnv *jni, jweak ref, uint32_t site, uint64_t size)
 {
-    jweak ref = (*jni)->NewWeakGlobalRef(jni, obj);
-    if (!ref) return false;
     log_lock(l);
     if (l->n >= l->sweep_at) {
         /* Only a GC clears references: without one since the last sweep there is
@@ -159,37 +202,74 @@ bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, j
         struct site_ref *refs = realloc(l->refs, cap * sizeof *refs);
         if (!refs) {
             log_unlock(l);
-            (*jni)->DeleteWeakGlobalRef(jni, ref);
             return false;
         }
         l->refs = refs;
         l->cap = cap;
     }
-    uint64_t size8 = (size + 7) >> 3;
-    l->refs[l->n] = (struct site_ref){ref, site, size8 > UINT32_MAX ? UINT32_MAX : (uint32_t)size8};
+    l->refs[l->n] = (struct site_ref){ref, site, size8_of(size)};
     __atomic_store_n(&l->n, l->n + 1, __ATOMIC_RELEASE); /* read by the GC's mark */
     log_unlock(l);
     return true;
 }
 
+bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
+                      uint64_t size)
+{
+    jweak ref = (*jni)->NewWeakGlobalRef(jni, obj);
+    if (!ref) return false;
+    if (append(t, l, jni, ref, site, size)) return true;
+    (*jni)->DeleteWeakGlobalRef(jni, ref);
+    return false;
+}
+
+/* jni: for the sweep of the log that the append may run. */
+bool site_objects_note(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
+                       uint64_t size)
+{
+    uintptr_t addr;
+    uint64_t epoch;
+    /* A read across a pause gets an odd epoch, which no later read matches. */
+    if (!address_now(t, obj, &addr, &epoch)) epoch |= 1;
+    if (!addr || (addr & 7) || (addr & ~NOTE_ADDR_MASK)) return false;
+    uintptr_t note = addr | NOTE_TAG | (uintptr_t)(epoch & NOTE_EPOCH_MASK) << (64 - NOTE_EPOCH_BITS);
+    if (!append(t, l, jni, (jweak)note, site, size)) return false;
+    atomic_fetch_add_explicit(&t->notes, 1, memory_order_relaxed);
+    return true;
+}
+
+/* A note names obj when both addresses were read with no pause since (epoch, even). */
+static bool note_is(jweak note, uintptr_t addr, uint64_t epoch)
+{
+    uintptr_t n = (uintptr_t)note;
+    return (n >> (64 - NOTE_EPOCH_BITS)) == (epoch & NOTE_EPOCH_MASK) && (n & NOTE_ADDR_MASK & ~NOTE_TAG) == addr;
+}
+
+/* A note is never the object asked about: what is asked is whether the VM's own copy
+ * (clone) was the last object counted, and the VM's objects are always held. */
 bool site_objects_is_last(struct site_log *l, JNIEnv *jni, jobject obj)
 {
     log_lock(l);
-    bool last = l->n && (*jni)->IsSameObject(jni, l->refs[l->n - 1].ref, obj);
+    bool last = l->n && !is_note(l->refs[l->n - 1].ref) && (*jni)->IsSameObject(jni, l->refs[l->n - 1].ref, obj);
     log_unlock(l);
     return last;
 }
 
-bool site_objects_recent(struct site_log *l, JNIEnv *jni, jobject obj, bool (*same_site)(uint32_t site, void *ctx),
-                         void *ctx, size_t overlap, size_t max_scan)
+bool site_objects_recent(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj,
+                         bool (*same_site)(uint32_t site, void *ctx), void *ctx, size_t overlap, size_t max_scan)
 {
     bool found = false;
+    uintptr_t addr;
+    uint64_t epoch;
+    /* Notes of objects a pause may have moved since cannot tell: they never match. */
+    if (!address_now(t, obj, &addr, &epoch)) epoch |= 1;
     log_lock(l);
     size_t end = l->looked > overlap ? l->looked - overlap : 0;
     if (l->n - end > max_scan) end = l->n - max_scan;
     for (size_t i = l->n; i > end; i--) {
         const struct site_ref *e = &l->refs[i - 1];
-        if (same_site(e->site, ctx) && (*jni)->IsSameObject(jni, e->ref, obj)) {
+        if (!same_site(e->site & ~SITE_REF_SAMPLED, ctx)) continue;
+        if (is_note(e->ref) ? !(epoch & 1) && note_is(e->ref, addr, epoch) : (*jni)->IsSameObject(jni, e->ref, obj)) {
             found = true;
             break;
         }
@@ -205,7 +285,7 @@ size_t site_objects_held(struct site_objects *t)
     pthread_mutex_lock(&t->lock);
     for (struct site_log *l = t->all; l; l = l->next) {
         log_lock(l);
-        n += l->n;
+        for (size_t i = 0; i < l->n; i++) n += !is_note(l->refs[i].ref);
         log_unlock(l);
     }
     pthread_mutex_unlock(&t->lock);
@@ -234,7 +314,9 @@ void site_objects_tag(struct site_objects *t, jvmtiEnv *env)
     for (struct site_log *l = t->all; l; l = l->next) {
         log_lock(l);
         /* A collected object's reference is refused (JVMTI_ERROR_INVALID_OBJECT). */
-        for (size_t i = 0; i < l->n; i++) (*env)->SetTag(env, l->refs[i].ref, (jlong)l->refs[i].site);
+        for (size_t i = 0; i < l->n; i++)
+            if (!is_note(l->refs[i].ref))
+                (*env)->SetTag(env, l->refs[i].ref, (jlong)(l->refs[i].site & ~SITE_REF_SAMPLED));
         log_unlock(l);
     }
     pthread_mutex_unlock(&t->lock);

@@ -15,6 +15,10 @@
  * follows the live objects, not the number of allocations. The log of a thread that
  * ended goes to the next thread that needs one (its sweeps then cover it), and every
  * dump sweeps them all.
+ *
+ * live=sampled: an object counted but not held still takes an entry, for a while (see
+ * site_objects_note): its address in place of a reference, so that site_objects_recent
+ * can still tell it from a new one. Sweeps drop such entries and count them nowhere.
  */
 #ifndef HPROF_SITE_OBJECTS_H
 #define HPROF_SITE_OBJECTS_H
@@ -27,10 +31,14 @@
 #include <stdint.h>
 
 struct site_ref {
-    jweak ref;
-    uint32_t site;  /* the site id (sites.h) */
+    jweak ref;      /* or a note: an address (see site_objects_note) */
+    uint32_t site;  /* the site id (sites.h), with SITE_REF_SAMPLED */
     uint32_t size8; /* the object's size in 8-byte units */
 };
+
+/* The entry stands for more objects than itself (live=sampled: the alloc layer says how
+ * many); site ids stay far below it. */
+#define SITE_REF_SAMPLED 0x80000000u
 
 struct site_log {
     _Atomic int busy; /* its lock (site_objects.c) */
@@ -57,12 +65,18 @@ struct site_objects {
     struct site_log *free;
     _Atomic uint64_t gcs; /* GCs finished so far */
     _Atomic int slots;    /* enum site_slots */
+    /* GC pauses begun and ended: odd while one runs, when objects move. An address noted
+     * is the object's as long as this count has not changed (pauses_only collectors). */
+    _Atomic uint64_t moves;
+    _Atomic bool notes_ok;  /* site_objects_note may be used */
+    _Atomic uint64_t notes; /* objects noted, not held (HPROF_STACK_STATS) */
 };
 
 void site_objects_init(struct site_objects *t);
 /* How sweeps read the references from now on: SLOTS_READ when `pauses_only` (the
  * collector is G1, Parallel or Serial), else SLOTS_CLEARED; SLOTS_ASK when a reference
- * made to `probe` does not have HotSpot's shape. */
+ * made to `probe` does not have HotSpot's shape. With SLOTS_READ, and a local reference
+ * to `probe` read as the weak one is, objects may be noted rather than held. */
 void site_objects_read_slots(struct site_objects *t, JNIEnv *jni, jobject probe, bool pauses_only);
 /* "slot", "null slot" or "JNI" (HPROF_STACK_STATS): how sweeps tell collected objects. */
 const char *site_objects_slots_name(struct site_objects *t);
@@ -70,36 +84,50 @@ const char *site_objects_slots_name(struct site_objects *t);
 struct site_log *site_objects_log(struct site_objects *t);
 /* The thread of this log ended (no JNI needed: the log waits for the next thread). */
 void site_objects_release(struct site_objects *t, struct site_log *l);
-/* Called when a GC has finished (any thread, no JNI). */
+/* Called when a GC pause begins, and when a GC has finished (any thread, no JNI). */
+void site_objects_gc_started(struct site_objects *t);
 void site_objects_gc_finished(struct site_objects *t);
 
-/* Holds obj for the site. Returns false if the JVM or memory refused. */
+/* Holds obj for the site (SITE_REF_SAMPLED in site: it stands for more objects than
+ * itself). Returns false if the JVM or memory refused. */
 bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
                       uint64_t size);
+/* Whether objects can be noted, not held (site_objects_read_slots). */
+bool site_objects_can_note(struct site_objects *t);
+/*
+ * Notes obj, counted at site but not held: its live count is left to the objects held.
+ * The entry remembers the object's address (obj is a local reference, read as HotSpot
+ * lays it out), for site_objects_recent, until the log's next sweep. Returns false
+ * when it cannot (the caller then holds obj).
+ */
+bool site_objects_note(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
+                       uint64_t size);
 
 /* Whether obj is the object this log took last. */
 bool site_objects_is_last(struct site_log *l, JNIEnv *jni, jobject obj);
 /*
- * Whether obj is held in this log already, among the entries `same_site(site, ctx)`
- * accepts: the entries added since the last call, and `overlap` before them (at most
- * `max_scan` in all). Each entry is looked at about once, however many calls there are.
+ * Whether obj is held or noted in this log already, among the entries `same_site(site,
+ * ctx)` accepts: the entries added since the last call, and `overlap` before them (at
+ * most `max_scan` in all). Each entry is looked at about once, however many calls there
+ * are. A note taken before a GC pause (which may have moved its object) matches nothing.
  */
-bool site_objects_recent(struct site_log *l, JNIEnv *jni, jobject obj, bool (*same_site)(uint32_t site, void *ctx),
-                         void *ctx, size_t overlap, size_t max_scan);
+bool site_objects_recent(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj,
+                         bool (*same_site)(uint32_t site, void *ctx), void *ctx, size_t overlap, size_t max_scan);
 
-/* How many objects the logs hold (collected ones not yet swept included). */
+/* How many objects the logs hold (collected ones not yet swept included; not the
+ * notes). A scan of every log: for HPROF_STACK_STATS. */
 size_t site_objects_held(struct site_objects *t);
 
 /* Drops the references of collected objects from every log, then calls live() for
- * each object still held (no other sweep runs meanwhile). */
+ * each object still held (no other sweep runs meanwhile); site keeps SITE_REF_SAMPLED. */
 typedef void (*site_objects_fn)(uint32_t site, uint64_t size, void *ctx);
 void site_objects_sweep(struct site_objects *t, JNIEnv *jni, site_objects_fn live, void *ctx);
 /* The same; when `marked`, live() is called only for the objects that were held when the
  * last GC ended (timeline=: the live counts of that GC, not of the allocations since). */
 void site_objects_sweep_at_gc(struct site_objects *t, JNIEnv *jni, site_objects_fn live, void *ctx, bool marked);
 
-/* Tags each object still held with its site id in env (an environment with
- * can_tag_objects), for a reference walk to read. */
+/* Tags each object still held with its site id (without SITE_REF_SAMPLED) in env (an
+ * environment with can_tag_objects), for a reference walk to read. */
 void site_objects_tag(struct site_objects *t, jvmtiEnv *env);
 
 #endif

@@ -27,11 +27,27 @@
 /* Whether w looks like HotSpot's weak reference (checked once, on one made to test). */
 static inline bool weak_slot_shaped(jweak w) { return w && ((uintptr_t)w & WEAK_SLOT_TAG_MASK) == WEAK_SLOT_TAG; }
 
-/* Whether w's slot is NULL: its object was collected. Only for a weak_slot_shaped w. */
-static inline bool weak_slot_cleared(jweak w)
+/* The object's address in w's slot (a weak_slot_shaped w). */
+static inline uintptr_t weak_slot_address(jweak w)
 {
     void *const *slot = (void *const *)((uintptr_t)w & ~WEAK_SLOT_TAG_MASK);
-    return __atomic_load_n(slot, __ATOMIC_RELAXED) == NULL;
+    return (uintptr_t)__atomic_load_n(slot, __ATOMIC_RELAXED);
+}
+
+/* Whether w's slot is NULL: its object was collected. Only for a weak_slot_shaped w. */
+static inline bool weak_slot_cleared(jweak w) { return weak_slot_address(w) == 0; }
+
+/*
+ * The address of the object a JNI local reference names, read as the JVM would: a local
+ * reference (and an argument of a native method) is the address of a slot that holds
+ * the object's uncompressed address, updated by a GC that moves the object. Whether
+ * this holds on the running JVM is checked once (site_objects_read_slots): the same
+ * object read through a weak reference's slot.
+ */
+static inline uintptr_t local_ref_address(jobject o)
+{
+    void *const *slot = (void *const *)((uintptr_t)o & ~WEAK_SLOT_TAG_MASK);
+    return (uintptr_t)__atomic_load_n(slot, __ATOMIC_RELAXED);
 }
 
 #endif

@@ -16,7 +16,8 @@
 struct gc_events {
     struct perfdata perf;
     bool have_perf;
-    jvmtiEventGarbageCollectionFinish chained; /* the finish callback another source set */
+    jvmtiEventGarbageCollectionStart chained_start; /* the callbacks another source set */
+    jvmtiEventGarbageCollectionFinish chained;
     /* The collection under way (the VM thread alone writes these). */
     uint64_t start_ns, start_us, used_before;
     uint32_t seq;
@@ -41,6 +42,7 @@ static void JNICALL gc_start(jvmtiEnv *jvmti)
     struct host *h = host_get();
     struct gc_events *g = h ? h->gc : NULL;
     if (!g) return;
+    if (g->chained_start) g->chained_start(jvmti);
     uint64_t committed;
     if (g->have_perf) perfdata_heap(&g->perf, &g->used_before, &committed);
     g->start_us = clock_wall_us();
@@ -140,8 +142,9 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     pthread_mutex_init(&g->lock, NULL);
     clock_cond_init(&g->wake);
     timeline_init(&g->table);
-    /* heap=sites counts on the same event (alloc_live.c): its callback runs after ours.
-     * gc_events comes after alloc_tracker in SOURCES, so it sees the callback set. */
+    /* heap=sites counts on the same events (alloc_live.c): its callbacks run from ours.
+     * gc_events comes after alloc_tracker in SOURCES, so it sees the callbacks set. */
+    g->chained_start = cb->GarbageCollectionStart;
     g->chained = cb->GarbageCollectionFinish;
     cb->GarbageCollectionStart = gc_start;
     cb->GarbageCollectionFinish = gc_finish;
