@@ -159,6 +159,8 @@ static void count(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject 
         site_objects_add(&t->objects, at->log, jni, obj, s->id | (sample ? SITE_REF_SAMPLED : 0), (uint64_t)size);
     else if (!site_objects_note(&t->objects, at->log, jni, obj, s->id, (uint64_t)size))
         site_objects_add(&t->objects, at->log, jni, obj, s->id, (uint64_t)size);
+    else if (t->stack_stats)
+        atomic_fetch_add_explicit(&t->noted, 1, memory_order_relaxed);
     if (inner_arrays && ci->signature[0] == '[' && ci->signature[1] == '[') count_inner_arrays(h, at, jni, obj, trace);
 }
 
@@ -259,7 +261,7 @@ static void cloned(JNIEnv *jni, jobject obj, bool virtual)
     if (!obj || !counting(h)) return;
     struct alloc_tracker *t = h->alloc;
     struct alloc_thread *at = this_thread(t);
-    if (!at || !t->object_clone || site_objects_is_last(at->log, jni, obj)) return;
+    if (!at || !t->object_clone || site_objects_is_last(&t->objects, at->log, jni, obj)) return;
     struct class_info *ci = NULL;
     if (virtual) {
         jclass cls = (*jni)->GetObjectClass(jni, obj);

@@ -79,6 +79,7 @@ struct alloc_tracker {
     _Atomic(jmethodID) handle_alloc, unsafe_alloc;
     bool stack_stats; /* HPROF_STACK_STATS: count the walks of each kind */
     _Atomic uint64_t fast_walks, jvmti_walks, code_hits, chain_hits;
+    _Atomic uint64_t noted;      /* live=sampled: objects counted but not held */
     _Atomic uint32_t most_slots; /* the largest per-thread cache so far */
     _Atomic bool on;
 };

@@ -94,7 +94,7 @@ static void log_stack_stats(struct alloc_tracker *t)
               (unsigned long long)atomic_load(&t->chain_hits));
     if (t->live_sampled)
         log_plain("HPROF: heap=sites objects noted, not held (live=sampled): %llu",
-                  (unsigned long long)atomic_load(&t->objects.notes));
+                  (unsigned long long)atomic_load(&t->noted));
     uint32_t most = atomic_load(&t->most_slots);
     log_plain("HPROF: heap=sites caches: up to %u slots per thread", (unsigned)(most ? most : FIRST_SLOTS));
 }

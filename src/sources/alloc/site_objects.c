@@ -22,7 +22,11 @@
 /* A sweep keeps the newest notes, which site_objects_recent may still need. */
 #define NOTES_KEPT 65536
 
-static bool is_note(jweak r) { return ((uintptr_t)r & 3) == NOTE_TAG; }
+/* Only where notes are taken: elsewhere a reference unlike HotSpot's may have any bits. */
+static bool is_note(const struct site_objects *t, jweak r)
+{
+    return ((uintptr_t)r & 3) == NOTE_TAG && atomic_load_explicit(&t->notes_ok, memory_order_relaxed);
+}
 
 /*
  * A log's lock. Its own thread takes it at every allocation and almost never finds it
@@ -126,7 +130,9 @@ void site_objects_release(struct site_objects *t, struct site_log *l)
     pthread_mutex_unlock(&t->lock);
 }
 
-void site_objects_gc_started(struct site_objects *t) { atomic_fetch_add(&t->moves, 1); }
+/* Odd from a pause's start, even and larger after its end: a finish whose start went
+ * unseen still moves the count on. (GC events come one at a time.) */
+void site_objects_gc_started(struct site_objects *t) { atomic_fetch_or(&t->moves, 1); }
 
 /* In the GC (a JVMTI callback): no lock may be taken, since a thread in native can hold
  * its log's lock while it waits for this safepoint to end; the counts are read as they
@@ -134,7 +140,7 @@ void site_objects_gc_started(struct site_objects *t) { atomic_fetch_add(&t->move
  * its append may fall on either side of the mark). */
 void site_objects_gc_finished(struct site_objects *t)
 {
-    atomic_fetch_add(&t->moves, 1);
+    atomic_store(&t->moves, (atomic_load(&t->moves) | 1) + 1);
     /* Counted twice, before and after the marks (odd: marking), so that a sweep can tell
      * a GC came while it compacted the log (sweep_log). */
     atomic_fetch_add(&t->gcs, 1);
@@ -156,7 +162,7 @@ static void sweep_log(struct site_objects *t, struct site_log *l, JNIEnv *jni, s
         struct site_ref e = l->refs[i];
         if (i == l->looked) looked = kept;
         if (i == mark) new_mark = kept;
-        if (is_note(e.ref)) {
+        if (is_note(t, e.ref)) {
             if (i >= notes_from) l->refs[kept++] = e;
             continue;
         }
@@ -233,9 +239,7 @@ bool site_objects_note(struct site_objects *t, struct site_log *l, JNIEnv *jni, 
     if (!address_now(t, obj, &addr, &epoch)) epoch |= 1;
     if (!addr || (addr & 7) || (addr & ~NOTE_ADDR_MASK)) return false;
     uintptr_t note = addr | NOTE_TAG | (uintptr_t)(epoch & NOTE_EPOCH_MASK) << (64 - NOTE_EPOCH_BITS);
-    if (!append(t, l, jni, (jweak)note, site, size)) return false;
-    atomic_fetch_add_explicit(&t->notes, 1, memory_order_relaxed);
-    return true;
+    return append(t, l, jni, (jweak)note, site, size);
 }
 
 /* A note names obj when both addresses were read with no pause since (epoch, even). */
@@ -247,10 +251,10 @@ static bool note_is(jweak note, uintptr_t addr, uint64_t epoch)
 
 /* A note is never the object asked about: what is asked is whether the VM's own copy
  * (clone) was the last object counted, and the VM's objects are always held. */
-bool site_objects_is_last(struct site_log *l, JNIEnv *jni, jobject obj)
+bool site_objects_is_last(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj)
 {
     log_lock(l);
-    bool last = l->n && !is_note(l->refs[l->n - 1].ref) && (*jni)->IsSameObject(jni, l->refs[l->n - 1].ref, obj);
+    bool last = l->n && !is_note(t, l->refs[l->n - 1].ref) && (*jni)->IsSameObject(jni, l->refs[l->n - 1].ref, obj);
     log_unlock(l);
     return last;
 }
@@ -269,7 +273,8 @@ bool site_objects_recent(struct site_objects *t, struct site_log *l, JNIEnv *jni
     for (size_t i = l->n; i > end; i--) {
         const struct site_ref *e = &l->refs[i - 1];
         if (!same_site(e->site & ~SITE_REF_SAMPLED, ctx)) continue;
-        if (is_note(e->ref) ? !(epoch & 1) && note_is(e->ref, addr, epoch) : (*jni)->IsSameObject(jni, e->ref, obj)) {
+        if (is_note(t, e->ref) ? !(epoch & 1) && note_is(e->ref, addr, epoch)
+                               : (*jni)->IsSameObject(jni, e->ref, obj)) {
             found = true;
             break;
         }
@@ -285,7 +290,7 @@ size_t site_objects_held(struct site_objects *t)
     pthread_mutex_lock(&t->lock);
     for (struct site_log *l = t->all; l; l = l->next) {
         log_lock(l);
-        for (size_t i = 0; i < l->n; i++) n += !is_note(l->refs[i].ref);
+        for (size_t i = 0; i < l->n; i++) n += !is_note(t, l->refs[i].ref);
         log_unlock(l);
     }
     pthread_mutex_unlock(&t->lock);
@@ -315,7 +320,7 @@ void site_objects_tag(struct site_objects *t, jvmtiEnv *env)
         log_lock(l);
         /* A collected object's reference is refused (JVMTI_ERROR_INVALID_OBJECT). */
         for (size_t i = 0; i < l->n; i++)
-            if (!is_note(l->refs[i].ref))
+            if (!is_note(t, l->refs[i].ref))
                 (*env)->SetTag(env, l->refs[i].ref, (jlong)(l->refs[i].site & ~SITE_REF_SAMPLED));
         log_unlock(l);
     }

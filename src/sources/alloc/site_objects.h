@@ -65,11 +65,11 @@ struct site_objects {
     struct site_log *free;
     _Atomic uint64_t gcs; /* GCs finished so far */
     _Atomic int slots;    /* enum site_slots */
-    /* GC pauses begun and ended: odd while one runs, when objects move. An address noted
-     * is the object's as long as this count has not changed (pauses_only collectors). */
+    /* GC pauses: odd while one runs (objects move), and one more at each end. An address
+     * noted is the object's as long as this count has not changed (pauses_only
+     * collectors). */
     _Atomic uint64_t moves;
-    _Atomic bool notes_ok;  /* site_objects_note may be used */
-    _Atomic uint64_t notes; /* objects noted, not held (HPROF_STACK_STATS) */
+    _Atomic bool notes_ok; /* site_objects_note may be used (and entries may be notes) */
 };
 
 void site_objects_init(struct site_objects *t);
@@ -104,7 +104,7 @@ bool site_objects_note(struct site_objects *t, struct site_log *l, JNIEnv *jni, 
                        uint64_t size);
 
 /* Whether obj is the object this log took last. */
-bool site_objects_is_last(struct site_log *l, JNIEnv *jni, jobject obj);
+bool site_objects_is_last(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj);
 /*
  * Whether obj is held or noted in this log already, among the entries `same_site(site,
  * ctx)` accepts: the entries added since the last call, and `overlap` before them (at
