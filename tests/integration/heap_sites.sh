@@ -338,4 +338,17 @@ check "alloc_sample: three dumps, each with the same live Many estimate ($(tr '\
   bash -c "[[ \$(wc -l <q_live.txt) -eq 3 && \$(sort -u q_live.txt | wc -l) -eq 1 && \$(head -1 q_live.txt) -ge 50000 ]]"
 run_java -Xlog:class+load=info "$(agent heap=sites,alloc_sample=65536,file=e2.txt)" HotMethod 100
 check "alloc_sample: no bytecode instrumentation" bash -c "[[ $RC -eq 0 ]] && ! grep -q 'hprof.Tracker' out.txt"
+
+# Lambdas: each capturing lambda is counted once, at its own constructor; from JDK 24 on
+# the VM reports each one too, and that report is told from its class alone, with no
+# stack walk.
+HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,cutoff=0,file=lam.txt)" SitesLambdas
+lambdas=$(awk '/^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 } i && $9 ~ /^SitesLambdas\$\$Lambda/ { s += $7 } END { print s + 0 }' lam.txt)
+check "lambdas: 100000 counted, once each ($lambdas)" bash -c "[[ $RC -eq 0 ]] && grep -qx 'sum 5000050000' out.txt && [[ $lambdas -eq 100000 ]]"
+lam_walks=$(( $(walks fast out.txt) + $(walks jvmti out.txt) ))
+if [[ $JDK_FEATURE -ge 24 ]]; then
+  check "lambdas: the VM's 100000 reports need no stack walk ($lam_walks walks in all)" test "$lam_walks" -lt 20000
+else
+  skip "lambdas: the VM's reports need no stack walk" "JDK $JDK_FEATURE makes capturing lambdas with new, reported by no VM event"
+fi
 jni_clean
