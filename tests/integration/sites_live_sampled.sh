@@ -66,20 +66,8 @@ check "SitesKnown: 12345 Foo allocated, 6173 live within 20% ($(awk '$1 == "Site
 for gc in default ParallelGC ZGC; do
   opts=(); [[ $gc != default ]] && opts=("-XX:+Use$gc")
   [[ $gc == default ]] || have_collector "$gc" || continue
-  rm -f flag s.txt s.out
-  set +e
-  HPROF_STACK_STATS=1 "$JAVA" -Xcheck:jni "${opts[@]}" "$(agent heap=sites,cutoff=0,live=sampled,file=s.txt)" \
-    -cp "$TEST_CLASSES" SitesLive "$WORK/flag" >s.out 2>&1 &
-  pid=$!
-  for _ in $(seq 1200); do grep -q ready s.out 2>/dev/null && break; sleep 0.1; done
-  kill -QUIT $pid
-  for _ in $(seq 1200); do grep -q '^SITES END' s.txt 2>/dev/null && break; sleep 0.1; done
-  touch flag
-  for _ in $(seq 1200); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-  kill -9 $pid 2>/dev/null
-  wait $pid; rc=$?
-  set -e
-  cat s.out >>"$WORK/all-runs.txt"
+  sites_live_run heap=sites,cutoff=0,live=sampled "${opts[@]}"
+  rc=$SL_RC
   check "$gc: runs to its end, exit 0, two SITES sections (status $rc)" \
     bash -c "[[ $rc -eq 0 ]] && grep -qx 'done 25000' s.out && [[ \$(grep -c '^SITES END' s.txt) -eq 2 ]]"
   read -r kept_live kept_all <<<"$(row s.txt 1 'SitesLive$Kept')"

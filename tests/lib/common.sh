@@ -121,6 +121,28 @@ has_line() { grep -Eq -- "$2" "$1"; }
 # hprof_check FILE: the project's reader validates a binary file.
 hprof_check() { "$HPROF_DUMP" --check "$1" >"$WORK/check.txt" 2>&1; }
 
+# sites_live_run AGENT_OPTIONS [java options...]: tests/java/SitesLive under the agent
+# (its profile in s.txt, output in s.out): a dump by SIGQUIT once it is ready, then it
+# is let go to its end, which dumps again. Its exit status in $SL_RC.
+sites_live_run() {
+  local opts=$1 pid; shift
+  rm -f "$WORK/flag" s.txt s.out
+  # Not under timeout(1): it passes a SIGQUIT on to the whole process group, and the JVM
+  # would see two.
+  HPROF_STACK_STATS=1 "$JAVA" -Xcheck:jni "$@" "$(agent "$opts,file=s.txt")" \
+    -cp "$TEST_CLASSES" SitesLive "$WORK/flag" >s.out 2>&1 &
+  pid=$!
+  for _ in $(seq 1200); do grep -q ready s.out 2>/dev/null && break; sleep 0.1; done
+  kill -QUIT $pid 2>/dev/null || true
+  for _ in $(seq 1200); do grep -q '^SITES END' s.txt 2>/dev/null && break; sleep 0.1; done
+  touch "$WORK/flag"
+  for _ in $(seq 1200); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  kill -9 $pid 2>/dev/null || true
+  SL_RC=0
+  wait $pid || SL_RC=$?
+  cat s.out >>"$WORK/all-runs.txt"
+}
+
 # --- reading text profiles ---
 
 # cpu_rows FILE [N]: the rows of the Nth CPU SAMPLES section (default: the last) as
