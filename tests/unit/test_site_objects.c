@@ -230,6 +230,11 @@ static void notes(void)
           "notes: the sweep counts held objects only: 25 plain, 12 samples (%llu %llu)", (unsigned long long)c.plain,
           (unsigned long long)c.samples);
     CHECK(site_objects_held(&t) == 37, "notes: 37 held after the sweep (%zu)", site_objects_held(&t));
+    CHECK(l->n == 37, "notes: the notes from before the pause dropped by the sweep (%zu entries)", l->n);
+    site_objects_note(&t, l, &e, (jobject)&locals[1], 1, 16);
+    site_objects_sweep(&t, &e, count_samples, &c);
+    CHECK(l->n == 38 && site_objects_recent(&t, l, &e, (jobject)&locals[1], any_site, NULL, 16, 65536),
+          "notes: one taken since the last pause is kept by a sweep, and still found (%zu entries)", l->n);
 }
 
 int main(void)

@@ -12,15 +12,16 @@
 /*
  * A note (site_objects_note) in place of a reference: the object's address with NOTE_TAG
  * in its low bits (a weak reference has 1 there, an address is 8-byte aligned), and in
- * its top 16 bits the count of GC pauses' edges when it was read (user-space addresses
- * are below 2^47). The address is the object's while that count stays the same.
+ * its top 16 bits the low bits of the pause count (moves) when it was read (user-space
+ * addresses are below 2^47). The address is the object's while that count stays the
+ * same; after a pause the note can tell nothing, and the next sweep drops it.
  */
 #define NOTE_TAG        ((uintptr_t)2)
 #define NOTE_EPOCH_BITS 16
 #define NOTE_EPOCH_MASK ((uintptr_t)0xffff)
 #define NOTE_ADDR_MASK  ((((uintptr_t)1) << (64 - NOTE_EPOCH_BITS)) - 1)
-/* A sweep keeps the newest notes, which site_objects_recent may still need. */
-#define NOTES_KEPT 65536
+
+static uintptr_t note_epoch(jweak note) { return (uintptr_t)note >> (64 - NOTE_EPOCH_BITS); }
 
 /* Only where notes are taken: elsewhere a reference unlike HotSpot's may have any bits. */
 static bool is_note(const struct site_objects *t, jweak r)
@@ -157,13 +158,13 @@ static void sweep_log(struct site_objects *t, struct site_log *l, JNIEnv *jni, s
     uint64_t gcs = atomic_load(&t->gcs);
     int slots = atomic_load_explicit(&t->slots, memory_order_relaxed);
     size_t kept = 0, looked = 0, mark = __atomic_load_n(&l->mark, __ATOMIC_SEQ_CST), new_mark = 0;
-    size_t notes_from = l->n > NOTES_KEPT ? l->n - NOTES_KEPT : 0;
+    uint64_t moves = atomic_load(&t->moves);
     for (size_t i = 0; i < l->n; i++) {
         struct site_ref e = l->refs[i];
         if (i == l->looked) looked = kept;
         if (i == mark) new_mark = kept;
         if (is_note(t, e.ref)) {
-            if (i >= notes_from) l->refs[kept++] = e;
+            if (!(moves & 1) && note_epoch(e.ref) == (moves & NOTE_EPOCH_MASK)) l->refs[kept++] = e;
             continue;
         }
         if (collected(slots, jni, e.ref)) {
@@ -245,8 +246,7 @@ bool site_objects_note(struct site_objects *t, struct site_log *l, JNIEnv *jni, 
 /* A note names obj when both addresses were read with no pause since (epoch, even). */
 static bool note_is(jweak note, uintptr_t addr, uint64_t epoch)
 {
-    uintptr_t n = (uintptr_t)note;
-    return (n >> (64 - NOTE_EPOCH_BITS)) == (epoch & NOTE_EPOCH_MASK) && (n & NOTE_ADDR_MASK & ~NOTE_TAG) == addr;
+    return note_epoch(note) == (epoch & NOTE_EPOCH_MASK) && ((uintptr_t)note & NOTE_ADDR_MASK & ~NOTE_TAG) == addr;
 }
 
 /* A note is never the object asked about: what is asked is whether the VM's own copy

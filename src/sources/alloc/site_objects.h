@@ -18,7 +18,8 @@
  *
  * live=sampled: an object counted but not held still takes an entry, for a while (see
  * site_objects_note): its address in place of a reference, so that site_objects_recent
- * can still tell it from a new one. Sweeps drop such entries and count them nowhere.
+ * can still tell it from a new one, until a GC pause (which may move it). Sweeps drop
+ * such entries once a pause has run since (they come after one) and count them nowhere.
  */
 #ifndef HPROF_SITE_OBJECTS_H
 #define HPROF_SITE_OBJECTS_H
@@ -97,8 +98,8 @@ bool site_objects_can_note(struct site_objects *t);
 /*
  * Notes obj, counted at site but not held: its live count is left to the objects held.
  * The entry remembers the object's address (obj is a local reference, read as HotSpot
- * lays it out), for site_objects_recent, until the log's next sweep. Returns false
- * when it cannot (the caller then holds obj).
+ * lays it out), for site_objects_recent, until the next GC pause. Returns false when it
+ * cannot (the caller then holds obj).
  */
 bool site_objects_note(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
                        uint64_t size);
