@@ -23,11 +23,11 @@
 
 static uintptr_t note_epoch(jweak note) { return (uintptr_t)note >> (64 - NOTE_EPOCH_BITS); }
 
-/* Only where notes are taken: elsewhere a reference unlike HotSpot's may have any bits. */
-static bool is_note(const struct site_objects *t, jweak r)
-{
-    return ((uintptr_t)r & 3) == NOTE_TAG && atomic_load_explicit(&t->notes_ok, memory_order_relaxed);
-}
+/* Whether entries may be notes: only where notes are taken, since elsewhere a reference
+ * unlike HotSpot's may have any low bits. Read once per pass over a log. */
+static bool notes_on(const struct site_objects *t) { return atomic_load_explicit(&t->notes_ok, memory_order_relaxed); }
+
+static bool is_note(bool notes, jweak r) { return notes && ((uintptr_t)r & 3) == NOTE_TAG; }
 
 /*
  * A log's lock. Its own thread takes it at every allocation and almost never finds it
@@ -81,14 +81,13 @@ void site_objects_read_slots(struct site_objects *t, JNIEnv *jni, jobject probe,
 
 bool site_objects_can_note(struct site_objects *t) { return atomic_load(&t->notes_ok); }
 
-/* The count of pauses' edges, and whether no pause ran across the read of obj's address
- * into *addr (none is running: the count is even). */
-static bool address_now(struct site_objects *t, jobject obj, uintptr_t *addr, uint64_t *epoch)
+/* Reads obj's address into *addr; returns the pause count it goes with, odd when a
+ * pause ran across the read (or runs): such an epoch matches no later read. */
+static uint64_t address_now(struct site_objects *t, jobject obj, uintptr_t *addr)
 {
     uint64_t before = atomic_load(&t->moves);
     *addr = local_ref_address(obj);
-    *epoch = before;
-    return !(before & 1) && atomic_load(&t->moves) == before;
+    return atomic_load(&t->moves) == before ? before : before | 1;
 }
 
 const char *site_objects_slots_name(struct site_objects *t)
@@ -159,11 +158,12 @@ static void sweep_log(struct site_objects *t, struct site_log *l, JNIEnv *jni, s
     int slots = atomic_load_explicit(&t->slots, memory_order_relaxed);
     size_t kept = 0, looked = 0, mark = __atomic_load_n(&l->mark, __ATOMIC_SEQ_CST), new_mark = 0;
     uint64_t moves = atomic_load(&t->moves);
+    bool notes = notes_on(t);
     for (size_t i = 0; i < l->n; i++) {
         struct site_ref e = l->refs[i];
         if (i == l->looked) looked = kept;
         if (i == mark) new_mark = kept;
-        if (is_note(t, e.ref)) {
+        if (is_note(notes, e.ref)) {
             if (!(moves & 1) && note_epoch(e.ref) == (moves & NOTE_EPOCH_MASK)) l->refs[kept++] = e;
             continue;
         }
@@ -235,9 +235,7 @@ bool site_objects_note(struct site_objects *t, struct site_log *l, JNIEnv *jni, 
                        uint64_t size)
 {
     uintptr_t addr;
-    uint64_t epoch;
-    /* A read across a pause gets an odd epoch, which no later read matches. */
-    if (!address_now(t, obj, &addr, &epoch)) epoch |= 1;
+    uint64_t epoch = address_now(t, obj, &addr);
     if (!addr || (addr & 7) || (addr & ~NOTE_ADDR_MASK)) return false;
     uintptr_t note = addr | NOTE_TAG | (uintptr_t)(epoch & NOTE_EPOCH_MASK) << (64 - NOTE_EPOCH_BITS);
     return append(t, l, jni, (jweak)note, site, size);
@@ -254,7 +252,8 @@ static bool note_is(jweak note, uintptr_t addr, uint64_t epoch)
 bool site_objects_is_last(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj)
 {
     log_lock(l);
-    bool last = l->n && !is_note(t, l->refs[l->n - 1].ref) && (*jni)->IsSameObject(jni, l->refs[l->n - 1].ref, obj);
+    bool last =
+        l->n && !is_note(notes_on(t), l->refs[l->n - 1].ref) && (*jni)->IsSameObject(jni, l->refs[l->n - 1].ref, obj);
     log_unlock(l);
     return last;
 }
@@ -262,19 +261,18 @@ bool site_objects_is_last(struct site_objects *t, struct site_log *l, JNIEnv *jn
 bool site_objects_recent(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj,
                          bool (*same_site)(uint32_t site, void *ctx), void *ctx, size_t overlap, size_t max_scan)
 {
-    bool found = false;
+    bool found = false, notes = notes_on(t);
     uintptr_t addr;
-    uint64_t epoch;
     /* Notes of objects a pause may have moved since cannot tell: they never match. */
-    if (!address_now(t, obj, &addr, &epoch)) epoch |= 1;
+    uint64_t epoch = address_now(t, obj, &addr);
     log_lock(l);
     size_t end = l->looked > overlap ? l->looked - overlap : 0;
     if (l->n - end > max_scan) end = l->n - max_scan;
     for (size_t i = l->n; i > end; i--) {
         const struct site_ref *e = &l->refs[i - 1];
         if (!same_site(e->site & ~SITE_REF_SAMPLED, ctx)) continue;
-        if (is_note(t, e->ref) ? !(epoch & 1) && note_is(e->ref, addr, epoch)
-                               : (*jni)->IsSameObject(jni, e->ref, obj)) {
+        if (is_note(notes, e->ref) ? !(epoch & 1) && note_is(e->ref, addr, epoch)
+                                   : (*jni)->IsSameObject(jni, e->ref, obj)) {
             found = true;
             break;
         }
@@ -287,10 +285,11 @@ bool site_objects_recent(struct site_objects *t, struct site_log *l, JNIEnv *jni
 size_t site_objects_held(struct site_objects *t)
 {
     size_t n = 0;
+    bool notes = notes_on(t);
     pthread_mutex_lock(&t->lock);
     for (struct site_log *l = t->all; l; l = l->next) {
         log_lock(l);
-        for (size_t i = 0; i < l->n; i++) n += !is_note(t, l->refs[i].ref);
+        for (size_t i = 0; i < l->n; i++) n += !is_note(notes, l->refs[i].ref);
         log_unlock(l);
     }
     pthread_mutex_unlock(&t->lock);
@@ -315,12 +314,13 @@ void site_objects_sweep_at_gc(struct site_objects *t, JNIEnv *jni, site_objects_
 
 void site_objects_tag(struct site_objects *t, jvmtiEnv *env)
 {
+    bool notes = notes_on(t);
     pthread_mutex_lock(&t->lock);
     for (struct site_log *l = t->all; l; l = l->next) {
         log_lock(l);
         /* A collected object's reference is refused (JVMTI_ERROR_INVALID_OBJECT). */
         for (size_t i = 0; i < l->n; i++)
-            if (!is_note(t, l->refs[i].ref))
+            if (!is_note(notes, l->refs[i].ref))
                 (*env)->SetTag(env, l->refs[i].ref, (jlong)(l->refs[i].site & ~SITE_REF_SAMPLED));
         log_unlock(l);
     }

@@ -27,12 +27,15 @@
 /* Whether w looks like HotSpot's weak reference (checked once, on one made to test). */
 static inline bool weak_slot_shaped(jweak w) { return w && ((uintptr_t)w & WEAK_SLOT_TAG_MASK) == WEAK_SLOT_TAG; }
 
-/* The object's address in w's slot (a weak_slot_shaped w). */
-static inline uintptr_t weak_slot_address(jweak w)
+/* The address held in the slot a HotSpot reference (weak or local) points to. */
+static inline uintptr_t ref_slot_address(const void *ref)
 {
-    void *const *slot = (void *const *)((uintptr_t)w & ~WEAK_SLOT_TAG_MASK);
+    void *const *slot = (void *const *)((uintptr_t)ref & ~WEAK_SLOT_TAG_MASK);
     return (uintptr_t)__atomic_load_n(slot, __ATOMIC_RELAXED);
 }
+
+/* The object's address in w's slot (a weak_slot_shaped w). */
+static inline uintptr_t weak_slot_address(jweak w) { return ref_slot_address(w); }
 
 /* Whether w's slot is NULL: its object was collected. Only for a weak_slot_shaped w. */
 static inline bool weak_slot_cleared(jweak w) { return weak_slot_address(w) == 0; }
@@ -44,10 +47,6 @@ static inline bool weak_slot_cleared(jweak w) { return weak_slot_address(w) == 0
  * this holds on the running JVM is checked once (site_objects_read_slots): the same
  * object read through a weak reference's slot.
  */
-static inline uintptr_t local_ref_address(jobject o)
-{
-    void *const *slot = (void *const *)((uintptr_t)o & ~WEAK_SLOT_TAG_MASK);
-    return (uintptr_t)__atomic_load_n(slot, __ATOMIC_RELAXED);
-}
+static inline uintptr_t local_ref_address(jobject o) { return ref_slot_address(o); }
 
 #endif
