@@ -55,6 +55,17 @@ static void grow(struct cmap_stripe *s)
     s->nbuckets = nb;
 }
 
+bool cmap_visit(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq,
+                void (*visit)(struct cmap_node *, void *), void *ctx)
+{
+    struct cmap_stripe *s = stripe_of(m, hash);
+    pthread_mutex_lock(&s->lock);
+    struct cmap_node *n = lookup(s, hash, key, eq);
+    if (n) visit(n, ctx);
+    pthread_mutex_unlock(&s->lock);
+    return n != NULL;
+}
+
 struct cmap_node *cmap_find(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq)
 {
     struct cmap_stripe *s = stripe_of(m, hash);

@@ -49,6 +49,10 @@ struct cmap_node *cmap_find(struct cmap *m, uint64_t hash, const void *key, cmap
 /* Finds the entry or makes and inserts one; *created tells which (may be NULL). */
 struct cmap_node *cmap_intern(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq, cmap_make_fn make,
                               void *ctx, bool *created);
+/* Calls visit on the key's entry with its stripe locked (to read or change fields that
+ * go together); false when there is none. */
+bool cmap_visit(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq,
+                void (*visit)(struct cmap_node *, void *), void *ctx);
 /* Takes the key's entry out of the map and returns it (NULL when absent); never frees it. */
 struct cmap_node *cmap_remove(struct cmap *m, uint64_t hash, const void *key, cmap_eq_fn eq);
 

@@ -20,10 +20,31 @@ bool alloc_code_sites_init(struct alloc_tracker *t)
 {
 #if defined(__x86_64__)
     t->prepared = async_trace_prepared(t->walker);
+    cmap_init(&t->deep);
+    pthread_mutex_init(&t->wrappers_lock, NULL);
     return t->walker && env_switch("HPROF_CODE_SITES", true) && code_sites_init(&t->code, 1u << 18);
 #else
     return false;
 #endif
+}
+
+/* A native method's compiled wrapper: kept for alloc_code_sites_at, which makes its code
+ * site from the return address a chain finds in it (the JVM names none). */
+static void wrapper_loaded(struct alloc_tracker *t, jmethodID method, uintptr_t code, size_t size, uint32_t frame_size)
+{
+    if (!frame_size || !size) return;
+    pthread_mutex_lock(&t->wrappers_lock);
+    if (t->nwrappers == t->capwrappers) {
+        uint32_t cap = t->capwrappers ? t->capwrappers * 2 : 64;
+        struct native_wrapper *w = realloc(t->wrappers, cap * sizeof *w);
+        if (w) {
+            t->wrappers = w;
+            t->capwrappers = cap;
+        }
+    }
+    if (t->nwrappers < t->capwrappers)
+        t->wrappers[t->nwrappers++] = (struct native_wrapper){code, code + size, frame_size, method};
+    pthread_mutex_unlock(&t->wrappers_lock);
 }
 
 /*
@@ -41,6 +62,11 @@ void JNICALL alloc_code_sites_loaded(jvmtiEnv *jvmti, jmethodID method, jint cod
     jmethodID init = t && t->code_ok ? atomic_load(&t->object_init) : NULL;
     if (!init) return;
     uint32_t frame_size = code_sites_frame_size(code_addr, code_size > 0 ? (size_t)code_size : 0);
+    jboolean native = JNI_FALSE;
+    if ((*jvmti)->IsMethodNative(jvmti, method, &native) == JVMTI_ERROR_NONE && native) {
+        wrapper_loaded(t, method, (uintptr_t)code_addr, code_size > 0 ? (size_t)code_size : 0, frame_size);
+        return;
+    }
     for (const jvmtiCompiledMethodLoadRecordHeader *rec = compile_info; rec; rec = rec->next) {
         if (rec->kind != JVMTI_CMLR_INLINE_INFO) continue;
         const jvmtiCompiledMethodLoadInlineRecord *r = (const void *)rec;
@@ -60,15 +86,33 @@ void JNICALL alloc_code_sites_loaded(jvmtiEnv *jvmti, jmethodID method, jint cod
 void JNICALL alloc_code_sites_unloaded(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
 {
     struct host *h = host_get();
-    if (h && h->alloc && h->alloc->code_ok) code_sites_unload(&h->alloc->code, (uintptr_t)code_addr);
+    struct alloc_tracker *t = h ? h->alloc : NULL;
+    if (!t || !t->code_ok) return;
+    code_sites_unload(&t->code, (uintptr_t)code_addr);
+    pthread_mutex_lock(&t->wrappers_lock);
+    for (uint32_t i = 0; i < t->nwrappers; i++)
+        if (t->wrappers[i].code_lo == (uintptr_t)code_addr) t->wrappers[i] = t->wrappers[--t->nwrappers];
+    pthread_mutex_unlock(&t->wrappers_lock);
 }
 
-/* Whether the walk's frames f are the n inlined frames c. */
-static bool same_frames(const jvmtiFrameInfo *f, const struct code_frame *c, int n)
+const struct code_site *alloc_code_sites_at(struct alloc_tracker *t, struct alloc_thread *at, uintptr_t pc)
 {
-    for (int i = 0; i < n; i++)
-        if (f[i].method != c[i].method || f[i].location != c[i].bci) return false;
-    return true;
+    const struct code_site *s = code_sites_find(&t->code, pc);
+    if (s || pc == at->not_wrapper) return s && s->kept >= 1 ? s : NULL;
+    struct native_wrapper w = {0};
+    pthread_mutex_lock(&t->wrappers_lock);
+    for (uint32_t i = 0; i < t->nwrappers; i++)
+        if (pc >= t->wrappers[i].code_lo && pc < t->wrappers[i].code_hi) w = t->wrappers[i];
+    pthread_mutex_unlock(&t->wrappers_lock);
+    if (!w.method || pc + CODE_SITE_CODE > w.code_hi) {
+        at->not_wrapper = pc;
+        return NULL;
+    }
+    /* A native method's frame: the method, with no bytecode (a walk's location -1). */
+    jint bci = -1;
+    code_sites_add(&t->code, w.code_lo, pc, (const uint8_t *)pc, w.frame_size, 1, 1, &w.method, &bci);
+    s = code_sites_find(&t->code, pc);
+    return s && s->kept >= 1 ? s : NULL;
 }
 
 /*
@@ -86,7 +130,7 @@ static bool walk_matches(const struct code_site *const *sites, int nsites, const
     int done = 0; /* frames the sites before this one inlined */
     for (int i = 0; i < nsites && done < need; i++) {
         int left = need - done, check = sites[i]->kept < left ? sites[i]->kept : left;
-        if (!same_frames(frames + 1 + done, sites[i]->frames, check)) return false;
+        if (!code_site_frames_are(sites[i], frames + 1 + done, check)) return false;
         done += sites[i]->nframes;
     }
     return need <= CODE_SITE_FRAMES && done >= need;
@@ -100,17 +144,24 @@ static bool walk_matches_interp(struct alloc_tracker *t, const struct site_chain
 {
     int done = 0;
     for (int i = 0; i < c->n; i++) {
-        if (!same_frames(frames + 1 + done, c->site[i]->frames, c->site[i]->kept)) return false;
+        if (!code_site_frames_are(c->site[i], frames + 1 + done, c->site[i]->kept)) return false;
         done += c->site[i]->nframes;
     }
     if (need > CODE_SITE_FRAMES || done + c->ni != need) return false;
-    if (atomic_load(&t->interp_checked) >= INTERP_PROVEN && !atomic_load(&t->interp_wrong)) return true;
-    for (int i = 0; i < c->ni; i++) {
-        const jvmtiFrameInfo *f = &frames[1 + done + i];
-        if (!interp_frame_is(&t->interp, c->method[i], c->bcp[i], f->method, f->location)) {
-            atomic_store(&t->interp_wrong, true);
-            return false;
-        }
+    for (int i = 0; i < c->ni; i++)
+        if (!alloc_code_sites_interp_is(t, c->method[i], c->bcp[i], &frames[1 + done + i])) return false;
+    return true;
+}
+
+bool alloc_code_sites_interp_is(struct alloc_tracker *t, uintptr_t method, uintptr_t bcp, const jvmtiFrameInfo *f)
+{
+    /* Once one was wrong, none is taken again: checking every one would cost each walk
+     * a system call per interpreted frame. */
+    if (atomic_load(&t->interp_wrong)) return false;
+    if (atomic_load(&t->interp_checked) >= INTERP_PROVEN) return true;
+    if (!interp_frame_is(&t->interp, method, bcp, f->method, f->location)) {
+        atomic_store(&t->interp_wrong, true);
+        return false;
     }
     atomic_fetch_add(&t->interp_checked, 1);
     return true;

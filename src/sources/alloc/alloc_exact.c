@@ -187,6 +187,32 @@ static bool was_pending(struct alloc_thread *at, JNIEnv *jni, jobject obj)
 }
 
 /*
+ * A trace deeper than a code site names, by the chain of frames from the site that
+ * called us (see alloc_deep.c); NULL when none was learnt, with *deep set when the chain
+ * was read, for the walk to learn it. The chain is kept in the thread's state: too large
+ * for every call's stack.
+ */
+static struct trace *deep_trace(struct alloc_tracker *t, struct host *h, struct alloc_thread *at,
+                                struct java_caller from, bool array, struct deep_chain **deep)
+{
+    int depth = host_depth(h), top = code_site_top(array);
+    if (!from.pc || !t->deep_ok || h->opt->thread || depth + top + 1 <= CODE_SITE_FRAMES) return NULL;
+    struct code_site *cs = code_sites_find(&t->code, from.pc);
+    if (!cs || cs->kept < 1) return NULL;
+    bool init = cs->frames[0].method == atomic_load_explicit(&t->object_init, memory_order_relaxed);
+    if (array ? init : !init) return NULL;
+    if (!at->deep && !(at->deep = malloc(sizeof *at->deep))) return NULL;
+    if (!alloc_deep_chain(t, at, cs, from.sp, depth + top, at->deep)) return NULL;
+    *deep = at->deep;
+    struct trace *tr = alloc_deep_trace(t, at->deep);
+    if (tr && t->stack_stats) {
+        atomic_fetch_add_explicit(&t->deep_hits, 1, memory_order_relaxed);
+        if (at->deep->entries) atomic_fetch_add_explicit(&t->deep_entry_hits, 1, memory_order_relaxed);
+    }
+    return tr;
+}
+
+/*
  * A new object or array from instrumented code, `skip` frames of ours above its site;
  * from: where that code returns to (pc 0 when not known); cls: the object's class, when
  * the code passed it (Object.<init>'s hook passes this.getClass(), a load in compiled
@@ -206,7 +232,9 @@ static void new_object(JNIEnv *jni, jobject obj, jclass cls, bool array, int ski
     struct site_chain chain = {.n = 0};
     struct trace *tr = cs ? code_site_trace_of(t, at, cs, from.sp, host_depth(h), code_site_top(array), &chain) : NULL;
     if (tr && t->stack_stats) atomic_fetch_add_explicit(&t->code_hits, 1, memory_order_relaxed);
-    if (!tr) tr = alloc_site_trace(h, at, jni, NULL, skip, cs, &chain);
+    struct deep_chain *deep = NULL;
+    if (!tr && !cs) tr = deep_trace(t, h, at, from, array, &deep);
+    if (!tr) tr = alloc_site_trace(h, at, jni, NULL, skip, cs, &chain, deep);
     if (!tr) return;
     if (!array) {
         count(h, at, jni, obj, class_of(h, at, jni, cls, obj, tr), tr, false, true);
@@ -270,7 +298,7 @@ static void cloned(JNIEnv *jni, jobject obj, bool virtual)
         (*jni)->DeleteLocalRef(jni, cls);
         if (counted) return;
     }
-    struct trace *tr = alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL);
+    struct trace *tr = alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL, NULL);
     if (tr) count(h, at, jni, obj, ci ? ci : class_at(h, at, jni, obj, tr), tr, false, true);
 }
 
@@ -370,7 +398,7 @@ void JNICALL alloc_exact_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
     if (!at) return;
     struct class_match m = {&h->alloc->sites, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids)};
     if (lambda_proxy(m.cls) || made_for_constructor(h, jni, thread)) return;
-    struct trace *tr = alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL);
+    struct trace *tr = alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL, NULL);
     if (!tr) return;
     size_t overlap = constructor_ran(tr) ? RECENT_SCAN : RECENT_OVERLAP;
     if (site_objects_recent(&h->alloc->objects, at->log, jni, object, site_of_class, &m, overlap, RECENT_SCAN)) return;
@@ -394,7 +422,7 @@ static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
     jobject obj = h->alloc->jni_table->AllocObject(jni, cls);
     if (obj && counting(h)) {
         struct alloc_thread *at = this_thread(h->alloc);
-        struct trace *tr = at ? alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL) : NULL;
+        struct trace *tr = at ? alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL, NULL) : NULL;
         if (tr) count(h, at, jni, obj, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids), tr, false, false);
     }
     return obj;
@@ -465,4 +493,6 @@ void alloc_exact_vm_init(struct host *h)
     /* Chains that end in the interpreter (HPROF_INTERP_CHAINS=0: never); code sites mean
      * a walker, whose count of prepared classes outdates those chains. */
     if (h->alloc->code_ok && env_switch("HPROF_INTERP_CHAINS", true)) interp_layout_init(h->jvmti, &h->alloc->interp);
+    h->alloc->deep_ok = h->alloc->code_ok && h->alloc->interp.ok && env_switch("HPROF_DEEP_CHAINS", true);
+    if (h->alloc->deep_ok) entry_layout_init(h->jvmti, &h->alloc->entry);
 }

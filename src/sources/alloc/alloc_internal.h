@@ -10,6 +10,7 @@
  *   alloc_live.c        the live counts at a dump: the sweep after a GC, or a reference walk
  *   alloc_sampled.c     alloc_sample=<bytes>: SampledObjectAlloc and its estimates
  *   alloc_trace.c       an allocation's trace: the stack walk and each thread's caches
+ *   alloc_deep.c        deeper traces, named by the chain of frames read from the stack
  *   alloc_code_sites.c  traces named by the return addresses of compiled code
  *   site_objects.c      the counted objects, held weakly
  */
@@ -24,6 +25,7 @@
 #include <stdint.h>
 
 #include "sources/hotspot/async_trace.h"
+#include "sources/hotspot/entry_frame.h"
 #include "sources/hotspot/interp_frame.h"
 #include "sources/host.h"
 #include "sources/resolve.h"
@@ -62,13 +64,26 @@ struct alloc_tracker {
      * (see tables/code_sites.h); code_ok: the table is in use. */
     struct code_sites code;
     bool code_ok;
+    struct cmap deep; /* chains of frames past one code site's: see alloc_deep.c */
+    bool deep_ok;     /* in use (HPROF_DEEP_CHAINS=0: never) */
+    /* Compiled wrappers of native methods (which have no code site until a chain meets
+     * one): their code, frame size and method; under the lock. */
+    pthread_mutex_t wrappers_lock;
+    struct native_wrapper {
+        uintptr_t code_lo, code_hi;
+        uint32_t frame_size;
+        jmethodID method;
+    } * wrappers;
+    uint32_t nwrappers, capwrappers;
     /* Interpreted callers a chain of code sites may end with (interp.ok: read them), and
      * the walker's count of classes prepared, which outdates the chains that have some. */
     struct interp_layout interp;
+    struct entry_layout entry; /* the call stub's frames, which deep chains cross */
     const _Atomic uint32_t *prepared;
     /* Interpreted frames read as a walk found them, and whether one ever was not: after
      * INTERP_PROVEN of the one and none of the other, the layout is taken as known and
-     * new chains are learnt from the walk alone (the check costs system calls). */
+     * new chains are learnt from the walk alone (the check costs system calls); after
+     * one of the other, no chain with interpreted frames is learnt. */
     _Atomic uint32_t interp_checked;
     _Atomic bool interp_wrong;
     _Atomic(jmethodID) object_init; /* java.lang.Object.<init>, once bound */
@@ -78,7 +93,7 @@ struct alloc_tracker {
      * once an object made there was seen (see made_for_constructor) */
     _Atomic(jmethodID) handle_alloc, unsafe_alloc;
     bool stack_stats; /* HPROF_STACK_STATS: count the walks of each kind */
-    _Atomic uint64_t fast_walks, jvmti_walks, code_hits, chain_hits;
+    _Atomic uint64_t fast_walks, jvmti_walks, code_hits, chain_hits, deep_hits, deep_entry_hits;
     _Atomic uint64_t noted;      /* live=sampled: objects counted but not held */
     _Atomic uint32_t most_slots; /* the largest per-thread cache so far */
     _Atomic bool on;
@@ -152,6 +167,8 @@ struct alloc_thread {
     struct trace_slot *traces;
     struct site_slot *sites;
     struct chain_slot *chains;
+    struct deep_chain *deep; /* the last chain read (alloc_deep.c), made on first need */
+    uintptr_t not_wrapper;   /* the last pc alloc_code_sites_at found in no wrapper */
 };
 
 /* Where the Java code that called a native method of ours returns to: pc, with its
@@ -210,7 +227,37 @@ jint alloc_walk_stack(struct host *h, JNIEnv *jni, jthread thread, jvmtiFrameInf
  * when chain->n > 0) when the walk confirms what the sites say was inlined.
  */
 struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *jni, jthread thread, int top_skip,
-                               struct code_site *cs, const struct site_chain *chain);
+                               struct code_site *cs, const struct site_chain *chain, const struct deep_chain *deep);
+
+/* ---- alloc_deep.c ---- */
+
+/* A chain of frames as read from the stack (see alloc_deep.c): a compiled frame's code
+ * site (a), or an interpreted frame's Method* (a) and bytecode pointer. */
+#define DEEP_MAX 128
+struct deep_token {
+    uintptr_t a, bcp;
+    int kind;
+};
+struct deep_chain {
+    struct deep_token tok[DEEP_MAX];
+    int n;       /* tokens */
+    int have;    /* frames they hold */
+    int need;    /* frames the trace takes, with the site's own on top */
+    int entries; /* calls into Java from the VM or native code it goes across */
+    bool interp, ended;
+    uint64_t h1, h2;
+};
+
+/* The chain from compiled site cs, called at stack pointer sp, until it holds need
+ * frames or the stack ends; false when a frame cannot be read. */
+bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const struct code_site *cs, uintptr_t sp,
+                      int need, struct deep_chain *d);
+/* The trace a walk found for the same chain before; NULL if none did. */
+struct trace *alloc_deep_trace(struct alloc_tracker *t, const struct deep_chain *d);
+/* After a walk of want frames (n found; frames[0] ours) found tr: kept for chain d if
+ * the walk confirms it. */
+void alloc_deep_learn(struct alloc_tracker *t, const struct deep_chain *d, const jvmtiFrameInfo *frames, int n,
+                      int want, struct trace *tr);
 
 /* ---- alloc_code_sites.c ---- */
 
@@ -222,9 +269,24 @@ void JNICALL alloc_code_sites_unloaded(jvmtiEnv *jvmti, jmethodID method, const 
 /* After a walk of depth frames past our frames found trace tr: caches it at cs (or for
  * its chain) if the walk's frames are the ones inlined there. frames[0] is the Tracker's
  * native, then come the site's `top` frames (code_site_top), then tr's. */
+/* Whether an interpreted frame's Method* and bytecode pointer, as read from its frame,
+ * are the walk's frame f: checked against the VM's structures (system calls) until
+ * INTERP_PROVEN frames were, then taken as known; never again once one was wrong. */
+bool alloc_code_sites_interp_is(struct alloc_tracker *t, uintptr_t method, uintptr_t bcp, const jvmtiFrameInfo *f);
+/* The code site of return address pc, or of the native method wrapper pc lies in (made
+ * for it on first need); NULL if none. */
+const struct code_site *alloc_code_sites_at(struct alloc_tracker *t, struct alloc_thread *at, uintptr_t pc);
 void alloc_code_sites_learn(struct alloc_tracker *t, struct alloc_thread *at, struct code_site *cs,
                             const struct site_chain *chain, const jvmtiFrameInfo *frames, int depth, int top,
                             struct trace *tr);
+
+/* Whether the walk's frames f are the first n frames inlined at site s. */
+static inline bool code_site_frames_are(const struct code_site *s, const jvmtiFrameInfo *f, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (f[i].method != s->frames[i].method || f[i].location != s->frames[i].bci) return false;
+    return true;
+}
 
 /* The chain's slot: its sites' addresses folded, then mixed once (on every allocation
  * that takes a chain). */

@@ -92,6 +92,8 @@ static void log_stack_stats(struct alloc_tracker *t)
               (unsigned long long)atomic_load(&t->code_hits));
     log_plain("HPROF: heap=sites code sites: %llu of those with their caller's",
               (unsigned long long)atomic_load(&t->chain_hits));
+    log_plain("HPROF: heap=sites deep chains: %llu traces, %llu of them across a call into Java",
+              (unsigned long long)atomic_load(&t->deep_hits), (unsigned long long)atomic_load(&t->deep_entry_hits));
     if (t->live_sampled)
         log_plain("HPROF: heap=sites objects noted, not held (live=sampled): %llu",
                   (unsigned long long)atomic_load(&t->noted));

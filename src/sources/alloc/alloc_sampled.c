@@ -26,7 +26,7 @@ void JNICALL alloc_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
     if (!counting(h)) return;
     struct alloc_tracker *t = h->alloc;
     struct alloc_thread *at = this_thread(t);
-    struct trace *tr = at ? alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL) : NULL;
+    struct trace *tr = at ? alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL, NULL) : NULL;
     if (!tr) return;
     struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
     struct site *s = site_of(t, at, tr, ci);

@@ -14,6 +14,7 @@ static void thread_free(struct alloc_thread *at)
     free(at->traces);
     free(at->sites);
     free(at->chains);
+    free(at->deep);
     free(at);
 }
 
@@ -133,7 +134,7 @@ static void as_clone(struct alloc_tracker *t, jvmtiFrameInfo *frames, int n)
 }
 
 struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *jni, jthread thread, int top_skip,
-                               struct code_site *cs, const struct site_chain *chain)
+                               struct code_site *cs, const struct site_chain *chain, const struct deep_chain *deep)
 {
     struct alloc_tracker *t = h->alloc;
     int depth = host_depth(h);
@@ -159,6 +160,7 @@ struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *
          * Object.<init>) on top, as called from the code site. */
         if (tr && cs && skip == top_skip && keep == depth)
             alloc_code_sites_learn(t, at, cs, chain, frames, depth, top_skip - 1, tr);
+        if (tr && deep && skip == top_skip) alloc_deep_learn(t, deep, frames, n, want, tr);
     }
     if (frames != local) free(frames);
     return tr;

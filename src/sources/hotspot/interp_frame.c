@@ -38,8 +38,11 @@ bool interp_frame_is(const struct interp_layout *l, uintptr_t method, uintptr_t 
 {
     uintptr_t cm, cp, holder, ids, count, found;
     uint16_t idnum;
-    if (!l->ok || !id || bci < 0 || !read_word(method + l->const_method, &cm) ||
-        bcp != cm + l->const_size + (uintptr_t)bci)
+    /* A native method's frame (location -1 in a walk) points at where bytecode would
+     * start, or has no bytecode pointer. */
+    bool native = bci == -1;
+    if (!l->ok || !id || (bci < 0 && !native) || !read_word(method + l->const_method, &cm) ||
+        bcp != (native && bcp == 0 ? 0 : cm + l->const_size + (uintptr_t)(native ? 0 : bci)))
         return false;
     if (!read_word(cm + l->constants, &cp) || !read_at(cm + l->idnum, &idnum, sizeof idnum) ||
         !read_word(cp + l->holder, &holder) || !read_word(holder + l->jmethod_ids, &ids))

@@ -40,11 +40,12 @@ static inline bool interp_returns_to(const struct interp_layout *l, uintptr_t pc
 
 /*
  * The interpreted frame whose frame pointer is fp, on a stack whose frames lie in
- * [lo, hi): its Method* and bytecode pointer, and its caller's return address and frame
- * pointer. False when fp is not inside, with room for the words read.
+ * [lo, hi): its Method* and bytecode pointer (which may be 0 in a native method's frame,
+ * which the interpreter makes too), and its caller's return address and frame pointer. False when
+ * fp is not inside, with room for the words read.
  */
-static inline bool interp_frame_read(uintptr_t fp, uintptr_t lo, uintptr_t hi, uintptr_t *method, uintptr_t *bcp,
-                                     uintptr_t *caller_pc, uintptr_t *caller_fp)
+static inline bool interp_frame_read_any(uintptr_t fp, uintptr_t lo, uintptr_t hi, uintptr_t *method, uintptr_t *bcp,
+                                         uintptr_t *caller_pc, uintptr_t *caller_fp)
 {
     const uintptr_t *w = (const uintptr_t *)fp;
     if (fp % sizeof(uintptr_t) || fp < lo + INTERP_BCP_WORD * sizeof(uintptr_t) || fp >= hi ||
@@ -54,13 +55,20 @@ static inline bool interp_frame_read(uintptr_t fp, uintptr_t lo, uintptr_t hi, u
     *bcp = w[-INTERP_BCP_WORD];
     *caller_fp = w[0];
     *caller_pc = w[1];
-    return *method != 0 && *bcp != 0;
+    return *method != 0;
+}
+
+/* The same for a frame that must be a Java method's, with its bytecode pointer. */
+static inline bool interp_frame_read(uintptr_t fp, uintptr_t lo, uintptr_t hi, uintptr_t *method, uintptr_t *bcp,
+                                     uintptr_t *caller_pc, uintptr_t *caller_fp)
+{
+    return interp_frame_read_any(fp, lo, hi, method, bcp, caller_pc, caller_fp) && *bcp != 0;
 }
 
 /* Whether method and bcp, as interp_frame_read found them, are the frame (id, bci) a
- * stack walk gave: id is method's jmethodID and bcp its bytecode at bci. Slow (system
- * calls read the VM's structures, so that a wrong guess cannot fault): once per caller
- * learnt, not per event. */
+ * stack walk gave: id is method's jmethodID and bcp its bytecode at bci (a native
+ * method's frame: bci -1, bcp where bytecode would start or 0). Slow (system calls read the VM's structures, so that
+ * a wrong guess cannot fault): once per caller learnt, not per event. */
 bool interp_frame_is(const struct interp_layout *l, uintptr_t method, uintptr_t bcp, jmethodID id, jlocation bci);
 
 #endif

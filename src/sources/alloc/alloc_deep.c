@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * heap=sites at depths one code site cannot name (view= takes 64 frames): the trace of
+ * an allocation found by the frames of its stack as they lie in memory, not by a walk.
+ *
+ * From the allocating code site on, each frame is read the cheap way: a compiled frame
+ * by its code site (its size says where its caller's return address is), an interpreted
+ * one by its frame pointer (its Method* and bytecode pointer, and, when its caller is
+ * compiled, the caller's stack pointer the interpreter kept). The frames read, until
+ * they hold the trace's depth (or the stack ends), are the chain: each compiled frame's
+ * code site (a site stands for one compiled method's code: never reused), each
+ * interpreted frame's Method* and bytecode pointer, and where the stack ended. The same
+ * chain is the same trace: a return address in compiled code names its inlined frames,
+ * a Method* and bytecode pointer the interpreted one.
+ *
+ * Where the VM or native code called Java, the Java frames go on below the call stub's
+ * frame (entry_frame.h) and so does the chain; a native method's compiled wrapper is
+ * named like any compiled frame (alloc_code_sites_at). The thread's first call into
+ * Java ends the stack, and the chain. Anything else (a runtime stub, a virtual thread's
+ * continuation, code we know nothing of) leaves the allocation to a walk.
+ *
+ * One table shared by all threads maps a chain, by two 64-bit hashes of it mixed
+ * differently, its length and its first site, to the trace a stack walk found when it
+ * was first met, once that walk confirmed each frame of the chain (the sites' innermost
+ * frames, each interpreted frame's method and bytecode) and that the stack ended where
+ * the chain did. A chain is not kept whole: 500,000 chains of 40 frames would take
+ * 160 MB, where two different chains (of addresses no one chooses) that agree on all
+ * of that are a chance of about 1 in 2^128 for each pair.
+ */
+#include <stdlib.h>
+
+#include "sources/alloc/alloc_internal.h"
+
+struct deep_key {
+    uint64_t h2;
+    uintptr_t first; /* the allocating site */
+    int n, need;
+};
+
+/* With interpreted frames, a chain's trace holds only as long as no class was prepared
+ * since it was learnt (the memory of an unloaded class's Method* is reused only for a
+ * new class): learnt again then, in place. Both fields change together, under the
+ * entry's stripe lock. */
+struct deep_value {
+    struct trace *trace;
+    uint32_t prepared;
+};
+
+struct deep_entry {
+    struct cmap_node node; /* hash: the chain's first hash */
+    struct deep_key key;
+    struct deep_value value;
+};
+
+static bool entry_eq(const struct cmap_node *n, const void *key)
+{
+    const struct deep_entry *e = (const struct deep_entry *)n;
+    const struct deep_key *k = key;
+    return e->key.h2 == k->h2 && e->key.first == k->first && e->key.n == k->n && e->key.need == k->need;
+}
+
+static struct deep_key key_of(const struct deep_chain *d)
+{
+    return (struct deep_key){d->h2, d->tok[0].a, d->n, d->need};
+}
+
+static struct cmap_node *entry_make(const void *key, void *ctx) { return ctx; }
+static void entry_read(struct cmap_node *n, void *out) { *(struct deep_value *)out = ((struct deep_entry *)n)->value; }
+static void entry_write(struct cmap_node *n, void *in) { ((struct deep_entry *)n)->value = *(struct deep_value *)in; }
+
+static void add_word(struct deep_chain *d, uint64_t w)
+{
+    d->h1 = (d->h1 ^ w) * 0x9E3779B97F4A7C15ULL;
+    d->h1 ^= d->h1 >> 31;
+    d->h2 = (d->h2 + w) * 0xC2B2AE3D27D4EB4FULL;
+    d->h2 ^= d->h2 >> 29;
+}
+
+/* Tokens' kinds, hashed with them. */
+enum { TOKEN_SITE = 1, TOKEN_INTERP = 2, TOKEN_ENTRY = 3, TOKEN_END = 4 };
+
+static bool add_site(struct deep_chain *d, const struct code_site *s)
+{
+    if (d->n == DEEP_MAX) return false;
+    d->tok[d->n++] = (struct deep_token){(uintptr_t)s, 0, TOKEN_SITE};
+    add_word(d, TOKEN_SITE);
+    add_word(d, (uintptr_t)s);
+    d->have += s->nframes;
+    return true;
+}
+
+static bool add_interp(struct deep_chain *d, uintptr_t method, uintptr_t bcp)
+{
+    if (d->n == DEEP_MAX) return false;
+    d->tok[d->n++] = (struct deep_token){method, bcp, TOKEN_INTERP};
+    add_word(d, TOKEN_INTERP);
+    add_word(d, method);
+    add_word(d, bcp);
+    d->have += 1;
+    d->interp = true;
+    return true;
+}
+
+/* Where the chain goes on: a compiled frame (site, at sp), an interpreted one (at fp). */
+struct frame_at {
+    const struct code_site *site;
+    uintptr_t sp, fp;
+    uintptr_t lo; /* an interpreted frame lies above it */
+    bool native;  /* an interpreted frame that may be a native method's */
+};
+
+/*
+ * The Java frame below the call stub that return address pc returns to, the stub's
+ * frame pointer fp: into *next; false when it cannot be read. The thread's first call
+ * into Java ends the chain there (d->ended).
+ */
+static bool below_entry(struct alloc_tracker *t, struct alloc_thread *at, struct deep_chain *d, uintptr_t fp,
+                        uintptr_t lo, struct frame_at *next)
+{
+    uintptr_t sp, pc, caller_fp;
+    if (!entry_frame_caller(&t->entry, fp, lo, at->stack_end, &sp, &pc, &caller_fp)) return false;
+    add_word(d, sp ? TOKEN_ENTRY : TOKEN_END);
+    if (!sp) {
+        d->ended = true;
+        return true;
+    }
+    d->entries++;
+    if (interp_returns_to(&t->interp, pc)) { /* in the interpreter: a method it runs, maybe native */
+        *next = (struct frame_at){NULL, sp, caller_fp, sp, true};
+        return caller_fp > sp;
+    }
+    const struct code_site *s = alloc_code_sites_at(t, at, pc);
+    *next = (struct frame_at){s, sp, 0, 0, false};
+    return s != NULL;
+}
+
+/*
+ * The frame after the one just read, whose return address pc and saved frame pointer
+ * caller_fp lie at or above lo; sp: the caller's stack pointer if compiled (0: not
+ * known). False when it cannot be read or is not Java code we know.
+ */
+static bool caller_of(struct alloc_tracker *t, struct alloc_thread *at, struct deep_chain *d, uintptr_t pc,
+                      uintptr_t caller_fp, uintptr_t sp, uintptr_t lo, struct frame_at *next)
+{
+    if (interp_returns_to(&t->interp, pc)) {
+        *next = (struct frame_at){NULL, 0, caller_fp, lo, false};
+        return true;
+    }
+    if (entry_returns_to(&t->entry, pc)) return below_entry(t, at, d, caller_fp, lo, next);
+    const struct code_site *s = code_sites_find(&t->code, pc);
+    if (!s || s->kept < 1 || !sp || sp <= lo || sp >= at->stack_end) return false;
+    *next = (struct frame_at){s, sp, 0, 0, false};
+    return true;
+}
+
+bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const struct code_site *cs, uintptr_t sp,
+                      int need, struct deep_chain *d)
+{
+    *d = (struct deep_chain){.need = need, .h1 = 0x243F6A8885A308D3ULL, .h2 = 0x13198A2E03707344ULL};
+    if (!at->stack_end || need > DEEP_MAX || !sp || !t->interp.ok) return false;
+    struct frame_at f = {cs, sp, 0, 0, false};
+    while (d->have < need && !d->ended) {
+        uintptr_t pc, caller_fp, caller_sp, lo;
+        if (f.site) {
+            const struct code_site *s = f.site;
+            uintptr_t slot = f.sp + s->frame_size - sizeof(uintptr_t);
+            if (!add_site(d, s) || !s->frame_size || slot < f.sp + sizeof(uintptr_t) ||
+                slot + sizeof(uintptr_t) > at->stack_end)
+                return false;
+            if (d->have >= need) break;
+            pc = *(const uintptr_t *)slot;
+            caller_fp = *(const uintptr_t *)(slot - sizeof(uintptr_t)); /* pushed by its prologue */
+            caller_sp = slot + sizeof(uintptr_t);
+            lo = slot;
+        } else {
+            uintptr_t method, bcp;
+            if (!interp_frame_read_any(f.fp, f.lo, at->stack_end, &method, &bcp, &pc, &caller_fp) ||
+                (!bcp && !f.native) || !add_interp(d, method, bcp))
+                return false;
+            if (d->have >= need) break;
+            /* A compiled caller's stack pointer, which the interpreter kept for it. */
+            caller_sp = ((const uintptr_t *)f.fp)[-1];
+            lo = f.fp;
+        }
+        if (!caller_of(t, at, d, pc, caller_fp, caller_sp, lo, &f)) return false;
+    }
+    add_word(d, (uint64_t)need);
+    d->h1 = hash_mix64(d->h1);
+    d->h2 = hash_mix64(d->h2 ^ 0x5851F42D4C957F2DULL);
+    return true;
+}
+
+struct trace *alloc_deep_trace(struct alloc_tracker *t, const struct deep_chain *d)
+{
+    struct deep_key k = key_of(d);
+    struct deep_value v;
+    if (!cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_read, &v)) return NULL;
+    if (d->interp && v.prepared != atomic_load_explicit(t->prepared, memory_order_acquire)) return NULL;
+    return v.trace;
+}
+
+/* Whether the walk's frames (frames[1] on: the site's top frames, then the trace's)
+ * are the chain's: each site's kept frames where they fall, each interpreted frame's
+ * method and bytecode; and the walk ended where the chain did. */
+static bool walk_confirms(struct alloc_tracker *t, const struct deep_chain *d, const jvmtiFrameInfo *frames, int n)
+{
+    int done = 0; /* frames the tokens before this one hold */
+    for (int i = 0; i < d->n && done < d->need; i++) {
+        const struct deep_token *k = &d->tok[i];
+        if (k->kind == TOKEN_SITE) {
+            const struct code_site *s = (const struct code_site *)k->a;
+            int left = d->need - done, check = s->kept < left ? s->kept : left;
+            if (1 + done + check > n || !code_site_frames_are(s, frames + 1 + done, check)) return false;
+            done += s->nframes;
+        } else {
+            if (1 + done >= n || !alloc_code_sites_interp_is(t, k->a, k->bcp, &frames[1 + done])) return false;
+            done += 1;
+        }
+    }
+    return d->ended ? done == n - 1 : done >= d->need;
+}
+
+void alloc_deep_learn(struct alloc_tracker *t, const struct deep_chain *d, const jvmtiFrameInfo *frames, int n,
+                      int want, struct trace *tr)
+{
+    if (!d || !tr || d->n == 0) return;
+    /* Read before the check: a class prepared meanwhile leaves this one out of date. */
+    struct deep_value v = {tr, d->interp ? atomic_load_explicit(t->prepared, memory_order_acquire) : 0};
+    if ((!d->ended && n < want) || !walk_confirms(t, d, frames, n)) return;
+    struct deep_key k = key_of(d);
+    if (cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_write, &v)) return;
+    struct deep_entry *e = malloc(sizeof *e);
+    if (!e) return;
+    *e = (struct deep_entry){.key = k, .value = v};
+    bool created = false;
+    cmap_intern(&t->deep, d->h1, &k, entry_eq, entry_make, e, &created);
+    if (!created) free(e);
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Exact heap=sites deeper than one code site names (view= takes 64 frames): the trace of
+# an allocation from compiled code is found by the chain of frames read from the stack
+# (sources/alloc/alloc_deep.c), through recursion, interpreted callers, the VM's call of
+# a static initializer, reflection (on JDK 17 a native method that calls back into
+# Java) and a second thread. Every site, count and frame must be what a walk of every
+# allocation finds (HPROF_DEEP_CHAINS=0), and most allocations must be found by chains.
+source "$(dirname "$0")/../lib/common.sh"
+
+# ours FILE: "class objs bytes frames" of each site under SitesDeepChain's own methods,
+# hidden classes' addresses left out (they differ between runs).
+ours() {
+  awk '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); fr[tr] = ""; next }
+       /^\t/ { fr[tr] = fr[tr] "|" substr($0, 2); next }
+       /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+       i && $1 ~ /^[0-9]+$/ && ($9 == "SitesDeepChain$Node" || $9 == "int[]") &&
+         fr[$8] ~ /SitesDeepChain\.(leaf|init)|SitesDeepChain\$Init/ { print $9, $7, $6, fr[$8] }' "$1" |
+    sed 's/0x[0-9a-f]*/0x/g' | sort
+}
+# total CLASS FILE: objects of CLASS over the sites of `ours`
+total() { awk -v c="$1" '$1 == c { n += $2 } END { print n + 0 }' "$2"; }
+# deep WHICH FILE: traces found by deep chains (WHICH 1), of them across a call into Java (2)
+deep() { sed -n 's/^HPROF: heap=sites deep chains: \([0-9]*\) traces, \([0-9]*\) of them across a call into Java$/\1 \2/p' "$2" | tail -1 | awk -v k="$1" '{ print $k + 0 }'; }
+# through METHOD FILE: objects at sites whose frames name METHOD
+through() { awk -v m="$1" 'index($0, m) { n += $2 } END { print n + 0 }' "$2"; }
+
+for d in 16 32; do
+  HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,depth=$d,cutoff=0,file=on.txt)" SitesDeepChain
+  cp out.txt on.out
+  ours on.txt >on_sites.txt
+  HPROF_STACK_STATS=1 HPROF_DEEP_CHAINS=0 run_java -Xverify:all "$(agent heap=sites,depth=$d,cutoff=0,file=off.txt)" SitesDeepChain
+  cp out.txt off.out
+  ours off.txt >off_sites.txt
+  check "depth=$d: same output and status" bash -c "[[ $RC -eq 0 ]] && grep -qx done on.out && grep -qx done off.out"
+  check "depth=$d: 2804000 Nodes (500000 in the static initializer) and 2304000 int[] ($(total 'SitesDeepChain$Node' on_sites.txt) $(total 'int[]' on_sites.txt))" \
+    bash -c "[[ $(total 'SitesDeepChain$Node' on_sites.txt) -eq 2804000 && $(total 'int[]' on_sites.txt) -eq 2304000 &&
+               $(through 'SitesDeepChain$Init.<clinit>' on_sites.txt) -eq 500000 ]]"
+  check "depth=$d: the same sites, counts and frames as a walk of every allocation ($(wc -l <on_sites.txt) sites)" \
+    bash -c "[[ -s off_sites.txt ]] && cmp -s on_sites.txt off_sites.txt && [[ $(deep 1 off.out) -eq 0 ]]"
+  check "depth=$d: most traces found by their chain of frames ($(deep 1 on.out) of 5108000)" \
+    test "$(deep 1 on.out)" -gt 4000000
+  # Across the VM's call of the static initializer, and (JDK 17) of reflection's native
+  # method: most of those allocations.
+  across=$(( 400000 + $(through NativeMethodAccessorImpl.invoke0 on_sites.txt) * 8 / 10 ))
+  check "depth=$d: across calls into Java ($(deep 2 on.out); at least $across)" \
+    test "$(deep 2 on.out)" -ge "$across"
+done
+jni_clean
