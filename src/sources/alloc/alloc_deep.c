@@ -156,7 +156,12 @@ static bool caller_of(struct alloc_tracker *t, struct alloc_thread *at, struct d
 bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const struct code_site *cs, uintptr_t sp,
                       int need, struct deep_chain *d)
 {
-    *d = (struct deep_chain){.need = need, .h1 = 0x243F6A8885A308D3ULL, .h2 = 0x13198A2E03707344ULL};
+    /* Not the tokens: clearing them would cost more than reading the frames. */
+    d->n = d->have = d->entries = 0;
+    d->need = need;
+    d->interp = d->ended = false;
+    d->h1 = 0x243F6A8885A308D3ULL;
+    d->h2 = 0x13198A2E03707344ULL;
     if (!at->stack_end || need > DEEP_MAX || !sp || !t->interp.ok) return false;
     struct frame_at f = {cs, sp, 0, 0, false};
     while (d->have < need && !d->ended) {
@@ -190,12 +195,32 @@ bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const st
     return true;
 }
 
-struct trace *alloc_deep_trace(struct alloc_tracker *t, const struct deep_chain *d)
+static struct deep_slot *slot_of(const struct alloc_thread *at, const struct deep_chain *d)
 {
+    return &at->deep_slots[(unsigned)(d->h1 >> 40) & (at->nslots - 1)];
+}
+
+static bool slot_holds(const struct deep_slot *s, const struct deep_chain *d)
+{
+    return s->trace && s->h1 == d->h1 && s->h2 == d->h2 && s->first == d->tok[0].a && s->n == d->n &&
+        s->need == d->need;
+}
+
+static void slot_keep(struct deep_slot *s, const struct deep_chain *d, struct deep_value v)
+{
+    *s = (struct deep_slot){d->h1, d->h2, d->tok[0].a, d->n, d->need, v.trace, v.prepared};
+}
+
+struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d)
+{
+    uint32_t prepared = d->interp ? atomic_load_explicit(t->prepared, memory_order_acquire) : 0;
+    struct deep_slot *s = slot_of(at, d);
+    if (slot_holds(s, d) && (!d->interp || s->prepared == prepared)) return s->trace;
     struct deep_key k = key_of(d);
     struct deep_value v;
     if (!cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_read, &v)) return NULL;
-    if (d->interp && v.prepared != atomic_load_explicit(t->prepared, memory_order_acquire)) return NULL;
+    if (d->interp && v.prepared != prepared) return NULL;
+    slot_keep(s, d, v);
     return v.trace;
 }
 
@@ -220,13 +245,14 @@ static bool walk_confirms(struct alloc_tracker *t, const struct deep_chain *d, c
     return d->ended ? done == n - 1 : done >= d->need;
 }
 
-void alloc_deep_learn(struct alloc_tracker *t, const struct deep_chain *d, const jvmtiFrameInfo *frames, int n,
-                      int want, struct trace *tr)
+void alloc_deep_learn(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d,
+                      const jvmtiFrameInfo *frames, int n, int want, struct trace *tr)
 {
     if (!d || !tr || d->n == 0) return;
     /* Read before the check: a class prepared meanwhile leaves this one out of date. */
     struct deep_value v = {tr, d->interp ? atomic_load_explicit(t->prepared, memory_order_acquire) : 0};
     if ((!d->ended && n < want) || !walk_confirms(t, d, frames, n)) return;
+    slot_keep(slot_of(at, d), d, v);
     struct deep_key k = key_of(d);
     if (cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_write, &v)) return;
     struct deep_entry *e = malloc(sizeof *e);

@@ -201,10 +201,10 @@ static struct trace *deep_trace(struct alloc_tracker *t, struct host *h, struct 
     if (!cs || cs->kept < 1) return NULL;
     bool init = cs->frames[0].method == atomic_load_explicit(&t->object_init, memory_order_relaxed);
     if (array ? init : !init) return NULL;
-    if (!at->deep && !(at->deep = malloc(sizeof *at->deep))) return NULL;
+    if (!alloc_thread_deep(at)) return NULL;
     if (!alloc_deep_chain(t, at, cs, from.sp, depth + top, at->deep)) return NULL;
     *deep = at->deep;
-    struct trace *tr = alloc_deep_trace(t, at->deep);
+    struct trace *tr = alloc_deep_trace(t, at, at->deep);
     if (tr && t->stack_stats) {
         atomic_fetch_add_explicit(&t->deep_hits, 1, memory_order_relaxed);
         if (at->deep->entries) atomic_fetch_add_explicit(&t->deep_entry_hits, 1, memory_order_relaxed);

@@ -167,8 +167,9 @@ struct alloc_thread {
     struct trace_slot *traces;
     struct site_slot *sites;
     struct chain_slot *chains;
-    struct deep_chain *deep; /* the last chain read (alloc_deep.c), made on first need */
-    uintptr_t not_wrapper;   /* the last pc alloc_code_sites_at found in no wrapper */
+    struct deep_chain *deep;      /* the last chain read (alloc_deep.c), made on first need */
+    struct deep_slot *deep_slots; /* with it, nslots of chains' traces, by their hash */
+    uintptr_t not_wrapper;        /* the last pc alloc_code_sites_at found in no wrapper */
 };
 
 /* Where the Java code that called a native method of ours returns to: pc, with its
@@ -187,6 +188,9 @@ static inline bool counting(struct host *h)
 
 /* The calling thread's state, made on first need; NULL when out of memory. */
 struct alloc_thread *alloc_thread_new(struct alloc_tracker *t);
+/* The thread's deep chain and its cache of chains' traces, made on first need; false
+ * without memory. */
+bool alloc_thread_deep(struct alloc_thread *at);
 /* The pthread key's destructor (no JNI there). */
 void alloc_thread_ended(void *p);
 
@@ -248,16 +252,26 @@ struct deep_chain {
     uint64_t h1, h2;
 };
 
+/* A chain's trace, in a thread's cache (alloc_deep.c's table's key and value). */
+struct deep_slot {
+    uint64_t h1, h2;
+    uintptr_t first;
+    int n, need;
+    struct trace *trace;
+    uint32_t prepared;
+};
+
 /* The chain from compiled site cs, called at stack pointer sp, until it holds need
  * frames or the stack ends; false when a frame cannot be read. */
 bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const struct code_site *cs, uintptr_t sp,
                       int need, struct deep_chain *d);
-/* The trace a walk found for the same chain before; NULL if none did. */
-struct trace *alloc_deep_trace(struct alloc_tracker *t, const struct deep_chain *d);
+/* The trace a walk found for the same chain before (in the thread's cache, else the
+ * shared table); NULL if none did. */
+struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d);
 /* After a walk of want frames (n found; frames[0] ours) found tr: kept for chain d if
  * the walk confirms it. */
-void alloc_deep_learn(struct alloc_tracker *t, const struct deep_chain *d, const jvmtiFrameInfo *frames, int n,
-                      int want, struct trace *tr);
+void alloc_deep_learn(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d,
+                      const jvmtiFrameInfo *frames, int n, int want, struct trace *tr);
 
 /* ---- alloc_code_sites.c ---- */
 

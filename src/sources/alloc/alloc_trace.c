@@ -15,28 +15,49 @@ static void thread_free(struct alloc_thread *at)
     free(at->sites);
     free(at->chains);
     free(at->deep);
+    free(at->deep_slots);
     free(at);
 }
 
-/* The caches, empty, with n slots each; false (and the old ones kept) without memory. */
+/* The caches, empty, with n slots each (deep chains' once the thread met one); false
+ * (and the old ones kept) without memory. */
 static bool resize_caches(struct alloc_thread *at, uint32_t n)
 {
     struct trace_slot *tr = calloc(n, sizeof *tr);
     struct site_slot *si = calloc(n, sizeof *si);
     struct chain_slot *pa = calloc(n, sizeof *pa);
-    if (!tr || !si || !pa) {
+    struct deep_slot *de = at->deep ? calloc(n, sizeof *de) : NULL;
+    if (!tr || !si || !pa || (at->deep && !de)) {
         free(tr);
         free(si);
         free(pa);
+        free(de);
         return false;
     }
     free(at->traces);
     free(at->sites);
     free(at->chains);
+    free(at->deep_slots);
     at->traces = tr;
     at->sites = si;
     at->chains = pa;
+    at->deep_slots = de;
     at->nslots = n;
+    return true;
+}
+
+bool alloc_thread_deep(struct alloc_thread *at)
+{
+    if (at->deep) return true;
+    struct deep_chain *d = malloc(sizeof *d);
+    struct deep_slot *slots = calloc(at->nslots, sizeof *slots);
+    if (!d || !slots) {
+        free(d);
+        free(slots);
+        return false;
+    }
+    at->deep = d;
+    at->deep_slots = slots;
     return true;
 }
 
@@ -160,7 +181,7 @@ struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *
          * Object.<init>) on top, as called from the code site. */
         if (tr && cs && skip == top_skip && keep == depth)
             alloc_code_sites_learn(t, at, cs, chain, frames, depth, top_skip - 1, tr);
-        if (tr && deep && skip == top_skip) alloc_deep_learn(t, deep, frames, n, want, tr);
+        if (tr && deep && skip == top_skip) alloc_deep_learn(t, at, deep, frames, n, want, tr);
     }
     if (frames != local) free(frames);
     return tr;
