@@ -21,6 +21,7 @@ bool alloc_code_sites_init(struct alloc_tracker *t)
 #if defined(__x86_64__)
     t->prepared = async_trace_prepared(t->walker);
     cmap_init(&t->deep);
+    pthread_mutex_init(&t->deep_lock, NULL);
     pthread_mutex_init(&t->wrappers_lock, NULL);
     return t->walker && env_switch("HPROF_CODE_SITES", true) && code_sites_init(&t->code, 1u << 18);
 #else

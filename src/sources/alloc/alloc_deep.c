@@ -25,7 +25,8 @@
  * frames, each interpreted frame's method and bytecode) and that the stack ended where
  * the chain did. A chain is not kept whole: 500,000 chains of 40 frames would take
  * 160 MB, where two different chains (of addresses no one chooses) that agree on all
- * of that are a chance of about 1 in 2^128 for each pair.
+ * of that are a chance of about 1 in 2^128 for each pair. Each entry takes 56 bytes,
+ * and the table learns DEEP_CHAINS_MAX at most: past that, new chains are walked.
  */
 #include <stdlib.h>
 
@@ -57,6 +58,25 @@ static bool entry_eq(const struct cmap_node *n, const void *key)
     const struct deep_entry *e = (const struct deep_entry *)n;
     const struct deep_key *k = key;
     return e->key.h2 == k->h2 && e->key.first == k->first && e->key.n == k->n && e->key.need == k->need;
+}
+
+#define DEEP_CHUNK 4096 /* entries a chunk */
+
+/* A new entry, NULL past DEEP_CHAINS_MAX: chunks, as each is small and none is freed
+ * before the agent ends. */
+static struct deep_entry *entry_new(struct alloc_tracker *t)
+{
+    struct deep_entry *e = NULL;
+    pthread_mutex_lock(&t->deep_lock);
+    if (t->deep_count < DEEP_CHAINS_MAX) {
+        if (!t->deep_left && (t->deep_chunk = malloc(DEEP_CHUNK * sizeof *e))) t->deep_left = DEEP_CHUNK;
+        if (t->deep_left) {
+            e = (struct deep_entry *)t->deep_chunk + (DEEP_CHUNK - t->deep_left--);
+            t->deep_count++;
+        }
+    }
+    pthread_mutex_unlock(&t->deep_lock);
+    return e;
 }
 
 static struct deep_key key_of(const struct deep_chain *d)
@@ -215,7 +235,11 @@ struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at,
 {
     uint32_t prepared = d->interp ? atomic_load_explicit(t->prepared, memory_order_acquire) : 0;
     struct deep_slot *s = slot_of(at, d);
-    if (slot_holds(s, d) && (!d->interp || s->prepared == prepared)) return s->trace;
+    bool hit = slot_holds(s, d) && (!d->interp || s->prepared == prepared);
+    struct trace *tr = s->trace;
+    alloc_thread_note_lookup(t, at, !hit); /* which may make the caches anew, larger */
+    if (hit) return tr;
+    s = slot_of(at, d);
     struct deep_key k = key_of(d);
     struct deep_value v;
     if (!cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_read, &v)) return NULL;
@@ -255,10 +279,8 @@ void alloc_deep_learn(struct alloc_tracker *t, struct alloc_thread *at, const st
     slot_keep(slot_of(at, d), d, v);
     struct deep_key k = key_of(d);
     if (cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_write, &v)) return;
-    struct deep_entry *e = malloc(sizeof *e);
+    struct deep_entry *e = entry_new(t);
     if (!e) return;
     *e = (struct deep_entry){.key = k, .value = v};
-    bool created = false;
-    cmap_intern(&t->deep, d->h1, &k, entry_eq, entry_make, e, &created);
-    if (!created) free(e);
+    cmap_intern(&t->deep, d->h1, &k, entry_eq, entry_make, e, NULL); /* another thread's, rarely: e is lost */
 }

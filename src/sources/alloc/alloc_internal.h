@@ -66,6 +66,10 @@ struct alloc_tracker {
     bool code_ok;
     struct cmap deep; /* chains of frames past one code site's: see alloc_deep.c */
     bool deep_ok;     /* in use (HPROF_DEEP_CHAINS=0: never) */
+    /* the table's entries, carved from chunks under the lock, up to DEEP_CHAINS_MAX */
+    pthread_mutex_t deep_lock;
+    void *deep_chunk;
+    uint32_t deep_left, deep_count;
     /* Compiled wrappers of native methods (which have no code site until a chain meets
      * one): their code, frame size and method; under the lock. */
     pthread_mutex_t wrappers_lock;
@@ -188,6 +192,9 @@ static inline bool counting(struct host *h)
 
 /* The calling thread's state, made on first need; NULL when out of memory. */
 struct alloc_thread *alloc_thread_new(struct alloc_tracker *t);
+/* Counts a lookup in the thread's caches (of traces, of deep chains); now and then
+ * grows them, empty, if too many missed. */
+void alloc_thread_note_lookup(struct alloc_tracker *t, struct alloc_thread *at, bool missed);
 /* The thread's deep chain and its cache of chains' traces, made on first need; false
  * without memory. */
 bool alloc_thread_deep(struct alloc_thread *at);
@@ -237,7 +244,8 @@ struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *
 
 /* A chain of frames as read from the stack (see alloc_deep.c): a compiled frame's code
  * site (a), or an interpreted frame's Method* (a) and bytecode pointer. */
-#define DEEP_MAX 128
+#define DEEP_MAX        128
+#define DEEP_CHAINS_MAX (1u << 21) /* chains learnt at most (112 MiB); later ones walked */
 struct deep_token {
     uintptr_t a, bcp;
     int kind;

@@ -61,8 +61,7 @@ bool alloc_thread_deep(struct alloc_thread *at)
     return true;
 }
 
-/* Counts a trace lookup; now and then grows the caches if too many missed. */
-static void note_lookup(struct alloc_tracker *t, struct alloc_thread *at, bool missed)
+void alloc_thread_note_lookup(struct alloc_tracker *t, struct alloc_thread *at, bool missed)
 {
     at->misses += missed;
     if (++at->lookups < GROW_WINDOW) return;
@@ -110,7 +109,7 @@ static struct trace *trace_of(struct host *h, struct alloc_thread *at, uint32_t 
     unsigned slot = (unsigned)(hash >> 40) & (at->nslots - 1);
     struct trace *tr = at->traces[slot].trace;
     bool hit = tr && at->traces[slot].hash == hash && traces_key_equals(tr, serial, frames, n);
-    note_lookup(h->alloc, at, !hit);
+    alloc_thread_note_lookup(h->alloc, at, !hit);
     if (hit) return tr;
     slot = (unsigned)(hash >> 40) & (at->nslots - 1); /* the caches may have grown */
     tr = traces_of_hashed(&h->t.traces, h->jvmti, jni, hash, serial, frames, n);
