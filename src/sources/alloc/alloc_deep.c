@@ -231,15 +231,13 @@ static void slot_keep(struct deep_slot *s, const struct deep_chain *d, struct de
     *s = (struct deep_slot){d->h1, d->h2, d->tok[0].a, d->n, d->need, v.trace, v.prepared};
 }
 
-struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d)
+struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d,
+                               bool *cached)
 {
     uint32_t prepared = d->interp ? atomic_load_explicit(t->prepared, memory_order_acquire) : 0;
     struct deep_slot *s = slot_of(at, d);
-    bool hit = slot_holds(s, d) && (!d->interp || s->prepared == prepared);
-    struct trace *tr = s->trace;
-    alloc_thread_note_lookup(t, at, !hit); /* which may make the caches anew, larger */
-    if (hit) return tr;
-    s = slot_of(at, d);
+    *cached = slot_holds(s, d) && (!d->interp || s->prepared == prepared);
+    if (*cached) return s->trace;
     struct deep_key k = key_of(d);
     struct deep_value v;
     if (!cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_read, &v)) return NULL;

@@ -204,7 +204,9 @@ static struct trace *deep_trace(struct alloc_tracker *t, struct host *h, struct 
     if (!alloc_thread_deep(at)) return NULL;
     if (!alloc_deep_chain(t, at, cs, from.sp, depth + top, at->deep)) return NULL;
     *deep = at->deep;
-    struct trace *tr = alloc_deep_trace(t, at, at->deep);
+    bool cached = false;
+    struct trace *tr = alloc_deep_trace(t, at, at->deep, &cached);
+    alloc_thread_note_lookup(t, at, !cached); /* which may make the caches anew, larger */
     if (tr && t->stack_stats) {
         atomic_fetch_add_explicit(&t->deep_hits, 1, memory_order_relaxed);
         if (at->deep->entries) atomic_fetch_add_explicit(&t->deep_entry_hits, 1, memory_order_relaxed);

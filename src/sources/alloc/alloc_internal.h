@@ -274,8 +274,9 @@ struct deep_slot {
 bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const struct code_site *cs, uintptr_t sp,
                       int need, struct deep_chain *d);
 /* The trace a walk found for the same chain before (in the thread's cache, else the
- * shared table); NULL if none did. */
-struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d);
+ * shared table: *cached says which); NULL if none did. */
+struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d,
+                               bool *cached);
 /* After a walk of want frames (n found; frames[0] ours) found tr: kept for chain d if
  * the walk confirms it. */
 void alloc_deep_learn(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d,
