@@ -121,7 +121,8 @@ static bool add_interp(struct deep_chain *d, uintptr_t method, uintptr_t bcp)
     return true;
 }
 
-/* Where the chain goes on: a compiled frame (site, at sp), an interpreted one (at fp). */
+/* Where the chain goes on: a compiled frame (site, at sp), an interpreted one (at fp,
+ * above lo). */
 struct frame_at {
     const struct code_site *site;
     uintptr_t sp, fp;
@@ -146,7 +147,7 @@ static bool below_entry(struct alloc_tracker *t, struct alloc_thread *at, struct
     }
     d->entries++;
     if (interp_returns_to(&t->interp, pc)) { /* in the interpreter: a method it runs, maybe native */
-        *next = (struct frame_at){NULL, sp, caller_fp, sp, true};
+        *next = (struct frame_at){NULL, 0, caller_fp, sp, true};
         return caller_fp > sp;
     }
     const struct code_site *s = alloc_code_sites_at(t, at, pc);
@@ -270,7 +271,7 @@ static bool walk_confirms(struct alloc_tracker *t, const struct deep_chain *d, c
 void alloc_deep_learn(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d,
                       const jvmtiFrameInfo *frames, int n, int want, struct trace *tr)
 {
-    if (!d || !tr || d->n == 0) return;
+    if (!d || !tr) return;
     /* Read before the check: a class prepared meanwhile leaves this one out of date. */
     struct deep_value v = {tr, d->interp ? atomic_load_explicit(t->prepared, memory_order_acquire) : 0};
     if ((!d->ended && n < want) || !walk_confirms(t, d, frames, n)) return;

@@ -197,11 +197,8 @@ static struct trace *deep_trace(struct alloc_tracker *t, struct host *h, struct 
 {
     int depth = host_depth(h), top = code_site_top(array);
     if (!from.pc || !t->deep_ok || h->opt->thread || depth + top + 1 <= CODE_SITE_FRAMES) return NULL;
-    struct code_site *cs = code_sites_find(&t->code, from.pc);
-    if (!cs || cs->kept < 1) return NULL;
-    bool init = cs->frames[0].method == atomic_load_explicit(&t->object_init, memory_order_relaxed);
-    if (array ? init : !init) return NULL;
-    if (!alloc_thread_deep(at)) return NULL;
+    struct code_site *cs = alloc_site_at(t, from.pc, array);
+    if (!cs || !alloc_thread_deep(at)) return NULL;
     if (!alloc_deep_chain(t, at, cs, from.sp, depth + top, at->deep)) return NULL;
     *deep = at->deep;
     bool cached = false;

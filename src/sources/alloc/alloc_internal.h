@@ -358,16 +358,22 @@ static inline bool interp_chain(const struct alloc_tracker *t, const struct allo
  * The code site an allocation was made at: for an object, a compiled call of
  * Tracker.newObject from an inlined Object.<init> (its frame 0, above the trace); for an
  * array, a compiled call of Tracker.newArray, right after the array's bytecode in the
- * trace's top method (frame 0 is the trace's own). NULL where none can name the trace.
+ * trace's top method (frame 0 is the trace's own). NULL where there is none.
  */
-static inline struct code_site *code_site_of(struct alloc_tracker *t, struct host *h, uintptr_t pc, bool array)
+static inline struct code_site *alloc_site_at(struct alloc_tracker *t, uintptr_t pc, bool array)
 {
-    /* thread=y: traces differ by thread */
-    if (!pc || !t->code_ok || h->opt->thread || host_depth(h) + 1 > CODE_SITE_FRAMES) return NULL;
     struct code_site *cs = code_sites_find(&t->code, pc);
     if (!cs || cs->kept < 1) return NULL;
     bool init = cs->frames[0].method == atomic_load_explicit(&t->object_init, memory_order_relaxed);
     return (array ? !init : init && cs->kept >= 2) ? cs : NULL;
+}
+
+/* The same, where it can name the trace by itself or with its callers' code sites. */
+static inline struct code_site *code_site_of(struct alloc_tracker *t, struct host *h, uintptr_t pc, bool array)
+{
+    /* thread=y: traces differ by thread */
+    if (!pc || !t->code_ok || h->opt->thread || host_depth(h) + 1 > CODE_SITE_FRAMES) return NULL;
+    return alloc_site_at(t, pc, array);
 }
 
 /* How many of a code site's inlined frames stand above the allocation's trace: those of
