@@ -126,9 +126,9 @@ run_pool() {
     running=("${still[@]}")
   done
 }
-# is_alone SCRIPT: 1 when the script says "# hprof-test: alone" (it measures CPU or time and
-# must not share the machine with other tests), 2 when it says "# hprof-test: two-slots",
-# else 0.
+# is_alone SCRIPT: 1 when the script says "# hprof-test: alone" (it measures CPU or time,
+# or changes what the machine gives other tests, and must not share it with them), 2
+# when it says "# hprof-test: two-slots", else 0.
 is_alone() {
   if grep -qx '# hprof-test: alone' "$1"; then echo 1
   elif grep -qx '# hprof-test: two-slots' "$1"; then echo 2

@@ -41,7 +41,7 @@ check "stat: the uptime grows, from the JVM's start time" \
   bash -c "awk 'NR > 1 { u = \$1 + 0; if (u <= last) bad = 1; last = u } END { exit bad || last <= 0 }' hp.out"
 
 hp profile $A -d 3s -o "$WORK/prof.txt"
-check "profile: exit 0, said it attached" bash -c "[[ $HRC == 0 ]] && grep -q 'profiling this JVM from now on' hp.out"
+check_said "profile: exit 0, said it attached" 'profiling this JVM from now on'
 prof_total=$(cpu_total prof.txt)
 check "profile: the signal sampler took the samples of the threads already running (no fallback)" \
   bash -c "[[ $HRC == 0 && ${prof_total:-0} -gt 0 ]] && grep -q 'profiling this JVM from now on' hp.out &&
@@ -56,7 +56,7 @@ check "second request: reaches the loaded agent, which starts again (a new sessi
 hp start $A cpu=samples
 expect_fail 9 'HPROF ERROR: hprof is already profiling this JVM' "third request: the running agent refuses a second start, and says why"
 hp set $A interval=5,depth=6
-check "set: interval and depth changed" bash -c "[[ $HRC == 0 ]] && grep -q 'every 5 ms, depth 6' hp.out"
+check_said "set: interval and depth changed" 'every 5 ms, depth 6'
 sleep 1
 hp dump $A "$WORK/copy.txt"
 check "dump FILE: a copy of the session's profile, with its CPU section" \

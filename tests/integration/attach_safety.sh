@@ -28,6 +28,11 @@
 # skipped otherwise.
 # Under make check its JVMs run without the sanitizer, its tools with it (tests/run.sh):
 # hprof-test: plain-jvm
+# It runs alone: the part that hands a dead JVM's pid to another process winds the
+# kernel's next pid back (ns_last_pid), and a JVM of a test beside it could take that pid
+# and the stale socket of the killed one (/tmp/.java_pid<pid>), which this script then
+# removes.
+# hprof-test: alone
 source "$(dirname "$0")/../lib/common.sh"
 source "$HPROF_ROOT/tests/lib/attach.sh"
 JVMS=()   # NAME:PID of each JVM started with this machine's /tmp (sockets_left checks them)

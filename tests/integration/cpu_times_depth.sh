@@ -34,7 +34,7 @@ hp dump $PID "$WORK/before.txt"
 check "depth=1: hot() counted under a one-frame trace ($(hot_calls before.txt 1) calls), none under two" \
   bash -c "[[ $HRC == 0 && $(hot_calls before.txt 1) -gt 0 && $(hot_calls before.txt 2) == 0 ]]"
 hp set $PID depth=2
-check "set depth=2: the agent says so" bash -c "[[ $HRC == 0 ]] && grep -q 'depth 2' hp.out"
+check_said "set depth=2: the agent says so" 'depth 2'
 sleep 2
 hp dump $PID "$WORK/after.txt"
 check "depth=2: hot() <- main() counted since ($(hot_calls after.txt 2) calls)" \

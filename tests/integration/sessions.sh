@@ -31,7 +31,7 @@ start_phases A
 if [[ -z "$PID" ]]; then not_ok "the target program did not start"; exit 0; fi
 A=$PID
 hp start $A heap=sites,depth=8,cutoff=0,file="$WORK/s1.txt"
-check "session 1: attached, exact heap=sites" bash -c "[[ $HRC == 0 ]] && grep -q 'profiling this JVM from now on: heap=sites' hp.out"
+check_said "session 1: attached, exact heap=sites" 'profiling this JVM from now on: heap=sites'
 phase A 1 "alloc 1 1000"
 hp status $A
 check "status: session 1, its mode and file" \
@@ -45,7 +45,7 @@ hp stop $A
 echo 2 >"$WORK/A/hot"
 sleep 0.5
 hp start $A cpu=samples,interval=1,depth=8,file="$WORK/s3.txt"
-check "session 3: a switch to cpu=samples" bash -c "[[ $HRC == 0 ]] && grep -q '(session 3): cpu=samples' hp.out"
+check_said "session 3: a switch to cpu=samples" '\(session 3\): cpu=samples'
 sleep 2
 hp stop $A
 m11=$(allocs s1.txt 'Phases$Mark1') m12=$(allocs s1.txt 'Phases$Mark2')
@@ -97,7 +97,7 @@ check "B: a switch from cpu=samples to sampled heap=sites" \
 phase B 1 "alloc 3 2000000"
 hp stop $B
 hp start $B cpu=samples,interval=1,depth=8,file="$WORK/b3.txt"
-check "B: and back to cpu=samples" bash -c "[[ $HRC == 0 ]] && grep -q '(session 3): cpu=samples' hp.out"
+check_said "B: and back to cpu=samples" '\(session 3\): cpu=samples'
 # The signal sampler's frames a sample holds were fixed at the first load (depth=8: 64).
 hp set $B depth=200
 check "B: set depth=200 says the 64 frames a sample holds, fixed at start, once [$(head -c 200 hp.out)]" \

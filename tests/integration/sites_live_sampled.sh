@@ -100,7 +100,7 @@ phase() {
 start_phases L
 if [[ -z "$PID" ]]; then not_ok "sessions: the target program did not start"; exit 0; fi
 hp start $PID heap=sites,live=sampled,cutoff=0,file="$WORK/l1.txt"
-check "sessions: attached with live=sampled" bash -c "[[ $HRC == 0 ]] && grep -q 'profiling this JVM from now on: heap=sites' hp.out"
+check_said "sessions: attached with live=sampled" 'profiling this JVM from now on: heap=sites'
 phase L 1 "alloc 1 10000"
 hp stop $PID
 hp start $PID heap=sites,cutoff=0,file="$WORK/l2.txt"

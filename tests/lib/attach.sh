@@ -37,6 +37,13 @@ expect_fail() {
   else not_ok "$3: exit $HRC, said: $(head -c 300 hp.err) $(head -c 300 hp.out)"; fi
 }
 
+# check_said WHAT ERE: the last hp ended with 0 and said ERE on stdout; when not, what it
+# said instead goes with the failure.
+check_said() {
+  if [[ $HRC == 0 ]] && grep -Eq -- "$2" hp.out; then ok "$1"
+  else not_ok "$1: exit $HRC, said: $(head -c 300 hp.err) $(head -c 300 hp.out)"; fi
+}
+
 # start_phases NAME [java options...] [-- ALLOC]: tests/java/Phases.java running in
 # $WORK/NAME (its run file; cmd.N and hot there set its phases), output in NAME.out, exit
 # code in NAME.rc once it ends; its pid in $PID.
