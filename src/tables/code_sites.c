@@ -194,6 +194,8 @@ void code_sites_unload(struct code_sites *t, uintptr_t code_addr)
     for (struct code_site *s = m ? m->first : NULL; s; s = s->next_same_code)
         atomic_store_explicit(&s->dead, true, memory_order_release);
     if (m) *m = (struct code_method){TOMBSTONE, NULL}; /* the sites keep their slots */
+    /* After the sites are dead: a reader that copied one before this sees the count move. */
+    atomic_fetch_add_explicit(&t->unloads, 1, memory_order_release);
     pthread_mutex_unlock(&t->lock);
 }
 
@@ -214,6 +216,56 @@ struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc)
         if (code_unchanged(s, (const uint8_t *)pc)) return s;
     }
     return NULL;
+}
+
+/* Eight bits as eight bytes, 0xff for each bit set (bit i: byte i). */
+static uint64_t bytes_of_bits(uint8_t bits)
+{
+    uint64_t x = bits * 0x0101010101010101ULL & 0x8040201008040201ULL;        /* byte i: bit i alone */
+    return ((x + 0x7f7f7f7f7f7f7f7fULL) >> 7 & 0x0101010101010101ULL) * 0xff; /* nonzero -> 0xff */
+}
+
+_Static_assert(sizeof(struct code_site_ref) == 64, "a copy of a site takes one cache line");
+
+static bool ref_code_unchanged(const struct code_site_ref *r, const uint8_t *pc)
+{
+    uint64_t now[2];
+    memcpy(now, pc, sizeof now);
+    return !(((now[0] ^ r->code[0]) & bytes_of_bits((uint8_t)r->stable)) |
+             ((now[1] ^ r->code[1]) & bytes_of_bits((uint8_t)(r->stable >> 8))));
+}
+
+static void ref_fill(struct code_site_ref *r, struct code_site *s, uint32_t unloads)
+{
+    uint16_t stable = 0;
+    for (int i = 0; i < CODE_SITE_CODE; i++) stable |= (uint16_t)(s->same[i] ? 1u << i : 0);
+    r->pc = s->pc;
+    r->site = s;
+    r->trace = NULL;
+    r->first = s->kept ? s->frames[0].method : NULL;
+    memcpy(r->code, s->code, sizeof r->code);
+    r->code[0] &= bytes_of_bits((uint8_t)stable);
+    r->code[1] &= bytes_of_bits((uint8_t)(stable >> 8));
+    r->unloads = unloads;
+    r->frame_size = s->frame_size;
+    r->stable = stable;
+    r->depth = 0;
+    r->nframes = s->nframes;
+    r->kept = s->kept;
+}
+
+struct code_site_ref *code_sites_find_cached(struct code_sites *t, struct code_site_ref *cache, uint32_t mask,
+                                             uintptr_t pc)
+{
+    if (!t->slots || !pc) return NULL;
+    struct code_site_ref *r = &cache[(uint32_t)(hash_mix64(pc) >> 32) & mask];
+    /* The count before the table: a site found live below and unloaded after moves it. */
+    uint32_t unloads = atomic_load_explicit(&t->unloads, memory_order_acquire);
+    if (r->pc == pc && r->unloads == unloads && ref_code_unchanged(r, (const uint8_t *)pc)) return r;
+    struct code_site *s = code_sites_find(t, pc);
+    if (!s) return NULL;
+    ref_fill(r, s, unloads);
+    return r;
 }
 
 struct trace *code_site_trace(struct code_site *s, int depth)

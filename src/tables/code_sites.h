@@ -67,7 +67,28 @@ struct code_sites {
     char *chunk; /* entries are carved from chunks, freed at the end */
     size_t chunk_left;
     uint32_t chunks;
+    _Atomic uint32_t unloads; /* compiled methods unloaded so far (code_site_ref) */
     pthread_mutex_t lock;
+};
+
+/*
+ * A reader's own copy of a site, in a cache of its own (code_sites_find_cached): what an
+ * allocation's lookup needs, kept where the reading thread finds it without the shared
+ * table's two cache misses (its slot, then the entry). A copy stays good while no
+ * compiled method was unloaded since it was made and the code at pc is still what was
+ * compiled there. 64 bytes.
+ */
+struct code_site_ref {
+    uintptr_t pc;
+    struct code_site *site;
+    struct trace *trace; /* the reader's: the site's trace at depth, once it had one */
+    jmethodID first;     /* the innermost inlined frame's method (NULL: none kept) */
+    uint64_t code[2];    /* the code at pc when compiled, its stable bytes only */
+    uint32_t unloads;    /* the table's unloads when copied */
+    uint32_t frame_size;
+    uint16_t stable; /* bit i: code byte i must be the same */
+    uint16_t depth;  /* of trace */
+    uint8_t nframes, kept;
 };
 
 /* false when out of memory (the table then stays empty and finds nothing). */
@@ -84,6 +105,10 @@ void code_sites_unload(struct code_sites *t, uintptr_t code_addr);
 
 /* The live site at pc whose code is still what was compiled there, or NULL. */
 struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc);
+/* The same through a reader's cache of mask + 1 copies (a power of two): the copy of the
+ * live site at pc, or NULL. The copy may be overwritten by the reader's next lookup. */
+struct code_site_ref *code_sites_find_cached(struct code_sites *t, struct code_site_ref *cache, uint32_t mask,
+                                             uintptr_t pc);
 /* The trace cached at a site for this depth, or NULL. */
 struct trace *code_site_trace(struct code_site *s, int depth);
 /* Caches a trace at a site for this depth. */

@@ -75,6 +75,31 @@ int main(void)
     CHECK(code_sites_find(&t, pc5) == NULL, "code sites: any other byte changed is not trusted");
     code[3403] ^= 0xFF;
 
+    /* A reader's own copies: found again without the table while nothing was unloaded
+     * and the code is the same; patched bytes still pass, other changes and unloads not. */
+    struct code_site_ref refs[4];
+    memset(refs, 0, sizeof refs);
+    struct code_site_ref *r = code_sites_find_cached(&t, refs, 3, pc5);
+    CHECK(r && r->site == code_sites_find(&t, pc5) && r->nframes == 1 && r->kept == 1 && r->first == meth[0] &&
+              r->frame_size == 48 && r->trace == NULL,
+          "code sites: a reader's copy of a site, with what a lookup needs");
+    if (r) {
+        r->trace = tr;
+        r->depth = 4;
+    }
+    code[3406] = 0x55; /* the call's target again */
+    r = code_sites_find_cached(&t, refs, 3, pc5);
+    CHECK(r && r->trace == tr, "code sites: the copy is found again, a patched call's target or not");
+    code[3401] ^= 0xFF;
+    CHECK(code_sites_find_cached(&t, refs, 3, pc5) == NULL, "code sites: a copy whose code changed is not trusted");
+    code[3401] ^= 0xFF;
+    r = code_sites_find_cached(&t, refs, 3, pc4);
+    CHECK(r && r->site->pc == pc4 && code_sites_find_cached(&t, refs, 3, pc4) == r,
+          "code sites: another site's copy in the same cache");
+    code_sites_unload(&t, m3 + 16);
+    CHECK(code_sites_find_cached(&t, refs, 3, pc5) == NULL && code_sites_find_cached(&t, refs, 3, pc4) == NULL,
+          "code sites: no copy of an unloaded method's site is used");
+
     /* Methods compiled and unloaded in turn do not use up the table of methods (32 here). */
     int live = 0;
     for (int i = 0; i < 200; i++) {

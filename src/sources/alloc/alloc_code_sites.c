@@ -96,9 +96,9 @@ void JNICALL alloc_code_sites_unloaded(jvmtiEnv *jvmti, jmethodID method, const 
     pthread_mutex_unlock(&t->wrappers_lock);
 }
 
-const struct code_site *alloc_code_sites_at(struct alloc_tracker *t, struct alloc_thread *at, uintptr_t pc)
+const struct code_site_ref *alloc_code_sites_at(struct alloc_tracker *t, struct alloc_thread *at, uintptr_t pc)
 {
-    const struct code_site *s = code_sites_find(&t->code, pc);
+    const struct code_site_ref *s = thread_code_site(t, at, pc);
     if (s || pc == at->not_wrapper) return s && s->kept >= 1 ? s : NULL;
     struct native_wrapper w = {0};
     pthread_mutex_lock(&t->wrappers_lock);
@@ -112,7 +112,7 @@ const struct code_site *alloc_code_sites_at(struct alloc_tracker *t, struct allo
     /* A native method's frame: the method, with no bytecode (a walk's location -1). */
     jint bci = -1;
     code_sites_add(&t->code, w.code_lo, pc, (const uint8_t *)pc, w.frame_size, 1, 1, &w.method, &bci);
-    s = code_sites_find(&t->code, pc);
+    s = thread_code_site(t, at, pc);
     return s && s->kept >= 1 ? s : NULL;
 }
 

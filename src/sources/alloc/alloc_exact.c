@@ -197,7 +197,7 @@ static struct trace *deep_trace(struct alloc_tracker *t, struct host *h, struct 
 {
     int depth = host_depth(h), top = code_site_top(array);
     if (!from.pc || !t->deep_ok || h->opt->thread || depth + top + 1 <= CODE_SITE_FRAMES) return NULL;
-    struct code_site *cs = alloc_site_at(t, from.pc, array);
+    struct code_site_ref *cs = alloc_site_at(t, at, from.pc, array);
     if (!cs || !alloc_thread_deep(at)) return NULL;
     if (!alloc_deep_chain(t, at, cs, from.sp, depth + top, at->deep)) return NULL;
     *deep = at->deep;
@@ -227,9 +227,11 @@ static void new_object(JNIEnv *jni, jobject obj, jclass cls, bool array, int ski
     /* A new array is always new; an object may have been counted already when the VM
      * made it, before its constructor ran. */
     if (!array && at->npending && was_pending(at, jni, obj)) return;
-    struct code_site *cs = code_site_of(t, h, from.pc, array);
+    struct code_site_ref *ref = code_site_of(t, at, h, from.pc, array);
+    struct code_site *cs = ref ? ref->site : NULL; /* the copy may not outlast the chain's lookups */
     struct site_chain chain = {.n = 0};
-    struct trace *tr = cs ? code_site_trace_of(t, at, cs, from.sp, host_depth(h), code_site_top(array), &chain) : NULL;
+    struct trace *tr =
+        ref ? code_site_trace_of(t, at, ref, from.sp, host_depth(h), code_site_top(array), &chain) : NULL;
     if (tr && t->stack_stats) atomic_fetch_add_explicit(&t->code_hits, 1, memory_order_relaxed);
     struct deep_chain *deep = NULL;
     if (!tr && !cs) tr = deep_trace(t, h, at, from, array, &deep);

@@ -173,6 +173,7 @@ struct alloc_thread {
     struct chain_slot *chains;
     struct deep_chain *deep;      /* the last chain read (alloc_deep.c), made on first need */
     struct deep_slot *deep_slots; /* with it, nslots of chains' traces, by their hash */
+    struct code_site_ref *refs;   /* the code sites it met last, by return address */
     uintptr_t not_wrapper;        /* the last pc alloc_code_sites_at found in no wrapper */
 };
 
@@ -271,7 +272,7 @@ struct deep_slot {
 
 /* The chain from compiled site cs, called at stack pointer sp, until it holds need
  * frames or the stack ends; false when a frame cannot be read. */
-bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const struct code_site *cs, uintptr_t sp,
+bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const struct code_site_ref *cs, uintptr_t sp,
                       int need, struct deep_chain *d);
 /* The trace a walk found for the same chain before (in the thread's cache, else the
  * shared table: *cached says which); NULL if none did. */
@@ -297,8 +298,8 @@ void JNICALL alloc_code_sites_unloaded(jvmtiEnv *jvmti, jmethodID method, const 
  * INTERP_PROVEN frames were, then taken as known; never again once one was wrong. */
 bool alloc_code_sites_interp_is(struct alloc_tracker *t, uintptr_t method, uintptr_t bcp, const jvmtiFrameInfo *f);
 /* The code site of return address pc, or of the native method wrapper pc lies in (made
- * for it on first need); NULL if none. */
-const struct code_site *alloc_code_sites_at(struct alloc_tracker *t, struct alloc_thread *at, uintptr_t pc);
+ * for it on first need), as the thread's copy; NULL if none. */
+const struct code_site_ref *alloc_code_sites_at(struct alloc_tracker *t, struct alloc_thread *at, uintptr_t pc);
 void alloc_code_sites_learn(struct alloc_tracker *t, struct alloc_thread *at, struct code_site *cs,
                             const struct site_chain *chain, const jvmtiFrameInfo *frames, int depth, int top,
                             struct trace *tr);
@@ -354,26 +355,34 @@ static inline bool interp_chain(const struct alloc_tracker *t, const struct allo
     return true;
 }
 
+/* The code site at return address pc, as the thread's copy (good until its next lookup). */
+static inline struct code_site_ref *thread_code_site(struct alloc_tracker *t, struct alloc_thread *at, uintptr_t pc)
+{
+    return code_sites_find_cached(&t->code, at->refs, at->nslots - 1, pc);
+}
+
 /*
  * The code site an allocation was made at: for an object, a compiled call of
  * Tracker.newObject from an inlined Object.<init> (its frame 0, above the trace); for an
  * array, a compiled call of Tracker.newArray, right after the array's bytecode in the
  * trace's top method (frame 0 is the trace's own). NULL where there is none.
  */
-static inline struct code_site *alloc_site_at(struct alloc_tracker *t, uintptr_t pc, bool array)
+static inline struct code_site_ref *alloc_site_at(struct alloc_tracker *t, struct alloc_thread *at, uintptr_t pc,
+                                                  bool array)
 {
-    struct code_site *cs = code_sites_find(&t->code, pc);
-    if (!cs || cs->kept < 1) return NULL;
-    bool init = cs->frames[0].method == atomic_load_explicit(&t->object_init, memory_order_relaxed);
-    return (array ? !init : init && cs->kept >= 2) ? cs : NULL;
+    struct code_site_ref *r = thread_code_site(t, at, pc);
+    if (!r || r->kept < 1) return NULL;
+    bool init = r->first == atomic_load_explicit(&t->object_init, memory_order_relaxed);
+    return (array ? !init : init && r->kept >= 2) ? r : NULL;
 }
 
 /* The same, where it can name the trace by itself or with its callers' code sites. */
-static inline struct code_site *code_site_of(struct alloc_tracker *t, struct host *h, uintptr_t pc, bool array)
+static inline struct code_site_ref *code_site_of(struct alloc_tracker *t, struct alloc_thread *at, struct host *h,
+                                                 uintptr_t pc, bool array)
 {
     /* thread=y: traces differ by thread */
     if (!pc || !t->code_ok || h->opt->thread || host_depth(h) + 1 > CODE_SITE_FRAMES) return NULL;
-    return alloc_site_at(t, pc, array);
+    return alloc_site_at(t, at, pc, array);
 }
 
 /* How many of a code site's inlined frames stand above the allocation's trace: those of
@@ -388,22 +397,23 @@ static inline int code_site_top(bool array) { return (array ? SKIP_DIRECT_ARRAY 
  * address is the last word of its frame, which starts at sp, the stack pointer of its
  * call (at first, of the call into us); the caller's frame starts just above that word.
  */
-static inline void site_chain_of(struct alloc_tracker *t, const struct alloc_thread *at, const struct code_site *cs,
+static inline void site_chain_of(struct alloc_tracker *t, struct alloc_thread *at, const struct code_site_ref *cs,
                                  uintptr_t sp, int need, struct site_chain *c)
 {
-    c->site[0] = cs;
+    c->site[0] = cs->site;
     c->n = 1;
     c->ni = 0;
-    const struct code_site *s = cs;
-    for (int have = cs->nframes; have < need; have += s->nframes) {
-        uintptr_t slot = sp + s->frame_size - sizeof(uintptr_t);
-        if (c->n == CHAIN_MAX || !s->frame_size || !sp || slot < sp + sizeof(uintptr_t) ||
+    /* Copied: the thread's copy of a site may be overwritten by the next lookup. */
+    uint32_t frame_size = cs->frame_size;
+    for (int have = cs->nframes; have < need;) {
+        uintptr_t slot = sp + frame_size - sizeof(uintptr_t);
+        if (c->n == CHAIN_MAX || !frame_size || !sp || slot < sp + sizeof(uintptr_t) ||
             slot + sizeof(uintptr_t) > at->stack_end) {
             c->n = 0;
             return;
         }
         uintptr_t pc = *(const uintptr_t *)slot;
-        const struct code_site *next = code_sites_find(&t->code, pc);
+        const struct code_site_ref *next = thread_code_site(t, at, pc);
         if (!next || next->kept < 1) {
             /* Called from the interpreter? The compiled method saved its frame pointer
              * under the return address. */
@@ -411,18 +421,29 @@ static inline void site_chain_of(struct alloc_tracker *t, const struct alloc_thr
             if (!interp_chain(t, at, pc, fp, slot, need - have, c)) c->n = 0;
             return;
         }
-        c->site[c->n++] = s = next;
+        c->site[c->n++] = next->site;
+        have += next->nframes;
+        frame_size = next->frame_size;
         sp = slot + sizeof(uintptr_t);
     }
 }
 
 /* The trace a code site names for this depth (top: code_site_top), by itself or with
  * the chain of its callers' (then in *chain). */
-static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct alloc_thread *at, struct code_site *cs,
-                                               uintptr_t sp, int depth, int top, struct site_chain *chain)
+static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct alloc_thread *at,
+                                               struct code_site_ref *cs, uintptr_t sp, int depth, int top,
+                                               struct site_chain *chain)
 {
     chain->n = 0;
-    if (cs->nframes >= depth + top) return code_site_trace(cs, depth);
+    if (cs->nframes >= depth + top) {
+        if (cs->trace && cs->depth == depth) return cs->trace;
+        struct trace *tr = code_site_trace(cs->site, depth);
+        if (tr) { /* kept in the thread's copy from now on */
+            cs->trace = tr;
+            cs->depth = (uint16_t)depth;
+        }
+        return tr;
+    }
     site_chain_of(t, at, cs, sp, depth + top, chain);
     if (!chain->n) return NULL;
     const struct chain_slot *p = &at->chains[chain_slot(at, chain)];

@@ -16,6 +16,7 @@ static void thread_free(struct alloc_thread *at)
     free(at->chains);
     free(at->deep);
     free(at->deep_slots);
+    free(at->refs);
     free(at);
 }
 
@@ -27,21 +28,25 @@ static bool resize_caches(struct alloc_thread *at, uint32_t n)
     struct site_slot *si = calloc(n, sizeof *si);
     struct chain_slot *pa = calloc(n, sizeof *pa);
     struct deep_slot *de = at->deep ? calloc(n, sizeof *de) : NULL;
-    if (!tr || !si || !pa || (at->deep && !de)) {
+    struct code_site_ref *re = calloc(n, sizeof *re);
+    if (!tr || !si || !pa || (at->deep && !de) || !re) {
         free(tr);
         free(si);
         free(pa);
         free(de);
+        free(re);
         return false;
     }
     free(at->traces);
     free(at->sites);
     free(at->chains);
     free(at->deep_slots);
+    free(at->refs);
     at->traces = tr;
     at->sites = si;
     at->chains = pa;
     at->deep_slots = de;
+    at->refs = re;
     at->nslots = n;
     return true;
 }
