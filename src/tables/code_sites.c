@@ -14,10 +14,46 @@
 #define MAX_CHUNKS  256            /* 64 MiB of entries at most */
 #define TOMBSTONE   ((uintptr_t)1) /* a method slot whose method was unloaded */
 
+/* The polynomial hashes' bases (odd) and their powers. */
+#define FOLD_P1 0x9E3779B97F4A7C15ULL
+#define FOLD_P2 0xC2B2AE3D27D4EB4FULL
+
+/* P1^n and P2^n for each count of frames a site holds (nframes, at most 255). */
+static uint64_t fold_pow[2][256];
+static pthread_once_t fold_pow_once = PTHREAD_ONCE_INIT;
+
+static void fold_pow_make(void)
+{
+    fold_pow[0][0] = fold_pow[1][0] = 1;
+    for (int n = 1; n < 256; n++) {
+        fold_pow[0][n] = fold_pow[0][n - 1] * FOLD_P1;
+        fold_pow[1][n] = fold_pow[1][n - 1] * FOLD_P2;
+    }
+}
+
+void code_sites_fold_word(uint64_t *h1, uint64_t *h2, uint64_t word)
+{
+    *h1 = *h1 * FOLD_P1 + word;
+    *h2 = *h2 * FOLD_P2 + (word ^ 0x5851F42D4C957F2DULL) * 0xD6E8FEB86659FD93ULL; /* another word */
+}
+
+void code_sites_fold_site(uint64_t *h1, uint64_t *h2, const struct code_site *s)
+{
+    *h1 = *h1 * fold_pow[0][s->nframes] + s->fh1;
+    *h2 = *h2 * fold_pow[1][s->nframes] + s->fh2;
+}
+
+/* A compiled frame as a word: its method and bytecode index (-1: a native method's). */
+static uint64_t frame_word(jmethodID method, jint bci)
+{
+    return hash_mix64((uint64_t)(uintptr_t)method ^ (uint64_t)(uint32_t)bci << 48);
+}
+
 bool code_sites_init(struct code_sites *t, uint32_t slots)
 {
     memset(t, 0, sizeof *t);
     pthread_mutex_init(&t->lock, NULL);
+    pthread_once(&fold_pow_once, fold_pow_make);
     if (sizeof(uintptr_t) < 8 || slots < 16 || (slots & (slots - 1))) return false;
     uint32_t methods = slots / 8;
     t->slots = calloc(slots, sizeof *t->slots);
@@ -174,6 +210,8 @@ void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, con
         memcpy(s->code, code, CODE_SITE_CODE);
         stable_bytes(code, s->same);
         for (int f = 0; f < keep; f++) s->frames[f] = (struct code_frame){methods[f], bcis[f]};
+        s->fh1 = s->fh2 = 0;
+        for (int f = 0; f < s->nframes; f++) code_sites_fold_word(&s->fh1, &s->fh2, frame_word(methods[f], bcis[f]));
         atomic_init(&s->cached, 0);
         atomic_init(&s->dead, false);
         s->next_same_code = m->first;

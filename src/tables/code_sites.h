@@ -46,6 +46,7 @@ struct code_site {
     uint8_t nframes;                  /* inlined frames at pc (all of them, up to 255) */
     uint8_t kept;                     /* how many of them frames[] holds */
     _Atomic bool dead;                /* its compiled method was unloaded */
+    uint64_t fh1, fh2;                /* its frames hashed (code_sites_fold_site) */
     uint8_t code[CODE_SITE_CODE];     /* the code at pc when it was compiled */
     uint8_t same[CODE_SITE_CODE];     /* 0xff: that byte must still be the same; 0: it may
                                         change (a call's target, patched when resolved) */
@@ -113,6 +114,17 @@ struct code_site_ref *code_sites_find_cached(struct code_sites *t, struct code_s
 struct trace *code_site_trace(struct code_site *s, int depth);
 /* Caches a trace at a site for this depth. */
 void code_site_set_trace(struct code_site *s, struct trace *tr, int depth);
+
+/*
+ * Chains of frames hashed frame by frame, two 64-bit polynomial hashes (h1, h2), so that
+ * the same frames hash the same however the JIT split them among compiled methods (a
+ * method compiled again, at another tier, with more or less inlined): each site keeps
+ * its own frames' share, and a chain folds in whole sites.
+ */
+/* One frame, or a mark between frames, given as a word already mixed. */
+void code_sites_fold_word(uint64_t *h1, uint64_t *h2, uint64_t word);
+/* The frames inlined at site s, innermost first. */
+void code_sites_fold_site(uint64_t *h1, uint64_t *h2, const struct code_site *s);
 
 /*
  * The frame size of the x86-64 compiled method whose code starts at code (n bytes

@@ -100,6 +100,30 @@ int main(void)
     CHECK(code_sites_find_cached(&t, refs, 3, pc5) == NULL && code_sites_find_cached(&t, refs, 3, pc4) == NULL,
           "code sites: no copy of an unloaded method's site is used");
 
+    /* Frames hash the same however compiled methods split them: a site of frames 0-1
+     * then one of frame 2 against one site of frames 0-2; another bytecode index not. */
+    uintptr_t m4 = (uintptr_t)(code + 3600), pa = (uintptr_t)(code + 3610), pb = (uintptr_t)(code + 3630),
+              pc6 = (uintptr_t)(code + 3650), pd = (uintptr_t)(code + 3670);
+    jint other_bcis[3] = {1, 5, 10};
+    code_sites_add(&t, m4, pa, code + 3610, 0, 2, 1, meth, bcis);
+    code_sites_add(&t, m4, pb, code + 3630, 0, 1, 1, meth + 2, bcis + 2);
+    code_sites_add(&t, m4, pc6, code + 3650, 0, 3, 1, meth, bcis);
+    code_sites_add(&t, m4, pd, code + 3670, 0, 3, 1, meth, other_bcis);
+    uint64_t a1 = 7, a2 = 7, c1 = 7, c2 = 7, d1 = 7, d2 = 7;
+    const struct code_site *sa = code_sites_find(&t, pa), *sb = code_sites_find(&t, pb), *sc = code_sites_find(&t, pc6),
+                           *sd = code_sites_find(&t, pd);
+    CHECK(sa && sb && sc && sd, "code sites: four sites to hash");
+    if (sa && sb && sc && sd) {
+        code_sites_fold_site(&a1, &a2, sa);
+        code_sites_fold_site(&a1, &a2, sb);
+        code_sites_fold_site(&c1, &c2, sc);
+        code_sites_fold_site(&d1, &d2, sd);
+        CHECK(a1 == c1 && a2 == c2, "code sites: the same frames hash the same, split among two sites or not");
+        CHECK(d1 != c1 && d2 != c2, "code sites: another bytecode index hashes otherwise");
+        code_sites_fold_word(&a1, &a2, 99);
+        CHECK(a1 != c1 && a2 != c2, "code sites: a word after them changes both hashes");
+    }
+
     /* Methods compiled and unloaded in turn do not use up the table of methods (32 here). */
     int live = 0;
     for (int i = 0; i < 200; i++) {

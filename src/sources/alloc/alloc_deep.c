@@ -8,10 +8,12 @@
  * one by its frame pointer (its Method* and bytecode pointer, and, when its caller is
  * compiled, the caller's stack pointer the interpreter kept). The frames read, until
  * they hold the trace's depth (or the stack ends), are the chain: each compiled frame's
- * code site (a site stands for one compiled method's code: never reused), each
- * interpreted frame's Method* and bytecode pointer, and where the stack ended. The same
- * chain is the same trace: a return address in compiled code names its inlined frames,
- * a Method* and bytecode pointer the interpreted one.
+ * code site, each interpreted frame's Method* and bytecode pointer, and where the stack
+ * ended. The same chain is the same trace: a return address in compiled code names its
+ * inlined frames, a Method* and bytecode pointer the interpreted one. A chain is keyed
+ * by the frames its sites stand for (methods and bytecode indices, hashed frame by frame:
+ * code_sites_fold_site), not by the sites themselves, so that a method compiled again (at
+ * another tier, inlining more or less) makes no new chain.
  *
  * Where the VM or native code called Java, the Java frames go on below the call stub's
  * frame (entry_frame.h) and so does the chain; a native method's compiled wrapper is
@@ -20,12 +22,12 @@
  * continuation, code we know nothing of) leaves the allocation to a walk.
  *
  * One table shared by all threads maps a chain, by two 64-bit hashes of it mixed
- * differently, its length and its first site, to the trace a stack walk found when it
+ * differently and the frames it holds, to the trace a stack walk found when it
  * was first met, once that walk confirmed each frame of the chain (the sites' innermost
  * frames, each interpreted frame's method and bytecode) and that the stack ended where
  * the chain did. A chain is not kept whole: 500,000 chains of 40 frames would take
  * 160 MB, where two different chains (of addresses no one chooses) that agree on all
- * of that are a chance of about 1 in 2^128 for each pair. Each entry takes 56 bytes,
+ * of that are a chance of about 1 in 2^128 for each pair. Each entry takes 48 bytes,
  * and the table learns DEEP_CHAINS_MAX at most: past that, new chains are walked.
  */
 #include <stdlib.h>
@@ -34,8 +36,7 @@
 
 struct deep_key {
     uint64_t h2;
-    uintptr_t first; /* the allocating site */
-    int n, need;
+    int have, need;
 };
 
 /* With interpreted frames, a chain's trace holds only as long as no class was prepared
@@ -52,12 +53,13 @@ struct deep_entry {
     struct deep_key key;
     struct deep_value value;
 };
+_Static_assert(sizeof(struct deep_entry) == 48, "DEEP_CHAINS_MAX and the docs count 48 bytes an entry");
 
 static bool entry_eq(const struct cmap_node *n, const void *key)
 {
     const struct deep_entry *e = (const struct deep_entry *)n;
     const struct deep_key *k = key;
-    return e->key.h2 == k->h2 && e->key.first == k->first && e->key.n == k->n && e->key.need == k->need;
+    return e->key.h2 == k->h2 && e->key.have == k->have && e->key.need == k->need;
 }
 
 #define DEEP_CHUNK 4096 /* entries a chunk */
@@ -79,22 +81,13 @@ static struct deep_entry *entry_new(struct alloc_tracker *t)
     return e;
 }
 
-static struct deep_key key_of(const struct deep_chain *d)
-{
-    return (struct deep_key){d->h2, d->tok[0].a, d->n, d->need};
-}
+static struct deep_key key_of(const struct deep_chain *d) { return (struct deep_key){d->h2, d->have, d->need}; }
 
 static struct cmap_node *entry_make(const void *key, void *ctx) { return ctx; }
 static void entry_read(struct cmap_node *n, void *out) { *(struct deep_value *)out = ((struct deep_entry *)n)->value; }
 static void entry_write(struct cmap_node *n, void *in) { ((struct deep_entry *)n)->value = *(struct deep_value *)in; }
 
-static void add_word(struct deep_chain *d, uint64_t w)
-{
-    d->h1 = (d->h1 ^ w) * 0x9E3779B97F4A7C15ULL;
-    d->h1 ^= d->h1 >> 31;
-    d->h2 = (d->h2 + w) * 0xC2B2AE3D27D4EB4FULL;
-    d->h2 ^= d->h2 >> 29;
-}
+static void add_word(struct deep_chain *d, uint64_t w) { code_sites_fold_word(&d->h1, &d->h2, w); }
 
 /* Tokens' kinds, hashed with them. */
 enum { TOKEN_SITE = 1, TOKEN_INTERP = 2, TOKEN_ENTRY = 3, TOKEN_END = 4 };
@@ -103,8 +96,7 @@ static bool add_site(struct deep_chain *d, const struct code_site *s, int nframe
 {
     if (d->n == DEEP_MAX) return false;
     d->tok[d->n++] = (struct deep_token){(uintptr_t)s, 0, TOKEN_SITE};
-    add_word(d, TOKEN_SITE);
-    add_word(d, (uintptr_t)s);
+    code_sites_fold_site(&d->h1, &d->h2, s);
     d->have += nframes;
     return true;
 }
@@ -113,9 +105,7 @@ static bool add_interp(struct deep_chain *d, uintptr_t method, uintptr_t bcp)
 {
     if (d->n == DEEP_MAX) return false;
     d->tok[d->n++] = (struct deep_token){method, bcp, TOKEN_INTERP};
-    add_word(d, TOKEN_INTERP);
-    add_word(d, method);
-    add_word(d, bcp);
+    add_word(d, hash_mix64(method ^ hash_mix64(bcp + TOKEN_INTERP)));
     d->have += 1;
     d->interp = true;
     return true;
@@ -224,13 +214,12 @@ static struct deep_slot *slot_of(const struct alloc_thread *at, const struct dee
 
 static bool slot_holds(const struct deep_slot *s, const struct deep_chain *d)
 {
-    return s->trace && s->h1 == d->h1 && s->h2 == d->h2 && s->first == d->tok[0].a && s->n == d->n &&
-        s->need == d->need;
+    return s->trace && s->h1 == d->h1 && s->h2 == d->h2 && s->have == d->have && s->need == d->need;
 }
 
 static void slot_keep(struct deep_slot *s, const struct deep_chain *d, struct deep_value v)
 {
-    *s = (struct deep_slot){d->h1, d->h2, d->tok[0].a, d->n, d->need, v.trace, v.prepared};
+    *s = (struct deep_slot){d->h1, d->h2, d->have, d->need, v.trace, v.prepared};
 }
 
 struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d,
@@ -275,12 +264,22 @@ void alloc_deep_learn(struct alloc_tracker *t, struct alloc_thread *at, const st
     if (!d || !tr) return;
     /* Read before the check: a class prepared meanwhile leaves this one out of date. */
     struct deep_value v = {tr, d->interp ? atomic_load_explicit(t->prepared, memory_order_acquire) : 0};
-    if ((!d->ended && n < want) || !walk_confirms(t, d, frames, n)) return;
+    if ((!d->ended && n < want) || !walk_confirms(t, d, frames, n)) {
+        if (t->stack_stats) atomic_fetch_add_explicit(&t->deep_unconfirmed, 1, memory_order_relaxed);
+        return;
+    }
     slot_keep(slot_of(at, d), d, v);
     struct deep_key k = key_of(d);
-    if (cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_write, &v)) return;
+    if (cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_write, &v)) {
+        if (t->stack_stats) atomic_fetch_add_explicit(&t->deep_relearnt, 1, memory_order_relaxed);
+        return;
+    }
     struct deep_entry *e = entry_new(t);
     if (!e) return;
+    if (t->stack_stats) {
+        atomic_fetch_add_explicit(&t->deep_learnt, 1, memory_order_relaxed);
+        if (d->interp) atomic_fetch_add_explicit(&t->deep_learnt_interp, 1, memory_order_relaxed);
+    }
     *e = (struct deep_entry){.key = k, .value = v};
     cmap_intern(&t->deep, d->h1, &k, entry_eq, entry_make, e, NULL); /* another thread's, rarely: e is lost */
 }

@@ -98,6 +98,7 @@ struct alloc_tracker {
     _Atomic(jmethodID) handle_alloc, unsafe_alloc;
     bool stack_stats; /* HPROF_STACK_STATS: count the walks of each kind */
     _Atomic uint64_t fast_walks, jvmti_walks, code_hits, chain_hits, deep_hits, deep_entry_hits;
+    _Atomic uint64_t deep_learnt, deep_learnt_interp, deep_relearnt, deep_unconfirmed;
     _Atomic uint64_t noted;      /* live=sampled: objects counted but not held */
     _Atomic uint32_t most_slots; /* the largest per-thread cache so far */
     _Atomic bool on;
@@ -246,7 +247,7 @@ struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *
 /* A chain of frames as read from the stack (see alloc_deep.c): a compiled frame's code
  * site (a), or an interpreted frame's Method* (a) and bytecode pointer. */
 #define DEEP_MAX        128
-#define DEEP_CHAINS_MAX (1u << 21) /* chains learnt at most (112 MiB); later ones walked */
+#define DEEP_CHAINS_MAX (1u << 21) /* chains learnt at most (96 MiB); later ones walked */
 struct deep_token {
     uintptr_t a, bcp;
     int kind;
@@ -264,8 +265,7 @@ struct deep_chain {
 /* A chain's trace, in a thread's cache (alloc_deep.c's table's key and value). */
 struct deep_slot {
     uint64_t h1, h2;
-    uintptr_t first;
-    int n, need;
+    int have, need;
     struct trace *trace;
     uint32_t prepared;
 };
