@@ -46,4 +46,37 @@ for d in 16 32; do
   check "depth=$d: across calls into Java ($(deep 2 on.out); at least $across)" \
     test "$(deep 2 on.out)" -ge "$across"
 done
+# A class unloaded under learnt chains: DeepPayloadA's interpreted frames are in the
+# chains of 200,000 allocations; then it is unloaded and DeepPayloadB, the same code,
+# makes 200,000 more, where its methods may lie in A's memory (a Method* of A's read
+# again). Each must be counted under its own frames, as a walk finds them. (On JDK 17
+# and 25 the metaspace did not give B A's memory in our tries: with chains never
+# outdated these checks passed too. They hold the counts across an unload, the case
+# interp_epoch is for, whatever the metaspace does.)
+# payload FILE: objects of SitesDeepUnload$Node under each payload's frames, and the
+# sites with frames (hidden classes' addresses out).
+payload() {
+  awk '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); fr[tr] = ""; next }
+       /^\t/ { fr[tr] = fr[tr] "|" substr($0, 2); next }
+       /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+       i && $1 ~ /^[0-9]+$/ && $9 == "SitesDeepUnload$Node" && fr[$8] ~ /DeepPayload/ { print $7, fr[$8] }' "$1" |
+    sed 's/0x[0-9a-f]*/0x/g' | sort
+}
+under() { awk -v p="$1" 'index($0, p) { n += $1 } END { print n + 0 }' "$2"; }
+for m in on off; do
+  chains=1; [[ $m == off ]] && chains=0
+  HPROF_STACK_STATS=1 HPROF_DEEP_CHAINS=$chains run_java -Xverify:all -XX:CompileCommand=quiet \
+    '-XX:CompileCommand=exclude,DeepPayload*.*' "-Xlog:class+unload=info:file=$WORK/unload-$m.log" \
+    "$(agent heap=sites,depth=16,cutoff=0,file=u-$m.txt)" SitesDeepUnload
+  cp out.txt u-$m.out
+  payload u-$m.txt >u-$m-sites.txt
+done
+check "unload: both runs end as without the agent" bash -c "[[ $RC -eq 0 ]] && grep -q '^done' u-on.out && grep -q '^done' u-off.out"
+check "unload: DeepPayloadA was unloaded before DeepPayloadB ran" grep -q 'DeepPayloadA' unload-on.log
+check "unload: 200000 Nodes under A's frames, 200000 under B's ($(under DeepPayloadA.down u-on-sites.txt) $(under DeepPayloadB.down u-on-sites.txt))" \
+  bash -c "[[ $(under DeepPayloadA.down u-on-sites.txt) -eq 200000 && $(under DeepPayloadB.down u-on-sites.txt) -eq 200000 ]]"
+check "unload: the same sites, counts and frames as a walk of every allocation ($(wc -l <u-on-sites.txt) sites)" \
+  bash -c "[[ -s u-off-sites.txt ]] && cmp -s u-on-sites.txt u-off-sites.txt"
+check "unload: most found by their chain of frames ($(deep 1 u-on.out) of 600000, the 200000 before the payloads with them)" \
+  test "$(deep 1 u-on.out)" -gt 500000
 jni_clean

@@ -225,7 +225,7 @@ static void slot_keep(struct deep_slot *s, const struct deep_chain *d, struct de
 struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d,
                                bool *cached)
 {
-    uint32_t prepared = d->interp ? atomic_load_explicit(t->prepared, memory_order_acquire) : 0;
+    uint32_t prepared = d->interp ? interp_epoch(t) : 0;
     struct deep_slot *s = slot_of(at, d);
     *cached = slot_holds(s, d) && (!d->interp || s->prepared == prepared);
     if (*cached) return s->trace;
@@ -263,7 +263,7 @@ void alloc_deep_learn(struct alloc_tracker *t, struct alloc_thread *at, const st
 {
     if (!d || !tr) return;
     /* Read before the check: a class prepared meanwhile leaves this one out of date. */
-    struct deep_value v = {tr, d->interp ? atomic_load_explicit(t->prepared, memory_order_acquire) : 0};
+    struct deep_value v = {tr, d->interp ? interp_epoch(t) : 0};
     if ((!d->ended && n < want) || !walk_confirms(t, d, frames, n)) {
         if (t->stack_stats) atomic_fetch_add_explicit(&t->deep_unconfirmed, 1, memory_order_relaxed);
         return;

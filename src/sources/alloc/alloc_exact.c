@@ -229,7 +229,8 @@ static void new_object(JNIEnv *jni, jobject obj, jclass cls, bool array, int ski
     if (!array && at->npending && was_pending(at, jni, obj)) return;
     struct code_site_ref *ref = code_site_of(t, at, h, from.pc, array);
     struct code_site *cs = ref ? ref->site : NULL; /* the copy may not outlast the chain's lookups */
-    struct site_chain chain = {.n = 0};
+    struct site_chain chain;                       /* not cleared whole: its first n and ni entries are the chain */
+    chain.n = chain.ni = 0;
     struct trace *tr =
         ref ? code_site_trace_of(t, at, ref, from.sp, host_depth(h), code_site_top(array), &chain) : NULL;
     if (tr && t->stack_stats) atomic_fetch_add_explicit(&t->code_hits, 1, memory_order_relaxed);
@@ -496,4 +497,6 @@ void alloc_exact_vm_init(struct host *h)
     if (h->alloc->code_ok && env_switch("HPROF_INTERP_CHAINS", true)) interp_layout_init(h->jvmti, &h->alloc->interp);
     h->alloc->deep_ok = h->alloc->code_ok && h->alloc->interp.ok && env_switch("HPROF_DEEP_CHAINS", true);
     if (h->alloc->deep_ok) entry_layout_init(h->jvmti, &h->alloc->entry);
+    if (h->alloc->interp.ok && env_switch("HPROF_UNLOAD_EPOCH", true) && perfdata_map_self(&h->alloc->perf))
+        h->alloc->unloaded = perfdata_long(&h->alloc->perf, "java.cls.unloadedClasses");
 }

@@ -32,6 +32,7 @@
 #include "sources/alloc/site_objects.h"
 #include "tables/code_sites.h"
 #include "tables/sites.h"
+#include "util/perfdata.h"
 
 #define MAX_SKIP 8 /* Tracker and Object.<init> frames on top of a stack */
 /* How many of them stand above the allocation site, so that the walk takes that many more
@@ -84,6 +85,10 @@ struct alloc_tracker {
     struct interp_layout interp;
     struct entry_layout entry; /* the call stub's frames, which deep chains cross */
     const _Atomic uint32_t *prepared;
+    /* jvmstat's count of classes unloaded (NULL without jvmstat), which outdates those
+     * chains more seldom: see interp_epoch. */
+    struct perfdata perf;
+    const volatile int64_t *unloaded;
     /* Interpreted frames read as a walk found them, and whether one ever was not: after
      * INTERP_PROVEN of the one and none of the other, the layout is taken as known and
      * new chains are learnt from the walk alone (the check costs system calls); after
@@ -428,6 +433,19 @@ static inline void site_chain_of(struct alloc_tracker *t, struct alloc_thread *a
     }
 }
 
+/*
+ * What outdates a chain with interpreted frames, whose Method* may stand for another
+ * method once the memory of an unloaded class is reused: the count of classes unloaded
+ * (jvmstat's, raised as the GC unloads them, before their memory is freed), or, without
+ * jvmstat, of classes prepared (a class is prepared before its methods run), which moves
+ * far more often.
+ */
+static inline uint32_t interp_epoch(const struct alloc_tracker *t)
+{
+    if (t->unloaded) return (uint32_t)*t->unloaded;
+    return atomic_load_explicit(t->prepared, memory_order_acquire);
+}
+
 /* The trace a code site names for this depth (top: code_site_top), by itself or with
  * the chain of its callers' (then in *chain). */
 static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct alloc_thread *at,
@@ -448,7 +466,7 @@ static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct a
     if (!chain->n) return NULL;
     const struct chain_slot *p = &at->chains[chain_slot(at, chain)];
     if (p->depth != depth || !same_chain(&p->chain, chain)) return NULL;
-    if (chain->ni && p->prepared != atomic_load_explicit(t->prepared, memory_order_acquire)) return NULL;
+    if (chain->ni && p->prepared != interp_epoch(t)) return NULL;
     if (t->stack_stats) atomic_fetch_add_explicit(&t->chain_hits, 1, memory_order_relaxed);
     return p->trace;
 }

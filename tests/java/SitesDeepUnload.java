@@ -1,0 +1,52 @@
+import java.util.function.LongUnaryOperator;
+
+/**
+ * Deep heap=sites chains through interpreted frames of a class that is then unloaded
+ * (tests/integration/sites_deep.sh): DeepPayloadA, defined by a loader of its own, calls
+ * make() (compiled) through seven interpreted frames of its own, ROUNDS times, making
+ * PER Nodes each time; then its loader is dropped and the class unloaded, and
+ * DeepPayloadB (the same code under another name) does the same. A chain learnt for A's
+ * frames must not name B's allocations, even where B's methods took A's memory.
+ *
+ *   java -XX:CompileCommand=quiet -XX:CompileCommand=exclude,DeepPayload*.* SitesDeepUnload
+ */
+public class SitesDeepUnload {
+    static final int ROUNDS = 2000, PER = 100;
+    static long sink;
+
+    static final class Node {
+        final long v;
+
+        Node(long v) {
+            this.v = v;
+        }
+    }
+
+    static long leaf(int i) {
+        return new Node(i).v;
+    }
+
+    public static long make(int n) {
+        long s = 0;
+        for (int i = 0; i < n; i++) s += leaf(i);
+        return s;
+    }
+
+    static void phase(String name) throws Exception {
+        ClassLoader loader = new OneClassLoader(name, OneClassLoader.bytesOf(name));
+        LongUnaryOperator op =
+            (LongUnaryOperator) loader.loadClass(name).getDeclaredConstructor().newInstance();
+        for (int r = 0; r < ROUNDS; r++) sink += op.applyAsLong(PER);
+    }
+
+    public static void main(String[] args) throws Exception {
+        for (int i = 0; i < 20000; i++) sink += make(10); // make() and leaf() compiled first
+        phase("DeepPayloadA");
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(100);
+        }
+        phase("DeepPayloadB");
+        System.out.println("done " + (sink & 1));
+    }
+}
