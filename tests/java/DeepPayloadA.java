@@ -1,9 +1,9 @@
 import java.util.function.LongUnaryOperator;
 
 /** Defined by a loader of its own in tests/java/SitesDeepUnload.java, run interpreted
- * (the test excludes it from the JIT), then unloaded; DeepPayloadA and DeepPayloadB are
- * the same code under two names of one length, so that the second may be given the
- * memory of the first. */
+ * (the test excludes it from the JIT), then unloaded; then defined again as DeepPayloadB
+ * (its bytes with the name replaced: the same code under a name of the same length, so
+ * that it may be given the memory of the first). */
 public class DeepPayloadA implements LongUnaryOperator {
     public DeepPayloadA() {}
 

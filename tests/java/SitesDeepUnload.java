@@ -32,8 +32,20 @@ public class SitesDeepUnload {
         return s;
     }
 
+    /* DeepPayloadA's class file, named `name` (of the same length) everywhere. */
+    static byte[] payload(String name) throws Exception {
+        byte[] b = OneClassLoader.bytesOf("DeepPayloadA");
+        byte[] from = "DeepPayloadA".getBytes("US-ASCII"), to = name.getBytes("US-ASCII");
+        for (int i = 0; i + from.length <= b.length; i++) {
+            int k = 0;
+            while (k < from.length && b[i + k] == from[k]) k++;
+            if (k == from.length) System.arraycopy(to, 0, b, i, to.length);
+        }
+        return b;
+    }
+
     static void phase(String name) throws Exception {
-        ClassLoader loader = new OneClassLoader(name, OneClassLoader.bytesOf(name));
+        ClassLoader loader = new OneClassLoader(name, payload(name));
         LongUnaryOperator op =
             (LongUnaryOperator) loader.loadClass(name).getDeclaredConstructor().newInstance();
         for (int r = 0; r < ROUNDS; r++) sink += op.applyAsLong(PER);

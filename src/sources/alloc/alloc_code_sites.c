@@ -175,9 +175,9 @@ void alloc_code_sites_learn(struct alloc_tracker *t, struct alloc_thread *at, st
     const struct code_site *one[1] = {cs};
     if (chain->n == 0 && walk_matches(one, 1, frames, depth + top)) code_site_set_trace(cs, tr, depth);
     if (chain->n == 0) return;
-    /* Read before the check: a class prepared meanwhile leaves this one out of date. */
-    uint32_t prepared = chain->ni ? interp_epoch(t) : 0;
+    /* Read before the check: a class unloaded meanwhile leaves this one out of date. */
+    uint32_t epoch = chain->ni ? interp_epoch(t) : 0;
     if (chain->ni ? walk_matches_interp(t, chain, frames, depth + top)
                   : walk_matches(chain->site, chain->n, frames, depth + top))
-        at->chains[chain_slot(at, chain)] = (struct chain_slot){*chain, tr, depth, prepared};
+        at->chains[chain_slot(at, chain)] = (struct chain_slot){*chain, tr, depth, epoch};
 }

@@ -39,13 +39,12 @@ struct deep_key {
     int have, need;
 };
 
-/* With interpreted frames, a chain's trace holds only as long as no class was prepared
- * since it was learnt (the memory of an unloaded class's Method* is reused only for a
- * new class): learnt again then, in place. Both fields change together, under the
- * entry's stripe lock. */
+/* With interpreted frames, a chain's trace holds only as long as interp_epoch has not
+ * moved since it was learnt (a Method* may then name another method): learnt again
+ * then, in place. Both fields change together, under the entry's stripe lock. */
 struct deep_value {
     struct trace *trace;
-    uint32_t prepared;
+    uint32_t epoch;
 };
 
 struct deep_entry {
@@ -219,20 +218,20 @@ static bool slot_holds(const struct deep_slot *s, const struct deep_chain *d)
 
 static void slot_keep(struct deep_slot *s, const struct deep_chain *d, struct deep_value v)
 {
-    *s = (struct deep_slot){d->h1, d->h2, d->have, d->need, v.trace, v.prepared};
+    *s = (struct deep_slot){d->h1, d->h2, d->have, d->need, v.trace, v.epoch};
 }
 
 struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d,
                                bool *cached)
 {
-    uint32_t prepared = d->interp ? interp_epoch(t) : 0;
+    uint32_t epoch = d->interp ? interp_epoch(t) : 0;
     struct deep_slot *s = slot_of(at, d);
-    *cached = slot_holds(s, d) && (!d->interp || s->prepared == prepared);
+    *cached = slot_holds(s, d) && (!d->interp || s->epoch == epoch);
     if (*cached) return s->trace;
     struct deep_key k = key_of(d);
     struct deep_value v;
     if (!cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_read, &v)) return NULL;
-    if (d->interp && v.prepared != prepared) return NULL;
+    if (d->interp && v.epoch != epoch) return NULL;
     slot_keep(s, d, v);
     return v.trace;
 }
@@ -262,7 +261,7 @@ void alloc_deep_learn(struct alloc_tracker *t, struct alloc_thread *at, const st
                       const jvmtiFrameInfo *frames, int n, int want, struct trace *tr)
 {
     if (!d || !tr) return;
-    /* Read before the check: a class prepared meanwhile leaves this one out of date. */
+    /* Read before the check: a class unloaded meanwhile leaves this one out of date. */
     struct deep_value v = {tr, d->interp ? interp_epoch(t) : 0};
     if ((!d->ended && n < want) || !walk_confirms(t, d, frames, n)) {
         if (t->stack_stats) atomic_fetch_add_explicit(&t->deep_unconfirmed, 1, memory_order_relaxed);

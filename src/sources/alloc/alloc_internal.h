@@ -155,12 +155,12 @@ struct site_chain {
 };
 
 /* By a chain of code sites: the trace found for it, and for a chain with interpreted
- * frames, the classes prepared when it was (see async_trace_prepared). */
+ * frames, interp_epoch when it was. */
 struct chain_slot {
     struct site_chain chain;
     struct trace *trace;
     int depth;
-    uint32_t prepared;
+    uint32_t epoch;
 };
 
 struct alloc_thread {
@@ -272,7 +272,7 @@ struct deep_slot {
     uint64_t h1, h2;
     int have, need;
     struct trace *trace;
-    uint32_t prepared;
+    uint32_t epoch;
 };
 
 /* The chain from compiled site cs, called at stack pointer sp, until it holds need
@@ -466,7 +466,7 @@ static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct a
     if (!chain->n) return NULL;
     const struct chain_slot *p = &at->chains[chain_slot(at, chain)];
     if (p->depth != depth || !same_chain(&p->chain, chain)) return NULL;
-    if (chain->ni && p->prepared != interp_epoch(t)) return NULL;
+    if (chain->ni && p->epoch != interp_epoch(t)) return NULL;
     if (t->stack_stats) atomic_fetch_add_explicit(&t->chain_hits, 1, memory_order_relaxed);
     return p->trace;
 }
