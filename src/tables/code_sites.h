@@ -97,8 +97,9 @@ bool code_sites_init(struct code_sites *t, uint32_t slots);
 void code_sites_destroy(struct code_sites *t);
 
 /* A call site of the compiled method at code_addr: its return address, the code there
- * (CODE_SITE_CODE bytes), the method's frame size (0 if not known), and its inlined
- * frames, of which the first `keep` are kept. Full table: not added. */
+ * (CODE_SITE_CODE bytes), the method's frame size (0 if not known), and its nframes
+ * inlined frames (methods and bcis hold them all: all are hashed), of which the first
+ * `keep` are kept. Full table: not added. */
 void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, const uint8_t *code, uint32_t frame_size,
                     int nframes, int keep, const jmethodID *methods, const jint *bcis);
 /* The compiled method at code_addr was unloaded: its sites are dead. */

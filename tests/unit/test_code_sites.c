@@ -16,8 +16,9 @@ int main(void)
     CHECK(code_sites_init(&t, 1u << 8), "code sites: a table of 256 slots");
     for (size_t i = 0; i < sizeof code; i++) code[i] = (uint8_t)(i * 7);
     uintptr_t m1 = (uintptr_t)code, pc = (uintptr_t)(code + 100);
-    jmethodID meth[3] = {(jmethodID)0x10, (jmethodID)0x20, (jmethodID)0x30};
-    jint bcis[3] = {1, 5, 9};
+    /* Every frame inlined at a site is read (its frames' hash), as many as nframes. */
+    jmethodID meth[5] = {(jmethodID)0x10, (jmethodID)0x20, (jmethodID)0x30, (jmethodID)0x40, (jmethodID)0x50};
+    jint bcis[5] = {1, 5, 9, 13, 17};
     code_sites_add(&t, m1, pc, code + 100, 96, 3, CODE_SITE_FRAMES, meth, bcis);
     struct code_site *s = code_sites_find(&t, pc);
     CHECK(s && s->nframes == 3 && s->kept == 3 && s->frames[1].method == meth[1] && s->frames[2].bci == 9 &&
