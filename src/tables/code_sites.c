@@ -160,29 +160,36 @@ static void *carve(struct code_sites *t, size_t size)
  * decoded instruction by instruction, so an e8 inside another instruction also spares
  * the next four: the check gets weaker, never wrong.
  */
-static void stable_bytes(const uint8_t *code, uint8_t *same)
+static uint16_t stable_bytes(const uint8_t *code)
 {
-    memset(same, 0xff, CODE_SITE_CODE);
+    uint16_t stable = 0xffff;
     for (int i = 0; i < CODE_SITE_CODE; i++) {
         int skip = code[i] == 0xe8                                                                           ? 4
             : (code[i] == 0x48 || code[i] == 0x49) && i + 1 < CODE_SITE_CODE && (code[i + 1] & 0xf8) == 0xb8 ? 9
                                                                                                              : 0;
-        for (int k = i + 1 + (skip == 9); k <= i + skip && k < CODE_SITE_CODE; k++) same[k] = 0;
+        for (int k = i + 1 + (skip == 9); k <= i + skip && k < CODE_SITE_CODE; k++) stable &= (uint16_t) ~(1u << k);
         i += skip;
     }
+    return stable;
 }
 
-/* Whether the code at pc is still what was compiled there (the stable bytes). */
-static bool code_unchanged(const struct code_site *s, const uint8_t *pc)
+_Static_assert(CODE_SITE_CODE == 16, "the stable bytes are two words and a 16-bit mask");
+
+/* Eight bits as eight bytes, 0xff for each bit set (bit i: byte i). */
+static uint64_t bytes_of_bits(uint8_t bits)
 {
-    for (int i = 0; i < CODE_SITE_CODE; i += 8) {
-        uint64_t now, then, mask;
-        memcpy(&now, pc + i, 8);
-        memcpy(&then, s->code + i, 8);
-        memcpy(&mask, s->same + i, 8);
-        if ((now ^ then) & mask) return false;
-    }
-    return true;
+    uint64_t x = bits * 0x0101010101010101ULL & 0x8040201008040201ULL;        /* byte i: bit i alone */
+    return ((x + 0x7f7f7f7f7f7f7f7fULL) >> 7 & 0x0101010101010101ULL) * 0xff; /* nonzero -> 0xff */
+}
+
+/* Whether the code at pc is still what was compiled there: its stable bytes, kept
+ * masked in code. The same check for a site and for a reader's copy of it. */
+static bool code_unchanged(const uint64_t code[CODE_SITE_CODE / 8], uint16_t stable, const uint8_t *pc)
+{
+    uint64_t now[CODE_SITE_CODE / 8];
+    memcpy(now, pc, sizeof now);
+    return !(((now[0] ^ code[0]) & bytes_of_bits((uint8_t)stable)) |
+             ((now[1] ^ code[1]) & bytes_of_bits((uint8_t)(stable >> 8))));
 }
 
 void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, const uint8_t *code, uint32_t frame_size,
@@ -207,8 +214,10 @@ void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, con
         s->frame_size = frame_size;
         s->nframes = (uint8_t)(nframes > 255 ? 255 : nframes);
         s->kept = (uint8_t)keep;
+        s->stable = stable_bytes(code);
         memcpy(s->code, code, CODE_SITE_CODE);
-        stable_bytes(code, s->same);
+        s->code[0] &= bytes_of_bits((uint8_t)s->stable);
+        s->code[1] &= bytes_of_bits((uint8_t)(s->stable >> 8));
         for (int f = 0; f < keep; f++) s->frames[f] = (struct code_frame){methods[f], bcis[f]};
         s->fh1 = s->fh2 = 0;
         for (int f = 0; f < s->nframes; f++) code_sites_fold_word(&s->fh1, &s->fh2, frame_word(methods[f], bcis[f]));
@@ -251,45 +260,24 @@ struct code_site *code_sites_find(struct code_sites *t, uintptr_t pc)
         if (s->pc != pc || atomic_load_explicit(&s->dead, memory_order_acquire)) continue;
         /* Code unloaded and its memory reused before the JVM told us differs here: the
          * new method's own site, if any, is further on. */
-        if (code_unchanged(s, (const uint8_t *)pc)) return s;
+        if (code_unchanged(s->code, s->stable, (const uint8_t *)pc)) return s;
     }
     return NULL;
 }
 
-/* Eight bits as eight bytes, 0xff for each bit set (bit i: byte i). */
-static uint64_t bytes_of_bits(uint8_t bits)
-{
-    uint64_t x = bits * 0x0101010101010101ULL & 0x8040201008040201ULL;        /* byte i: bit i alone */
-    return ((x + 0x7f7f7f7f7f7f7f7fULL) >> 7 & 0x0101010101010101ULL) * 0xff; /* nonzero -> 0xff */
-}
-
 _Static_assert(sizeof(struct code_site_ref) == 64, "a copy of a site takes one cache line");
-
-static bool ref_code_unchanged(const struct code_site_ref *r, const uint8_t *pc)
-{
-    uint64_t now[2];
-    memcpy(now, pc, sizeof now);
-    return !(((now[0] ^ r->code[0]) & bytes_of_bits((uint8_t)r->stable)) |
-             ((now[1] ^ r->code[1]) & bytes_of_bits((uint8_t)(r->stable >> 8))));
-}
 
 static void ref_fill(struct code_site_ref *r, struct code_site *s, uint32_t unloads)
 {
-    uint16_t stable = 0;
-    for (int i = 0; i < CODE_SITE_CODE; i++) stable |= (uint16_t)(s->same[i] ? 1u << i : 0);
-    r->pc = s->pc;
-    r->site = s;
-    r->trace = NULL;
-    r->first = s->kept ? s->frames[0].method : NULL;
-    memcpy(r->code, s->code, sizeof r->code);
-    r->code[0] &= bytes_of_bits((uint8_t)stable);
-    r->code[1] &= bytes_of_bits((uint8_t)(stable >> 8));
-    r->unloads = unloads;
-    r->frame_size = s->frame_size;
-    r->stable = stable;
-    r->depth = 0;
-    r->nframes = s->nframes;
-    r->kept = s->kept;
+    *r = (struct code_site_ref){.pc = s->pc,
+                                .site = s,
+                                .first = s->kept ? s->frames[0].method : NULL,
+                                .code = {s->code[0], s->code[1]},
+                                .unloads = unloads,
+                                .frame_size = s->frame_size,
+                                .stable = s->stable,
+                                .nframes = s->nframes,
+                                .kept = s->kept};
 }
 
 struct code_site_ref *code_sites_find_cached(struct code_sites *t, struct code_site_ref *cache, uint32_t mask,
@@ -299,7 +287,7 @@ struct code_site_ref *code_sites_find_cached(struct code_sites *t, struct code_s
     struct code_site_ref *r = &cache[(uint32_t)(hash_mix64(pc) >> 32) & mask];
     /* The count before the table: a site found live below and unloaded after moves it. */
     uint32_t unloads = atomic_load_explicit(&t->unloads, memory_order_acquire);
-    if (r->pc == pc && r->unloads == unloads && ref_code_unchanged(r, (const uint8_t *)pc)) return r;
+    if (r->pc == pc && r->unloads == unloads && code_unchanged(r->code, r->stable, (const uint8_t *)pc)) return r;
     struct code_site *s = code_sites_find(t, pc);
     if (!s) return NULL;
     ref_fill(r, s, unloads);

@@ -37,19 +37,19 @@ struct code_frame {
 };
 
 struct code_site {
-    _Atomic uintptr_t cached;         /* struct trace * | depth in the high bits (see .c) */
-    uintptr_t pc;                     /* the return address */
-    uintptr_t code_addr;              /* its compiled method's start */
-    struct code_site *next_same_code; /* the next site of that method (table's lock) */
-    uint32_t frame_size;              /* bytes of that method's frame, its caller's return
+    _Atomic uintptr_t cached;          /* struct trace * | depth in the high bits (see .c) */
+    uintptr_t pc;                      /* the return address */
+    uintptr_t code_addr;               /* its compiled method's start */
+    struct code_site *next_same_code;  /* the next site of that method (table's lock) */
+    uint32_t frame_size;               /* bytes of that method's frame, its caller's return
                                         address included; 0: not known */
-    uint8_t nframes;                  /* inlined frames at pc (all of them, up to 255) */
-    uint8_t kept;                     /* how many of them frames[] holds */
-    _Atomic bool dead;                /* its compiled method was unloaded */
-    uint64_t fh1, fh2;                /* its frames hashed (code_sites_fold_site) */
-    uint8_t code[CODE_SITE_CODE];     /* the code at pc when it was compiled */
-    uint8_t same[CODE_SITE_CODE];     /* 0xff: that byte must still be the same; 0: it may
-                                        change (a call's target, patched when resolved) */
+    uint8_t nframes;                   /* inlined frames at pc (all of them, up to 255) */
+    uint8_t kept;                      /* how many of them frames[] holds */
+    _Atomic bool dead;                 /* its compiled method was unloaded */
+    uint64_t fh1, fh2;                 /* its frames hashed (code_sites_fold_site) */
+    uint64_t code[CODE_SITE_CODE / 8]; /* the code at pc when compiled, its stable bytes only */
+    uint16_t stable;                   /* bit i: code byte i must still be the same (not a
+                                          call's target, patched when resolved) */
     struct code_frame frames[];
 };
 
@@ -82,12 +82,12 @@ struct code_sites {
 struct code_site_ref {
     uintptr_t pc;
     struct code_site *site;
-    struct trace *trace; /* the reader's: the site's trace at depth, once it had one */
-    jmethodID first;     /* the innermost inlined frame's method (NULL: none kept) */
-    uint64_t code[2];    /* the code at pc when compiled, its stable bytes only */
-    uint32_t unloads;    /* the table's unloads when copied */
+    struct trace *trace;               /* the reader's: the site's trace at depth, once it had one */
+    jmethodID first;                   /* the innermost inlined frame's method (NULL: none kept) */
+    uint64_t code[CODE_SITE_CODE / 8]; /* as the site's */
+    uint32_t unloads;                  /* the table's unloads when copied */
     uint32_t frame_size;
-    uint16_t stable; /* bit i: code byte i must be the same */
+    uint16_t stable; /* as the site's */
     uint16_t depth;  /* of trace */
     uint8_t nframes, kept;
 };
