@@ -50,9 +50,11 @@ done
 # chains of 200,000 allocations; then it is unloaded and DeepPayloadB, the same code,
 # makes 200,000 more, where its methods may lie in A's memory (a Method* of A's read
 # again). Each must be counted under its own frames, as a walk finds them. (On JDK 17
-# and 25 the metaspace did not give B A's memory in our tries: with chains never
-# outdated these checks passed too. They hold the counts across an unload, the case
-# interp_epoch is for, whatever the metaspace does.)
+# and 25 the metaspace did not give B A's memory in our tries, so these checks hold the
+# counts across an unload without showing a stale chain.) Then DeepPayloadC makes
+# 200,000 more while 40 classes are loaded and kept: with jvmstat's count of unloaded
+# classes its chains stay good; counting classes prepared (HPROF_UNLOAD_EPOCH=0, as
+# without jvmstat) learns them again after each.
 # payload FILE: objects of SitesDeepUnload$Node under each payload's frames, and the
 # sites with frames (hidden classes' addresses out).
 payload() {
@@ -63,9 +65,11 @@ payload() {
     sed 's/0x[0-9a-f]*/0x/g' | sort
 }
 under() { awk -v p="$1" 'index($0, p) { n += $1 } END { print n + 0 }' "$2"; }
-for m in on off; do
-  chains=1; [[ $m == off ]] && chains=0
-  HPROF_STACK_STATS=1 HPROF_DEEP_CHAINS=$chains run_java -Xverify:all -XX:CompileCommand=quiet \
+# again FILE: chains learnt again, as HPROF_STACK_STATS says
+again() { sed -n 's/^HPROF: heap=sites deep chains learnt: .*, \([0-9]*\) again .*/\1/p' "$1" | tail -1; }
+for m in on off prep; do
+  chains=1 epoch=1; [[ $m == off ]] && chains=0; [[ $m == prep ]] && epoch=0
+  HPROF_STACK_STATS=1 HPROF_DEEP_CHAINS=$chains HPROF_UNLOAD_EPOCH=$epoch run_java -Xverify:all -XX:CompileCommand=quiet \
     '-XX:CompileCommand=exclude,DeepPayload*.*' "-Xlog:class+unload=info:file=$WORK/unload-$m.log" \
     "$(agent heap=sites,depth=16,cutoff=0,file=u-$m.txt)" SitesDeepUnload
   cp out.txt u-$m.out
@@ -73,10 +77,13 @@ for m in on off; do
 done
 check "unload: both runs end as without the agent" bash -c "[[ $RC -eq 0 ]] && grep -q '^done' u-on.out && grep -q '^done' u-off.out"
 check "unload: DeepPayloadA was unloaded before DeepPayloadB ran" grep -q 'DeepPayloadA' unload-on.log
-check "unload: 200000 Nodes under A's frames, 200000 under B's ($(under DeepPayloadA.down u-on-sites.txt) $(under DeepPayloadB.down u-on-sites.txt))" \
-  bash -c "[[ $(under DeepPayloadA.down u-on-sites.txt) -eq 200000 && $(under DeepPayloadB.down u-on-sites.txt) -eq 200000 ]]"
+check "unload: 200000 Nodes under each payload's frames ($(under DeepPayloadA.down u-on-sites.txt) $(under DeepPayloadB.down u-on-sites.txt) $(under DeepPayloadC.down u-on-sites.txt))" \
+  bash -c "[[ $(under DeepPayloadA.down u-on-sites.txt) -eq 200000 && $(under DeepPayloadB.down u-on-sites.txt) -eq 200000 &&
+             $(under DeepPayloadC.down u-on-sites.txt) -eq 200000 ]]"
 check "unload: the same sites, counts and frames as a walk of every allocation ($(wc -l <u-on-sites.txt) sites)" \
   bash -c "[[ -s u-off-sites.txt ]] && cmp -s u-on-sites.txt u-off-sites.txt"
-check "unload: most found by their chain of frames ($(deep 1 u-on.out) of 600000, the 200000 before the payloads with them)" \
-  test "$(deep 1 u-on.out)" -gt 500000
+check "unload: most found by their chain of frames ($(deep 1 u-on.out) of 800000, the 200000 before the payloads with them)" \
+  test "$(deep 1 u-on.out)" -gt 700000
+check "unload: classes loaded, none unloaded, outdate no chain: learnt again $(again u-on.out) times, 40 and more fewer than by classes prepared ($(again u-prep.out))" \
+  bash -c "[[ -n '$(again u-on.out)' && -n '$(again u-prep.out)' ]] && (( $(again u-prep.out) >= $(again u-on.out) + 40 ))"
 jni_clean

@@ -1,3 +1,5 @@
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.LongUnaryOperator;
 
 /**
@@ -6,7 +8,9 @@ import java.util.function.LongUnaryOperator;
  * make() (compiled) through seven interpreted frames of its own, ROUNDS times, making
  * PER Nodes each time; then its loader is dropped and the class unloaded, and
  * DeepPayloadB (the same code under another name) does the same. A chain learnt for A's
- * frames must not name B's allocations, even where B's methods took A's memory.
+ * frames must not name B's allocations, even where B's methods took A's memory. Then
+ * DeepPayloadC does the same while 40 more classes are loaded and kept: nothing is
+ * unloaded, so its chains need not be learnt again.
  *
  *   java -XX:CompileCommand=quiet -XX:CompileCommand=exclude,DeepPayload*.* SitesDeepUnload
  */
@@ -51,6 +55,23 @@ public class SitesDeepUnload {
         for (int r = 0; r < ROUNDS; r++) sink += op.applyAsLong(PER);
     }
 
+    /* The same as phase(), the class kept, and every 50 rounds a class loaded and
+     * prepared beside it (kept too: nothing is unloaded). */
+    static void phaseKeep(String name) throws Exception {
+        ClassLoader loader = new OneClassLoader(name, payload(name));
+        LongUnaryOperator op =
+            (LongUnaryOperator) loader.loadClass(name).getDeclaredConstructor().newInstance();
+        byte[] other = OneClassLoader.bytesOf("ChurnPayload");
+        List<Object> kept = new ArrayList<>();
+        for (int r = 0; r < ROUNDS; r++) {
+            if (r % 50 == 0)
+                kept.add(new OneClassLoader("ChurnPayload", other).loadClass("ChurnPayload")
+                             .getDeclaredConstructor().newInstance());
+            sink += op.applyAsLong(PER);
+        }
+        sink += kept.size();
+    }
+
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < 20000; i++) sink += make(10); // make() and leaf() compiled first
         phase("DeepPayloadA");
@@ -59,6 +80,7 @@ public class SitesDeepUnload {
             Thread.sleep(100);
         }
         phase("DeepPayloadB");
+        phaseKeep("DeepPayloadC");
         System.out.println("done " + (sink & 1));
     }
 }
