@@ -91,12 +91,12 @@ static void add_word(struct deep_chain *d, uint64_t w) { code_sites_fold_word(&d
 /* Tokens' kinds, hashed with them. */
 enum { TOKEN_SITE = 1, TOKEN_INTERP = 2, TOKEN_ENTRY = 3, TOKEN_END = 4 };
 
-static bool add_site(struct deep_chain *d, const struct code_site *s)
+static bool add_site(struct deep_chain *d, const struct code_site *s, int nframes)
 {
     if (d->n == DEEP_MAX) return false;
     d->tok[d->n++] = (struct deep_token){(uintptr_t)s, 0, TOKEN_SITE};
     code_sites_fold_site(&d->h1, &d->h2, s);
-    d->have += s->nframes;
+    d->have += nframes;
     return true;
 }
 
@@ -111,10 +111,12 @@ static bool add_interp(struct deep_chain *d, uintptr_t method, uintptr_t bcp)
 }
 
 /* Where the chain goes on: a compiled frame (site, at sp), an interpreted one (at fp,
- * above lo). The site itself, not the thread's copy of it, which the next lookup may
- * overwrite (the site's entry is read for its frames' hash all the same). */
+ * above lo). A site's frames and frame size are copied from the thread's copy of it
+ * (which the next lookup may overwrite): the shared entry is read only for its frames'
+ * hash, whose cache line need not hold them (reading them there cost Ant 5% of CPU). */
 struct frame_at {
     const struct code_site *site;
+    uint32_t nframes, frame_size;
     uintptr_t sp, fp;
     uintptr_t lo; /* an interpreted frame lies above it */
     bool native;  /* an interpreted frame that may be a native method's */
@@ -137,11 +139,11 @@ static bool below_entry(struct alloc_tracker *t, struct alloc_thread *at, struct
     }
     d->entries++;
     if (interp_returns_to(&t->interp, pc)) { /* in the interpreter: a method it runs, maybe native */
-        *next = (struct frame_at){NULL, 0, caller_fp, sp, true};
+        *next = (struct frame_at){NULL, 0, 0, 0, caller_fp, sp, true};
         return caller_fp > sp;
     }
     const struct code_site_ref *s = alloc_code_sites_at(t, at, pc);
-    if (s) *next = (struct frame_at){s->site, sp, 0, 0, false};
+    if (s) *next = (struct frame_at){s->site, s->nframes, s->frame_size, sp, 0, 0, false};
     return s != NULL;
 }
 
@@ -154,13 +156,13 @@ static bool caller_of(struct alloc_tracker *t, struct alloc_thread *at, struct d
                       uintptr_t caller_fp, uintptr_t sp, uintptr_t lo, struct frame_at *next)
 {
     if (interp_returns_to(&t->interp, pc)) {
-        *next = (struct frame_at){NULL, 0, caller_fp, lo, false};
+        *next = (struct frame_at){NULL, 0, 0, 0, caller_fp, lo, false};
         return true;
     }
     if (entry_returns_to(&t->entry, pc)) return below_entry(t, at, d, caller_fp, lo, next);
     const struct code_site_ref *s = thread_code_site(t, at, pc);
     if (!s || s->kept < 1 || !sp || sp <= lo || sp >= at->stack_end) return false;
-    *next = (struct frame_at){s->site, sp, 0, 0, false};
+    *next = (struct frame_at){s->site, s->nframes, s->frame_size, sp, 0, 0, false};
     return true;
 }
 
@@ -174,13 +176,12 @@ bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const st
     d->h1 = 0x243F6A8885A308D3ULL;
     d->h2 = 0x13198A2E03707344ULL;
     if (!at->stack_end || need > DEEP_MAX || !sp || !t->interp.ok) return false;
-    struct frame_at f = {cs->site, sp, 0, 0, false};
+    struct frame_at f = {cs->site, cs->nframes, cs->frame_size, sp, 0, 0, false};
     while (d->have < need && !d->ended) {
         uintptr_t pc, caller_fp, caller_sp, lo;
         if (f.site) {
-            const struct code_site *s = f.site;
-            uintptr_t slot = f.sp + s->frame_size - sizeof(uintptr_t);
-            if (!add_site(d, s) || !s->frame_size || slot < f.sp + sizeof(uintptr_t) ||
+            uintptr_t slot = f.sp + f.frame_size - sizeof(uintptr_t);
+            if (!add_site(d, f.site, (int)f.nframes) || !f.frame_size || slot < f.sp + sizeof(uintptr_t) ||
                 slot + sizeof(uintptr_t) > at->stack_end)
                 return false;
             if (d->have >= need) break;
