@@ -39,6 +39,7 @@ struct call_frame {
     struct frame *frame; /* its method's; NULL until named (a miss), or out of memory */
     struct trace *trace; /* its stack's (NULL when it cannot be had) */
     uint32_t edge;       /* where its call is counted, or NO_EDGE: straight into trace */
+    uint32_t last_child; /* the edge of its latest callee, NO_EDGE before its first */
     int64_t start;       /* time at entry */
     int64_t callees;     /* time spent in callees so far */
     bool leaves;         /* it called trivial methods, whose time is part of its own, or untimed ones */
@@ -57,6 +58,12 @@ struct edge {
     struct trace *to; /* NULL: a free slot */
     uint64_t key;     /* cnum << 32 | mnum << 16 | calls not yet added to `to` */
     uint64_t ns;      /* time not yet added to `to` */
+};
+
+/* Beside each edge, hints: the edge of the first call a frame of this one made last time,
+ * and of the call its caller made after it. Apart from the edges, 8 to a cache line. */
+struct edge_hints {
+    uint32_t first, next;
 };
 
 /* A batch of events handed over by one thread. */
@@ -88,11 +95,14 @@ struct call_stack {
     uint64_t estimated;                        /* calls charged their method's mean, not yet in the total */
     struct frame *key[METHOD_TIMES_MAX_DEPTH]; /* scratch: the trace being looked up */
     struct edge *edges;                        /* the steps seen: open addressing by (from, code) */
+    struct edge_hints *hints;                  /* by the same index */
     uint32_t nedges, edges_mask;               /* used slots, and the table's size less one */
     uint32_t *dirty;                           /* the edges with counts to add */
     uint32_t ndirty, dirty_cap;
-    int depth;       /* of the traces in frames and edges (0: none yet) */
-    uint32_t serial; /* and their thread serial */
+    int depth;                          /* of the traces in frames and edges (0: none yet) */
+    uint32_t serial;                    /* and their thread serial */
+    uint64_t entries, by_hint, by_hash; /* HPROF_STACK_STATS: how entries found their edge */
+    uint32_t most_edges;                /* and the most edges the table held */
 };
 
 struct method_times {
@@ -239,6 +249,12 @@ static void flush_edges(struct call_stack *s)
     s->ndirty = 0;
 }
 
+/* The frames' edges moved or went: each finds its next callee's by hashing again. */
+static void forget_children(struct call_stack *s)
+{
+    for (int i = 0; i < s->n; i++) s->frames[i].last_child = NO_EDGE;
+}
+
 /* No edges any more (their counts added): the frames count straight into their traces. */
 static void forget_edges(struct call_stack *s)
 {
@@ -246,6 +262,7 @@ static void forget_edges(struct call_stack *s)
     s->nedges = 0;
     if (s->edges) memset(s->edges, 0, ((size_t)s->edges_mask + 1) * sizeof *s->edges);
     for (int i = 0; i < s->n; i++) s->frames[i].edge = NO_EDGE;
+    forget_children(s);
 }
 
 static uint32_t edge_put(struct call_stack *s, const struct edge *e)
@@ -253,7 +270,7 @@ static uint32_t edge_put(struct call_stack *s, const struct edge *e)
     uint32_t i = edge_slot(s, e->from, e->key >> 16);
     while (s->edges[i].to) i = (i + 1) & s->edges_mask;
     s->edges[i] = *e;
-    s->nedges++;
+    if (++s->nedges > s->most_edges) s->most_edges = s->nedges;
     return i;
 }
 
@@ -276,8 +293,14 @@ static bool edge_room(struct call_stack *s)
     }
     size = size ? 2 * size : 256;
     struct edge *old = s->edges, *t = aligned_alloc(_Alignof(struct edge), (size_t)size * sizeof *t);
-    if (!t) return false;
+    struct edge_hints *hints = t ? calloc(size, sizeof *hints) : NULL;
+    if (!hints) {
+        free(t);
+        return false;
+    }
     memset(t, 0, (size_t)size * sizeof *t);
+    free(s->hints);
+    s->hints = hints;
     flush_edges(s);
     uint32_t old_size = old ? s->edges_mask + 1 : 0;
     s->edges = t;
@@ -289,6 +312,7 @@ static bool edge_room(struct call_stack *s)
         struct call_frame *f = &s->frames[i];
         if (f->edge != NO_EDGE) f->edge = edge_find(s, old[f->edge].from, old[f->edge].key >> 16);
     }
+    forget_children(s);
     free(old);
     return true;
 }
@@ -331,6 +355,32 @@ static void set_trace_key(struct host *h, JNIEnv *jni, struct call_stack *s, uin
     for (int i = 0; i < s->n; i++) s->frames[i].trace = trace_at(h, jni, s, i);
 }
 
+/* Where the hint for the next call from frame f is: the edge of its latest callee, or
+ * else its own edge; NULL when it has neither. */
+static uint32_t *hint_of(struct call_stack *s, const struct call_frame *f)
+{
+    if (f->last_child != NO_EDGE) return &s->hints[f->last_child].next;
+    return f->edge != NO_EDGE ? &s->hints[f->edge].first : NULL;
+}
+
+/* The edge of a call of `code` from frame f (trace `from`): most often the one its hint
+ * names, as a program makes the same calls in the same order again and again (97% on
+ * bench `cpu`, 90% on javac), else by hash (and hinted next time). No hash to compute,
+ * and the hint's line is one the frame's caller or previous callee just used. */
+static uint32_t callee_edge(struct call_stack *s, struct call_frame *f, const struct trace *from, uint64_t code)
+{
+    uint32_t *hint = hint_of(s, f), e = hint ? *hint & s->edges_mask : NO_EDGE;
+    if (e != NO_EDGE && s->edges[e].from == from && s->edges[e].to && s->edges[e].key >> 16 == code) {
+        s->by_hint++;
+    } else {
+        e = edge_find(s, from, code);
+        s->by_hash += e != NO_EDGE;
+        if (hint && e != NO_EDGE) *hint = e;
+    }
+    f->last_child = e;
+    return e;
+}
+
 /* Enters method (cnum, mnum) at `when`: the step from the frame below through its edge,
  * else by naming the method and looking its trace up (and an edge for the next time). */
 static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum, int64_t when,
@@ -344,11 +394,14 @@ static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnu
         s->frames = f;
         s->cap = cap;
     }
-    struct trace *from = s->n ? s->frames[s->n - 1].trace : NULL;
+    struct call_frame *caller = s->n ? &s->frames[s->n - 1] : NULL;
+    struct trace *from = caller ? caller->trace : NULL;
     uint64_t code = (uint64_t)cnum << 16 | mnum;
-    uint32_t e = s->n && !from ? NO_EDGE : edge_find(s, from, code);
+    s->entries++;
+    uint32_t e = !caller ? edge_find(s, NULL, code) : from ? callee_edge(s, caller, from, code) : NO_EDGE;
     struct call_frame *f = &s->frames[s->n++];
-    *f = (struct call_frame){cnum, mnum, NULL, NULL, e, when, 0, false, untimed};
+    *f = (struct call_frame){
+        .cnum = cnum, .mnum = mnum, .edge = e, .last_child = NO_EDGE, .start = when, .untimed = untimed};
     if (e != NO_EDGE) {
         f->trace = s->edges[e].to;
         return;
@@ -675,8 +728,10 @@ static void give_up(struct method_times *m, struct call_stack *s)
     s->has_last = false;
     if (s->edges_mask >= 1024) { /* a small table is kept: the next thread may take the same steps */
         free(s->edges);
+        free(s->hints);
         free(s->dirty);
         s->edges = NULL;
+        s->hints = NULL;
         s->dirty = NULL;
         s->nedges = s->edges_mask = s->dirty_cap = 0;
     }
@@ -778,9 +833,21 @@ void method_times_log_stats(struct host *h)
 {
     struct method_times *m = h->method_times;
     if (!m) return;
-    if (env_switch("HPROF_STACK_STATS", false))
+    if (env_switch("HPROF_STACK_STATS", false)) {
         log_plain("HPROF: cpu=times call stacks: %u made, %llu given up by threads that ended", registry_count(&m->all),
                   (unsigned long long)atomic_load(&m->ended));
+        uint64_t entries = 0, by_hint = 0, by_hash = 0;
+        uint32_t most = 0;
+        for (uint32_t i = 0, n = registry_count(&m->all); i < n; i++) {
+            const struct call_stack *s = registry_get(&m->all, i);
+            entries += s->entries;
+            by_hint += s->by_hint;
+            by_hash += s->by_hash;
+            if (s->most_edges > most) most = s->most_edges;
+        }
+        log_plain("HPROF: cpu=times calls: %llu, %llu found by hint, %llu by hash; at most %u edges in a stack",
+                  (unsigned long long)entries, (unsigned long long)by_hint, (unsigned long long)by_hash, most);
+    }
     if (learns(h) && h->bci_classes && env_switch("HPROF_TIMING_STATS", false)) log_sampled(h);
 }
 
