@@ -27,7 +27,7 @@
  */
 
 #define MAX_STACK    (1 << 20)
-#define EDGE_SLOTS   (1 << 16) /* the most a stack's table has, 2 MiB: then it starts again */
+#define EDGE_MAX     (1 << 16) /* the most edges a stack has, 4 MiB: then it starts again */
 #define EDGE_CALLS   0xffff    /* the most calls an edge holds before they go to its trace */
 #define NO_EDGE      UINT32_MAX
 #define MAX_QUEUED   64         /* batches waiting for the timer thread, about (bounded memory) */
@@ -51,19 +51,20 @@ struct call_frame {
  * at the bottom) makes a frame whose trace is `to`, the same whatever lies deeper, as a
  * trace holds only the top frames. So an entry looks up one small key instead of naming
  * its frame and hashing the stack's top; the calls and time of a batch add up here and go
- * to the trace once at its end. Half a cache line each: the replay's working set.
+ * to the trace once at its end, and so do the calls timed at both ends to their method's
+ * mean (timing=sampled): the method's line, shared by every replay, is written once per
+ * batch, not at every call. Two hints name the edge of the first call a frame of this one
+ * made last time and of the call its caller made after it. A cache line each.
  */
 struct edge {
-    _Alignas(32) struct trace *from;
-    struct trace *to; /* NULL: a free slot */
-    uint64_t key;     /* cnum << 32 | mnum << 16 | calls not yet added to `to` */
-    uint64_t ns;      /* time not yet added to `to` */
-};
-
-/* Beside each edge, hints: the edge of the first call a frame of this one made last time,
- * and of the call its caller made after it. Apart from the edges, 8 to a cache line. */
-struct edge_hints {
-    uint32_t first, next;
+    _Alignas(64) struct trace *from;
+    struct trace *to;         /* NULL: a free slot */
+    uint64_t key;             /* cnum << 32 | mnum << 16 | calls not yet added to `to` */
+    uint64_t ns;              /* time not yet added to `to` */
+    struct method_cost *cost; /* its method's (timing=sampled; NULL: none to be had) */
+    uint64_t timed_ns;        /* own time of the calls timed at both ends, not yet learned */
+    uint32_t timed;           /* and those calls */
+    uint32_t first, next;     /* the hints */
 };
 
 /* A batch of events handed over by one thread. */
@@ -91,18 +92,22 @@ struct call_stack {
     int64_t paused;              /* time cut so far: later event times are moved back by it */
     int64_t last_when;           /* the previous event's time, less `paused` then */
     bool has_last;
+    int64_t *gaps; /* scratch: a batch's gaps between timed events */
+    int gaps_cap;
     int64_t tracker_ns;                        /* the shortest call without callees: the Tracker's own work */
     uint64_t estimated;                        /* calls charged their method's mean, not yet in the total */
     struct frame *key[METHOD_TIMES_MAX_DEPTH]; /* scratch: the trace being looked up */
     struct edge *edges;                        /* the steps seen: open addressing by (from, code) */
-    struct edge_hints *hints;                  /* by the same index */
-    uint32_t nedges, edges_mask;               /* used slots, and the table's size less one */
+    uint32_t nedges, edges_cap;                /* in the order they were made: a path's steps lie together */
+    uint32_t *index;                           /* open addressing by (from, code): edge + 1, 0 free */
+    uint32_t index_mask;                       /* its size less one */
     uint32_t *dirty;                           /* the edges with counts to add */
     uint32_t ndirty, dirty_cap;
     int depth;                          /* of the traces in frames and edges (0: none yet) */
     uint32_t serial;                    /* and their thread serial */
     uint64_t entries, by_hint, by_hash; /* HPROF_STACK_STATS: how entries found their edge */
     uint32_t most_edges;                /* and the most edges the table held */
+    uint32_t forgotten;                 /* times the table was full and started again */
 };
 
 struct method_times {
@@ -121,9 +126,11 @@ struct method_times {
     pthread_mutex_t pool_lock;
     struct batch *pool[POOLED];
     int npool;
-    _Atomic uint64_t estimated;    /* timing=sampled: calls charged their method's mean */
-    _Atomic uint32_t sampled;      /* methods ever timed by sample */
-    method_times_sampler *sampler; /* tells the Tracker to time a method by sample, or not */
+    _Atomic uint64_t estimated;                /* timing=sampled: calls charged their method's mean */
+    _Atomic uint32_t sampled;                  /* methods ever timed by sample */
+    method_times_sampler *sampler;             /* tells the Tracker to time a method by sample, or not */
+    bool stats;                                /* HPROF_STACK_STATS: the replays time themselves */
+    _Atomic uint64_t replay_ns, replay_events; /* their CPU time, and the events they counted */
 };
 
 struct method_times *method_times_new(method_times_sampler *sampler)
@@ -131,6 +138,7 @@ struct method_times *method_times_new(method_times_sampler *sampler)
     struct method_times *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->sampler = sampler;
+    m->stats = env_switch("HPROF_STACK_STATS", false);
     cmap_init(&m->stacks);
     registry_init(&m->all);
     sem_init(&m->wake, 0, 0);
@@ -220,17 +228,25 @@ static struct trace *trace_at(struct host *h, JNIEnv *jni, struct call_stack *s,
 
 static uint32_t edge_slot(const struct call_stack *s, const struct trace *from, uint64_t code)
 {
-    return (uint32_t)hash_mix64((uint64_t)(uintptr_t)from ^ (code * 0x9E3779B97F4A7C15ULL)) & s->edges_mask;
+    return (uint32_t)hash_mix64((uint64_t)(uintptr_t)from ^ (code * 0x9E3779B97F4A7C15ULL)) & s->index_mask;
 }
 
 static uint32_t edge_find(const struct call_stack *s, const struct trace *from, uint64_t code)
 {
-    if (!s->edges) return NO_EDGE;
-    for (uint32_t i = edge_slot(s, from, code);; i = (i + 1) & s->edges_mask) {
-        const struct edge *e = &s->edges[i];
-        if (!e->to) return NO_EDGE;
-        if (e->from == from && e->key >> 16 == code) return i;
+    if (!s->index) return NO_EDGE;
+    for (uint32_t i = edge_slot(s, from, code);; i = (i + 1) & s->index_mask) {
+        uint32_t x = s->index[i];
+        if (!x) return NO_EDGE;
+        const struct edge *e = &s->edges[x - 1];
+        if (e->from == from && e->key >> 16 == code) return x - 1;
     }
+}
+
+static void index_put(struct call_stack *s, uint32_t e)
+{
+    uint32_t i = edge_slot(s, s->edges[e].from, s->edges[e].key >> 16);
+    while (s->index[i]) i = (i + 1) & s->index_mask;
+    s->index[i] = e + 1;
 }
 
 /* Adds the edge's counts to its trace but `keep` calls (1 to stay in the dirty list). */
@@ -256,28 +272,36 @@ static void forget_children(struct call_stack *s)
 }
 
 /* No edges any more (their counts added): the frames count straight into their traces. */
-static void forget_edges(struct call_stack *s)
+static void learn_edges(struct host *h, JNIEnv *jni, struct call_stack *s);
+
+static void forget_edges(struct host *h, JNIEnv *jni, struct call_stack *s)
 {
+    learn_edges(h, jni, s);
     flush_edges(s);
     s->nedges = 0;
-    if (s->edges) memset(s->edges, 0, ((size_t)s->edges_mask + 1) * sizeof *s->edges);
+    if (s->index) memset(s->index, 0, ((size_t)s->index_mask + 1) * sizeof *s->index);
     for (int i = 0; i < s->n; i++) s->frames[i].edge = NO_EDGE;
     forget_children(s);
 }
 
 static uint32_t edge_put(struct call_stack *s, const struct edge *e)
 {
-    uint32_t i = edge_slot(s, e->from, e->key >> 16);
-    while (s->edges[i].to) i = (i + 1) & s->edges_mask;
+    uint32_t i = s->nedges++;
     s->edges[i] = *e;
-    if (++s->nedges > s->most_edges) s->most_edges = s->nedges;
+    index_put(s, i);
+    if (s->nedges > s->most_edges) s->most_edges = s->nedges;
     return i;
 }
 
-/* Room for one more edge, the table at most 3/4 full (its edges move: the frames follow
- * them), and for its counts in the dirty list; false when out of memory. */
-static bool edge_room(struct call_stack *s)
+/* Room for one more edge (edges stay where they are: a frame's edge and the hints hold),
+ * its index at most 3/4 full, and for its counts in the dirty list; false when out of
+ * memory. At EDGE_MAX the stack starts again with none. */
+static bool edge_room(struct host *h, JNIEnv *jni, struct call_stack *s)
 {
+    if (s->nedges == EDGE_MAX) {
+        s->forgotten++;
+        forget_edges(h, jni, s);
+    }
     if (s->dirty_cap < s->nedges + 1) {
         uint32_t cap = s->dirty_cap ? 2 * s->dirty_cap : 256;
         uint32_t *d = realloc(s->dirty, (size_t)cap * sizeof *d);
@@ -285,42 +309,37 @@ static bool edge_room(struct call_stack *s)
         s->dirty = d;
         s->dirty_cap = cap;
     }
-    uint32_t size = s->edges ? s->edges_mask + 1 : 0;
+    if (s->nedges == s->edges_cap) {
+        uint32_t cap = s->edges_cap ? 2 * s->edges_cap : 128;
+        struct edge *t = aligned_alloc(_Alignof(struct edge), (size_t)cap * sizeof *t);
+        if (!t) return false;
+        if (s->nedges) memcpy(t, s->edges, (size_t)s->nedges * sizeof *t);
+        free(s->edges);
+        s->edges = t;
+        s->edges_cap = cap;
+    }
+    uint32_t size = s->index ? s->index_mask + 1 : 0;
     if (4 * (s->nedges + 1) <= 3 * size) return true;
-    if (size == EDGE_SLOTS) {
-        forget_edges(s);
-        return true;
-    }
     size = size ? 2 * size : 256;
-    struct edge *old = s->edges, *t = aligned_alloc(_Alignof(struct edge), (size_t)size * sizeof *t);
-    struct edge_hints *hints = t ? calloc(size, sizeof *hints) : NULL;
-    if (!hints) {
-        free(t);
-        return false;
-    }
-    memset(t, 0, (size_t)size * sizeof *t);
-    free(s->hints);
-    s->hints = hints;
-    flush_edges(s);
-    uint32_t old_size = old ? s->edges_mask + 1 : 0;
-    s->edges = t;
-    s->edges_mask = size - 1;
-    s->nedges = 0;
-    for (uint32_t i = 0; i < old_size; i++)
-        if (old[i].to) edge_put(s, &old[i]);
-    for (int i = 0; i < s->n; i++) {
-        struct call_frame *f = &s->frames[i];
-        if (f->edge != NO_EDGE) f->edge = edge_find(s, old[f->edge].from, old[f->edge].key >> 16);
-    }
-    forget_children(s);
-    free(old);
+    uint32_t *index = calloc(size, sizeof *index);
+    if (!index) return false;
+    free(s->index);
+    s->index = index;
+    s->index_mask = size - 1;
+    for (uint32_t i = 0; i < s->nedges; i++) index_put(s, i);
     return true;
 }
 
-static void edge_add(struct call_stack *s, struct trace *from, uint64_t code, struct call_frame *f)
+static struct method_cost *cost_of(struct host *h, uint32_t cnum, uint32_t mnum, uint32_t *nmethods);
+static bool learns(const struct host *h);
+
+static void edge_add(struct host *h, JNIEnv *jni, struct call_stack *s, struct trace *from, uint64_t code,
+                     struct call_frame *f)
 {
-    if (!f->trace || !edge_room(s)) return;
-    f->edge = edge_put(s, &(struct edge){.from = from, .to = f->trace, .key = code << 16});
+    if (!f->trace || !edge_room(h, jni, s)) return;
+    uint32_t nmethods;
+    struct method_cost *cost = learns(h) ? cost_of(h, f->cnum, f->mnum, &nmethods) : NULL;
+    f->edge = edge_put(s, &(struct edge){.from = from, .to = f->trace, .key = code << 16, .cost = cost});
 }
 
 /* Adds one call of frame f, of ns, to its trace: through its edge, or at once. An edge
@@ -349,7 +368,7 @@ static void set_trace_key(struct host *h, JNIEnv *jni, struct call_stack *s, uin
     int depth = h->opt->cpu == CPU_OLD ? 2 : host_depth(h);
     if (depth > METHOD_TIMES_MAX_DEPTH) depth = METHOD_TIMES_MAX_DEPTH;
     if (depth == s->depth && thread_serial == s->serial) return;
-    forget_edges(s);
+    forget_edges(h, jni, s);
     s->depth = depth;
     s->serial = thread_serial;
     for (int i = 0; i < s->n; i++) s->frames[i].trace = trace_at(h, jni, s, i);
@@ -359,8 +378,8 @@ static void set_trace_key(struct host *h, JNIEnv *jni, struct call_stack *s, uin
  * else its own edge; NULL when it has neither. */
 static uint32_t *hint_of(struct call_stack *s, const struct call_frame *f)
 {
-    if (f->last_child != NO_EDGE) return &s->hints[f->last_child].next;
-    return f->edge != NO_EDGE ? &s->hints[f->edge].first : NULL;
+    if (f->last_child != NO_EDGE) return &s->edges[f->last_child].next;
+    return f->edge != NO_EDGE ? &s->edges[f->edge].first : NULL;
 }
 
 /* The edge of a call of `code` from frame f (trace `from`): most often the one its hint
@@ -369,8 +388,8 @@ static uint32_t *hint_of(struct call_stack *s, const struct call_frame *f)
  * and the hint's line is one the frame's caller or previous callee just used. */
 static uint32_t callee_edge(struct call_stack *s, struct call_frame *f, const struct trace *from, uint64_t code)
 {
-    uint32_t *hint = hint_of(s, f), e = hint ? *hint & s->edges_mask : NO_EDGE;
-    if (e != NO_EDGE && s->edges[e].from == from && s->edges[e].to && s->edges[e].key >> 16 == code) {
+    uint32_t *hint = hint_of(s, f), e = hint ? *hint : NO_EDGE;
+    if (e < s->nedges && s->edges[e].from == from && s->edges[e].key >> 16 == code) {
         s->by_hint++;
     } else {
         e = edge_find(s, from, code);
@@ -409,7 +428,7 @@ static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnu
     bool named;
     f->frame = frame_of(h, jni, cnum, mnum, &named);
     f->trace = trace_at(h, jni, s, s->n - 1);
-    if (named && (from || s->n == 1)) edge_add(s, from, code, f);
+    if (named && (from || s->n == 1)) edge_add(h, jni, s, from, code, f);
 }
 
 /* A call of a trivial method: counted with no time (its time is its caller's own). */
@@ -433,7 +452,7 @@ static void count_leaf(struct host *h, JNIEnv *jni, struct call_stack *s, uint32
  */
 #define COST_WINDOW 1024u
 #define COST_CALLS  ((uint64_t)1 << 40)
-#define COST_MAX_NS ((int64_t)1 << 29) /* the most one call adds: a window cannot overflow */
+#define COST_MAX_NS ((int64_t)1 << 27) /* the most one call adds: 8191 calls cannot overflow a window */
 #define CHEAP_NS    200
 #define DEAR_NS     400
 
@@ -456,32 +475,76 @@ static struct method_cost *cost_of(struct host *h, uint32_t cnum, uint32_t mnum,
     return &k[mnum];
 }
 
-/* A call of (cnum, mnum) timed at both ends took `own` ns of its own: at the end of a
- * window, the method is timed by sample or at every call, as its mean says. */
-static void learn(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, int64_t own)
+/* The mean own time of (cnum, mnum) is `mean` ns: the method is timed by sample, or at
+ * every call, as it says. */
+static void judge(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, struct method_cost *c, uint32_t mean)
 {
-    uint32_t nmethods = 0;
-    struct method_cost *c = cost_of(h, cnum, mnum, &nmethods);
-    if (!c) return;
-    uint64_t add = COST_CALLS | (uint64_t)(own < COST_MAX_NS ? own : COST_MAX_NS);
-    uint64_t w = atomic_fetch_add_explicit(&c->window, add, memory_order_relaxed) + add;
-    if (w / COST_CALLS != COST_WINDOW) return;
-    atomic_fetch_sub_explicit(&c->window, w, memory_order_relaxed); /* calls added since stay */
-    uint32_t mean = (uint32_t)(w % COST_CALLS / COST_WINDOW);
     atomic_store_explicit(&c->mean_ns, mean, memory_order_relaxed);
     uint8_t state = atomic_load_explicit(&c->state, memory_order_relaxed);
     bool sampled = state == METHOD_COST_SAMPLED;
     if (!(sampled ? mean > DEAR_NS : mean < CHEAP_NS)) return;
+    uint32_t nmethods = 0;
+    if (!cost_of(h, cnum, mnum, &nmethods)) return;
     if (state == METHOD_COST_TIMED) atomic_fetch_add(&h->method_times->sampled, 1);
     atomic_store(&c->state, sampled ? METHOD_COST_WAS_SAMPLED : METHOD_COST_SAMPLED);
     if (h->method_times->sampler) h->method_times->sampler(h, jni, cnum, mnum, nmethods, !sampled);
 }
 
-/* The mean own time learned for a call that read the clock at one end or none. */
-static int64_t estimate(struct host *h, const struct call_frame *f)
+/*
+ * `calls` calls of (cnum, mnum) timed at both ends took `ns` of their own (each at most
+ * COST_MAX_NS): added to the method's window (c: its costs, NULL to look them up), whose
+ * end is judged by whoever's calls fill it. A replay adds a batch's calls at once, through
+ * its edges; a batch with a window's worth of calls is judged on its own.
+ */
+static void learn(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, struct method_cost *c, uint32_t calls,
+                  uint64_t ns)
 {
     uint32_t nmethods;
-    struct method_cost *c = cost_of(h, f->cnum, f->mnum, &nmethods);
+    if (!c && !(c = cost_of(h, cnum, mnum, &nmethods))) return;
+    if (calls >= COST_WINDOW) {
+        judge(h, jni, cnum, mnum, c, (uint32_t)(ns / calls));
+        return;
+    }
+    uint64_t add = (uint64_t)calls * COST_CALLS | ns;
+    uint64_t w = atomic_fetch_add_explicit(&c->window, add, memory_order_relaxed) + add;
+    if (w / COST_CALLS < COST_WINDOW || (w - add) / COST_CALLS >= COST_WINDOW) return;
+    atomic_fetch_sub_explicit(&c->window, w, memory_order_relaxed); /* calls added since stay */
+    judge(h, jni, cnum, mnum, c, (uint32_t)(w % COST_CALLS / (w / COST_CALLS)));
+}
+
+/* Adds the timed calls the batch's edges hold to their methods' windows. */
+static void learn_edges(struct host *h, JNIEnv *jni, struct call_stack *s)
+{
+    for (uint32_t i = 0; i < s->ndirty; i++) {
+        struct edge *e = &s->edges[s->dirty[i]];
+        if (!e->timed) continue;
+        uint64_t code = e->key >> 16;
+        learn(h, jni, (uint32_t)(code >> 16), (uint32_t)(code & 0xffff), e->cost, e->timed, e->timed_ns);
+        e->timed = 0;
+        e->timed_ns = 0;
+    }
+}
+
+/* A call of frame f timed at both ends took `own`: learned from with its edge's others
+ * at the batch's end, or at once. */
+static void learn_call(struct host *h, JNIEnv *jni, struct call_stack *s, const struct call_frame *f, int64_t own)
+{
+    uint64_t ns = (uint64_t)(own < COST_MAX_NS ? own : COST_MAX_NS);
+    if (f->edge == NO_EDGE) {
+        learn(h, jni, f->cnum, f->mnum, NULL, 1, ns);
+        return;
+    }
+    struct edge *e = &s->edges[f->edge];
+    e->timed++;
+    e->timed_ns += ns;
+}
+
+/* The mean own time learned for a call that read the clock at one end or none. */
+static int64_t estimate(struct host *h, const struct call_stack *s, const struct call_frame *f)
+{
+    uint32_t nmethods;
+    struct method_cost *c = f->edge != NO_EDGE ? s->edges[f->edge].cost : NULL;
+    if (!c) c = cost_of(h, f->cnum, f->mnum, &nmethods);
     return c ? atomic_load_explicit(&c->mean_ns, memory_order_relaxed) : 0;
 }
 
@@ -502,7 +565,7 @@ static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int
         int top = s->n - 1;
         struct call_frame *f = &s->frames[top];
         if (f->untimed || (untimed && top == i)) {
-            int64_t own = estimate(h, f);
+            int64_t own = estimate(h, s, f);
             s->estimated++;
             count_call(s, f, (uint64_t)(inclusive ? own + f->callees : own));
             if (top > 0) {
@@ -520,40 +583,86 @@ static void pop_to(struct host *h, JNIEnv *jni, struct call_stack *s, int i, int
         if (own < 0) own = 0;
         int64_t whole = total > tracker ? total - tracker : 0;
         count_call(s, f, (uint64_t)(inclusive ? whole : own));
-        if (learns(h)) learn(h, jni, f->cnum, f->mnum, own);
+        if (learns(h)) learn_call(h, jni, s, f, own);
         if (top > 0) s->frames[top - 1].callees += total + tracker;
         s->n = top;
     }
 }
 
-static void on_method_exit(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnum, uint32_t mnum,
-                           int64_t when, bool untimed)
+/* The newest open call of (cnum, mnum), which an exit of it closes (with those above it,
+ * ended by an exception); -1 for an exit with no entry (the method began before the
+ * Tracker was engaged): ignored. */
+static int exited_frame(const struct call_stack *s, uint32_t cnum, uint32_t mnum)
 {
-    for (int i = s->n - 1; i >= 0; i--) {
-        if (s->frames[i].cnum == cnum && s->frames[i].mnum == mnum) {
-            pop_to(h, jni, s, i, when, untimed);
-            return;
-        }
-    }
-    /* An exit with no entry (the method began before the Tracker was engaged): ignored. */
+    for (int i = s->n - 1; i >= 0; i--)
+        if (s->frames[i].cnum == cnum && s->frames[i].mnum == mnum) return i;
+    return -1;
 }
 
 static bool is_mark(int64_t ev) { return ev >= 0 && (ev & TRACKER_MARK_BIT); }
 static bool is_leaf(int64_t ev) { return ev >= 0 && (ev & TRACKER_LEAF_BIT); }
 static bool is_untimed(int64_t ev) { return !is_mark(ev) && (ev & TRACKER_UNTIMED_BIT); }
 
-/* Gives each event that read no clock (a trivial call, an untimed entry or exit) the time
- * of the next event that did (or of the hand-over): no gap is its own, so no time is cut
- * from it or charged to it. */
-static void time_leaves(int64_t *p, int n, int64_t wall_ns)
+/* An entry or exit that read the clock (not a trivial call, not an untimed one, not a
+ * mark): none of those bits, which a method's code never reaches. */
+static inline bool is_timed(int64_t ev) { return !(ev & (TRACKER_LEAF_BIT | TRACKER_MARK_BIT | TRACKER_UNTIMED_BIT)); }
+
+#define NO_TIME INT64_MIN /* no event before: the first gap is none */
+
+/* The gap from the timed event before (at prev) to one at t, cut to `level`: the part cut. */
+static int64_t cut_of(int64_t prev, int64_t t, int64_t level)
 {
-    int64_t next = wall_ns;
-    for (int i = n - 1; i >= 0; i--) {
-        if (is_leaf(p[2 * i]) || is_untimed(p[2 * i]))
-            p[2 * i + 1] = next;
-        else
-            next = p[2 * i + 1];
+    int64_t g = prev == NO_TIME ? 0 : t - prev;
+    return g > level ? g - level : 0;
+}
+
+/*
+ * The time of event i, which read no clock: that of the next event that did (or of the
+ * hand-over), less the time cut so far and in the gap before it. No gap is its own, so no
+ * time is cut from it or charged to it. Only an untimed exit that closes timed calls above
+ * it (an exception) needs one.
+ */
+static int64_t untimed_when(const int64_t *p, int i, int n, int64_t wall_ns, int64_t prev, int64_t level,
+                            int64_t paused)
+{
+    int64_t t = wall_ns;
+    for (int k = i + 1; k < n; k++) {
+        if (is_timed(p[2 * k])) {
+            t = p[2 * k + 1];
+            break;
+        }
     }
+    return t - paused - cut_of(prev, t, level);
+}
+
+/* Room for n gaps in the stack's scratch; NULL when out of memory. */
+static int64_t *gaps_room(struct call_stack *s, int n)
+{
+    if (n > s->gaps_cap) {
+        int64_t *g = realloc(s->gaps, (size_t)n * sizeof *g);
+        if (!g) return NULL;
+        s->gaps = g;
+        s->gaps_cap = n;
+    }
+    return s->gaps;
+}
+
+/* The gaps between the batch's timed events (from `prev`, the one before the batch), and
+ * from the last to the hand-over; their count, or -1 when out of memory. */
+static int timed_gaps(struct call_stack *s, const int64_t *p, int n, int64_t wall_ns, int64_t prev)
+{
+    int64_t *gaps = gaps_room(s, n + 1);
+    if (!gaps) return -1;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (!is_timed(p[2 * i])) continue;
+        int64_t t = p[2 * i + 1], g = prev == NO_TIME ? 0 : t - prev;
+        gaps[m++] = g > 0 ? g : 0;
+        prev = t;
+    }
+    int64_t g = prev == NO_TIME ? 0 : wall_ns - prev;
+    gaps[m++] = g > 0 ? g : 0;
+    return m;
 }
 
 /*
@@ -621,12 +730,13 @@ static int64_t cut_level(const int64_t *gaps, int n, int64_t off)
 }
 
 /*
- * Counts one batch of the stack's thread (the claim held). Time between two events
+ * Counts one batch of the stack's thread (the claim held). Time between two timed events
  * belongs to the frame on top; the time the thread was off the CPU in the batch's window
  * is cut from the longest of these gaps (and the one after the last event), down to a
  * common level: being descheduled, sleeping or blocking shows as one long gap where it
  * happened, while the thread's own work between two events is short. So a method is
- * charged for neither its waits nor those of others in the batch.
+ * charged for neither its waits nor those of others in the batch. Events that read no
+ * clock have no gap of their own, and their time is looked for only where it counts.
  */
 static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct batch *b)
 {
@@ -635,34 +745,43 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
     int skip;
     int64_t off = off_cpu(s, b, &skip);
     int n = b->npairs - skip;
-    int64_t *p = b->pairs + 2 * skip;
-    time_leaves(p, n, b->wall_ns);
-    int64_t *gaps = n > 0 ? malloc((size_t)(n + 1) * sizeof *gaps) : NULL;
-    if (n > 0 && !gaps) off = 0;
-    for (int i = 0; gaps && i <= n; i++) {
-        int64_t g = i == n ? b->wall_ns - p[2 * n - 1]
-            : i > 0        ? p[2 * i + 1] - p[2 * i - 1]
-            : s->has_last  ? p[1] - s->paused - s->last_when
-                           : 0;
-        gaps[i] = g > 0 ? g : 0;
+    const int64_t *p = b->pairs + 2 * skip;
+    int64_t first = s->has_last ? s->last_when + s->paused : NO_TIME, level = INT64_MAX;
+    if (off > 0 && n > 0) {
+        int m = timed_gaps(s, p, n, b->wall_ns, first);
+        if (m > 0) level = cut_level(s->gaps, m, off);
     }
-    int64_t level = off > 0 ? cut_level(gaps, n + 1, off) : INT64_MAX;
+    int64_t prev = first;
     for (int i = 0; i < n; i++) {
-        if (gaps && gaps[i] > level) s->paused += gaps[i] - level;
-        int64_t ev = p[2 * i], when = p[2 * i + 1] - s->paused;
+        int64_t ev = p[2 * i], when = 0;
+        if (is_timed(ev)) {
+            int64_t t = p[2 * i + 1];
+            s->paused += cut_of(prev, t, level);
+            prev = t;
+            when = t - s->paused;
+            s->last_when = when;
+            s->has_last = true;
+        }
         uint64_t code = (uint64_t)ev & ~(uint64_t)(TRACKER_EXIT_BIT | TRACKER_LEAF_BIT | TRACKER_UNTIMED_BIT);
         uint32_t cnum = (uint32_t)(code >> 16), mnum = (uint32_t)(code & 0xffff);
-        if (ev < 0)
-            on_method_exit(h, jni, s, cnum, mnum, when, is_untimed(ev));
-        else if (is_leaf(ev))
+        if (ev < 0) {
+            int top = exited_frame(s, cnum, mnum);
+            if (top < 0) continue;
+            bool untimed = is_untimed(ev);
+            if (untimed && top < s->n - 1) when = untimed_when(p, i, n, b->wall_ns, prev, level, s->paused);
+            pop_to(h, jni, s, top, when, untimed);
+        } else if (is_leaf(ev)) {
             count_leaf(h, jni, s, cnum, mnum);
-        else
-            push(h, jni, s, cnum, mnum, when, is_untimed(ev));
-        s->last_when = when;
+        } else {
+            push(h, jni, s, cnum, mnum, when, is_untimed(ev)); /* an untimed call's start is not used */
+        }
+    }
+    s->paused += cut_of(prev, b->wall_ns, level);
+    if (n > 0 && !is_timed(p[2 * n - 2])) { /* the next batch's first gap starts at the hand-over */
+        s->last_when = b->wall_ns - s->paused;
         s->has_last = true;
     }
-    if (gaps && gaps[n] > level) s->paused += gaps[n] - level;
-    free(gaps);
+    learn_edges(h, jni, s);
     flush_edges(s);
     if (s->estimated) atomic_fetch_add_explicit(&h->method_times->estimated, s->estimated, memory_order_relaxed);
     s->estimated = 0;
@@ -693,6 +812,18 @@ static void batch_free(struct method_times *m, struct batch *b)
 }
 
 int64_t *method_times_batch_pairs(struct batch *b) { return b->pairs; }
+
+/* HPROF_STACK_STATS: process, and the CPU time it took. */
+static void timed_process(struct host *h, JNIEnv *jni, struct call_stack *s, struct batch *b)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    process(h, jni, s, b);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    struct method_times *m = h->method_times;
+    atomic_fetch_add(&m->replay_ns, (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec));
+    atomic_fetch_add(&m->replay_events, (uint64_t)b->npairs);
+}
 
 /* The stack's batches handed over so far, oldest first, taken off its list. */
 static struct batch *take_pending(struct call_stack *s)
@@ -726,14 +857,14 @@ static void give_up(struct method_times *m, struct call_stack *s)
     s->n = 0;
     s->cpu_last = s->wall_last = s->paused = s->last_when = s->tracker_ns = 0;
     s->has_last = false;
-    if (s->edges_mask >= 1024) { /* a small table is kept: the next thread may take the same steps */
+    if (s->edges_cap >= 1024) { /* a small table is kept: the next thread may take the same steps */
         free(s->edges);
-        free(s->hints);
+        free(s->index);
         free(s->dirty);
         s->edges = NULL;
-        s->hints = NULL;
+        s->index = NULL;
         s->dirty = NULL;
-        s->nedges = s->edges_mask = s->dirty_cap = 0;
+        s->nedges = s->edges_cap = s->index_mask = s->dirty_cap = 0;
     }
     atomic_fetch_add(&m->ended, 1);
     pthread_mutex_lock(&m->spare_lock);
@@ -759,7 +890,10 @@ static void count_claimed(struct host *h, JNIEnv *jni, struct call_stack *s, boo
         bool last = false;
         while (b) {
             struct batch *next = b->next;
-            process(h, jni, s, b);
+            if (m->stats)
+                timed_process(h, jni, s, b);
+            else
+                process(h, jni, s, b);
             last |= b->last;
             batch_free(m, b);
             atomic_fetch_sub(&m->queued, 1);
@@ -837,16 +971,22 @@ void method_times_log_stats(struct host *h)
         log_plain("HPROF: cpu=times call stacks: %u made, %llu given up by threads that ended", registry_count(&m->all),
                   (unsigned long long)atomic_load(&m->ended));
         uint64_t entries = 0, by_hint = 0, by_hash = 0;
-        uint32_t most = 0;
+        uint32_t most = 0, forgotten = 0;
         for (uint32_t i = 0, n = registry_count(&m->all); i < n; i++) {
             const struct call_stack *s = registry_get(&m->all, i);
             entries += s->entries;
             by_hint += s->by_hint;
             by_hash += s->by_hash;
             if (s->most_edges > most) most = s->most_edges;
+            forgotten += s->forgotten;
         }
-        log_plain("HPROF: cpu=times calls: %llu, %llu found by hint, %llu by hash; at most %u edges in a stack",
-                  (unsigned long long)entries, (unsigned long long)by_hint, (unsigned long long)by_hash, most);
+        log_plain("HPROF: cpu=times calls: %llu, %llu found by hint, %llu by hash; at most %u edges in a stack, "
+                  "full %u times",
+                  (unsigned long long)entries, (unsigned long long)by_hint, (unsigned long long)by_hash, most,
+                  forgotten);
+        uint64_t ns = atomic_load(&m->replay_ns), events = atomic_load(&m->replay_events);
+        log_plain("HPROF: cpu=times replay: %llu events in %.3f s of CPU, %.1f ns an event", (unsigned long long)events,
+                  ns / 1e9, events ? (double)ns / events : 0.0);
     }
     if (learns(h) && h->bci_classes && env_switch("HPROF_TIMING_STATS", false)) log_sampled(h);
 }
