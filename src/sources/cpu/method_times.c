@@ -65,7 +65,9 @@ struct edge {
     uint64_t timed_ns;        /* own time of the calls timed at both ends, not yet learned */
     uint32_t timed;           /* and those calls */
     uint32_t first, next;     /* the hints */
+    uint32_t mean_ns;         /* the method's mean as the batch began: an untimed call's charge */
 };
+_Static_assert(sizeof(struct edge) == 64, "an edge is a cache line");
 
 /* A batch of events handed over by one thread. */
 struct batch {
@@ -339,7 +341,9 @@ static void edge_add(struct host *h, JNIEnv *jni, struct call_stack *s, struct t
     if (!f->trace || !edge_room(h, jni, s)) return;
     uint32_t nmethods;
     struct method_cost *cost = learns(h) ? cost_of(h, f->cnum, f->mnum, &nmethods) : NULL;
-    f->edge = edge_put(s, &(struct edge){.from = from, .to = f->trace, .key = code << 16, .cost = cost});
+    uint32_t mean = cost ? atomic_load_explicit(&cost->mean_ns, memory_order_relaxed) : 0;
+    f->edge =
+        edge_put(s, &(struct edge){.from = from, .to = f->trace, .key = code << 16, .cost = cost, .mean_ns = mean});
 }
 
 /* Adds one call of frame f, of ns, to its trace: through its edge, or at once. An edge
@@ -512,16 +516,21 @@ static void learn(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, str
     judge(h, jni, cnum, mnum, c, (uint32_t)(w % COST_CALLS / (w / COST_CALLS)));
 }
 
-/* Adds the timed calls the batch's edges hold to their methods' windows. */
+/* Adds the timed calls the batch's edges hold to their methods' windows, and takes their
+ * methods' means for the next batch: the method's line is read once a batch, not at every
+ * untimed call (it is another replay's to write, and far from the edge). */
 static void learn_edges(struct host *h, JNIEnv *jni, struct call_stack *s)
 {
     for (uint32_t i = 0; i < s->ndirty; i++) {
         struct edge *e = &s->edges[s->dirty[i]];
-        if (!e->timed) continue;
-        uint64_t code = e->key >> 16;
-        learn(h, jni, (uint32_t)(code >> 16), (uint32_t)(code & 0xffff), e->cost, e->timed, e->timed_ns);
-        e->timed = 0;
-        e->timed_ns = 0;
+        if (!e->cost) continue;
+        if (e->timed) {
+            uint64_t code = e->key >> 16;
+            learn(h, jni, (uint32_t)(code >> 16), (uint32_t)(code & 0xffff), e->cost, e->timed, e->timed_ns);
+            e->timed = 0;
+            e->timed_ns = 0;
+        }
+        e->mean_ns = atomic_load_explicit(&e->cost->mean_ns, memory_order_relaxed);
     }
 }
 
@@ -542,9 +551,9 @@ static void learn_call(struct host *h, JNIEnv *jni, struct call_stack *s, const 
 /* The mean own time learned for a call that read the clock at one end or none. */
 static int64_t estimate(struct host *h, const struct call_stack *s, const struct call_frame *f)
 {
+    if (f->edge != NO_EDGE && s->edges[f->edge].cost) return s->edges[f->edge].mean_ns;
     uint32_t nmethods;
-    struct method_cost *c = f->edge != NO_EDGE ? s->edges[f->edge].cost : NULL;
-    if (!c) c = cost_of(h, f->cnum, f->mnum, &nmethods);
+    struct method_cost *c = cost_of(h, f->cnum, f->mnum, &nmethods);
     return c ? atomic_load_explicit(&c->mean_ns, memory_order_relaxed) : 0;
 }
 
