@@ -9,8 +9,10 @@ package hprof;
  * it calls), so it cannot recurse.
  *
  * cpu=times: method entries and exits are not sent to native code one by one. Each
- * thread appends (event, time) pairs to its own long[] buffer and hands the buffer to the
- * agent in bulk when it is full and one more pair comes. Slot 0 of a buffer holds its fill
+ * thread appends events to its own long[] buffer, an event that read the clock with its
+ * time (two slots), one that read none alone (one slot: most calls of a cheap method, and
+ * every call of a trivial one), and hands the buffer to the agent in bulk when one more
+ * event may not fit. Slot 0 of a buffer holds its fill
  * index, slot 1 the thread id of its owner and slot 2 its count of cheap events (below);
  * the agent refills slots 0-1 and the first pair at a hand-over.
  * The time is System.nanoTime() (the monotonic clock, a few tens of nanoseconds to read),
@@ -232,14 +234,14 @@ public final class Tracker {
         return big;
     }
 
-    /* The thread's buffer with room for one more pair (handed over first if full: the agent
-     * starts it again, with a mark of when the hand-over ended). */
+    /* The thread's buffer with room for one more event of two slots (handed over first if
+     * not: the agent starts it again, with a mark of when the hand-over ended). */
     private static long[] roomFor(long id) {
         return room(id, bufferOf(id));
     }
 
     private static long[] room(long id, long[] b) {
-        if (b[0] >= b.length) {
+        if (b[0] > b.length - 2) {
             drain(id, b, (int) b[0]);
             if (b.length < HEAD + 2 * MAX_PAIRS) b = larger(id, b);
         }
@@ -251,6 +253,13 @@ public final class Tracker {
         b[n] = event;
         b[n + 1] = time;
         b[0] = n + 2;
+    }
+
+    /* An event that read no clock: no time slot. */
+    private static void put(long[] b, long event) {
+        int n = (int) b[0];
+        b[n] = event;
+        b[0] = n + 1;
     }
 
     private static boolean isCheap(int cnum, int mnum) {
@@ -275,7 +284,7 @@ public final class Tracker {
             long[] b = roomFor(threadId(Thread.currentThread()));
             long event = ((long) cnum << 16) | mnum;
             if (isCheap(cnum, mnum) && sampledOut(b))
-                put(b, event | UNTIMED, 0);
+                put(b, event | UNTIMED);
             else
                 put(b, event, System.nanoTime());
         }
@@ -301,7 +310,7 @@ public final class Tracker {
         long id = threadId(Thread.currentThread());
         long[] b = bufferOf(id);
         if (sampledOut(b)) {
-            put(room(id, b), event | UNTIMED, 0);
+            put(room(id, b), event | UNTIMED);
         } else {
             long time = System.nanoTime();
             put(room(id, b), event, time);
@@ -339,7 +348,7 @@ public final class Tracker {
         if (e == COUNT)
             count(((long) cnum << 16) | mnum, false);
         else if (e == RECORD)
-            put(roomFor(threadId(Thread.currentThread())), LEAF | ((long) cnum << 16) | mnum, 0);
+            put(roomFor(threadId(Thread.currentThread())), LEAF | ((long) cnum << 16) | mnum);
     }
 
     /*

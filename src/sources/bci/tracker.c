@@ -312,13 +312,13 @@ static jlong current_cpu(struct host *h)
  * count of cheap events (not ours to touch), then the pairs. */
 #define HEAD 3
 
-/* The pairs of buffer[HEAD..length) as a batch (NULL when none, or out of memory). */
+/* The events of buffer[HEAD..length) as a batch (NULL when none, or out of memory). */
 static struct batch *batch_of(struct host *h, JNIEnv *jni, jlongArray buffer, jint length)
 {
-    jint pairs = length > HEAD ? (length - HEAD) / 2 : 0;
-    if (pairs <= 0 || pairs > ((*jni)->GetArrayLength(jni, buffer) - HEAD) / 2) return NULL;
-    struct batch *b = method_times_batch_new(h->method_times, pairs);
-    if (b) (*jni)->GetLongArrayRegion(jni, buffer, HEAD, pairs * 2, (jlong *)method_times_batch_pairs(b));
+    jint slots = length > HEAD ? length - HEAD : 0;
+    if (slots <= 0 || slots > (*jni)->GetArrayLength(jni, buffer) - HEAD) return NULL;
+    struct batch *b = method_times_batch_new(h->method_times, slots);
+    if (b) (*jni)->GetLongArrayRegion(jni, buffer, HEAD, slots, (jlong *)method_times_batch_slots(b));
     return b;
 }
 

@@ -32,7 +32,7 @@
 #define NO_EDGE      UINT32_MAX
 #define MAX_QUEUED   64         /* batches waiting for the timer thread, about (bounded memory) */
 #define POOLED       MAX_QUEUED /* counted batches kept for reuse: no more than may wait */
-#define POOLED_PAIRS 4096       /* and only those with room for this many pairs (64 KiB) */
+#define POOLED_SLOTS 8192       /* and only those with room for this many slots (64 KiB) */
 
 struct call_frame {
     uint32_t cnum, mnum;
@@ -76,8 +76,8 @@ struct batch {
     int64_t cpu_ns;  /* the thread's CPU time when it handed the batch over */
     int64_t wall_ns; /* and the clock then */
     bool last;       /* the thread records nothing more: its stack can go */
-    int npairs, cap; /* pairs in it, and room for */
-    int64_t pairs[];
+    int nslots, cap; /* slots of events in it, and room for */
+    int64_t slots[]; /* an event, then its time if it read the clock (is_timed) */
 };
 
 struct call_stack {
@@ -626,18 +626,18 @@ static int64_t cut_of(int64_t prev, int64_t t, int64_t level)
 }
 
 /*
- * The time of event i, which read no clock: that of the next event that did (or of the
- * hand-over), less the time cut so far and in the gap before it. No gap is its own, so no
- * time is cut from it or charged to it. Only an untimed exit that closes timed calls above
- * it (an exception) needs one.
+ * The time of an event that read no clock, the next one at slot i: that of the next event
+ * that did (or of the hand-over), less the time cut so far and in the gap before it. No
+ * gap is its own, so no time is cut from it or charged to it. Only an untimed exit that
+ * closes timed calls above it (an exception) needs one.
  */
 static int64_t untimed_when(const int64_t *p, int i, int n, int64_t wall_ns, int64_t prev, int64_t level,
                             int64_t paused)
 {
     int64_t t = wall_ns;
-    for (int k = i + 1; k < n; k++) {
-        if (is_timed(p[2 * k])) {
-            t = p[2 * k + 1];
+    for (int k = i; k + 1 < n; k++) {
+        if (is_timed(p[k])) {
+            t = p[k + 1];
             break;
         }
     }
@@ -664,8 +664,9 @@ static int timed_gaps(struct call_stack *s, const int64_t *p, int n, int64_t wal
     if (!gaps) return -1;
     int m = 0;
     for (int i = 0; i < n; i++) {
-        if (!is_timed(p[2 * i])) continue;
-        int64_t t = p[2 * i + 1], g = prev == NO_TIME ? 0 : t - prev;
+        if (!is_timed(p[i])) continue;
+        if (++i == n) break; /* its time cut off */
+        int64_t t = p[i], g = prev == NO_TIME ? 0 : t - prev;
         gaps[m++] = g > 0 ? g : 0;
         prev = t;
     }
@@ -676,7 +677,7 @@ static int timed_gaps(struct call_stack *s, const int64_t *p, int n, int64_t wal
 
 /*
  * The time the thread spent off the CPU in the batch's window (0 when not known); *skip
- * is 1 when the batch starts with a mark. A mark (the thread's CPU time and clock when its
+ * is 2 (its slots) when the batch starts with a mark. A mark (the thread's CPU time and clock when its
  * buffer was made, or when its previous hand-over returned) starts the window after that
  * hand-over, whose time, with any wait for the timer thread it woke, belongs to no
  * method: it is cut from the timeline. Without one (events handed over one by one) the
@@ -686,13 +687,13 @@ static int64_t off_cpu(struct call_stack *s, const struct batch *b, int *skip)
 {
     int64_t cpu0 = s->cpu_last, wall0 = s->wall_last, off = 0;
     *skip = 0;
-    if (b->npairs > 0 && is_mark(b->pairs[0])) {
-        cpu0 = b->pairs[0] & ~TRACKER_MARK_BIT;
-        wall0 = b->pairs[1];
+    if (b->nslots >= 2 && is_mark(b->slots[0])) {
+        cpu0 = b->slots[0] & ~TRACKER_MARK_BIT;
+        wall0 = b->slots[1];
         if (s->wall_last && wall0 > s->wall_last) s->paused += wall0 - s->wall_last;
-        *skip = 1;
-    } else if (!wall0 && b->npairs > 0) {
-        wall0 = b->pairs[1];
+        *skip = 2;
+    } else if (!wall0) {
+        wall0 = untimed_when(b->slots, 0, b->nslots, b->wall_ns, NO_TIME, INT64_MAX, 0); /* the first time */
     }
     if (b->cpu_ns >= 0) {
         int64_t dw = b->wall_ns - wall0, dc = b->cpu_ns - cpu0;
@@ -747,24 +748,28 @@ static int64_t cut_level(const int64_t *gaps, int n, int64_t off)
  * charged for neither its waits nor those of others in the batch. Events that read no
  * clock have no gap of their own, and their time is looked for only where it counts.
  */
-static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct batch *b)
+static uint64_t process(struct host *h, JNIEnv *jni, struct call_stack *s, struct batch *b)
 {
-    if (b->npairs == 0) return; /* only a thread's end */
+    if (b->nslots == 0) return 0; /* only a thread's end */
     set_trace_key(h, jni, s, b->thread_serial);
     int skip;
     int64_t off = off_cpu(s, b, &skip);
-    int n = b->npairs - skip;
-    const int64_t *p = b->pairs + 2 * skip;
+    int n = b->nslots - skip;
+    const int64_t *p = b->slots + skip;
+    uint64_t events = 0;
+    bool timed = true; /* the last event read the clock */
     int64_t first = s->has_last ? s->last_when + s->paused : NO_TIME, level = INT64_MAX;
     if (off > 0 && n > 0) {
         int m = timed_gaps(s, p, n, b->wall_ns, first);
         if (m > 0) level = cut_level(s->gaps, m, off);
     }
     int64_t prev = first;
-    for (int i = 0; i < n; i++) {
-        int64_t ev = p[2 * i], when = 0;
-        if (is_timed(ev)) {
-            int64_t t = p[2 * i + 1];
+    for (int i = 0; i < n; events++) {
+        int64_t ev = p[i++], when = 0;
+        timed = is_timed(ev);
+        if (timed) {
+            if (i == n) break; /* its time cut off */
+            int64_t t = p[i++];
             s->paused += cut_of(prev, t, level);
             prev = t;
             when = t - s->paused;
@@ -786,7 +791,7 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
         }
     }
     s->paused += cut_of(prev, b->wall_ns, level);
-    if (n > 0 && !is_timed(p[2 * n - 2])) { /* the next batch's first gap starts at the hand-over */
+    if (!timed) { /* the next batch's first gap starts at the hand-over */
         s->last_when = b->wall_ns - s->paused;
         s->has_last = true;
     }
@@ -794,18 +799,19 @@ static void process(struct host *h, JNIEnv *jni, struct call_stack *s, struct ba
     flush_edges(s);
     if (s->estimated) atomic_fetch_add_explicit(&h->method_times->estimated, s->estimated, memory_order_relaxed);
     s->estimated = 0;
+    return events;
 }
 
-struct batch *method_times_batch_new(struct method_times *m, int npairs)
+struct batch *method_times_batch_new(struct method_times *m, int nslots)
 {
     struct batch *b = NULL;
     pthread_mutex_lock(&m->pool_lock);
-    if (m->npool > 0 && m->pool[m->npool - 1]->cap >= npairs) b = m->pool[--m->npool];
+    if (m->npool > 0 && m->pool[m->npool - 1]->cap >= nslots) b = m->pool[--m->npool];
     pthread_mutex_unlock(&m->pool_lock);
-    int cap = b ? b->cap : npairs;
-    if (!b && !(b = malloc(sizeof *b + (size_t)npairs * 2 * sizeof(int64_t)))) return NULL;
+    int cap = b ? b->cap : nslots;
+    if (!b && !(b = malloc(sizeof *b + (size_t)nslots * sizeof(int64_t)))) return NULL;
     memset(b, 0, sizeof *b);
-    b->npairs = npairs;
+    b->nslots = nslots;
     b->cap = cap;
     return b;
 }
@@ -814,24 +820,24 @@ struct batch *method_times_batch_new(struct method_times *m, int npairs)
 static void batch_free(struct method_times *m, struct batch *b)
 {
     pthread_mutex_lock(&m->pool_lock);
-    bool kept = b->cap >= POOLED_PAIRS && m->npool < POOLED;
+    bool kept = b->cap >= POOLED_SLOTS && m->npool < POOLED;
     if (kept) m->pool[m->npool++] = b;
     pthread_mutex_unlock(&m->pool_lock);
     if (!kept) free(b);
 }
 
-int64_t *method_times_batch_pairs(struct batch *b) { return b->pairs; }
+int64_t *method_times_batch_slots(struct batch *b) { return b->slots; }
 
 /* HPROF_STACK_STATS: process, and the CPU time it took. */
 static void timed_process(struct host *h, JNIEnv *jni, struct call_stack *s, struct batch *b)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-    process(h, jni, s, b);
+    uint64_t events = process(h, jni, s, b);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
     struct method_times *m = h->method_times;
     atomic_fetch_add(&m->replay_ns, (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec));
-    atomic_fetch_add(&m->replay_events, (uint64_t)b->npairs);
+    atomic_fetch_add(&m->replay_events, events);
 }
 
 /* The stack's batches handed over so far, oldest first, taken off its list. */
@@ -937,7 +943,7 @@ void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t t
     uint64_t hash = hash_mix64((uint64_t)tid);
     /* A thread's end with nothing to count and no stack: nothing to give up. */
     struct call_stack *s =
-        (struct call_stack *)(b->npairs == 0 ? cmap_find(&m->stacks, hash, &tid, stack_eq)
+        (struct call_stack *)(b->nslots == 0 ? cmap_find(&m->stacks, hash, &tid, stack_eq)
                                              : cmap_intern(&m->stacks, hash, &tid, stack_eq, stack_make, m, NULL));
     if (!s) { /* out of memory, or nothing to do */
         batch_free(m, b);

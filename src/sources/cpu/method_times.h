@@ -39,9 +39,10 @@ struct method_times *method_times_new(method_times_sampler *sampler);
 #define METHOD_TIMES_MAX_DEPTH 64
 /* Starts the timer thread that counts batches off the threads that made them. */
 int method_times_start(struct host *h, JNIEnv *jni);
-/* A batch of npairs (event, time) pairs: fill method_times_batch_pairs(b), then submit. */
-struct batch *method_times_batch_new(struct method_times *m, int npairs);
-int64_t *method_times_batch_pairs(struct batch *b);
+/* A batch of nslots slots of events (an event, then its time if it read the clock): fill
+ * method_times_batch_slots(b), then submit. */
+struct batch *method_times_batch_new(struct method_times *m, int nslots);
+int64_t *method_times_batch_slots(struct batch *b);
 /* Hands the batch (and its ownership) over, for the Java thread with this id; cpu_ns is its
  * CPU time now, or -1 when not known. `last`: the thread records nothing more (it ended),
  * so its call stack is given up (kept for another thread) once the batch is counted; a
@@ -59,16 +60,17 @@ void method_times_log_stats(struct host *h);
 /* Waits until every batch handed over so far is counted (before a dump). */
 void method_times_flush(struct host *h);
 
-/* An event is (class number << 16 | method number), with this bit for an exit. */
+/* An event is (class number << 16 | method number), with this bit for an exit; the next
+ * slot holds its time, but for an event with the LEAF or UNTIMED bit, which has none. */
 #define TRACKER_EXIT_BIT INT64_MIN
 /* With this bit: a call of a trivial method (cf_method_trivial), counted and not timed; it
- * has no exit event, and no time of its own (its time slot is not read). */
+ * has no exit event, and no time slot. */
 #define TRACKER_LEAF_BIT ((int64_t)1 << 61)
 /* A mark, which the agent writes first in a buffer it hands back: (this bit | the thread's
- * CPU time, clock) when the hand-over returned. */
+ * CPU time, clock) when the hand-over returned: two slots. */
 #define TRACKER_MARK_BIT ((int64_t)1 << 62)
 /* With this bit: an entry or exit of a method timed by sample (timing=sampled) that read no
- * clock (its time slot is not read); the call is charged its method's learned mean. */
+ * clock (no time slot); the call is charged its method's learned mean. */
 #define TRACKER_UNTIMED_BIT ((int64_t)1 << 60)
 
 #endif
