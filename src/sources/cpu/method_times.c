@@ -58,7 +58,7 @@ struct call_frame {
  */
 struct edge {
     _Alignas(64) struct trace *from;
-    struct trace *to;         /* NULL: a free slot */
+    struct trace *to;         /* the trace of the frame it makes */
     uint64_t key;             /* cnum << 32 | mnum << 16 | calls not yet added to `to` */
     uint64_t ns;              /* time not yet added to `to` */
     struct method_cost *cost; /* its method's (timing=sampled; NULL: none to be had) */
@@ -99,8 +99,8 @@ struct call_stack {
     int64_t tracker_ns;                        /* the shortest call without callees: the Tracker's own work */
     uint64_t estimated;                        /* calls charged their method's mean, not yet in the total */
     struct frame *key[METHOD_TIMES_MAX_DEPTH]; /* scratch: the trace being looked up */
-    struct edge *edges;                        /* the steps seen: open addressing by (from, code) */
-    uint32_t nedges, edges_cap;                /* in the order they were made: a path's steps lie together */
+    struct edge *edges;                        /* the steps seen, in the order they were made: a path's */
+    uint32_t nedges, edges_cap;                /* steps lie together; edges used, and room for */
     uint32_t *index;                           /* open addressing by (from, code): edge + 1, 0 free */
     uint32_t index_mask;                       /* its size less one */
     uint32_t *dirty;                           /* the edges with counts to add */
@@ -267,23 +267,17 @@ static void flush_edges(struct call_stack *s)
     s->ndirty = 0;
 }
 
-/* The frames' edges moved or went: each finds its next callee's by hashing again. */
-static void forget_children(struct call_stack *s)
-{
-    for (int i = 0; i < s->n; i++) s->frames[i].last_child = NO_EDGE;
-}
-
-/* No edges any more (their counts added): the frames count straight into their traces. */
 static void learn_edges(struct host *h, JNIEnv *jni, struct call_stack *s);
 
+/* No edges any more (their counts added): the frames count straight into their traces.
+ * The hints left in the edges after nedges are past the end: never taken. */
 static void forget_edges(struct host *h, JNIEnv *jni, struct call_stack *s)
 {
     learn_edges(h, jni, s);
     flush_edges(s);
     s->nedges = 0;
     if (s->index) memset(s->index, 0, ((size_t)s->index_mask + 1) * sizeof *s->index);
-    for (int i = 0; i < s->n; i++) s->frames[i].edge = NO_EDGE;
-    forget_children(s);
+    for (int i = 0; i < s->n; i++) s->frames[i].edge = s->frames[i].last_child = NO_EDGE;
 }
 
 static uint32_t edge_put(struct call_stack *s, const struct edge *e)
