@@ -105,11 +105,11 @@ struct call_stack {
     uint32_t index_mask;                       /* its size less one */
     uint32_t *dirty;                           /* the edges with counts to add */
     uint32_t ndirty, dirty_cap;
-    int depth;                          /* of the traces in frames and edges (0: none yet) */
-    uint32_t serial;                    /* and their thread serial */
-    uint64_t entries, by_hint, by_hash; /* HPROF_STACK_STATS: how entries found their edge */
-    uint32_t most_edges;                /* and the most edges the table held */
-    uint32_t forgotten;                 /* times the table was full and started again */
+    int depth;                 /* of the traces in frames and edges (0: none yet) */
+    uint32_t serial;           /* and their thread serial */
+    uint64_t by_hint, by_hash; /* HPROF_STACK_STATS: how calls found their edge */
+    uint32_t most_edges;       /* and the most edges the table held */
+    uint32_t forgotten;        /* times the table was full and started again */
 };
 
 struct method_times {
@@ -414,7 +414,6 @@ static void push(struct host *h, JNIEnv *jni, struct call_stack *s, uint32_t cnu
     struct call_frame *caller = s->n ? &s->frames[s->n - 1] : NULL;
     struct trace *from = caller ? caller->trace : NULL;
     uint64_t code = (uint64_t)cnum << 16 | mnum;
-    s->entries++;
     uint32_t e = !caller ? edge_find(s, NULL, code) : from ? callee_edge(s, caller, from, code) : NO_EDGE;
     struct call_frame *f = &s->frames[s->n++];
     *f = (struct call_frame){
@@ -619,6 +618,14 @@ static int64_t cut_of(int64_t prev, int64_t t, int64_t level)
     return g > level ? g - level : 0;
 }
 
+/* The time of the first event of slots p[0..n) that read the clock; `otherwise` if none. */
+static int64_t first_time(const int64_t *p, int n, int64_t otherwise)
+{
+    for (int k = 0; k + 1 < n; k++)
+        if (is_timed(p[k])) return p[k + 1];
+    return otherwise;
+}
+
 /*
  * The time of an event that read no clock, the next one at slot i: that of the next event
  * that did (or of the hand-over), less the time cut so far and in the gap before it. No
@@ -628,13 +635,7 @@ static int64_t cut_of(int64_t prev, int64_t t, int64_t level)
 static int64_t untimed_when(const int64_t *p, int i, int n, int64_t wall_ns, int64_t prev, int64_t level,
                             int64_t paused)
 {
-    int64_t t = wall_ns;
-    for (int k = i; k + 1 < n; k++) {
-        if (is_timed(p[k])) {
-            t = p[k + 1];
-            break;
-        }
-    }
+    int64_t t = first_time(p + i, n - i, wall_ns);
     return t - paused - cut_of(prev, t, level);
 }
 
@@ -687,7 +688,7 @@ static int64_t off_cpu(struct call_stack *s, const struct batch *b, int *skip)
         if (s->wall_last && wall0 > s->wall_last) s->paused += wall0 - s->wall_last;
         *skip = 2;
     } else if (!wall0) {
-        wall0 = untimed_when(b->slots, 0, b->nslots, b->wall_ns, NO_TIME, INT64_MAX, 0); /* the first time */
+        wall0 = first_time(b->slots, b->nslots, b->wall_ns);
     }
     if (b->cpu_ns >= 0) {
         int64_t dw = b->wall_ns - wall0, dc = b->cpu_ns - cpu0;
@@ -979,20 +980,18 @@ void method_times_log_stats(struct host *h)
     if (env_switch("HPROF_STACK_STATS", false)) {
         log_plain("HPROF: cpu=times call stacks: %u made, %llu given up by threads that ended", registry_count(&m->all),
                   (unsigned long long)atomic_load(&m->ended));
-        uint64_t entries = 0, by_hint = 0, by_hash = 0;
+        uint64_t by_hint = 0, by_hash = 0;
         uint32_t most = 0, forgotten = 0;
         for (uint32_t i = 0, n = registry_count(&m->all); i < n; i++) {
             const struct call_stack *s = registry_get(&m->all, i);
-            entries += s->entries;
             by_hint += s->by_hint;
             by_hash += s->by_hash;
             if (s->most_edges > most) most = s->most_edges;
             forgotten += s->forgotten;
         }
-        log_plain("HPROF: cpu=times calls: %llu, %llu found by hint, %llu by hash; at most %u edges in a stack, "
-                  "full %u times",
-                  (unsigned long long)entries, (unsigned long long)by_hint, (unsigned long long)by_hash, most,
-                  forgotten);
+        log_plain(
+            "HPROF: cpu=times steps found: %llu by hint, %llu by hash; at most %u edges in a stack, full %u times",
+            (unsigned long long)by_hint, (unsigned long long)by_hash, most, forgotten);
         uint64_t ns = atomic_load(&m->replay_ns), events = atomic_load(&m->replay_events);
         log_plain("HPROF: cpu=times replay: %llu events in %.3f s of CPU, %.1f ns an event", (unsigned long long)events,
                   ns / 1e9, events ? (double)ns / events : 0.0);
