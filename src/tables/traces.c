@@ -18,7 +18,7 @@ struct trace_key {
 
 /* A raw key of a trace. The sweeper frees it once its frames' class is unloaded (or its
  * trace is forgotten), so it is read only under its stripe's lock. Its frames are the trace's own when the trace
- * was first entered by them (nearly always: at depth=64 a copy would cost 1 KB a trace),
+ * was first entered by them (raw NULL: nearly always; at depth=64 a copy would cost 1 KB a trace),
  * else its copy (a class defined again). */
 struct trace_raw {
     struct cmap_node node;
@@ -75,9 +75,31 @@ static bool same_frames(const jvmtiFrameInfo *a, const jvmtiFrameInfo *b, int n)
     return n == 0 || memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
+/* Whether resolved frames say the raw ones: each its method's first jmethodID, at its
+ * location. */
+static bool frames_say(struct frame *const *resolved, const jvmtiFrameInfo *raw, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (resolved[i]->method->id != raw[i].method || resolved[i]->location != raw[i].location) return false;
+    return true;
+}
+
+/* Whether a trace was first entered by these raw frames (n of them, as many as it has). */
+static bool entered_by(const struct trace *t, const jvmtiFrameInfo *frames, int n)
+{
+    return t->raw ? same_frames(t->raw, frames, n) : frames_say(t->frames, frames, n);
+}
+
 bool traces_key_equals(const struct trace *t, uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes)
 {
-    return t->thread_serial == thread_serial && t->nframes == (uint32_t)nframes && same_frames(t->raw, frames, nframes);
+    return t->thread_serial == thread_serial && t->nframes == (uint32_t)nframes && entered_by(t, frames, nframes);
+}
+
+/* Raw frame i of a raw key: its copy's, else its trace's. */
+static jmethodID raw_method(const struct trace_raw *r, uint32_t i)
+{
+    if (r->raw) return r->raw[i].method;
+    return r->trace->raw ? r->trace->raw[i].method : r->trace->frames[i]->method->id;
 }
 
 /*
@@ -102,7 +124,8 @@ static bool raw_eq(const struct cmap_node *n, const void *key)
     const struct trace_raw *r = (const struct trace_raw *)n;
     struct trace_key *k = (struct trace_key *)key;
     if (r->thread_serial != k->thread_serial || r->nframes != (uint32_t)k->nframes ||
-        !same_frames(r->raw, k->frames, k->nframes) || !claim(r->trace, k->hold))
+        !(r->raw ? same_frames(r->raw, k->frames, k->nframes) : entered_by(r->trace, k->frames, k->nframes)) ||
+        !claim(r->trace, k->hold))
         return false;
     k->found = r->trace;
     return true;
@@ -134,7 +157,6 @@ uint64_t traces_key_hash(uint32_t thread_serial, const jvmtiFrameInfo *frames, i
 struct trace_make_ctx {
     struct trace_table *table;
     const jvmtiFrameInfo *raw; /* NULL: the frames' own methods and locations */
-    struct frame **resolved;
 };
 
 static void trace_number(void *p, uint32_t i) { ((struct trace *)p)->serial = SERIAL_TRACE_BASE + 1 + i; }
@@ -142,22 +164,27 @@ static void trace_number(void *p, uint32_t i) { ((struct trace *)p)->serial = SE
 static struct cmap_node *trace_make(const void *key, void *ctx)
 {
     const struct frames_key *k = key;
-    struct trace_make_ctx *c = ctx;
-    struct trace *t = calloc(1, sizeof *t + (size_t)k->nframes * sizeof(jvmtiFrameInfo));
+    const struct trace_make_ctx *c = ctx;
+    size_t n = (size_t)k->nframes;
+    bool copy_raw = c->raw && !frames_say(k->frames, c->raw, k->nframes);
+    struct trace *t = calloc(1, sizeof *t + n * sizeof(struct frame *) + (copy_raw ? n * sizeof(jvmtiFrameInfo) : 0));
     if (!t) return NULL;
-    t->frames = c->resolved;
+    t->frames = t->frame_at;
+    if (n) memcpy(t->frame_at, k->frames, n * sizeof(struct frame *));
+    if (copy_raw) {
+        jvmtiFrameInfo *raw = (jvmtiFrameInfo *)(t->frame_at + n);
+        memcpy(raw, c->raw, n * sizeof *raw);
+        t->raw = raw;
+    }
     t->thread_serial = k->thread_serial;
-    t->nframes = (uint32_t)k->nframes;
+    t->nframes = (uint32_t)n;
     atomic_init(&t->hold, k->hold ? TRACE_HELD : TRACE_SAMPLES_ONLY);
     atomic_init(&t->window, atomic_load_explicit(&c->table->window, memory_order_relaxed));
-    for (int i = 0; i < k->nframes; i++) /* a thread with no Java frames has no array at all */
-        t->raw[i] = c->raw ? c->raw[i] : (jvmtiFrameInfo){k->frames[i]->method->id, k->frames[i]->location};
     /* whole before it is published: a dump walks the traces while others are added */
     if (registry_add_numbered(&c->table->all, t, trace_number) == UINT32_MAX) {
         free(t);
         return NULL;
     }
-    c->resolved = NULL; /* the trace owns them now */
     return &t->node;
 }
 
@@ -173,7 +200,7 @@ static struct cmap_node *raw_make(const void *key, void *ctx)
     r->trace = ctx;
     r->thread_serial = k->thread_serial;
     r->nframes = (uint32_t)k->nframes;
-    r->raw = shared ? t->raw : r->copy;
+    r->raw = shared ? NULL : r->copy;
     if (copy) memcpy(r->copy, k->frames, copy * sizeof(jvmtiFrameInfo));
     return &r->node;
 }
@@ -191,9 +218,9 @@ struct trace *traces_add(struct trace_table *t, uint64_t hash, uint32_t thread_s
 {
     struct trace_key k = {thread_serial, nframes, frames, hold, NULL};
     struct frames_key fk = {thread_serial, nframes, resolved, hold};
-    struct trace_make_ctx c = {t, frames, resolved};
+    struct trace_make_ctx c = {t, frames};
     struct trace *tr = (struct trace *)cmap_intern(&t->map, frames_hash(&fk), &fk, frames_eq, trace_make, &c, NULL);
-    free(c.resolved); /* NULL unless the trace was there before */
+    free(resolved); /* copied into the trace */
     /* The one made or found is returned, not read back from the raw key (another thread
      * may have entered that first, for the same trace). Held, or the sampler's until its
      * traces_sampling_end, it cannot be forgotten meanwhile. */
@@ -212,13 +239,8 @@ struct trace *traces_of_frames(struct trace_table *t, uint32_t thread_serial, st
     uint64_t hash = frames_hash(&fk);
     struct trace *tr = (struct trace *)cmap_find(&t->map, hash, &fk, frames_eq); /* held now */
     if (tr) return tr;
-    struct frame **copy = calloc((size_t)(nframes ? nframes : 1), sizeof *copy);
-    if (!copy) return NULL;
-    if (nframes) memcpy(copy, frames, (size_t)nframes * sizeof *copy);
-    struct trace_make_ctx c = {t, NULL, copy};
-    tr = (struct trace *)cmap_intern(&t->map, hash, &fk, frames_eq, trace_make, &c, NULL);
-    free(c.resolved); /* NULL unless another thread made it first */
-    return tr;
+    struct trace_make_ctx c = {t, NULL};
+    return (struct trace *)cmap_intern(&t->map, hash, &fk, frames_eq, trace_make, &c, NULL);
 }
 
 static bool raw_is_dead(const struct cmap_node *n, void *ctx)
@@ -226,7 +248,7 @@ static bool raw_is_dead(const struct cmap_node *n, void *ctx)
     const struct trace_raw *r = (const struct trace_raw *)n;
     const struct dead_test *d = ctx;
     for (uint32_t i = 0; i < r->nframes; i++)
-        if (d->dead(r->raw[i].method, d->ctx)) return true;
+        if (d->dead(raw_method(r, i), d->ctx)) return true;
     return false;
 }
 
@@ -295,7 +317,6 @@ uint32_t traces_forget_idle(struct trace_table *t, uint32_t idle)
         struct trace *tr = (struct trace *)gone;
         gone = gone->next;
         registry_clear(&t->all, tr->serial - SERIAL_TRACE_BASE - 1);
-        free(tr->frames);
         free(tr);
         count++;
     }

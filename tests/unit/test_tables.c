@@ -68,13 +68,16 @@ static void traces(struct tables *t)
     f[0] = frames_of(&t->frames, m, 7);
     f[1] = frames_of(&t->frames, m, -1);
     CHECK(f[0] && f[0] == frames_of(&t->frames, m, 7) && f[0] != f[1], "one frame per method and location");
-    struct trace *tr = traces_add(&t->traces, h, 0, raw, 2, f, true);
-    CHECK(tr && tr->serial == SERIAL_TRACE_BASE + 1 && tr->frames == f, "a trace entered keeps its frames");
+    struct frame *f0 = f[0], *f1 = f[1];
+    struct trace *tr = traces_add(&t->traces, h, 0, raw, 2, f, true); /* f is freed */
+    CHECK(tr && tr->serial == SERIAL_TRACE_BASE + 1 && tr->frames[0] == f0 && tr->frames[1] == f1,
+          "a trace entered keeps its frames");
     CHECK(traces_find(&t->traces, h, 0, raw, 2, true) == tr && traces_key_equals(tr, 0, raw, 2),
           "and is found by its key");
+    CHECK(tr->raw == NULL, "raw frames its frames say are not copied");
     struct frame **again = calloc(2, sizeof *again);
-    again[0] = f[0];
-    again[1] = f[1];
+    again[0] = f0;
+    again[1] = f1;
     CHECK(traces_add(&t->traces, h, 0, raw, 2, again, true) == tr, "a second entry of one trace gives the first");
     CHECK(traces_find(&t->traces, traces_key_hash(200001, raw, 2), 200001, raw, 2, true) == NULL,
           "another thread's trace is another trace");
@@ -249,6 +252,15 @@ static void loader_copies(struct tables *t)
     CHECK(t1 && t2 == t1 && traces_count(&t->traces) == before + 1 &&
               traces_find(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1, true) == t1,
           "the two copies' raw frames lead to one trace");
+    jvmtiFrameInfo by_alias[1] = {{id2, 5}}, by_first[1] = {{id1, 5}};
+    struct frame **f5 = calloc(1, sizeof *f5);
+    f5[0] = frames_of(&t->frames, m1, 5);
+    struct trace *t5 = traces_add(&t->traces, traces_key_hash(0, by_alias, 1), 0, by_alias, 1, f5, true);
+    CHECK(t5 && t5 != t1 && t5->raw && t5->raw[0].method == id2 && traces_key_equals(t5, 0, by_alias, 1) &&
+              !traces_key_equals(t5, 0, by_first, 1) &&
+              traces_find(&t->traces, traces_key_hash(0, by_alias, 1), 0, by_alias, 1, true) == t5 &&
+              traces_find(&t->traces, traces_key_hash(0, by_first, 1), 0, by_first, 1, true) == NULL,
+          "a trace first entered by an alias keeps those raw frames, which its frames do not say");
 
     struct monitor_table mons;
     monitors_init(&mons);
@@ -271,7 +283,7 @@ static void loader_copies(struct tables *t)
     CHECK(methods_sweep(&t->methods, record_dead, &dead) == 2 && dead.n == 2 &&
               methods_find(&t->methods, id2) == NULL && methods_find(&t->methods, id1) == m1,
           "the unloaded class's aliases are swept, the other's stay (%d)", dead.n);
-    CHECK(traces_sweep(&t->traces, is_dead, &dead) == 1 &&
+    CHECK(traces_sweep(&t->traces, is_dead, &dead) == 2 && /* raw2's key and by_alias' */
               traces_find(&t->traces, traces_key_hash(0, raw2, 1), 0, raw2, 1, true) == NULL &&
               traces_find(&t->traces, traces_key_hash(0, raw1, 1), 0, raw1, 1, true) == t1 &&
               traces_at(&t->traces, before) == t1,
