@@ -38,6 +38,15 @@ package hprof;
 public final class Tracker {
     private Tracker() {}
 
+    /*
+     * Keeps the JIT from inlining a method. The build renames it to HotSpot's own
+     * jdk.internal.vm.annotation.DontInline, which the VM honours in classes of the boot
+     * class path, where the Tracker is loaded (javac would not let --release code name
+     * that package). See roomFor.
+     */
+    @java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+    private @interface DontInline {}
+
     /* Set by the agent: 0 = inert, 1 = record method entries and exits, 2 = count calls
      * (timing=gprof). */
     private static volatile int engaged;
@@ -234,9 +243,22 @@ public final class Tracker {
         return big;
     }
 
-    /* The thread's buffer with room for one more event of two slots (handed over first if
-     * not: the agent starts it again, with a mark of when the hand-over ended). */
+    /*
+     * The thread's buffer with room for one more event of two slots (handed over first if
+     * not: the agent starts it again, with a mark of when the hand-over ended). The JIT
+     * copies this into every method it compiles, at each entry and exit of each method
+     * it inlines: one call out (noRoom) on the rare path, not one for each thing that
+     * can be missing (finding the buffer, the hand-over, a larger buffer), each of which
+     * costs the JIT's register allocator at every hook.
+     */
     private static long[] roomFor(long id) {
+        long[][] t = table;
+        long[] b = t[(int) id & (t.length - 1)];
+        return b != null && b[1] == id && b[0] <= b.length - 2 ? b : noRoom(id);
+    }
+
+    @DontInline
+    private static long[] noRoom(long id) {
         return room(id, bufferOf(id));
     }
 
@@ -307,13 +329,12 @@ public final class Tracker {
     }
 
     private static void cheapExit(long event) {
-        long id = threadId(Thread.currentThread());
-        long[] b = bufferOf(id);
+        long[] b = roomFor(threadId(Thread.currentThread()));
         if (sampledOut(b)) {
-            put(room(id, b), event | UNTIMED);
+            put(b, event | UNTIMED);
         } else {
             long time = System.nanoTime();
-            put(room(id, b), event, time);
+            put(b, event, time);
         }
     }
 

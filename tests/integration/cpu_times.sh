@@ -61,4 +61,9 @@ run_java -Xlog:class+load=info "$(agent cpu=samples,file=s.txt)" HotMethod 200
 check "cpu=samples loads no Tracker (no BCI)" bash -c "[[ $RC -eq 0 ]] && ! grep -q 'hprof.Tracker' out.txt"
 run_java -Xlog:class+load=info "$(agent cpu=times,file=s2.txt)" HotMethod 200
 check "cpu=times loads the Tracker from the agent" bash -c "[[ $RC -eq 0 ]] && grep -q 'hprof.Tracker' out.txt"
+# The hooks' rare path is kept out of the methods the JIT compiles (Tracker.roomFor): the
+# build renames the Tracker's own DontInline to HotSpot's, which the VM honours there.
+run_java -XX:+UnlockDiagnosticVMOptions -XX:+PrintInlining "$(agent cpu=times,file=s3.txt)" HotMethod 200
+check "the hooks' rare path is never inlined (HotSpot's DontInline on Tracker.noRoom)" \
+  bash -c "[[ $RC -eq 0 ]] && grep -q 'hprof.Tracker::noRoom .*don.t inline by annotation' out.txt"
 jni_clean
