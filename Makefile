@@ -52,16 +52,16 @@ $(BUILD)/obj/%.o: %.c
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # The Tracker class is compiled for the oldest JDK we run on and embedded in the library.
-# Its own DontInline annotation is renamed to HotSpot's: a Utf8 constant of another
-# length, which a class file allows (each constant carries its length, and nothing points
-# into the pool by offset); the build fails if there was nothing to rename.
+# Its own DontInline annotation is renamed to HotSpot's: the constant-pool entry (tag 1,
+# a 2-byte length, the name) replaced by a longer one, which a class file allows (nothing
+# points into the pool by offset); the build fails if there was nothing to rename.
 TRACKER_DONTINLINE = Lhprof/Tracker$$DontInline;
 VM_DONTINLINE = Ljdk/internal/vm/annotation/DontInline;
 $(BUILD)/tracker/hprof/Tracker.class: java/hprof/Tracker.java
 	@mkdir -p $(BUILD)/tracker
 	$(JDK_HOME)/bin/javac -nowarn --release 11 -d $(BUILD)/tracker $<
-	perl -0777 -i -pe 'BEGIN { $$o = q($(TRACKER_DONTINLINE)); $$n = q($(VM_DONTINLINE)); } \
-		s/\x00\Q@{[chr(length $$o)]}$$o\E/"\x00" . chr(length $$n) . $$n/e or die "no DontInline in Tracker.class\n"' $@
+	perl -0777 -i -pe 'BEGIN { ($$o, $$n) = map { pack("Cn/a*", 1, $$_) } q($(TRACKER_DONTINLINE)), q($(VM_DONTINLINE)) } \
+		s/\Q$$o\E/$$n/ or die "no DontInline in Tracker.class\n"' $@
 
 # $(call embed,SYMBOL): the recipe of a C file holding the prerequisite's bytes as SYMBOL[]
 # and their number as SYMBOL_len.

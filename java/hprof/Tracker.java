@@ -106,9 +106,14 @@ public final class Tracker {
         return t.getId();
     }
 
-    private static long[] bufferOf(long id) {
+    /* The array in the thread's first slot of the table: most often its own. */
+    private static long[] firstSlot(long id) {
         long[][] t = table;
-        long[] b = t[(int) id & (t.length - 1)];
+        return t[(int) id & (t.length - 1)];
+    }
+
+    private static long[] bufferOf(long id) {
+        long[] b = firstSlot(id);
         return b != null && b[1] == id ? b : find(id);
     }
 
@@ -252,8 +257,7 @@ public final class Tracker {
      * costs the JIT's register allocator at every hook.
      */
     private static long[] roomFor(long id) {
-        long[][] t = table;
-        long[] b = t[(int) id & (t.length - 1)];
+        long[] b = firstSlot(id);
         return b != null && b[1] == id && b[0] <= b.length - 2 ? b : noRoom(id);
     }
 

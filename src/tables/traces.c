@@ -17,9 +17,10 @@ struct trace_key {
 };
 
 /* A raw key of a trace. The sweeper frees it once its frames' class is unloaded (or its
- * trace is forgotten), so it is read only under its stripe's lock. Its frames are the trace's own when the trace
- * was first entered by them (raw NULL: nearly always; at depth=64 a copy would cost 1 KB a trace),
- * else its copy (a class defined again). */
+ * trace is forgotten), so it is read only under its stripe's lock. Its frames are the
+ * trace's own when the trace was first entered by them (nearly always: at depth=64 a copy
+ * would cost 1 KB a trace; raw is then the trace's, NULL where its frames say them), else
+ * its copy (a class defined again). */
 struct trace_raw {
     struct cmap_node node;
     struct trace *trace;
@@ -84,22 +85,16 @@ static bool frames_say(struct frame *const *resolved, const jvmtiFrameInfo *raw,
     return true;
 }
 
-/* Whether a trace was first entered by these raw frames (n of them, as many as it has). */
-static bool entered_by(const struct trace *t, const jvmtiFrameInfo *frames, int n)
+/* Whether n raw frames are `raw`, or where that is NULL, what the resolved frames say. */
+static bool raw_is(const jvmtiFrameInfo *raw, struct frame *const *resolved, const jvmtiFrameInfo *frames, int n)
 {
-    return t->raw ? same_frames(t->raw, frames, n) : frames_say(t->frames, frames, n);
+    return raw ? same_frames(raw, frames, n) : frames_say(resolved, frames, n);
 }
 
 bool traces_key_equals(const struct trace *t, uint32_t thread_serial, const jvmtiFrameInfo *frames, int nframes)
 {
-    return t->thread_serial == thread_serial && t->nframes == (uint32_t)nframes && entered_by(t, frames, nframes);
-}
-
-/* Raw frame i of a raw key: its copy's, else its trace's. */
-static jmethodID raw_method(const struct trace_raw *r, uint32_t i)
-{
-    if (r->raw) return r->raw[i].method;
-    return r->trace->raw ? r->trace->raw[i].method : r->trace->frames[i]->method->id;
+    return t->thread_serial == thread_serial && t->nframes == (uint32_t)nframes &&
+        raw_is(t->raw, t->frames, frames, nframes);
 }
 
 /*
@@ -124,8 +119,7 @@ static bool raw_eq(const struct cmap_node *n, const void *key)
     const struct trace_raw *r = (const struct trace_raw *)n;
     struct trace_key *k = (struct trace_key *)key;
     if (r->thread_serial != k->thread_serial || r->nframes != (uint32_t)k->nframes ||
-        !(r->raw ? same_frames(r->raw, k->frames, k->nframes) : entered_by(r->trace, k->frames, k->nframes)) ||
-        !claim(r->trace, k->hold))
+        !raw_is(r->raw, r->trace->frames, k->frames, k->nframes) || !claim(r->trace, k->hold))
         return false;
     k->found = r->trace;
     return true;
@@ -200,7 +194,7 @@ static struct cmap_node *raw_make(const void *key, void *ctx)
     r->trace = ctx;
     r->thread_serial = k->thread_serial;
     r->nframes = (uint32_t)k->nframes;
-    r->raw = shared ? NULL : r->copy;
+    r->raw = shared ? t->raw : r->copy;
     if (copy) memcpy(r->copy, k->frames, copy * sizeof(jvmtiFrameInfo));
     return &r->node;
 }
@@ -248,7 +242,7 @@ static bool raw_is_dead(const struct cmap_node *n, void *ctx)
     const struct trace_raw *r = (const struct trace_raw *)n;
     const struct dead_test *d = ctx;
     for (uint32_t i = 0; i < r->nframes; i++)
-        if (d->dead(raw_method(r, i), d->ctx)) return true;
+        if (d->dead(r->raw ? r->raw[i].method : r->trace->frames[i]->method->id, d->ctx)) return true;
     return false;
 }
 
