@@ -66,4 +66,10 @@ check "cpu=times loads the Tracker from the agent" bash -c "[[ $RC -eq 0 ]] && g
 run_java -XX:+UnlockDiagnosticVMOptions -XX:+PrintInlining "$(agent cpu=times,file=s3.txt)" HotMethod 200
 check "the hooks' rare path is never inlined (HotSpot's DontInline on Tracker.noRoom)" \
   bash -c "[[ $RC -eq 0 ]] && grep -q 'hprof.Tracker::noRoom .*don.t inline by annotation' out.txt"
+# timing=gprof's count and exit stay out of line too (inlined at every hook, their table
+# lookup made the JIT compile far more code).
+run_java -XX:+UnlockDiagnosticVMOptions -XX:+PrintInlining "$(agent cpu=times,timing=gprof,file=s4.txt)" HotMethod 200
+check "timing=gprof: the count and the exit are never inlined into the hooks (DontInline)" \
+  bash -c "[[ $RC -eq 0 ]] && grep -q 'hprof.Tracker::count .*don.t inline by annotation' out.txt &&
+           grep -q 'hprof.Tracker::exit .*don.t inline by annotation' out.txt"
 jni_clean
