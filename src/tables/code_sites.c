@@ -43,8 +43,7 @@ void code_sites_fold_site(uint64_t *h1, uint64_t *h2, const struct code_site *s)
     *h2 = *h2 * fold_pow[1][s->nframes] + s->fh2;
 }
 
-/* A compiled frame as a word: its method and bytecode index (-1: a native method's). */
-static uint64_t frame_word(jmethodID method, jint bci)
+uint64_t code_sites_frame_word(jmethodID method, jint bci)
 {
     return hash_mix64((uint64_t)(uintptr_t)method ^ (uint64_t)(uint32_t)bci << 48);
 }
@@ -220,7 +219,8 @@ void code_sites_add(struct code_sites *t, uintptr_t code_addr, uintptr_t pc, con
         s->code[1] &= bytes_of_bits((uint8_t)(s->stable >> 8));
         for (int f = 0; f < keep; f++) s->frames[f] = (struct code_frame){methods[f], bcis[f]};
         s->fh1 = s->fh2 = 0;
-        for (int f = 0; f < s->nframes; f++) code_sites_fold_word(&s->fh1, &s->fh2, frame_word(methods[f], bcis[f]));
+        for (int f = 0; f < s->nframes; f++)
+            code_sites_fold_word(&s->fh1, &s->fh2, code_sites_frame_word(methods[f], bcis[f]));
         atomic_init(&s->cached, 0);
         atomic_init(&s->dead, false);
         s->next_same_code = m->first;

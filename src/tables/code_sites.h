@@ -124,6 +124,9 @@ void code_site_set_trace(struct code_site *s, struct trace *tr, int depth);
  */
 /* One frame, or a mark between frames, given as a word already mixed. */
 void code_sites_fold_word(uint64_t *h1, uint64_t *h2, uint64_t word);
+/* A frame as a word: its method and bytecode index (-1: a native method's). A site's
+ * frames are hashed as these, and so must any frame that is to hash the same. */
+uint64_t code_sites_frame_word(jmethodID method, jint bci);
 /* The frames inlined at site s, innermost first. */
 void code_sites_fold_site(uint64_t *h1, uint64_t *h2, const struct code_site *s);
 

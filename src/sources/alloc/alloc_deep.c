@@ -13,7 +13,13 @@
  * inlined frames, a Method* and bytecode pointer the interpreted one. A chain is keyed
  * by the frames its sites stand for (methods and bytecode indices, hashed frame by frame:
  * code_sites_fold_site), not by the sites themselves, so that a method compiled again (at
- * another tier, inlining more or less) makes no new chain.
+ * another tier, inlining more or less) makes no new chain. An interpreted frame is
+ * hashed as read, by its Method* and bytecode pointer (no lookup: a chain of Rhino's
+ * holds 60 of them); the walk that confirms a chain also names its interpreted frames
+ * (the thread keeps each method's jmethodID and where its bytecode starts) and keeps the
+ * chain under a second hash, its frames hashed as the frames (method, bytecode index)
+ * they are: the hash they have once compiled. A chain not found as read is looked up
+ * so before it is walked, and kept as read if found.
  *
  * Where the VM or native code called Java, the Java frames go on below the call stub's
  * frame (entry_frame.h) and so does the chain; a native method's compiled wrapper is
@@ -133,6 +139,11 @@ static bool below_entry(struct alloc_tracker *t, struct alloc_thread *at, struct
     uintptr_t sp, pc, caller_fp;
     if (!entry_frame_caller(&t->entry, fp, lo, at->stack_end, &sp, &pc, &caller_fp)) return false;
     add_word(d, sp ? TOKEN_ENTRY : TOKEN_END);
+    if (d->nmarks < DEEP_MARKS) {
+        d->mark_at[d->nmarks] = (uint8_t)d->n;
+        d->mark_kind[d->nmarks] = (uint8_t)(sp ? TOKEN_ENTRY : TOKEN_END);
+    }
+    d->nmarks++;
     if (!sp) {
         d->ended = true;
         return true;
@@ -170,7 +181,7 @@ bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const st
                       int need, struct deep_chain *d)
 {
     /* Not the tokens: clearing them would cost more than reading the frames. */
-    d->n = d->have = d->entries = 0;
+    d->n = d->have = d->entries = d->nmarks = 0;
     d->need = need;
     d->interp = d->ended = false;
     d->h1 = 0x243F6A8885A308D3ULL;
@@ -222,6 +233,72 @@ static void slot_keep(struct deep_slot *s, const struct deep_chain *d, struct de
     *s = (struct deep_slot){d->h1, d->h2, d->have, d->need, v.trace, v.epoch};
 }
 
+/* Where the thread keeps the name of the interpreted method at Method* method (by its
+ * address's bits: Method*s are 8-aligned, some 100 bytes apart). */
+static struct interp_name *name_of(const struct alloc_thread *at, uintptr_t method)
+{
+    return &at->names[((method >> 3) ^ (method >> 12)) & (DEEP_NAMES - 1)];
+}
+
+/* A chain hashed again with its interpreted frames named where the thread knows them
+ * (then as the frames, method and bytecode index, they are: the hash the same frames
+ * have once compiled); *raw: a frame was not. False when the chain's marks were not
+ * all kept. */
+struct named_hash {
+    uint64_t h1, h2;
+    uint32_t epoch;
+    bool raw;
+};
+
+static bool named_hash(const struct alloc_tracker *t, const struct alloc_thread *at, const struct deep_chain *d,
+                       struct named_hash *h)
+{
+    if (d->nmarks > DEEP_MARKS) return false;
+    *h = (struct named_hash){0x243F6A8885A308D3ULL, 0x13198A2E03707344ULL, interp_epoch(t), false};
+    int m = 0;
+    for (int i = 0; i <= d->n; i++) {
+        for (; m < d->nmarks && d->mark_at[m] == i; m++) code_sites_fold_word(&h->h1, &h->h2, d->mark_kind[m]);
+        if (i == d->n) break;
+        const struct deep_token *k = &d->tok[i];
+        if (k->kind == TOKEN_SITE) {
+            code_sites_fold_site(&h->h1, &h->h2, (const struct code_site *)k->a);
+            continue;
+        }
+        const struct interp_name *nm = name_of(at, k->a);
+        uint64_t w;
+        if (nm->method == k->a && nm->epoch == h->epoch && k->bcp >= nm->code && k->bcp - nm->code <= 0xffff) {
+            w = code_sites_frame_word(nm->id, (jint)(k->bcp - nm->code));
+        } else {
+            w = hash_mix64(k->a ^ hash_mix64(k->bcp + TOKEN_INTERP)); /* as add_interp */
+            h->raw = true;
+        }
+        code_sites_fold_word(&h->h1, &h->h2, w);
+    }
+    code_sites_fold_word(&h->h1, &h->h2, (uint64_t)d->need);
+    h->h1 = hash_mix64(h->h1);
+    h->h2 = hash_mix64(h->h2 ^ 0x5851F42D4C957F2DULL);
+    return true;
+}
+
+/* Chain d, hashed h1, h2, stands for trace tr (while interp_epoch is epoch when raw):
+ * in the thread's cache and the shared table. walked: learnt from a walk (counted). */
+static void keep(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d, uint64_t h1, uint64_t h2,
+                 struct trace *tr, bool raw, uint32_t epoch, bool walked);
+
+/* The trace of the chain under its hash with its frames named (found: kept under its
+ * own too, so that the next allocation finds it at once). */
+static struct trace *named_trace(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d)
+{
+    struct named_hash h;
+    if (!named_hash(t, at, d, &h) || (h.h1 == d->h1 && h.h2 == d->h2)) return NULL;
+    struct deep_key k = {h.h2, d->have, d->need};
+    struct deep_value v;
+    if (!cmap_visit(&t->deep, h.h1, &k, entry_eq, entry_read, &v) || (h.raw && v.epoch != h.epoch)) return NULL;
+    if (t->stack_stats) atomic_fetch_add_explicit(&t->deep_named, 1, memory_order_relaxed);
+    keep(t, at, d, d->h1, d->h2, v.trace, true, h.epoch, false);
+    return v.trace;
+}
+
 struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d,
                                bool *cached)
 {
@@ -231,8 +308,8 @@ struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at,
     if (*cached) return s->trace;
     struct deep_key k = key_of(d);
     struct deep_value v;
-    if (!cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_read, &v)) return NULL;
-    if (d->interp && v.epoch != epoch) return NULL;
+    if (!cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_read, &v) || (d->interp && v.epoch != epoch))
+        return d->interp ? named_trace(t, at, d) : NULL;
     slot_keep(s, d, v);
     return v.trace;
 }
@@ -258,28 +335,59 @@ static bool walk_confirms(struct alloc_tracker *t, const struct deep_chain *d, c
     return d->ended ? done == n - 1 : done >= d->need;
 }
 
+static void keep(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d, uint64_t h1, uint64_t h2,
+                 struct trace *tr, bool raw, uint32_t epoch, bool walked)
+{
+    struct deep_value v = {tr, raw ? epoch : 0};
+    at->deep_slots[(unsigned)(h1 >> 40) & (at->nslots - 1)] = (struct deep_slot){h1, h2, d->have, d->need, tr, v.epoch};
+    struct deep_key k = {h2, d->have, d->need};
+    if (cmap_visit(&t->deep, h1, &k, entry_eq, entry_write, &v)) {
+        if (t->stack_stats && walked) atomic_fetch_add_explicit(&t->deep_relearnt, 1, memory_order_relaxed);
+        return;
+    }
+    struct deep_entry *e = entry_new(t);
+    if (!e) return;
+    if (t->stack_stats && walked) {
+        atomic_fetch_add_explicit(&t->deep_learnt, 1, memory_order_relaxed);
+        if (raw) atomic_fetch_add_explicit(&t->deep_learnt_interp, 1, memory_order_relaxed);
+    }
+    *e = (struct deep_entry){.key = k, .value = v};
+    cmap_intern(&t->deep, h1, &k, entry_eq, entry_make, e, NULL); /* another thread's, rarely: e is lost */
+}
+
+/* The names of the chain's interpreted frames, from the walk that confirmed them. */
+static void learn_names(struct alloc_thread *at, const struct deep_chain *d, const jvmtiFrameInfo *frames,
+                        uint32_t epoch)
+{
+    int done = 0;
+    for (int i = 0; i < d->n && done < d->need; i++) {
+        const struct deep_token *k = &d->tok[i];
+        if (k->kind == TOKEN_SITE) {
+            done += ((const struct code_site *)k->a)->nframes;
+            continue;
+        }
+        const jvmtiFrameInfo *f = &frames[1 + done++];
+        if (f->location >= 0 && k->bcp > (uintptr_t)f->location)
+            *name_of(at, k->a) = (struct interp_name){k->a, k->bcp - (uintptr_t)f->location, f->method, epoch};
+    }
+}
+
 void alloc_deep_learn(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d,
                       const jvmtiFrameInfo *frames, int n, int want, struct trace *tr)
 {
     if (!d || !tr) return;
     /* Read before the check: a class unloaded meanwhile leaves this one out of date. */
-    struct deep_value v = {tr, d->interp ? interp_epoch(t) : 0};
+    uint32_t epoch = interp_epoch(t);
     if ((!d->ended && n < want) || !walk_confirms(t, d, frames, n)) {
         if (t->stack_stats) atomic_fetch_add_explicit(&t->deep_unconfirmed, 1, memory_order_relaxed);
         return;
     }
-    slot_keep(slot_of(at, d), d, v);
-    struct deep_key k = key_of(d);
-    if (cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_write, &v)) {
-        if (t->stack_stats) atomic_fetch_add_explicit(&t->deep_relearnt, 1, memory_order_relaxed);
-        return;
-    }
-    struct deep_entry *e = entry_new(t);
-    if (!e) return;
-    if (t->stack_stats) {
-        atomic_fetch_add_explicit(&t->deep_learnt, 1, memory_order_relaxed);
-        if (d->interp) atomic_fetch_add_explicit(&t->deep_learnt_interp, 1, memory_order_relaxed);
-    }
-    *e = (struct deep_entry){.key = k, .value = v};
-    cmap_intern(&t->deep, d->h1, &k, entry_eq, entry_make, e, NULL); /* another thread's, rarely: e is lost */
+    keep(t, at, d, d->h1, d->h2, tr, d->interp, epoch, true);
+    if (!d->interp) return;
+    /* Its interpreted frames named, kept also under the hash the same frames have once
+     * compiled, which a chain not found as read is looked up by. */
+    learn_names(at, d, frames, epoch);
+    struct named_hash h;
+    if (named_hash(t, at, d, &h) && (h.h1 != d->h1 || h.h2 != d->h2))
+        keep(t, at, d, h.h1, h.h2, tr, h.raw, epoch, true);
 }

@@ -103,7 +103,7 @@ struct alloc_tracker {
     _Atomic(jmethodID) handle_alloc, unsafe_alloc;
     bool stack_stats; /* HPROF_STACK_STATS: count the walks of each kind */
     _Atomic uint64_t fast_walks, jvmti_walks, code_hits, chain_hits, deep_hits, deep_entry_hits;
-    _Atomic uint64_t deep_learnt, deep_learnt_interp, deep_relearnt, deep_unconfirmed;
+    _Atomic uint64_t deep_learnt, deep_learnt_interp, deep_relearnt, deep_unconfirmed, deep_named;
     _Atomic uint64_t noted;      /* live=sampled: objects counted but not held */
     _Atomic uint32_t most_slots; /* the largest per-thread cache so far */
     _Atomic bool on;
@@ -179,6 +179,7 @@ struct alloc_thread {
     struct chain_slot *chains;
     struct deep_chain *deep;      /* the last chain read (alloc_deep.c), made on first need */
     struct deep_slot *deep_slots; /* with it, nslots of chains' traces, by their hash */
+    struct interp_name *names;    /* and DEEP_NAMES interpreted methods' names, by Method* */
     struct code_site_ref *refs;   /* the code sites it met last, by return address */
     uintptr_t not_wrapper;        /* the last pc alloc_code_sites_at found in no wrapper */
 };
@@ -253,6 +254,8 @@ struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *
  * site (a), or an interpreted frame's Method* (a) and bytecode pointer. */
 #define DEEP_MAX        128
 #define DEEP_CHAINS_MAX (1u << 21) /* chains learnt at most (96 MiB); later ones walked */
+#define DEEP_MARKS      8          /* calls into Java, and the end, a chain keeps where */
+#define DEEP_NAMES      512        /* interpreted methods a thread knows the names of */
 struct deep_token {
     uintptr_t a, bcp;
     int kind;
@@ -265,6 +268,20 @@ struct deep_chain {
     int entries; /* calls into Java from the VM or native code it goes across */
     bool interp, ended;
     uint64_t h1, h2;
+    /* Where the marks of calls into Java and of the stack's end fell (before token
+     * mark_at[i]), to hash the chain again with its frames named; nmarks may pass
+     * DEEP_MARKS (the chain is then not hashed again). */
+    int nmarks;
+    uint8_t mark_at[DEEP_MARKS], mark_kind[DEEP_MARKS];
+};
+
+/* What a walk said an interpreted method is: its jmethodID, and where its bytecode
+ * starts (a frame's bytecode pointer less its bytecode index), while interp_epoch is
+ * epoch (a Method* may stand for another method once a class is unloaded). */
+struct interp_name {
+    uintptr_t method, code;
+    jmethodID id;
+    uint32_t epoch;
 };
 
 /* A chain's trace, in a thread's cache (alloc_deep.c's table's key and value). */

@@ -94,10 +94,11 @@ static void log_stack_stats(struct alloc_tracker *t)
               (unsigned long long)atomic_load(&t->chain_hits));
     log_plain("HPROF: heap=sites deep chains: %llu traces, %llu of them across a call into Java",
               (unsigned long long)atomic_load(&t->deep_hits), (unsigned long long)atomic_load(&t->deep_entry_hits));
-    log_plain("HPROF: heap=sites deep chains learnt: %llu (%llu with interpreted frames), %llu again (outdated "
-              "since: a class unloaded, or prepared without jvmstat), %llu not confirmed by the walk",
+    log_plain("HPROF: heap=sites deep chains learnt: %llu (%llu with interpreted frames), %llu found by their "
+              "frames' names, %llu again (outdated since: a class unloaded, or prepared without jvmstat), %llu not "
+              "confirmed by the walk",
               (unsigned long long)atomic_load(&t->deep_learnt), (unsigned long long)atomic_load(&t->deep_learnt_interp),
-              (unsigned long long)atomic_load(&t->deep_relearnt),
+              (unsigned long long)atomic_load(&t->deep_named), (unsigned long long)atomic_load(&t->deep_relearnt),
               (unsigned long long)atomic_load(&t->deep_unconfirmed));
     if (t->live_sampled)
         log_plain("HPROF: heap=sites objects noted, not held (live=sampled): %llu",

@@ -16,6 +16,7 @@ static void thread_free(struct alloc_thread *at)
     free(at->chains);
     free(at->deep);
     free(at->deep_slots);
+    free(at->names);
     free(at->refs);
     free(at);
 }
@@ -56,13 +57,16 @@ bool alloc_thread_deep(struct alloc_thread *at)
     if (at->deep) return true;
     struct deep_chain *d = malloc(sizeof *d);
     struct deep_slot *slots = calloc(at->nslots, sizeof *slots);
-    if (!d || !slots) {
+    struct interp_name *names = calloc(DEEP_NAMES, sizeof *names);
+    if (!d || !slots || !names) {
         free(d);
         free(slots);
+        free(names);
         return false;
     }
     at->deep = d;
     at->deep_slots = slots;
+    at->names = names;
     return true;
 }
 
