@@ -86,13 +86,27 @@ static struct deep_entry *entry_new(struct alloc_tracker *t)
     return e;
 }
 
-static struct deep_key key_of(const struct deep_chain *d) { return (struct deep_key){d->h2, d->have, d->need}; }
+/* The key of chain d's frames under second hash h2 (its own, or with its frames named). */
+static struct deep_key key_of(const struct deep_chain *d, uint64_t h2)
+{
+    return (struct deep_key){h2, d->have, d->need};
+}
 
 static struct cmap_node *entry_make(const void *key, void *ctx) { return ctx; }
 static void entry_read(struct cmap_node *n, void *out) { *(struct deep_value *)out = ((struct deep_entry *)n)->value; }
 static void entry_write(struct cmap_node *n, void *in) { ((struct deep_entry *)n)->value = *(struct deep_value *)in; }
 
 static void add_word(struct deep_chain *d, uint64_t w) { code_sites_fold_word(&d->h1, &d->h2, w); }
+
+/* A chain's hashes start from these, and end with the depth folded in and both mixed. */
+#define CHAIN_SEED1 0x243F6A8885A308D3ULL
+#define CHAIN_SEED2 0x13198A2E03707344ULL
+static void hash_end(uint64_t *h1, uint64_t *h2, int need)
+{
+    code_sites_fold_word(h1, h2, (uint64_t)need);
+    *h1 = hash_mix64(*h1);
+    *h2 = hash_mix64(*h2 ^ 0x5851F42D4C957F2DULL);
+}
 
 /* Tokens' kinds, hashed with them. */
 enum { TOKEN_SITE = 1, TOKEN_INTERP = 2, TOKEN_ENTRY = 3, TOKEN_END = 4 };
@@ -106,11 +120,17 @@ static bool add_site(struct deep_chain *d, const struct code_site *s, int nframe
     return true;
 }
 
+/* An interpreted frame as read: its Method* and bytecode pointer. */
+static uint64_t raw_word(uintptr_t method, uintptr_t bcp)
+{
+    return hash_mix64(method ^ hash_mix64(bcp + TOKEN_INTERP));
+}
+
 static bool add_interp(struct deep_chain *d, uintptr_t method, uintptr_t bcp)
 {
     if (d->n == DEEP_MAX) return false;
     d->tok[d->n++] = (struct deep_token){method, bcp, TOKEN_INTERP};
-    add_word(d, hash_mix64(method ^ hash_mix64(bcp + TOKEN_INTERP)));
+    add_word(d, raw_word(method, bcp));
     d->have += 1;
     d->interp = true;
     return true;
@@ -138,10 +158,11 @@ static bool below_entry(struct alloc_tracker *t, struct alloc_thread *at, struct
 {
     uintptr_t sp, pc, caller_fp;
     if (!entry_frame_caller(&t->entry, fp, lo, at->stack_end, &sp, &pc, &caller_fp)) return false;
-    add_word(d, sp ? TOKEN_ENTRY : TOKEN_END);
+    int mark = sp ? TOKEN_ENTRY : TOKEN_END;
+    add_word(d, (uint64_t)mark);
     if (d->nmarks < DEEP_MARKS) {
         d->mark_at[d->nmarks] = (uint8_t)d->n;
-        d->mark_kind[d->nmarks] = (uint8_t)(sp ? TOKEN_ENTRY : TOKEN_END);
+        d->mark_kind[d->nmarks] = (uint8_t)mark;
     }
     d->nmarks++;
     if (!sp) {
@@ -184,8 +205,8 @@ bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const st
     d->n = d->have = d->entries = d->nmarks = 0;
     d->need = need;
     d->interp = d->ended = false;
-    d->h1 = 0x243F6A8885A308D3ULL;
-    d->h2 = 0x13198A2E03707344ULL;
+    d->h1 = CHAIN_SEED1;
+    d->h2 = CHAIN_SEED2;
     if (!at->stack_end || need > DEEP_MAX || !sp || !t->interp.ok) return false;
     struct frame_at f = {cs->site, cs->nframes, cs->frame_size, sp, 0, 0, false};
     while (d->have < need && !d->ended) {
@@ -212,15 +233,13 @@ bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const st
         }
         if (!caller_of(t, at, d, pc, caller_fp, caller_sp, lo, &f)) return false;
     }
-    add_word(d, (uint64_t)need);
-    d->h1 = hash_mix64(d->h1);
-    d->h2 = hash_mix64(d->h2 ^ 0x5851F42D4C957F2DULL);
+    hash_end(&d->h1, &d->h2, need);
     return true;
 }
 
-static struct deep_slot *slot_of(const struct alloc_thread *at, const struct deep_chain *d)
+static struct deep_slot *slot_of(const struct alloc_thread *at, uint64_t h1)
 {
-    return &at->deep_slots[(unsigned)(d->h1 >> 40) & (at->nslots - 1)];
+    return &at->deep_slots[(unsigned)(h1 >> 40) & (at->nslots - 1)];
 }
 
 static bool slot_holds(const struct deep_slot *s, const struct deep_chain *d)
@@ -228,9 +247,13 @@ static bool slot_holds(const struct deep_slot *s, const struct deep_chain *d)
     return s->trace && s->h1 == d->h1 && s->h2 == d->h2 && s->have == d->have && s->need == d->need;
 }
 
-static void slot_keep(struct deep_slot *s, const struct deep_chain *d, struct deep_value v)
+/* The shared table's trace for d's frames under hashes h1, h2, into *v; false if none,
+ * or learnt before a class was unloaded where a frame is hashed by its Method* (raw). */
+static bool table_find(struct alloc_tracker *t, const struct deep_chain *d, uint64_t h1, uint64_t h2, bool raw,
+                       uint32_t epoch, struct deep_value *v)
 {
-    *s = (struct deep_slot){d->h1, d->h2, d->have, d->need, v.trace, v.epoch};
+    struct deep_key k = key_of(d, h2);
+    return cmap_visit(&t->deep, h1, &k, entry_eq, entry_read, v) && (!raw || v->epoch == epoch);
 }
 
 /* Where the thread keeps the name of the interpreted method at Method* method (by its
@@ -254,7 +277,7 @@ static bool named_hash(const struct alloc_tracker *t, const struct alloc_thread 
                        struct named_hash *h)
 {
     if (d->nmarks > DEEP_MARKS) return false;
-    *h = (struct named_hash){0x243F6A8885A308D3ULL, 0x13198A2E03707344ULL, interp_epoch(t), false};
+    *h = (struct named_hash){CHAIN_SEED1, CHAIN_SEED2, interp_epoch(t), false};
     int m = 0;
     for (int i = 0; i <= d->n; i++) {
         for (; m < d->nmarks && d->mark_at[m] == i; m++) code_sites_fold_word(&h->h1, &h->h2, d->mark_kind[m]);
@@ -269,14 +292,12 @@ static bool named_hash(const struct alloc_tracker *t, const struct alloc_thread 
         if (nm->method == k->a && nm->epoch == h->epoch && k->bcp >= nm->code && k->bcp - nm->code <= 0xffff) {
             w = code_sites_frame_word(nm->id, (jint)(k->bcp - nm->code));
         } else {
-            w = hash_mix64(k->a ^ hash_mix64(k->bcp + TOKEN_INTERP)); /* as add_interp */
+            w = raw_word(k->a, k->bcp);
             h->raw = true;
         }
         code_sites_fold_word(&h->h1, &h->h2, w);
     }
-    code_sites_fold_word(&h->h1, &h->h2, (uint64_t)d->need);
-    h->h1 = hash_mix64(h->h1);
-    h->h2 = hash_mix64(h->h2 ^ 0x5851F42D4C957F2DULL);
+    hash_end(&h->h1, &h->h2, d->need);
     return true;
 }
 
@@ -291,9 +312,8 @@ static struct trace *named_trace(struct alloc_tracker *t, struct alloc_thread *a
 {
     struct named_hash h;
     if (!named_hash(t, at, d, &h) || (h.h1 == d->h1 && h.h2 == d->h2)) return NULL;
-    struct deep_key k = {h.h2, d->have, d->need};
     struct deep_value v;
-    if (!cmap_visit(&t->deep, h.h1, &k, entry_eq, entry_read, &v) || (h.raw && v.epoch != h.epoch)) return NULL;
+    if (!table_find(t, d, h.h1, h.h2, h.raw, h.epoch, &v)) return NULL;
     if (t->stack_stats) atomic_fetch_add_explicit(&t->deep_named, 1, memory_order_relaxed);
     keep(t, at, d, d->h1, d->h2, v.trace, true, h.epoch, false);
     return v.trace;
@@ -303,14 +323,12 @@ struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at,
                                bool *cached)
 {
     uint32_t epoch = d->interp ? interp_epoch(t) : 0;
-    struct deep_slot *s = slot_of(at, d);
+    struct deep_slot *s = slot_of(at, d->h1);
     *cached = slot_holds(s, d) && (!d->interp || s->epoch == epoch);
     if (*cached) return s->trace;
-    struct deep_key k = key_of(d);
     struct deep_value v;
-    if (!cmap_visit(&t->deep, d->h1, &k, entry_eq, entry_read, &v) || (d->interp && v.epoch != epoch))
-        return d->interp ? named_trace(t, at, d) : NULL;
-    slot_keep(s, d, v);
+    if (!table_find(t, d, d->h1, d->h2, d->interp, epoch, &v)) return d->interp ? named_trace(t, at, d) : NULL;
+    *s = (struct deep_slot){d->h1, d->h2, d->have, d->need, v.trace, v.epoch};
     return v.trace;
 }
 
@@ -339,8 +357,8 @@ static void keep(struct alloc_tracker *t, struct alloc_thread *at, const struct 
                  struct trace *tr, bool raw, uint32_t epoch, bool walked)
 {
     struct deep_value v = {tr, raw ? epoch : 0};
-    at->deep_slots[(unsigned)(h1 >> 40) & (at->nslots - 1)] = (struct deep_slot){h1, h2, d->have, d->need, tr, v.epoch};
-    struct deep_key k = {h2, d->have, d->need};
+    *slot_of(at, h1) = (struct deep_slot){h1, h2, d->have, d->need, tr, v.epoch};
+    struct deep_key k = key_of(d, h2);
     if (cmap_visit(&t->deep, h1, &k, entry_eq, entry_write, &v)) {
         if (t->stack_stats && walked) atomic_fetch_add_explicit(&t->deep_relearnt, 1, memory_order_relaxed);
         return;
