@@ -8,7 +8,7 @@
 # alternating runs, with the commit and whether the tree was clean in each table's header.
 #
 #   bench/table.sh [--install] [--jdks "DIR DIR"] [--runs N] [--rounds N] [--workloads LIST]
-#                  [--modes "A;B"] [--timeout S] [--out FILE] [-- RUN.SH OPTIONS...]
+#                  [--modes "A;B"] [--issue] [--timeout S] [--out FILE] [-- RUN.SH OPTIONS...]
 #
 #   --install      as root, apt-get install the Debian packages the workloads need first
 #                  (otherwise the script names them and stops)
@@ -17,6 +17,12 @@
 #   --rounds N     rounds of work in each run; the steady state is the last half (default 5)
 #   --workloads    default commons-lang,java.time,rhino,ant,cpu,alloc,javac
 #   --modes        default "cpu=samples,interval=10;cpu=times;heap=sites;heap=sites,view=all"
+#   --issue        only the rows of issue 29, each workload with its own modes and the cheaper
+#                  alternatives beside them: javac (Commons Lang, java.time) and Rhino under
+#                  cpu=times, cpu=times,timing=gprof, heap=sites, heap=sites,live=sampled; cpu
+#                  under the two cpu=times; alloc under the two heap=sites; Ant under
+#                  heap=sites and heap=sites,view=all (about 75 minutes for two JDKs at
+#                  --runs 3 --rounds 3); --workloads and --modes are then ignored
 #   --timeout S    a run taking longer fails (default 3600: exact modes on Ant are slow)
 #   --out FILE     the combined Markdown (default build/bench/table.md); each JDK's own table
 #                  and runs are in build/bench/table-<jdk>.md and .md.tsv
@@ -40,6 +46,7 @@ ROUNDS=5
 WORKLOADS="commons-lang,java.time,rhino,ant,cpu,alloc,javac"
 MODES="cpu=samples,interval=10;cpu=times;heap=sites;heap=sites,view=all"
 TIMEOUT=3600
+ISSUE=0
 OUT=build/bench/table.md
 PASS=()
 COMMAND="bench/table.sh$(printf ' %q' "$@")"
@@ -51,6 +58,7 @@ while [[ $# -gt 0 ]]; do
     --rounds) ROUNDS=${2:?}; shift ;;
     --workloads) WORKLOADS=${2:?}; shift ;;
     --modes) MODES=${2-}; shift ;;
+    --issue) ISSUE=1 ;;
     --timeout) TIMEOUT=${2:?}; shift ;;
     --out) OUT=${2:?}; shift ;;
     --) shift; PASS=("$@"); break ;;
@@ -59,6 +67,19 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
+
+# RUNSETS: "workloads|modes" lines, one bench/run.sh invocation each.
+if [[ $ISSUE -eq 1 ]]; then
+  WORKLOADS="commons-lang,java.time,rhino,cpu,alloc,ant"
+  RUNSETS="commons-lang,java.time,rhino|cpu=times;cpu=times,timing=gprof;heap=sites;heap=sites,live=sampled
+cpu|cpu=times;cpu=times,timing=gprof
+alloc|heap=sites;heap=sites,live=sampled
+ant|heap=sites;heap=sites,view=all"
+  JFR=()
+else
+  RUNSETS="$WORKLOADS|$MODES"
+  JFR=(--jfr)
+fi
 
 . "$ROOT/bench/inputs.sh"
 IFS=',' read -r -a WL <<<"$WORKLOADS"
@@ -81,11 +102,17 @@ PARTS=()
 START=$(date +%s)
 for jdk in $JDKS; do
   name=$(basename "$(cd "$jdk" && pwd -P)")
-  part=build/bench/table-$name.md
-  echo "table.sh: $name" >&2
-  bench/run.sh --jdk "$jdk" --runs "$RUNS" --rounds "$ROUNDS" --workloads "$WORKLOADS" --modes "$MODES" \
-    --jfr --timeout "$TIMEOUT" --out "$part" "${PASS[@]}" >/dev/null || STATUS=1
-  [[ -f "$part" ]] && PARTS+=("$part")
+  g=0
+  while IFS='|' read -r wl modes; do
+    g=$((g + 1))
+    part=build/bench/table-$name.md
+    [[ $ISSUE -eq 1 ]] && part=build/bench/table-$name-$g.md
+    echo "table.sh: $name: $wl" >&2
+    rm -f "$part"
+    bench/run.sh --jdk "$jdk" --runs "$RUNS" --rounds "$ROUNDS" --workloads "$wl" --modes "$modes" \
+      "${JFR[@]}" --timeout "$TIMEOUT" --out "$part" "${PASS[@]}" >/dev/null || STATUS=1
+    [[ -f "$part" ]] && PARTS+=("$part")
+  done <<<"$RUNSETS"
 done
 {
   echo "## Current table"
