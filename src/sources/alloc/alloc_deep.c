@@ -247,6 +247,12 @@ static bool slot_holds(const struct deep_slot *s, const struct deep_chain *d)
     return s->trace && s->h1 == d->h1 && s->h2 == d->h2 && s->have == d->have && s->need == d->need;
 }
 
+/* Chain d, hashed h1, h2, stands for v: in the thread's cache. */
+static void slot_put(struct alloc_thread *at, const struct deep_chain *d, uint64_t h1, uint64_t h2, struct deep_value v)
+{
+    *slot_of(at, h1) = (struct deep_slot){h1, h2, d->have, d->need, v.trace, v.epoch};
+}
+
 /* The shared table's trace for d's frames under hashes h1, h2, into *v; false if none,
  * or learnt before a class was unloaded where a frame is hashed by its Method* (raw). */
 static bool table_find(struct alloc_tracker *t, const struct deep_chain *d, uint64_t h1, uint64_t h2, bool raw,
@@ -304,7 +310,24 @@ static bool named_hash(const struct alloc_tracker *t, const struct alloc_thread 
 /* Chain d, hashed h1, h2, stands for trace tr (while interp_epoch is epoch when raw):
  * in the thread's cache and the shared table. walked: learnt from a walk (counted). */
 static void keep(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d, uint64_t h1, uint64_t h2,
-                 struct trace *tr, bool raw, uint32_t epoch, bool walked);
+                 struct trace *tr, bool raw, uint32_t epoch, bool walked)
+{
+    struct deep_value v = {tr, raw ? epoch : 0};
+    slot_put(at, d, h1, h2, v);
+    struct deep_key k = key_of(d, h2);
+    if (cmap_visit(&t->deep, h1, &k, entry_eq, entry_write, &v)) {
+        if (t->stack_stats && walked) atomic_fetch_add_explicit(&t->deep_relearnt, 1, memory_order_relaxed);
+        return;
+    }
+    struct deep_entry *e = entry_new(t);
+    if (!e) return;
+    if (t->stack_stats && walked) {
+        atomic_fetch_add_explicit(&t->deep_learnt, 1, memory_order_relaxed);
+        if (raw) atomic_fetch_add_explicit(&t->deep_learnt_interp, 1, memory_order_relaxed);
+    }
+    *e = (struct deep_entry){.key = k, .value = v};
+    cmap_intern(&t->deep, h1, &k, entry_eq, entry_make, e, NULL); /* another thread's, rarely: e is lost */
+}
 
 /* The trace of the chain under its hash with its frames named (found: kept under its
  * own too, so that the next allocation finds it at once). */
@@ -328,7 +351,7 @@ struct trace *alloc_deep_trace(struct alloc_tracker *t, struct alloc_thread *at,
     if (*cached) return s->trace;
     struct deep_value v;
     if (!table_find(t, d, d->h1, d->h2, d->interp, epoch, &v)) return d->interp ? named_trace(t, at, d) : NULL;
-    *s = (struct deep_slot){d->h1, d->h2, d->have, d->need, v.trace, v.epoch};
+    slot_put(at, d, d->h1, d->h2, v);
     return v.trace;
 }
 
@@ -351,26 +374,6 @@ static bool walk_confirms(struct alloc_tracker *t, const struct deep_chain *d, c
         }
     }
     return d->ended ? done == n - 1 : done >= d->need;
-}
-
-static void keep(struct alloc_tracker *t, struct alloc_thread *at, const struct deep_chain *d, uint64_t h1, uint64_t h2,
-                 struct trace *tr, bool raw, uint32_t epoch, bool walked)
-{
-    struct deep_value v = {tr, raw ? epoch : 0};
-    *slot_of(at, h1) = (struct deep_slot){h1, h2, d->have, d->need, tr, v.epoch};
-    struct deep_key k = key_of(d, h2);
-    if (cmap_visit(&t->deep, h1, &k, entry_eq, entry_write, &v)) {
-        if (t->stack_stats && walked) atomic_fetch_add_explicit(&t->deep_relearnt, 1, memory_order_relaxed);
-        return;
-    }
-    struct deep_entry *e = entry_new(t);
-    if (!e) return;
-    if (t->stack_stats && walked) {
-        atomic_fetch_add_explicit(&t->deep_learnt, 1, memory_order_relaxed);
-        if (raw) atomic_fetch_add_explicit(&t->deep_learnt_interp, 1, memory_order_relaxed);
-    }
-    *e = (struct deep_entry){.key = k, .value = v};
-    cmap_intern(&t->deep, h1, &k, entry_eq, entry_make, e, NULL); /* another thread's, rarely: e is lost */
 }
 
 /* The names of the chain's interpreted frames, from the walk that confirmed them. */
