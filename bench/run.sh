@@ -3,7 +3,7 @@
 # bench/run.sh: measures what the agent costs, against the same run without it.
 #
 #   bench/run.sh [--jdk DIR] [--runs N] [--rounds N] [--workloads javac,cpu,alloc,threads]
-#                [--modes "cpu=samples,interval=10;heap=sites"] [--jfr] [--asprof LIB]
+#                [--modes "cpu=samples,interval=10;heap=sites;jvm:-Xint"] [--jfr] [--asprof LIB]
 #                [--out FILE] [--warmup N] [--timeout S] [--agent PATH] [--java-opts "OPTS"]
 #                [--quiet-wait S] [--busy CPUS] [--alloc-args "THREADS ROUNDS"]
 #   bench/run.sh --report FILE.tsv [--busy CPUS]     (the table again, from earlier runs)
@@ -224,6 +224,12 @@ if [[ -n "$MODES" ]]; then
   for m in "${ML[@]}"; do
     m=$(echo "$m" | tr -d '[:space:]')
     [[ -n "$m" ]] || continue
+    # jvm:FLAGS (flags joined by commas): those JVM flags and no agent, e.g. what the JVM's
+    # own part of a mode costs (jvm:-XX:+UnlockDiagnosticVMOptions,-XX:+DebugNonSafepoints)
+    if [[ "$m" == jvm:* ]]; then
+      CFG_NAME+=("$m"); CFG_KIND+=("jvm"); CFG_ARG+=("${m#jvm:}")
+      continue
+    fi
     [[ ",$m," == *",file="* ]] && die "mode '$m': leave file= out, run.sh picks the output file"
     CFG_NAME+=("$m"); CFG_KIND+=("agent"); CFG_ARG+=("$m")
   done
@@ -340,6 +346,7 @@ run_one() {
       # a rolling profile (rotate=): a pprof file per window, as bench/rolling.sh writes them
       [[ ",${CFG_ARG[$ci]}," == *",rotate="* ]] && expect="$dir/w-%t.pb.gz"
       jvm+=("-agentpath:$AGENT=${CFG_ARG[$ci]},file=$expect") ;;
+    jvm) local -a flags; IFS=, read -r -a flags <<<"${CFG_ARG[$ci]}"; jvm+=("${flags[@]}") ;;
     jfr) jvm+=("-XX:StartFlightRecording=filename=$dir/rec.jfr,settings=${CFG_ARG[$ci]}"); expect="$dir/rec.jfr" ;;
     asprof) jvm+=("-agentpath:${CFG_ARG[$ci]}=start,event=itimer,interval=10ms,collapsed,file=$dir/prof.txt")
       expect="$dir/prof.txt" ;;
