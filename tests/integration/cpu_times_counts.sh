@@ -8,8 +8,8 @@
 # and cpu=old in its lines; timing=all times leaf() itself (its stack has CPU time); the
 # flame graph's tip gives a frame's own calls. timing=gprof: the samples in a lambda's
 # hidden class (no agent may instrument it) go to its caller, so the rows with time of
-# tests/java/LambdaWork.java are the rows with its 200,000 counted calls, and no
-# [walk_failed] row is among the methods.
+# tests/java/LambdaWork.java are the rows with its 200,000 counted calls; walks that
+# failed (HPROF_SAMPLER_FAULT) are no row among the methods but a line after the section.
 source "$(dirname "$0")/../lib/common.sh"
 source "$HPROF_ROOT/tests/lib/views.sh"
 
@@ -83,5 +83,15 @@ check "no hidden class's frame in CPU TIME's traces, no [walk_failed] row among 
 check "samples left out are said after the section, in its format (if any)" \
   bash -c "! grep -q '^SAMPLES NOT IN CPU TIME' g.txt ||
     grep -Eqx 'SAMPLES NOT IN CPU TIME: [0-9]+ \\([0-9]+ ms\\), [0-9]+ whose stack could not be walked, [0-9]+ in no method counted' g.txt"
+
+# Every stack walk made to fault (the guard on, as tests/integration/cpu_signal.sh does):
+# no sample has a stack, so none is a row; the line after the section counts them.
+HPROF_WALK_GUARD=1 HPROF_SAMPLER_FAULT=1 run_java "$(agent cpu=times,timing=gprof,interval=1,file=f.txt)" LambdaWork
+line=$(grep '^SAMPLES NOT IN CPU TIME: ' f.txt)
+check "walks that failed: counted after CPU TIME (${line#*: }), not rows; work()'s 200000 calls still listed" \
+  bash -c "[[ $RC -eq 0 ]] && [[ '$line' =~ ^SAMPLES\ NOT\ IN\ CPU\ TIME:\ ([1-9][0-9]*)\ .*,\ ([1-9][0-9]*)\ whose ]] &&
+    [[ \${BASH_REMATCH[1]} == \${BASH_REMATCH[2]} ]] &&
+    ! awk '/^CPU TIME \\(ms\\) BEGIN/{i=1;next} /^CPU TIME/{i=0} i' f.txt | grep -q walk_failed &&
+    [[ \$(awk '/^CPU TIME/{i=1} i && \$6 == \"LambdaWork.work\" { s += \$4 } END { print s + 0 }' f.txt) == 200000 ]]"
 
 jni_clean
