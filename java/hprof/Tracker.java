@@ -437,6 +437,14 @@ public final class Tracker {
         return i;
     }
 
+    /* A node table of at least `nodes` slots in which node() may make a trace of `depth`
+     * frames once the open calls' nodes are made: without it a deep `depth` (view= takes
+     * 64) found no room in a new table, which then never grew, and counted nothing. */
+    private static int roomy(int nodes, int open) {
+        while (nodes < MAX_NODES && 2L * ((long) open + 2 * depth) >= nodes) nodes *= 2;
+        return nodes;
+    }
+
     /* The node a call made now is made on, + 1 (0: the stack is empty). */
     private static long from(long[] b) {
         int sp = (int) b[0];
@@ -458,7 +466,7 @@ public final class Tracker {
         long[] open = openCalls();
         int n = open == null ? 0 : open.length < MAX_STACK ? open.length : MAX_STACK - 1, stack = FIRST_STACK;
         while (stack <= n) stack *= 2;
-        long[] b = newCounts(id, FIRST_NODES, stack, 0);
+        long[] b = newCounts(id, roomy(FIRST_NODES, n), stack, 0);
         for (int j = 0; j < n; j++) open(b, open[j]);
         return b;
     }
@@ -528,6 +536,7 @@ public final class Tracker {
         int sp = (int) b[0], stack = (int) b[4], nodes = (int) b[3];
         if (sp == stack && stack < MAX_STACK) stack *= 2;
         if (4 * b[2] >= nodes && nodes < MAX_NODES) nodes *= 2;
+        nodes = roomy(nodes, sp);
         long[] nb = newCounts(id, nodes, stack, b[5] + 1);
         for (int j = 0; j < sp && j < stack; j++) open(nb, b[C_HEAD + j] >>> 24);
         t[slot] = nb;

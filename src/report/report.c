@@ -11,6 +11,7 @@
 #include "sources/heapdump/heap_walker.h"
 #include "sources/host.h"
 #include "sources/heapdump/jdk_dumper.h"
+#include "sources/cpu/call_counts.h"
 #include "sources/cpu/method_times.h"
 #include "sources/jvm/run_info.h"
 #include "sources/monitor/monitor_events.h"
@@ -223,6 +224,8 @@ static int by_cost_desc(const void *x, const void *y)
 
 static uint64_t cost_of(const void *row) { return ((const struct rank_row *)row)->cost; }
 
+static uint64_t count_of(const void *row) { return ((const struct rank_row *)row)->count; }
+
 /* What one trace contributes to a ranked section (and zeroes it when `take`). */
 typedef void (*row_fn)(struct trace *t, bool take, struct rank_row *row);
 
@@ -249,11 +252,14 @@ static void old_row(struct trace *t, bool take, struct rank_row *row)
 
 /*
  * Ranks every trace with something to report (taking the counts, so that each dump
- * covers the time since the previous one, as in the original). Returns the rows the
- * cutoff keeps; *total adds up every row, kept or not.
+ * covers the time since the previous one, as in the original). Returns the rows, those
+ * the cutoff keeps first; *total adds up every row's cost, kept or not. by_calls (CPU
+ * TIME): a row whose calls reach the cutoff's share of all calls is kept too, whatever
+ * its time, so that a method called often and timed little (a trivial one's time is its
+ * caller's, a gprof trace never sampled has none) still shows its count.
  */
-static struct rank_row *rank_traces(struct trace_table *tt, row_fn fn, double cutoff, bool take, int *nrows,
-                                    uint64_t *total, int *nall)
+static struct rank_row *rank_traces(struct trace_table *tt, row_fn fn, double cutoff, bool take, bool by_calls,
+                                    int *nrows, uint64_t *total, int *nall)
 {
     /* Rows for the live traces only: a rolling profile forgets many, and an array that
      * grew with every trace ever made, each window, would grow malloc's heap with it. */
@@ -263,6 +269,7 @@ static struct rank_row *rank_traces(struct trace_table *tt, row_fn fn, double cu
     *total = 0;
     if (!rows) return NULL;
     int k = 0;
+    uint64_t calls = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct trace *t = traces_at(tt, i);
         if (!t || k == (int)live) continue; /* forgotten (no more live ones than counted) */
@@ -270,10 +277,13 @@ static struct rank_row *rank_traces(struct trace_table *tt, row_fn fn, double cu
         fn(t, take, &rows[k]);
         if (!rows[k].count && !rows[k].cost) continue;
         *total += rows[k].cost;
+        calls += rows[k].count;
         k++;
     }
     if (nall) *nall = k;
-    *nrows = (int)rank_rows(rows, (size_t)k, sizeof *rows, by_cost_desc, cost_of, *total, cutoff, -1);
+    const struct rank_weight either[2] = {{cost_of, *total}, {count_of, calls}};
+    *nrows = by_calls ? (int)rank_rows_either(rows, (size_t)k, sizeof *rows, by_cost_desc, either, cutoff)
+                      : (int)rank_rows(rows, (size_t)k, sizeof *rows, by_cost_desc, cost_of, *total, cutoff, -1);
     return rows;
 }
 
@@ -284,7 +294,7 @@ static void write_cpu_samples(struct report *r, double cutoff, bool take)
     int nrows, nall;
     uint64_t total;
     output_lock(&r->out);
-    struct rank_row *rows = rank_traces(&r->h->t.traces, samples_row, cutoff, take, &nrows, &total, &nall);
+    struct rank_row *rows = rank_traces(&r->h->t.traces, samples_row, cutoff, take, false, &nrows, &total, &nall);
     if (!rows) {
         output_unlock(&r->out);
         log_error("out of memory writing CPU samples");
@@ -310,15 +320,20 @@ static void section_cpu_times(struct report *r, JNIEnv *jni)
     method_times_flush(r->h);
     int nrows, nall;
     uint64_t total;
-    struct rank_row *rows = rank_traces(&r->h->t.traces, times_row, r->opt->cutoff, true, &nrows, &total, &nall);
+    struct rank_row *rows = rank_traces(&r->h->t.traces, times_row, r->opt->cutoff, true, true, &nrows, &total, &nall);
     if (!rows || !r->writer->cpu_times) {
         free(rows);
         return;
     }
     nrows = report_top(r, nrows);
+    uint64_t apart[APART_KINDS];
+    struct samples_apart a;
+    call_counts_take_apart(r->h, apart, &a.ns);
+    a.unwalked = apart[APART_UNWALKED];
+    a.no_method = apart[APART_NO_METHOD];
     output_lock(&r->out);
     for (int i = 0; i < nrows; i++) r->writer->trace(&r->wctx, rows[i].trace);
-    r->writer->cpu_times(&r->wctx, rows, nrows, total);
+    r->writer->cpu_times(&r->wctx, rows, nrows, total, &a);
     output_unlock(&r->out);
     views_cpu(r, rows, nall, true);
     free(rows);
@@ -329,7 +344,7 @@ static void section_cpu_old(struct report *r, JNIEnv *jni)
     method_times_flush(r->h);
     int nrows;
     uint64_t total;
-    struct rank_row *rows = rank_traces(&r->h->t.traces, old_row, 0.0, true, &nrows, &total, NULL);
+    struct rank_row *rows = rank_traces(&r->h->t.traces, old_row, 0.0, true, false, &nrows, &total, NULL);
     if (!rows || !r->writer->cpu_old) {
         free(rows);
         return;

@@ -61,22 +61,30 @@ static const char LEGEND[] = "This file was written by hprof, a heap and CPU pro
                              "  CPU SAMPLES        cpu=samples: how often a running thread was found in each\n"
                              "                     trace, most first; count is the number of samples, method\n"
                              "                     the top frame. Counts start from zero after each dump.\n"
-                             "  CPU TIME (ms)      cpu=times: time per trace in ms (measured in ns, ranked and\n"
-                             "                     cut by it), most first, spent in its top method (method)\n"
-                             "                     itself; count is the number of calls. A trivial method\n"
-                             "                     (no calls, loops, allocations or locks; at most 32 bytes\n"
-                             "                     of bytecode) is counted, not timed: its time is part of\n"
-                             "                     its caller's own, its rows show 0 (only with cutoff=0).\n"
+                             "  CPU TIME (ms)      cpu=times: time per trace in ms (measured in ns, ranked by\n"
+                             "                     it), most first, spent in its top method (method) itself;\n"
+                             "                     count is the number of calls. A row is listed when its\n"
+                             "                     time or its calls reach the cutoff's share (of the total\n"
+                             "                     time, of all the calls counted): a method called often is\n"
+                             "                     listed whatever its time. A trivial method (no calls,\n"
+                             "                     loops, allocations or locks; at most 32 bytes of\n"
+                             "                     bytecode) is counted, not timed: its time is part of its\n"
+                             "                     caller's own and its rows show 0 ms, but with timing=all.\n"
                              "                     Every call is counted; with timing=sampled (the default)\n"
                              "                     a method whose timed calls took under 200 ns of their own\n"
                              "                     on average is then timed by sample (8 of every 64 of a\n"
                              "                     thread's such events): its other calls are charged that\n"
-                             "                     mean, their callees as measured. timing=all times all.\n"
-                             "                     timing=gprof reads no clock: each call is counted where\n"
-                             "                     it is made, and a trace's time is its CPU samples (one\n"
-                             "                     interval each, taken as cpu=samples does); a trace never\n"
-                             "                     sampled shows 0 ms, one of a method not instrumented\n"
-                             "                     (native) 0 calls.\n"
+                             "                     mean, their callees as measured. timing=all times every\n"
+                             "                     call, trivial methods' too. timing=gprof reads no clock:\n"
+                             "                     each call is counted where it is made, and a trace's time\n"
+                             "                     is its CPU samples (one interval each, taken as\n"
+                             "                     cpu=samples does); a trace never sampled shows 0 ms. A\n"
+                             "                     method with no count of its own (native, or of a hidden\n"
+                             "                     class: lambdas, method handles, which no agent may\n"
+                             "                     instrument) is left out of the sampled stacks, its time\n"
+                             "                     its caller's. Samples with no stack (the walk failed) or\n"
+                             "                     no counted method are not in the section: a line after\n"
+                             "                     it, SAMPLES NOT IN CPU TIME and a colon, counts them.\n"
                              "  SITES              heap=sites: objects by allocation site (trace and class),\n"
                              "                     most live bytes first: bytes and objects live at the dump\n"
                              "                     (after a GC) and allocated since the start (estimates when\n"
@@ -192,9 +200,23 @@ static void text_cpu_samples(struct writer_ctx *w, const struct rank_row *rows, 
     cpu_section(w, "CPU SAMPLES", rows, nrows, total, 1);
 }
 
-static void text_cpu_times(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ns)
+/* After the section, so that its rows stay methods and its total theirs. */
+static void samples_apart(struct writer_ctx *w, const struct samples_apart *a)
+{
+    uint64_t n = a->unwalked + a->no_method, ms = (a->ns + 500000u) / 1000000u;
+    buf_printf(output_buf(w->out),
+               "SAMPLES NOT IN CPU TIME: %llu (%llu ms), %llu whose stack could not be walked, %llu in no method "
+               "counted\n",
+               (unsigned long long)n, (unsigned long long)ms, (unsigned long long)a->unwalked,
+               (unsigned long long)a->no_method);
+    output_record_end(w->out);
+}
+
+static void text_cpu_times(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ns,
+                           const struct samples_apart *apart)
 {
     cpu_section(w, "CPU TIME (ms)", rows, nrows, total_ns, 1000000u);
+    if (apart && apart->unwalked + apart->no_method) samples_apart(w, apart);
 }
 
 static void old_method(struct buf *b, const struct trace *t, uint32_t i, const char *none)

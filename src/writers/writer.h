@@ -38,6 +38,13 @@ struct rank_row {
     uint64_t time_ms; /* cpu=old: the time column */
 };
 
+/* timing=gprof: CPU samples CPU TIME cannot charge to a trace: their stack could not be
+ * walked, or it held no method whose calls are counted; and the time they stand for. */
+struct samples_apart {
+    uint64_t unwalked, no_method;
+    uint64_t ns;
+};
+
 struct site;
 struct heap_dump_writer;
 struct monitor_snapshot;
@@ -56,8 +63,10 @@ struct writer {
     void (*trace)(struct writer_ctx *w, struct trace *t);
     /* The CPU SAMPLES section: rows ranked, already cut at the cutoff. */
     void (*cpu_samples)(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total);
-    /* cpu=times: the CPU TIME (ms) section (text only; NULL in binary). */
-    void (*cpu_times)(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ns);
+    /* cpu=times: the CPU TIME (ms) section (text only; NULL in binary), then the CPU
+     * samples left out of it, if any (timing=gprof). */
+    void (*cpu_times)(struct writer_ctx *w, const struct rank_row *rows, int nrows, uint64_t total_ns,
+                      const struct samples_apart *apart);
     /* heap=sites: the SITES section (text) or HEAP SUMMARY + ALLOC SITES (binary);
      * rows ranked by live bytes and cut at the cutoff, their traces written before. */
     void (*sites)(struct writer_ctx *w, struct site *const *rows, int nrows, const struct site_totals *t);

@@ -12,16 +12,7 @@
 # beside exact heap=sites under -Xverify:all, no -Xcheck:jni warning.
 source "$(dirname "$0")/../lib/common.sh"
 
-# calls FILE METHOD CALLER_REGEX: calls of METHOD in CPU TIME rows whose trace's second
-# frame (the caller) matches CALLER_REGEX.
-calls() {
-  awk -v m="$2" -v c="$3" '
-    /^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); n = 0; next }
-    /^\t/ { n++; f = $0; sub(/^\t/, "", f); sub(/\(.*/, "", f); fr[tr, n] = f; next }
-    /^CPU TIME \(ms\) BEGIN/ { i = 1; next } /^CPU TIME \(ms\) END/ { i = 0 }
-    i && $1 ~ /^[0-9]+$/ && $6 == m && fr[$5, 2] ~ c { s += $4 }
-    END { print s + 0 }' "$1"
-}
+calls() { cpu_time_calls "$@"; } # FILE METHOD CALLER_REGEX (tests/lib/common.sh)
 # ms FILE METHOD: the time of METHOD's rows, in ms (each row's share of the total).
 ms() {
   awk -v m="$2" '/^CPU TIME \(ms\) BEGIN/ { match($0, /total = [0-9]+/); total = substr($0, RSTART + 8, RLENGTH - 8); i = 1; next }

@@ -115,6 +115,17 @@ jni_clean() {
 # agent OPTIONS: the -agentpath argument for the library under test.
 agent() { if [[ -n "${1:-}" ]]; then echo "-agentpath:$HPROF_LIB=$1"; else echo "-agentpath:$HPROF_LIB"; fi; }
 
+# cpu_time_calls FILE METHOD CALLER_REGEX: calls of METHOD in the CPU TIME rows of FILE
+# whose trace's second frame (the caller) matches CALLER_REGEX.
+cpu_time_calls() {
+  awk -v m="$2" -v c="$3" '
+    /^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); n = 0; next }
+    /^\t/ { n++; f = $0; sub(/^\t/, "", f); sub(/\(.*/, "", f); fr[tr, n] = f; next }
+    /^CPU TIME \(ms\) BEGIN/ { i = 1; next } /^CPU TIME \(ms\) END/ { i = 0 }
+    i && $1 ~ /^[0-9]+$/ && $6 == m && fr[$5, 2] ~ c { s += $4 }
+    END { print s + 0 }' "$1"
+}
+
 # has_line FILE REGEX: FILE contains a line matching the extended REGEX.
 has_line() { grep -Eq -- "$2" "$1"; }
 

@@ -14,6 +14,7 @@
 #include "util/fd_io.h"
 #include "util/names.h"
 #include "util/pacer.h"
+#include "util/rank.h"
 #include "util/registry.h"
 
 struct entry {
@@ -144,8 +145,44 @@ static void test_write_file(void)
     rmdir(dir);
 }
 
+/* CPU TIME's rule: a row stays when its time or its calls reach the cutoff's share,
+ * wherever it ranks by time; the rows left out follow the kept ones, in order. */
+struct trow {
+    uint64_t ns, calls;
+    int id;
+};
+static int by_ns_desc(const void *x, const void *y)
+{
+    const struct trow *a = x, *b = y;
+    if (a->ns != b->ns) return a->ns < b->ns ? 1 : -1;
+    return (a->calls < b->calls) - (a->calls > b->calls);
+}
+static uint64_t ns_of(const void *r) { return ((const struct trow *)r)->ns; }
+static uint64_t calls_of(const void *r) { return ((const struct trow *)r)->calls; }
+
+static void test_rank_either(void)
+{
+    /* 1: much time, few calls; 2: little time, few calls (cut); 3: no time, many calls
+     * (a trivial method); 4: no time, one call (cut); 5: some time, some calls */
+    struct trow rows[] = {{10, 1, 2}, {0, 1, 4}, {1000000, 3, 1}, {0, 54321, 3}, {5000, 321, 5}};
+    uint64_t ns = 0, calls = 0;
+    for (int i = 0; i < 5; i++) ns += rows[i].ns, calls += rows[i].calls;
+    struct rank_weight w[2] = {{ns_of, ns}, {calls_of, calls}};
+    size_t kept = rank_rows_either(rows, 5, sizeof rows[0], by_ns_desc, w, 0.001);
+    char got[64];
+    snprintf(got, sizeof got, "%zu:%d,%d,%d,%d,%d", kept, rows[0].id, rows[1].id, rows[2].id, rows[3].id, rows[4].id);
+    CHECK_STR(got, "3:1,5,3,2,4", "rank_rows_either keeps rows by time or by calls, the cut ones after them");
+    struct rank_weight none[2] = {{ns_of, 0}, {calls_of, calls}};
+    kept = rank_rows_either(rows, 5, sizeof rows[0], by_ns_desc, none, 0.001);
+    CHECK(kept == 2 && rows[0].id == 5 && rows[1].id == 3,
+          "no time at all (gprof, no sample): the rows with many calls are kept (%zu)", kept);
+    kept = rank_rows_either(rows, 5, sizeof rows[0], by_ns_desc, w, 0);
+    CHECK(kept == 5, "cutoff=0 keeps every row (%zu)", kept);
+}
+
 int main(void)
 {
+    test_rank_either();
     test_fd_io();
     test_write_file();
     unsetenv("HPROF_TEST_SWITCH");

@@ -43,6 +43,19 @@ struct call_counts {
     /* Instrumented code may have run while the Tracker was not counting (attached, or a
      * session ended): a thread's first count may find such calls open on its stack. */
     _Atomic bool uncounted;
+    struct cmap methods;                 /* struct known_method: the sampled methods */
+    _Atomic uint64_t apart[APART_KINDS]; /* samples left out of CPU TIME, since the last dump */
+    _Atomic uint64_t apart_ns;           /* and their time */
+};
+
+/* Whether a sampled method's calls are counted: of an instrumented class. A method found
+ * not counted is asked again once more classes were numbered (its class may have been
+ * retransformed since, after an attach). Entries stay: one per method sampled. */
+struct known_method {
+    struct cmap_node node;
+    jmethodID id;
+    _Atomic bool counted;
+    _Atomic uint32_t classes; /* classes numbered when it was last asked */
 };
 
 bool call_counts_wanted(const struct options *o) { return o->cpu == CPU_TIMES && o->timing == TIMING_GPROF; }
@@ -52,6 +65,7 @@ struct call_counts *call_counts_new(void)
     struct call_counts *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     cmap_init(&c->threads);
+    cmap_init(&c->methods);
     pthread_mutex_init(&c->lock, NULL);
     return c;
 }
@@ -309,6 +323,53 @@ static jmethodID call_counts_current(struct host *h, JNIEnv *jni, jmethodID m)
     return now ? now : m;
 }
 
+static bool known_eq(const struct cmap_node *n, const void *key)
+{
+    return ((const struct known_method *)n)->id == *(const jmethodID *)key;
+}
+
+static struct cmap_node *known_make(const void *key, void *ctx)
+{
+    struct known_method *k = calloc(1, sizeof *k);
+    if (!k) return NULL;
+    k->id = *(const jmethodID *)key;
+    return &k->node;
+}
+
+/* Whether the calls of sampled method m are counted (see struct known_method). */
+static bool counted_method(struct host *h, JNIEnv *jni, jmethodID m)
+{
+    struct call_counts *c = h->call_counts;
+    if (!h->bci_classes) return true;
+    uint32_t classes = registry_count(&h->bci_classes->all);
+    uint64_t hash = hash_mix64((uint64_t)(uintptr_t)m);
+    struct known_method *k = (struct known_method *)cmap_find(&c->methods, hash, &m, known_eq);
+    if (k && (atomic_load(&k->counted) || atomic_load(&k->classes) == classes)) return atomic_load(&k->counted);
+    jlong code;
+    bool counted = code_of(h, jni, m, &code);
+    if (!k) k = (struct known_method *)cmap_intern(&c->methods, hash, &m, known_eq, known_make, NULL, NULL);
+    if (k) {
+        atomic_store(&k->classes, classes);
+        atomic_store(&k->counted, counted);
+    }
+    return counted;
+}
+
+void call_counts_set_apart(struct host *h, enum call_counts_apart why, uint64_t weight)
+{
+    struct call_counts *c = h->call_counts;
+    if (!c) return;
+    atomic_fetch_add_explicit(&c->apart[why], weight, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->apart_ns, weight * (uint64_t)host_interval(h) * 1000000u, memory_order_relaxed);
+}
+
+void call_counts_take_apart(struct host *h, uint64_t n[APART_KINDS], uint64_t *ns)
+{
+    struct call_counts *c = h->call_counts;
+    for (int i = 0; i < APART_KINDS; i++) n[i] = c ? atomic_exchange(&c->apart[i], 0) : 0;
+    *ns = c ? atomic_exchange(&c->apart_ns, 0) : 0;
+}
+
 /* How far down a sample the Tracker's frames are looked for: its hooks call a few JDK
  * methods (Thread.getId, then threadId on a newer JDK), and rarely more (a class loaded
  * for its first array); they are never under the program's frames. */
@@ -318,9 +379,12 @@ int call_counts_frames(struct host *h, JNIEnv *jni, jvmtiFrameInfo *f, int n, in
 {
     for (int i = 0; i < n && i < OWN_WITHIN; i++)
         if (f[i].method && call_counts_ours(h, f[i].method)) return 0;
-    int kept = 0;
-    for (int i = 0; i < n && kept < depth; i++)
-        if (f[i].location != -1)
-            f[kept++] = (jvmtiFrameInfo){f[i].method ? call_counts_current(h, jni, f[i].method) : no_id, -1};
-    return kept;
+    int kept = 0, methods = 0;
+    for (int i = 0; i < n && kept < depth; i++) {
+        if (f[i].location == -1) continue; /* native: no count of its own */
+        if (f[i].method && !counted_method(h, jni, f[i].method)) continue;
+        methods += f[i].method != NULL;
+        f[kept++] = (jvmtiFrameInfo){f[i].method ? call_counts_current(h, jni, f[i].method) : no_id, -1};
+    }
+    return n > 0 && methods == 0 ? -1 : kept;
 }

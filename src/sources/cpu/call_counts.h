@@ -46,10 +46,21 @@ void call_counts_bind(struct host *h, JNIEnv *jni, jclass tracker);
 /* A sample's n frames, top first (a native method's location -1; NULL: a frame without
  * an ID), keyed in place as the counted calls are: no lines; a frame still running the
  * code from before its class was instrumented (a late attach) named by the method's
- * current ID; a native method's time its caller's (it has no hooks, so no count of its
- * own); at most depth of them. Returns how many are kept; 0 when there are none or the
- * sample is of the Tracker's own work. */
+ * current ID; the frames of methods with no count of their own left out, so that their
+ * time is their caller's and the trace is the one their caller's calls are counted on:
+ * native methods (no hooks) and those of classes never instrumented (hidden classes,
+ * such as lambdas' and method handles': no agent may change them); at most depth of
+ * them. Returns how many are kept; 0 when there are none or the sample is of the
+ * Tracker's own work; -1 when frames were left but none of a counted method. */
 int call_counts_frames(struct host *h, JNIEnv *jni, jvmtiFrameInfo *f, int n, int depth, jmethodID no_id);
+
+/* Samples (in intervals) that CPU TIME cannot charge to a trace, reported apart from
+ * it: walk failed (no stack) or in no counted method (call_counts_frames -1). */
+enum call_counts_apart { APART_UNWALKED, APART_NO_METHOD, APART_KINDS };
+void call_counts_set_apart(struct host *h, enum call_counts_apart why, uint64_t weight);
+/* Those since the last dump (zeroed): how many of each kind into n[APART_KINDS], the
+ * time they stand for (one interval each, as it was then) into *ns. */
+void call_counts_take_apart(struct host *h, uint64_t n[APART_KINDS], uint64_t *ns);
 
 /* The samplers' part: a sample of `weight` intervals on trace t, its frames keyed as
  * this mode keys them (no lines, no native frames: a native method's time is its

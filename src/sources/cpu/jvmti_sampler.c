@@ -76,6 +76,7 @@ static void sample_once(struct host *h, struct cpu_sampler *s, JNIEnv *jni)
         jint count = 0;
         if ((*h->jvmti)->GetStackTrace(h->jvmti, s->refs[i], 0, depth, s->frames, &count) != JVMTI_ERROR_NONE) continue;
         if (call_counts_wanted(h->opt)) count = call_counts_frames(h, jni, s->frames, count, count, NULL);
+        if (count < 0) call_counts_set_apart(h, APART_NO_METHOD, 1);
         if (count <= 0) continue; /* not in Java code yet (or any more) */
         uint32_t thread_serial = h->opt->thread ? s->infos[i]->serial : 0;
         traces_sampling_begin(&h->t.traces);

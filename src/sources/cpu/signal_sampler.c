@@ -111,13 +111,19 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
         if (n > 0) count(h, jni, 0, f, n < depth ? n : depth, smp->weight);
         return;
     }
-    if (smp->reason != REASON_NONE) {
+    if (smp->reason != REASON_NONE && call_counts_wanted(h->opt)) {
+        call_counts_set_apart(h, APART_UNWALKED, smp->weight); /* CPU TIME lists methods: said apart */
+        return;
+    } else if (smp->reason != REASON_NONE) {
         f[n++] = (jvmtiFrameInfo){PSEUDO_REASON(smp->reason < REASON_COUNT ? smp->reason : REASON_OTHER), -1};
     } else if (call_counts_wanted(h->opt)) {
         /* all the frames walked (f has room for them): the Tracker's may be under the top */
         for (; n < smp->nframes && n < MAX_FRAMES; n++)
             f[n] = (jvmtiFrameInfo){(jmethodID)smp->frames[n].method, smp->frames[n].location == -3 ? -1 : 0};
-        if ((n = call_counts_frames(h, jni, f, n, depth, PSEUDO_NO_ID)) == 0) return;
+        if ((n = call_counts_frames(h, jni, f, n, depth, PSEUDO_NO_ID)) <= 0) {
+            if (n < 0) call_counts_set_apart(h, APART_NO_METHOD, smp->weight);
+            return;
+        }
     } else {
         for (int i = 0; i < smp->nframes && n < depth; i++) {
             const struct sample_frame *sf = &smp->frames[i];
