@@ -413,7 +413,8 @@ static int start_for(struct target *t, struct plan *p, char **rest, int nrest, i
     char extra[sizeof p->agent + 64], depth[32] = "";
     /* A view made here from the text profile gets a view's depth, as view= and --every
      * do in the agent (a flame graph 4 frames tall shows nothing). */
-    if (p->v->from_text && !names_word(rest, nrest, DEPTH_WORDS)) snprintf(depth, sizeof depth, ",depth=%d", VIEW_DEPTH);
+    if (p->v->from_text && !names_word(rest, nrest, DEPTH_WORDS))
+        snprintf(depth, sizeof depth, ",depth=%d", VIEW_DEPTH);
     if (snprintf(extra, sizeof extra, "%s%s,file=%s", p->v->options, depth, p->agent) >= (int)sizeof extra)
         return EXIT_USAGE;
     char *opts = join_options(nrest, rest, extra);
