@@ -404,10 +404,13 @@ int session_start(struct session *s, JNIEnv *jni, const char *given)
 int session_stop(struct session *s, JNIEnv *jni)
 {
     pthread_mutex_lock(&s->lock);
-    if (!s->active) {
-        log_error("hprof is stopped in this JVM already (`hprof start <pid>` starts it again)");
+    if (!s->active) { /* asked again, or after a `profile -d` that stopped: nothing to undo */
+        char where[FD_PATH_MAX];
+        session_where(s, where, sizeof where);
+        log_plain("HPROF: stopped already (session %u; its profile is in %s); `hprof start <pid>` starts again",
+                  s->number, where);
         pthread_mutex_unlock(&s->lock);
-        return JNI_ERR;
+        return JNI_OK;
     }
     gather(s, jni, s->opt, false);
     report_dump(s->r, jni, s->opt->rotate_s ? DUMP_WINDOW_END : DUMP_ON_REQUEST);

@@ -59,7 +59,7 @@ static void write_run_header(struct report *r)
     if (!text && !r->tl) return; /* a binary file without timeline= is as it always was */
     struct run_info *ri = malloc(sizeof *ri);
     if (!ri) return;
-    run_info_collect(r->h, ri);
+    run_info_collect(r->h, r->opt, ri);
     if (text) {
         r->wctx.run = ri;
         r->writer->file_header(&r->wctx);
@@ -415,8 +415,6 @@ static int by_live_bytes(const void *x, const void *y)
     return (a->id > b->id) - (a->id < b->id);
 }
 
-static uint64_t live_bytes_of(const void *row) { return (*(struct site *const *)row)->live_bytes; }
-
 /* What every site adds up to; each site is put in rows[] when rows is not NULL. */
 static struct site_totals sum_sites(struct site_table *st, struct site **rows, double cutoff)
 {
@@ -458,6 +456,29 @@ static void write_row_traces(struct report *r, struct site *const *rows, int kee
     free(named);
 }
 
+/* Sites ranked (by live bytes), the ones to write first: each whose live or allocated
+ * bytes reach the cutoff, as the views keep them (report_views.c). Cut by live bytes
+ * alone, a window whose objects all died (a sampled session on a server: few samples,
+ * none live at the dump) listed no site at all. The rest follow, in rank order; how
+ * many are kept is returned (every row stays, for the views). */
+static int keep_sites(struct site **rows, uint32_t n, const struct site_totals *tot)
+{
+    struct site **cut = malloc((n ? n : 1) * sizeof *cut);
+    if (!cut) return (int)n;
+    uint32_t kept = 0, ncut = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bool under = (double)rows[i]->shown_bytes < tot->cutoff * (double)tot->alloc_bytes &&
+            (double)rows[i]->live_bytes < tot->cutoff * (double)tot->live_bytes;
+        if (under)
+            cut[ncut++] = rows[i];
+        else
+            rows[kept++] = rows[i];
+    }
+    memcpy(rows + kept, cut, ncut * sizeof *cut);
+    free(cut);
+    return (int)kept;
+}
+
 /* heap=sites: the live count (after a GC), then the sites ranked by live bytes (as the original). */
 bool report_sites(struct report *r, JNIEnv *jni, double cutoff)
 {
@@ -469,8 +490,8 @@ bool report_sites(struct report *r, JNIEnv *jni, double cutoff)
     struct site **rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) return true;
     struct site_totals tot = sum_sites(st, rows, cutoff);
-    int keep =
-        report_top(r, (int)rank_rows(rows, n, sizeof *rows, by_live_bytes, live_bytes_of, tot.live_bytes, cutoff, 0));
+    qsort(rows, n, sizeof *rows, by_live_bytes);
+    int keep = report_top(r, keep_sites(rows, n, &tot));
     output_lock(&r->out);
     write_row_traces(r, rows, keep);
     r->writer->sites(&r->wctx, rows, keep, &tot);

@@ -70,8 +70,10 @@ run_java "$(agent cpu=samples,interval=5,cutoff=0,thread=y,file=jit.txt)" -m jdk
 jit=$(kind_samples jit.txt 'JIT compiler')
 check "javac: runs and compiles (exit $RC)" test -s "$WORK/jc/Megamorphic.class"
 check "javac: [JIT compiler] has samples ($jit of $(cpu_total jit.txt))" bash -c "(( $jit > 0 ))"
-check "javac: the compiler threads' frames are named ([JIT compiler].C2 CompilerThre or C1)" \
-  grep -Eq $'^\t\\[JIT compiler\\]\\.C[12] CompilerThre' jit.txt
+check "javac: the compiler threads' frames carry HotSpot's whole name ([JIT compiler].C2 CompilerThread or C1)" \
+  grep -Eq $'^\t\\[JIT compiler\\]\\.C[12] CompilerThread\\(' jit.txt
+check "javac: no frame has the kernel's 15-character cut of a name HotSpot gives whole (CompilerThre, VM Periodic Tas)" \
+  bash -c "! grep -Eq $'^\t\\[[A-Za-z ]+\\]\\.(C[12] CompilerThre|VM Periodic Tas|Monitor Deflati|HPROF cpu sampl)\\(' jit.txt gc.txt"
 check "thread=y: the Java threads' traces still name their thread" grep -Eq '^TRACE [0-9]+: \(thread=200001\)$' jit.txt
 check "thread=y: a non-Java thread's trace names none" \
   bash -c "awk '/^TRACE/ { t = \$0; next } /^\t\[(JIT compiler|GC|VM|hprof|other native)\]\./ { print t }' jit.txt | grep -v '(thread=' | grep -q ."

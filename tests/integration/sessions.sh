@@ -11,8 +11,16 @@
 #   B  the first load cpu=samples: a switch to sampled heap=sites and back; exact
 #      heap=sites and cpu=times refused; a depth past the frames the signal sampler
 #      took at start (set, a later session's) says what is kept
+#   C  the README's commands as a user types them, one after another on one JVM:
+#      `profile --every ... service=NAME` on a JVM without the agent is cpu=samples (not
+#      the agent's heap=all), and after a sampled heap=sites profile too (labels never
+#      change the mode); `profile -o cpu.html` takes 64 frames (RUN depth, no "cut"
+#      banner), depth= given is kept; a sampled heap=sites profile right after a CPU one
+#      lists the sites of objects that all died (go tool pprof, the estimate); stop
+#      after a `-d` profile that stopped says so and succeeds
 source "$(dirname "$0")/../lib/common.sh"
 source "$HPROF_ROOT/tests/lib/attach.sh"
+source "$HPROF_ROOT/tests/lib/views.sh"
 
 # phase NAME N "alloc K COUNT": the program allocates, and says it has (ack.N).
 phase() {
@@ -125,3 +133,57 @@ expect_fail 10 "cannot switch .*net=" "B: net=: refused"
 end_phases B
 check "B: the program's output is unchanged" bash -c "[[ \$(grep -v '^WARNING\\|^OpenJDK' B.out) == \$'ready\\ndone' ]]"
 check "no -Xcheck:jni complaint in either program's output" bash -c "! grep -qi 'jni' A.out B.out"
+
+# ---- C: the README's commands, as typed ----
+pp() { HOME=$WORK GOCACHE=$WORK/gocache go tool pprof "$@" 2>/dev/null; }
+start_phases C
+C=$PID
+mkdir -p "$WORK/c1" "$WORK/c2"
+hp profile $C -d 2s --every 1 --keep 3 -o "$WORK/c1/cpu-%t.pb.gz" service=shop
+check "C: profile --every with a label alone, no agent yet: cpu=samples, not heap=all [$(head -c 200 hp.out)]" \
+  bash -c "[[ $HRC == 0 ]] && grep -q 'profiling this JVM from now on: cpu=samples (every 10 ms, depth 64)' hp.out &&
+           ! grep -q 'heap=' hp.out"
+hp profile $C -d 2s -o "$WORK/cpu.html"
+check "C: profile -o cpu.html: a view's 64 frames, said at start and in the text's RUN depth" \
+  bash -c "[[ $HRC == 0 ]] && grep -q '(session 2): cpu=samples (every 10 ms, depth 64)' hp.out && grep -qx 'RUN depth: 64' cpu.txt"
+check "C: profile -o cpu.html: no banner asking for depth=64 (the file says its depth: Phases' stacks are short, not cut)" \
+  bash -c "grep -q 'Phases.hot1' cpu.html && ! grep -q 'stacks cut at depth' cpu.html hp.out hp.err"
+hp stop $C
+check "C: stop after a -d profile that stopped: says so, exit 0" \
+  bash -c "[[ $HRC == 0 ]] && grep -Eq '^HPROF: stopped already \(session 2; its profile is in $WORK/cpu.txt\)' hp.out"
+hp profile $C -d 1s -o "$WORK/cpu4.collapsed" depth=4
+check "C: profile -o .collapsed depth=4: depth= given is kept" \
+  bash -c "[[ $HRC == 0 ]] && grep -q 'cpu=samples (every 10 ms, depth 4)' hp.out && grep -qx 'RUN depth: 4' cpu4.txt"
+# The sampled heap profile while the program makes 4,000,000 Mark3 (24 bytes each) that
+# die at once: none is live at the dump, and SITES still lists their site.
+rm -f hp.out
+( hp profile $C -d 4s -o "$WORK/sites.pb.gz" heap=sites,alloc_sample=524288 ) &
+hpjob=$!
+for _ in $(seq 100); do grep -q 'profile goes to' hp.out 2>/dev/null && break; sleep 0.1; done
+phase C 1 "alloc 3 4000000"
+wait $hpjob
+m3=$(allocs sites.txt 'Phases$Mark3')
+check "C: sampled heap=sites right after CPU sessions: Mark3's site listed though none lives, ~4000000 ($m3, within 35%)" \
+  bash -c "(( $m3 >= 2600000 && $m3 <= 5400000 ))"
+if have_go; then
+  got=$(pprof_total sites.pb.gz alloc_objects 'Mark3')
+  check "C: go tool pprof reads sites.pb.gz: Mark3's allocated objects ($got, the text's $m3)" \
+    bash -c "[[ '$got' =~ ^[0-9]+$ && '$got' == '$m3' && $m3 -gt 0 ]]"
+else
+  skip "C: go tool pprof reads sites.pb.gz" "no go (apt-get install golang-go)"
+fi
+hp profile $C -d 2s --every 1 --keep 3 -o "$WORK/c2/cpu-%t.pb.gz" service=tomcat
+check "C: after the sampled heap session, --every with a label alone is cpu=samples again (exit $HRC)" \
+  bash -c "[[ $HRC == 0 ]] && grep -q 'cpu=samples (every 10 ms, depth 64)' hp.out && ! grep -q 'heap=' hp.out"
+if have_go; then
+  f=$(ls "$WORK/c2" | head -1)
+  pp -raw "c2/$f" >c2raw.txt
+  pp -tags "c2/$f" >c2tags.txt
+  check "C: its windows are CPU profiles (pprof's cpu nanoseconds) labelled service_name=tomcat" \
+    bash -c "grep -q '^PeriodType: cpu nanoseconds' c2raw.txt && grep -A1 '^ *service_name:' c2tags.txt | grep -q ': tomcat$'"
+else
+  skip "C: its windows are CPU profiles labelled service_name=tomcat" "no go (apt-get install golang-go)"
+fi
+end_phases C
+check "C: the program's output is unchanged, no -Xcheck:jni complaint" \
+  bash -c "[[ \$(grep -v '^WARNING\\|^OpenJDK' C.out) == \$'ready\\ndone' ]] && ! grep -qi 'jni' C.out"

@@ -104,7 +104,7 @@ run_java "$(agent format=short,file=s.hprof)" TimelineAlloc leak -
 check "format=short: exit 0, a valid file" bash -c "[[ $RC -eq 0 ]] && \"$HPROF_DUMP\" --check s.hprof"
 "$HPROF_DUMP" s.hprof >s.txt
 check "format=short: RUN_HEADER first after the file's own records, GC and ALLOCS_LIVE records, no heap dump" bash -c "
-  grep -q '^RUN_HEADER fields=14' s.txt && [[ \$(grep -c '^GC seq=' s.txt) -ge 8 ]] &&
+  grep -q '^RUN_HEADER fields=15' s.txt && [[ \$(grep -c '^GC seq=' s.txt) -ge 8 ]] &&
   [[ \$(grep -c '^ALLOCS_LIVE ' s.txt) -ge 8 ]] && ! grep -q 'HEAP_DUMP' s.txt &&
   grep -q 'ROW class=[0-9]*(TimelineAlloc\$Leak) .* alloc_objs=2000 ' s.txt"
 run_java "$(agent heap=sites,format=b,file=p.hprof)" TimelineAlloc leak -

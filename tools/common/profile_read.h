@@ -54,6 +54,7 @@ struct pr_collect {
     int64_t ms_total;    /* the opening line's total of the section being read */
     uint32_t open_trace; /* index + 1 of the trace whose frames are being read */
     uint32_t deepest;
+    uint32_t depth;       /* the depth the file says it was taken at (RUN depth:), 0: unsaid */
     bool last_dump;       /* PR_LAST_DUMP: every section replaces */
     uint64_t input_bytes; /* the file's size: bounds the frames of the stacks made */
 };

@@ -178,7 +178,7 @@ int prc_finish(struct pr_collect *c, enum pr_section want, char *err, size_t err
     for (int k = 0; k < SP_MAX_TYPES && SECTIONS[s].types[k].type; k++)
         sp_add_type(p, SECTIONS[s].types[k].type, SECTIONS[s].types[k].unit);
     sp_set(p, &p->mode, "%s", SECTIONS[s].mode);
-    p->depth = (int)c->deepest;
+    p->depth = (int)(c->depth ? c->depth : c->deepest); /* else guessed: the deepest trace */
     struct pr_rows *r = &c->sec[s];
     merge_rows(r);
     uint64_t frames = frames_needed(c, r), budget = c->input_bytes * PR_FRAMES_PER_BYTE + PR_FRAMES_FREE;

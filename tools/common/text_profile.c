@@ -302,6 +302,11 @@ static void one_line(struct parse *ps, struct line *l)
         if (!ps->c.p->date) sp_set(ps->c.p, &ps->c.p->date, "%s", strstr(l->text, ", created ") + 10);
         return;
     }
+    if (ps->state == IN_NOTHING && starts(l->text, "RUN depth: ")) { /* this agent says it; else guessed */
+        int64_t d = after(l->text, "RUN depth: ");
+        ps->c.depth = d > 0 && d <= 65535 ? (uint32_t)d : 0;
+        return;
+    }
     split(l);
     if (ps->state == IN_OLD)
         old_row(ps, l);

@@ -15,6 +15,9 @@
  *   profile <pid> [-d TOTAL] --every SECONDS [--keep N] -o PATTERN [OPTIONS]
  *                               a rolling session (rotate=, keep=): the agent writes a
  *                               file per window, %t in PATTERN its start
+ * profile is cpu=samples unless OPTIONS name a mode (cpu=, heap=, monitor=y), whatever
+ * the last session was; a view (.html, .collapsed, .pb.gz) takes 64 frames unless
+ * depth= is given. stop on a stopped agent says so and succeeds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -281,6 +284,30 @@ static bool wait_for(const struct target *t, long ms)
     return target_alive(t);
 }
 
+/* Option words that name what a session profiles (format=short: heap=sites or its
+ * timeline); "=" ends a prefix, a word without one is matched whole. */
+static const char *const MODE_WORDS[] = {"cpu=", "heap=", "monitor=y", "format=short", NULL};
+static const char *const DEPTH_WORDS[] = {"depth=", NULL};
+
+/* Does one of the comma-separated option words in args[0..n) match one of words? */
+static bool names_word(char **args, int n, const char *const *words)
+{
+    for (int i = 0; i < n; i++) {
+        const char *w = args[i];
+        while (*w) {
+            size_t len = strcspn(w, ",");
+            for (const char *const *k = words; *k; k++) {
+                size_t kl = strlen(*k);
+                bool prefix = (*k)[kl - 1] == '=';
+                if ((prefix ? len >= kl : len == kl) && strncmp(w, *k, kl) == 0) return true;
+            }
+            w += len;
+            if (*w == ',') w++;
+        }
+    }
+    return false;
+}
+
 static const struct view *view_of(const char *file)
 {
     size_t n = strlen(file);
@@ -383,8 +410,13 @@ static int plan_files(const struct target *t, const struct view *v, const char *
 /* Starts a session for the plan; the agent's answer in said. */
 static int start_for(struct target *t, struct plan *p, char **rest, int nrest, int timeout, char *said, size_t len)
 {
-    char extra[sizeof p->agent + 32];
-    if (snprintf(extra, sizeof extra, "%s,file=%s", p->v->options, p->agent) >= (int)sizeof extra) return EXIT_USAGE;
+    char extra[sizeof p->agent + 64], depth[32] = "";
+    /* A view made here from the text profile gets a view's depth, as view= and --every
+     * do in the agent (a flame graph 4 frames tall shows nothing). */
+    if (p->v->from_text && !names_word(rest, nrest, DEPTH_WORDS))
+        snprintf(depth, sizeof depth, ",depth=%d", VIEW_DEPTH);
+    if (snprintf(extra, sizeof extra, "%s%s,file=%s", p->v->options, depth, p->agent) >= (int)sizeof extra)
+        return EXIT_USAGE;
     char *opts = join_options(nrest, rest, extra);
     int rc = opts ? agent_request_quiet(t, "start", opts, timeout, said, len) : EXIT_ERROR;
     free(opts);
@@ -473,7 +505,13 @@ int cmd_profile(int argc, char **argv)
         free(rest);
         return tool_fail(EXIT_USAGE, "usage: hprof %s (FILE ends in .txt, .hprof, .html, .collapsed or .pb.gz)", usage);
     }
-    if (nrest == 0) rest[nrest++] = "cpu=samples";
+    /* `profile` is CPU sampling unless a mode is named: a label or depth= alone never
+     * makes it the agent's own default (heap=all), nor the last session's mode. */
+    if (!names_word(rest, nrest, MODE_WORDS)) {
+        memmove(rest + 1, rest, (size_t)nrest * sizeof *rest);
+        rest[0] = "cpu=samples";
+        nrest++;
+    }
     if (every) {
         rc = profile_every(&t, v, file, every_s, keep, ms, rest, nrest, timeout);
         free(rest);

@@ -22,16 +22,19 @@ static const struct command {
     {"stat", cmd_stat, NULL, "PID [INTERVAL [COUNT]]: heap, GC and class counters, without attaching"},
     {"start", cmd_start, NULL,
      "PID [OPTIONS]: load the agent into a running JVM, OPTIONS as for\n"
-     "          -agentpath:libhprof.so=... (hprof start PID help lists them)"},
+     "          -agentpath:libhprof.so=... (hprof start PID help lists them); with\n"
+     "          no OPTIONS on a stopped agent, a session like the last one"},
     {"dump", cmd_dump, NULL, "PID [FILE]: write the profile so far (FILE: a copy of it)"},
-    {"stop", cmd_stop, NULL, "PID: stop profiling and write the profile"},
+    {"stop", cmd_stop, NULL, "PID: stop profiling and write the profile (stopped already: says so, exit 0)"},
     {"set", cmd_set, NULL, "PID interval=MS,depth=N: change the sampling interval or stack depth"},
     {"status", cmd_status, NULL, "PID: what the agent does now (session, mode, file, since when)"},
     {"profile", cmd_profile, NULL,
      "PID -d 30s [-o FILE] [OPTIONS]: start, wait, stop; FILE holds the\n"
      "          profile (.txt, .hprof) or a view of it (.html, .collapsed, .pb.gz)\n"
      "          PID [-d TOTAL] --every SECONDS [--keep N] -o PATTERN [OPTIONS]: a file\n"
-     "          per window, %t in PATTERN its start (20261127T101500Z); until stopped"},
+     "          per window, %t in PATTERN its start (20261127T101500Z); until stopped\n"
+     "          cpu=samples unless OPTIONS name cpu=, heap= or monitor=y (labels\n"
+     "          and depth= alone never change it); a view gets depth=64 unless given"},
     {"heap", cmd_heap, NULL, "PID FILE [--all]: a heap dump now, written by the JVM (binary HPROF)"},
 };
 #define NCOMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])

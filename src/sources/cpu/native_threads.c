@@ -20,6 +20,7 @@
 #define MAX_NAMES 256  /* distinct thread names with a frame of their own */
 #define FN_SLOTS  4096 /* native functions (and libraries) with a frame of their own */
 #define COMM_LEN  16   /* the kernel's names: 15 characters and a NUL */
+#define NAME_LEN  32   /* a name as HotSpot gives it (CUT_NAMES), and a NUL */
 /* Pseudo jmethodIDs (signal_sampler.c has those below 0x2800). */
 #define KIND_ID(k) ((jmethodID)(uintptr_t)(0x2800 + (k)*16))
 #define NAME_ID(i) ((jmethodID)(uintptr_t)(0x3000 + (i)*16))
@@ -47,13 +48,41 @@ static const struct {
     {"Signal Dispatch", KIND_VM},  {"HPROF", KIND_HPROF},
 };
 
+/* The names HotSpot gives its threads that the kernel cuts to 15 characters (seen on
+ * JDK 17 and 25 with each collector), without their numbers. HotSpot keeps the whole
+ * name where no safe read reaches it from a thread id: a GC worker's (NamedThread::_name
+ * in vmStructs) hangs off a Thread* that nothing exported maps a tid to, and a compiler
+ * thread's is a String in its java.lang.Thread, in the heap. A cut name not listed (a
+ * native thread of the program's own) stays as the kernel has it. */
+static const struct {
+    const char *cut, *whole;
+} CUT_NAMES[] = {
+    {"C1 CompilerThre", "C1 CompilerThread"},
+    {"C2 CompilerThre", "C2 CompilerThread"},
+    {"Monitor Deflati", "Monitor Deflation Thread"},
+    {"Notification Th", "Notification Thread"},
+    {"Signal Dispatch", "Signal Dispatcher"},
+    {"Reference Handl", "Reference Handler"},
+    {"VM Periodic Tas", "VM Periodic Task Thread"},
+    {"Shenandoah Cont", "Shenandoah Control Thread"},
+    {"Shenandoah GC T", "Shenandoah GC Threads#"},
+    {"Shenandoah Unco", "Shenandoah Uncommit Thread"},
+    /* the agent's own (host_start_thread's names) */
+    {"HPROF cpu sampl", "HPROF cpu sampling thread"},
+    {"HPROF rotation ", "HPROF rotation thread"},
+    {"HPROF listener ", "HPROF listener thread"},
+    {"HPROF timeline ", "HPROF timeline thread"},
+    {"HPROF class swe", "HPROF class sweeper"},
+    {"HPROF method ti", "HPROF method timer"},
+};
+
 struct native_threads {
     struct host *h;
     struct class_info *kinds[KIND_COUNT], *native;
     uint32_t generation; /* of the last rescan */
     int nnames;
     struct {
-        char name[COMM_LEN];
+        char name[NAME_LEN];
         unsigned char kind;
         jmethodID id;
     } names[MAX_NAMES];
@@ -87,8 +116,9 @@ static enum native_kind kind_of(const char *name)
     return KIND_OTHER;
 }
 
-/* The thread's name (comm), without the number HotSpot puts at the end of a worker's:
- * one frame for "GC Thread#0" ... "GC Thread#7". false when the thread has gone. */
+/* The thread's name (comm, or HotSpot's whole name where the kernel cut it: CUT_NAMES),
+ * without the number HotSpot puts at the end of a worker's: one frame for "GC Thread#0"
+ * ... "GC Thread#7". name has NAME_LEN bytes; false when the thread has gone. */
 static bool name_of(int32_t tid, char *name)
 {
     char path[64];
@@ -99,8 +129,14 @@ static bool name_of(int32_t tid, char *name)
     close(fd);
     if (n <= 0) return false;
     name[n] = '\0';
-    while (n > 0 && (name[n - 1] == '\n' || isdigit((unsigned char)name[n - 1]))) name[--n] = '\0';
-    if (n == 0) snprintf(name, COMM_LEN, "thread");
+    if (n > 0 && name[n - 1] == '\n') name[--n] = '\0';
+    for (size_t i = 0; n == COMM_LEN - 1 && i < sizeof CUT_NAMES / sizeof CUT_NAMES[0]; i++)
+        if (strcmp(name, CUT_NAMES[i].cut) == 0) {
+            n = snprintf(name, NAME_LEN, "%s", CUT_NAMES[i].whole);
+            break;
+        }
+    while (n > 0 && isdigit((unsigned char)name[n - 1])) name[--n] = '\0';
+    if (n == 0) snprintf(name, NAME_LEN, "thread");
     return true;
 }
 
@@ -112,7 +148,7 @@ static uint32_t intern(struct native_threads *nt, const char *name, enum native_
     if (nt->nnames == MAX_NAMES || !nt->kinds[kind] || pseudo_method(nt->h, nt->kinds[kind], NAME_ID(nt->nnames), name))
         return MAX_NAMES + (uint32_t)kind; /* the kind's own frame */
     int i = nt->nnames++;
-    snprintf(nt->names[i].name, COMM_LEN, "%s", name);
+    snprintf(nt->names[i].name, NAME_LEN, "%s", name);
     nt->names[i].kind = (unsigned char)kind;
     nt->names[i].id = NAME_ID(i);
     return (uint32_t)i;
@@ -121,7 +157,7 @@ static uint32_t intern(struct native_threads *nt, const char *name, enum native_
 /* A thread not seen before: its record, its name's frame, its timer. */
 static void adopt(struct native_threads *nt, struct signal_sampler *s, int32_t tid)
 {
-    char name[COMM_LEN];
+    char name[NAME_LEN];
     if (!name_of(tid, name)) return;
     struct sig_thread *t = (struct sig_thread *)tid_map_add(&s->natives, tid);
     if (!t) return; /* the map is full: the thread goes unsampled */

@@ -9,7 +9,9 @@
  * thread alone adds and removes them) and a timer on its CPU clock, as a Java thread
  * does at its start (signal_timers.c); a thread gone from the list, or become a Java
  * thread, loses both. Its kind comes from the name HotSpot gives it (/proc's comm:
- * "C2 CompilerThre", "GC Thread#0", "G1 Conc#0", "VM Thread", "HPROF cpu sampl" ...).
+ * "C2 CompilerThre", "GC Thread#0", "G1 Conc#0", "VM Thread", "HPROF cpu sampl" ...),
+ * the frame's name from the same, written whole where the kernel cut a name HotSpot or
+ * the agent gives ("C2 CompilerThread"; native_threads.c says why not read from HotSpot).
  *
  * The signal handler records such a sample with the interrupted pc (SAMPLE_NATIVE); the
  * drain makes it a trace of the thread's kind and name, [GC].G1 Conc#, under the native

@@ -60,7 +60,7 @@ static unsigned long long start_ms(void)
     return ms;
 }
 
-void run_info_collect(struct host *h, struct run_info *r)
+void run_info_collect(struct host *h, const struct options *o, struct run_info *r)
 {
     memset(r, 0, sizeof *r);
     struct utsname u;
@@ -83,5 +83,7 @@ void run_info_collect(struct host *h, struct run_info *r)
     run_info_add(r, "host", text);
     snprintf(text, sizeof text, "%llu", start_ms());
     run_info_add(r, "start", text);
-    run_info_add(r, "options", h->opt->text);
+    run_info_add(r, "options", o->text);
+    snprintf(text, sizeof text, "%d", o->depth);
+    run_info_add(r, "depth", text);
 }

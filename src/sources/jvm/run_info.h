@@ -12,7 +12,10 @@
  *   start            when the JVM finished starting, ms since the epoch (its jvmstat
  *                    counter sun.rt.vmInitDoneTime, what RuntimeMXBean.getStartTime
  *                    says; the agent's clock when there is no such counter)
- *   options          the agent's options as given
+ *   options          the session's options as given (the load's, or a later
+ *                    `hprof start|profile`'s)
+ *   depth            the stack depth the session started with (a view's 64 when
+ *                    depth= is not given): readers of the text need not guess it
  */
 #ifndef HPROF_SOURCES_RUN_INFO_H
 #define HPROF_SOURCES_RUN_INFO_H
@@ -20,7 +23,9 @@
 #include "tables/run_info.h"
 
 struct host;
+struct options;
 
-void run_info_collect(struct host *h, struct run_info *r);
+/* o: the session's options (the file's), not necessarily the load's. */
+void run_info_collect(struct host *h, const struct options *o, struct run_info *r);
 
 #endif
