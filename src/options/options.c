@@ -269,10 +269,10 @@ static int parse_views(const char *v, unsigned *out)
         const char *name;
         unsigned bits;
     } KINDS[] = {
-        {"html", 1},
-        {"collapsed", 2},
-        {"pprof", 4},
-        {"all", 7},
+        {"html", VIEW_HTML},
+        {"collapsed", VIEW_COLLAPSED},
+        {"pprof", VIEW_PPROF},
+        {"all", VIEW_ALL},
     };
     *out = 0;
     while (*v) {
@@ -551,7 +551,7 @@ static enum options_result file_names_view(struct parser *p, struct options *o)
     static const struct {
         const char *ext;
         unsigned bits;
-    } EXTS[] = {{".html", 1}, {".collapsed", 2}, {".pb.gz", 4}};
+    } EXTS[] = {{".html", VIEW_HTML}, {".collapsed", VIEW_COLLAPSED}, {".pb.gz", VIEW_PPROF}};
     size_t n = o->file ? strlen(o->file) : 0;
     for (size_t i = 0; i < sizeof EXTS / sizeof EXTS[0]; i++) {
         size_t e = strlen(EXTS[i].ext);

@@ -24,6 +24,9 @@ enum cpu_timing { TIMING_SAMPLED = 0, TIMING_ALL, TIMING_GPROF };
 enum live_mode { LIVE_ALL = 0, LIVE_SAMPLED };
 #define LIVE_EXACT_FIRST  4096 /* objects of a site all held (the help text says so too) */
 #define LIVE_SAMPLE_EVERY 16   /* then one in this many, each standing for as many */
+/* The views of a stack profile (writers/views.h), a bit each in view=. */
+enum view_kind { VIEW_HTML = 1, VIEW_COLLAPSED = 2, VIEW_PPROF = 4 };
+#define VIEW_ALL (VIEW_HTML | VIEW_COLLAPSED | VIEW_PPROF)
 
 struct options {
     enum heap_mode heap;
@@ -48,7 +51,7 @@ struct options {
     enum sample_engine sampler;  /* cpu=samples: sampler=signal (default) or jvmti */
     enum sample_threads threads; /* cpu=samples: threads=all (default: the VM's too) or java */
     enum cpu_timing timing;      /* cpu=times: timing=sampled (default), all or gprof */
-    unsigned view;               /* view=: VIEW_* bits of writers/views.h (html 1, collapsed 2, pprof 4) */
+    unsigned view;               /* view=: VIEW_* bits */
     bool viewonly;               /* viewonly=y: the views instead of the usual file */
     bool depth_given;            /* depth= was given (else a view makes stacks VIEW_DEPTH deep) */
     int timeline;                /* timeline=: TIMELINE_OFF, TIMELINE_GC or TIMELINE_MS */
