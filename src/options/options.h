@@ -54,7 +54,7 @@ struct options {
     unsigned view;               /* view=: VIEW_* bits */
     bool viewonly;               /* viewonly=y: the views instead of the usual file */
     bool depth_given;            /* depth= was given (else a view makes stacks VIEW_DEPTH deep) */
-    int timeline;                /* timeline=: TIMELINE_OFF, TIMELINE_GC or TIMELINE_MS */
+    enum timeline_mode timeline; /* timeline=: off, gc or every timeline_ms */
     int timeline_ms;             /* timeline=<ms>: the period of its records */
     bool format_short;           /* format=short: binary, timeline on, no heap dumps */
     bool heap_given;             /* heap= was given */
@@ -83,6 +83,9 @@ enum options_result { OPTIONS_OK = 0, OPTIONS_HELP = 1, OPTIONS_ERROR = -1 };
  */
 enum options_result options_parse(const char *text, struct options *o, char *err, size_t errlen);
 void options_free(struct options *o);
+
+/* The name of the i-th option the parser takes (for tests), NULL past the last. */
+const char *options_name(size_t i);
 
 /* The text printed for `help`. */
 const char *options_help_text(void);
