@@ -2,7 +2,7 @@
 #include "options/options.h"
 
 #include <errno.h>
-#include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,317 +238,346 @@ struct parser {
     bool file_or_net; /* file= or net= seen: each may appear once, not both */
 };
 
-static enum options_result fail(struct parser *p, const char *fmt, const char *a)
+static enum options_result fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static enum options_result fail(struct parser *p, const char *fmt, ...)
 {
     char msg[512];
-    snprintf(msg, sizeof msg, fmt, a);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     snprintf(p->err, p->errlen, "hprof option error: %s (%s)", msg, p->all);
     return OPTIONS_ERROR;
 }
 
-static int parse_yes_no(const char *v, bool *out)
+/* A decimal number from lo to hi, the whole of v. */
+static bool decimal(const char *v, long lo, long hi, long *out)
 {
-    if (strcmp(v, "y") == 0)
-        *out = true;
-    else if (strcmp(v, "n") == 0)
-        *out = false;
-    else
-        return -1;
-    return 0;
-}
-
-static int parse_int(const char *v, long lo, long hi, int *out)
-{
-    if (!*v) return -1;
+    if (!*v) return false;
     char *end;
     errno = 0;
     long x = strtol(v, &end, 10);
-    if (errno || *end || x < lo || x > hi) return -1;
-    *out = (int)x;
-    return 0;
+    if (errno || *end || x < lo || x > hi) return false;
+    *out = x;
+    return true;
 }
 
-/* view=html+collapsed+pprof (the option list is comma separated, so the kinds are joined by +). */
-static int parse_views(const char *v, unsigned *out)
+/* A value word of an option and what it stands for; a list of them ends with NULL. */
+struct word {
+    const char *word;
+    int value;
+};
+
+static const struct word YES_NO[] = {{"y", true}, {"n", false}, {NULL, 0}};
+static const struct word HEAP_WORDS[] = {{"dump", HEAP_DUMP}, {"sites", HEAP_SITES}, {"all", HEAP_ALL}, {NULL, 0}};
+static const struct word CPU_WORDS[] = {
+    {"y", CPU_SAMPLES}, {"samples", CPU_SAMPLES}, {"times", CPU_TIMES}, {"old", CPU_OLD}, {NULL, 0}};
+/* 's' is format=short: binary, and more (set_format) */
+static const struct word FORMAT_WORDS[] = {{"a", 'a'}, {"b", 'b'}, {"short", 's'}, {NULL, 0}};
+static const struct word LIVE_WORDS[] = {{"all", LIVE_ALL}, {"sampled", LIVE_SAMPLED}, {NULL, 0}};
+static const struct word CLOCK_WORDS[] = {{"cpu", CLOCK_CPU}, {"wall", CLOCK_WALL}, {NULL, 0}};
+static const struct word SAMPLER_WORDS[] = {{"signal", ENGINE_SIGNAL}, {"jvmti", ENGINE_JVMTI}, {NULL, 0}};
+static const struct word THREADS_WORDS[] = {{"all", THREADS_ALL}, {"java", THREADS_JAVA}, {NULL, 0}};
+static const struct word TIMING_WORDS[] = {
+    {"sampled", TIMING_SAMPLED}, {"all", TIMING_ALL}, {"gprof", TIMING_GPROF}, {NULL, 0}};
+static const struct word VIEW_WORDS[] = {
+    {"html", VIEW_HTML}, {"collapsed", VIEW_COLLAPSED}, {"pprof", VIEW_PPROF}, {"all", VIEW_ALL}, {NULL, 0}};
+
+/* The word of list that is the n characters at s, or NULL. */
+static const struct word *find_word(const struct word *list, const char *s, size_t n)
 {
-    static const struct {
-        const char *name;
-        unsigned bits;
-    } KINDS[] = {
-        {"html", 1},
-        {"collapsed", 2},
-        {"pprof", 4},
-        {"all", 7},
-    };
-    *out = 0;
-    while (*v) {
-        size_t n = strcspn(v, "+"), i;
-        for (i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
-            if (strlen(KINDS[i].name) == n && strncmp(v, KINDS[i].name, n) == 0) break;
-        if (i == sizeof KINDS / sizeof KINDS[0]) return -1;
-        *out |= KINDS[i].bits;
-        v += n + (v[n] == '+');
-    }
-    return *out ? 0 : -1;
+    for (; list->word; list++)
+        if (strlen(list->word) == n && strncmp(s, list->word, n) == 0) return list;
+    return NULL;
 }
 
-/* timeline=gc|<ms> and top=<n>: the 1997 requests (README, "The run and its heap over time"). */
-static enum options_result parse_timeline_top(struct parser *p, struct options *o, const char *name, const char *v)
+/* How a row reads its value. */
+enum row_kind {
+    ROW_WORDS,    /* one of words */
+    ROW_WORD_SET, /* words joined by + (the option list is comma separated): their values or'ed */
+    ROW_RANGE,    /* a decimal number from lo to hi */
+    ROW_NUMBER,   /* a number in C notation (4, 0x4, 04), any */
+    ROW_CUSTOM,   /* parse reads it and sets the options */
+};
+
+struct option_row;
+typedef enum options_result parse_fn(struct parser *p, struct options *o, const struct option_row *r, const char *v);
+
+/* One option: its name, how its value is read, and where it goes. */
+struct option_row {
+    const char *name;
+    enum row_kind kind;
+    const struct word *words; /* ROW_WORDS, ROW_WORD_SET */
+    long lo, hi;              /* ROW_RANGE */
+    parse_fn *parse;          /* ROW_CUSTOM */
+    /* what a bad value is told, "<name> option value must be <must>" (words: they are listed) */
+    const char *must;
+    /* Where the value read goes: set, else the field (its size tells its type: bool, int
+     * or an enum, long); neither for the options that do nothing. */
+    void (*set)(struct options *o, long v);
+    size_t field, size;
+    bool no_effect; /* the original's, and does nothing here: a bit of o->no_effect, in table order */
+};
+
+_Static_assert(sizeof(enum cpu_mode) == sizeof(int) && sizeof(bool) != sizeof(int) && sizeof(int) != sizeof(long),
+               "store tells a field's type by its size");
+
+#define FIELD(f)          .field = offsetof(struct options, f), .size = sizeof(((struct options *)0)->f)
+#define WORDS(list)       .kind = ROW_WORDS, .words = list
+#define FLAG(f)           WORDS(YES_NO), FIELD(f)
+#define RANGE(l, h, text) .kind = ROW_RANGE, .lo = l, .hi = h, .must = text
+#define CUSTOM(fn, text)  .kind = ROW_CUSTOM, .parse = fn, .must = text
+
+/* "<name> option value must be <must>": the row's words, or its sentence. */
+static enum options_result bad_value(struct parser *p, const struct option_row *r)
 {
-    if (name[0] == 't' && name[1] == 'o') {
-        if (parse_int(v, 1, 1000000, &o->top))
-            return fail(p, "top option value must be a number from 1 to 1000000%s", "");
-        return OPTIONS_OK;
+    char words[128] = "";
+    size_t at = 0;
+    for (const struct word *w = r->words; w && w->word && at < sizeof words; w++)
+        at += (size_t)snprintf(words + at, sizeof words - at, "%s%s", at ? "|" : "", w->word);
+    if (r->kind == ROW_WORD_SET && at < sizeof words) snprintf(words + at, sizeof words - at, ", joined by +");
+    return fail(p, "%s option value must be %s", r->name, r->words ? words : r->must);
+}
+
+/* heap=dump and heap=sites add up, as they always did */
+static void set_heap(struct options *o, long v)
+{
+    o->heap = (enum heap_mode)(o->heap | v);
+    o->heap_given = true;
+}
+
+static void set_format(struct options *o, long v)
+{
+    o->format_short = v == 's';
+    o->format = o->format_short ? 'b' : (char)v;
+}
+
+static void set_depth(struct options *o, long v)
+{
+    o->depth = (int)v;
+    o->depth_given = true;
+}
+
+static void set_gc_okay(struct options *o, long v) { o->gc_okay_given = true; }
+
+/* file= and net= name the one place the profile goes: true when one was named already. */
+static bool second_place(struct parser *p)
+{
+    if (p->file_or_net) {
+        fail(p, "file or net options should only appear once");
+        return true;
     }
+    p->file_or_net = true;
+    return false;
+}
+
+static enum options_result parse_file(struct parser *p, struct options *o, const struct option_row *r, const char *v)
+{
+    if (second_place(p)) return OPTIONS_ERROR;
+    if (!*v) return fail(p, "syntax error parsing file=filename");
+    free(o->file);
+    o->file = strdup(v);
+    o->file_given = true;
+    return o->file ? OPTIONS_OK : fail(p, "out of memory");
+}
+
+static enum options_result parse_net(struct parser *p, struct options *o, const struct option_row *r, const char *v)
+{
+    if (second_place(p)) return OPTIONS_ERROR;
+    const char *colon = strrchr(v, ':');
+    if (!colon) return fail(p, "net option missing port");
+    if (colon == v) return fail(p, "net option missing ':'");
+    long port;
+    if (!decimal(colon + 1, 1, 65535, &port))
+        return fail(p, "net option port must be a number from 1 to 65535: %s", colon + 1);
+    char *host = strndup(v, (size_t)(colon - v));
+    if (!host) return fail(p, "out of memory");
+    free(o->net_host);
+    o->net_host = host;
+    o->net_port = (int)port;
+    return OPTIONS_OK;
+}
+
+static enum options_result parse_cutoff(struct parser *p, struct options *o, const struct option_row *r, const char *v)
+{
+    char *end;
+    errno = 0;
+    double c = strtod(v, &end);
+    if (!*v || *end || errno || !(c >= 0.0 && c <= 1.0)) return bad_value(p, r);
+    o->cutoff = c;
+    return OPTIONS_OK;
+}
+
+/* timeline=gc|<ms>: the 1997 request (README, "The run and its heap over time"). */
+static enum options_result parse_timeline(struct parser *p, struct options *o, const struct option_row *r,
+                                          const char *v)
+{
+    long ms;
     if (strcmp(v, "gc") == 0) {
         o->timeline = TIMELINE_GC;
-        return OPTIONS_OK;
+    } else if (decimal(v, 1, OPT_MAX_MS, &ms)) {
+        o->timeline = TIMELINE_MS;
+        o->timeline_ms = (int)ms;
+    } else {
+        return bad_value(p, r);
     }
-    if (parse_int(v, 1, OPT_MAX_MS, &o->timeline_ms))
-        return fail(p, "timeline option value must be gc or a number of ms from 1 to " OPT_MAX_MS_TEXT "%s", "");
-    o->timeline = TIMELINE_MS;
     return OPTIONS_OK;
 }
 
 /* service=<name>: a label value fleet tools show and filter by; printable, no quotes or
  * braces (Pyroscope's application names put labels in braces). */
-static enum options_result parse_service(struct parser *p, struct options *o, const char *v)
+static enum options_result parse_service(struct parser *p, struct options *o, const struct option_row *r, const char *v)
 {
     size_t n = strlen(v);
     bool good = n > 0 && n <= 128;
     for (size_t i = 0; good && i < n; i++) good = v[i] > ' ' && v[i] < 0x7f && !strchr("\"'{}=\\", v[i]);
-    if (!good)
-        return fail(p, "service option value must be 1-128 printable characters without spaces, quotes, braces or =%s",
-                    "");
+    if (!good) return bad_value(p, r);
     free(o->service);
     o->service = strdup(v);
-    return o->service ? OPTIONS_OK : fail(p, "out of memory%s", "");
-}
-
-static enum options_result parse_net(struct parser *p, const char *v, struct options *o)
-{
-    const char *colon = strrchr(v, ':');
-    if (!colon) return fail(p, "net option missing port%s", "");
-    if (colon == v) return fail(p, "net option missing ':'%s", "");
-    int port;
-    if (parse_int(colon + 1, 1, 65535, &port))
-        return fail(p, "net option port must be a number from 1 to 65535: %s", colon + 1);
-    char *host = strndup(v, (size_t)(colon - v));
-    if (!host) return fail(p, "out of memory%s", "");
-    free(o->net_host);
-    o->net_host = host;
-    o->net_port = port;
-    return OPTIONS_OK;
-}
-
-/* The y|n option called name, or NULL. */
-static bool *flag_of(struct options *o, const char *name)
-{
-    static const struct {
-        const char *name;
-        size_t off;
-    } FLAGS[] = {
-        {"monitor", offsetof(struct options, monitor)},
-        {"lineno", offsetof(struct options, lineno)},
-        {"thread", offsetof(struct options, thread)},
-        {"doe", offsetof(struct options, doe)},
-        {"msa", offsetof(struct options, msa)},
-        {"force", offsetof(struct options, force)},
-        {"verbose", offsetof(struct options, verbose)},
-        {"primfields", offsetof(struct options, primfields)},
-        {"primarrays", offsetof(struct options, primarrays)},
-        {"viewonly", offsetof(struct options, viewonly)},
-    };
-    for (size_t i = 0; i < sizeof FLAGS / sizeof FLAGS[0]; i++)
-        if (strcmp(name, FLAGS[i].name) == 0) return (bool *)((char *)o + FLAGS[i].off);
-    return NULL;
+    return o->service ? OPTIONS_OK : fail(p, "out of memory");
 }
 
 /* The original's options that mean nothing here (its own debugging aids: log and debug
  * bits, core dumps, pauses, experiments), accepted with the values it took: a number in
  * C notation, or y|n. It refused exitpause and precrash (removed then); they are accepted
  * here too, so no command line that ran it fails. */
-static const struct {
-    const char *name;
-    bool numeric;
-} NO_EFFECT[] = {
-    {"logflags", true}, {"debugflags", true}, {"coredump", false}, {"errorexit", false}, {"exitpause", false},
-    {"pause", false},   {"precrash", false},  {"debug", false},    {"X", true},
+#define NO_EFFECT_NUMBER .kind = ROW_NUMBER, .must = "numeric", .no_effect = true
+#define NO_EFFECT_FLAG   WORDS(YES_NO), .no_effect = true
+
+/* Every option. Names are compared whole: the original took no abbreviations. */
+static const struct option_row ROWS[] = {
+    /* the original's table (the help text's first) */
+    {"heap", WORDS(HEAP_WORDS), .set = set_heap},
+    {"cpu", WORDS(CPU_WORDS), FIELD(cpu)},
+    {"monitor", FLAG(monitor)},
+    {"format", WORDS(FORMAT_WORDS), .set = set_format},
+    {"file", CUSTOM(parse_file, NULL)},
+    {"net", CUSTOM(parse_net, NULL)},
+    {"depth", RANGE(0, 65535, "decimal and >= 0 (at most 65535)"), .set = set_depth},
+    {"interval", RANGE(1, OPT_MAX_MS, "decimal and > 0 (a number of ms)"), FIELD(interval_ms)},
+    {"cutoff", CUSTOM(parse_cutoff, "floating point from 0.0 to 1.0")},
+    {"lineno", FLAG(lineno)},
+    {"thread", FLAG(thread)},
+    {"doe", FLAG(doe)},
+    {"msa", FLAG(msa)},
+    {"force", FLAG(force)},
+    {"verbose", FLAG(verbose)},
+    /* new ones */
+    {"alloc_sample", RANGE(0, 1L << 30, "a number of bytes from 0 to 1073741824"), FIELD(alloc_sample)},
+    {"live", WORDS(LIVE_WORDS), FIELD(live)},
+    {"clock", WORDS(CLOCK_WORDS), FIELD(clock)},
+    {"sampler", WORDS(SAMPLER_WORDS), FIELD(sampler)},
+    {"threads", WORDS(THREADS_WORDS), FIELD(threads)},
+    {"timing", WORDS(TIMING_WORDS), FIELD(timing)},
+    {"view", .kind = ROW_WORD_SET, .words = VIEW_WORDS, FIELD(view)},
+    {"viewonly", FLAG(viewonly)},
+    {"timeline", CUSTOM(parse_timeline, "gc or a number of ms from 1 to " OPT_MAX_MS_TEXT)},
+    {"top", RANGE(1, 1000000, "a number from 1 to 1000000"), FIELD(top)},
+    {"rotate", RANGE(1, 86400, "a number of seconds from 1 to 86400"), FIELD(rotate_s)},
+    {"keep", RANGE(1, 100000, "a number of files from 1 to 100000"), FIELD(keep)},
+    {"service", CUSTOM(parse_service, "1-128 printable characters without spaces, quotes, braces or =")},
+    /* the original's, outside its table */
+    {"primfields", FLAG(primfields)},
+    {"primarrays", FLAG(primarrays)},
+    {"logflags", NO_EFFECT_NUMBER},
+    {"debugflags", NO_EFFECT_NUMBER},
+    {"coredump", NO_EFFECT_FLAG},
+    {"errorexit", NO_EFFECT_FLAG},
+    {"exitpause", NO_EFFECT_FLAG},
+    {"pause", NO_EFFECT_FLAG},
+    {"precrash", NO_EFFECT_FLAG},
+    {"debug", NO_EFFECT_FLAG},
+    {"X", NO_EFFECT_NUMBER},
+    /* obsolete: accepted, with a note */
+    {"gc_okay", WORDS(YES_NO), .set = set_gc_okay},
 };
-#define N_NO_EFFECT (sizeof NO_EFFECT / sizeof NO_EFFECT[0])
+#define N_ROWS (sizeof ROWS / sizeof ROWS[0])
+
+const char *options_name(size_t i) { return i < N_ROWS ? ROWS[i].name : NULL; }
+
+static const struct option_row *row_named(const char *name)
+{
+    for (size_t i = 0; i < N_ROWS; i++)
+        if (strcmp(name, ROWS[i].name) == 0) return &ROWS[i];
+    return NULL;
+}
+
+/* The bit of o->no_effect a no-effect row sets: its rank among them. */
+static unsigned no_effect_bit(const struct option_row *r)
+{
+    unsigned bit = 0;
+    for (const struct option_row *q = ROWS; q < r; q++) bit += q->no_effect;
+    return 1u << bit;
+}
 
 bool options_no_effect(const struct options *o, char *buf, size_t len)
 {
     size_t at = 0;
     if (len) buf[0] = 0;
-    for (size_t i = 0; i < N_NO_EFFECT; i++) {
-        if (!(o->no_effect & (1u << i))) continue;
-        int n = snprintf(buf + at, len > at ? len - at : 0, "%s%s", at ? ", " : "", NO_EFFECT[i].name);
+    for (size_t i = 0; i < N_ROWS; i++) {
+        if (!ROWS[i].no_effect || !(o->no_effect & no_effect_bit(&ROWS[i]))) continue;
+        int n = snprintf(buf + at, len > at ? len - at : 0, "%s%s", at ? ", " : "", ROWS[i].name);
         if (n > 0) at += (size_t)n;
     }
     return o->no_effect != 0;
 }
 
-/* One of NO_EFFECT: checks its value and notes it; returns -1 when name is not one. */
-static int apply_no_effect(struct parser *p, struct options *o, const char *name, const char *value,
-                           enum options_result *r)
+/* Reads v as r's kind says (not ROW_CUSTOM); false when it is not one. */
+static bool read_value(const struct option_row *r, const char *v, long *out)
 {
-    for (size_t i = 0; i < N_NO_EFFECT; i++) {
-        if (strcmp(name, NO_EFFECT[i].name) != 0) continue;
-        char *end;
-        bool ignored;
-        errno = 0;
-        if (NO_EFFECT[i].numeric) (void)strtol(value, &end, 0);
-        if (NO_EFFECT[i].numeric ? (!*value || *end || errno) : parse_yes_no(value, &ignored) != 0) {
-            *r =
-                fail(p, NO_EFFECT[i].numeric ? "%s option value must be numeric" : "%s option value must be y|n", name);
-            return 0;
+    const struct word *w;
+    char *end;
+    switch (r->kind) {
+    case ROW_WORDS:
+        w = find_word(r->words, v, strlen(v));
+        if (w) *out = w->value;
+        return w != NULL;
+    case ROW_WORD_SET:
+        *out = 0;
+        while (*v) {
+            size_t n = strcspn(v, "+");
+            if (!(w = find_word(r->words, v, n))) return false;
+            *out |= w->value;
+            v += n + (v[n] == '+');
         }
-        o->no_effect |= 1u << i;
-        *r = OPTIONS_OK;
-        return 0;
+        return *out != 0;
+    case ROW_RANGE: return decimal(v, r->lo, r->hi, out);
+    case ROW_NUMBER:
+        errno = 0;
+        (void)strtol(v, &end, 0);
+        return *v && !*end && !errno;
+    default: return false;
     }
-    return -1;
 }
 
-/* Options with a value of their own syntax; returns -1 when name is not one. */
-static int apply_valued(struct parser *p, struct options *o, const char *name, const char *value,
-                        enum options_result *r)
+/* Puts v in r's field, whose size tells its type (bool, int or an enum, long). */
+static void store(struct options *o, const struct option_row *r, long v)
 {
-    *r = OPTIONS_OK;
-    if (strcmp(name, "heap") == 0) {
-        o->heap_given = true;
-        /* heap=dump and heap=sites add up, as they always did */
-        if (strcmp(value, "dump") == 0)
-            o->heap |= HEAP_DUMP;
-        else if (strcmp(value, "sites") == 0)
-            o->heap |= HEAP_SITES;
-        else if (strcmp(value, "all") == 0)
-            o->heap = HEAP_ALL;
-        else
-            *r = fail(p, "heap option value must be dump|sites|all%s", "");
-    } else if (strcmp(name, "cpu") == 0) {
-        if (strcmp(value, "samples") == 0 || strcmp(value, "y") == 0)
-            o->cpu = CPU_SAMPLES;
-        else if (strcmp(value, "times") == 0)
-            o->cpu = CPU_TIMES;
-        else if (strcmp(value, "old") == 0)
-            o->cpu = CPU_OLD;
-        else
-            *r = fail(p, "cpu option value must be y|samples|times|old%s", "");
-    } else if (strcmp(name, "clock") == 0) {
-        if (strcmp(value, "cpu") == 0)
-            o->clock = CLOCK_CPU;
-        else if (strcmp(value, "wall") == 0)
-            o->clock = CLOCK_WALL;
-        else
-            *r = fail(p, "clock option value must be cpu|wall%s", "");
-    } else if (strcmp(name, "sampler") == 0) {
-        if (strcmp(value, "signal") == 0)
-            o->sampler = ENGINE_SIGNAL;
-        else if (strcmp(value, "jvmti") == 0)
-            o->sampler = ENGINE_JVMTI;
-        else
-            *r = fail(p, "sampler option value must be signal|jvmti%s", "");
-    } else if (strcmp(name, "threads") == 0) {
-        if (strcmp(value, "all") == 0)
-            o->threads = THREADS_ALL;
-        else if (strcmp(value, "java") == 0)
-            o->threads = THREADS_JAVA;
-        else
-            *r = fail(p, "threads option value must be all|java%s", "");
-    } else if (strcmp(name, "timing") == 0) {
-        if (strcmp(value, "sampled") == 0)
-            o->timing = TIMING_SAMPLED;
-        else if (strcmp(value, "all") == 0)
-            o->timing = TIMING_ALL;
-        else if (strcmp(value, "gprof") == 0)
-            o->timing = TIMING_GPROF;
-        else
-            *r = fail(p, "timing option value must be sampled|all|gprof%s", "");
-    } else if (strcmp(name, "live") == 0) {
-        if (strcmp(value, "all") == 0)
-            o->live = LIVE_ALL;
-        else if (strcmp(value, "sampled") == 0)
-            o->live = LIVE_SAMPLED;
-        else
-            *r = fail(p, "live option value must be all|sampled%s", "");
-    } else if (strcmp(name, "format") == 0) {
-        o->format_short = strcmp(value, "short") == 0;
-        if (strcmp(value, "a") != 0 && strcmp(value, "b") != 0 && !o->format_short)
-            *r = fail(p, "format option value must be a|b|short%s", "");
-        else
-            o->format = o->format_short ? 'b' : value[0];
-    } else if (strcmp(name, "timeline") == 0 || strcmp(name, "top") == 0) {
-        *r = parse_timeline_top(p, o, name, value);
-    } else if (strcmp(name, "file") == 0 || strcmp(name, "net") == 0) {
-        if (p->file_or_net) {
-            *r = fail(p, "file or net options should only appear once%s", "");
-        } else if (name[0] == 'n') {
-            p->file_or_net = true;
-            *r = parse_net(p, value, o);
-        } else if (!*value) {
-            *r = fail(p, "syntax error parsing file=filename%s", "");
-        } else {
-            p->file_or_net = true;
-            free(o->file);
-            o->file = strdup(value);
-            o->file_given = true;
-        }
-    } else if (strcmp(name, "rotate") == 0) {
-        if (parse_int(value, 1, 86400, &o->rotate_s))
-            *r = fail(p, "rotate option value must be a number of seconds from 1 to 86400%s", "");
-    } else if (strcmp(name, "keep") == 0) {
-        if (parse_int(value, 1, 100000, &o->keep))
-            *r = fail(p, "keep option value must be a number of files from 1 to 100000%s", "");
-    } else if (strcmp(name, "service") == 0) {
-        *r = parse_service(p, o, value);
-    } else if (strcmp(name, "view") == 0) {
-        if (parse_views(value, &o->view))
-            *r = fail(p, "view option value must be html|collapsed|pprof|all, joined by +%s", "");
-    } else if (strcmp(name, "depth") == 0) {
-        o->depth_given = true;
-        if (parse_int(value, 0, 65535, &o->depth))
-            *r = fail(p, "depth option value must be decimal and >= 0 (at most 65535)%s", "");
-    } else if (strcmp(name, "interval") == 0) {
-        if (parse_int(value, 1, OPT_MAX_MS, &o->interval_ms))
-            *r = fail(p, "interval option value must be decimal and > 0 (a number of ms)%s", "");
-    } else if (strcmp(name, "cutoff") == 0) {
-        char *end;
-        errno = 0;
-        double c = strtod(value, &end);
-        if (!*value || *end || errno || !(c >= 0.0 && c <= 1.0))
-            *r = fail(p, "cutoff option value must be floating point from 0.0 to 1.0%s", "");
-        o->cutoff = c;
-    } else if (strcmp(name, "alloc_sample") == 0) {
-        char *end;
-        errno = 0;
-        long v = strtol(value, &end, 10);
-        if (!*value || *end || errno || v < 0 || v > (1L << 30))
-            *r = fail(p, "alloc_sample option value must be a number of bytes from 0 to 1073741824%s", "");
-        o->alloc_sample = v;
-    } else {
-        return -1;
-    }
-    return 0;
+    char *at = (char *)o + r->field;
+    bool b = v != 0;
+    int i = (int)v;
+    if (r->size == sizeof b)
+        memcpy(at, &b, sizeof b);
+    else if (r->size == sizeof i)
+        memcpy(at, &i, sizeof i);
+    else if (r->size == sizeof v)
+        memcpy(at, &v, sizeof v);
 }
 
 static enum options_result apply(struct parser *p, struct options *o, const char *name, const char *value)
 {
-    enum options_result r;
-    if (apply_valued(p, o, name, value, &r) == 0 || apply_no_effect(p, o, name, value, &r) == 0) return r;
-    bool *flag = flag_of(o, name);
-    if (flag) {
-        if (parse_yes_no(value, flag)) return fail(p, "%s option value must be y|n", name);
-        return OPTIONS_OK;
-    }
-    if (strcmp(name, "gc_okay") == 0) {
-        bool ignored;
-        if (parse_yes_no(value, &ignored)) return fail(p, "gc_okay option value must be y|n%s", "");
-        o->gc_okay_given = true;
-        return OPTIONS_OK;
-    }
-    return fail(p, "Unknown option: %s", name);
+    const struct option_row *r = row_named(name);
+    if (!r) return fail(p, "Unknown option: %s", name);
+    if (r->kind == ROW_CUSTOM) return r->parse(p, o, r, value);
+    long v;
+    if (!read_value(r, value, &v)) return bad_value(p, r);
+    if (r->set)
+        r->set(o, v);
+    else if (r->size)
+        store(o, r, v);
+    if (r->no_effect) o->no_effect |= no_effect_bit(r);
+    return OPTIONS_OK;
 }
 
 /* A file= ending in a view's extension is that view alone (viewonly). */
@@ -557,7 +586,7 @@ static enum options_result file_names_view(struct parser *p, struct options *o)
     static const struct {
         const char *ext;
         unsigned bits;
-    } EXTS[] = {{".html", 1}, {".collapsed", 2}, {".pb.gz", 4}};
+    } EXTS[] = {{".html", VIEW_HTML}, {".collapsed", VIEW_COLLAPSED}, {".pb.gz", VIEW_PPROF}};
     size_t n = o->file ? strlen(o->file) : 0;
     for (size_t i = 0; i < sizeof EXTS / sizeof EXTS[0]; i++) {
         size_t e = strlen(EXTS[i].ext);
@@ -577,40 +606,37 @@ int options_stack_sections(const struct options *o)
 
 static enum options_result check_rotate(struct parser *p, struct options *o)
 {
-    if (o->keep && !o->rotate_s) return fail(p, "keep= needs rotate=%s", "");
+    if (o->keep && !o->rotate_s) return fail(p, "keep= needs rotate=");
     if (!o->rotate_s) return OPTIONS_OK;
-    if (o->net_host) return fail(p, "rotate= writes files: drop net=%s", "");
-    if (o->timeline != TIMELINE_OFF) return fail(p, "rotate= cannot be used with timeline=%s", "");
+    if (o->net_host) return fail(p, "rotate= writes files: drop net=");
+    if (o->timeline != TIMELINE_OFF) return fail(p, "rotate= cannot be used with timeline=");
     if (!o->file || !strstr(o->file, "%t"))
-        return fail(p, "rotate= needs %%t in file= (each window's file is named by its start time)%s", "");
+        return fail(p, "rotate= needs %%t in file= (each window's file is named by its start time)");
     if (o->view_file && options_stack_sections(o) > 1)
-        return fail(
-            p, "rotate= with a view file (.html, .collapsed, .pb.gz) takes one of cpu=, heap=sites, monitor=y%s", "");
+        return fail(p, "rotate= with a view file (.html, .collapsed, .pb.gz) takes one of cpu=, heap=sites, monitor=y");
     return OPTIONS_OK;
 }
 
 static enum options_result check_combinations(struct parser *p, struct options *o)
 {
     if (o->format == 'b' && (o->cpu == CPU_TIMES || o->cpu == CPU_OLD))
-        return fail(p, "cpu=times|old is not supported with format=b%s", "");
-    if (o->format == 'b' && o->monitor) return fail(p, "monitor=y is not supported with format=b%s", "");
+        return fail(p, "cpu=times|old is not supported with format=b");
+    if (o->format == 'b' && o->monitor) return fail(p, "monitor=y is not supported with format=b");
     if (o->format_short) {
         /* the 1997 short format: the timeline, in binary, and never a heap dump */
         if (o->heap & HEAP_DUMP && o->heap_given)
-            return fail(p, "format=short writes no heap dumps: drop heap=dump|all%s", "");
+            return fail(p, "format=short writes no heap dumps: drop heap=dump|all");
         o->heap &= ~HEAP_DUMP;
         if (o->heap == HEAP_NONE && o->cpu == CPU_OFF) o->heap = HEAP_SITES;
         if (o->timeline == TIMELINE_OFF) o->timeline = TIMELINE_GC;
     }
-    if (o->live == LIVE_SAMPLED && !(o->heap & HEAP_SITES)) return fail(p, "live=sampled needs heap=sites%s", "");
+    if (o->live == LIVE_SAMPLED && !(o->heap & HEAP_SITES)) return fail(p, "live=sampled needs heap=sites");
     if (o->live == LIVE_SAMPLED && (o->heap & HEAP_DUMP))
-        return fail(p, "live=sampled is for heap=sites alone: a heap dump (heap=dump|all) names every object's site%s",
-                    "");
+        return fail(p, "live=sampled is for heap=sites alone: a heap dump (heap=dump|all) names every object's site");
     if (o->live == LIVE_SAMPLED && o->alloc_sample)
-        return fail(p, "live=sampled is for exact heap=sites: alloc_sample= estimates the live counts already%s", "");
-    if (o->viewonly && !o->view) return fail(p, "viewonly=y needs view=%s", "");
-    if (o->viewonly && o->net_host)
-        return fail(p, "viewonly=y writes no profile to send: drop net= or viewonly=%s", "");
+        return fail(p, "live=sampled is for exact heap=sites: alloc_sample= estimates the live counts already");
+    if (o->viewonly && !o->view) return fail(p, "viewonly=y needs view=");
+    if (o->viewonly && o->net_host) return fail(p, "viewonly=y writes no profile to send: drop net= or viewonly=");
     if (file_names_view(p, o) != OPTIONS_OK || check_rotate(p, o) != OPTIONS_OK) return OPTIONS_ERROR;
     if (o->view && !o->depth_given) o->depth = VIEW_DEPTH;
     return OPTIONS_OK;
@@ -634,6 +660,16 @@ static const char *next_pair(const char *s, char *name, size_t namelen, char *va
     return comma ? comma + 1 : v + m;
 }
 
+/* s has no "name=" next (or a name of namelen or more): says so, naming a bare word so
+ * that "bogus" reads as an unknown option. */
+static enum options_result syntax_error(struct parser *p, const char *s, size_t namelen)
+{
+    size_t n = strcspn(s, ",=");
+    if (n == 0 || n >= namelen || s[n] == '=') return fail(p, "general syntax error parsing options");
+    if (n == 4 && strncmp(s, "help", 4) == 0) return fail(p, "help must be the only option");
+    return fail(p, "Unknown option: %.*s", (int)n, s);
+}
+
 enum options_result options_parse(const char *text, struct options *o, char *err, size_t errlen)
 {
     struct parser p = {text ? text : "", err, errlen, false};
@@ -644,21 +680,7 @@ enum options_result options_parse(const char *text, struct options *o, char *err
     while (*s) {
         char name[64], value[4096];
         const char *rest = next_pair(s, name, sizeof name, value, sizeof value);
-        if (!rest) {
-            /* a bare word: name it if it is one, so "bogus" reads as an unknown option */
-            size_t n = strcspn(s, ",=");
-            if (n > 0 && n < sizeof name && s[n] != '=') {
-                memcpy(name, s, n);
-                name[n] = 0;
-                fail(&p, strcmp(name, "help") == 0 ? "help must be the only option%s" : "Unknown option: %s",
-                     strcmp(name, "help") == 0 ? "" : name);
-            } else {
-                fail(&p, "general syntax error parsing options%s", "");
-            }
-            options_free(o);
-            return OPTIONS_ERROR;
-        }
-        if (apply(&p, o, name, value) != OPTIONS_OK) {
+        if ((rest ? apply(&p, o, name, value) : syntax_error(&p, s, sizeof name)) != OPTIONS_OK) {
             options_free(o);
             return OPTIONS_ERROR;
         }
@@ -672,6 +694,6 @@ enum options_result options_parse(const char *text, struct options *o, char *err
     }
     if (!o->file) o->file = strdup(o->format == 'b' ? "java.hprof" : "java.hprof.txt");
     o->text = strdup(p.all);
-    if (!o->file || !o->text) return fail(&p, "out of memory%s", "");
+    if (!o->file || !o->text) return fail(&p, "out of memory");
     return OPTIONS_OK;
 }

@@ -24,6 +24,9 @@ enum cpu_timing { TIMING_SAMPLED = 0, TIMING_ALL, TIMING_GPROF };
 enum live_mode { LIVE_ALL = 0, LIVE_SAMPLED };
 #define LIVE_EXACT_FIRST  4096 /* objects of a site all held (the help text says so too) */
 #define LIVE_SAMPLE_EVERY 16   /* then one in this many, each standing for as many */
+/* The views of a stack profile (writers/views.h), a bit each in view=. */
+enum view_kind { VIEW_HTML = 1, VIEW_COLLAPSED = 2, VIEW_PPROF = 4 };
+#define VIEW_ALL (VIEW_HTML | VIEW_COLLAPSED | VIEW_PPROF)
 
 struct options {
     enum heap_mode heap;
@@ -48,10 +51,10 @@ struct options {
     enum sample_engine sampler;  /* cpu=samples: sampler=signal (default) or jvmti */
     enum sample_threads threads; /* cpu=samples: threads=all (default: the VM's too) or java */
     enum cpu_timing timing;      /* cpu=times: timing=sampled (default), all or gprof */
-    unsigned view;               /* view=: VIEW_* bits of writers/views.h (html 1, collapsed 2, pprof 4) */
+    unsigned view;               /* view=: VIEW_* bits */
     bool viewonly;               /* viewonly=y: the views instead of the usual file */
     bool depth_given;            /* depth= was given (else a view makes stacks VIEW_DEPTH deep) */
-    int timeline;                /* timeline=: TIMELINE_OFF, TIMELINE_GC or TIMELINE_MS */
+    enum timeline_mode timeline; /* timeline=: off, gc or every timeline_ms */
     int timeline_ms;             /* timeline=<ms>: the period of its records */
     bool format_short;           /* format=short: binary, timeline on, no heap dumps */
     bool heap_given;             /* heap= was given */
@@ -80,6 +83,9 @@ enum options_result { OPTIONS_OK = 0, OPTIONS_HELP = 1, OPTIONS_ERROR = -1 };
  */
 enum options_result options_parse(const char *text, struct options *o, char *err, size_t errlen);
 void options_free(struct options *o);
+
+/* The name of the i-th option the parser takes (for tests), NULL past the last. */
+const char *options_name(size_t i);
 
 /* The text printed for `help`. */
 const char *options_help_text(void);

@@ -10,11 +10,9 @@
 
 #include <stddef.h>
 
+#include "options/options.h" /* enum view_kind */
 #include "util/buf.h"
 #include "writers/stack_profile.h"
-
-enum view_kind { VIEW_HTML = 1, VIEW_COLLAPSED = 2, VIEW_PPROF = 4 };
-#define VIEW_ALL (VIEW_HTML | VIEW_COLLAPSED | VIEW_PPROF)
 
 /* "frame;frame;frame value" per distinct stack, root first, of one sample type; lines
  * sorted, stacks with the same names merged, zeros left out. 0, or -1 out of memory. */

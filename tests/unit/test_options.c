@@ -213,11 +213,12 @@ int main(void)
           "rotate=60,keep=5,service=: a text file per window, the last 5 kept");
     options_free(&o);
     o = parse_ok("cpu=samples,rotate=1,file=w-%t.pb.gz", &ok);
-    CHECK(ok && o.view == 4 && o.viewonly && o.view_file && options_stack_sections(&o) == 1,
+    CHECK(ok && o.view == VIEW_PPROF && o.viewonly && o.view_file && options_stack_sections(&o) == 1,
           "file=...pb.gz is the pprof view alone, named so");
     options_free(&o);
     o = parse_ok("heap=sites,monitor=y,file=s.html", &ok);
-    CHECK(ok && o.view == 1 && o.viewonly && options_stack_sections(&o) == 2, "file=...html: the flame graphs alone");
+    CHECK(ok && o.view == VIEW_HTML && o.viewonly && options_stack_sections(&o) == 2,
+          "file=...html: the flame graphs alone");
     options_free(&o);
     o = parse_ok("cpu=samples,file=a.txt", &ok);
     CHECK(ok && !o.view && !o.view_file && o.rotate_s == 0 && o.keep == 0 && !o.service,
