@@ -28,11 +28,11 @@ static void expect_message(const char *text, const char *message)
 
 /* Every option the parser should take. */
 static const char *const NAMES[] = {
-    "heap",     "cpu",        "monitor",  "format",       "file",    "net",      "depth",     "interval",
-    "cutoff",   "lineno",     "thread",   "doe",          "msa",     "force",    "verbose",   "alloc_sample",
-    "live",     "clock",      "sampler",  "threads",      "timing",  "view",     "viewonly",  "timeline",
-    "top",      "rotate",     "keep",     "service",      "primfields", "primarrays", "logflags", "debugflags",
-    "coredump", "errorexit",  "exitpause", "pause",       "precrash", "debug",   "X",         "gc_okay"};
+    "heap",     "cpu",       "monitor",   "format",  "file",       "net",        "depth",    "interval",
+    "cutoff",   "lineno",    "thread",    "doe",     "msa",        "force",      "verbose",  "alloc_sample",
+    "live",     "clock",     "sampler",   "threads", "timing",     "view",       "viewonly", "timeline",
+    "top",      "rotate",    "keep",      "service", "primfields", "primarrays", "logflags", "debugflags",
+    "coredump", "errorexit", "exitpause", "pause",   "precrash",   "debug",      "X",        "gc_okay"};
 #define N_NAMES (sizeof NAMES / sizeof NAMES[0])
 
 static bool known(const char *name)
@@ -95,9 +95,9 @@ static void every_name(void)
     }
     must("view", "html++pprof", "html|collapsed|pprof|all, joined by +");
     must("view", "", "html|collapsed|pprof|all, joined by +");
-    static const char *const YES_NO[] = {"monitor", "lineno", "thread", "doe", "msa", "force", "verbose",
-                                         "viewonly", "primfields", "primarrays", "coredump", "errorexit",
-                                         "exitpause", "pause", "precrash", "debug", "gc_okay"};
+    static const char *const YES_NO[] = {"monitor",   "lineno",   "thread",     "doe",        "msa",      "force",
+                                         "verbose",   "viewonly", "primfields", "primarrays", "coredump", "errorexit",
+                                         "exitpause", "pause",    "precrash",   "debug",      "gc_okay"};
     for (size_t i = 0; i < sizeof YES_NO / sizeof YES_NO[0]; i++) must(YES_NO[i], "yes", "y|n");
     for (const char *const *name = (const char *const[]){"logflags", "debugflags", "X", NULL}; *name; name++)
         must(*name, "4x", "numeric");
@@ -107,13 +107,13 @@ static void every_name(void)
 }
 
 /* text is taken and cond (on o) holds. */
-#define EXPECT(text, cond)                                                             \
-    do {                                                                               \
-        struct options o;                                                              \
-        char err[600];                                                                 \
-        bool ok = parse(text, &o, err, sizeof err);                                    \
-        CHECK(ok && (cond), "%s: %s", text, ok ? #cond : err);                         \
-        if (ok) options_free(&o);                                                      \
+#define EXPECT(text, cond)                                     \
+    do {                                                       \
+        struct options o;                                      \
+        char err[600];                                         \
+        bool ok = parse(text, &o, err, sizeof err);            \
+        CHECK(ok && (cond), "%s: %s", text, ok ? #cond : err); \
+        if (ok) options_free(&o);                              \
     } while (0)
 
 static void every_word(void)
@@ -158,11 +158,16 @@ static void every_word(void)
         const char *name;
         size_t field;
     } FIELDS[] = {
-        {"monitor", offsetof(struct options, monitor)},       {"lineno", offsetof(struct options, lineno)},
-        {"thread", offsetof(struct options, thread)},         {"doe", offsetof(struct options, doe)},
-        {"msa", offsetof(struct options, msa)},               {"force", offsetof(struct options, force)},
-        {"verbose", offsetof(struct options, verbose)},       {"primfields", offsetof(struct options, primfields)},
-        {"primarrays", offsetof(struct options, primarrays)}, {"viewonly", offsetof(struct options, viewonly)},
+        {"monitor", offsetof(struct options, monitor)},
+        {"lineno", offsetof(struct options, lineno)},
+        {"thread", offsetof(struct options, thread)},
+        {"doe", offsetof(struct options, doe)},
+        {"msa", offsetof(struct options, msa)},
+        {"force", offsetof(struct options, force)},
+        {"verbose", offsetof(struct options, verbose)},
+        {"primfields", offsetof(struct options, primfields)},
+        {"primarrays", offsetof(struct options, primarrays)},
+        {"viewonly", offsetof(struct options, viewonly)},
     };
     for (size_t i = 0; i < sizeof FIELDS / sizeof FIELDS[0]; i++)
         for (int yes = 0; yes < 2; yes++) {
@@ -250,7 +255,8 @@ static void every_sentence(void)
     expect_message("cpu=samples,help", "help must be the only option");
     expect_message("bogus", "Unknown option: bogus");
     expect_message("=y", "general syntax error parsing options");
-    expect_message("cpu=samples,rotate=60", "rotate= needs %t in file= (each window's file is named by its start time)");
+    expect_message("cpu=samples,rotate=60",
+                   "rotate= needs %t in file= (each window's file is named by its start time)");
     expect_message("keep=2", "keep= needs rotate=");
     expect_message("format=b,cpu=old", "cpu=times|old is not supported with format=b");
     expect_message("viewonly=y", "viewonly=y needs view=");
