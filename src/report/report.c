@@ -496,7 +496,7 @@ bool report_sites(struct report *r, JNIEnv *jni, double cutoff)
     write_row_traces(r, rows, keep);
     r->writer->sites(&r->wctx, rows, keep, &tot);
     output_unlock(&r->out);
-    views_sites(r, rows, (int)n, &tot);
+    views_sites(r, rows, (int)n);
     free(rows);
     return true;
 }

@@ -217,89 +217,22 @@ void views_cpu(struct report *r, const struct rank_row *rows, int nrows, bool ti
 }
 
 /*
- * The sites' views show stacks of method names, in which sites that differ only by line
- * merge; the cutoff applies to those merged stacks. group[i] is the first row of row i's
- * stack (its methods, thread and class).
+ * The sites' views: every site, whatever the cutoff, so that their totals are the run's
+ * (SITES ranks and cuts by live bytes, which leaves out what was allocated and died, a
+ * server's per-request garbage). Each sample's values are one site's; the views merge
+ * the sites whose stacks of method names are the same.
  */
-static bool same_stack(const struct site *a, const struct site *b)
-{
-    const struct trace *x = a->trace, *y = b->trace;
-    if (a->cls != b->cls || x->nframes != y->nframes || x->thread_serial != y->thread_serial) return false;
-    for (uint32_t i = 0; i < x->nframes; i++)
-        if (x->frames[i]->method != y->frames[i]->method) return false;
-    return true;
-}
-
-static uint64_t stack_key(const struct site *s)
-{
-    uint64_t h = (uint64_t)(uintptr_t)s->cls ^ ((uint64_t)s->trace->thread_serial << 32);
-    for (uint32_t i = 0; i < s->trace->nframes; i++)
-        h = (h ^ (uint64_t)(uintptr_t)s->trace->frames[i]->method) * 0x9E3779B97F4A7C15ULL;
-    return hash_mix64(h);
-}
-
-/* Fills group[] (NULL when out of memory: then no row is cut). */
-static uint32_t *group_rows(struct site *const *rows, int nrows)
-{
-    size_t cap = 16;
-    while (cap < (size_t)nrows * 2) cap *= 2;
-    uint32_t *group = malloc((size_t)(nrows ? nrows : 1) * sizeof *group), *slot = calloc(cap, sizeof *slot);
-    if (!group || !slot) {
-        free(group);
-        free(slot);
-        return NULL;
-    }
-    for (int i = 0; i < nrows; i++) {
-        size_t k = stack_key(rows[i]) & (cap - 1);
-        while (slot[k] && !same_stack(rows[slot[k] - 1], rows[i])) k = (k + 1) & (cap - 1);
-        if (!slot[k]) slot[k] = (uint32_t)i + 1;
-        group[i] = slot[k] - 1;
-    }
-    free(slot);
-    return group;
-}
-
-/* Which rows' merged stacks are under the cutoff in both bytes allocated and live. */
-static bool *rows_cut(struct site *const *rows, int nrows, const struct site_totals *tot)
-{
-    if (tot->cutoff <= 0 || nrows == 0) return NULL;
-    uint32_t *group = group_rows(rows, nrows);
-    uint64_t(*sum)[2] = calloc((size_t)nrows, sizeof *sum);
-    bool *cut = calloc((size_t)nrows, sizeof *cut);
-    if (group && sum && cut) {
-        for (int i = 0; i < nrows; i++) {
-            sum[group[i]][0] += rows[i]->shown_bytes;
-            sum[group[i]][1] += rows[i]->live_bytes;
-        }
-        for (int i = 0; i < nrows; i++) {
-            const uint64_t *v = sum[group[i]];
-            cut[i] = (double)v[0] < tot->cutoff * (double)tot->alloc_bytes &&
-                (double)v[1] < tot->cutoff * (double)tot->live_bytes;
-        }
-    } else {
-        free(cut);
-        cut = NULL;
-    }
-    free(group);
-    free(sum);
-    return cut;
-}
-
-/*
- * The sites' views: each stack whose bytes allocated or live reach the cutoff; the others
- * add up in one pseudo-stack that says how many sites they are, so that the totals stay
- * the section's. At depth=64, thousands of stacks a flame graph cannot show made a
- * collapsed file of hundreds of MB.
- */
-void views_sites(struct report *r, struct site *const *rows, int nrows, const struct site_totals *tot)
+void views_sites(struct report *r, struct site *const *rows, int nrows)
 {
     if (!r->opt->view) return;
     struct stack_profile p;
     struct frame_cache c = {NULL, 0};
     begin(r, &p, "heap=sites");
     if (r->opt->alloc_sample > 0)
-        sp_set(&p, &p.note, "estimated from allocation samples every %ld bytes; stacks at most %d frames deep",
-               r->opt->alloc_sample, p.depth);
+        sp_set(&p, &p.note,
+               "estimated from allocation samples every %ld bytes, a sample of n bytes counting as %ld/n objects, "
+               "at least 1, allocated and, while it lives, in use; stacks at most %d frames deep",
+               r->opt->alloc_sample, r->opt->alloc_sample, p.depth);
     else if (r->opt->live == LIVE_SAMPLED)
         sp_set(&p, &p.note,
                "in use estimated from 1 in %d objects past a site's first %d; stacks at most %d frames deep",
@@ -308,26 +241,11 @@ void views_sites(struct report *r, struct site *const *rows, int nrows, const st
     sp_add_type(&p, "alloc_objects", "count");
     sp_add_type(&p, "inuse_space", "bytes");
     sp_add_type(&p, "inuse_objects", "count");
-    bool *under = rows_cut(rows, nrows, tot);
-    int64_t cut[4] = {0, 0, 0, 0};
-    int ncut = 0;
     for (int i = 0; i < nrows; i++) {
         const struct site *s = rows[i];
         int64_t v[4] = {(int64_t)s->shown_bytes, (int64_t)s->shown_objs, (int64_t)s->live_bytes, (int64_t)s->live_objs};
-        if (!under || !under[i]) {
-            add_trace(&p, &c, s->trace, s->cls->name, v);
-            continue;
-        }
-        for (int k = 0; k < 4; k++) cut[k] += v[k];
-        ncut++;
+        if (v[0] || v[2]) add_trace(&p, &c, s->trace, s->cls->name, v);
     }
-    if (ncut) {
-        char name[96];
-        snprintf(name, sizeof name, "[%d sites under cutoff=%g]", ncut, tot->cutoff);
-        uint32_t f = sp_frame(&p, name, NULL, 0, SP_PSEUDO);
-        sp_add(&p, &f, 1, cut);
-    }
-    free(under);
     finish(r, &p, "sites", &c);
 }
 

@@ -23,9 +23,6 @@ struct site {
     struct trace *trace;
     struct class_info *cls;
     _Atomic uint64_t alloc_objs, alloc_bytes;
-    _Atomic uint64_t samples;         /* alloc_sample mode: objects actually sampled */
-    _Atomic uint64_t sampled_objs;    /* ... and the objects they stand for: both since the
-                                       start, never taken (the live estimate scales by them) */
     uint64_t live_objs, live_bytes;   /* set by the live count at a dump */
     uint64_t shown_objs, shown_bytes; /* the allocations a dump shows (set by the report layer) */
 };

@@ -89,8 +89,11 @@ static const char LEGEND[] = "This file was written by hprof, a heap and CPU pro
                              "                     most live bytes first: bytes and objects live at the dump\n"
                              "                     (after a GC) and allocated since the start (estimates when\n"
                              "                     alloc_sample is set, live ones with live=sampled, as the\n"
-                             "                     opening line says). A site is left out when both its live\n"
-                             "                     and its allocated bytes are under the cutoff.\n"
+                             "                     opening line says). With alloc_sample=N a sampled object\n"
+                             "                     of n bytes counts as N/n objects (at least 1) in alloc'ed\n"
+                             "                     and, as long as it lives, the same in live: a row's live\n"
+                             "                     never exceeds its alloc'ed. A site is left out when both\n"
+                             "                     its live and its allocated bytes are under the cutoff.\n"
                              "  ALLOCS LIVE        timeline= with heap=sites: an interval (up to a GC, or\n"
                              "                     <ms> long): objects and bytes each site allocated in it\n"
                              "                     and still live at its end, most allocated first.\n"
@@ -249,8 +252,10 @@ static void text_sites(struct writer_ctx *w, struct site *const *rows, int nrows
     struct buf *b = output_buf(w->out);
     char when[64];
     if (w->opt->alloc_sample > 0)
-        buf_printf(b, "SITES BEGIN (ordered by live bytes, estimated from allocation samples every %ld bytes) %s\n",
-                   w->opt->alloc_sample, text_now(when, sizeof when));
+        buf_printf(b,
+                   "SITES BEGIN (ordered by live bytes, estimated from allocation samples every %ld bytes; a sample "
+                   "of n bytes counts as %ld/n objects, at least 1, in alloc'ed and, while it lives, in live) %s\n",
+                   w->opt->alloc_sample, w->opt->alloc_sample, text_now(when, sizeof when));
     else if (w->opt->live == LIVE_SAMPLED)
         buf_printf(
             b, "SITES BEGIN (ordered by live bytes, live estimated from 1 in %d objects past a site's first %d) %s\n",

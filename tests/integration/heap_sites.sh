@@ -313,8 +313,8 @@ done
 # alloc_sample=<bytes>: no instrumentation, estimates labelled as such, near the truth.
 run_java "$(agent heap=sites,alloc_sample=65536,cutoff=0,file=e.txt)" SitesMany
 check "alloc_sample: same output" bash -c "[[ $RC -eq 0 ]] && grep -qx 'kept 500000' out.txt"
-check "alloc_sample: the SITES header says the numbers are estimates" \
-  has_line e.txt '^SITES BEGIN \(ordered by live bytes, estimated from allocation samples every 65536 bytes\) '
+check "alloc_sample: the SITES header says the numbers are estimates, and how each is made" \
+  has_line e.txt "^SITES BEGIN \\(ordered by live bytes, estimated from allocation samples every 65536 bytes; a sample of n bytes counts as 65536/n objects, at least 1, in alloc'ed and, while it lives, in live\\) "
 est=$(awk '/^SITES BEGIN/{i=1;next} /^SITES END/{i=0} i && $9 == "SitesMany$Cell" { s += $7 } END { print s + 0 }' e.txt)
 live=$(awk '/^SITES BEGIN/{i=1;next} /^SITES END/{i=0} i && $9 == "SitesMany$Cell" { s += $5 } END { print s + 0 }' e.txt)
 check "alloc_sample: 2,000,000 Cells estimated within 35% ($est)" bash -c "[[ $est -ge 1300000 && $est -le 2700000 ]]"

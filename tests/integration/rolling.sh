@@ -9,7 +9,8 @@
 #      --every without -d runs until Ctrl-C
 #   S  at start-up, exact heap=sites with rotate=1: the Mark1 objects the program makes
 #      over a few windows add up, over the windows' files, to exactly its count, as in
-#      one whole-run profile
+#      one whole-run profile; with view=collapsed and the default cutoff, the windows'
+#      views add up to the same
 #   F  at start-up, cpu=samples with rotate=1, tests/java/ShiftingStacks.java: a new
 #      recursion depth every second, then the first again. The stacks no window sampled
 #      for 2 windows are forgotten (HPROF_TABLE_STATS), those seen again are counted
@@ -102,8 +103,17 @@ check "the windows' Mark1 counts add up to exactly 30000 ($sum), as the whole-ru
   test "$sum $whole" = "30000 30000"
 check "each window's file holds one SITES section, its own, and is 0600" \
   bash -c "for f in x/*; do [[ \$(grep -c '^SITES BEGIN' \$f) == 1 && \$(stat -c %a \$f) == 600 ]] || exit 1; done"
-check "S, W: the programs ran to their end (exit 0)" bash -c "[[ \$(cat S.rc) == 0 && \$(cat W.rc) == 0 ]]"
-check "no -Xcheck:jni complaint" bash -c "! grep -qi 'jni' R.out S.out W.out"
+# The windows' views hold every site, with SITES' default cutoff too (which leaves the
+# dead Mark1 out of the text): their Mark1 bytes add up to the whole run's.
+mkdir -p "$WORK/v"
+start_phases V "-agentpath:$HPROF_LIB=heap=sites,depth=8,rotate=1,view=collapsed,viewonly=y,file=$WORK/v/sites-%t.txt" -- 1:30000:2500
+wait_phases V
+mark1=$(awk '/^SITES BEGIN/ { f = 1; next } /^SITES END/ { f = 0 } f && $9 == "Phases$Mark1" { b += $6 } END { print b + 0 }' whole.txt)
+vsum=$(cat v/*.sites.collapsed 2>/dev/null | awk '/;Phases\$Mark1 [0-9]+$/ { s += $NF } END { print s + 0 }')
+check "rotate=1, view=collapsed: $(ls v | wc -l) windows' views, their Mark1 bytes the whole run's ($vsum, $mark1)" \
+  test "$vsum" = "$mark1" -a "$mark1" -gt 0 -a "$(ls v | wc -l)" -ge 2
+check "S, W, V: the programs ran to their end (exit 0)" bash -c "[[ \$(cat S.rc) == 0 && \$(cat W.rc) == 0 && \$(cat V.rc) == 0 ]]"
+check "no -Xcheck:jni complaint" bash -c "! grep -qi 'jni' R.out S.out W.out V.out"
 
 # ---- F: a rolling profile forgets the stacks no window samples any more ----
 mkdir -p "$WORK/f"

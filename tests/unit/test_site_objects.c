@@ -62,7 +62,7 @@ struct counts {
     uint64_t objs[4], bytes[4];
 };
 
-static void add_live(uint32_t site, uint64_t size, void *ctx)
+static void add_live(uint32_t site, uint64_t size, uint32_t weight, void *ctx)
 {
     struct counts *c = ctx;
     c->objs[site % 4]++;
@@ -120,7 +120,7 @@ static void *append_all(void *arg)
     return NULL;
 }
 
-static void count_one(uint32_t site, uint64_t size, void *ctx) { ++*(uint64_t *)ctx; }
+static void count_one(uint32_t site, uint64_t size, uint32_t weight, void *ctx) { ++*(uint64_t *)ctx; }
 
 static void sweeps_beside_appends(void)
 {
@@ -152,6 +152,79 @@ static void sweeps_beside_appends(void)
     free(objs);
 }
 
+/* ---- alloc_sample=: weights ---- */
+
+struct weighed {
+    uint64_t objs, bytes;
+};
+
+static void add_weighed(uint32_t site, uint64_t size, uint32_t weight, void *ctx)
+{
+    struct weighed *w = ctx;
+    w->objs += weight;
+    w->bytes += size * weight;
+}
+
+static jlong tags[3000];
+static struct fake_obj wobjs[3000];
+
+static jvmtiError JNICALL set_tag(jvmtiEnv *jvmti, jobject obj, jlong value)
+{
+    tags[(struct fake_obj *)deref(obj) - wobjs] = value;
+    return JVMTI_ERROR_NONE;
+}
+
+/*
+ * Samples that stand for several objects each: the weight each was added with comes back
+ * with it at every sweep, through the log's growth and the sweeps' compaction, and in
+ * the tags a reference walk reads; entries added before the first weighed one weigh 1.
+ */
+static void weights(void)
+{
+    atomic_store(&nslots, 0);
+    struct site_objects t;
+    site_objects_init(&t);
+    struct fake_obj probe = {1};
+    site_objects_read_slots(&t, &env, (jobject)&probe, true);
+    struct site_log *l = site_objects_log(&t);
+    struct weighed want = {0, 0};
+    for (int i = 0; i < 3000; i++) {
+        atomic_store(&wobjs[i].alive, 1);
+        uint32_t w = i < 10 ? 1 : (uint32_t)(i % 7) + 1;
+        uint64_t size = 16 + (uint64_t)(i % 5) * 8;
+        if (i < 10)
+            site_objects_add(&t, l, &env, (jobject)&wobjs[i], 1, size);
+        else
+            site_objects_add_weighted(&t, l, &env, (jobject)&wobjs[i], 1, size, w);
+        if (i % 3 == 0) continue; /* dies below */
+        want.objs += w;
+        want.bytes += w * size;
+    }
+    for (int i = 0; i < 3000; i += 3) atomic_store(&wobjs[i].alive, 0);
+    fake_gc(&t);
+    struct weighed got = {0, 0};
+    site_objects_sweep(&t, &env, add_weighed, &got);
+    CHECK(got.objs == want.objs && got.bytes == want.bytes,
+          "weights: the live ones' weights and weighed bytes after a sweep (%llu %llu, want %llu %llu)",
+          (unsigned long long)got.objs, (unsigned long long)got.bytes, (unsigned long long)want.objs,
+          (unsigned long long)want.bytes);
+    got = (struct weighed){0, 0};
+    site_objects_sweep(&t, &env, add_weighed, &got);
+    CHECK(got.objs == want.objs && got.bytes == want.bytes, "weights: the same at the next sweep (%llu %llu)",
+          (unsigned long long)got.objs, (unsigned long long)got.bytes);
+    struct jvmtiInterface_1_ jf;
+    memset(&jf, 0, sizeof jf);
+    jf.SetTag = set_tag;
+    jvmtiEnv je = &jf;
+    site_objects_tag(&t, &je, true);
+    CHECK(site_objects_tag_site(tags[11]) == 1 && site_objects_tag_weight(tags[11]) == 5 &&
+              site_objects_tag_weight(tags[1]) == 1,
+          "weights: tags carry the site and the weight (%llx %llx)", (unsigned long long)tags[11],
+          (unsigned long long)tags[1]);
+    site_objects_tag(&t, &je, false);
+    CHECK(tags[11] == 1, "weights: tags for a heap dump carry the site alone (%llx)", (unsigned long long)tags[11]);
+}
+
 /* ---- live=sampled: notes ---- */
 
 static jweak JNICALL new_weak_of_local(JNIEnv *e, jobject local) { return new_weak(e, deref(local)); }
@@ -162,7 +235,7 @@ struct sample_counts {
     uint64_t plain, samples;
 };
 
-static void count_samples(uint32_t site, uint64_t size, void *ctx)
+static void count_samples(uint32_t site, uint64_t size, uint32_t weight, void *ctx)
 {
     struct sample_counts *c = ctx;
     if (site & SITE_REF_SAMPLED)
@@ -250,6 +323,7 @@ int main(void)
     sweep_counts("JNI", true, 12000);
     tag = 1;
     sweeps_beside_appends();
+    weights();
     notes();
     return UNIT_DONE();
 }

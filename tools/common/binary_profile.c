@@ -30,6 +30,7 @@ struct bin {
     size_t nsamples, capsamples;
     struct site *sites;
     size_t nsites, capsites;
+    uint64_t site_totals[4]; /* the last ALLOC_SITES' header: every site's, as counts[] */
     bool have_samples, have_sites, have_heap;
     hd_map class_ix; /* class ID (or 1 << 63 | basic type) -> index into keys */
     uint64_t *keys;
@@ -48,12 +49,28 @@ static void on_cpu_sample(void *ctx, const hd_state *st, uint32_t count, uint32_
     b->samples[b->nsamples++] = (struct sample){count, trace};
 }
 
-/* Each ALLOC_SITES holds every site so far: the last one is the profile. */
-static void on_alloc_sites(void *ctx, const hd_state *st)
+/* Each ALLOC_SITES holds every site so far: the last one is the profile. Its list is
+ * cut (the agent's and JDK 8's by live bytes) but its header's totals are the run's. */
+static void on_alloc_sites(void *ctx, const hd_state *st, const uint64_t totals[4])
 {
     struct bin *b = ctx;
     b->have_sites = true;
     b->nsites = 0;
+    memcpy(b->site_totals, totals, sizeof b->site_totals);
+}
+
+/* What the header's totals have beyond the rows: the sites the cutoff left out, as one
+ * stack (live totals are u4 fields that stop at 4 GiB: never below the rows' sum). */
+static void sites_cut(struct pr_collect *c, const struct bin *b)
+{
+    uint64_t sum[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < b->nsites; i++)
+        for (int k = 0; k < 4; k++) sum[k] += b->sites[i].counts[k];
+    static const int VIEW_TYPE[4] = {2, 3, 0, 1}; /* inuse_space, inuse_objects, alloc_space, alloc_objects */
+    for (int k = 0; k < 4; k++) {
+        uint64_t left = b->site_totals[k] > sum[k] ? b->site_totals[k] - sum[k] : 0;
+        c->sec[PR_SITES].cut[VIEW_TYPE[k]] = left > INT64_MAX ? INT64_MAX : (int64_t)left;
+    }
 }
 
 static void on_site(void *ctx, const hd_state *st, uint32_t cls, uint32_t trace, const uint32_t counts[4])
@@ -157,7 +174,10 @@ static void rows(struct pr_collect *c, hd_state *st, struct bin *b)
         int64_t v[SP_MAX_TYPES] = {b->samples[i].count};
         prc_row(c, PR_SAMPLES, b->samples[i].trace, 0, v);
     }
-    if (b->have_sites) prc_section(c, PR_SITES, true);
+    if (b->have_sites) {
+        prc_section(c, PR_SITES, true);
+        sites_cut(c, b);
+    }
     for (size_t i = 0; i < b->nsites; i++) {
         const struct site *s = &b->sites[i];
         int64_t v[SP_MAX_TYPES] = {s->counts[2], s->counts[3], s->counts[0], s->counts[1]};

@@ -188,7 +188,10 @@ typedef struct {
     void *ctx;
     void (*cpu_samples)(void *ctx, const struct hd_state_s *st, uint32_t total); /* a CPU_SAMPLES record */
     void (*cpu_sample)(void *ctx, const struct hd_state_s *st, uint32_t count, uint32_t trace);
-    void (*alloc_sites)(void *ctx, const struct hd_state_s *st); /* an ALLOC_SITES record */
+    /* An ALLOC_SITES record, with the totals its header gives (of every site, the ones the
+     * cutoff left out of its list too): live bytes, live objects, allocated bytes,
+     * allocated objects. */
+    void (*alloc_sites)(void *ctx, const struct hd_state_s *st, const uint64_t totals[4]);
     void (*site)(void *ctx, const struct hd_state_s *st, uint32_t class_serial, uint32_t trace,
                  const uint32_t counts[4]); /* live bytes, live objects, allocated bytes, allocated objects */
     void (*heap_dump)(void *ctx, const struct hd_state_s *st); /* a dump begins */

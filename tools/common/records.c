@@ -252,7 +252,10 @@ static int rec_alloc_sites(hd_state *st, hd_body *b, uint64_t off, uint32_t time
     uint32_t n = hd_b_u4(b);
     if (hd_b_bad(b) || !want_len(st, off, "ALLOC_SITES", len, 34 + 25 * (uint64_t)n)) return 0;
     st->alloc_sites += n;
-    if (st->visit && st->visit->alloc_sites) st->visit->alloc_sites(st->visit->ctx, st);
+    if (st->visit && st->visit->alloc_sites) {
+        const uint64_t totals[4] = {live_bytes, live_objs, alloc_bytes, alloc_objs};
+        st->visit->alloc_sites(st->visit->ctx, st, totals);
+    }
     if (st->print) {
         hd_line_begin(st, off, 0, time);
         buf_printf(&st->line, "ALLOC_SITES flags=0x%x cutoff=", flags);

@@ -350,6 +350,11 @@ int pr_read_text(const char *data, size_t n, enum pr_section want, struct stack_
         snprintf(err, errlen, "not an HPROF profile (no \"JAVA PROFILE 1.0.x, created\" header, TRACE or section)");
     else
         rc = prc_finish(&ps->c, want, err, errlen);
+    /* Its rows are those SITES kept, by live bytes; its opening line gives no total. */
+    if (rc == 0 && sp_type_named(p, "alloc_space") >= 0)
+        sp_set(p, &p->note,
+               "a text file's SITES lists only the sites its cutoff kept, ranked by live bytes: what was allocated "
+               "and died is left out (the agent's view= holds every site)");
     prc_free(&ps->c);
 out:
     free(ps);

@@ -146,6 +146,7 @@ int cmd_view(int argc, char **argv)
                     (long long)sp_total(shown, shown->main_type), shown->types[shown->main_type].unit,
                     shown->types[shown->main_type].type);
             if (view_kind_of_path(a.out) == VIEW_HTML) say_cut(shown);
+            if (shown->note) fprintf(stderr, "hprof view: note: %s\n", shown->note); /* what its file leaves out */
             rc = 0;
         } else {
             fprintf(stderr, "hprof view: %s\n", err);

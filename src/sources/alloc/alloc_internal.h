@@ -521,9 +521,6 @@ void JNICALL alloc_exact_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
 int alloc_sampled_init(struct host *h);
 void JNICALL alloc_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
                                         jlong size);
-/* After the live count: each live sample stands for as many objects as samples did at
- * allocation. */
-void alloc_sampled_scale_live(struct alloc_tracker *t);
 
 void JNICALL alloc_live_gc_started(jvmtiEnv *jvmti);
 void JNICALL alloc_live_gc_finished(jvmtiEnv *jvmti);

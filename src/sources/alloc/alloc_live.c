@@ -34,14 +34,18 @@ static void reset_live(struct site_table *st)
     }
 }
 
-/* A live object, or a live sample of live=sampled standing for LIVE_SAMPLE_EVERY. */
-static void add_live(uint32_t site, uint64_t size, void *ctx)
+/*
+ * A live object; a live sample of live=sampled, standing for LIVE_SAMPLE_EVERY; or an
+ * alloc_sample= sample, standing for the objects its allocation was counted as (its
+ * weight): live is then never more than allocated, object by object.
+ */
+static void add_live(uint32_t site, uint64_t size, uint32_t weight, void *ctx)
 {
-    uint64_t weight = site & SITE_REF_SAMPLED ? LIVE_SAMPLE_EVERY : 1;
+    uint64_t n = site & SITE_REF_SAMPLED ? LIVE_SAMPLE_EVERY : weight;
     struct site *s = sites_by_id(ctx, site & ~SITE_REF_SAMPLED);
     if (s) {
-        s->live_objs += weight;
-        s->live_bytes += size * weight;
+        s->live_objs += n;
+        s->live_bytes += size * n;
     }
 }
 
@@ -54,7 +58,7 @@ static jint JNICALL reach_object(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
     /* Tags are site ids: a reference walk runs where no object is a sample (live=sampled
      * needs a GC that can be forced). */
     if (*tag_ptr > 0) {
-        add_live((uint32_t)*tag_ptr, (uint64_t)size, user_data);
+        add_live(site_objects_tag_site(*tag_ptr), (uint64_t)size, site_objects_tag_weight(*tag_ptr), user_data);
         *tag_ptr = -*tag_ptr;
     }
     return JVMTI_VISIT_OBJECTS;
@@ -77,7 +81,7 @@ static void count_reachable(struct host *h, struct alloc_tracker *t)
         log_error("no JVMTI environment for the live counts of heap=sites; they are left at 0");
         return;
     }
-    site_objects_tag(&t->objects, env);
+    site_objects_tag(&t->objects, env, true);
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_reference_callback = reach_object;
@@ -123,12 +127,11 @@ void alloc_tracker_count_live(struct host *h, JNIEnv *jni)
         count_reachable(h, t);
     }
     if (t->stack_stats) log_stack_stats(t);
-    if (!t->exact) alloc_sampled_scale_live(t);
 }
 
 void alloc_tracker_tag_sites(struct host *h, jvmtiEnv *env)
 {
-    if (h->alloc) site_objects_tag(&h->alloc->objects, env);
+    if (h->alloc) site_objects_tag(&h->alloc->objects, env, false);
 }
 
 /* timeline=: the live counts as the last GC left them (no GC forced): the objects held
@@ -140,5 +143,4 @@ void alloc_tracker_sweep_live(struct host *h, JNIEnv *jni)
     if (!t) return;
     reset_live(&t->sites);
     site_objects_sweep_at_gc(&t->objects, jni, add_live, &t->sites, true);
-    if (!t->exact) alloc_sampled_scale_live(t);
 }

@@ -31,25 +31,13 @@ void JNICALL alloc_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
     struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
     struct site *s = site_of(t, at, tr, ci);
     if (!s) return;
-    uint64_t bytes = size > 0 ? (uint64_t)size : 1;
+    /* In 8-byte units, as the objects held keep it (HotSpot's sizes are anyway). */
+    uint64_t bytes = size > 8 ? ((uint64_t)size + 7) & ~(uint64_t)7 : 8;
     uint64_t every = (uint64_t)atomic_load_explicit(&h->alloc_sample, memory_order_relaxed);
-    uint64_t weight = bytes >= every ? 1 : (every + bytes / 2) / bytes;
-    atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->sampled_objs, weight, memory_order_relaxed);
+    /* The one weight of this sample, for its allocated counts now and its live ones at
+     * every dump while it lives (site_objects keeps it beside the reference). */
+    uint32_t weight = bytes >= every ? 1 : (uint32_t)((every + bytes / 2) / bytes);
     atomic_fetch_add_explicit(&s->alloc_objs, weight, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, weight * bytes, memory_order_relaxed);
-    site_objects_add(&t->objects, at->log, jni, object, s->id, bytes);
-}
-
-void alloc_sampled_scale_live(struct alloc_tracker *t)
-{
-    uint32_t n = sites_count(&t->sites);
-    for (uint32_t i = 1; i <= n; i++) {
-        struct site *s = sites_by_id(&t->sites, i);
-        uint64_t samples = atomic_load(&s->samples);
-        if (!samples) continue;
-        double per = (double)atomic_load(&s->sampled_objs) / (double)samples;
-        s->live_objs = (uint64_t)((double)s->live_objs * per + 0.5);
-        s->live_bytes = (uint64_t)((double)s->live_bytes * per + 0.5);
-    }
+    site_objects_add_weighted(&t->objects, at->log, jni, object, s->id, bytes, weight);
 }

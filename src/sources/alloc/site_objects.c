@@ -164,14 +164,19 @@ static void sweep_log(struct site_objects *t, struct site_log *l, JNIEnv *jni, s
         if (i == l->looked) looked = kept;
         if (i == mark) new_mark = kept;
         if (is_note(notes, e.ref)) {
-            if (!(moves & 1) && note_epoch(e.ref) == (moves & NOTE_EPOCH_MASK)) l->refs[kept++] = e;
+            if (!(moves & 1) && note_epoch(e.ref) == (moves & NOTE_EPOCH_MASK)) {
+                if (l->weights) l->weights[kept] = l->weights[i];
+                l->refs[kept++] = e;
+            }
             continue;
         }
         if (collected(slots, jni, e.ref)) {
             (*jni)->DeleteWeakGlobalRef(jni, e.ref);
             continue;
         }
-        if (live && (!marked || i < mark)) live(e.site, (uint64_t)e.size8 << 3, ctx);
+        uint32_t weight = l->weights ? l->weights[i] : 1;
+        if (live && (!marked || i < mark)) live(e.site, (uint64_t)e.size8 << 3, weight, ctx);
+        if (l->weights) l->weights[kept] = weight;
         l->refs[kept++] = e;
     }
     l->looked = l->looked >= l->n ? kept : looked;
@@ -187,12 +192,40 @@ static void sweep_log(struct site_objects *t, struct site_log *l, JNIEnv *jni, s
         if (refs) {
             l->refs = refs;
             l->cap = l->sweep_at;
+            /* (a shrink refused leaves the larger block, still big enough) */
+            uint32_t *w = l->weights ? realloc(l->weights, l->cap * sizeof *w) : NULL;
+            if (w) l->weights = w;
         }
     }
 }
 
+/* Room for one more entry, and for its weight when it is not 1 (the weights of the
+ * entries before it then 1); false when out of memory. The log's lock is held. */
+static bool make_room(struct site_log *l, uint32_t weight)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 1024;
+        /* The weights first: a refused refs leaves them only larger than needed. */
+        if (l->weights) {
+            uint32_t *w = realloc(l->weights, cap * sizeof *w);
+            if (!w) return false;
+            l->weights = w;
+        }
+        struct site_ref *refs = realloc(l->refs, cap * sizeof *refs);
+        if (!refs) return false;
+        l->refs = refs;
+        l->cap = cap;
+    }
+    if (weight != 1 && !l->weights) {
+        if (!(l->weights = malloc(l->cap * sizeof *l->weights))) return false;
+        for (size_t i = 0; i < l->n; i++) l->weights[i] = 1;
+    }
+    return true;
+}
+
 /* Appends an entry (its lock taken, and given back); false when out of memory. */
-static bool append(struct site_objects *t, struct site_log *l, JNIEnv *jni, jweak ref, uint32_t site, uint64_t size)
+static bool append(struct site_objects *t, struct site_log *l, JNIEnv *jni, jweak ref, uint32_t site, uint64_t size,
+                   uint32_t weight)
 {
     log_lock(l);
     if (l->n >= l->sweep_at) {
@@ -204,30 +237,31 @@ static bool append(struct site_objects *t, struct site_log *l, JNIEnv *jni, jwea
             sweep_log(t, l, jni, NULL, NULL, false);
         }
     }
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 1024;
-        struct site_ref *refs = realloc(l->refs, cap * sizeof *refs);
-        if (!refs) {
-            log_unlock(l);
-            return false;
-        }
-        l->refs = refs;
-        l->cap = cap;
+    if (!make_room(l, weight)) {
+        log_unlock(l);
+        return false;
     }
+    if (l->weights) l->weights[l->n] = weight;
     l->refs[l->n] = (struct site_ref){ref, site, size8_of(size)};
     __atomic_store_n(&l->n, l->n + 1, __ATOMIC_RELEASE); /* read by the GC's mark */
     log_unlock(l);
     return true;
 }
 
-bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
-                      uint64_t size)
+bool site_objects_add_weighted(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
+                               uint64_t size, uint32_t weight)
 {
     jweak ref = (*jni)->NewWeakGlobalRef(jni, obj);
     if (!ref) return false;
-    if (append(t, l, jni, ref, site, size)) return true;
+    if (append(t, l, jni, ref, site, size, weight ? weight : 1)) return true;
     (*jni)->DeleteWeakGlobalRef(jni, ref);
     return false;
+}
+
+bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
+                      uint64_t size)
+{
+    return site_objects_add_weighted(t, l, jni, obj, site, size, 1);
 }
 
 /* jni: for the sweep of the log that the append may run. */
@@ -238,7 +272,7 @@ bool site_objects_note(struct site_objects *t, struct site_log *l, JNIEnv *jni, 
     uint64_t epoch = address_now(t, obj, &addr);
     if (!addr || (addr & 7) || (addr & ~NOTE_ADDR_MASK)) return false;
     uintptr_t note = addr | NOTE_TAG | (uintptr_t)(epoch & NOTE_EPOCH_MASK) << (64 - NOTE_EPOCH_BITS);
-    return append(t, l, jni, (jweak)note, site, size);
+    return append(t, l, jni, (jweak)note, site, size, 1);
 }
 
 /* A note names obj when both addresses were read with no pause since (epoch, even). */
@@ -312,17 +346,29 @@ void site_objects_sweep_at_gc(struct site_objects *t, JNIEnv *jni, site_objects_
     pthread_mutex_unlock(&t->lock);
 }
 
-void site_objects_tag(struct site_objects *t, jvmtiEnv *env)
+void site_objects_tag(struct site_objects *t, jvmtiEnv *env, bool weights)
 {
     bool notes = notes_on(t);
     pthread_mutex_lock(&t->lock);
     for (struct site_log *l = t->all; l; l = l->next) {
         log_lock(l);
         /* A collected object's reference is refused (JVMTI_ERROR_INVALID_OBJECT). */
-        for (size_t i = 0; i < l->n; i++)
-            if (!is_note(notes, l->refs[i].ref))
-                (*env)->SetTag(env, l->refs[i].ref, (jlong)(l->refs[i].site & ~SITE_REF_SAMPLED));
+        for (size_t i = 0; i < l->n; i++) {
+            if (is_note(notes, l->refs[i].ref)) continue;
+            jlong tag = (jlong)(l->refs[i].site & ~SITE_REF_SAMPLED);
+            if (weights && l->weights) tag |= (jlong)l->weights[i] << 32;
+            (*env)->SetTag(env, l->refs[i].ref, tag);
+        }
         log_unlock(l);
     }
     pthread_mutex_unlock(&t->lock);
+}
+
+uint32_t site_objects_tag_site(jlong tag) { return (uint32_t)((uint64_t)tag & 0xffffffffu); }
+
+/* (an entry that stands for one object has no weight in its tag) */
+uint32_t site_objects_tag_weight(jlong tag)
+{
+    uint32_t w = (uint32_t)((uint64_t)tag >> 32);
+    return w ? w : 1;
 }

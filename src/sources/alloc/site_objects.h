@@ -44,6 +44,10 @@ struct site_ref {
 struct site_log {
     _Atomic int busy; /* its lock (site_objects.c) */
     struct site_ref *refs;
+    /* How many objects each entry stands for (alloc_sample=: the weight its sample was
+     * counted with when allocated), beside refs; NULL while every entry stands for one
+     * (exact counts, which then pay nothing for it). */
+    uint32_t *weights;
     size_t n, cap;
     size_t sweep_at;            /* sweep when n reaches it and a GC ran since */
     size_t looked;              /* entries below it were looked at by site_objects_recent */
@@ -93,6 +97,11 @@ void site_objects_gc_finished(struct site_objects *t);
  * itself). Returns false if the JVM or memory refused. */
 bool site_objects_add(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
                       uint64_t size);
+/* The same for an object that stands for `weight` objects of its size (a sample): the
+ * sweeps give live() that weight back, so that its live estimate is the one its
+ * allocation was counted with. */
+bool site_objects_add_weighted(struct site_objects *t, struct site_log *l, JNIEnv *jni, jobject obj, uint32_t site,
+                               uint64_t size, uint32_t weight);
 /* Whether objects can be noted, not held (site_objects_read_slots). */
 bool site_objects_can_note(struct site_objects *t);
 /*
@@ -120,15 +129,19 @@ bool site_objects_recent(struct site_objects *t, struct site_log *l, JNIEnv *jni
 size_t site_objects_held(struct site_objects *t);
 
 /* Drops the references of collected objects from every log, then calls live() for
- * each object still held (no other sweep runs meanwhile); site keeps SITE_REF_SAMPLED. */
-typedef void (*site_objects_fn)(uint32_t site, uint64_t size, void *ctx);
+ * each object still held (no other sweep runs meanwhile); site keeps SITE_REF_SAMPLED,
+ * weight is the one it was added with (1 by site_objects_add). */
+typedef void (*site_objects_fn)(uint32_t site, uint64_t size, uint32_t weight, void *ctx);
 void site_objects_sweep(struct site_objects *t, JNIEnv *jni, site_objects_fn live, void *ctx);
 /* The same; when `marked`, live() is called only for the objects that were held when the
  * last GC ended (timeline=: the live counts of that GC, not of the allocations since). */
 void site_objects_sweep_at_gc(struct site_objects *t, JNIEnv *jni, site_objects_fn live, void *ctx, bool marked);
 
 /* Tags each object still held with its site id (without SITE_REF_SAMPLED) in env (an
- * environment with can_tag_objects), for a reference walk to read. */
-void site_objects_tag(struct site_objects *t, jvmtiEnv *env);
+ * environment with can_tag_objects), for a reference walk to read; with `weights`, its
+ * weight in the tag's bits 32 and up (site_objects_tag_site/_weight read them back). */
+void site_objects_tag(struct site_objects *t, jvmtiEnv *env, bool weights);
+uint32_t site_objects_tag_site(jlong tag);
+uint32_t site_objects_tag_weight(jlong tag);
 
 #endif
