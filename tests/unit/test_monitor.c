@@ -81,7 +81,7 @@ static void contention_apart_from_waits(struct trace *t1, struct trace *t2, stru
     CHECK(time && time_end && !memmem(time, (size_t)(time_end - time), "Signal", 6) &&
               memmem(time, (size_t)(time_end - time), lock_row, strlen(lock_row)),
           "MONITOR TIME: the 5 ms of contention only");
-    CHECK(text && strstr(text, "\nMONITOR WAIT TIME BEGIN (total = 2000 ms) ") &&
+    CHECK(text && strstr(text, "\nMONITOR WAIT TIME BEGIN (total = 2002 ms) ") &&
               strstr(text,
                      "\nrank   self  accum   count trace monitor\n"
                      "   1 99.90% 99.90%       1 300002 Signal (Java)\n"

@@ -35,13 +35,13 @@ static const char *const TARGETS[NTARGETS] = {
 /* The wait of one thread under way. */
 struct juc_wait {
     jlong tid;
-    uint32_t serial;     /* the thread's, for MONITOR DUMP (0: it has no entry) */
-    bool in_acquire;     /* parked inside an acquire: the acquire's end counts it */
-    bool parked;         /* parked now (not between two parks of one acquire) */
-    bool contention;     /* on a lock: "waiting to enter" in MONITOR DUMP */
-    uint64_t start;      /* the first park */
+    uint32_t serial; /* the thread's, for MONITOR DUMP (0: it has no entry) */
+    bool in_acquire; /* parked inside an acquire: the acquire's end counts it */
+    bool parked;     /* parked now (not between two parks of one acquire) */
+    bool contention; /* on a lock: "waiting to enter" in MONITOR DUMP */
+    uint64_t start;  /* the first park */
     struct monitor_entry *entry;
-    jweak blocker;       /* NULL: none */
+    jweak blocker; /* NULL: none */
 };
 
 struct stripe {
@@ -55,9 +55,9 @@ struct juc_waits {
     struct monitor_table *contended, *waits;
     _Atomic bool on;
     jclass tracker;
-    jfieldID flag;                      /* Tracker.waits */
-    jfieldID tid, park_blocker;         /* Thread.tid, Thread.parkBlocker */
-    jfieldID owner, state;              /* AbstractOwnableSynchronizer's owner, AQS.state */
+    jfieldID flag;              /* Tracker.waits */
+    jfieldID tid, park_blocker; /* Thread.tid, Thread.parkBlocker */
+    jfieldID owner, state;      /* AbstractOwnableSynchronizer's owner, AQS.state */
     jclass aqs, aqls, stamped, lock, latch, aos, reentrant;
     _Atomic unsigned hooked[NTARGETS]; /* methods rewritten, by class */
     struct stripe stripes[STRIPES];
@@ -78,20 +78,19 @@ static unsigned filter(void *ctx, const char *class_name, const char *name, cons
     switch ((int)(intptr_t)ctx) {
     case C_PARK:
         return strcmp(name, "park") == 0 || strcmp(name, "parkNanos") == 0 || strcmp(name, "parkUntil") == 0
-                   ? CF_INJ_ENTRY | exits
-                   : 0;
+            ? CF_INJ_ENTRY | exits
+            : 0;
     case C_AQS:
         return strcmp(name, "acquire") == 0 &&
-                       strncmp(desc, "(Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$Node;", 61) == 0
-                   ? exits
-                   : 0;
+                strncmp(desc, "(Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$Node;", 61) == 0
+            ? exits
+            : 0;
     case C_AQLS:
         return strcmp(name, "acquire") == 0 &&
-                       strncmp(desc, "(Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer$Node;", 65) == 0
-                   ? exits
-                   : 0;
-    default:
-        return strcmp(name, "acquireWrite") == 0 || strcmp(name, "acquireRead") == 0 ? exits : 0;
+                strncmp(desc, "(Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer$Node;", 65) == 0
+            ? exits
+            : 0;
+    default: return strcmp(name, "acquireWrite") == 0 || strcmp(name, "acquireRead") == 0 ? exits : 0;
     }
 }
 
@@ -239,8 +238,7 @@ static struct trace *park_trace(struct host *h, JNIEnv *jni, uint32_t serial, bo
     jint count = 0;
     struct trace *t = &h->t.traces.empty;
     *in_acquire = false;
-    if (!frames || (*h->jvmti)->GetStackTrace(h->jvmti, NULL, 0, want, frames, &count) != JVMTI_ERROR_NONE)
-        count = 0;
+    if (!frames || (*h->jvmti)->GetStackTrace(h->jvmti, NULL, 0, want, frames, &count) != JVMTI_ERROR_NONE) count = 0;
     int k = 0; /* past the Tracker's frames: LockSupport's park */
     while (k < count && class_is(method_of(h, jni, frames[k].method), "hprof.Tracker")) k++;
     *in_acquire = k + 1 < count && is_acquire(method_of(h, jni, frames[k + 1].method));
