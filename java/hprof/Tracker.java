@@ -597,4 +597,25 @@ public final class Tracker {
     public static void NewArray(Object obj) {
         if (allocs != 0) allocated(obj, true);
     }
+
+    /*
+     * monitor=y on java.util.concurrent (src/sources/monitor/juc_waits.c): the agent
+     * rewrites LockSupport's parks (class 0: the entry hook with the park's blocker, the
+     * exit hook) and the slow acquire paths of AbstractQueuedSynchronizer,
+     * AbstractQueuedLongSynchronizer and StampedLock (classes 1-3: the exit hook alone),
+     * nothing else. The hooks run only on the waiting path; while `waits` is off they
+     * return at once.
+     */
+    private static volatile boolean waits;
+
+    private static native void parkBegin(int c, int m, Thread t, Object blocker);
+    private static native void waitEnd(int c, int m, Thread t);
+
+    public static void JucEntry(int c, int m, Object blocker) {
+        if (waits) parkBegin(c, m, Thread.currentThread(), blocker);
+    }
+
+    public static void JucExit(int c, int m) {
+        if (waits) waitEnd(c, m, Thread.currentThread());
+    }
 }

@@ -118,7 +118,8 @@ typedef struct {
     uint32_t mldc;  /* Integer for mnum when it does not fit sipush */
     uint32_t call2; /* bytes of "push cnum; push mnum; invokestatic" */
     int entry, objinit, exc_skipped;
-    int leaf; /* a trivial method: the leaf hook at entry, nothing at exits */
+    int leaf;          /* a trivial method: the leaf hook at entry, nothing at exits */
+    uint8_t entry_arg; /* spec->entry_arg: the opcode pushing the entry hook's object, else 0 */
     unsigned nret, nnew, nclone;
     uint32_t cstart; /* first instruction the catch-all covers, or NONE */
     uint32_t split;  /* in a constructor, cstart: no island may serve across it */

@@ -2,6 +2,8 @@
 /* Injection points: which instructions get a hook and where, the code each hook call is,
  * and what it costs in bytes and stack.
  *   entry:      push cnum; push mnum; invokestatic entry       (prologue)
+ *               or push cnum; push mnum; aload_0 | aconst_null; invokestatic entry
+ *               (spec->entry_arg: this, the first parameter if a reference, else null)
  *   leaf:       push cnum; push mnum; invokestatic leaf        (prologue of a trivial method,
  *               in place of entry, return and exc exit: see cf_method_trivial)
  *   objinit:    aload_0; invokestatic objinit                  (prologue, Object.<init>)
@@ -55,7 +57,14 @@ void cf_inject_call(struct buf *b, const inject_t *P, uint32_t hook)
 
 void cf_inject_prologue(struct buf *b, const inject_t *P)
 {
-    if (P->entry) cf_inject_call(b, P, P->hooks[P->leaf ? HOOK_LEAF : HOOK_ENTRY]);
+    if (P->entry && P->entry_arg) {
+        push_emit(b, P->cnum, P->hooks[HOOK_CNUM_INT]);
+        push_emit(b, P->mnum, P->mldc);
+        buf_u1(b, P->entry_arg);
+        invokestatic(b, P->hooks[HOOK_ENTRY]);
+    } else if (P->entry) {
+        cf_inject_call(b, P, P->hooks[P->leaf ? HOOK_LEAF : HOOK_ENTRY]);
+    }
     if (P->objinit) {
         buf_u1(b, OP_ALOAD_0);
         if (P->hooks[HOOK_GETCLASS]) { /* this, this.getClass() */
@@ -170,6 +179,16 @@ static int clone_call(const meth_t *M, const insn_t *I)
     return n > 0 && name[0] == '[' ? CLONE_OBJECT : CLONE_VIRTUAL;
 }
 
+/* What the entry hook of spec->entry_arg gets: `this` (an instance method other than a
+ * constructor, whose `this` is not initialised yet), the first parameter of a static
+ * method when it is a reference, else null. */
+static uint8_t entry_arg_op(const meth_t *M)
+{
+    const char *d = M->m->sdesc;
+    if (!(M->m->access & ACC_STATIC)) return strcmp(M->m->sname, "<init>") == 0 ? OP_ACONST_NULL : OP_ALOAD_0;
+    return d[0] == '(' && (d[1] == 'L' || d[1] == '[') ? OP_ALOAD_0 : OP_ACONST_NULL;
+}
+
 /* Gives the returns their pre blob and the allocations and clone calls their post blob. */
 static void mark_sites(meth_t *M, unsigned mask, inject_t *P)
 {
@@ -221,12 +240,13 @@ int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec, const u
     P->call2 = push_len(P->cnum) + push_len(P->mnum) + 3;
 
     P->entry = (mask & CF_INJ_ENTRY) != 0;
-    P->leaf = P->entry && hooks[HOOK_LEAF] && cf_method_trivial(M);
+    P->entry_arg = P->entry && spec->entry_arg ? entry_arg_op(M) : 0;
+    P->leaf = P->entry && !P->entry_arg && hooks[HOOK_LEAF] && cf_method_trivial(M);
     if (P->leaf) mask &= ~(unsigned)(CF_INJ_RETURN | CF_INJ_EXC_EXIT);
     P->objinit = (mask & CF_INJ_OBJINIT) && strcmp(M->m->sname, "<init>") == 0;
     mark_sites(M, mask, P);
     bool with_class = hooks[HOOK_GETCLASS] != 0; /* objinit: this, this.getClass() */
-    M->prologue = (P->entry ? P->call2 : 0) + (P->objinit ? (with_class ? 8 : 4) : 0);
+    M->prologue = (P->entry ? P->call2 + (P->entry_arg ? 1 : 0) : 0) + (P->objinit ? (with_class ? 8 : 4) : 0);
     if (mask & CF_INJ_EXC_EXIT) {
         plan_exc_exit(M, P);
         if (P->cstart != NONE) M->epilogue = P->call2 + 1;
@@ -239,7 +259,7 @@ int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec, const u
         ms = M->max_stack + 2;
     else if (P->nnew + P->nclone)
         ms = M->max_stack + 1;
-    if (P->entry && ms < 2) ms = 2;
+    if (P->entry && ms < (P->entry_arg ? 3u : 2u)) ms = P->entry_arg ? 3 : 2;
     if (P->objinit && ms < (with_class ? 2u : 1u)) ms = with_class ? 2 : 1;
     if (M->epilogue && ms < 3) ms = 3;
     if (ms > 65535u) return CF_M_UNREWRITABLE;

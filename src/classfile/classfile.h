@@ -120,6 +120,9 @@ typedef unsigned (*cf_filter_fn)(void *ctx, const char *class_name, const char *
 typedef struct {
     const char *tracker_class;                 /* internal name, e.g. "hprof/Tracker" */
     const char *entry_name, *entry_desc;       /* static (II)V (cnum, mnum) at method entry, or NULL */
+    int entry_arg;                             /* the entry hook is (IILjava/lang/Object;)V and gets
+                                                `this` (not in a constructor), else the first
+                                                parameter if it is a reference, else null */
     const char *return_name, *return_desc;     /* static (II)V before every return (and on exception
                                                 exit if enabled), or NULL */
     const char *leaf_name;                     /* static (II)V at the entry of a trivial method (no

@@ -197,7 +197,14 @@ static const char HELP_TEXT[] = "\n"
                                 "    and duration, and labels service_name (service=), host and pid.\n"
                                 "  - monitor=y: MONITOR TIME is contention only, as in the original (time\n"
                                 "    blocked entering a monitor). Time in Object.wait (Thread.join too) is\n"
-                                "    in a section of its own, MONITOR WAIT TIME, which the original lacked.\n";
+                                "    in a section of its own, MONITOR WAIT TIME, which the original lacked.\n"
+                                "    java.util.concurrent is seen too (four java.base classes rewritten):\n"
+                                "    a park on a lock (ReentrantLock, ReadWriteLock, StampedLock, Semaphore)\n"
+                                "    is contention, marked (j.u.c), timed from the first park to the\n"
+                                "    acquisition; other parks (Condition.await, a queue's take, a latch,\n"
+                                "    Future.get) are waits, a park with no blocker of class (none).\n"
+                                "    MONITOR DUMP lists the j.u.c locks threads park on, with owner and\n"
+                                "    waiters. Virtual threads pinned to a carrier are not reported.\n";
 
 const char *options_help_text(void) { return HELP_TEXT; }
 

@@ -60,6 +60,7 @@ struct method_times;
 struct call_counts;
 struct alloc_tracker;
 struct monitor_events;
+struct juc_waits;
 struct listener;
 struct gc_events;
 struct class_sweeper;
@@ -91,6 +92,7 @@ struct host {
     struct call_counts *call_counts;       /* cpu=times,timing=gprof: the calls threads counted */
     struct alloc_tracker *alloc;           /* heap=sites: allocations by site */
     struct monitor_events *monitors;       /* monitor=y: contention and waits */
+    struct juc_waits *juc;                 /* monitor=y: the same on java.util.concurrent */
     struct listener *listener;             /* commands on the net= socket (format=b) */
     struct gc_events *gc;                  /* timeline=: GC records and the timeline */
     struct class_sweeper *class_sweeper;   /* forgets unloaded classes (always) */

@@ -11,18 +11,19 @@
 struct monitor_key {
     struct trace *trace;
     struct class_info *cls;
+    bool juc;
 };
 
 static uint64_t key_hash(const struct monitor_key *k)
 {
-    return hash_mix64((uint64_t)(uintptr_t)k->trace * 31u ^ hash_mix64((uint64_t)(uintptr_t)k->cls));
+    return hash_mix64((uint64_t)(uintptr_t)k->trace * 31u ^ hash_mix64((uint64_t)(uintptr_t)k->cls) ^ k->juc);
 }
 
 static bool key_eq(const struct cmap_node *n, const void *key)
 {
     const struct monitor_entry *e = (const struct monitor_entry *)n;
     const struct monitor_key *k = key;
-    return e->trace == k->trace && e->cls == k->cls;
+    return e->trace == k->trace && e->cls == k->cls && e->juc == k->juc;
 }
 
 static struct cmap_node *make(const void *key, void *ctx)
@@ -33,6 +34,7 @@ static struct cmap_node *make(const void *key, void *ctx)
     if (!e) return NULL;
     e->trace = k->trace;
     e->cls = k->cls;
+    e->juc = k->juc;
     atomic_init(&e->ns, 0);
     atomic_init(&e->count, 0);
     if (registry_add(&t->all, e) == UINT32_MAX) {
@@ -55,10 +57,10 @@ void monitors_destroy(struct monitor_table *t)
     cmap_destroy(&t->map);
 }
 
-struct monitor_entry *monitors_of(struct monitor_table *t, struct trace *trace, struct class_info *cls)
+struct monitor_entry *monitors_of(struct monitor_table *t, struct trace *trace, struct class_info *cls, bool juc)
 {
     if (cls && cls->canonical) cls = cls->canonical; /* every loader's class of a name: one row */
-    struct monitor_key k = {trace, cls};
+    struct monitor_key k = {trace, cls, juc};
     return (struct monitor_entry *)cmap_intern(&t->map, key_hash(&k), &k, key_eq, make, t, NULL);
 }
 

@@ -26,7 +26,8 @@ struct class_info;
 struct monitor_entry {
     struct cmap_node node;
     struct trace *trace;    /* where the thread blocked (or waited) */
-    struct class_info *cls; /* the monitor's class */
+    struct class_info *cls; /* the monitor's class; a j.u.c park with no blocker: NULL */
+    bool juc;               /* a java.util.concurrent lock or park, not a monitor */
     _Atomic uint64_t ns;    /* time blocked (or waiting) since the last dump */
     _Atomic uint64_t count; /* contended enters (or waits) since the last dump */
 };
@@ -53,9 +54,9 @@ struct monitor_times {
 
 void monitors_init(struct monitor_table *t);
 void monitors_destroy(struct monitor_table *t);
-/* The entry of this trace and class (its canonical entry: see classes.h), made on first
- * sight; NULL if out of memory. */
-struct monitor_entry *monitors_of(struct monitor_table *t, struct trace *trace, struct class_info *cls);
+/* The entry of this trace and class (its canonical entry: see classes.h), a monitor's or
+ * (juc) a java.util.concurrent lock's or park's, made on first sight; NULL if out of memory. */
+struct monitor_entry *monitors_of(struct monitor_table *t, struct trace *trace, struct class_info *cls, bool juc);
 /* Adds one contended enter (or one wait) that lasted `ns`. */
 void monitors_add(struct monitor_entry *e, uint64_t ns);
 uint32_t monitors_count(struct monitor_table *t);

@@ -104,7 +104,10 @@ void monitor_text_time(struct writer_ctx *w, const char *title, const struct mon
         const struct monitor_entry *e = t->rows[i].entry;
         text_rank_row(b, i + 1, t->rows[i].ns, &sum, t->total_ns, t->rows[i].count,
                       e->trace ? e->trace->serial : SERIAL_TRACE_BASE);
-        buf_printf(b, " %s (Java)\n", e->cls && e->cls->name ? e->cls->name : "<Unknown class>");
+        /* A j.u.c lock is told from a monitor of its class; a park with no blocker has
+         * no class: "(none)". */
+        const char *name = e->cls && e->cls->name ? e->cls->name : e->juc && !e->cls ? "(none)" : "<Unknown class>";
+        buf_printf(b, " %s (%s)\n", name, e->juc ? "j.u.c" : "Java");
         output_record_end(w->out);
     }
     buf_printf(b, "%s END\n", title);

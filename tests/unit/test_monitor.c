@@ -47,8 +47,10 @@ static void contention_apart_from_waits(struct trace *t1, struct trace *t2, stru
     struct monitor_table contended, waits;
     monitors_init(&contended);
     monitors_init(&waits);
-    monitors_add(monitors_of(&contended, t1, lock), 5000000); /* 5 ms blocked */
-    monitors_add(monitors_of(&waits, t2, sig), 2000000000);   /* a 2 s join */
+    monitors_add(monitors_of(&contended, t1, lock, false), 5000000); /* 5 ms blocked */
+    monitors_add(monitors_of(&waits, t2, sig, false), 2000000000);   /* a 2 s join */
+    monitors_add(monitors_of(&waits, t2, sig, true), 1000000);       /* a j.u.c lock of that class */
+    monitors_add(monitors_of(&waits, t1, NULL, true), 1000000);      /* a park with no blocker */
     struct monitor_snapshot s;
     memset(&s, 0, sizeof s);
     monitors_rank(&contended, true, 0.0001, &s.contended);
@@ -79,12 +81,14 @@ static void contention_apart_from_waits(struct trace *t1, struct trace *t2, stru
     CHECK(time && time_end && !memmem(time, (size_t)(time_end - time), "Signal", 6) &&
               memmem(time, (size_t)(time_end - time), lock_row, strlen(lock_row)),
           "MONITOR TIME: the 5 ms of contention only");
-    CHECK(text && strstr(text, "\nMONITOR WAIT TIME BEGIN (total = 2000 ms) ") &&
+    CHECK(text && strstr(text, "\nMONITOR WAIT TIME BEGIN (total = 2002 ms) ") &&
               strstr(text,
                      "\nrank   self  accum   count trace monitor\n"
-                     "   1 100.00% 100.00%       1 300002 Signal (Java)\n"
+                     "   1 99.90% 99.90%       1 300002 Signal (Java)\n"
+                     "   2  0.05% 99.95%       1 300001 (none) (j.u.c)\n"
+                     "   3  0.05% 100.00%       1 300002 Signal (j.u.c)\n"
                      "MONITOR WAIT TIME END\n"),
-          "MONITOR WAIT TIME: the wait, in the same layout");
+          "MONITOR WAIT TIME: the wait, in the same layout; j.u.c rows marked, a park without blocker (none)");
     CHECK(time && strstr(text, "MONITOR WAIT TIME BEGIN") > time, "contention first, then waits");
     CHECK(text && occurrences(text, "MONITOR TIME BEGIN") == 1 && occurrences(text, "MONITOR TIME END") == 1,
           "a cut by MONITOR TIME BEGIN/END meets only the contention section's own markers");
@@ -102,16 +106,19 @@ int main(void)
     struct class_info sig = {.signature = "LSignal;", .name = "Signal"};
     struct trace *t1 = fake_trace(300001), *t2 = fake_trace(300002), *t3 = fake_trace(300003);
 
-    struct monitor_entry *a = monitors_of(&t, t1, &lock);
-    CHECK(a && monitors_of(&t, t1, &lock) == a, "same trace and class: one entry");
-    CHECK(monitors_of(&t, t1, &sig) != a && monitors_of(&t, t2, &lock) != a, "other trace or class: other entry");
+    struct monitor_entry *a = monitors_of(&t, t1, &lock, false);
+    CHECK(a && monitors_of(&t, t1, &lock, false) == a, "same trace and class: one entry");
+    CHECK(monitors_of(&t, t1, &sig, false) != a && monitors_of(&t, t2, &lock, false) != a,
+          "other trace or class: other entry");
+    CHECK(monitors_of(&t, t1, &lock, true) != a && monitors_of(&t, t1, &lock, true)->juc,
+          "a j.u.c lock of the same class: another entry");
     struct monitor_times r;
     monitors_rank(&t, false, 0.0, &r);
     CHECK(r.rows == NULL && r.nrows == 0, "nothing to report: no rows");
 
-    for (int i = 0; i < 10; i++) monitors_add(a, 30000000); /* 10 x 30 ms */
-    monitors_add(monitors_of(&t, t2, &sig), 900000000);     /* 1 x 900 ms */
-    monitors_add(monitors_of(&t, t3, &lock), 1000);         /* 1 x 1 us */
+    for (int i = 0; i < 10; i++) monitors_add(a, 30000000);    /* 10 x 30 ms */
+    monitors_add(monitors_of(&t, t2, &sig, false), 900000000); /* 1 x 900 ms */
+    monitors_add(monitors_of(&t, t3, &lock, false), 1000);     /* 1 x 1 us */
     monitors_rank(&t, false, 0.0, &r);
     CHECK(r.nrows == 3 && r.total_ns == 1200001000u && r.total_count == 12, "three rows, totals of time and events");
     CHECK(r.rows && r.rows[0].entry->trace == t2 && r.rows[0].count == 1, "most time first");

@@ -266,7 +266,7 @@ static void loader_copies(struct tables *t)
     monitors_init(&mons);
     struct site_table copy_sites;
     sites_init(&copy_sites);
-    CHECK(monitors_of(&mons, t1, a) && monitors_of(&mons, t1, b) == monitors_of(&mons, t1, a) &&
+    CHECK(monitors_of(&mons, t1, a, false) && monitors_of(&mons, t1, b, false) == monitors_of(&mons, t1, a, false) &&
               sites_of(&copy_sites, t1, b) == sites_of(&copy_sites, t1, a) && sites_of(&copy_sites, t1, a)->cls == a,
           "a monitor or a site of either loader's class: one entry, named by the first");
 
@@ -341,7 +341,7 @@ static void mt_enter(uint32_t k)
     struct site *site = sites_of(&mt_sites, t, &mt_class);
     atomic_fetch_add(&site->alloc_objs, 1);
     atomic_fetch_add(&site->alloc_bytes, 16);
-    monitors_add(monitors_of(&mt_monitors, t, &mt_class), 10);
+    monitors_add(monitors_of(&mt_monitors, t, &mt_class, false), 10);
 }
 
 static void *mt_writer(void *arg)

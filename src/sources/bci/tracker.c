@@ -49,10 +49,14 @@ struct tracker {
 
 static bool wants_times(const struct host *h) { return h->opt->cpu == CPU_TIMES || h->opt->cpu == CPU_OLD; }
 
-static bool wanted(const struct options *o)
+/* The options that instrument every class (monitor=y alone rewrites four of java.base
+ * itself, sources/monitor/juc_waits.c, and needs only the Tracker on the boot class path). */
+static bool instruments(const struct options *o)
 {
     return o->cpu == CPU_TIMES || o->cpu == CPU_OLD || ((o->heap & HEAP_SITES) && o->alloc_sample == 0);
 }
+
+static bool wanted(const struct options *o) { return instruments(o) || o->monitor; }
 
 /* Methods the Tracker itself calls must stay plain, or it would call itself: the current
  * thread and its id, and whether a thread is alive (Thread.isAlive calls alive(), which
@@ -186,7 +190,8 @@ static void name_if_collectable(struct host *h, JNIEnv *jni, struct bci_class *c
 
 static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cls)
 {
-    if (h->bci_classes) name_if_collectable(h, jni, bci_classes_prepared(h->bci_classes, h->jvmti, jni, cls), cls);
+    if (h->bci_classes && instruments(h->opt))
+        name_if_collectable(h, jni, bci_classes_prepared(h->bci_classes, h->jvmti, jni, cls), cls);
 }
 
 /* The directory goes as soon as the boot loader has read the Tracker (or at VMInit,
@@ -254,6 +259,17 @@ static void remove_tracker_class(struct tracker *t)
     t->dir[0] = 0;
 }
 
+/* The Tracker class on the boot class path (all monitor=y alone needs of this source). */
+static int place_only(struct tracker *t, bool live)
+{
+    if (place_tracker_class(t, live) == 0 &&
+        (*host_get()->jvmti)->AddToBootstrapClassLoaderSearch(host_get()->jvmti, t->path) == JVMTI_ERROR_NONE)
+        return 0;
+    log_error("cannot put the Tracker class on the boot class path (%s): %s", t->path, strerror(errno));
+    remove_tracker_class(t);
+    return -1;
+}
+
 static int init(struct host *h, jvmtiEventCallbacks *cb)
 {
     jvmtiEnv *jvmti = h->jvmti;
@@ -276,6 +292,7 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     jvmtiPhase phase = JVMTI_PHASE_ONLOAD;
     (*jvmti)->GetPhase(jvmti, &phase);
     bool live = phase == JVMTI_PHASE_LIVE;
+    if (!instruments(h->opt)) return place_only(t, live);
     jvmtiCapabilities caps, have = host_potential_capabilities(jvmti);
     memset(&caps, 0, sizeof caps);
     caps.can_generate_all_class_hook_events = 1;
@@ -291,12 +308,7 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
             log_error("the JVM refused the class-hook capabilities that cpu=times needs");
         return -1;
     }
-    if (place_tracker_class(t, live) != 0 ||
-        (*jvmti)->AddToBootstrapClassLoaderSearch(jvmti, t->path) != JVMTI_ERROR_NONE) {
-        log_error("cannot put the Tracker class on the boot class path (%s): %s", t->path, strerror(errno));
-        remove_tracker_class(t);
-        return -1;
-    }
+    if (place_only(t, live) != 0) return -1;
     cb->ClassFileLoadHook = on_class_file_load;
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
@@ -454,6 +466,11 @@ static void start(struct host *h, JNIEnv *jni)
      * these call its natives straight. */
     jclass cls = (*jni)->FindClass(jni, TRACKER_CLASS);
     if (!cls) (*jni)->ExceptionClear(jni);
+    if (!instruments(h->opt)) { /* monitor=y's hooks: the class is loaded, its file can go */
+        if (cls) t->cls = (*jni)->NewGlobalRef(jni, cls);
+        remove_tracker_class(t);
+        return;
+    }
     if (cls && alloc_tracker_exact(h)) alloc_tracker_bind(h, jni, cls);
     catch_up(h, jni);
     if (!cls) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sources/host.h"
+#include "sources/monitor/juc_waits.h"
 #include "sources/resolve.h"
 #include "sources/source.h"
 #include "tables/ids.h"
@@ -66,6 +67,8 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     pthread_mutex_init(&m->lock, NULL);
     h->monitors = m;
     set_callbacks(cb);
+    if (juc_waits_init(h, &m->contended, &m->waits) != 0)
+        log_warning("monitor=y: this JVM cannot rewrite java.util.concurrent's classes; only monitors are seen");
     return 0;
 }
 
@@ -170,7 +173,7 @@ static struct monitor_entry *entry_now(struct host *h, struct monitor_table *tab
 {
     struct trace *t = trace_now(h, jni, thread, serial);
     struct class_info *c = class_of(h, jni, object);
-    return monitors_of(table, t, c);
+    return monitors_of(table, t, c, false);
 }
 
 static void JNICALL on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
@@ -257,11 +260,18 @@ void monitor_events_enable(struct host *h, bool on)
                 JVMTI_ERROR_NONE &&
             on) {
             log_warning("monitor=y: the JVM cannot report monitor events; no monitor times will be gathered");
-            return;
+            break;
         }
+    juc_waits_enable(h, NULL, on);
 }
 
-static void start(struct host *h, JNIEnv *jni) { monitor_events_enable(h, true); }
+static void start(struct host *h, JNIEnv *jni)
+{
+    monitor_events_enable(h, true);
+    juc_waits_start(h, jni);
+}
+
+static void stop(struct host *h, JNIEnv *jni) { juc_waits_enable(h, jni, false); }
 
 static void note_ended(struct monitor_events *m, uint32_t serial)
 {
@@ -280,6 +290,7 @@ static void note_ended(struct monitor_events *m, uint32_t serial)
 static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
 {
     if (!h->monitors) return;
+    juc_waits_thread_end(h, jni, thread);
     const struct thread_info *ti = self_of(h, thread); /* NULL for the agent's own */
     if (!ti) return;
     struct began b = {NULL, 0, NULL};
@@ -468,6 +479,7 @@ bool monitor_events_snapshot(struct host *h, JNIEnv *jni, struct monitor_snapsho
     gather_waited_on(h, jni, &d);
     gather_monitors(h, jni, &d);
     release_objects(jni, &d);
+    juc_waits_dump(h, jni, snap);
     return true;
 }
 
@@ -478,5 +490,6 @@ const struct source monitor_events_source = {
     .wanted = wanted,
     .init = init,
     .start = start,
+    .stop = stop,
     .thread_end = thread_end,
 };

@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "sources/monitor/juc_waits.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classfile/classfile.h"
+#include "sources/bci/tracker.h"
+#include "sources/host.h"
+#include "sources/resolve.h"
+#include "tables/classes.h"
+#include "tables/methods.h"
+#include "tables/monitors.h"
+#include "tables/threads.h"
+#include "tables/traces.h"
+#include "util/buf.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+/* The classes rewritten; the index is the hooks' class number (0: the parks). */
+enum { C_PARK, C_AQS, C_AQLS, C_STAMPED, NTARGETS };
+static const char *const TARGETS[NTARGETS] = {
+    "java/util/concurrent/locks/LockSupport",
+    "java/util/concurrent/locks/AbstractQueuedSynchronizer",
+    "java/util/concurrent/locks/AbstractQueuedLongSynchronizer",
+    "java/util/concurrent/locks/StampedLock",
+};
+
+/* Frames of java.util.concurrent on top of a park's stack looked at for the fold, at most. */
+#define FOLD_MAX 32
+#define STRIPES  64
+
+/* The wait of one thread under way. */
+struct juc_wait {
+    jlong tid;
+    uint32_t serial; /* the thread's, for MONITOR DUMP (0: it has no entry) */
+    bool in_acquire; /* parked inside an acquire: the acquire's end counts it */
+    bool parked;     /* parked now (not between two parks of one acquire) */
+    bool contention; /* on a lock: "waiting to enter" in MONITOR DUMP */
+    uint64_t start;  /* the first park */
+    struct monitor_entry *entry;
+    jweak blocker; /* NULL: none */
+};
+
+struct stripe {
+    pthread_mutex_t lock;
+    struct juc_wait **v;
+    size_t n, cap;
+};
+
+struct juc_waits {
+    jvmtiEnv *jvmti; /* our own: its class-file hook and capabilities */
+    struct monitor_table *contended, *waits;
+    _Atomic bool on;
+    jclass tracker;
+    jfieldID flag;              /* Tracker.waits */
+    jfieldID tid, park_blocker; /* Thread.tid, Thread.parkBlocker */
+    jfieldID owner, state;      /* AbstractOwnableSynchronizer's owner, AQS.state */
+    jclass aqs, aqls, stamped, lock, latch, aos, reentrant;
+    _Atomic unsigned hooked[NTARGETS]; /* methods rewritten, by class */
+    struct stripe stripes[STRIPES];
+};
+
+static int target_of(const char *name)
+{
+    for (int i = 0; i < NTARGETS; i++)
+        if (strcmp(name, TARGETS[i]) == 0) return i;
+    return -1;
+}
+
+/* Which methods of class (intptr_t)ctx get which hooks. */
+static unsigned filter(void *ctx, const char *class_name, const char *name, const char *desc, unsigned access,
+                       unsigned mnum)
+{
+    const unsigned exits = CF_INJ_RETURN | CF_INJ_EXC_EXIT;
+    switch ((int)(intptr_t)ctx) {
+    case C_PARK:
+        return strcmp(name, "park") == 0 || strcmp(name, "parkNanos") == 0 || strcmp(name, "parkUntil") == 0
+            ? CF_INJ_ENTRY | exits
+            : 0;
+    case C_AQS:
+        return strcmp(name, "acquire") == 0 &&
+                strncmp(desc, "(Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$Node;", 61) == 0
+            ? exits
+            : 0;
+    case C_AQLS:
+        return strcmp(name, "acquire") == 0 &&
+                strncmp(desc, "(Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer$Node;", 65) == 0
+            ? exits
+            : 0;
+    default: return strcmp(name, "acquireWrite") == 0 || strcmp(name, "acquireRead") == 0 ? exits : 0;
+    }
+}
+
+static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_redefined, jobject loader,
+                                       const char *name, jobject protection_domain, jint len, const unsigned char *data,
+                                       jint *new_len, unsigned char **new_data)
+{
+    int c = name && !loader ? target_of(name) : -1;
+    struct host *h = c >= 0 ? host_get() : NULL;
+    if (!h || !h->juc || atomic_load(&h->phase) == PHASE_DEAD) return;
+    /* Before the module system is up the boot loader cannot find the Tracker: these are
+     * rewritten at VM init instead (juc_waits_start). */
+    jvmtiPhase phase = JVMTI_PHASE_LIVE;
+    (*jvmti)->GetPhase(jvmti, &phase);
+    if (phase == JVMTI_PHASE_PRIMORDIAL || phase == JVMTI_PHASE_ONLOAD) return;
+    cf_inject_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.tracker_class = TRACKER_CLASS;
+    spec.entry_name = "JucEntry";
+    spec.entry_desc = "(IILjava/lang/Object;)V";
+    spec.entry_arg = 1;
+    spec.return_name = "JucExit";
+    spec.return_desc = "(II)V";
+    spec.exception_exit = 1;
+    spec.cnum = (unsigned)c;
+    spec.filter = filter;
+    spec.filter_ctx = (void *)(intptr_t)c;
+    cf_result res;
+    unsigned char *out = NULL;
+    if (cf_instrument(data, (size_t)len, &spec, &res) == CF_OK &&
+        (*jvmti)->Allocate(jvmti, (jlong)res.len, &out) == JVMTI_ERROR_NONE) {
+        memcpy(out, res.data, res.len);
+        *new_data = out;
+        *new_len = (jint)res.len;
+        atomic_store(&h->juc->hooked[c], res.instrumented);
+    }
+    cf_result_free(&res);
+}
+
+int juc_waits_init(struct host *h, struct monitor_table *contended, struct monitor_table *waits)
+{
+    jvmtiEnv *env = NULL;
+    if ((*h->vm)->GetEnv(h->vm, (void **)&env, JVMTI_VERSION_1_2) != JNI_OK || !env) return -1;
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.can_retransform_classes = 1;
+    caps.can_generate_all_class_hook_events = 1;
+    jvmtiEventCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.ClassFileLoadHook = on_class_file_load;
+    struct juc_waits *w = calloc(1, sizeof *w);
+    if (!w || (*env)->AddCapabilities(env, &caps) != JVMTI_ERROR_NONE ||
+        (*env)->SetEventCallbacks(env, &cb, (jint)sizeof cb) != JVMTI_ERROR_NONE) {
+        free(w);
+        (*env)->DisposeEnvironment(env);
+        return -1;
+    }
+    w->jvmti = env;
+    w->contended = contended;
+    w->waits = waits;
+    for (int i = 0; i < STRIPES; i++) pthread_mutex_init(&w->stripes[i].lock, NULL);
+    h->juc = w;
+    (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+    return 0;
+}
+
+/* ---- the waits under way, by thread id ---- */
+
+static struct stripe *stripe_of(struct juc_waits *w, jlong tid)
+{
+    return &w->stripes[(uint64_t)tid * 0x9e3779b97f4a7c15u >> 58];
+}
+
+/* Takes the thread's wait out of the stripe (its lock held); NULL if none. */
+static struct juc_wait *take(struct stripe *s, jlong tid)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i]->tid == tid) {
+            struct juc_wait *x = s->v[i];
+            s->v[i] = s->v[--s->n];
+            return x;
+        }
+    return NULL;
+}
+
+static struct juc_wait *find(struct stripe *s, jlong tid)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i]->tid == tid) return s->v[i];
+    return NULL;
+}
+
+static void put(struct stripe *s, struct juc_wait *x)
+{
+    pthread_mutex_lock(&s->lock);
+    if (grow_array((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+        s->v[s->n++] = x;
+    else
+        x->entry = NULL; /* out of memory: not kept, freed below */
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void release(JNIEnv *jni, struct juc_wait *x)
+{
+    if (!x) return;
+    if (x->blocker) (*jni)->DeleteWeakGlobalRef(jni, x->blocker);
+    free(x);
+}
+
+/* ---- a park begins ---- */
+
+static struct method_info *method_of(struct host *h, JNIEnv *jni, jmethodID id)
+{
+    return methods_of(&h->t.methods, h->jvmti, jni, id);
+}
+
+static bool class_is(const struct method_info *m, const char *name)
+{
+    return m && m->cls && m->cls->name && strcmp(m->cls->name, name) == 0;
+}
+
+static bool class_in(const struct method_info *m, const char *prefix)
+{
+    return m && m->cls && m->cls->name && strncmp(m->cls->name, prefix, strlen(prefix)) == 0;
+}
+
+/* One of the rewritten acquires, whose end counts the parks made in it. */
+static bool is_acquire(const struct method_info *m)
+{
+    if (!m || !m->name) return false;
+    if (class_is(m, "java.util.concurrent.locks.StampedLock"))
+        return strcmp(m->name, "acquireWrite") == 0 || strcmp(m->name, "acquireRead") == 0;
+    return (class_is(m, "java.util.concurrent.locks.AbstractQueuedSynchronizer") ||
+            class_is(m, "java.util.concurrent.locks.AbstractQueuedLongSynchronizer")) &&
+        strcmp(m->name, "acquire") == 0 && m->signature && strstr(m->signature, "$Node;") != NULL;
+}
+
+/* The trace of the park under way on this thread, folded (see juc_waits.h); in_acquire:
+ * LockSupport's caller is one of the acquires. */
+static struct trace *park_trace(struct host *h, JNIEnv *jni, uint32_t serial, bool *in_acquire)
+{
+    int depth = host_depth(h), want = depth + FOLD_MAX + 2;
+    jvmtiFrameInfo small[128];
+    jvmtiFrameInfo *frames = want <= 128 ? small : malloc((size_t)want * sizeof *frames);
+    jint count = 0;
+    struct trace *t = &h->t.traces.empty;
+    *in_acquire = false;
+    if (!frames || (*h->jvmti)->GetStackTrace(h->jvmti, NULL, 0, want, frames, &count) != JVMTI_ERROR_NONE) count = 0;
+    int k = 0; /* past the Tracker's frames: LockSupport's park */
+    while (k < count && class_is(method_of(h, jni, frames[k].method), "hprof.Tracker")) k++;
+    *in_acquire = k + 1 < count && is_acquire(method_of(h, jni, frames[k + 1].method));
+    int top = k;
+    for (int i = k; i < count && i < k + FOLD_MAX; i++) {
+        struct method_info *m = method_of(h, jni, frames[i].method);
+        if (!class_in(m, "java.util.concurrent.")) break;
+        if (class_in(m, "java.util.concurrent.locks.")) top = i;
+    }
+    int n = count - top < depth ? count - top : depth;
+    if (n > 0) {
+        struct trace *got = traces_of(&h->t.traces, h->jvmti, jni, h->opt->thread ? serial : 0, frames + top, n);
+        if (got) t = got;
+    }
+    if (frames != small) free(frames);
+    return t;
+}
+
+/* A lock, by the rule of juc_waits.h. */
+static bool is_lock(struct juc_waits *w, JNIEnv *jni, jobject blocker)
+{
+    if (!blocker || (w->latch && (*jni)->IsInstanceOf(jni, blocker, w->latch))) return false;
+    jclass kinds[] = {w->aqs, w->aqls, w->stamped, w->lock};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i] && (*jni)->IsInstanceOf(jni, blocker, kinds[i])) return true;
+    return false;
+}
+
+/* A park inside an acquire that parked before: the same wait goes on. Anything else the
+ * thread kept (an acquire whose end was not seen: it began before the hooks) goes. */
+static bool parks_again(struct juc_waits *w, JNIEnv *jni, jlong tid, jobject blocker)
+{
+    struct stripe *s = stripe_of(w, tid);
+    pthread_mutex_lock(&s->lock);
+    struct juc_wait *x = find(s, tid);
+    if (x && x->in_acquire && blocker && x->blocker && (*jni)->IsSameObject(jni, x->blocker, blocker)) {
+        x->parked = true;
+        pthread_mutex_unlock(&s->lock);
+        return true;
+    }
+    x = x ? take(s, tid) : NULL;
+    pthread_mutex_unlock(&s->lock);
+    release(jni, x);
+    return false;
+}
+
+static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, jobject blocker)
+{
+    struct juc_wait *x = calloc(1, sizeof *x);
+    if (!x) return;
+    const struct thread_info *ti = threads_lookup(h->jvmti, NULL);
+    x->tid = tid;
+    x->serial = ti ? ti->serial : 0;
+    x->parked = true;
+    x->contention = is_lock(w, jni, blocker);
+    struct trace *t = park_trace(h, jni, x->serial, &x->in_acquire);
+    struct class_info *cls = NULL;
+    if (blocker) {
+        jclass c = (*jni)->GetObjectClass(jni, blocker);
+        cls = classes_of(&h->t.classes, h->jvmti, jni, c, &h->t.ids);
+        (*jni)->DeleteLocalRef(jni, c);
+        x->blocker = (*jni)->NewWeakGlobalRef(jni, blocker);
+    }
+    x->entry = monitors_of(x->contention ? w->contended : w->waits, t, cls, true);
+    x->start = clock_ns();
+    if (x->entry) put(stripe_of(w, tid), x);
+    if (!x->entry) release(jni, x);
+}
+
+/* Tracker.parkBegin: at the entry of a park of LockSupport, with its blocker (NULL for
+ * the parks without one, which may have set the thread's blocker before). */
+static void JNICALL native_park_begin(JNIEnv *jni, jclass cls, jint c, jint m, jthread thread, jobject blocker)
+{
+    struct host *h = host_get();
+    struct juc_waits *w = h ? h->juc : NULL;
+    if (!w || !thread || !atomic_load(&w->on) || !host_live(h)) return;
+    jlong tid = (*jni)->GetLongField(jni, thread, w->tid);
+    jobject b = blocker ? blocker : (*jni)->GetObjectField(jni, thread, w->park_blocker);
+    if (!parks_again(w, jni, tid, b) && !host_is_own_thread(h, jni, thread)) begin(h, w, jni, tid, b);
+}
+
+/* Tracker.waitEnd: at the exit of a park (class 0) or of an acquire. */
+static void JNICALL native_wait_end(JNIEnv *jni, jclass cls, jint c, jint m, jthread thread)
+{
+    uint64_t now = clock_ns();
+    struct host *h = host_get();
+    struct juc_waits *w = h ? h->juc : NULL;
+    if (!w || !thread || !atomic_load(&w->on)) return;
+    jlong tid = (*jni)->GetLongField(jni, thread, w->tid);
+    struct stripe *s = stripe_of(w, tid);
+    pthread_mutex_lock(&s->lock);
+    struct juc_wait *x = find(s, tid);
+    if (x && c == C_PARK && x->in_acquire) x->parked = false; /* the acquire goes on: it may park again */
+    x = x && (c == C_PARK) != x->in_acquire ? take(s, tid) : NULL;
+    pthread_mutex_unlock(&s->lock);
+    if (!x) return;
+    monitors_add(x->entry, now > x->start ? now - x->start : 0);
+    release(jni, x);
+}
+
+/* ---- start, on and off ---- */
+
+static jclass global_class(JNIEnv *jni, const char *name)
+{
+    jclass c = (*jni)->FindClass(jni, name);
+    if (!c) {
+        (*jni)->ExceptionClear(jni);
+        return NULL;
+    }
+    jclass g = (*jni)->NewGlobalRef(jni, c);
+    (*jni)->DeleteLocalRef(jni, c);
+    return g;
+}
+
+static jfieldID field(JNIEnv *jni, jclass c, const char *name, const char *sig)
+{
+    jfieldID f = c ? (*jni)->GetFieldID(jni, c, name, sig) : NULL;
+    if (!f) (*jni)->ExceptionClear(jni);
+    return f;
+}
+
+/* The classes and fields the natives use; false if one they cannot do without is missing. */
+static bool bind(struct juc_waits *w, JNIEnv *jni)
+{
+    w->tracker = global_class(jni, TRACKER_CLASS);
+    jclass thread = (*jni)->FindClass(jni, "java/lang/Thread");
+    w->tid = field(jni, thread, "tid", "J");
+    w->park_blocker = field(jni, thread, "parkBlocker", "Ljava/lang/Object;");
+    if (thread) (*jni)->DeleteLocalRef(jni, thread);
+    w->aqs = global_class(jni, TARGETS[C_AQS]);
+    w->aqls = global_class(jni, TARGETS[C_AQLS]);
+    w->stamped = global_class(jni, TARGETS[C_STAMPED]);
+    w->lock = global_class(jni, "java/util/concurrent/locks/Lock");
+    w->latch = global_class(jni, "java/util/concurrent/CountDownLatch$Sync");
+    w->aos = global_class(jni, "java/util/concurrent/locks/AbstractOwnableSynchronizer");
+    w->reentrant = global_class(jni, "java/util/concurrent/locks/ReentrantLock$Sync");
+    w->owner = field(jni, w->aos, "exclusiveOwnerThread", "Ljava/lang/Thread;");
+    w->state = field(jni, w->aqs, "state", "I");
+    w->flag = w->tracker ? (*jni)->GetStaticFieldID(jni, w->tracker, "waits", "Z") : NULL;
+    if (!w->flag) (*jni)->ExceptionClear(jni);
+    JNINativeMethod natives[] = {
+        {"parkBegin", "(IILjava/lang/Thread;Ljava/lang/Object;)V", (void *)native_park_begin},
+        {"waitEnd", "(IILjava/lang/Thread;)V", (void *)native_wait_end},
+    };
+    if (!w->tracker || !w->flag || !w->tid || !w->park_blocker ||
+        (*jni)->RegisterNatives(jni, w->tracker, natives, 2) != 0) {
+        (*jni)->ExceptionClear(jni);
+        return false;
+    }
+    return true;
+}
+
+/* The four classes rewritten now (loaded first if they were not). */
+static void rewrite(struct juc_waits *w, JNIEnv *jni)
+{
+    jclass classes[NTARGETS];
+    jint n = 0;
+    for (int i = 0; i < NTARGETS; i++)
+        if ((classes[n] = global_class(jni, TARGETS[i])) != NULL) n++;
+    if (n > 0 && (*w->jvmti)->RetransformClasses(w->jvmti, n, classes) != JVMTI_ERROR_NONE)
+        for (jint i = 0; i < n; i++) (*w->jvmti)->RetransformClasses(w->jvmti, 1, &classes[i]);
+    for (jint i = 0; i < n; i++) (*jni)->DeleteGlobalRef(jni, classes[i]);
+}
+
+void juc_waits_start(struct host *h, JNIEnv *jni)
+{
+    struct juc_waits *w = h->juc;
+    if (!w) return;
+    if (!bind(w, jni)) {
+        log_warning("monitor=y: the Tracker class does not match this agent; no java.util.concurrent waits");
+        return;
+    }
+    rewrite(w, jni);
+    static const unsigned want[NTARGETS] = {6, 1, 1, 2}; /* the methods each class has to hook */
+    for (int i = 0; i < NTARGETS; i++)
+        if (atomic_load(&w->hooked[i]) < want[i])
+            log_warning("monitor=y: %u of the %u methods of %s could be hooked; some java.util.concurrent waits "
+                        "are not seen",
+                        atomic_load(&w->hooked[i]), want[i], TARGETS[i]);
+    juc_waits_enable(h, jni, true);
+}
+
+static void forget_all(struct juc_waits *w, JNIEnv *jni)
+{
+    for (int i = 0; i < STRIPES; i++) {
+        struct stripe *s = &w->stripes[i];
+        pthread_mutex_lock(&s->lock);
+        struct juc_wait **v = s->v;
+        size_t n = s->n;
+        s->v = NULL;
+        s->n = s->cap = 0;
+        pthread_mutex_unlock(&s->lock);
+        for (size_t k = 0; k < n; k++) release(jni, v[k]);
+        free(v);
+    }
+}
+
+void juc_waits_enable(struct host *h, JNIEnv *jni, bool on)
+{
+    struct juc_waits *w = h->juc;
+    if (!w || !w->flag) return;
+    if (!jni && (*h->vm)->GetEnv(h->vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK) jni = NULL;
+    atomic_store(&w->on, on);
+    if (!jni) return; /* the hooks still call in, and return at once */
+    (*jni)->SetStaticBooleanField(jni, w->tracker, w->flag, on ? JNI_TRUE : JNI_FALSE);
+    if (!on) forget_all(w, jni);
+}
+
+void juc_waits_thread_end(struct host *h, JNIEnv *jni, jthread thread)
+{
+    struct juc_waits *w = h->juc;
+    if (!w || !w->tid || !thread) return;
+    jlong tid = (*jni)->GetLongField(jni, thread, w->tid);
+    struct stripe *s = stripe_of(w, tid);
+    pthread_mutex_lock(&s->lock);
+    struct juc_wait *x = take(s, tid);
+    pthread_mutex_unlock(&s->lock);
+    release(jni, x);
+}
+
+/* ---- MONITOR DUMP ---- */
+
+/* A thread parked now: its blocker (a local reference), its serial, its kind. */
+struct parked {
+    jobject blocker;
+    uint32_t serial;
+    bool contention, done;
+};
+
+static size_t parked_count(struct juc_waits *w)
+{
+    size_t n = 0;
+    for (int i = 0; i < STRIPES; i++) {
+        pthread_mutex_lock(&w->stripes[i].lock);
+        n += w->stripes[i].n;
+        pthread_mutex_unlock(&w->stripes[i].lock);
+    }
+    return n;
+}
+
+/* Those parked now on a blocker, at most max (local references, in the caller's frame). */
+static size_t gather_parked(struct juc_waits *w, JNIEnv *jni, struct parked *p, size_t max)
+{
+    size_t n = 0;
+    for (int i = 0; i < STRIPES; i++) {
+        struct stripe *s = &w->stripes[i];
+        pthread_mutex_lock(&s->lock);
+        for (size_t k = 0; k < s->n && n < max; k++) {
+            struct juc_wait *x = s->v[k];
+            jobject b = x->parked && x->blocker && x->serial ? (*jni)->NewLocalRef(jni, x->blocker) : NULL;
+            if (b) p[n++] = (struct parked){b, x->serial, x->contention, false};
+        }
+        pthread_mutex_unlock(&s->lock);
+    }
+    return n;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void add_serial(uint32_t **v, int *n, uint32_t serial)
+{
+    uint32_t *g = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+    if (!g) return;
+    *v = g;
+    g[(*n)++] = serial;
+}
+
+/* The owner of a lock that has one, and how many times it holds it. */
+static void owner_of(struct host *h, JNIEnv *jni, jobject lock, struct monitor_dump_monitor *m)
+{
+    struct juc_waits *w = h->juc;
+    if (!w->aos || !w->owner || !(*jni)->IsInstanceOf(jni, lock, w->aos)) return;
+    jobject owner = (*jni)->GetObjectField(jni, lock, w->owner);
+    if (!owner) return;
+    m->owner = threads_serial(&h->t.threads, h->jvmti, owner);
+    bool counted = w->reentrant && w->state && (*jni)->IsInstanceOf(jni, lock, w->reentrant);
+    m->entry_count = counted ? (*jni)->GetIntField(jni, lock, w->state) : 1;
+    (*jni)->DeleteLocalRef(jni, owner);
+}
+
+/* One row of MONITOR DUMP for p[i]'s blocker, with every thread parked on it. */
+static void dump_blocker(struct host *h, JNIEnv *jni, struct parked *p, size_t n, size_t i,
+                         struct monitor_dump_monitor *m)
+{
+    memset(m, 0, sizeof *m);
+    jclass c = (*jni)->GetObjectClass(jni, p[i].blocker);
+    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, c, &h->t.ids);
+    (*jni)->DeleteLocalRef(jni, c);
+    m->signature = ci && ci->signature ? ci->signature : "<unknown>";
+    owner_of(h, jni, p[i].blocker, m);
+    for (size_t k = i; k < n; k++) {
+        if (p[k].done || (k != i && !(*jni)->IsSameObject(jni, p[k].blocker, p[i].blocker))) continue;
+        p[k].done = true;
+        if (p[k].contention)
+            add_serial(&m->enter_waiters, &m->nenter_waiters, p[k].serial);
+        else
+            add_serial(&m->notify_waiters, &m->nnotify_waiters, p[k].serial);
+    }
+    if (m->enter_waiters) qsort(m->enter_waiters, (size_t)m->nenter_waiters, sizeof(uint32_t), by_value);
+    if (m->notify_waiters) qsort(m->notify_waiters, (size_t)m->nnotify_waiters, sizeof(uint32_t), by_value);
+}
+
+void juc_waits_dump(struct host *h, JNIEnv *jni, struct monitor_snapshot *snap)
+{
+    struct juc_waits *w = h->juc;
+    if (!w || !jni) return;
+    size_t max = parked_count(w) + 16;
+    struct parked *p = calloc(max, sizeof *p);
+    if (!p || (*jni)->PushLocalFrame(jni, (jint)max + 16) != JNI_OK) {
+        (*jni)->ExceptionClear(jni);
+        free(p);
+        return;
+    }
+    size_t n = gather_parked(w, jni, p, max);
+    for (size_t i = 0; i < n; i++) {
+        if (p[i].done) continue;
+        struct monitor_dump_monitor *g = realloc(snap->mons, (size_t)(snap->nmons + 1) * sizeof *g);
+        if (!g) break;
+        snap->mons = g;
+        dump_blocker(h, jni, p, n, i, &snap->mons[snap->nmons++]);
+    }
+    (*jni)->PopLocalFrame(jni, NULL);
+    free(p);
+}
