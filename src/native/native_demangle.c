@@ -772,11 +772,11 @@ static struct type class_type(struct dm *d)
 static struct type compound(struct dm *d, char c)
 {
     if (c == 'r' || c == 'V' || c == 'K') {
+        bool r = eat(d, 'r'), v = eat(d, 'V'), k = eat(d, 'K'); /* shown the other way round */
         uint32_t m = mark(d);
-        while (strchr("rVK", peek(d, 0)) && peek(d, 0)) {
-            char q = *d->p++;
-            lit(d, q == 'r' ? " restrict" : q == 'V' ? " volatile" : " const");
-        }
+        if (k) lit(d, " const");
+        if (v) lit(d, " volatile");
+        if (r) lit(d, " restrict");
         struct str quals = done(d, m);
         char qtext[32] = "";
         if (quals.len >= sizeof qtext) return fail(d), plain(EMPTY);
@@ -940,6 +940,7 @@ static bool clones(struct dm *d, struct str *s)
     while (!d->fail && eat(d, '.')) {
         const char *from = d->p - 1;
         while (peek(d, 0) && peek(d, 0) != '.') d->p++;
+        if (d->p == from + 1) return fail(d); /* an empty suffix */
         while (peek(d, 0) == '.' && peek(d, 1) >= '0' && peek(d, 1) <= '9') {
             d->p++;
             while (peek(d, 0) >= '0' && peek(d, 0) <= '9') d->p++;
