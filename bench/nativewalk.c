@@ -80,8 +80,8 @@ static void jvm_costs(const char *path)
     ns_init(&syms);
     ne_symbols(&f, &syms);
     ns_finish(&syms);
-    printf("libjvm: .eh_frame compiled in %.1f ms (%zu rows, %zu KiB); %zu symbols read in %.1f ms\n", cfi * 1e3,
-           t.n, t.n * sizeof *t.rows / 1024, syms.n, seconds_since(t0) * 1e3);
+    printf("libjvm: .eh_frame compiled in %.1f ms (%zu rows, %zu KiB); %zu symbols read in %.1f ms\n", cfi * 1e3, t.n,
+           t.n * sizeof *t.rows / 1024, syms.n, seconds_since(t0) * 1e3);
     nc_free(&t);
     ns_free(&syms);
     ne_close(&f);

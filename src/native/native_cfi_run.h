@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "native/native_cfi.h"
+#include "native/native_rows.h"
 #include "native/native_dwarf.h"
 
 /* What an FDE takes from its CIE. */
