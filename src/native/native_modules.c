@@ -7,6 +7,8 @@
 
 #include "native/native_elf.h"
 
+#define VDSO "[vdso]"
+
 /* The ELF address pcs of a file's table count from: its lowest load segment's. */
 static uint64_t lowest_vaddr(const struct ne_file *f)
 {
@@ -70,14 +72,21 @@ static int one_module(struct native_space *s, const struct nm_range *r, struct n
         return 0;
     }
     struct ne_file f;
-    if (ne_open(path, &f) != 0 || !bias_of(&f, r, &m->bias)) {
-        if (f.data) ne_close(&f);
+    bool in_memory = strcmp(path, VDSO) == 0; /* mapped readable, whole, from its ELF header on */
+    int rc = in_memory ? ne_parse((const uint8_t *)r->start, r->end - r->start, &f) : ne_open(path, &f);
+    if (rc != 0 || !bias_of(&f, r, &m->bias)) {
+        if (f.data && !in_memory) ne_close(&f);
         s->elf_failures++;
         free(m->path);
         return 1;
     }
     m->cfi = compile(&f);
-    ne_close(&f);
+    if (in_memory) {
+        m->image = f.data;
+        m->image_size = f.size;
+    } else {
+        ne_close(&f);
+    }
     if (!m->cfi) {
         free(m->path);
         return -1;
@@ -98,7 +107,8 @@ struct native_space *nsp_new(struct nm_maps *maps, struct native_space *prev)
     if (!s->mods) goto fail;
     for (size_t i = 0; i < s->maps.nranges && s->n < NMOD_MAX; i++) {
         const struct nm_range *r = &s->maps.ranges[i];
-        if (!(r->perms & NM_PERM_X) || nm_maps_path(&s->maps, r)[0] != '/') continue;
+        const char *path = nm_maps_path(&s->maps, r);
+        if (!(r->perms & NM_PERM_X) || (path[0] != '/' && strcmp(path, VDSO) != 0)) continue;
         int rc = one_module(s, r, prev, &s->mods[s->n]);
         if (rc < 0) goto fail;
         if (rc == 0) s->n++;

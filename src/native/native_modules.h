@@ -32,7 +32,9 @@ struct nmod {
     const char *name; /* the file's base name, inside path */
     bool owns;        /* this snapshot frees cfi and syms */
     bool syms_tried;
-    struct nmod *taken; /* while building: the module of prev whose tables these are */
+    struct nmod *taken;   /* while building: the module of prev whose tables these are */
+    const uint8_t *image; /* an ELF image read in memory, not from a file: the vDSO */
+    size_t image_size;
 };
 
 struct native_space {

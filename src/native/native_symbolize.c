@@ -38,7 +38,10 @@ static const struct ns_table *module_symbols(struct nmod *m)
     if (!t) return NULL;
     ns_init(t);
     bool has_symtab = false;
-    if (!symbols_of(m->path, t, &has_symtab)) {
+    struct ne_file f;
+    if (m->image && ne_parse(m->image, m->image_size, &f) == 0) { /* the vDSO, in memory */
+        ne_symbols(&f, t);
+    } else if (m->image || !symbols_of(m->path, t, &has_symtab)) {
         free(t);
         return NULL;
     }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "native/native_cfi.h"
@@ -66,6 +67,37 @@ static void test_libc(void)
     CHECK(mod && mod->syms_tried && mod->cfi->n > 1000, "modules: libc's module has its table and symbols");
     nsp_free(s);
     ne_close(&f);
+}
+
+/* The kernel's vDSO, read in memory: its rows and its names (clock_gettime is there). */
+static void test_vdso(void)
+{
+    const uint8_t *image = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+    if (!image) {
+        SKIP("no vDSO", "modules: the vDSO");
+        return;
+    }
+    struct nm_maps m;
+    nm_maps_read_self(&m);
+    struct native_space *s = nsp_new(&m, NULL);
+    const struct nmod *vdso = s ? nsp_module(s, (uintptr_t)image + 0x100) : NULL;
+    /* the vDSO's own address of clock_gettime, from its symbols */
+    struct ne_file f;
+    struct ns_table t;
+    ns_init(&t);
+    uint64_t addr = 0;
+    if (vdso && ne_parse(image, vdso->end - (uintptr_t)image, &f) == 0) ne_symbols(&f, &t);
+    for (size_t i = 0; i < t.n; i++)
+        if (strcmp(ns_name(&t, &t.syms[i]), "__vdso_clock_gettime") == 0) addr = t.syms[i].addr;
+    CHECK(vdso && strcmp(vdso->name, "[vdso]") == 0 && vdso->cfi->n > 0, "modules: the vDSO, with %zu rows",
+          vdso ? vdso->cfi->n : 0);
+    char name[128] = "";
+    const char *lib = "";
+    if (vdso && addr) nsz_name(s, (uintptr_t)(vdso->bias + addr + 4), false, 0, name, sizeof name, &lib);
+    CHECK(strstr(name, "clock_gettime") && strcmp(lib, "[vdso]") == 0, "symbolize: the vDSO's clock_gettime (%s in %s)",
+          name, lib);
+    ns_free(&t);
+    nsp_free(s);
 }
 
 /* Truncated and corrupted copies parse to less, never crash (ASan under make check). */
@@ -154,6 +186,7 @@ static void test_libjvm(const char *path)
 int main(void)
 {
     test_libc();
+    test_vdso();
     test_hostile_copies();
     glob_t g;
     if (glob("/usr/lib/jvm/*/lib/server/libjvm.so", 0, NULL, &g) != 0 || g.gl_pathc == 0) {

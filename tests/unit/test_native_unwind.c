@@ -120,13 +120,6 @@ static int count_chains(struct native_space *s, int n, int *dwarf_only, int *sho
     return good;
 }
 
-static struct native_space *new_space(void)
-{
-    struct nm_maps maps;
-    if (nm_maps_read_self(&maps) != 0) return NULL;
-    return nsp_new(&maps, NULL);
-}
-
 static void load_chain(void)
 {
     char exe[4096], path[4200];
@@ -145,6 +138,43 @@ static void load_chain(void)
     *(void **)&chain_outer = dlsym(h, "native_chain_outer");
 }
 
+static struct native_space *new_space_after(struct native_space *prev)
+{
+    struct nm_maps maps;
+    if (nm_maps_read_self(&maps) != 0) return NULL;
+    return nsp_new(&maps, prev);
+}
+
+static struct native_space *new_space(void) { return new_space_after(NULL); }
+
+static const struct nmod *module_named(const struct native_space *s, const char *part)
+{
+    for (size_t i = 0; s && i < s->n; i++)
+        if (strstr(s->mods[i].name, part)) return &s->mods[i];
+    return NULL;
+}
+
+/* The tables before the library is loaded, and after: the new snapshot has the library
+ * and takes over the others' tables; the old one, published first, is freed by the
+ * second publication and leaves them alone (the sampling below reads them). */
+static struct native_space *space_across_dlopen(void)
+{
+    struct native_space *before = new_space();
+    CHECK(before && !module_named(before, "libnative_chain") && module_named(before, "libc"),
+          "modules: before the dlopen, libc and no chain library");
+    const struct nmod *libc_before = module_named(before, "libc");
+    const struct nc_table *libc_rows = libc_before ? libc_before->cfi : NULL;
+    np_publish(&pub, before);
+    load_chain();
+    struct native_space *after = new_space_after(before);
+    const struct nmod *chain = module_named(after, "libnative_chain"), *libc = module_named(after, "libc");
+    CHECK(chain && chain->cfi->n > 0, "modules: after the dlopen, the chain library with its rows (%zu)",
+          chain ? chain->cfi->n : 0);
+    CHECK(libc && libc->cfi == libc_rows && libc->owns && !libc_before->owns,
+          "modules: libc's rows taken over, not compiled again");
+    return after;
+}
+
 /* The same process's tables with the chain library's unwind rows taken away. */
 static struct native_space *space_without_cfi(void)
 {
@@ -156,7 +186,6 @@ static struct native_space *space_without_cfi(void)
 
 int main(void)
 {
-    load_chain();
     np_init(&pub, nsp_free);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -164,9 +193,9 @@ int main(void)
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigaction(SIGPROF, &sa, NULL);
 
-    struct native_space *s = new_space();
+    struct native_space *s = space_across_dlopen();
     CHECK(s && s->n > 0, "unwind: the process's modules (%zu)", s ? s->n : 0);
-    int n = sample_chain(s), dwarf = 0, shown = 0;
+    int n = sample_chain(s), dwarf = 0, shown = 0; /* publishes s: frees the one before */
     CHECK(n >= 50, "unwind: samples taken in the chain (%d)", n);
     int good = count_chains(s, n, &dwarf, &shown);
     CHECK(n > 0 && good * 10 >= n * 9, "unwind: inner, middle, outer, spin_chain in %d of %d samples (>= 90%%)", good,
