@@ -61,12 +61,18 @@ static int step_fp(const struct nm_span *stack, const struct nu_regs *r, bool fp
     return 0;
 }
 
-void nu_walk(const struct native_space *s, const struct nu_regs *start, uintptr_t *pcs, int max, struct nu_result *out)
+void nu_walk(const struct native_space *s, const struct nu_regs *r, uintptr_t *pcs, int max, struct nu_result *out)
+{
+    nu_walk_stack(s, nm_maps_span(&s->maps, r->sp), r, pcs, max, out);
+}
+
+void nu_walk_stack(const struct native_space *s, const struct nm_span *stack, const struct nu_regs *start,
+                   uintptr_t *pcs, int max, struct nu_result *out)
 {
     struct nu_regs r = *start;
     bool fp_known = true; /* the context's rbp is the thread's, whatever it holds */
     memset(out, 0, sizeof *out);
-    const struct nm_span *stack = nm_maps_span(&s->maps, r.sp);
+    if (stack && (r.sp < stack->start || r.sp >= stack->end)) stack = NULL;
     int stop = stack ? NU_STOP_DEPTH : NU_STOP_NO_STACK;
     while (stack && out->n < max) {
         pcs[out->n] = r.pc;

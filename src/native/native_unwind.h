@@ -46,8 +46,15 @@ struct nu_result {
     struct nu_regs at; /* where the walk stopped (the last frame's registers) */
 };
 
-/* Walks from r, writing up to max pcs (the first is r->pc) into pcs. Async-signal-safe. */
+/* Walks from r, writing up to max pcs (the first is r->pc) into pcs, reading only the
+ * readable span of the map that holds r->sp. Async-signal-safe. */
 void nu_walk(const struct native_space *s, const struct nu_regs *r, uintptr_t *pcs, int max, struct nu_result *out);
+/* The same within stack, the thread's own stack as the caller knows it (the sampler's
+ * record of the thread, taken at its start: a thread started after the map was read is
+ * walked too). stack must be readable throughout; NU_STOP_NO_STACK when r->sp is
+ * outside it. Async-signal-safe. */
+void nu_walk_stack(const struct native_space *s, const struct nm_span *stack, const struct nu_regs *r, uintptr_t *pcs,
+                   int max, struct nu_result *out);
 /* A stop reason's name ("depth", "end", "no module", ...). */
 const char *nu_stop_name(int stop);
 

@@ -220,6 +220,17 @@ static void test_walk(void)
     w = walk(CODE + 0x150, (uintptr_t)&w, 0, 16, pcs);
     CHECK(w.stop == NU_STOP_NO_STACK && w.n == 0, "walk: a stack the map does not know ends it at once (%s)",
           nu_stop_name(w.stop));
+    /* the same stack given by the caller (the thread's record), the map knowing none */
+    struct nu_regs regs = {CODE + 0x150, (uintptr_t)&stack[0], 0};
+    space.maps.nspans = 0;
+    nu_walk_stack(&space, &span, &regs, pcs, 16, &w);
+    CHECK(w.n == 3 && w.stop == NU_STOP_NO_MODULE, "walk: on a stack the caller gives, without the map (%d, %s)", w.n,
+          nu_stop_name(w.stop));
+    struct nm_span elsewhere = {(uintptr_t)&stack[8], (uintptr_t)&stack[16]};
+    nu_walk_stack(&space, &elsewhere, &regs, pcs, 16, &w);
+    CHECK(w.n == 0 && w.stop == NU_STOP_NO_STACK, "walk: sp outside the stack given ends it at once (%s)",
+          nu_stop_name(w.stop));
+    space.maps.nspans = 1;
     row(0, 0x100, NC_CFA_RSP, 0); /* CFA = sp: the next sp would not move up */
     stack[0] = CODE + 0x150;
     w = walk(CODE + 0x150, (uintptr_t)&stack[1], 0, 16, pcs);
