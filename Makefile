@@ -27,9 +27,9 @@ LDLIBS  := -lpthread -ldl
 # Extra link flags (make check links the sanitizers' runtimes through them).
 LDFLAGS ?=
 
-# Every layer of the agent; the classfile layer has no JVMTI in it.
+# Every layer of the agent; the classfile and native layers have no JVMTI in them.
 # src/sources has one subfolder per kind of source (cpu/, alloc/, heapdump/, ...).
-AGENT_DIRS  := src/agent src/options src/report src/sources src/tables src/writers src/util src/classfile
+AGENT_DIRS  := src/agent src/options src/report src/sources src/tables src/writers src/util src/classfile src/native
 AGENT_SRCS  := $(sort $(foreach d,$(AGENT_DIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*/*.c)))
 AGENT_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(AGENT_SRCS)) $(BUILD)/obj/gen/tracker_class.o \
                $(BUILD)/obj/gen/flamegraph_html.o
@@ -106,6 +106,13 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libhprof.a
 
 test: all
 	tests/run.sh
+
+# test_native_unwind walks through a library of its own, built as a JNI library would be
+# but without frame pointers, so that only its .eh_frame can unwind it.
+$(BUILD)/tests/test_native_unwind: $(BUILD)/tests/libnative_chain.so
+$(BUILD)/tests/libnative_chain.so: tests/unit/native_chain.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -fPIC -shared $(LDFLAGS) -o $@ $<
 
 unit: $(UNIT_BINS)
 	tests/run.sh --unit-only

@@ -11,6 +11,11 @@
 #   perfdata         the JVM's jvmstat memory, as timeline= maps it (util/perfdata.c)
 #                    and hprof list/stat read another JVM's (util/jvmstat.c)
 #                    and hprof list/stat read it (util/jvmstat.c)
+#   maps             /proc/self/maps text (native/native_maps.c)
+#   elf              ELF files: headers, sections, symbols, build ID, debuglink (native/native_elf.c)
+#   eh_frame         .eh_frame compiled to unwind rows, and walks over them (native/native_cfi*.c,
+#                    native/native_unwind.c)
+#   demangle         C++ symbol names (native/native_demangle.c)
 #
 #   make fuzz                         every target FUZZ_SECONDS (60) from its corpus, classfile
 #                                     also from JDK classes (fuzz-seed)
@@ -22,7 +27,8 @@
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_OUT     := $(BUILD)/fuzz
-FUZZ_NAMES   := classfile options socket_commands jdk_dump hprof_dump text_profile perfdata
+FUZZ_NAMES   := classfile options socket_commands jdk_dump hprof_dump text_profile perfdata \
+                maps elf eh_frame demangle
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 # -Wno-gnu-...: struct trace's flexible array (never used in the empty trace) sits inside

@@ -12,12 +12,13 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${FUZZ_OUT:-build/fuzz}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
-[[ $# -gt 0 ]] || set -- classfile options socket_commands jdk_dump hprof_dump text_profile perfdata
+[[ $# -gt 0 ]] || set -- classfile options socket_commands jdk_dump hprof_dump text_profile perfdata maps elf eh_frame demangle
 passed=0; failed=0
 
 max_len() {   # inputs longer than any the parser meets in practice only slow the search;
   case "$1" in  # the files' readers meet counts and depths that only big inputs reach
     options) echo 1024 ;;
+    demangle) echo 4200 ;;
     socket_commands) echo 2048 ;;
     hprof_dump|text_profile|jdk_dump) echo 1048576 ;;
     *) echo 65536 ;;

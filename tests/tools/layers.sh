@@ -18,9 +18,10 @@ not_ok() { echo "not ok - layers: $*"; }
 declare -A MAY=(
   [util]="util"
   [classfile]="classfile util"
+  [native]="native util"
   [options]="options util"
   [tables]="tables util"
-  [sources]="sources tables classfile options util"
+  [sources]="sources tables classfile native options util"
   [writers]="writers tables options util"
   [report]="report sources writers tables options util"
   [agent]="agent report sources writers tables options util"
