@@ -517,10 +517,10 @@ void call_replay_clear(struct call_replay *r)
     r->has_last = false;
     if (r->edges_cap >= KEPT_EDGES) {
         free(r->edges);
-        free(r->index);
-        free(r->dirty);
         r->edges = NULL;
+        free(r->index);
         r->index = NULL;
+        free(r->dirty);
         r->dirty = NULL;
         r->nedges = r->edges_cap = r->index_mask = r->dirty_cap = 0;
     }
