@@ -226,8 +226,8 @@ static void edge_add(struct host *h, JNIEnv *jni, struct call_replay *r, struct 
     uint32_t nmethods;
     struct method_cost *cost = method_costs_wanted(h->opt) ? method_cost_of(h, f->cnum, f->mnum, &nmethods) : NULL;
     uint32_t mean = cost ? atomic_load_explicit(&cost->mean_ns, memory_order_relaxed) : 0;
-    f->edge = edge_put(r, &(struct edge){
-                              .from = from, .to = f->trace, .key = code << EDGE_CALLS_BITS, .cost = cost, .mean_ns = mean});
+    f->edge = edge_put(
+        r, &(struct edge){.from = from, .to = f->trace, .key = code << EDGE_CALLS_BITS, .cost = cost, .mean_ns = mean});
 }
 
 /* Adds one call of frame f, of ns, to its trace: through its edge, or at once. An edge
@@ -330,8 +330,7 @@ static void count_leaf(struct host *h, JNIEnv *jni, struct call_replay *r, uint3
 
 /* timing=sampled: a call of frame f timed at both ends took `own`: added to its method's
  * costs with its edge's others at the batch's end, or at once. */
-static void cost_timed_call(struct host *h, JNIEnv *jni, struct call_replay *r, const struct call_frame *f,
-                            int64_t own)
+static void cost_timed_call(struct host *h, JNIEnv *jni, struct call_replay *r, const struct call_frame *f, int64_t own)
 {
     uint64_t ns = (uint64_t)(own < METHOD_COST_MAX_NS ? own : METHOD_COST_MAX_NS);
     if (f->edge == NO_EDGE) {
@@ -343,7 +342,8 @@ static void cost_timed_call(struct host *h, JNIEnv *jni, struct call_replay *r, 
     e->timed_ns += ns;
 }
 
-/* The mean own time learned for a call that read the clock at one end or none. */
+/* What a call that read the clock at one end or none is charged: its method's mean own
+ * time (timing=sampled). */
 static int64_t mean_cost(struct host *h, const struct call_replay *r, const struct call_frame *f)
 {
     if (f->edge != NO_EDGE && r->edges[f->edge].cost) return r->edges[f->edge].mean_ns;

@@ -41,8 +41,8 @@ struct replay_stats {
     uint32_t full;             /* times a replay's steps filled their table and it started again */
 };
 
-/* A replay for a new thread; costs: where timing=sampled learns (NULL when not sampled).
- * NULL when out of memory. */
+/* A replay for a new thread; costs: the methods' mean own times (timing=sampled), shared
+ * by every replay. NULL when out of memory. */
 struct call_replay *call_replay_new(struct method_costs *costs);
 /* Replays a batch of the replay's thread; returns how many events it counted. */
 uint64_t call_replay_batch(struct host *h, JNIEnv *jni, struct call_replay *r, const struct replay_batch *b);

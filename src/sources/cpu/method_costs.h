@@ -23,22 +23,21 @@ struct method_costs;
 
 /* Tells the Tracker that from now on method (cnum, mnum), of a class of nmethods
  * methods, is timed by sample (on) or at every call. */
-typedef void method_costs_switch(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, uint32_t nmethods,
-                                 bool on);
+typedef void method_costs_switch(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, uint32_t nmethods, bool on);
 
 /* The most own time one call adds to its method's window: longer ones count as this. */
 #define METHOD_COST_MAX_NS ((int64_t)1 << 27)
 
-/* Whether the options time cheap methods by sample (else no method is ever learned). */
+/* Whether the options time cheap methods by sample (else no mean is kept). */
 static inline bool method_costs_wanted(const struct options *o)
 {
     return o->cpu == CPU_TIMES && o->timing == TIMING_SAMPLED;
 }
 
-/* switch_to: NULL to learn without telling the Tracker (tests). NULL when out of memory. */
+/* switch_to: NULL when there is no Tracker to tell. NULL when out of memory. */
 struct method_costs *method_costs_new(method_costs_switch *switch_to);
 
-/* What is learned of method (cnum, mnum), made on first use; NULL when it has no such
+/* The mean and window of method (cnum, mnum), made on first use; NULL when it has no such
  * method, or out of memory. *nmethods: how many methods its class has. */
 struct method_cost *method_cost_of(struct host *h, uint32_t cnum, uint32_t mnum, uint32_t *nmethods);
 

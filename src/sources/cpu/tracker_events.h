@@ -39,7 +39,8 @@ static inline void method_code_split(uint64_t code, uint32_t *cnum, uint32_t *mn
  * CPU time, clock) when the hand-over returned: two slots. */
 #define TRACKER_MARK_BIT ((int64_t)1 << 62)
 /* With this bit: an entry or exit of a method timed by sample (timing=sampled) that read no
- * clock (no time slot); the call is charged its method's learned mean. */
+ * clock (no time slot); the call is charged its method's mean own time
+ * (method_costs.h). */
 #define TRACKER_UNTIMED_BIT ((int64_t)1 << 60)
 /* Every bit of an event that is not its method's code. */
 #define TRACKER_EVENT_BITS (TRACKER_EXIT_BIT | TRACKER_LEAF_BIT | TRACKER_UNTIMED_BIT)
