@@ -38,8 +38,8 @@ struct bci_version {
                                        one copy's method is named */
 };
 
-/* cpu=times, timing=sampled: what the replays learn of a method's calls timed at both
- * ends, shared by every thread's (sources/cpu/method_times.c). */
+/* cpu=times, timing=sampled: the mean own time of a method's calls timed at both
+ * ends, shared by every thread's replay (sources/cpu/method_costs.c). */
 struct method_cost {
     _Atomic uint64_t window;  /* calls << 40 | their own ns, since the last look */
     _Atomic uint32_t mean_ns; /* own time per call at the last look: what an untimed call is charged */

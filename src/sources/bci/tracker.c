@@ -15,7 +15,9 @@
 #include "classfile/classfile.h"
 #include "sources/alloc/alloc_tracker.h"
 #include "sources/cpu/call_counts.h"
+#include "sources/cpu/method_names.h"
 #include "sources/cpu/method_times.h"
+#include "sources/cpu/tracker_events.h"
 #include "sources/resolve.h"
 #include "tables/bci_classes.h"
 #include "util/clock.h"
@@ -185,7 +187,7 @@ static bool jdk_loader(jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
  * methods are named while it is surely loaded. */
 static void name_if_collectable(struct host *h, JNIEnv *jni, struct bci_class *c, jclass cls)
 {
-    if (c && c->loader && wants_times(h) && !jdk_loader(h->jvmti, jni, cls)) method_times_name_class(h, jni, c);
+    if (c && c->loader && wants_times(h) && !jdk_loader(h->jvmti, jni, cls)) method_names_class(h, jni, c);
 }
 
 static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cls)
@@ -346,7 +348,7 @@ static uint32_t serial_of(struct host *h, jthread thread)
 }
 
 /* Tracker.drain, on the thread itself: hands the buffer's pairs over (none when the
- * Tracker has just made it) and starts the buffer again with a mark (method_times.h), so
+ * Tracker has just made it) and starts the buffer again with a mark (tracker_events.h), so
  * that the hand-over is charged to no method. */
 static void JNICALL native_drain(JNIEnv *jni, jclass cls, jlong tid, jlongArray buffer, jint length)
 {
@@ -521,7 +523,7 @@ void tracker_collect(struct host *h, JNIEnv *jni)
     if (t && t->cls && h->call_counts && jni) call_tracker(t, jni, t->hand_over_all, NULL);
 }
 
-/* cpu=times, timing=sampled (method_times_sampler): Tracker.timeBySample, one call at a time. */
+/* cpu=times, timing=sampled (method_costs_switch): Tracker.timeBySample, one call at a time. */
 static void time_by_sample(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, uint32_t nmethods, bool on)
 {
     struct tracker *t = h->tracker;

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "options/options.h"
-#include "sources/cpu/method_times.h"
+#include "sources/cpu/method_names.h"
+#include "sources/cpu/tracker_events.h"
 #include "sources/host.h"
 #include "sources/resolve.h"
 #include "tables/bci_classes.h"
@@ -108,13 +109,15 @@ static bool counted_reset(struct counted *t, int64_t generation, uint32_t slots)
  * is not a node's or a method cannot be named. */
 static struct trace *trace_of_node(struct host *h, JNIEnv *jni, const struct counted *t, const jlong *nodes, uint32_t i)
 {
-    struct frame *f[METHOD_TIMES_MAX_DEPTH];
+    struct frame *f[TRACKER_MAX_DEPTH];
     int n = 0;
     while (n < t->depth) {
         jlong key = nodes[3 * (size_t)i];
         if (key <= 0) return NULL;
         uint64_t k = (uint64_t)key - 1, code = k & (((uint64_t)1 << CODE_BITS) - 1), under = k >> CODE_BITS;
-        if (!(f[n++] = method_times_frame(h, jni, (uint32_t)(code >> 16), (uint32_t)(code & 0xffff)))) return NULL;
+        uint32_t cnum, mnum;
+        method_code_split(code, &cnum, &mnum);
+        if (!(f[n++] = method_names_frame(h, jni, cnum, mnum, NULL))) return NULL;
         if (under == 0) break;
         if (under > t->slots) return NULL;
         i = (uint32_t)(under - 1);
@@ -157,7 +160,7 @@ static void take(struct host *h, JNIEnv *jni, struct call_counts *c, jlongArray 
     jlong head[C_HEAD], *nodes = NULL;
     if (!read_table(jni, a, head, &nodes)) return;
     struct counted *t = (struct counted *)cmap_intern(&c->threads, hash, &tid, counted_eq, counted_make, NULL, NULL);
-    int depth = host_depth(h) < METHOD_TIMES_MAX_DEPTH ? host_depth(h) : METHOD_TIMES_MAX_DEPTH;
+    int depth = host_depth(h) < TRACKER_MAX_DEPTH ? host_depth(h) : TRACKER_MAX_DEPTH;
     /* An older generation's array (read by a dump while its thread moved on) adds nothing. */
     if (t && head[5] >= t->generation) {
         bool fresh = head[5] > t->generation || (uint32_t)head[3] != t->slots;
@@ -244,7 +247,7 @@ static bool code_of(struct host *h, JNIEnv *jni, jmethodID m, jlong *code)
     struct bci_class *c = bci_classes_of(h->bci_classes, h->jvmti, jni, cls);
     (*jni)->DeleteLocalRef(jni, cls);
     int i = c ? method_number(h, c, m) : -1;
-    if (i >= 0) *code = (jlong)((uint64_t)c->cnum << 16 | (uint32_t)i);
+    if (i >= 0) *code = (jlong)method_code(c->cnum, (uint32_t)i);
     return i >= 0;
 }
 
@@ -317,8 +320,9 @@ static jmethodID call_counts_current(struct host *h, JNIEnv *jni, jmethodID m)
     if (!m || (*h->jvmti)->IsMethodObsolete(h->jvmti, m, &obsolete) != JVMTI_ERROR_NONE || !obsolete ||
         !code_of(h, jni, m, &code))
         return m;
-    struct bci_class *c = bci_classes_get(h->bci_classes, (uint32_t)((uint64_t)code >> 16));
-    uint32_t i = (uint32_t)code & 0xffff;
+    uint32_t cnum, i;
+    method_code_split((uint64_t)code, &cnum, &i);
+    struct bci_class *c = bci_classes_get(h->bci_classes, cnum);
     jmethodID now = c && c->ids && i < c->nmethods ? atomic_load_explicit(&c->ids[i], memory_order_relaxed) : NULL;
     return now ? now : m;
 }

@@ -34,7 +34,7 @@ void call_counts_take(struct host *h, JNIEnv *jni, jlongArray counts, int64_t ti
  * from now on, and a thread's first count looks for them on its stack. */
 void call_counts_paused(struct host *h);
 
-/* Tracker.openCalls, on the thread: the codes (class number << 16 | method number) of the
+/* Tracker.openCalls, on the thread: the method codes (tracker_events.h) of the
  * instrumented calls it is in, outermost first, but for the Tracker's frames and, when the
  * hook that asks is an entry, the method entering; NULL when none. */
 jlongArray call_counts_open_calls(struct host *h, JNIEnv *jni);
