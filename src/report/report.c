@@ -13,7 +13,7 @@
 #include "sources/heapdump/jdk_dumper.h"
 #include "sources/cpu/call_counts.h"
 #include "sources/cpu/method_times.h"
-#include "sources/jvm/run_info.h"
+#include "sources/jvm/run_info_collect.h"
 #include "sources/monitor/monitor_events.h"
 #include "tables/heap_records.h"
 #include "tables/monitors.h"

@@ -2,7 +2,7 @@
 /*
  * The run header: what ran, once, at the start (the 1997 request's HPROF_HEADER, with
  * what a reader needs today). Plain data: names and values as text, in the order they
- * are written. Filled by sources/jvm/run_info.c at VMInit.
+ * are written. Filled by sources/jvm/run_info_collect.c at VMInit.
  */
 #ifndef HPROF_RUN_INFO_H
 #define HPROF_RUN_INFO_H

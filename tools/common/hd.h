@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The reader, printer and validator of the HPROF binary format: hprof-dump's engine,
  * shared by the tools (build/libtools.a), hprof view reads records through hd_visitor.
- * Declarations of the tool's files, lowest layer first; a file calls only files of
- * lower layers (README.md, "Source files"):
+ * Declarations of the engine's files, lowest layer first; a file calls only files of
+ * lower layers (tools/hprof-dump/README.md, "Source files"):
  *   table.c, format.c   growable memory, u64 map; tag and basic type names and sizes
  *   reader.c            buffered streaming reader and bounded record bodies
- *   output.c            output lines, quoting, string and class name lookup
- *   report.c            problems, uses and definitions of IDs (undefined references)
+ *   lines.c             output lines, quoting, string and class name lookup
+ *   problems.c          problems, uses and definitions of IDs (undefined references)
  *   heap.c              HEAP DUMP sub-records and the per-dump reference pass
  *   records.c           header, top-level records and the record loop
+ *                       (records_timeline.c: the timeline= records)
  *   state.c             a reader's state made and freed
- *   main.c              command line, summary, exit status
+ * hprof-dump's command line, summary and exit status are tools/hprof-dump/main.c.
  */
 #ifndef HD_H
 #define HD_H
@@ -273,7 +274,7 @@ typedef struct hd_state_s {
     int io_error;
 } hd_state;
 
-/* ---------------------------------------------------------------- output.c */
+/* ---------------------------------------------------------------- lines.c */
 
 void hd_put_quoted(struct buf *b, const unsigned char *s, size_t n);
 /* A value of a basic type as lines show it: decimal, %g for float and double, 0x.. for an object. */
@@ -293,7 +294,7 @@ void hd_put_top(hd_state *st, uint32_t trace);
 void hd_line_begin(hd_state *st, uint64_t off, int sub, uint32_t time);
 void hd_line_end(hd_state *st);
 
-/* ---------------------------------------------------------------- report.c */
+/* ---------------------------------------------------------------- problems.c */
 
 #define HD_MAX_MESSAGES 20
 void hd_error(hd_state *st, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -308,7 +309,7 @@ void hd_undefined(hd_state *st, int kind, uint64_t id, uint64_t off, const char 
 /* A definition of an id: notes it for earlier undefined uses. */
 void hd_defined(hd_state *st, int kind, uint64_t id, uint64_t off);
 /* Emits the aggregated undefined-reference messages, and what the JVM's own heap dumps
- * are known to hold (see report.c). */
+ * are known to hold (see problems.c). */
 void hd_report_undefined(hd_state *st);
 
 /* ---------------------------------------------------------------- heap.c */

@@ -7,7 +7,7 @@
  * record, or HEAP DUMP END after segments), pass 2 reads the dump's bodies again from
  * the file (or from a spool copy when the input cannot seek) and resolves every object
  * and class reference, which may point forward.
- * Called by records.c; calls output.c, report.c, reader.c, format.c and table.c. */
+ * Called by records.c; calls lines.c, problems.c, reader.c, format.c and table.c. */
 #include "hd.h"
 
 #include <errno.h>
@@ -21,7 +21,7 @@
 #define MAX_INSTANCE_CHECK (64u << 20) /* larger instances are not decoded in pass 2 */
 
 /* One sub-record other than a CLASS DUMP, as far as its kind has these fields. */
-static const char CLASS_DUMP[] = "CLASS_DUMP"; /* the same pointer for every use (report.c groups by it) */
+static const char CLASS_DUMP[] = "CLASS_DUMP"; /* the same pointer for every use (problems.c groups by it) */
 
 typedef struct {
     int tag;

@@ -2,7 +2,7 @@
 /* Top-level records: the header, the record loop, and every record but the heap dump's
  * (handed to heap.c). Notes the definitions of strings, classes, frames, traces and
  * threads that later records and heap.c look up.
- * Calls heap.c, output.c, report.c, reader.c, format.c and table.c. */
+ * Calls heap.c, lines.c, problems.c, reader.c, format.c and table.c. */
 #include "hd.h"
 
 #include <string.h>
@@ -97,7 +97,7 @@ static int rec_string(hd_state *st, hd_body *b, uint64_t off, uint32_t time)
 
 /* An array class loaded again, under another serial, with the same name: HotSpot's heap
  * dumper in JDK 17 writes each array class twice (on its own and with its element class).
- * Counted as they come; report.c says them once the file is read, a warning in the JVM's
+ * Counted as they come; problems.c says them once the file is read, a warning in the JVM's
  * own dumps and an error in any other file. */
 static int array_again(hd_state *st, uint32_t first_serial, uint64_t name)
 {

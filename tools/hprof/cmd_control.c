@@ -330,7 +330,7 @@ static int make_view(const char *text, const char *file)
  * its header through every record (tag u1, time u4, length u4, body), none past the
  * file's size, to the end of the last one exactly at EOF, and finds no other problem
  * on the way (said on stderr). The agent writes whole records only: a write that fails
- * cuts the file back to the last whole one (output.c), so a file that ends inside a
+ * cuts the file back to the last whole one (src/writers/output.c), so a file that ends inside a
  * record was cut after the agent wrote it. */
 static bool whole_binary(int fd, const char *path, off_t size)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "sources/jvm/run_info.h"
+#include "sources/jvm/run_info_collect.h"
 
 #include <stdlib.h>
 #include <sys/utsname.h>

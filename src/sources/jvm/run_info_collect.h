@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The run header's fields, gathered at VMInit (sources/jvm/run_info.c):
+ * The run header's fields, gathered at VMInit (sources/jvm/run_info_collect.c):
  *   command          sun.java.command (the main class or jar, and its arguments)
  *   java.class.path  as the JVM was given it
  *   os.name, os.arch, os.version     uname(2), named as the JDK names them
@@ -17,8 +17,8 @@
  *   depth            the stack depth the session started with (a view's 64 when
  *                    depth= is not given): readers of the text need not guess it
  */
-#ifndef HPROF_SOURCES_RUN_INFO_H
-#define HPROF_SOURCES_RUN_INFO_H
+#ifndef HPROF_RUN_INFO_COLLECT_H
+#define HPROF_RUN_INFO_COLLECT_H
 
 #include "tables/run_info.h"
 
