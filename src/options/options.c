@@ -183,11 +183,11 @@ static const char HELP_TEXT[] = "\n"
                                 "    last GC left them). The text file always starts with the run header\n"
                                 "    (command, OS, heap sizes, JVM, collector, pid, host, start, options);\n"
                                 "    format=b writes it as a RUN HEADER record with timeline= only. New\n"
-                                "    binary tags 0x40-0x44 (README); the net= command ALLOCS (0x09) writes\n"
-                                "    the allocations since the last record. format=short is format=b with\n"
-                                "    timeline=gc and heap=sites, never a heap dump. top=<n> keeps the first\n"
-                                "    n rows of SITES, CPU SAMPLES, CPU TIME, MONITOR TIME and the timeline's\n"
-                                "    records.\n"
+                                "    binary tags 0x40-0x44 (docs/binary-format.md); the net= command ALLOCS\n"
+                                "    (0x09) writes the allocations since the last record. format=short is\n"
+                                "    format=b with timeline=gc and heap=sites, never a heap dump. top=<n>\n"
+                                "    keeps the first n rows of SITES, CPU SAMPLES, CPU TIME, MONITOR TIME and\n"
+                                "    the timeline's records.\n"
                                 "  - %t in file= is the session's (or window's) start, UTC: 20261127T101500Z.\n"
                                 "    A file= ending in .html, .collapsed or .pb.gz is that view alone\n"
                                 "    (viewonly=y, named exactly so when one section has stacks).\n"
@@ -421,7 +421,7 @@ static enum options_result parse_cutoff(struct parser *p, struct options *o, con
     return OPTIONS_OK;
 }
 
-/* timeline=gc|<ms>: the 1997 request (README, "The run and its heap over time"). */
+/* timeline=gc|<ms>: the 1997 request (docs/timeline.md). */
 static enum options_result parse_timeline(struct parser *p, struct options *o, const struct option_row *r,
                                           const char *v)
 {

@@ -19,7 +19,7 @@ enum hprof_tag {
     TAG_CONTROL_SETTINGS = 0x0E,
     TAG_HEAP_DUMP_SEGMENT = 0x1C,
     TAG_HEAP_DUMP_END = 0x2C,
-    /* timeline= (README "The run and its heap over time"): tags no other reader uses */
+    /* timeline= (docs/timeline.md): tags no other reader uses */
     TAG_RUN_HEADER = 0x40,
     TAG_GC = 0x41,
     TAG_HEAP_SIZE = 0x42,

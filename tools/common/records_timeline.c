@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The timeline= records (tags 0x40-0x44; layouts in the agent's
- * src/writers/timeline_records.h and the README): read, checked, printed. */
+ * src/writers/timeline_records.h and docs/binary-format.md): read, checked, printed. */
 #include "hd.h"
 
 static int len_is(hd_state *st, uint64_t off, const char *name, uint64_t len, uint64_t want)

@@ -198,7 +198,7 @@ static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cl
 
 /* The directory goes as soon as the boot loader has read the Tracker (or at VMInit,
  * VM death); when the process exits before (the agent's start-up failed), here. A JVM
- * that fails to initialise ends with _exit: then it stays (see the README). */
+ * that fails to initialise ends with _exit: then it stays (see docs/files.md). */
 static void remove_at_exit(void)
 {
     struct host *h = host_get();
