@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent/session_files.h"
+
 struct host;
 struct lifecycle;
 struct options;
@@ -52,8 +54,7 @@ struct session {
     int64_t window_ns;         /* the window's start (rotate=), wall clock */
     int64_t idle_ns;           /* when the last one stopped */
     unsigned windows;          /* windows written so far */
-    char **kept;               /* rotate= with keep=: the files written, oldest first */
-    int nkept;
+    struct kept_files kept;    /* rotate= with keep=: the files written (session_files.h) */
 };
 
 /* At load: the first session (h->opt's), its file named (%t: now). 0, or -1 with err. */

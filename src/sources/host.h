@@ -73,8 +73,11 @@ struct host {
     _Atomic int phase;    /* enum host_phase */
     bool gc_at_exit;      /* a GC can be forced at VM death (util/collector.h) */
     bool virtual_threads; /* thread=y follows virtual threads (JDK 21+) */
-    bool attached;        /* loaded into a running JVM (Agent_OnAttach) */
-    int net_fd;           /* the net= socket, which commands come in by; -1 if none */
+    /* Sources start while the program's threads run already: the agent was attached
+     * to a running JVM, or a later session set them up. They adopt the threads there
+     * and leave out what came before. */
+    bool late_start;
+    int net_fd; /* the net= socket, which commands come in by; -1 if none */
     struct tables t;
 
     /* Settings a socket command may change while the program runs. */

@@ -8,6 +8,11 @@
  *                  callbacks of the JVMTI events only it uses. -1 when the JVM cannot
  *                  run it: the agent stops the JVM with an HPROF ERROR.
  *   start          VMInit: its threads, its events on.
+ *   enable         gathering on or off while the VM runs, for what the options o of a
+ *                  session ask of this source (its start turns it on): a session's
+ *                  start and stop (`hprof start|stop`) through lifecycle_enable, and
+ *                  the net= socket's CONTROL commands. Nothing is freed when off: the
+ *                  threads and tables stay, idle, for the next on.
  *   stop           VMDeath, before the last dump (in the table's reverse order).
  *   thread_start, thread_end, class_prepare
  *                  events several sources want: the agent hands each to every source
@@ -31,6 +36,7 @@ struct source {
     bool (*wanted)(const struct options *o);
     int (*init)(struct host *h, jvmtiEventCallbacks *cb);
     void (*start)(struct host *h, JNIEnv *jni);
+    void (*enable)(struct host *h, JNIEnv *jni, const struct options *o, bool on);
     void (*stop)(struct host *h, JNIEnv *jni);
     void (*thread_start)(struct host *h, JNIEnv *jni, jthread thread);
     void (*thread_end)(struct host *h, JNIEnv *jni, jthread thread);

@@ -132,10 +132,13 @@ static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cl
 
 static bool wanted(const struct options *o) { return (o->heap & HEAP_SITES) != 0; }
 
+static void enable(struct host *h, JNIEnv *jni, const struct options *o, bool on) { alloc_tracker_enable(h, jni, on); }
+
 const struct source alloc_tracker_source = {
     .name = "allocation sites",
     .wanted = wanted,
     .init = init,
     .start = start,
+    .enable = enable,
     .class_prepare = class_prepare,
 };

@@ -139,9 +139,19 @@ static bool wanted(const struct options *o)
 
 static void start(struct host *h, JNIEnv *jni) { cpu_sampler_start(h, jni); }
 
+/* CPU sampling as a whole, every live thread with it. On starts the thread where it
+ * does not run yet (a net= CONTROL with cpu=off, or the signal engine handing over). */
+static void enable(struct host *h, JNIEnv *jni, const struct options *o, bool on)
+{
+    threads_set_sampled_all(&h->t.threads, on);
+    if (on && !h->sampler) cpu_sampler_start(h, jni);
+    cpu_sampler_enable(h, on);
+}
+
 const struct source cpu_sampler_source = {
     .name = "cpu samples",
     .wanted = wanted,
     .start = start,
+    .enable = enable,
     .stop = stop,
 };

@@ -247,7 +247,7 @@ static void set_callbacks(jvmtiEventCallbacks *cb)
 }
 
 /* The events on (VM init, an attached profile resumed) or off (paused). */
-void monitor_events_enable(struct host *h, bool on)
+static void monitor_events_enable(struct host *h, bool on)
 {
     static const jvmtiEvent events[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
                                         JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED};
@@ -262,6 +262,8 @@ void monitor_events_enable(struct host *h, bool on)
 }
 
 static void start(struct host *h, JNIEnv *jni) { monitor_events_enable(h, true); }
+
+static void enable(struct host *h, JNIEnv *jni, const struct options *o, bool on) { monitor_events_enable(h, on); }
 
 static void note_ended(struct monitor_events *m, uint32_t serial)
 {
@@ -478,5 +480,6 @@ const struct source monitor_events_source = {
     .wanted = wanted,
     .init = init,
     .start = start,
+    .enable = enable,
     .thread_end = thread_end,
 };
