@@ -83,13 +83,16 @@ static const struct rule {
     {sampler, "clock= and sampler= stay as at the first load"},
     {times, "cpu=times and cpu=old need the classes instrumented for them at the first load"},
     {gprof, "timing=gprof (calls counted by the threads themselves) is set at the first load, for good"},
-    {exact_sites, "exact heap=sites needs the allocation instrumentation of the first load; give "
-                  "alloc_sample=<bytes> for sampled counts"},
-    {sampled_sites, "alloc_sample=: this agent counts allocations exactly since the first load; leave alloc_sample= "
-                    "out"},
+    {exact_sites,
+     "exact heap=sites needs the allocation instrumentation of the first load; give "
+     "alloc_sample=<bytes> for sampled counts"},
+    {sampled_sites,
+     "alloc_sample=: this agent counts allocations exactly since the first load; leave alloc_sample= "
+     "out"},
     {live_sampled, "live=sampled: whether every counted object is held is set at the first load, for good"},
-    {dump_of_samples, "heap=dump: this agent holds only samples of busy sites' objects (live=sampled), so a dump "
-                      "could not name every object's site"},
+    {dump_of_samples,
+     "heap=dump: this agent holds only samples of busy sites' objects (live=sampled), so a dump "
+     "could not name every object's site"},
     {sites_timeline, "heap=sites with timeline= needs heap=sites at the first load"},
     {dump_format, "heap=dump writes the format of the first load's heap dumps; give its format="},
 };
