@@ -31,7 +31,7 @@ bool session_depth_text(struct session *s, char *buf, size_t len)
     int depth = host_depth(h), kept = depth, frames = cpu_signal_sampler_max_frames(h);
     const char *why = "";
     /* The signal sampler, unless the JVMTI sampler took over (it takes any depth). */
-    if (o->cpu == CPU_SAMPLES && !h->sampler && frames > 0 && depth > frames) {
+    if (o->cpu == CPU_SAMPLES && !host_state(h, SOURCE_CPU_SAMPLER) && frames > 0 && depth > frames) {
         kept = frames;
         why = "the frames a sample holds, fixed at start";
     } else if (o->cpu == CPU_TIMES && depth > METHOD_TIMES_MAX_DEPTH) {

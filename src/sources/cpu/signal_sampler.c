@@ -59,7 +59,7 @@ static const char *const STATE_NAMES[STATE_COUNT] = {
     [STATE_WAITING] = "WAITING",   [STATE_SLEEPING] = "SLEEPING", [STATE_PARKED] = "PARKED",
 };
 
-/* The handler's part first (h->signal_sampler points at it), then the drain's. */
+/* The handler's part first (the host's state points at it), then the drain's. */
 struct cpu_signal {
     struct signal_sampler s;
     struct pacer pace;          /* the thread's rounds */
@@ -71,7 +71,7 @@ struct cpu_signal {
     struct native_threads *natives; /* threads=all: their frames (the drain's) */
 };
 
-static struct cpu_signal *of(struct host *h) { return (struct cpu_signal *)h->signal_sampler; }
+static struct cpu_signal *of(struct host *h) { return host_state(h, SOURCE_SIGNAL_SAMPLER); }
 
 /* ---- pseudo-frames ---- */
 
@@ -389,7 +389,7 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
      * next safepoint's). Set before the compilers start, as profilers do; costs memory
      * for the larger debug information of compiled methods. */
     vm_flags_set_bool(h->jvmti, "DebugNonSafepoints", true);
-    h->signal_sampler = &c->s;
+    host_set_state(h, SOURCE_SIGNAL_SAMPLER, &c->s);
     return 0;
 }
 
