@@ -131,7 +131,8 @@ static void stop(struct host *h, JNIEnv *jni)
 
 void cpu_sampler_enable(struct host *h, bool on)
 {
-    if (of(h)) atomic_store(&of(h)->enabled, on);
+    struct cpu_sampler *s = of(h);
+    if (s) atomic_store(&s->enabled, on);
 }
 
 static bool wanted(const struct options *o)
