@@ -334,7 +334,7 @@ struct agent *agent_create(JavaVM *vm, const char *options, bool live, enum opti
         free(a);
         return NULL;
     }
-    a->attached = a->host.attached = live;
+    a->host.late_start = live;
     if (set_up(a, vm, jvmti) == 0) return a;
     /* Attached, the JVM goes on: nothing of ours may stay behind (its events, its
      * capabilities, its callbacks into a library the JVM unloads now). */

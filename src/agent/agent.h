@@ -31,7 +31,6 @@ struct agent {
     _Atomic bool said_missing;        /* "the net= command ... needs heap=sites", once */
     _Atomic bool said_missing_allocs; /* "ALLOCS needs heap=sites and timeline=", once */
     _Atomic bool said_depth_cut;      /* "CONTROL depth=N: ... cut to K", once */
-    bool attached;                    /* loaded into a running JVM (Agent_OnAttach) */
     struct lifecycle sources;         /* which sources run, the callbacks they set (lifecycle.h) */
     struct session session;           /* what it gathers now, where to (agent/session.h) */
     bool exit_on_oom;                 /* -XX:+ExitOnOutOfMemoryError taken over (agent.c) */

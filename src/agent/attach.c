@@ -11,9 +11,9 @@
  *           window), or with the last session's again when none are given
  *   dump    write what was gathered so far, as SIGQUIT does (without the JVM's thread
  *           dump on the program's stdout)
- *   stop    stop gathering (CPU sampling and its timers, allocation counting, the
- *           Tracker's timing and the monitor events off; the agent's threads stay,
- *           idle), write the profile and close its file
+ *   stop    stop gathering (each source's enable hook: CPU sampling and its timers,
+ *           allocation counting, the Tracker's timing and the monitor events off; the
+ *           agent's threads stay, idle), write the profile and close its file
  *   set     interval= and depth= from now on
  *   status  what the agent does now: session, mode, file, since when
  * Messages go back to the tool that attached through the request's reply file: the

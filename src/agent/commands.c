@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The commands of the net= socket (sources/net/socket_protocol.h), carried out on the
- * listener's thread: sections through the report layer, switches through the sources.
+ * listener's thread: sections through the report layer, switches through the sources'
+ * enable hooks (sources/source.h).
  */
 #include "agent/agent.h"
 
@@ -30,14 +31,12 @@ static bool cpu_sampling(struct host *h, JNIEnv *jni, uint32_t thread_id, bool o
             snprintf(why, whylen, "CONTROL names thread object 0x%x, which is not a live thread", thread_id);
             return false;
         }
+        /* The engine that runs goes on again (one is never started for one thread). */
         if (on && !cpu_signal_sampler_enable(h, true)) cpu_sampler_enable(h, true);
         return true;
     }
-    threads_set_sampled_all(&h->t.threads, on);
-    /* The signal engine when it runs; otherwise the JVMTI sampler, started if need be. */
-    if (cpu_signal_sampler_enable(h, on)) return true;
-    if (on && !h->sampler) cpu_sampler_start(h, jni);
-    cpu_sampler_enable(h, on);
+    /* The signal engine's switch hands over to the JVMTI sampler where it does not run. */
+    cpu_signal_sampler_source.enable(h, jni, h->opt, on);
     return true;
 }
 
@@ -65,8 +64,8 @@ static void depth_changed(struct agent *a)
 static bool control(struct host *h, JNIEnv *jni, const struct command *c, char *why, size_t whylen)
 {
     switch (c->control) {
-    case CTL_ALLOC_ON: alloc_tracker_enable(h, jni, true); break;
-    case CTL_ALLOC_OFF: alloc_tracker_enable(h, jni, false); break;
+    case CTL_ALLOC_ON: alloc_tracker_source.enable(h, jni, h->opt, true); break;
+    case CTL_ALLOC_OFF: alloc_tracker_source.enable(h, jni, h->opt, false); break;
     case CTL_CPU_ON: return cpu_sampling(h, jni, c->thread_id, true, why, whylen);
     case CTL_CPU_OFF: return cpu_sampling(h, jni, c->thread_id, false, why, whylen);
     case CTL_CPU_CLEAR: traces_clear_cpu_samples(&h->t.traces); break;

@@ -44,6 +44,14 @@ void lifecycle_start(struct lifecycle *l, struct host *h, JNIEnv *jni)
     }
 }
 
+void lifecycle_enable(struct lifecycle *l, struct host *h, JNIEnv *jni, const struct options *o, bool on)
+{
+    for (size_t k = 0; k < NSOURCES; k++) {
+        size_t i = on ? k : NSOURCES - 1 - k;
+        if (SOURCES[i]->enable && source_on(l, i) && SOURCES[i]->wanted(o)) SOURCES[i]->enable(h, jni, o, on);
+    }
+}
+
 void lifecycle_stop(struct host *h, JNIEnv *jni)
 {
     for (size_t i = NSOURCES; i-- > 0;)
@@ -86,8 +94,10 @@ int lifecycle_add(struct lifecycle *l, struct host *h, JNIEnv *jni, const struct
         snprintf(why, whylen, "the JVM refused the new JVMTI event callbacks");
         return -1;
     }
-    /* Started in a running JVM, as when attached: the threads there are adopted. */
-    h->attached = true;
+    /* Started in a running JVM, as when attached: the threads there are adopted. Set
+     * after the inits above, so an init here does not see it (the signal sampler's asks
+     * for no can_suspend then). */
+    h->late_start = true;
     l->on |= added;
     for (size_t i = 0; i < NSOURCES; i++)
         if ((added >> i) & 1u && SOURCES[i]->start) SOURCES[i]->start(h, jni);

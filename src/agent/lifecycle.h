@@ -27,6 +27,9 @@ struct lifecycle {
 int lifecycle_init(struct lifecycle *l, struct host *h);
 /* VM init: their start. */
 void lifecycle_start(struct lifecycle *l, struct host *h, JNIEnv *jni);
+/* A session's gathering on or off (`hprof start|stop`): the enable hook of every set-up
+ * source o wants, in the table's order on, in reverse order off. */
+void lifecycle_enable(struct lifecycle *l, struct host *h, JNIEnv *jni, const struct options *o, bool on);
 /* VM death: every stop hook, in reverse order (a command may have started one). */
 void lifecycle_stop(struct host *h, JNIEnv *jni);
 /* The events several sources share. */

@@ -5,7 +5,6 @@
  */
 #include "agent/session.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,51 +12,17 @@
 #include <unistd.h>
 
 #include "agent/lifecycle.h"
+#include "agent/switch_rules.h"
 #include "report/report.h"
 #include "sources/host.h"
-#include "sources/alloc/alloc_tracker.h"
-#include "sources/bci/tracker.h"
 #include "sources/cpu/call_counts.h"
 #include "sources/cpu/method_times.h"
 #include "sources/cpu/signal_sampler.h"
-#include "sources/monitor/monitor_events.h"
-#include "sources/net/socket_protocol.h"
 #include "util/fd_io.h"
 #include "util/clock.h"
 #include "util/log.h"
 
 static int64_t now_ns(void) { return (int64_t)clock_wall_us() * 1000; }
-
-/* "20261127T101500Z" */
-static void stamp(int64_t when_ns, char *buf, size_t len)
-{
-    time_t t = (time_t)(when_ns / 1000000000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
-}
-
-/* file= with each %t replaced by when (UTC, 20261127T101500Z), malloc'd; NULL when out
- * of memory. */
-static char *session_expand(const char *pattern, int64_t when_ns)
-{
-    char when[32];
-    stamp(when_ns, when, sizeof when);
-    size_t n = strlen(pattern) + 1;
-    for (const char *p = pattern; (p = strstr(p, "%t")) != NULL; p += 2) n += strlen(when);
-    char *out = malloc(n), *o = out;
-    if (!out) return NULL;
-    for (const char *p = pattern; *p;) {
-        if (p[0] == '%' && p[1] == 't') {
-            o = stpcpy(o, when);
-            p += 2;
-        } else {
-            *o++ = *p++;
-        }
-    }
-    *o = 0;
-    return out;
-}
 
 bool session_depth_text(struct session *s, char *buf, size_t len)
 {
@@ -66,7 +31,7 @@ bool session_depth_text(struct session *s, char *buf, size_t len)
     int depth = host_depth(h), kept = depth, frames = cpu_signal_sampler_max_frames(h);
     const char *why = "";
     /* The signal sampler, unless the JVMTI sampler took over (it takes any depth). */
-    if (o->cpu == CPU_SAMPLES && !h->sampler && frames > 0 && depth > frames) {
+    if (o->cpu == CPU_SAMPLES && !host_state(h, SOURCE_CPU_SAMPLER) && frames > 0 && depth > frames) {
         kept = frames;
         why = "the frames a sample holds, fixed at start";
     } else if (o->cpu == CPU_TIMES && depth > METHOD_TIMES_MAX_DEPTH) {
@@ -129,97 +94,7 @@ void session_say_started(struct session *s, const char *how)
                   s->opt->keep ? ", the last ones kept" : "");
 }
 
-/* ---- gathering on and off ---- */
-
-/* What o gathers, on or off: through the net= commands' own switches where they exist. */
-static void gather(struct session *s, JNIEnv *jni, const struct options *o, bool on)
-{
-    struct host *h = s->h;
-    char why[160];
-    struct command c = {.tag = CMD_CONTROL};
-    if (o->cpu == CPU_SAMPLES) {
-        c.control = on ? CTL_CPU_ON : CTL_CPU_OFF;
-        h->services->command(h, jni, &c, why, sizeof why);
-    }
-    if (o->heap & HEAP_SITES) {
-        c.control = on ? CTL_ALLOC_ON : CTL_ALLOC_OFF;
-        h->services->command(h, jni, &c, why, sizeof why);
-    }
-    if (o->cpu == CPU_TIMES || o->cpu == CPU_OLD) tracker_engage(h, jni, on);
-    if (call_counts_wanted(o)) { /* its times are the sampler's */
-        c.control = on ? CTL_CPU_ON : CTL_CPU_OFF;
-        h->services->command(h, jni, &c, why, sizeof why);
-    }
-    if (o->monitor) monitor_events_enable(h, on);
-}
-
-/* Why a session with options o cannot follow in this agent (NULL: it can). The load's
- * options (first) fixed the instrumentation, the socket, the timeline and the trace
- * keys; the rest JVMTI sets up in the live phase. */
-static const char *cannot_switch(struct session *s, const struct options *o)
-{
-    struct host *h = s->h;
-    const struct options *first = h->opt;
-    bool sites = (o->heap & HEAP_SITES) != 0, counting = alloc_tracker_sites(h) != NULL;
-    if (o->net_host || first->net_host) return "net=: a socket's profile is set at the first load, for good";
-    if (o->timeline != first->timeline || o->timeline_ms != first->timeline_ms)
-        return "timeline=: the timeline's GC records are set up at the first load";
-    if (o->thread != first->thread) return "thread=: the traces are keyed by thread (or not) since the first load";
-    if (o->cpu == CPU_SAMPLES && (o->clock != first->clock || o->sampler != first->sampler))
-        return "clock= and sampler= stay as at the first load";
-    if ((o->cpu == CPU_TIMES || o->cpu == CPU_OLD) && o->cpu != first->cpu)
-        return "cpu=times and cpu=old need the classes instrumented for them at the first load";
-    if (o->cpu == CPU_TIMES && call_counts_wanted(o) != call_counts_wanted(first))
-        return "timing=gprof (calls counted by the threads themselves) is set at the first load, for good";
-    if (sites && o->alloc_sample == 0 && !(counting && alloc_tracker_exact(h)))
-        return "exact heap=sites needs the allocation instrumentation of the first load; give alloc_sample=<bytes> "
-               "for sampled counts";
-    if (sites && o->alloc_sample > 0 && counting && alloc_tracker_exact(h))
-        return "alloc_sample=: this agent counts allocations exactly since the first load; leave alloc_sample= out";
-    if (sites && counting && o->live == LIVE_SAMPLED && first->live != LIVE_SAMPLED)
-        return "live=sampled: whether every counted object is held is set at the first load, for good";
-    if ((o->heap & HEAP_DUMP) && first->live == LIVE_SAMPLED)
-        return "heap=dump: this agent holds only samples of busy sites' objects (live=sampled), so a dump could "
-               "not name every object's site";
-    if (sites && !counting && first->timeline != TIMELINE_OFF)
-        return "heap=sites with timeline= needs heap=sites at the first load";
-    if ((o->heap & HEAP_DUMP) && o->format != first->format)
-        return "heap=dump writes the format of the first load's heap dumps; give its format=";
-    return NULL;
-}
-
 /* ---- rolling ---- */
-
-/* The window's file is written: keep= deletes the oldest beyond n (only files this
- * agent wrote, by the names it gave them). */
-static void keep_last(struct session *s, const char *path)
-{
-    int keep = s->opt->keep;
-    if (!keep || !path) return;
-    char **grown = realloc(s->kept, (size_t)(s->nkept + 1) * sizeof *grown);
-    char *copy = strdup(path);
-    if (!grown || !copy) {
-        free(copy);
-        if (grown) s->kept = grown;
-        return;
-    }
-    s->kept = grown;
-    s->kept[s->nkept++] = copy;
-    while (s->nkept > keep) {
-        if (unlink(s->kept[0]) != 0 && errno != ENOENT)
-            log_warning("keep=: cannot delete %s: %s", s->kept[0], strerror(errno));
-        free(s->kept[0]);
-        memmove(s->kept, s->kept + 1, (size_t)(--s->nkept) * sizeof *s->kept);
-    }
-}
-
-static void forget_kept(struct session *s)
-{
-    for (int i = 0; i < s->nkept; i++) free(s->kept[i]);
-    free(s->kept);
-    s->kept = NULL;
-    s->nkept = 0;
-}
 
 /* Stacks no sample named in this many windows are forgotten at a window's end: a
  * rolling profile's memory stays flat while the program keeps showing new stacks, and
@@ -231,9 +106,9 @@ static void end_window(struct session *s, JNIEnv *jni)
 {
     report_dump(s->r, jni, DUMP_WINDOW_END);
     report_forget_idle_traces(s->r, IDLE_WINDOWS);
-    keep_last(s, s->opt->viewonly ? s->path : s->r->out.name);
+    kept_files_add(&s->kept, s->opt->keep, s->opt->viewonly ? s->path : s->r->out.name);
     int64_t now = now_ns();
-    char *path = session_expand(s->opt->file, now), err[512];
+    char *path = session_file_name(s->opt->file, now), err[512];
     if (!path || report_begin_session(s->r, s->opt, path, err, sizeof err) != 0) {
         log_error("rotate=: %s; the window goes on into the last file", path ? err : "out of memory");
         free(path);
@@ -290,7 +165,7 @@ int session_init(struct session *s, struct host *h, struct report *r, struct lif
     s->opt = h->opt;
     s->number = 1;
     s->start_ns = s->window_ns = now_ns();
-    s->path = session_expand(h->opt->file, s->start_ns);
+    s->path = session_file_name(h->opt->file, s->start_ns);
     if (!s->path) snprintf(err, errlen, "out of memory");
     return s->path ? 0 : -1;
 }
@@ -339,7 +214,7 @@ static int begin(struct session *s, JNIEnv *jni, struct options *o)
 {
     struct host *h = s->h;
     char why[512];
-    const char *no = cannot_switch(s, o);
+    const char *no = switch_refused(h, o);
     if (no) {
         log_error("hprof cannot switch this JVM's agent to that profile: %s (JVMTI cannot undo or redo that part "
                   "of its set-up in a running JVM)",
@@ -355,11 +230,11 @@ static int begin(struct session *s, JNIEnv *jni, struct options *o)
     }
     report_reset_window(s->r, jni);
     int64_t now = now_ns();
-    char *path = session_expand(o->file, now);
+    char *path = session_file_name(o->file, now);
     if (!path || report_begin_session(s->r, o, path, why, sizeof why) != 0) {
         log_error("%s", path ? why : "out of memory");
         free(path);
-        gather(s, jni, o, false); /* a source just started gathers from its start */
+        lifecycle_enable(s->sources, h, jni, o, false); /* a source just started gathers from its start */
         return JNI_ERR;
     }
     drop_options(s->owned);
@@ -369,8 +244,8 @@ static int begin(struct session *s, JNIEnv *jni, struct options *o)
     s->start_ns = s->window_ns = now;
     s->windows = 0;
     s->number++;
-    forget_kept(s);
-    gather(s, jni, o, true);
+    kept_files_forget(&s->kept);
+    lifecycle_enable(s->sources, h, jni, o, true);
     s->active = true;
     if (o->rotate_s) start_rotation(s, jni);
     return JNI_OK;
@@ -412,11 +287,11 @@ int session_stop(struct session *s, JNIEnv *jni)
         pthread_mutex_unlock(&s->lock);
         return JNI_OK;
     }
-    gather(s, jni, s->opt, false);
+    lifecycle_enable(s->sources, s->h, jni, s->opt, false);
     report_dump(s->r, jni, s->opt->rotate_s ? DUMP_WINDOW_END : DUMP_ON_REQUEST);
     char where[FD_PATH_MAX];
     session_where(s, where, sizeof where);
-    keep_last(s, s->opt->viewonly ? s->path : s->r->out.name);
+    kept_files_add(&s->kept, s->opt->keep, s->opt->viewonly ? s->path : s->r->out.name);
     report_end_session(s->r);
     s->active = false;
     s->idle_ns = now_ns();
@@ -449,14 +324,14 @@ int session_status(struct session *s)
     pthread_mutex_lock(&s->lock);
     session_mode_text(s, mode, sizeof mode);
     session_where(s, where, sizeof where);
-    stamp(s->active ? s->start_ns : s->idle_ns, since, sizeof since);
+    session_stamp(s->active ? s->start_ns : s->idle_ns, since, sizeof since);
     if (s->active)
         log_plain("HPROF: session %u since %s: %s; the profile goes to %s", s->number, since, mode, where);
     else
         log_plain("HPROF: idle since %s (session %u stopped; its profile is in %s); the agent stays loaded", since,
                   s->number, where);
     if (s->active && s->opt->rotate_s) {
-        stamp(s->window_ns, window, sizeof window);
+        session_stamp(s->window_ns, window, sizeof window);
         log_plain("HPROF: rolling: a file every %d s%s; window %u since %s", s->opt->rotate_s,
                   s->opt->keep ? " (the last ones kept)" : "", s->windows + 1, window);
     }
@@ -478,6 +353,6 @@ bool session_exit_begin(struct session *s)
 void session_exit_end(struct session *s)
 {
     pthread_mutex_lock(&s->lock);
-    keep_last(s, s->opt->viewonly ? s->path : s->r->out.name);
+    kept_files_add(&s->kept, s->opt->keep, s->opt->viewonly ? s->path : s->r->out.name);
     pthread_mutex_unlock(&s->lock);
 }

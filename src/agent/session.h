@@ -10,12 +10,14 @@
  * A session may switch to what JVMTI allows in the live phase: cpu=samples, heap=sites
  * with alloc_sample=, monitor=y, heap=dump are set up when first asked for; exact
  * heap=sites and cpu=times|old only where the first load set up their instrumentation;
- * net=, timeline=, thread=, clock= and sampler= stay as at the first load. A refused
- * switch says why and Agent_OnAttach returns SESSION_CANNOT_SWITCH.
+ * net=, timeline=, thread=, clock= and sampler= stay as at the first load (the rules:
+ * agent/switch_rules.h). A refused switch says why and Agent_OnAttach returns
+ * SESSION_CANNOT_SWITCH. A start and a stop turn the sources the session's options want
+ * on and off through their enable hooks (lifecycle_enable).
  *
  * Rolling (rotate=<seconds>): the agent's own thread ends the window every <seconds>,
  * writes it to its file (file= with %t, the window's start) and opens the next; keep=<n>
- * deletes all but the last n files it wrote. The program's threads never wait on that
+ * deletes all but the last n files it wrote (agent/session_files.h). The program's threads never wait on that
  * disk: they only ever take the output's lock for a record, never for a window's write
  * (the rotation holds the dump lock, as any dump does).
  */
@@ -27,6 +29,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "agent/session_files.h"
 
 struct host;
 struct lifecycle;
@@ -52,8 +56,7 @@ struct session {
     int64_t window_ns;         /* the window's start (rotate=), wall clock */
     int64_t idle_ns;           /* when the last one stopped */
     unsigned windows;          /* windows written so far */
-    char **kept;               /* rotate= with keep=: the files written, oldest first */
-    int nkept;
+    struct kept_files kept;    /* rotate= with keep=: the files written (session_files.h) */
 };
 
 /* At load: the first session (h->opt's), its file named (%t: now). 0, or -1 with err. */

@@ -133,6 +133,7 @@ int report_begin_session(struct report *r, const struct options *o, const char *
         forget_written(r);
         if (r->writer != &text_writer) r->writer->file_header(&r->wctx);
         write_run_header(r);
+        output_flush(&r->out); /* the new file shows its start at once */
         r->idle = false;
     }
     output_unlock(&r->out);

@@ -52,18 +52,23 @@ struct host_services {
     void (*timeline)(struct host *h, JNIEnv *jni, const struct gc_record *gc, bool allocs);
 };
 
-struct cpu_sampler;
-struct signal_sampler;
 struct tracker;
 struct bci_class_table;
 struct method_times;
 struct call_counts;
-struct alloc_tracker;
 struct monitor_events;
 struct juc_waits;
-struct listener;
-struct gc_events;
-struct class_sweeper;
+
+/* The sources that keep state of their own, each its slot in host.state. */
+enum source_id {
+    SOURCE_CPU_SAMPLER,    /* struct cpu_sampler: cpu=samples through JVMTI (sampler=jvmti, fallback) */
+    SOURCE_SIGNAL_SAMPLER, /* struct signal_sampler: cpu=samples from signals (the default) */
+    SOURCE_ALLOC,          /* struct alloc_tracker: heap=sites, allocations by site */
+    SOURCE_LISTENER,       /* struct listener: commands on the net= socket (format=b) */
+    SOURCE_GC,             /* struct gc_events: timeline=, GC records and the timeline */
+    SOURCE_CLASS_SWEEPER,  /* struct class_sweeper: forgets unloaded classes (always) */
+    SOURCE_IDS
+};
 
 struct host {
     JavaVM *vm;
@@ -74,8 +79,11 @@ struct host {
     _Atomic int phase;    /* enum host_phase */
     bool gc_at_exit;      /* a GC can be forced at VM death (util/collector.h) */
     bool virtual_threads; /* thread=y follows virtual threads (JDK 21+) */
-    bool attached;        /* loaded into a running JVM (Agent_OnAttach) */
-    int net_fd;           /* the net= socket, which commands come in by; -1 if none */
+    /* Sources start while the program's threads run already: the agent was attached
+     * to a running JVM, or a later session set them up. They adopt the threads there
+     * and leave out what came before. */
+    bool late_start;
+    int net_fd; /* the net= socket, which commands come in by; -1 if none */
     struct tables t;
 
     /* Settings a socket command may change while the program runs. */
@@ -83,24 +91,24 @@ struct host {
     _Atomic int interval_ms;   /* CPU sampling pause (interval= at first; `hprof set`) */
     _Atomic long alloc_sample; /* heap=sites sampled every this many bytes (alloc_sample=; a session's) */
 
-    /* Each source's own state; NULL where the options did not ask for it. */
-    struct cpu_sampler *sampler;           /* cpu=samples through JVMTI (sampler=jvmti, fallback) */
-    struct signal_sampler *signal_sampler; /* cpu=samples from signals (the default) */
-    struct tracker *tracker;               /* bytecode instrumentation (cpu=times|old, heap=sites) */
-    struct bci_class_table *bci_classes;   /* classes it numbered */
-    struct method_times *method_times;     /* shadow call stacks of cpu=times|old */
-    struct call_counts *call_counts;       /* cpu=times,timing=gprof: the calls threads counted */
-    struct alloc_tracker *alloc;           /* heap=sites: allocations by site */
-    struct monitor_events *monitors;       /* monitor=y: contention and waits */
-    struct juc_waits *juc;                 /* monitor=y: the same on java.util.concurrent */
-    struct listener *listener;             /* commands on the net= socket (format=b) */
-    struct gc_events *gc;                  /* timeline=: GC records and the timeline */
-    struct class_sweeper *class_sweeper;   /* forgets unloaded classes (always) */
+    /* Each source's own state, by source (host_state); NULL where the options did not
+     * ask for it. A source sets its own slot only. */
+    void *state[SOURCE_IDS];
+    /* The tracker's state and its parts', and the monitors'. */
+    struct tracker *tracker;             /* bytecode instrumentation (cpu=times|old, heap=sites) */
+    struct bci_class_table *bci_classes; /* classes it numbered */
+    struct method_times *method_times;   /* shadow call stacks of cpu=times|old */
+    struct call_counts *call_counts;     /* cpu=times,timing=gprof: the calls threads counted */
+    struct monitor_events *monitors;     /* monitor=y: contention and waits */
+    struct juc_waits *juc;               /* monitor=y: the same on java.util.concurrent */
 };
 
 /* The host installed at load, for JVMTI callbacks and natives, which carry no context. */
 void host_install(struct host *h);
 struct host *host_get(void);
+
+static inline void *host_state(const struct host *h, enum source_id id) { return h->state[id]; }
+static inline void host_set_state(struct host *h, enum source_id id, void *state) { h->state[id] = state; }
 
 static inline bool host_live(struct host *h) { return atomic_load(&h->phase) == PHASE_LIVE; }
 static inline int host_depth(struct host *h) { return atomic_load_explicit(&h->depth, memory_order_relaxed); }

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The life cycle every event source has, so that the agent runs them all from one table
- * (agent/agent.c, SOURCES). A source is one file that defines a `const struct source`;
+ * (agent/lifecycle.c, SOURCES). A source is one file that defines a `const struct source`;
  * the hooks it does not need are NULL.
  *
  *   init           Agent_OnLoad: its capabilities, its state (hung off the host), the
  *                  callbacks of the JVMTI events only it uses. -1 when the JVM cannot
  *                  run it: the agent stops the JVM with an HPROF ERROR.
  *   start          VMInit: its threads, its events on.
+ *   enable         gathering off or on again while the VM runs (start has turned it
+ *                  on), for what the options o ask of this source: a session's start
+ *                  and stop (`hprof start|stop`, through lifecycle_enable) and the net=
+ *                  socket's CONTROL commands (o: the load's). Nothing is freed when
+ *                  off: its threads and tables stay, idle, until it is on again.
  *   stop           VMDeath, before the last dump (in the table's reverse order).
  *   thread_start, thread_end, class_prepare
  *                  events several sources want: the agent hands each to every source
@@ -31,6 +36,7 @@ struct source {
     bool (*wanted)(const struct options *o);
     int (*init)(struct host *h, jvmtiEventCallbacks *cb);
     void (*start)(struct host *h, JNIEnv *jni);
+    void (*enable)(struct host *h, JNIEnv *jni, const struct options *o, bool on);
     void (*stop)(struct host *h, JNIEnv *jni);
     void (*thread_start)(struct host *h, JNIEnv *jni, jthread thread);
     void (*thread_end)(struct host *h, JNIEnv *jni, jthread thread);

@@ -59,7 +59,7 @@ void JNICALL alloc_code_sites_loaded(jvmtiEnv *jvmti, jmethodID method, jint cod
                                      jint map_length, const jvmtiAddrLocationMap *map, const void *compile_info)
 {
     struct host *h = host_get();
-    struct alloc_tracker *t = h ? h->alloc : NULL;
+    struct alloc_tracker *t = h ? alloc_of(h) : NULL;
     jmethodID init = t && t->code_ok ? atomic_load(&t->object_init) : NULL;
     if (!init) return;
     uint32_t frame_size = code_sites_frame_size(code_addr, code_size > 0 ? (size_t)code_size : 0);
@@ -87,7 +87,7 @@ void JNICALL alloc_code_sites_loaded(jvmtiEnv *jvmti, jmethodID method, jint cod
 void JNICALL alloc_code_sites_unloaded(jvmtiEnv *jvmti, jmethodID method, const void *code_addr)
 {
     struct host *h = host_get();
-    struct alloc_tracker *t = h ? h->alloc : NULL;
+    struct alloc_tracker *t = h ? alloc_of(h) : NULL;
     if (!t || !t->code_ok) return;
     code_sites_unload(&t->code, (uintptr_t)code_addr);
     pthread_mutex_lock(&t->wrappers_lock);

@@ -33,7 +33,7 @@ static void keep_compiled_allocations(struct host *h)
 
 void alloc_exact_init(struct host *h, jvmtiCapabilities *caps)
 {
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     keep_compiled_allocations(h);
     caps->can_generate_vm_object_alloc_events = 1;
     t->walker = async_trace_new();
@@ -148,7 +148,7 @@ static bool held_as_sample(struct alloc_thread *at, uint64_t n, bool *sample)
 static void count(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject obj, struct class_info *ci,
                   struct trace *trace, bool inner_arrays, bool may_note)
 {
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     jlong size = object_size(h, obj, ci);
     struct site *s = site_of(t, at, trace, ci);
     if (!s) return;
@@ -221,7 +221,7 @@ static void new_object(JNIEnv *jni, jobject obj, jclass cls, bool array, int ski
 {
     struct host *h = host_get();
     if (!obj || !counting(h)) return;
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     struct alloc_thread *at = this_thread(t);
     if (!at) return;
     /* A new array is always new; an object may have been counted already when the VM
@@ -289,7 +289,7 @@ static void cloned(JNIEnv *jni, jobject obj, bool virtual)
 {
     struct host *h = host_get();
     if (!obj || !counting(h)) return;
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     struct alloc_thread *at = this_thread(t);
     if (!at || !t->object_clone || site_objects_is_last(&t->objects, at->log, jni, obj)) return;
     struct class_info *ci = NULL;
@@ -365,7 +365,7 @@ static bool is_method(struct host *h, JNIEnv *jni, jmethodID id, const char *cls
  */
 static bool made_for_constructor(struct host *h, JNIEnv *jni, jthread thread)
 {
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     jvmtiFrameInfo f[2];
     if (alloc_walk_stack(h, jni, thread, f, 2) != 2) return false;
     jmethodID handle = atomic_load_explicit(&t->handle_alloc, memory_order_acquire);
@@ -396,14 +396,15 @@ void JNICALL alloc_exact_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
 {
     struct host *h = host_get();
     if (!counting(h) || host_is_own_thread(h, jni, thread)) return;
-    struct alloc_thread *at = this_thread(h->alloc);
+    struct alloc_thread *at = this_thread(alloc_of(h));
     if (!at) return;
-    struct class_match m = {&h->alloc->sites, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids)};
+    struct class_match m = {&alloc_of(h)->sites, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids)};
     if (lambda_proxy(m.cls) || made_for_constructor(h, jni, thread)) return;
     struct trace *tr = alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL, NULL);
     if (!tr) return;
     size_t overlap = constructor_ran(tr) ? RECENT_SCAN : RECENT_OVERLAP;
-    if (site_objects_recent(&h->alloc->objects, at->log, jni, object, site_of_class, &m, overlap, RECENT_SCAN)) return;
+    if (site_objects_recent(&alloc_of(h)->objects, at->log, jni, object, site_of_class, &m, overlap, RECENT_SCAN))
+        return;
     count(h, at, jni, object, m.cls, tr, false, false);
     if (constructor_follows(tr)) {
         if (at->npending == MAX_PENDING) drop_pending(at, jni, 0);
@@ -421,9 +422,9 @@ void JNICALL alloc_exact_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
 static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
 {
     struct host *h = host_get();
-    jobject obj = h->alloc->jni_table->AllocObject(jni, cls);
+    jobject obj = alloc_of(h)->jni_table->AllocObject(jni, cls);
     if (obj && counting(h)) {
-        struct alloc_thread *at = this_thread(h->alloc);
+        struct alloc_thread *at = this_thread(alloc_of(h));
         struct trace *tr = at ? alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL, NULL) : NULL;
         if (tr) count(h, at, jni, obj, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids), tr, false, false);
     }
@@ -432,7 +433,7 @@ static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
 
 static void wrap_jni(struct host *h)
 {
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     jniNativeInterface *table = NULL;
     if ((*h->jvmti)->GetJNIFunctionTable(h->jvmti, &table) != JVMTI_ERROR_NONE || !table) return;
     t->jni_table = table; /* kept: our wrapper calls through it */
@@ -455,7 +456,7 @@ static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const cha
 
 void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker)
 {
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     if (!t || !tracker) return;
     JNINativeMethod natives[] = {{"allocated", "(Ljava/lang/Object;Z)V", (void *)native_allocated},
                                  {"newObject", "(Ljava/lang/Object;Ljava/lang/Class;)V", (void *)native_new_object},
@@ -486,17 +487,22 @@ void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker)
     atomic_store(&t->bound, true);
 }
 
-bool alloc_tracker_bound(struct host *h) { return h->alloc && atomic_load(&h->alloc->bound); }
+bool alloc_tracker_bound(struct host *h)
+{
+    struct alloc_tracker *t = alloc_of(h);
+    return t && atomic_load(&t->bound);
+}
 
 void alloc_exact_vm_init(struct host *h)
 {
+    struct alloc_tracker *t = alloc_of(h);
     wrap_jni(h);
-    async_trace_vm_init(h->alloc->walker, h->jvmti, NULL);
+    async_trace_vm_init(t->walker, h->jvmti, NULL);
     /* Chains that end in the interpreter (HPROF_INTERP_CHAINS=0: never); code sites mean
      * a walker, whose count of prepared classes outdates those chains. */
-    if (h->alloc->code_ok && env_switch("HPROF_INTERP_CHAINS", true)) interp_layout_init(h->jvmti, &h->alloc->interp);
-    h->alloc->deep_ok = h->alloc->code_ok && h->alloc->interp.ok && env_switch("HPROF_DEEP_CHAINS", true);
-    if (h->alloc->deep_ok) entry_layout_init(h->jvmti, &h->alloc->entry);
-    if (h->alloc->interp.ok && env_switch("HPROF_UNLOAD_EPOCH", true) && perfdata_map_self(&h->alloc->perf))
-        h->alloc->unloaded = perfdata_long(&h->alloc->perf, "java.cls.unloadedClasses");
+    if (t->code_ok && env_switch("HPROF_INTERP_CHAINS", true)) interp_layout_init(h->jvmti, &t->interp);
+    t->deep_ok = t->code_ok && t->interp.ok && env_switch("HPROF_DEEP_CHAINS", true);
+    if (t->deep_ok) entry_layout_init(h->jvmti, &t->entry);
+    if (t->interp.ok && env_switch("HPROF_UNLOAD_EPOCH", true) && perfdata_map_self(&t->perf))
+        t->unloaded = perfdata_long(&t->perf, "java.cls.unloadedClasses");
 }

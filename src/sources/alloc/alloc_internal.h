@@ -190,10 +190,13 @@ struct java_caller {
     uintptr_t pc, sp;
 };
 
+/* The source's state (heap=sites); NULL before its init or without it. */
+static inline struct alloc_tracker *alloc_of(const struct host *h) { return host_state(h, SOURCE_ALLOC); }
+
 static inline bool counting(struct host *h)
 {
-    return h->alloc && atomic_load_explicit(&h->alloc->on, memory_order_relaxed) &&
-        atomic_load(&h->phase) == PHASE_LIVE;
+    struct alloc_tracker *t = alloc_of(h);
+    return t && atomic_load_explicit(&t->on, memory_order_relaxed) && atomic_load(&h->phase) == PHASE_LIVE;
 }
 
 /* ---- alloc_trace.c ---- */

@@ -15,14 +15,14 @@
 void JNICALL alloc_live_gc_started(jvmtiEnv *jvmti)
 {
     struct host *h = host_get();
-    if (h && h->alloc) site_objects_gc_started(&h->alloc->objects);
+    if (h && alloc_of(h)) site_objects_gc_started(&alloc_of(h)->objects);
 }
 
 /* Only a GC clears weak references: the logs are worth a sweep after one. */
 void JNICALL alloc_live_gc_finished(jvmtiEnv *jvmti)
 {
     struct host *h = host_get();
-    if (h && h->alloc) site_objects_gc_finished(&h->alloc->objects);
+    if (h && alloc_of(h)) site_objects_gc_finished(&alloc_of(h)->objects);
 }
 
 static void reset_live(struct site_table *st)
@@ -113,7 +113,7 @@ static void log_stack_stats(struct alloc_tracker *t)
 
 void alloc_tracker_count_live(struct host *h, JNIEnv *jni)
 {
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     if (!t) return;
     reset_live(&t->sites);
     if (t->stack_stats)
@@ -131,7 +131,7 @@ void alloc_tracker_count_live(struct host *h, JNIEnv *jni)
 
 void alloc_tracker_tag_sites(struct host *h, jvmtiEnv *env)
 {
-    if (h->alloc) site_objects_tag(&h->alloc->objects, env, false);
+    if (alloc_of(h)) site_objects_tag(&alloc_of(h)->objects, env, false);
 }
 
 /* timeline=: the live counts as the last GC left them (no GC forced): the objects held
@@ -139,7 +139,7 @@ void alloc_tracker_tag_sites(struct host *h, jvmtiEnv *env)
  * counted (it belongs to the next interval). */
 void alloc_tracker_sweep_live(struct host *h, JNIEnv *jni)
 {
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     if (!t) return;
     reset_live(&t->sites);
     site_objects_sweep_at_gc(&t->objects, jni, add_live, &t->sites, true);

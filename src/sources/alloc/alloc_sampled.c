@@ -24,7 +24,7 @@ void JNICALL alloc_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 {
     struct host *h = host_get();
     if (!counting(h)) return;
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     struct alloc_thread *at = this_thread(t);
     struct trace *tr = at ? alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL, NULL) : NULL;
     if (!tr) return;

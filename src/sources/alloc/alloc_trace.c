@@ -107,7 +107,7 @@ void alloc_thread_ended(void *p)
 {
     struct alloc_thread *at = p;
     struct host *h = host_get();
-    if (h && h->alloc) site_objects_release(&h->alloc->objects, at->log);
+    if (h && alloc_of(h)) site_objects_release(&alloc_of(h)->objects, at->log);
     thread_free(at);
 }
 
@@ -118,7 +118,7 @@ static struct trace *trace_of(struct host *h, struct alloc_thread *at, uint32_t 
     unsigned slot = (unsigned)(hash >> 40) & (at->nslots - 1);
     struct trace *tr = at->traces[slot].trace;
     bool hit = tr && at->traces[slot].hash == hash && traces_key_equals(tr, serial, frames, n);
-    alloc_thread_note_lookup(h->alloc, at, !hit);
+    alloc_thread_note_lookup(alloc_of(h), at, !hit);
     if (hit) return tr;
     slot = (unsigned)(hash >> 40) & (at->nslots - 1); /* the caches may have grown */
     tr = traces_of_hashed(&h->t.traces, h->jvmti, jni, hash, serial, frames, n);
@@ -132,7 +132,7 @@ static struct trace *trace_of(struct host *h, struct alloc_thread *at, uint32_t 
 /* Every caller runs on the allocating thread. */
 jint alloc_walk_stack(struct host *h, JNIEnv *jni, jthread thread, jvmtiFrameInfo *frames, int want)
 {
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     int fast = async_trace_current(t->walker, jni, frames, want);
     if (t->stack_stats)
         atomic_fetch_add_explicit(fast >= 0 ? &t->fast_walks : &t->jvmti_walks, 1, memory_order_relaxed);
@@ -165,7 +165,7 @@ static void as_clone(struct alloc_tracker *t, jvmtiFrameInfo *frames, int n)
 struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *jni, jthread thread, int top_skip,
                                struct code_site *cs, const struct site_chain *chain, const struct deep_chain *deep)
 {
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     int depth = host_depth(h);
     jvmtiFrameInfo local[64], *frames = local;
     int want = depth + top_skip;

@@ -12,14 +12,24 @@
 #include "util/env.h"
 #include "util/log.h"
 
-/* As set up (h->alloc), or as the load's options ask before that. */
+/* As set up, or as the load's options ask before that. */
 bool alloc_tracker_exact(const struct host *h)
 {
-    return h->alloc ? h->alloc->exact : (h->opt->heap & HEAP_SITES) && h->opt->alloc_sample == 0;
+    const struct alloc_tracker *t = alloc_of(h);
+    return t ? t->exact : (h->opt->heap & HEAP_SITES) && h->opt->alloc_sample == 0;
 }
 
-struct site_table *alloc_tracker_sites(struct host *h) { return h->alloc ? &h->alloc->sites : NULL; }
-static struct async_trace *alloc_tracker_walker(struct host *h) { return h->alloc ? h->alloc->walker : NULL; }
+struct site_table *alloc_tracker_sites(struct host *h)
+{
+    struct alloc_tracker *t = alloc_of(h);
+    return t ? &t->sites : NULL;
+}
+
+static struct async_trace *alloc_tracker_walker(struct host *h)
+{
+    struct alloc_tracker *t = alloc_of(h);
+    return t ? t->walker : NULL;
+}
 
 /* The capabilities in caps; if the code sites' one is refused, again without it (the
  * stack is then walked for every allocation). */
@@ -65,7 +75,7 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     site_objects_init(&t->objects);
     if (pthread_key_create(&t->per_thread, alloc_thread_ended) != 0) return -1;
     t->exact = alloc_tracker_exact(h);
-    h->alloc = t;
+    host_set_state(h, SOURCE_ALLOC, t);
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_generate_garbage_collection_events = 1; /* when the logs are worth a sweep */
@@ -83,7 +93,7 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
  * sampling at VM init. */
 static void start(struct host *h, JNIEnv *jni)
 {
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     if (!t) return;
     /* Sweeps read the weak references' slots (site_objects_read_slots); alone where the
      * collector works in pauses, which is where a GC can be forced at VM death (not ZGC
@@ -100,7 +110,7 @@ static void start(struct host *h, JNIEnv *jni)
 
 void alloc_tracker_vm_init(struct host *h, JNIEnv *jni)
 {
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     if (!t || !t->tracker) return;
     alloc_exact_vm_init(h);
     alloc_tracker_enable(h, jni, true);
@@ -113,7 +123,7 @@ void alloc_tracker_vm_init(struct host *h, JNIEnv *jni)
 
 void alloc_tracker_enable(struct host *h, JNIEnv *jni, bool on)
 {
-    struct alloc_tracker *t = h->alloc;
+    struct alloc_tracker *t = alloc_of(h);
     if (!t) return;
     atomic_store(&t->on, on);
     if (t->tracker && t->allocs) (*jni)->SetStaticIntField(jni, t->tracker, t->allocs, on ? 1 : 0);
@@ -132,10 +142,13 @@ static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cl
 
 static bool wanted(const struct options *o) { return (o->heap & HEAP_SITES) != 0; }
 
+static void enable(struct host *h, JNIEnv *jni, const struct options *o, bool on) { alloc_tracker_enable(h, jni, on); }
+
 const struct source alloc_tracker_source = {
     .name = "allocation sites",
     .wanted = wanted,
     .init = init,
     .start = start,
+    .enable = enable,
     .class_prepare = class_prepare,
 };

@@ -30,7 +30,7 @@ bool alloc_tracker_exact(const struct host *h);
 /* At VM init, after alloc_tracker_bind (alloc_exact.h) and the classes' catch-up: start
  * counting. */
 void alloc_tracker_vm_init(struct host *h, JNIEnv *jni);
-/* Allocation counting on or off (socket CONTROL). */
+/* Allocation counting on or off (the source's enable hook; the tracker's stop). */
 void alloc_tracker_enable(struct host *h, JNIEnv *jni, bool on);
 /* The sites counted so far (their live counts: alloc_live.h). */
 struct site_table *alloc_tracker_sites(struct host *h);

@@ -535,7 +535,9 @@ static void time_by_sample(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t 
     pthread_mutex_unlock(&t->time_lock);
 }
 
-void tracker_engage(struct host *h, JNIEnv *jni, bool on)
+/* cpu=times|old: the Tracker's timing on or off; the instrumentation stays, calling
+ * into a Tracker that does nothing. */
+static void engage(struct host *h, JNIEnv *jni, bool on)
 {
     struct tracker *t = h->tracker;
     if (!t || !t->cls || !wants_times(h)) return;
@@ -545,6 +547,13 @@ void tracker_engage(struct host *h, JNIEnv *jni, bool on)
         (*jni)->SetStaticIntField(jni, t->cls, engaged, engaged_value(h, on));
     else
         (*jni)->ExceptionClear(jni);
+}
+
+/* A session's switch: its timing, where the session times methods (exact heap=sites
+ * goes through the allocation source's own switch). */
+static void enable(struct host *h, JNIEnv *jni, const struct options *o, bool on)
+{
+    if (o->cpu == CPU_TIMES || o->cpu == CPU_OLD) engage(h, jni, on);
 }
 
 static void stop(struct host *h, JNIEnv *jni)
@@ -580,6 +589,7 @@ const struct source tracker_source = {
     .wanted = wanted,
     .init = init,
     .start = start,
+    .enable = enable,
     .stop = stop,
     .thread_end = thread_end,
     .class_prepare = class_prepare,

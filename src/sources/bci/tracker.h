@@ -13,6 +13,7 @@
  * The life cycle (tracker_source, sources/source.h):
  *   init           capabilities, the Tracker class on the boot class path, the class hook
  *   start          name the classes loaded so far, bind the natives, engage the Tracker
+ *   enable         the Tracker's timing on or off (cpu=times|old)
  *   stop           hand over what threads still hold, then go inert
  *   thread_end     hand over what the thread's Tracker buffer still holds (on that thread)
  *   class_prepare  number the methods of an instrumented class
@@ -29,9 +30,6 @@
 
 struct host;
 
-/* cpu=times|old: the Tracker's timing on or off (a paused profile of an attached agent);
- * the instrumentation stays, calling into a Tracker that does nothing. */
-void tracker_engage(struct host *h, JNIEnv *jni, bool on);
 /* timing=gprof: what every thread has counted so far, to the traces (before a dump). */
 void tracker_collect(struct host *h, JNIEnv *jni);
 

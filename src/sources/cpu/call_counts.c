@@ -209,7 +209,7 @@ void call_counts_bind(struct host *h, JNIEnv *jni, jclass tracker)
         (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)name);
     }
     atomic_store(&c->nown, kept);
-    if (h->attached) atomic_store(&c->uncounted, true);
+    if (h->late_start) atomic_store(&c->uncounted, true);
     (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)ids);
 }
 

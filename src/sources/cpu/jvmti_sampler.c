@@ -88,10 +88,12 @@ static void sample_once(struct host *h, struct cpu_sampler *s, JNIEnv *jni)
     threads_give_back(&h->t.threads, s->infos, n);
 }
 
+static struct cpu_sampler *of(struct host *h) { return host_state(h, SOURCE_CPU_SAMPLER); }
+
 static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct host *h = arg;
-    struct cpu_sampler *s = h->sampler;
+    struct cpu_sampler *s = of(h);
     /* The interval is the pause between passes, as in the original agent. */
     while (pacer_pause(&s->pace, host_interval(h)))
         if (atomic_load(&s->enabled)) sample_once(h, s, jni);
@@ -112,7 +114,7 @@ int cpu_sampler_start(struct host *h, JNIEnv *jni)
     s->frames = calloc((size_t)s->nframes, sizeof *s->frames);
     if (!s->frames || !grow(s, 64)) return -1;
     pacer_begin(&s->pace);
-    h->sampler = s;
+    host_set_state(h, SOURCE_CPU_SAMPLER, s);
     if (!host_start_thread(h, jni, "HPROF cpu sampling thread", sampler_main, h)) {
         pacer_end(&s->pace);
         log_error("cannot start the CPU sampling thread; no CPU samples will be taken");
@@ -123,13 +125,14 @@ int cpu_sampler_start(struct host *h, JNIEnv *jni)
 
 static void stop(struct host *h, JNIEnv *jni)
 {
-    struct cpu_sampler *s = h->sampler;
+    struct cpu_sampler *s = of(h);
     if (s) pacer_stop(&s->pace, 5000);
 }
 
 void cpu_sampler_enable(struct host *h, bool on)
 {
-    if (h->sampler) atomic_store(&h->sampler->enabled, on);
+    struct cpu_sampler *s = of(h);
+    if (s) atomic_store(&s->enabled, on);
 }
 
 static bool wanted(const struct options *o)
@@ -139,9 +142,19 @@ static bool wanted(const struct options *o)
 
 static void start(struct host *h, JNIEnv *jni) { cpu_sampler_start(h, jni); }
 
+/* CPU sampling as a whole, every live thread with it. On starts the thread where it
+ * does not run yet (a net= CONTROL with cpu=off, or the signal engine handing over). */
+static void enable(struct host *h, JNIEnv *jni, const struct options *o, bool on)
+{
+    threads_set_sampled_all(&h->t.threads, on);
+    if (on && !of(h)) cpu_sampler_start(h, jni);
+    cpu_sampler_enable(h, on);
+}
+
 const struct source cpu_sampler_source = {
     .name = "cpu samples",
     .wanted = wanted,
     .start = start,
+    .enable = enable,
     .stop = stop,
 };

@@ -20,7 +20,8 @@ struct host;
  * turns sampling on without it. Its stop hook ends the thread and waits (bounded) until
  * it has left JVMTI for good. The life cycle: cpu_sampler_source (sources/source.h). */
 int cpu_sampler_start(struct host *h, JNIEnv *jni);
-/* Sampling on or off as a whole (socket CONTROL), without stopping the thread. */
+/* Sampling on or off as a whole without starting or stopping the thread (a net= CONTROL
+ * for one thread); the source's enable hook starts it when need be. */
 void cpu_sampler_enable(struct host *h, bool on);
 
 #include "sources/source.h"

@@ -37,7 +37,7 @@ _Static_assert(offsetof(struct agct_frame, method) == offsetof(struct sample_fra
 static struct signal_sampler *sampler(void)
 {
     struct host *h = host_get();
-    return h ? h->signal_sampler : NULL;
+    return h ? host_state(h, SOURCE_SIGNAL_SAMPLER) : NULL;
 }
 
 /* Calls a previous handler as the kernel would have. SIG_DFL and SIG_IGN: nothing (for

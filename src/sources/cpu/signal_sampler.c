@@ -59,7 +59,7 @@ static const char *const STATE_NAMES[STATE_COUNT] = {
     [STATE_WAITING] = "WAITING",   [STATE_SLEEPING] = "SLEEPING", [STATE_PARKED] = "PARKED",
 };
 
-/* The handler's part first (h->signal_sampler points at it), then the drain's. */
+/* The handler's part first (the host's state points at it), then the drain's. */
 struct cpu_signal {
     struct signal_sampler s;
     struct pacer pace;          /* the thread's rounds */
@@ -71,7 +71,7 @@ struct cpu_signal {
     struct native_threads *natives; /* threads=all: their frames (the drain's) */
 };
 
-static struct cpu_signal *of(struct host *h) { return (struct cpu_signal *)h->signal_sampler; }
+static struct cpu_signal *of(struct host *h) { return host_state(h, SOURCE_SIGNAL_SAMPLER); }
 
 /* ---- pseudo-frames ---- */
 
@@ -382,14 +382,14 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     jvmtiCapabilities suspend;
     memset(&suspend, 0, sizeof suspend);
     suspend.can_suspend = 1;
-    if (h->attached && host_potential_capabilities(h->jvmti).can_suspend)
+    if (h->late_start && host_potential_capabilities(h->jvmti).can_suspend)
         (*h->jvmti)->AddCapabilities(h->jvmti, &suspend);
     /* Debug information at every instruction of compiled code, not only at safepoints:
      * without it a walk from inside an inlined method names the method around it (the
      * next safepoint's). Set before the compilers start, as profilers do; costs memory
      * for the larger debug information of compiled methods. */
     vm_flags_set_bool(h->jvmti, "DebugNonSafepoints", true);
-    h->signal_sampler = &c->s;
+    host_set_state(h, SOURCE_SIGNAL_SAMPLER, &c->s);
     return 0;
 }
 
@@ -441,11 +441,11 @@ static void guard(struct host *h, struct cpu_signal *c)
 
 /* threads=all: the CPU the process used before VM init (the JVM's start-up, its threads
  * not sampled yet) counted at once, in intervals, so the total is the process's CPU
- * time. Not when attached: the time before is not part of the profile. */
+ * time. Not when started late: the time before is not part of the profile. */
 static void count_start_up(struct host *h, struct cpu_signal *c, JNIEnv *jni)
 {
     struct timespec ts;
-    if (!c->natives || h->attached || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return;
+    if (!c->natives || h->late_start || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return;
     uint64_t ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
     uint64_t weight = (ms + (uint64_t)c->s.interval_ms / 2) / (uint64_t)c->s.interval_ms;
     if (weight && host_depth(h) > 0)
@@ -480,7 +480,7 @@ static void start(struct host *h, JNIEnv *jni)
         thread_start(h, jni, self);
         (*jni)->DeleteLocalRef(jni, self);
     }
-    if (h->attached) adopt_running(h, c, jni);
+    if (h->late_start) adopt_running(h, c, jni);
     pacer_begin(&c->pace);
     if (!host_start_thread(h, jni, "HPROF cpu sampling thread", sampler_main, h)) {
         pacer_end(&c->pace);
@@ -531,14 +531,29 @@ static void arm_all(struct cpu_signal *c, bool on)
     pthread_mutex_unlock(&c->timer_lock);
 }
 
+/* Started, and not handed over to the JVMTI sampler. */
+static bool running(const struct cpu_signal *c) { return c && c->frames && !atomic_load(&c->fell_back); }
+
 bool cpu_signal_sampler_enable(struct host *h, bool on)
 {
     struct cpu_signal *c = of(h);
-    if (!c || !c->frames || atomic_load(&c->fell_back)) return false;
+    if (!running(c)) return false;
     if (on) atomic_store(&c->s.interval_ms, host_interval(h));
     atomic_store(&c->s.enabled, on);
     if (!c->s.wall) arm_all(c, on);
     return true;
+}
+
+/* CPU sampling as a whole, every live thread with it: this engine where it runs, else
+ * the JVMTI sampler (started when need be), which took over or never had this one. */
+static void enable(struct host *h, JNIEnv *jni, const struct options *o, bool on)
+{
+    if (!running(of(h))) {
+        cpu_sampler_source.enable(h, jni, o, on);
+        return;
+    }
+    threads_set_sampled_all(&h->t.threads, on);
+    cpu_signal_sampler_enable(h, on);
 }
 
 uint64_t cpu_signal_sampler_signals(struct host *h)
@@ -558,6 +573,7 @@ const struct source cpu_signal_sampler_source = {
     .wanted = wanted,
     .init = init,
     .start = start,
+    .enable = enable,
     .stop = stop,
     .thread_start = thread_start,
     .thread_end = thread_end,

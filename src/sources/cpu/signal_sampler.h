@@ -24,8 +24,9 @@
 
 struct host;
 
-/* Sampling on or off as a whole (socket CONTROL, sessions), the threads' timers armed
- * or disarmed with it; false when this engine is not running. */
+/* This engine's sampling on or off, the threads' timers armed or disarmed with it;
+ * false when it is not running. A net= CONTROL for one thread turns it on so; the whole
+ * of CPU sampling goes through cpu_signal_sampler_source's enable hook. */
 bool cpu_signal_sampler_enable(struct host *h, bool on);
 /* Our SIGPROFs that arrived since the start (0 when this engine is not running). */
 uint64_t cpu_signal_sampler_signals(struct host *h);

@@ -65,6 +65,8 @@ struct class_sweeper {
     struct class_sweep_stats total;
 };
 
+static struct class_sweeper *of(struct host *h) { return host_state(h, SOURCE_CLASS_SWEEPER); }
+
 static void weak_add(struct weak_list *l, jweak w)
 {
     if (l->n == l->cap) {
@@ -141,7 +143,7 @@ static void loader_drop(jweak loader, void *ctx) { (*(JNIEnv *)ctx)->DeleteWeakG
 
 static struct class_sweep_stats class_sweeper_pass(struct host *h, JNIEnv *jni)
 {
-    struct class_sweeper *s = h->class_sweeper;
+    struct class_sweeper *s = of(h);
     struct class_sweep_stats st = {0};
     if (!s) return st;
     weak_delete_all(&s->retired[1], jni);
@@ -168,7 +170,7 @@ static struct class_sweep_stats class_sweeper_pass(struct host *h, JNIEnv *jni)
 static void JNICALL sweeper_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct host *h = arg;
-    struct class_sweeper *s = h->class_sweeper;
+    struct class_sweeper *s = of(h);
     while (pacer_pause(&s->pace, SWEEP_PERIOD_MS)) class_sweeper_pass(h, jni);
     pacer_end(&s->pace);
 }
@@ -176,7 +178,7 @@ static void JNICALL sweeper_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 static struct class_sweep_stats class_sweeper_totals(struct host *h)
 {
     struct class_sweep_stats st = {0};
-    struct class_sweeper *s = h->class_sweeper;
+    struct class_sweeper *s = of(h);
     if (!s) return st;
     pthread_mutex_lock(&s->lock);
     st = s->total;
@@ -209,13 +211,13 @@ static void log_table_stats(struct host *h)
 /* At VM init, and again when an attached agent is started again after a stop. */
 static void start(struct host *h, JNIEnv *jni)
 {
-    struct class_sweeper *s = h->class_sweeper;
+    struct class_sweeper *s = of(h);
     if (!s) {
         s = calloc(1, sizeof *s);
         if (!s) return;
         pacer_init(&s->pace);
         pthread_mutex_init(&s->lock, NULL);
-        h->class_sweeper = s;
+        host_set_state(h, SOURCE_CLASS_SWEEPER, s);
     }
     /* Without its thread nothing is swept: the tables keep every class, as they can. */
     if (pacer_begin(&s->pace) && !host_start_thread(h, jni, "HPROF class sweeper", sweeper_main, h))
@@ -225,7 +227,7 @@ static void start(struct host *h, JNIEnv *jni)
 /* The thread is let go, not freed: a pass under way finishes on its own. */
 static void stop(struct host *h, JNIEnv *jni)
 {
-    struct class_sweeper *s = h->class_sweeper;
+    struct class_sweeper *s = of(h);
     if (!s) return;
     pacer_stop(&s->pace, 5000);
     if (env_switch("HPROF_TABLE_STATS", false)) log_table_stats(h);

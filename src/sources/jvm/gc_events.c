@@ -33,14 +33,20 @@ struct gc_events {
     struct timeline_table table;
 };
 
-struct timeline_table *gc_events_table(struct host *h) { return h->gc ? &h->gc->table : NULL; }
+static struct gc_events *of(struct host *h) { return host_state(h, SOURCE_GC); }
+
+struct timeline_table *gc_events_table(struct host *h)
+{
+    struct gc_events *g = of(h);
+    return g ? &g->table : NULL;
+}
 
 /* ---- the GC callbacks: clock, counters, a queued record; no JNI, no JVMTI ---- */
 
 static void JNICALL gc_start(jvmtiEnv *jvmti)
 {
     struct host *h = host_get();
-    struct gc_events *g = h ? h->gc : NULL;
+    struct gc_events *g = h ? of(h) : NULL;
     if (!g) return;
     if (g->chained_start) g->chained_start(jvmti);
     uint64_t committed;
@@ -52,7 +58,7 @@ static void JNICALL gc_start(jvmtiEnv *jvmti)
 static void JNICALL gc_finish(jvmtiEnv *jvmti)
 {
     struct host *h = host_get();
-    struct gc_events *g = h ? h->gc : NULL;
+    struct gc_events *g = h ? of(h) : NULL;
     if (!g) return;
     if (atomic_load(&g->stopped)) {
         if (g->chained) g->chained(jvmti);
@@ -94,7 +100,7 @@ static void deliver(struct host *h, JNIEnv *jni, struct gc_record *batch, uint32
 static void JNICALL timeline_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct host *h = arg;
-    struct gc_events *g = h->gc;
+    struct gc_events *g = of(h);
     struct gc_record batch[RING];
     uint64_t period = (uint64_t)h->opt->timeline_ms * 1000000u, next = clock_ns() + period;
     bool timed = h->opt->timeline == TIMELINE_MS;
@@ -148,13 +154,13 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     g->chained = cb->GarbageCollectionFinish;
     cb->GarbageCollectionStart = gc_start;
     cb->GarbageCollectionFinish = gc_finish;
-    h->gc = g;
+    host_set_state(h, SOURCE_GC, g);
     return 0;
 }
 
 static void start(struct host *h, JNIEnv *jni)
 {
-    struct gc_events *g = h->gc;
+    struct gc_events *g = of(h);
     /* The JVM maps its jvmstat file while it starts, before VMInit. */
     g->have_perf = perfdata_map_self(&g->perf);
     if (!g->have_perf)
@@ -174,7 +180,7 @@ static void start(struct host *h, JNIEnv *jni)
  * get no record. The record count is said when some were lost in a burst. */
 static void stop(struct host *h, JNIEnv *jni)
 {
-    struct gc_events *g = h->gc;
+    struct gc_events *g = of(h);
     if (!g) return;
     (*h->jvmti)->SetEventNotificationMode(h->jvmti, JVMTI_DISABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START, NULL);
     atomic_store(&g->stopped, true);

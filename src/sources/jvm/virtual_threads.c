@@ -149,7 +149,7 @@ static void start(struct host *h, JNIEnv *jni)
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, (jvmtiEvent)EVENT_VIRTUAL_THREAD_END, NULL);
     /* Mounts matter only to the signal sampler: sites and monitors name the thread through
      * its own thread-local storage. Off, a mount and an unmount are cheaper by half. */
-    if (h->signal_sampler && !mount_events(jvmti, true))
+    if (host_state(h, SOURCE_SIGNAL_SAMPLER) && !mount_events(jvmti, true))
         log_warning("thread=y: this JVM does not say when a virtual thread mounts; CPU samples of "
                     "virtual threads name their carrier threads");
 }
@@ -160,7 +160,7 @@ static void stop(struct host *h, JNIEnv *jni)
     jvmtiEnv *jvmti = h->jvmti;
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, (jvmtiEvent)EVENT_VIRTUAL_THREAD_START, NULL);
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, (jvmtiEvent)EVENT_VIRTUAL_THREAD_END, NULL);
-    if (h->signal_sampler) mount_events(jvmti, false);
+    if (host_state(h, SOURCE_SIGNAL_SAMPLER)) mount_events(jvmti, false);
 }
 
 const struct source virtual_threads_source = {

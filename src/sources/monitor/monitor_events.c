@@ -250,7 +250,7 @@ static void set_callbacks(jvmtiEventCallbacks *cb)
 }
 
 /* The events on (VM init, an attached profile resumed) or off (paused). */
-void monitor_events_enable(struct host *h, bool on)
+static void monitor_events_enable(struct host *h, bool on)
 {
     static const jvmtiEvent events[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
                                         JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED};
@@ -272,6 +272,8 @@ static void start(struct host *h, JNIEnv *jni)
 }
 
 static void stop(struct host *h, JNIEnv *jni) { juc_waits_enable(h, jni, false); }
+
+static void enable(struct host *h, JNIEnv *jni, const struct options *o, bool on) { monitor_events_enable(h, on); }
 
 static void note_ended(struct monitor_events *m, uint32_t serial)
 {
@@ -491,5 +493,6 @@ const struct source monitor_events_source = {
     .init = init,
     .start = start,
     .stop = stop,
+    .enable = enable,
     .thread_end = thread_end,
 };

@@ -26,9 +26,6 @@ struct host;
 
 /* What a dump shows now (the time counts are taken); free with monitor_snapshot_free.
  * false when monitor=y is off. */
-/* The monitor events on or off (an attached profile paused and resumed). */
-void monitor_events_enable(struct host *h, bool on);
-
 bool monitor_events_snapshot(struct host *h, JNIEnv *jni, struct monitor_snapshot *snap);
 
 #endif

@@ -27,6 +27,8 @@ struct listener {
     int bad; /* bad commands dropped */
 };
 
+static struct listener *of(struct host *h) { return host_state(h, SOURCE_LISTENER); }
+
 #define POLL_MS 100
 
 static void bad_input(struct listener *l, const char *why, const char *then)
@@ -73,7 +75,7 @@ static void serve(struct host *h, JNIEnv *jni, struct listener *l)
 static void JNICALL listener_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct host *h = arg;
-    struct listener *l = h->listener;
+    struct listener *l = of(h);
     l->self = pthread_self();
     serve(h, jni, l);
     pthread_mutex_lock(&l->lock);
@@ -100,7 +102,7 @@ static int listen_start(struct host *h, JNIEnv *jni)
         return -1;
     }
     l->running = true;
-    h->listener = l;
+    host_set_state(h, SOURCE_LISTENER, l);
     if (!host_start_thread(h, jni, "HPROF listener thread", listener_main, h)) {
         l->running = false;
         close(l->fd);
@@ -112,7 +114,7 @@ static int listen_start(struct host *h, JNIEnv *jni)
 
 static void stop(struct host *h, JNIEnv *jni)
 {
-    struct listener *l = h->listener;
+    struct listener *l = of(h);
     if (!l) return;
     atomic_store(&l->stop, true);
     pthread_mutex_lock(&l->lock);
