@@ -5,10 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/alloc/alloc_live.h"
 #include "sources/alloc/alloc_tracker.h"
 #include "sources/bci/tracker.h"
-#include "sources/heapdump/heap_walker.h"
+#include "sources/heapdump/heap_walk.h"
 #include "sources/host.h"
 #include "sources/heapdump/jdk_dumper.h"
 #include "sources/cpu/call_counts.h"
@@ -401,7 +400,7 @@ void report_heap_dump(struct report *r, JNIEnv *jni)
 {
     struct hd_session s = {.w = &r->wctx};
     struct heap_sink sink = {r->writer->heap_dump, &s, sink_open, sink_close, r};
-    if (!jdk_dumper_dump(r->h, jni, &sink)) heap_walker_dump(r->h, jni, &sink);
+    if (!jdk_dumper_dump(r->h, jni, &sink)) heap_walk_dump(r->h, jni, &sink);
 }
 
 /* ---- sites ---- */

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "report/report_state.h"
-#include "sources/alloc/alloc_live.h"
 #include "sources/alloc/alloc_tracker.h"
 #include "sources/jvm/gc_events.h"
 #include "sources/host.h"

@@ -4,12 +4,14 @@
  * The JVM's CompiledMethodLoad records fill the table; a walk that confirms what a site
  * says was inlined caches its trace there (or, for a site that inlined too few frames,
  * in the thread's cache of chains with its callers' sites); the lookups themselves are
- * inline in alloc_internal.h, on the allocation path.
+ * inline in alloc_code_sites.h and alloc_exact.c, on the allocation path.
  */
+#include "sources/alloc/alloc_code_sites.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/alloc/alloc_internal.h"
+#include "sources/hotspot/async_trace.h"
 #include "util/env.h"
 
 #include <jvmticmlr.h>
@@ -19,11 +21,11 @@
 bool alloc_code_sites_init(struct alloc_tracker *t)
 {
 #if defined(__x86_64__)
-    t->prepared = async_trace_prepared(t->walker);
-    cmap_init(&t->deep);
-    pthread_mutex_init(&t->deep_lock, NULL);
-    pthread_mutex_init(&t->wrappers_lock, NULL);
-    return t->walker && env_switch("HPROF_CODE_SITES", true) && code_sites_init(&t->code, 1u << 18);
+    t->code.prepared = async_trace_prepared(t->walker);
+    cmap_init(&t->deep.chains);
+    pthread_mutex_init(&t->deep.lock, NULL);
+    pthread_mutex_init(&t->code.wrappers_lock, NULL);
+    return t->walker && env_switch("HPROF_CODE_SITES", true) && code_sites_init(&t->code.sites, 1u << 18);
 #else
     return false;
 #endif
@@ -34,18 +36,18 @@ bool alloc_code_sites_init(struct alloc_tracker *t)
 static void wrapper_loaded(struct alloc_tracker *t, jmethodID method, uintptr_t code, size_t size, uint32_t frame_size)
 {
     if (!frame_size || !size) return;
-    pthread_mutex_lock(&t->wrappers_lock);
-    if (t->nwrappers == t->capwrappers) {
-        uint32_t cap = t->capwrappers ? t->capwrappers * 2 : 64;
-        struct native_wrapper *w = realloc(t->wrappers, cap * sizeof *w);
+    pthread_mutex_lock(&t->code.wrappers_lock);
+    if (t->code.nwrappers == t->code.capwrappers) {
+        uint32_t cap = t->code.capwrappers ? t->code.capwrappers * 2 : 64;
+        struct native_wrapper *w = realloc(t->code.wrappers, cap * sizeof *w);
         if (w) {
-            t->wrappers = w;
-            t->capwrappers = cap;
+            t->code.wrappers = w;
+            t->code.capwrappers = cap;
         }
     }
-    if (t->nwrappers < t->capwrappers)
-        t->wrappers[t->nwrappers++] = (struct native_wrapper){code, code + size, frame_size, method};
-    pthread_mutex_unlock(&t->wrappers_lock);
+    if (t->code.nwrappers < t->code.capwrappers)
+        t->code.wrappers[t->code.nwrappers++] = (struct native_wrapper){code, code + size, frame_size, method};
+    pthread_mutex_unlock(&t->code.wrappers_lock);
 }
 
 /*
@@ -60,7 +62,7 @@ void JNICALL alloc_code_sites_loaded(jvmtiEnv *jvmti, jmethodID method, jint cod
 {
     struct host *h = host_get();
     struct alloc_tracker *t = h ? alloc_of(h) : NULL;
-    jmethodID init = t && t->code_ok ? atomic_load(&t->object_init) : NULL;
+    jmethodID init = t && t->code.ok ? atomic_load(&t->object_init) : NULL;
     if (!init) return;
     uint32_t frame_size = code_sites_frame_size(code_addr, code_size > 0 ? (size_t)code_size : 0);
     jboolean native = JNI_FALSE;
@@ -75,11 +77,11 @@ void JNICALL alloc_code_sites_loaded(jvmtiEnv *jvmti, jmethodID method, jint cod
             const PCStackInfo *p = &r->pcinfo[i];
             if (p->numstackframes < 1 || !p->methods || !p->bcis) continue;
             if (p->numstackframes >= 2 && p->methods[0] == init)
-                code_sites_add(&t->code, (uintptr_t)code_addr, (uintptr_t)p->pc, p->pc, frame_size, p->numstackframes,
-                               CODE_SITE_FRAMES, p->methods, p->bcis);
+                code_sites_add(&t->code.sites, (uintptr_t)code_addr, (uintptr_t)p->pc, p->pc, frame_size,
+                               p->numstackframes, CODE_SITE_FRAMES, p->methods, p->bcis);
             else if (code_sites_is_call(p->pc, code_addr))
-                code_sites_add(&t->code, (uintptr_t)code_addr, (uintptr_t)p->pc, p->pc, frame_size, p->numstackframes,
-                               1, p->methods, p->bcis);
+                code_sites_add(&t->code.sites, (uintptr_t)code_addr, (uintptr_t)p->pc, p->pc, frame_size,
+                               p->numstackframes, 1, p->methods, p->bcis);
         }
     }
 }
@@ -88,12 +90,13 @@ void JNICALL alloc_code_sites_unloaded(jvmtiEnv *jvmti, jmethodID method, const 
 {
     struct host *h = host_get();
     struct alloc_tracker *t = h ? alloc_of(h) : NULL;
-    if (!t || !t->code_ok) return;
-    code_sites_unload(&t->code, (uintptr_t)code_addr);
-    pthread_mutex_lock(&t->wrappers_lock);
-    for (uint32_t i = 0; i < t->nwrappers; i++)
-        if (t->wrappers[i].code_lo == (uintptr_t)code_addr) t->wrappers[i] = t->wrappers[--t->nwrappers];
-    pthread_mutex_unlock(&t->wrappers_lock);
+    if (!t || !t->code.ok) return;
+    code_sites_unload(&t->code.sites, (uintptr_t)code_addr);
+    pthread_mutex_lock(&t->code.wrappers_lock);
+    for (uint32_t i = 0; i < t->code.nwrappers; i++)
+        if (t->code.wrappers[i].code_lo == (uintptr_t)code_addr)
+            t->code.wrappers[i] = t->code.wrappers[--t->code.nwrappers];
+    pthread_mutex_unlock(&t->code.wrappers_lock);
 }
 
 const struct code_site_ref *alloc_code_sites_at(struct alloc_tracker *t, struct alloc_thread *at, uintptr_t pc)
@@ -101,17 +104,17 @@ const struct code_site_ref *alloc_code_sites_at(struct alloc_tracker *t, struct 
     const struct code_site_ref *s = thread_code_site(t, at, pc);
     if (s || pc == at->not_wrapper) return s && s->kept >= 1 ? s : NULL;
     struct native_wrapper w = {0};
-    pthread_mutex_lock(&t->wrappers_lock);
-    for (uint32_t i = 0; i < t->nwrappers; i++)
-        if (pc >= t->wrappers[i].code_lo && pc < t->wrappers[i].code_hi) w = t->wrappers[i];
-    pthread_mutex_unlock(&t->wrappers_lock);
+    pthread_mutex_lock(&t->code.wrappers_lock);
+    for (uint32_t i = 0; i < t->code.nwrappers; i++)
+        if (pc >= t->code.wrappers[i].code_lo && pc < t->code.wrappers[i].code_hi) w = t->code.wrappers[i];
+    pthread_mutex_unlock(&t->code.wrappers_lock);
     if (!w.method || pc + CODE_SITE_CODE > w.code_hi) {
         at->not_wrapper = pc;
         return NULL;
     }
     /* A native method's frame: the method, with no bytecode (a walk's location -1). */
     jint bci = -1;
-    code_sites_add(&t->code, w.code_lo, pc, (const uint8_t *)pc, w.frame_size, 1, 1, &w.method, &bci);
+    code_sites_add(&t->code.sites, w.code_lo, pc, (const uint8_t *)pc, w.frame_size, 1, 1, &w.method, &bci);
     s = thread_code_site(t, at, pc);
     return s && s->kept >= 1 ? s : NULL;
 }
@@ -158,13 +161,13 @@ bool alloc_code_sites_interp_is(struct alloc_tracker *t, uintptr_t method, uintp
 {
     /* Once one was wrong, none is taken again: checking every one would cost each walk
      * a system call per interpreted frame. */
-    if (atomic_load(&t->interp_wrong)) return false;
-    if (atomic_load(&t->interp_checked) >= INTERP_PROVEN) return true;
-    if (!interp_frame_is(&t->interp, method, bcp, f->method, f->location)) {
-        atomic_store(&t->interp_wrong, true);
+    if (atomic_load(&t->code.interp_wrong)) return false;
+    if (atomic_load(&t->code.interp_checked) >= INTERP_PROVEN) return true;
+    if (!interp_frame_is(&t->code.interp, method, bcp, f->method, f->location)) {
+        atomic_store(&t->code.interp_wrong, true);
         return false;
     }
-    atomic_fetch_add(&t->interp_checked, 1);
+    atomic_fetch_add(&t->code.interp_checked, 1);
     return true;
 }
 

@@ -36,9 +36,11 @@
  * of that are a chance of about 1 in 2^128 for each pair. Each entry takes 48 bytes,
  * and the table learns DEEP_CHAINS_MAX at most: past that, new chains are walked.
  */
+#include "sources/alloc/alloc_deep.h"
+
 #include <stdlib.h>
 
-#include "sources/alloc/alloc_internal.h"
+#include "sources/alloc/alloc_code_sites.h"
 
 struct deep_key {
     uint64_t h2;
@@ -74,15 +76,15 @@ static bool entry_eq(const struct cmap_node *n, const void *key)
 static struct deep_entry *entry_new(struct alloc_tracker *t)
 {
     struct deep_entry *e = NULL;
-    pthread_mutex_lock(&t->deep_lock);
-    if (t->deep_count < DEEP_CHAINS_MAX) {
-        if (!t->deep_left && (t->deep_chunk = malloc(DEEP_CHUNK * sizeof *e))) t->deep_left = DEEP_CHUNK;
-        if (t->deep_left) {
-            e = (struct deep_entry *)t->deep_chunk + (DEEP_CHUNK - t->deep_left--);
-            t->deep_count++;
+    pthread_mutex_lock(&t->deep.lock);
+    if (t->deep.count < DEEP_CHAINS_MAX) {
+        if (!t->deep.left && (t->deep.chunk = malloc(DEEP_CHUNK * sizeof *e))) t->deep.left = DEEP_CHUNK;
+        if (t->deep.left) {
+            e = (struct deep_entry *)t->deep.chunk + (DEEP_CHUNK - t->deep.left--);
+            t->deep.count++;
         }
     }
-    pthread_mutex_unlock(&t->deep_lock);
+    pthread_mutex_unlock(&t->deep.lock);
     return e;
 }
 
@@ -157,7 +159,7 @@ static bool below_entry(struct alloc_tracker *t, struct alloc_thread *at, struct
                         uintptr_t lo, struct frame_at *next)
 {
     uintptr_t sp, pc, caller_fp;
-    if (!entry_frame_caller(&t->entry, fp, lo, at->stack_end, &sp, &pc, &caller_fp)) return false;
+    if (!entry_frame_caller(&t->deep.entry, fp, lo, at->stack_end, &sp, &pc, &caller_fp)) return false;
     int mark = sp ? TOKEN_ENTRY : TOKEN_END;
     add_word(d, (uint64_t)mark);
     if (d->nmarks < DEEP_MARKS) {
@@ -170,7 +172,7 @@ static bool below_entry(struct alloc_tracker *t, struct alloc_thread *at, struct
         return true;
     }
     d->entries++;
-    if (interp_returns_to(&t->interp, pc)) { /* in the interpreter: a method it runs, maybe native */
+    if (interp_returns_to(&t->code.interp, pc)) { /* in the interpreter: a method it runs, maybe native */
         *next = (struct frame_at){NULL, 0, 0, 0, caller_fp, sp, true};
         return caller_fp > sp;
     }
@@ -187,11 +189,11 @@ static bool below_entry(struct alloc_tracker *t, struct alloc_thread *at, struct
 static bool caller_of(struct alloc_tracker *t, struct alloc_thread *at, struct deep_chain *d, uintptr_t pc,
                       uintptr_t caller_fp, uintptr_t sp, uintptr_t lo, struct frame_at *next)
 {
-    if (interp_returns_to(&t->interp, pc)) {
+    if (interp_returns_to(&t->code.interp, pc)) {
         *next = (struct frame_at){NULL, 0, 0, 0, caller_fp, lo, false};
         return true;
     }
-    if (entry_returns_to(&t->entry, pc)) return below_entry(t, at, d, caller_fp, lo, next);
+    if (entry_returns_to(&t->deep.entry, pc)) return below_entry(t, at, d, caller_fp, lo, next);
     const struct code_site_ref *s = thread_code_site(t, at, pc);
     if (!s || s->kept < 1 || !sp || sp <= lo || sp >= at->stack_end) return false;
     *next = (struct frame_at){s->site, s->nframes, s->frame_size, sp, 0, 0, false};
@@ -207,7 +209,7 @@ bool alloc_deep_chain(struct alloc_tracker *t, struct alloc_thread *at, const st
     d->interp = d->ended = false;
     d->h1 = CHAIN_SEED1;
     d->h2 = CHAIN_SEED2;
-    if (!at->stack_end || need > DEEP_MAX || !sp || !t->interp.ok) return false;
+    if (!at->stack_end || need > DEEP_MAX || !sp || !t->code.interp.ok) return false;
     struct frame_at f = {cs->site, cs->nframes, cs->frame_size, sp, 0, 0, false};
     while (d->have < need && !d->ended) {
         uintptr_t pc, caller_fp, caller_sp, lo;
@@ -259,7 +261,7 @@ static bool table_find(struct alloc_tracker *t, const struct deep_chain *d, uint
                        uint32_t epoch, struct deep_value *v)
 {
     struct deep_key k = key_of(d, h2);
-    return cmap_visit(&t->deep, h1, &k, entry_eq, entry_read, v) && (!raw || v->epoch == epoch);
+    return cmap_visit(&t->deep.chains, h1, &k, entry_eq, entry_read, v) && (!raw || v->epoch == epoch);
 }
 
 /* Where the thread keeps the name of the interpreted method at Method* method (by its
@@ -315,18 +317,18 @@ static void keep(struct alloc_tracker *t, struct alloc_thread *at, const struct 
     struct deep_value v = {tr, raw ? epoch : 0};
     slot_put(at, d, h1, h2, v);
     struct deep_key k = key_of(d, h2);
-    if (cmap_visit(&t->deep, h1, &k, entry_eq, entry_write, &v)) {
-        if (t->stack_stats && walked) atomic_fetch_add_explicit(&t->deep_relearnt, 1, memory_order_relaxed);
+    if (cmap_visit(&t->deep.chains, h1, &k, entry_eq, entry_write, &v)) {
+        if (t->stats.on && walked) atomic_fetch_add_explicit(&t->stats.deep_relearnt, 1, memory_order_relaxed);
         return;
     }
     struct deep_entry *e = entry_new(t);
     if (!e) return;
-    if (t->stack_stats && walked) {
-        atomic_fetch_add_explicit(&t->deep_learnt, 1, memory_order_relaxed);
-        if (raw) atomic_fetch_add_explicit(&t->deep_learnt_interp, 1, memory_order_relaxed);
+    if (t->stats.on && walked) {
+        atomic_fetch_add_explicit(&t->stats.deep_learnt, 1, memory_order_relaxed);
+        if (raw) atomic_fetch_add_explicit(&t->stats.deep_learnt_interp, 1, memory_order_relaxed);
     }
     *e = (struct deep_entry){.key = k, .value = v};
-    cmap_intern(&t->deep, h1, &k, entry_eq, entry_make, e, NULL); /* another thread's, rarely: e is lost */
+    cmap_intern(&t->deep.chains, h1, &k, entry_eq, entry_make, e, NULL); /* another thread's, rarely: e is lost */
 }
 
 /* The trace of the chain under its hash with its frames named (found: kept under its
@@ -337,7 +339,7 @@ static struct trace *named_trace(struct alloc_tracker *t, struct alloc_thread *a
     if (!named_hash(t, at, d, &h) || (h.h1 == d->h1 && h.h2 == d->h2)) return NULL;
     struct deep_value v;
     if (!table_find(t, d, h.h1, h.h2, h.raw, h.epoch, &v)) return NULL;
-    if (t->stack_stats) atomic_fetch_add_explicit(&t->deep_named, 1, memory_order_relaxed);
+    if (t->stats.on) atomic_fetch_add_explicit(&t->stats.deep_named, 1, memory_order_relaxed);
     keep(t, at, d, d->h1, d->h2, v.trace, true, h.epoch, false);
     return v.trace;
 }
@@ -400,7 +402,7 @@ void alloc_deep_learn(struct alloc_tracker *t, struct alloc_thread *at, const st
     /* Read before the check: a class unloaded meanwhile leaves this one out of date. */
     uint32_t epoch = interp_epoch(t);
     if ((!d->ended && n < want) || !walk_confirms(t, d, frames, n)) {
-        if (t->stack_stats) atomic_fetch_add_explicit(&t->deep_unconfirmed, 1, memory_order_relaxed);
+        if (t->stats.on) atomic_fetch_add_explicit(&t->stats.deep_unconfirmed, 1, memory_order_relaxed);
         return;
     }
     keep(t, at, d, d->h1, d->h2, tr, d->interp, epoch, true);

@@ -10,10 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/alloc/alloc_internal.h"
+#include "sources/alloc/alloc_code_sites.h"
+#include "sources/alloc/alloc_deep.h"
+#include "sources/alloc/alloc_trace.h"
+#include "sources/hotspot/async_trace.h"
 #include "sources/hotspot/vm_flags.h"
+#include "sources/resolve.h"
 #include "util/log.h"
 #include "util/env.h"
+
+#define CHECK_WINDOW 1024 /* constructions a VM-made object's may come within */
 
 /*
  * Compiled code must make its objects through the bytecode that counts them (see
@@ -31,16 +37,172 @@ static void keep_compiled_allocations(struct host *h)
                     "concatenation, boxing and array copies may be missed");
 }
 
-void alloc_exact_init(struct host *h, jvmtiCapabilities *caps)
+/* At load: the JIT settings, the stack walker, the code sites, and the capabilities
+ * exact counting needs in caps. */
+static void init(struct host *h, jvmtiCapabilities *caps)
 {
     struct alloc_tracker *t = alloc_of(h);
     keep_compiled_allocations(h);
     caps->can_generate_vm_object_alloc_events = 1;
     t->walker = async_trace_new();
-    t->code_ok = alloc_code_sites_init(t);
-    caps->can_generate_compiled_method_load_events = t->code_ok;
-    t->stack_stats = env_switch("HPROF_STACK_STATS", false);
+    t->code.ok = alloc_code_sites_init(t);
+    caps->can_generate_compiled_method_load_events = t->code.ok;
+    t->stats.on = env_switch("HPROF_STACK_STATS", false);
 }
+
+/* ---- the code site an allocation was made at (static inline: every allocation) ---- */
+
+/* Where the Java code that called a native method of ours returns to: pc, with its
+ * stack pointer (sp) at the call. Both 0 when not known. */
+struct java_caller {
+    uintptr_t pc, sp;
+};
+
+/*
+ * Where the Java code that called a native method of ours returns to, from the frame
+ * pointer of that method (fp): HotSpot's wrapper of a native method keeps a frame
+ * pointer, and so does this library (-fno-omit-frame-pointer). The wrapper's frame
+ * pointer is its saved rbp, under the return address; the caller's stack pointer was
+ * just above. Called from the interpreter it is an address in the interpreter, which no
+ * code site has.
+ */
+static inline struct java_caller java_caller_of(void *fp)
+{
+#if defined(__x86_64__)
+    void **ours = fp, **wrapper = ours ? ours[0] : NULL;
+    if (!wrapper || wrapper <= ours || (char *)wrapper - (char *)ours > 65536) return (struct java_caller){0, 0};
+    return (struct java_caller){(uintptr_t)wrapper[1], (uintptr_t)(wrapper + 2)};
+#else
+    return (struct java_caller){0, 0};
+#endif
+}
+
+static inline bool same_chain(const struct site_chain *a, const struct site_chain *b)
+{
+    if (a->n != b->n || a->ni != b->ni) return false;
+    for (int i = 0; i < a->n; i++)
+        if (a->site[i] != b->site[i]) return false;
+    for (int i = 0; i < a->ni; i++)
+        if (a->method[i] != b->method[i] || a->bcp[i] != b->bcp[i]) return false;
+    return true;
+}
+
+/*
+ * The chain's interpreted frames, from the frame pointer the last compiled method saved
+ * (fp) and the return address into the interpreter (pc), while they are `left` more
+ * frames to name; lo: the return address's slot (the frames lie above it). False when
+ * one cannot be read or the chain ends elsewhere than in the interpreter.
+ */
+static inline bool interp_chain(const struct alloc_tracker *t, const struct alloc_thread *at, uintptr_t pc,
+                                uintptr_t fp, uintptr_t lo, int left, struct site_chain *c)
+{
+    while (left > 0) {
+        uintptr_t next_pc, next_fp;
+        if (!t->code.interp.ok || c->ni == CHAIN_INTERP || !interp_returns_to(&t->code.interp, pc) ||
+            !interp_frame_read(fp, lo, at->stack_end, &c->method[c->ni], &c->bcp[c->ni], &next_pc, &next_fp))
+            return false;
+        c->ni++;
+        left--;
+        lo = fp;
+        pc = next_pc;
+        fp = next_fp;
+    }
+    return true;
+}
+
+/*
+ * The code site an allocation was made at: for an object, a compiled call of
+ * Tracker.newObject from an inlined Object.<init> (its frame 0, above the trace); for an
+ * array, a compiled call of Tracker.newArray, right after the array's bytecode in the
+ * trace's top method (frame 0 is the trace's own). NULL where there is none.
+ */
+static inline struct code_site_ref *alloc_site_at(struct alloc_tracker *t, struct alloc_thread *at, uintptr_t pc,
+                                                  bool array)
+{
+    struct code_site_ref *r = thread_code_site(t, at, pc);
+    if (!r || r->kept < 1) return NULL;
+    bool init = r->first == atomic_load_explicit(&t->object_init, memory_order_relaxed);
+    return (array ? !init : init && r->kept >= 2) ? r : NULL;
+}
+
+/* The same, where it can name the trace by itself or with its callers' code sites. */
+static inline struct code_site_ref *code_site_of(struct alloc_tracker *t, struct alloc_thread *at, struct host *h,
+                                                 uintptr_t pc, bool array)
+{
+    /* thread=y: traces differ by thread */
+    if (!pc || !t->code.ok || h->opt->thread || host_depth(h) + 1 > CODE_SITE_FRAMES) return NULL;
+    return alloc_site_at(t, at, pc, array);
+}
+
+/* How many of a code site's inlined frames stand above the allocation's trace: those of
+ * ours the walk skips less the Tracker's native, so Object.<init> for an object, none
+ * for an array (alloc_site_trace takes it the same way from its top_skip). */
+static inline int code_site_top(bool array) { return (array ? SKIP_DIRECT_ARRAY : SKIP_DIRECT_OBJECT) - 1; }
+
+/*
+ * When site cs inlined fewer frames than the trace takes (need): the call sites its
+ * compiled method returns through, while those are compiled code too, until their
+ * inlined frames add up to need (c->n left 0 when they do not). Each method's return
+ * address is the last word of its frame, which starts at sp, the stack pointer of its
+ * call (at first, of the call into us); the caller's frame starts just above that word.
+ */
+static inline void site_chain_of(struct alloc_tracker *t, struct alloc_thread *at, const struct code_site_ref *cs,
+                                 uintptr_t sp, int need, struct site_chain *c)
+{
+    c->site[0] = cs->site;
+    c->n = 1;
+    c->ni = 0;
+    /* Copied: the thread's copy of a site may be overwritten by the next lookup. */
+    uint32_t frame_size = cs->frame_size;
+    for (int have = cs->nframes; have < need;) {
+        uintptr_t slot = sp + frame_size - sizeof(uintptr_t);
+        if (c->n == CHAIN_MAX || !frame_size || !sp || slot < sp + sizeof(uintptr_t) ||
+            slot + sizeof(uintptr_t) > at->stack_end) {
+            c->n = 0;
+            return;
+        }
+        uintptr_t pc = *(const uintptr_t *)slot;
+        const struct code_site_ref *next = thread_code_site(t, at, pc);
+        if (!next || next->kept < 1) {
+            /* Called from the interpreter? The compiled method saved its frame pointer
+             * under the return address. */
+            uintptr_t fp = *(const uintptr_t *)(slot - sizeof(uintptr_t));
+            if (!interp_chain(t, at, pc, fp, slot, need - have, c)) c->n = 0;
+            return;
+        }
+        c->site[c->n++] = next->site;
+        have += next->nframes;
+        frame_size = next->frame_size;
+        sp = slot + sizeof(uintptr_t);
+    }
+}
+
+/* The trace a code site names for this depth (top: code_site_top), by itself or with
+ * the chain of its callers' (then in *chain). */
+static inline struct trace *code_site_trace_of(struct alloc_tracker *t, struct alloc_thread *at,
+                                               struct code_site_ref *cs, uintptr_t sp, int depth, int top,
+                                               struct site_chain *chain)
+{
+    chain->n = 0;
+    if (cs->nframes >= depth + top) {
+        if (cs->trace && cs->depth == depth) return cs->trace;
+        struct trace *tr = code_site_trace(cs->site, depth);
+        if (tr) { /* kept in the thread's copy from now on */
+            cs->trace = tr;
+            cs->depth = (uint16_t)depth;
+        }
+        return tr;
+    }
+    site_chain_of(t, at, cs, sp, depth + top, chain);
+    if (!chain->n) return NULL;
+    const struct chain_slot *p = &at->chains[chain_slot(at, chain)];
+    if (p->depth != depth || !same_chain(&p->chain, chain)) return NULL;
+    if (chain->ni && p->epoch != interp_epoch(t)) return NULL;
+    if (t->stats.on) atomic_fetch_add_explicit(&t->stats.chain_hits, 1, memory_order_relaxed);
+    return p->trace;
+}
+
+/* ---- counting ---- */
 
 /*
  * The class of a new object at trace tr, cls (NULL: asked of the JVM). Most traces
@@ -155,12 +317,12 @@ static void count(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject 
     uint64_t n = atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, (uint64_t)size, memory_order_relaxed);
     bool sample = false;
-    if (!(may_note && t->live_sampled) || held_as_sample(at, n, &sample))
-        site_objects_add(&t->objects, at->log, jni, obj, s->id | (sample ? SITE_REF_SAMPLED : 0), (uint64_t)size);
-    else if (!site_objects_note(&t->objects, at->log, jni, obj, s->id, (uint64_t)size))
-        site_objects_add(&t->objects, at->log, jni, obj, s->id, (uint64_t)size);
-    else if (t->stack_stats)
-        atomic_fetch_add_explicit(&t->noted, 1, memory_order_relaxed);
+    if (!(may_note && t->live.sampled) || held_as_sample(at, n, &sample))
+        site_objects_add(&t->live.objects, at->log, jni, obj, s->id | (sample ? SITE_REF_SAMPLED : 0), (uint64_t)size);
+    else if (!site_objects_note(&t->live.objects, at->log, jni, obj, s->id, (uint64_t)size))
+        site_objects_add(&t->live.objects, at->log, jni, obj, s->id, (uint64_t)size);
+    else if (t->stats.on)
+        atomic_fetch_add_explicit(&t->stats.noted, 1, memory_order_relaxed);
     if (inner_arrays && ci->signature[0] == '[' && ci->signature[1] == '[') count_inner_arrays(h, at, jni, obj, trace);
 }
 
@@ -196,7 +358,7 @@ static struct trace *deep_trace(struct alloc_tracker *t, struct host *h, struct 
                                 struct java_caller from, bool array, struct deep_chain **deep)
 {
     int depth = host_depth(h), top = code_site_top(array);
-    if (!from.pc || !t->deep_ok || h->opt->thread || depth + top + 1 <= CODE_SITE_FRAMES) return NULL;
+    if (!from.pc || !t->deep.ok || h->opt->thread || depth + top + 1 <= CODE_SITE_FRAMES) return NULL;
     struct code_site_ref *cs = alloc_site_at(t, at, from.pc, array);
     if (!cs || !alloc_thread_deep(at)) return NULL;
     if (!alloc_deep_chain(t, at, cs, from.sp, depth + top, at->deep)) return NULL;
@@ -204,9 +366,9 @@ static struct trace *deep_trace(struct alloc_tracker *t, struct host *h, struct 
     bool cached = false;
     struct trace *tr = alloc_deep_trace(t, at, at->deep, &cached);
     alloc_thread_note_lookup(t, at, !cached); /* which may make the caches anew, larger */
-    if (tr && t->stack_stats) {
-        atomic_fetch_add_explicit(&t->deep_hits, 1, memory_order_relaxed);
-        if (at->deep->entries) atomic_fetch_add_explicit(&t->deep_entry_hits, 1, memory_order_relaxed);
+    if (tr && t->stats.on) {
+        atomic_fetch_add_explicit(&t->stats.deep_hits, 1, memory_order_relaxed);
+        if (at->deep->entries) atomic_fetch_add_explicit(&t->stats.deep_entry_hits, 1, memory_order_relaxed);
     }
     return tr;
 }
@@ -233,7 +395,7 @@ static void new_object(JNIEnv *jni, jobject obj, jclass cls, bool array, int ski
     chain.n = chain.ni = 0;
     struct trace *tr =
         ref ? code_site_trace_of(t, at, ref, from.sp, host_depth(h), code_site_top(array), &chain) : NULL;
-    if (tr && t->stack_stats) atomic_fetch_add_explicit(&t->code_hits, 1, memory_order_relaxed);
+    if (tr && t->stats.on) atomic_fetch_add_explicit(&t->stats.code_hits, 1, memory_order_relaxed);
     struct deep_chain *deep = NULL;
     if (!tr && !cs) tr = deep_trace(t, h, at, from, array, &deep);
     if (!tr) tr = alloc_site_trace(h, at, jni, NULL, skip, cs, &chain, deep);
@@ -291,7 +453,7 @@ static void cloned(JNIEnv *jni, jobject obj, bool virtual)
     if (!obj || !counting(h)) return;
     struct alloc_tracker *t = alloc_of(h);
     struct alloc_thread *at = this_thread(t);
-    if (!at || !t->object_clone || site_objects_is_last(&t->objects, at->log, jni, obj)) return;
+    if (!at || !t->object_clone || site_objects_is_last(&t->live.objects, at->log, jni, obj)) return;
     struct class_info *ci = NULL;
     if (virtual) {
         jclass cls = (*jni)->GetObjectClass(jni, obj);
@@ -403,7 +565,7 @@ void JNICALL alloc_exact_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
     struct trace *tr = alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL, NULL);
     if (!tr) return;
     size_t overlap = constructor_ran(tr) ? RECENT_SCAN : RECENT_OVERLAP;
-    if (site_objects_recent(&alloc_of(h)->objects, at->log, jni, object, site_of_class, &m, overlap, RECENT_SCAN))
+    if (site_objects_recent(&alloc_of(h)->live.objects, at->log, jni, object, site_of_class, &m, overlap, RECENT_SCAN))
         return;
     count(h, at, jni, object, m.cls, tr, false, false);
     if (constructor_follows(tr)) {
@@ -454,7 +616,7 @@ static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const cha
         t->skip[t->nskip++] = m;
 }
 
-void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker)
+void alloc_exact_bind(struct host *h, JNIEnv *jni, jclass tracker)
 {
     struct alloc_tracker *t = alloc_of(h);
     if (!t || !tracker) return;
@@ -487,22 +649,32 @@ void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker)
     atomic_store(&t->bound, true);
 }
 
-bool alloc_tracker_bound(struct host *h)
-{
-    struct alloc_tracker *t = alloc_of(h);
-    return t && atomic_load(&t->bound);
-}
+bool alloc_exact_bound(struct host *h) { return alloc_of(h) && atomic_load(&alloc_of(h)->bound); }
 
 void alloc_exact_vm_init(struct host *h)
 {
-    struct alloc_tracker *t = alloc_of(h);
     wrap_jni(h);
-    async_trace_vm_init(t->walker, h->jvmti, NULL);
+    async_trace_vm_init(alloc_of(h)->walker, h->jvmti, NULL);
     /* Chains that end in the interpreter (HPROF_INTERP_CHAINS=0: never); code sites mean
      * a walker, whose count of prepared classes outdates those chains. */
-    if (t->code_ok && env_switch("HPROF_INTERP_CHAINS", true)) interp_layout_init(h->jvmti, &t->interp);
-    t->deep_ok = t->code_ok && t->interp.ok && env_switch("HPROF_DEEP_CHAINS", true);
-    if (t->deep_ok) entry_layout_init(h->jvmti, &t->entry);
-    if (t->interp.ok && env_switch("HPROF_UNLOAD_EPOCH", true) && perfdata_map_self(&t->perf))
-        t->unloaded = perfdata_long(&t->perf, "java.cls.unloadedClasses");
+    if (alloc_of(h)->code.ok && env_switch("HPROF_INTERP_CHAINS", true))
+        interp_layout_init(h->jvmti, &alloc_of(h)->code.interp);
+    alloc_of(h)->deep.ok = alloc_of(h)->code.ok && alloc_of(h)->code.interp.ok && env_switch("HPROF_DEEP_CHAINS", true);
+    if (alloc_of(h)->deep.ok) entry_layout_init(h->jvmti, &alloc_of(h)->deep.entry);
+    if (alloc_of(h)->code.interp.ok && env_switch("HPROF_UNLOAD_EPOCH", true) &&
+        perfdata_map_self(&alloc_of(h)->code.perf))
+        alloc_of(h)->code.unloaded = perfdata_long(&alloc_of(h)->code.perf, "java.cls.unloadedClasses");
 }
+
+/* live=sampled where objects can be noted; said when they cannot. */
+static void start(struct host *h)
+{
+    struct alloc_tracker *t = alloc_of(h);
+    t->live.sampled = h->opt->live == LIVE_SAMPLED && site_objects_can_note(&t->live.objects);
+    if (h->opt->live == LIVE_SAMPLED && !t->live.sampled)
+        log_plain("HPROF: live=sampled: this collector moves objects while the program runs (or the JVM's "
+                  "references are not laid out as expected): every object is held, live counts are exact");
+}
+
+/* Counting starts once the Tracker is bound (alloc_tracker_vm_init). */
+const struct alloc_mode alloc_exact_mode = {.init = init, .start = start};

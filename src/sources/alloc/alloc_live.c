@@ -8,21 +8,21 @@
 
 #include <string.h>
 
-#include "sources/alloc/alloc_internal.h"
+#include "sources/alloc/alloc_state.h"
 #include "util/log.h"
 
 /* A pause may move objects: the addresses of notes taken before it no longer tell. */
 void JNICALL alloc_live_gc_started(jvmtiEnv *jvmti)
 {
     struct host *h = host_get();
-    if (h && alloc_of(h)) site_objects_gc_started(&alloc_of(h)->objects);
+    if (h && alloc_of(h)) site_objects_gc_started(&alloc_of(h)->live.objects);
 }
 
 /* Only a GC clears weak references: the logs are worth a sweep after one. */
 void JNICALL alloc_live_gc_finished(jvmtiEnv *jvmti)
 {
     struct host *h = host_get();
-    if (h && alloc_of(h)) site_objects_gc_finished(&alloc_of(h)->objects);
+    if (h && alloc_of(h)) site_objects_gc_finished(&alloc_of(h)->live.objects);
 }
 
 static void reset_live(struct site_table *st)
@@ -81,66 +81,42 @@ static void count_reachable(struct host *h, struct alloc_tracker *t)
         log_error("no JVMTI environment for the live counts of heap=sites; they are left at 0");
         return;
     }
-    site_objects_tag(&t->objects, env, true);
+    site_objects_tag(&t->live.objects, env, true);
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_reference_callback = reach_object;
     (*env)->FollowReferences(env, JVMTI_HEAP_FILTER_UNTAGGED, NULL, NULL, &cb, &t->sites);
 }
 
-/* HPROF_STACK_STATS: how the allocations' traces were found, and the caches' size. */
-static void log_stack_stats(struct alloc_tracker *t)
-{
-    log_plain("HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace, %llu by the code site",
-              (unsigned long long)atomic_load(&t->fast_walks), (unsigned long long)atomic_load(&t->jvmti_walks),
-              (unsigned long long)atomic_load(&t->code_hits));
-    log_plain("HPROF: heap=sites code sites: %llu of those with their caller's",
-              (unsigned long long)atomic_load(&t->chain_hits));
-    log_plain("HPROF: heap=sites deep chains: %llu traces, %llu of them across a call into Java",
-              (unsigned long long)atomic_load(&t->deep_hits), (unsigned long long)atomic_load(&t->deep_entry_hits));
-    log_plain("HPROF: heap=sites deep chains learnt: %llu (%llu with interpreted frames), %llu found by their "
-              "frames' names, %llu again (outdated since: a class unloaded, or prepared without jvmstat), %llu not "
-              "confirmed by the walk",
-              (unsigned long long)atomic_load(&t->deep_learnt), (unsigned long long)atomic_load(&t->deep_learnt_interp),
-              (unsigned long long)atomic_load(&t->deep_named), (unsigned long long)atomic_load(&t->deep_relearnt),
-              (unsigned long long)atomic_load(&t->deep_unconfirmed));
-    if (t->live_sampled)
-        log_plain("HPROF: heap=sites objects noted, not held (live=sampled): %llu",
-                  (unsigned long long)atomic_load(&t->noted));
-    uint32_t most = atomic_load(&t->most_slots);
-    log_plain("HPROF: heap=sites caches: up to %u slots per thread", (unsigned)(most ? most : FIRST_SLOTS));
-}
-
-void alloc_tracker_count_live(struct host *h, JNIEnv *jni)
+void alloc_live_count(struct host *h, JNIEnv *jni)
 {
     struct alloc_tracker *t = alloc_of(h);
     if (!t) return;
     reset_live(&t->sites);
-    if (t->stack_stats)
+    if (t->stats.on)
         log_plain("HPROF: heap=sites objects held: %zu (before this dump's sweep), swept by %s",
-                  site_objects_held(&t->objects), site_objects_slots_name(&t->objects));
+                  site_objects_held(&t->live.objects), site_objects_slots_name(&t->live.objects));
     if (host_can_force_gc(h)) {
         /* A GC clears the references of every object no longer reachable. */
         (*h->jvmti)->ForceGarbageCollection(h->jvmti);
-        site_objects_sweep(&t->objects, jni, add_live, &t->sites);
+        site_objects_sweep(&t->live.objects, jni, add_live, &t->sites);
     } else {
         count_reachable(h, t);
     }
-    if (t->stack_stats) log_stack_stats(t);
 }
 
-void alloc_tracker_tag_sites(struct host *h, jvmtiEnv *env)
+void alloc_live_tag_sites(struct host *h, jvmtiEnv *env)
 {
-    if (alloc_of(h)) site_objects_tag(&alloc_of(h)->objects, env, false);
+    if (alloc_of(h)) site_objects_tag(&alloc_of(h)->live.objects, env, false);
 }
 
 /* timeline=: the live counts as the last GC left them (no GC forced): the objects held
  * when it ended whose references it did not clear; what was allocated since is not
  * counted (it belongs to the next interval). */
-void alloc_tracker_sweep_live(struct host *h, JNIEnv *jni)
+void alloc_live_sweep(struct host *h, JNIEnv *jni)
 {
     struct alloc_tracker *t = alloc_of(h);
     if (!t) return;
     reset_live(&t->sites);
-    site_objects_sweep_at_gc(&t->objects, jni, add_live, &t->sites, true);
+    site_objects_sweep_at_gc(&t->live.objects, jni, add_live, &t->sites, true);
 }

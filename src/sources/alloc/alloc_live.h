@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap=sites: how many of each site's objects are still alive, from the objects held
- * weakly (sources/alloc/alloc_live.c, site_objects.h).
+ * weakly (sources/alloc/alloc_live.c, site_objects.h). The rest of the agent asks
+ * through alloc_tracker.h.
  */
 #ifndef HPROF_ALLOC_LIVE_H
 #define HPROF_ALLOC_LIVE_H
@@ -11,15 +12,14 @@
 
 struct host;
 
-/* Before a SITES section: the live objects and bytes of every site, after a forced GC;
- * at VM death with ZGC or Shenandoah, which cannot run one then, the objects a
- * reference walk from the roots reaches. */
-void alloc_tracker_count_live(struct host *h, JNIEnv *jni);
-/* timeline=: the live counts of every site as the last GC left them, no GC forced. */
-void alloc_tracker_sweep_live(struct host *h, JNIEnv *jni);
-/* Tags every counted object still held with its site id (1, 2, ...) in env, an
- * environment with can_tag_objects (a heap dump's, so that its objects carry their
- * allocation sites). */
-void alloc_tracker_tag_sites(struct host *h, jvmtiEnv *env);
+void JNICALL alloc_live_gc_started(jvmtiEnv *jvmti);
+void JNICALL alloc_live_gc_finished(jvmtiEnv *jvmti);
+/* The live objects and bytes of every site, after a forced GC, or as a reference walk
+ * from the roots reaches them (alloc_tracker_count_live). */
+void alloc_live_count(struct host *h, JNIEnv *jni);
+/* The live counts as the last GC left them (alloc_tracker_sweep_live). */
+void alloc_live_sweep(struct host *h, JNIEnv *jni);
+/* Every counted object still held tagged with its site id in env (alloc_tracker_tag_sites). */
+void alloc_live_tag_sites(struct host *h, jvmtiEnv *env);
 
 #endif

@@ -3,12 +3,16 @@
  * heap=sites,alloc_sample=<bytes>: the JVM samples about one allocation every <bytes>
  * (JVMTI SampledObjectAlloc), and each sample stands for the objects around it.
  */
-#include "sources/alloc/alloc_internal.h"
+#include "sources/alloc/alloc_sampled.h"
+
+#include "sources/alloc/alloc_trace.h"
+#include "sources/resolve.h"
 #include "util/log.h"
 
-/* Sampling starts now: a thread's sampling point is set when it takes a new TLAB, so
- * starting late would miss the first TLAB of every thread already running. */
-int alloc_sampled_init(struct host *h)
+/* The JVM's sampling interval; -1 when it refused it. Set at load: a thread's sampling
+ * point is set when it takes a new TLAB, so starting late would miss the first TLAB of
+ * every thread already running. */
+static int set_interval(struct host *h)
 {
     long every = atomic_load(&h->alloc_sample);
     if ((*h->jvmti)->SetHeapSamplingInterval(h->jvmti, (jint)every) != JVMTI_ERROR_NONE) {
@@ -17,6 +21,32 @@ int alloc_sampled_init(struct host *h)
     }
     return 0;
 }
+
+static void capabilities(struct host *h, jvmtiCapabilities *caps)
+{
+    caps->can_generate_sampled_object_alloc_events = 1;
+}
+
+static int ready(struct host *h)
+{
+    if (set_interval(h) != 0) return -1;
+    (*h->jvmti)->SetEventNotificationMode(h->jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+    return 0;
+}
+
+/* Sampling counts from VM start. */
+static void start(struct host *h) { atomic_store(&alloc_of(h)->on, true); }
+
+/* The JVM's sampling off too, so that a paused agent costs nothing; on, at the session's
+ * interval. */
+static void enable(struct host *h, bool on)
+{
+    if (on) set_interval(h);
+    (*h->jvmti)->SetEventNotificationMode(h->jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
+                                          NULL);
+}
+
+const struct alloc_mode alloc_sampled_mode = {.init = capabilities, .ready = ready, .start = start, .enable = enable};
 
 /* One sampled object stands for about alloc_sample bytes of objects like it. */
 void JNICALL alloc_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
@@ -39,5 +69,5 @@ void JNICALL alloc_sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
     uint32_t weight = bytes >= every ? 1 : (uint32_t)((every + bytes / 2) / bytes);
     atomic_fetch_add_explicit(&s->alloc_objs, weight, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, weight * bytes, memory_order_relaxed);
-    site_objects_add_weighted(&t->objects, at->log, jni, object, s->id, bytes, weight);
+    site_objects_add_weighted(&t->live.objects, at->log, jni, object, s->id, bytes, weight);
 }

@@ -4,10 +4,25 @@
  * answer, else JVMTI's), the frames of ours on top are dropped, and the trace is found
  * in the allocating thread's own cache before the shared table.
  */
+#include "sources/alloc/alloc_trace.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "sources/alloc/alloc_internal.h"
+#include "sources/alloc/alloc_code_sites.h"
+#include "sources/alloc/alloc_deep.h"
+#include "sources/hotspot/async_trace.h"
+#include "sources/resolve.h"
+
+/* The caches grow up to 64 times their first size (alloc_trace.h), looking at their
+ * misses every GROW_WINDOW lookups. */
+#define MAX_SLOTS   (FIRST_SLOTS * 64)
+#define GROW_WINDOW 65536
+
+struct trace_slot {
+    uint64_t hash;
+    struct trace *trace;
+};
 
 static void thread_free(struct alloc_thread *at)
 {
@@ -75,8 +90,8 @@ void alloc_thread_note_lookup(struct alloc_tracker *t, struct alloc_thread *at, 
     at->misses += missed;
     if (++at->lookups < GROW_WINDOW) return;
     if (at->misses > GROW_WINDOW / 64 && at->nslots < MAX_SLOTS && resize_caches(at, at->nslots * 2)) {
-        uint32_t most = atomic_load_explicit(&t->most_slots, memory_order_relaxed);
-        while (most < at->nslots && !atomic_compare_exchange_weak(&t->most_slots, &most, at->nslots)) {}
+        uint32_t most = atomic_load_explicit(&t->stats.most_slots, memory_order_relaxed);
+        while (most < at->nslots && !atomic_compare_exchange_weak(&t->stats.most_slots, &most, at->nslots)) {}
     }
     at->lookups = at->misses = 0;
 }
@@ -85,9 +100,9 @@ struct alloc_thread *alloc_thread_new(struct alloc_tracker *t)
 {
     struct alloc_thread *at = calloc(1, sizeof *at);
     if (!at) return NULL;
-    if (!resize_caches(at, FIRST_SLOTS) || !(at->log = site_objects_log(&t->objects)) ||
+    if (!resize_caches(at, FIRST_SLOTS) || !(at->log = site_objects_log(&t->live.objects)) ||
         pthread_setspecific(t->per_thread, at) != 0) {
-        site_objects_release(&t->objects, at->log);
+        site_objects_release(&t->live.objects, at->log);
         thread_free(at);
         return NULL;
     }
@@ -107,7 +122,7 @@ void alloc_thread_ended(void *p)
 {
     struct alloc_thread *at = p;
     struct host *h = host_get();
-    if (h && alloc_of(h)) site_objects_release(&alloc_of(h)->objects, at->log);
+    if (h && alloc_of(h)) site_objects_release(&alloc_of(h)->live.objects, at->log);
     thread_free(at);
 }
 
@@ -134,8 +149,8 @@ jint alloc_walk_stack(struct host *h, JNIEnv *jni, jthread thread, jvmtiFrameInf
 {
     struct alloc_tracker *t = alloc_of(h);
     int fast = async_trace_current(t->walker, jni, frames, want);
-    if (t->stack_stats)
-        atomic_fetch_add_explicit(fast >= 0 ? &t->fast_walks : &t->jvmti_walks, 1, memory_order_relaxed);
+    if (t->stats.on)
+        atomic_fetch_add_explicit(fast >= 0 ? &t->stats.fast_walks : &t->stats.jvmti_walks, 1, memory_order_relaxed);
     if (fast >= 0) return fast;
     jint n = 0;
     if ((*h->jvmti)->GetStackTrace(h->jvmti, thread, 0, want, frames, &n) != JVMTI_ERROR_NONE) return -1;

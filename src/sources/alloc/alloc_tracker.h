@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * heap=sites: every allocation counted at its site (stack trace + class), exactly.
+ * heap=sites: every allocation counted at its site (stack trace + class), exactly. This
+ * header is the source's one front (sources/alloc/alloc_tracker.c); its files and their
+ * order: alloc_state.h.
  *
  * Objects are seen as they are made: the Tracker calls in at the entry of
  * java.lang.Object.<init> and after each array allocation, and the VM reports the
@@ -27,13 +29,28 @@ struct site_table;
 
 /* Exact counting (bytecode instrumentation), rather than alloc_sample=<bytes> sampling. */
 bool alloc_tracker_exact(const struct host *h);
-/* At VM init, after alloc_tracker_bind (alloc_exact.h) and the classes' catch-up: start
- * counting. */
+/* At VM init, once the Tracker class is loaded: binds its natives. Classes instrumented
+ * after that call Tracker.newObject / newArray straight (alloc_tracker_bound), the
+ * ones before through Tracker.ObjectInit / NewArray. */
+void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker);
+bool alloc_tracker_bound(struct host *h);
+/* At VM init, after alloc_tracker_bind and the classes' catch-up: start counting. */
 void alloc_tracker_vm_init(struct host *h, JNIEnv *jni);
 /* Allocation counting on or off (the source's enable hook; the tracker's stop). */
 void alloc_tracker_enable(struct host *h, JNIEnv *jni, bool on);
-/* The sites counted so far (their live counts: alloc_live.h). */
+/* The sites counted so far (their live counts: alloc_tracker_count_live). */
 struct site_table *alloc_tracker_sites(struct host *h);
+
+/* Before a SITES section: the live objects and bytes of every site, after a forced GC;
+ * at VM death with ZGC or Shenandoah, which cannot run one then, the objects a
+ * reference walk from the roots reaches. */
+void alloc_tracker_count_live(struct host *h, JNIEnv *jni);
+/* timeline=: the live counts of every site as the last GC left them, no GC forced. */
+void alloc_tracker_sweep_live(struct host *h, JNIEnv *jni);
+/* Tags every counted object still held with its site id (1, 2, ...) in env, an
+ * environment with can_tag_objects (a heap dump's, so that its objects carry their
+ * allocation sites). */
+void alloc_tracker_tag_sites(struct host *h, jvmtiEnv *env);
 
 /* The life cycle: alloc_tracker_source (sources/source.h). */
 #include "sources/source.h"

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "sources/alloc/alloc_exact.h"
 #include "sources/bci/tracker.h"
 
 #include <errno.h>

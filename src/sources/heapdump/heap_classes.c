@@ -5,11 +5,12 @@
  * their basic types, and for each JVMTI field index where the value goes in the binary
  * layout (own fields first, then the super's).
  */
+#include "sources/heapdump/heap_classes.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/heapdump/heap_walk_internal.h"
-#include "sources/heapdump/heap_walker.h"
+#include "sources/heapdump/heap_names.h"
 #include "sources/host.h"
 #include "sources/resolve.h"
 

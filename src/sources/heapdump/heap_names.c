@@ -12,11 +12,12 @@
  * named is noted against its new ID (site_of). An object made before the walk whose
  * constructor runs after it is not counted yet, so it shows no site.
  */
+#include "sources/heapdump/heap_names.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/alloc/alloc_live.h"
-#include "sources/heapdump/heap_walk_internal.h"
+#include "sources/alloc/alloc_tracker.h"
 #include "sources/host.h"
 #include "sources/resolve.h"
 #include "util/buf.h"

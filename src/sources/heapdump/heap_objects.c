@@ -9,10 +9,14 @@
  * Objects the walk never visits are read through JNI instead (walk_write_object_jni,
  * for heap_unvisited.c), into the same records.
  */
+#include "sources/heapdump/heap_objects.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/heapdump/heap_walk_internal.h"
+#include "sources/heapdump/heap_names.h"
+#include "sources/heapdump/heap_classes.h"
+#include "sources/heapdump/heap_roots.h"
 #include "sources/host.h"
 #include "util/buf.h"
 

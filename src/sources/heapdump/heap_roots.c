@@ -3,11 +3,13 @@
  * The heap dump's ROOT records: those the walk reports (JNI references, system classes,
  * stack locals, threads), and the monitors live threads own, which JVMTI asks for apart.
  */
+#include "sources/heapdump/heap_roots.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/heapdump/heap_walk_internal.h"
-#include "sources/heapdump/heap_walker.h"
+#include "sources/heapdump/heap_names.h"
+#include "sources/heapdump/heap_classes.h"
 #include "sources/host.h"
 #include "util/buf.h"
 

@@ -15,12 +15,17 @@
  * full GC move them in between, the order check fails and they are left out, with an
  * error.)
  */
+#include "sources/heapdump/heap_unvisited.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/heapdump/heap_walk_internal.h"
-#include "sources/heapdump/heap_walker.h"
+#include "sources/heapdump/heap_names.h"
+#include "sources/heapdump/heap_classes.h"
+#include "sources/heapdump/heap_roots.h"
+#include "sources/heapdump/heap_objects.h"
+#include "sources/heapdump/heap_times.h"
 #include "sources/host.h"
 #include "util/buf.h"
 #include "util/clock.h"

@@ -15,23 +15,23 @@
  * The walk's callbacks run inside the VM (no JNI, no JVMTI but raw memory), with the
  * output lock held by the dumping thread.
  */
-#include "sources/alloc/alloc_live.h"
-#include "sources/heapdump/heap_walker.h"
+
+#include "sources/heapdump/heap_walk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sources/alloc/alloc_tracker.h"
-#include "sources/heapdump/heap_walk_internal.h"
+#include "sources/heapdump/heap_names.h"
+#include "sources/heapdump/heap_classes.h"
+#include "sources/heapdump/heap_roots.h"
+#include "sources/heapdump/heap_objects.h"
+#include "sources/heapdump/heap_unvisited.h"
+#include "sources/heapdump/heap_times.h"
 #include "sources/host.h"
 #include "util/clock.h"
 #include "util/log.h"
-
-void heap_phase(const char *what, double t0)
-{
-    if (heap_times()) fprintf(stderr, "heap dump: %-10s %.3f s\n", what, clock_s() - t0);
-}
 
 /* ---- the walk's callbacks ---- */
 
@@ -174,7 +174,7 @@ static jvmtiError write_dump(struct walk *w, struct heap_sink *sink)
     return err;
 }
 
-void heap_walker_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
+void heap_walk_dump(struct host *h, JNIEnv *jni, struct heap_sink *sink)
 {
     struct walk *w = calloc(1, sizeof *w);
     if (!w) {

@@ -29,7 +29,9 @@
 
 #include "sources/host.h"
 #include "sources/alloc/alloc_tracker.h"
-#include "sources/heapdump/heap_walker.h"
+#include "sources/heapdump/heap_classes.h"
+#include "sources/heapdump/heap_roots.h"
+#include "sources/heapdump/heap_times.h"
 #include "sources/heapdump/dump_threads.h"
 #include "sources/heapdump/jdk_dump_reader.h"
 #include "sources/heapdump/jdk_dump_stacks.h"

@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The JVMTI heap walk's shared state (private to sources/heap_*.c). Its files, each
- * calling only those above it in this list:
+ * The JVMTI heap walk's shared state, struct walk (private to sources/heapdump/heap_*.c;
+ * each file declares its functions in its own header). Its files, each calling only
+ * those above it in this list:
  *   heap_names.c      who is who: objects' IDs (tags), marks, sites, classes, threads
  *   heap_classes.c    the dump's view of every loaded class, and its field layout
  *   heap_roots.c      ROOT records: the walk's roots, owned monitors
  *   heap_objects.c    the record of the object being visited; objects read through JNI
  *   heap_unvisited.c  objects the walk named and never visited
  *   heap_walk.c       the walk itself: its callbacks, and one whole dump
+ *   heap_times.c      HPROF_HEAP_TIMES: the phases of a dump on stderr (both dumpers)
  *
  * Tags (in the dump's own JVMTI environment): below SITE_TAG_END a site id the
  * allocation tracker set; odd above it an object's ID (tags.h), an array's length in its
  * high bits; even above it a class (walk_class_tag).
  */
-#ifndef HPROF_HEAP_WALK_INTERNAL_H
-#define HPROF_HEAP_WALK_INTERNAL_H
+#ifndef HPROF_HEAP_WALK_STATE_H
+#define HPROF_HEAP_WALK_STATE_H
 
 #include <jni.h>
 #include <jvmti.h>
@@ -122,43 +124,5 @@ struct walk {
     /* heap_walk.c */
     uint64_t nobjects, nbytes; /* text header counts */
 };
-
-/* ---- heap_names.c ---- */
-jlong walk_class_tag(uint32_t k);
-struct hd_class *walk_class_of_tag(struct walk *w, jlong tag);
-struct hd_class *walk_class_of_ref(struct walk *w, jclass c);
-/* The trace serial an object's record carries. */
-uint32_t walk_trace_of(struct walk *w, uint32_t id);
-/* Sets a mark; true when it was not set before. */
-bool walk_mark(struct walk *w, uint32_t id, unsigned bit);
-unsigned walk_marks_of(struct walk *w, uint32_t id);
-void walk_count_pending(struct walk *w, struct hd_class *c, int delta);
-uint32_t walk_id_of_object(struct walk *w, jobject o);
-jlong walk_name_referee(struct walk *w, jlong *tag_ptr, jint length, jlong class_tag);
-uint32_t walk_id_of_tag(struct walk *w, jlong tag);
-void walk_tag_threads(struct walk *w);
-/* The serial of the dump's thread tagged so (0: not one of them), and its trace's. */
-uint32_t walk_thread_serial(struct walk *w, jlong thread_tag, uint32_t *trace);
-
-/* ---- heap_classes.c ---- */
-int walk_load_classes(struct walk *w);
-void walk_free_classes(struct walk *w);
-
-/* ---- heap_roots.c ---- */
-void walk_find_monitors(struct walk *w);
-void walk_monitor_roots(struct walk *w);
-void walk_root(struct walk *w, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong tag, uint32_t id);
-
-/* ---- heap_objects.c ---- */
-void walk_measure_arrays(struct walk *w);
-void walk_begin(struct walk *w, jlong tag, jlong class_tag);
-void walk_finish(struct walk *w);
-void walk_reference(struct walk *w, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, uint32_t id);
-void walk_primitive(struct walk *w, jvmtiHeapReferenceKind kind, jint index, jvmtiPrimitiveType type, jvalue value);
-void walk_prim_array(struct walk *w, jlong size, jint count, jvmtiPrimitiveType type, const void *elements);
-void walk_write_object_jni(struct walk *w, jobject o, jlong tag);
-
-/* ---- heap_unvisited.c ---- */
-void walk_write_unvisited(struct walk *w);
 
 #endif
