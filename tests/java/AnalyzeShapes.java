@@ -8,8 +8,8 @@ import java.util.List;
  * Object graphs of known shapes for `hprof analyze` (tests/integration/analyze.sh): each
  * hangs from a static field of this class or from a thread, so that every object's
  * retained size can be compared with VisualVM's heap library's. Prints "ready" and waits
- * for a heap dump (jcmd GC.heap_dump) when given "wait"; with "leak", a list grows from
- * one line (LEAK_LINE) for the by-site test.
+ * for a heap dump (jcmd GC.heap_dump) when its last argument is "wait"; with "leak" first,
+ * a linked list grows from one line (LEAK_LINE) for the by-site test.
  */
 public class AnalyzeShapes {
     static final class Node {
@@ -25,7 +25,12 @@ public class AnalyzeShapes {
     static Node weakAlsoStrong;
     static final List<String> dupStrings = new ArrayList<>();
     static final List<Object> empties = new ArrayList<>();
-    static final List<byte[]> leak = new ArrayList<>();
+    static final class Link {
+        final byte[] data;
+        final Link next;
+        Link(byte[] data, Link next) { this.data = data; this.next = next; }
+    }
+    static Link leak;
     static final ThreadLocal<Node> LOCAL = new ThreadLocal<>();
     static volatile boolean stop;
 
@@ -75,10 +80,10 @@ public class AnalyzeShapes {
         t.start();
         boolean leaking = args.length > 0 && args[0].equals("leak");
         if (leaking)
-            for (int i = 0; i < 2000; i++) leak.add(new byte[1024]); // LEAK_LINE
+            for (int i = 0; i < 2000; i++) leak = new Link(new byte[1024], leak); // LEAK_LINE
         System.out.println("ready");
         System.out.flush();
-        if (args.length > 0) Thread.sleep(600_000);
+        if (args.length > 0 && args[args.length - 1].equals("wait")) Thread.sleep(600_000);
         stop = true;
     }
 }

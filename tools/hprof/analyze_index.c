@@ -320,11 +320,16 @@ const uint8_t *an_string(const struct an_heap *h, uint64_t sid, size_t *len)
 
 /* ------------------------------------------------------------ classes */
 
+/* Whether a string is s, '/' and '.' alike: the JVM's dumps name classes
+ * "java/lang/String", this agent's and the original HPROF's "java.lang.String". */
 static bool name_is(const struct an_heap *h, uint64_t sid, const char *s)
 {
     size_t n;
     const uint8_t *t = an_string(h, sid, &n);
-    return t && n == strlen(s) && !memcmp(t, s, n);
+    if (!t || n != strlen(s)) return false;
+    for (size_t i = 0; i < n; i++)
+        if (t[i] != (uint8_t)s[i] && !(t[i] == '.' && s[i] == '/')) return false;
+    return true;
 }
 
 static uint64_t find_sid(const struct an_heap *h, const char *s)
@@ -573,13 +578,15 @@ static void prim_classes(struct an_heap *h)
 {
     static const struct {
         int type;
-        const char *name;
-    } P[] = {{HD_BOOLEAN, "[Z"}, {HD_CHAR, "[C"},  {HD_FLOAT, "[F"}, {HD_DOUBLE, "[D"},
-             {HD_BYTE, "[B"},    {HD_SHORT, "[S"}, {HD_INT, "[I"},   {HD_LONG, "[J"}};
+        const char *name, *java;
+    } P[] = {{HD_BOOLEAN, "[Z", "boolean[]"}, {HD_CHAR, "[C", "char[]"}, {HD_FLOAT, "[F", "float[]"},
+             {HD_DOUBLE, "[D", "double[]"},   {HD_BYTE, "[B", "byte[]"}, {HD_SHORT, "[S", "short[]"},
+             {HD_INT, "[I", "int[]"},         {HD_LONG, "[J", "long[]"}};
     for (int t = 0; t < 16; t++) h->prim_class[t] = AN_NONE;
     for (uint32_t i = 0; i < h->nclasses; i++)
         for (size_t j = 0; j < sizeof P / sizeof P[0]; j++)
-            if (h->prim_class[P[j].type] == AN_NONE && name_is(h, h->classes[i].name_sid, P[j].name))
+            if (h->prim_class[P[j].type] == AN_NONE &&
+                (name_is(h, h->classes[i].name_sid, P[j].name) || name_is(h, h->classes[i].name_sid, P[j].java)))
                 h->prim_class[P[j].type] = i;
 }
 
