@@ -157,6 +157,9 @@ struct an_dom {
 /* The dominator tree of the graph from a super-root to every GC root; -1 out of memory. */
 int an_dominators(const struct an_heap *h, struct an_dom *d);
 void an_dom_free(struct an_dom *d);
+/* Breadth-first from the GC roots over strong edges, until stop is reached (AN_NONE: all):
+ * per object the one it was reached from (a root: itself; AN_NONE: not reached). */
+uint32_t *an_bfs(const struct an_heap *h, uint32_t stop);
 /* Shortest path from a GC root to obj (BFS over strong edges): obj indexes from root to
  * obj in *path (malloc'd); its length, 0 when unreachable. */
 uint32_t an_root_path(const struct an_heap *h, uint32_t obj, uint32_t **path);
@@ -170,6 +173,13 @@ struct an_opts {
     const char *path_of;  /* --path ID|CLASS */
     bool sites;           /* by allocation site */
 };
+
+/* The children of each object in the dominator tree (CSR; the super-root's at index n). */
+struct an_kids {
+    uint32_t *off, *v;
+};
+int an_kids_make(const struct an_heap *h, const struct an_dom *d, struct an_kids *k);
+void an_kids_free(struct an_kids *k);
 
 /* One class's line of the histogram. */
 struct an_histo {

@@ -198,34 +198,44 @@ void an_dom_free(struct an_dom *d)
     memset(d, 0, sizeof *d);
 }
 
-uint32_t an_root_path(const struct an_heap *h, uint32_t obj, uint32_t **path)
+uint32_t *an_bfs(const struct an_heap *h, uint32_t stop)
 {
-    *path = NULL;
     uint32_t *from = malloc(((size_t)h->n + 1) * sizeof *from), *queue = malloc(((size_t)h->n + 1) * sizeof *queue);
-    if (!from || !queue) return free(from), free(queue), 0;
+    if (!from || !queue) return free(from), free(queue), NULL;
     for (uint32_t o = 0; o < h->n; o++) from[o] = AN_NONE;
     uint32_t head = 0, tail = 0;
     for (uint32_t r = 0; r < h->nroots; r++) from[h->roots[r]] = h->roots[r], queue[tail++] = h->roots[r];
-    while (head < tail && from[obj] == AN_NONE) {
+    while (head < tail && (stop == AN_NONE || from[stop] == AN_NONE)) {
         uint32_t v = queue[head++];
         for (uint64_t e = h->eoff[v], end = AN_STRONG_END(h, v); e < end; e++) {
             uint32_t w = h->edge[e];
             if (from[w] == AN_NONE) from[w] = v, queue[tail++] = w;
         }
     }
-    uint32_t len = 0;
+    free(queue);
+    return from;
+}
+
+uint32_t an_root_path(const struct an_heap *h, uint32_t obj, uint32_t **path)
+{
+    *path = NULL;
+    uint32_t *from = an_bfs(h, obj), len = 0;
+    if (!from) return 0;
     if (from[obj] != AN_NONE) {
         for (uint32_t x = obj;; x = from[x]) {
-            queue[len++] = x;
+            len++;
             if (from[x] == x) break;
         }
         *path = malloc(len * sizeof **path);
+        uint32_t i = len;
         if (*path)
-            for (uint32_t i = 0; i < len; i++) (*path)[i] = queue[len - 1 - i];
+            for (uint32_t x = obj;; x = from[x]) {
+                (*path)[--i] = x;
+                if (from[x] == x) break;
+            }
         else
             len = 0;
     }
     free(from);
-    free(queue);
     return len;
 }

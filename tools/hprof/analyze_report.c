@@ -17,11 +17,7 @@
 
 /* ------------------------------------------------------------ the dominator tree's children */
 
-struct kids {
-    uint32_t *off, *v; /* children of object o: v[off[o] .. off[o+1]); off[n] for the super-root */
-};
-
-static int kids_make(const struct an_heap *h, const struct an_dom *d, struct kids *k)
+int an_kids_make(const struct an_heap *h, const struct an_dom *d, struct an_kids *k)
 {
     k->off = calloc((size_t)h->n + 2, sizeof *k->off);
     k->v = malloc(((size_t)d->nreach + 1) * sizeof *k->v);
@@ -41,7 +37,7 @@ static int kids_make(const struct an_heap *h, const struct an_dom *d, struct kid
     return 0;
 }
 
-static void kids_free(struct kids *k)
+void an_kids_free(struct an_kids *k)
 {
     free(k->off);
     free(k->v);
@@ -110,7 +106,7 @@ struct walk_sums {
     uint32_t ntraces;
 };
 
-static int dom_walk(const struct an_heap *h, const struct an_dom *d, const struct kids *k, struct walk_sums *w)
+static int dom_walk(const struct an_heap *h, const struct an_dom *d, const struct an_kids *k, struct walk_sums *w)
 {
     uint32_t *cc = calloc((size_t)h->nclasses + 1, sizeof *cc);
     uint32_t *tc = calloc((size_t)w->ntraces + 1, sizeof *tc);
@@ -175,12 +171,12 @@ static struct an_histo *histogram(const struct an_heap *h, const struct an_dom *
 
 struct an_histo *an_histogram(const struct an_heap *h, const struct an_dom *d, uint32_t *n)
 {
-    struct kids k;
+    struct an_kids k;
     struct walk_sums w = {0};
     w.cls_retained = calloc((size_t)h->nclasses + 1, sizeof *w.cls_retained);
-    if (!w.cls_retained || kids_make(h, d, &k)) return free(w.cls_retained), NULL;
+    if (!w.cls_retained || an_kids_make(h, d, &k)) return free(w.cls_retained), NULL;
     struct an_histo *r = dom_walk(h, d, &k, &w) ? NULL : histogram(h, d, &w, n);
-    kids_free(&k);
+    an_kids_free(&k);
     free(w.cls_retained);
     return r;
 }
@@ -430,7 +426,7 @@ static void collections(const struct an_heap *h, const struct an_dom *d, struct 
 
 /* Down from o, the child that holds most while it holds at least 80% of its parent: the
  * object under which the many accumulate. */
-static uint32_t accumulation_point(const struct an_dom *d, const struct kids *k, uint32_t o)
+static uint32_t accumulation_point(const struct an_dom *d, const struct an_kids *k, uint32_t o)
 {
     for (;;) {
         uint32_t best = AN_NONE;
@@ -695,7 +691,7 @@ static void report_waste(const struct an_heap *h, const struct an_dom *d, const 
     buf_put(&w->b, w->json ? "]}" : "WASTE END\n\n", w->json ? 2 : 11);
 }
 
-static void report_suspects(const struct an_heap *h, const struct an_dom *d, const struct kids *k,
+static void report_suspects(const struct an_heap *h, const struct an_dom *d, const struct an_kids *k,
                             const struct an_histo *r, uint32_t nr, const struct an_opts *o, struct out *w)
 {
     uint64_t limit = (uint64_t)((double)d->total * o->suspect_share);
@@ -801,11 +797,11 @@ void an_report(const struct an_heap *h, const struct an_dom *d, const struct an_
 {
     struct out w = {f, o->json, {0}, 0};
     buf_init(&w.b);
-    struct kids k;
+    struct an_kids k;
     struct walk_sums ws = {0};
     uint32_t *serials = NULL;
     ws.cls_retained = calloc((size_t)h->nclasses + 1, sizeof *ws.cls_retained);
-    if (!ws.cls_retained || kids_make(h, d, &k)) {
+    if (!ws.cls_retained || an_kids_make(h, d, &k)) {
         fprintf(stderr, "hprof analyze: out of memory\n");
         free(ws.cls_retained);
         return;
@@ -839,7 +835,7 @@ void an_report(const struct an_heap *h, const struct an_dom *d, const struct an_
     flush_buf(&w);
     buf_free(&w.b);
     free(r);
-    kids_free(&k);
+    an_kids_free(&k);
     free(ws.cls_retained), free(ws.trace_idx), free(ws.trace_retained), free(ws.trace_count), free(ws.trace_shallow);
     free(serials);
 }
