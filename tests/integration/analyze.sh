@@ -28,11 +28,17 @@ for _ in $(seq 300); do grep -q ready shapes.out 2>/dev/null && break; sleep 0.1
 "$JAVA_HOME/bin/jcmd" $PID GC.heap_dump "$WORK/jcmd.hprof" >/dev/null 2>&1
 "$HP" heap $PID "$WORK/hheap.hprof" >hheap.out 2>&1
 kill $PID; wait $PID 2>/dev/null
-# The leak, dumped by the agent with a trace per object (heap=all).
+# The leak, dumped by the JVM (to compare with the first) ...
+"$JAVA" -Xcheck:jni -cp "$TEST_CLASSES" AnalyzeShapes leak wait >leak.out 2>&1 &
+PID=$!
+for _ in $(seq 300); do grep -q ready leak.out 2>/dev/null && break; sleep 0.1; done
+"$JAVA_HOME/bin/jcmd" $PID GC.heap_dump "$WORK/leak.hprof" >/dev/null 2>&1
+kill $PID; wait $PID 2>/dev/null
+# ... and by the agent with a trace per object (heap=all).
 "$JAVA" -Xcheck:jni "$(agent heap=all,format=b,file=all.hprof,depth=4)" -cp "$TEST_CLASSES" AnalyzeShapes leak \
   >all.out 2>&1
 set -e
-check "the dumps were written" test -s jcmd.hprof -a -s hheap.hprof -a -s all.hprof
+check "the dumps were written" test -s jcmd.hprof -a -s hheap.hprof -a -s leak.hprof -a -s all.hprof
 
 # compare NAME DUMP: every object VisualVM lists, ours against its (shallow, retained).
 compare() {
@@ -75,8 +81,10 @@ want=$(node 10); for i in $(seq 0 98); do want=$(( want + $(node $i) )); done
 check "the chain's head retains the 100 nodes and their arrays ($want bytes)" \
   grep -q "^$head_id AnalyzeShapes\$Node 32 $want\$" jcmd.ours
 # the biggest Node instance is the chain's head; its path starts at a root, the class
-check "--path CLASS: from a root through AnalyzeShapes's statics to the chain's head" \
-  bash -c "'$HP' analyze jcmd.hprof --path 'AnalyzeShapes\$Node' | grep -A2 '^PATH BEGIN' | grep -q 'root java.lang.Class AnalyzeShapes#'"
+"$HP" analyze jcmd.hprof --path 'AnalyzeShapes$Node' | sed -n '/^PATH BEGIN/,/^PATH END/p' >path.txt
+check "--path CLASS: from a root through the class AnalyzeShapes to the chain's head" \
+  bash -c "sed -n 2p path.txt | grep -q '^root ' && grep -q -- '-> java.lang.Class AnalyzeShapes#' path.txt &&
+           tail -2 path.txt | head -1 | grep -q 'AnalyzeShapes\$Node#$head_id '"
 # diamond: top retains l, r and bottom; the cycle's entry retains the three
 want=$(( $(node 1) + $(node 2) + $(node 3) + $(node 1000) ))
 check "the diamond's top retains its four nodes ($want bytes)" \
@@ -111,11 +119,14 @@ check "by site: the first site's stack holds the leaking line (AnalyzeShapes.jav
 check "by site: it retains the 2000 links and their 1 KB arrays" \
   bash -c "sed -n '/^SITES BEGIN/,/^SITES END/p' all.txt | awk '\$1 == 1 { exit !(\$2 >= 2000 * 1040) }'"
 
-# Two dumps: the leak's run against the plain one.
-"$HP" analyze --diff jcmd.hprof all.hprof top=5 >diff.txt
+# Two dumps: the leak's run against the plain one, both by the JVM.
+"$HP" analyze --diff jcmd.hprof leak.hprof top=5 >diff.txt
+check "--diff: the 2000 links grew by their retained bytes (2000 x (24 + 1040)), on top" \
+  bash -c "awk '/^GROWTH BY CLASS BEGIN/,/^GROWTH BY CLASS END/' diff.txt | awk '\$1 == 1 { exit !(\$2 == \"+2000\" && \$4 == \"+2128000\" && \$NF == \"AnalyzeShapes\$Link\") }'"
 check "--diff: byte[] grew by the leak's 2000 arrays at least" \
-  bash -c "awk '/^GROWTH BY CLASS BEGIN/,/^GROWTH BY CLASS END/' diff.txt | awk '\$NF == \"byte[]\" { exit !(\$2 >= 2000) }'"
-check "--diff: a dominator subtree from AnalyzeShapes grew" grep -q 'AnalyzeShapes' diff.txt
+  bash -c "awk '/^GROWTH BY CLASS BEGIN/,/^GROWTH BY CLASS END/' diff.txt | grep -q . && '$HP' analyze --diff jcmd.hprof leak.hprof top=1000 | awk '\$NF == \"byte[]\" { f = 1; exit !(\$2 >= 2000) } END { exit !f }'"
+check "--diff: the subtree under the class AnalyzeShapes grew" \
+  bash -c "awk '/^GROWTH BY SUBTREE BEGIN/,/END/' diff.txt | grep -q 'class AnalyzeShapes / AnalyzeShapes\$Link'"
 
 # gzip: the same answers.
 gzip -c jcmd.hprof >jcmd.hprof.gz

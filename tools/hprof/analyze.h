@@ -130,6 +130,8 @@ void an_heap_free(struct an_heap *h);
 uint64_t an_memory_needed(const struct an_counts *c);
 /* Index of an object id, or AN_NONE. */
 uint32_t an_find(const struct an_heap *h, uint64_t id);
+/* The class a class object is (index in classes), AN_NONE for other objects. */
+uint32_t an_class_of_object(const struct an_heap *h, uint32_t obj);
 /* A class's name as Java writes it ("java.util.HashMap", "int[]"), into b. */
 void an_class_name(const struct an_heap *h, uint32_t cls, struct buf *b);
 /* Text of a string id; NULL when unknown. */

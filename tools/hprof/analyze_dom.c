@@ -149,6 +149,12 @@ int an_dominators(const struct an_heap *h, struct an_dom *d)
     free(label);
     free(anc);
     free(stack);
+    /* referrers of each object, distinct, up to 2 (a referrer listed twice is one) */
+    uint8_t *refs = calloc(N, 1);
+    if (!refs) goto oom;
+    for (uint32_t o = 0; o < h->n; o++)
+        for (uint64_t e = roff[o]; e < roff[o + 1]; e++)
+            if (redge[e] != h->n && (e == roff[o] || redge[e - 1] != redge[e]) && refs[o] < 2) refs[o]++;
     free(roff);
     free(redge);
     roff = NULL, redge = NULL;
@@ -162,21 +168,43 @@ int an_dominators(const struct an_heap *h, struct an_dom *d)
     free(semi);
     d->idom = malloc(N * sizeof *d->idom);
     d->retained = calloc(N, sizeof *d->retained);
-    if (!d->idom || !d->retained) goto oom;
+    uint8_t *tree_of = calloc(N, 1); /* 2: a tree (below) */
+    if (!d->idom || !d->retained || !tree_of) {
+        free(tree_of), free(refs);
+        goto oom;
+    }
+    /* tree_of[o] = 2: o and what it refers to form a tree (each its only referrer's),
+     * worked out children first (reverse preorder; a back edge's target is not done yet,
+     * so a cycle is no tree). VisualVM counts a class's own size only then. */
+    for (uint32_t w = nn - 1; w >= 1; w--) {
+        uint32_t o = vertex[w];
+        bool tree = true;
+        for (uint64_t e = h->eoff[o]; e < h->eoff[o + 1] && tree; e++) {
+            uint32_t t = h->edge[e];
+            tree = refs[t] == 1 && tree_of[t] == 2 && dfn[t] > w;
+        }
+        tree_of[o] = tree ? 2 : 1;
+    }
+    free(refs);
     for (uint32_t o = 0; o < h->n; o++) {
         d->idom[o] = AN_NONE;
         d->retained[o] = 0; /* the unreachable retain nothing (VisualVM says 0 too) */
     }
     for (uint32_t w = nn - 1; w >= 1; w--) {
         uint32_t o = vertex[w], dom = parent[w];
+        /* as VisualVM: a class's own size counts only when what it refers to is a
+         * tree, and never in what its dominators retain; what the class dominates is
+         * passed up through it */
+        bool cls = AN_KIND(h, o) == AN_CLASSOBJ;
+        uint64_t own = !cls || tree_of[o] == 2 ? h->shallow[o] : 0;
         d->total += h->shallow[o];
-        d->retained[o] += h->shallow[o];
+        d->retained[o] += own;
         if (dom) {
             d->idom[o] = vertex[dom];
-            /* a class's retained size stays its own: VisualVM adds up instances only */
-            if (AN_KIND(h, o) != AN_CLASSOBJ) d->retained[vertex[dom]] += d->retained[o];
+            d->retained[vertex[dom]] += d->retained[o] - (cls ? own : 0);
         }
     }
+    free(tree_of);
     /* the order: objects by preorder, without the super-root */
     memmove(vertex, vertex + 1, (nn - 1) * sizeof *vertex);
     d->order = vertex;

@@ -514,6 +514,12 @@ const uint8_t *an_instance_data(const struct an_heap *h, uint32_t o, uint32_t *l
     return h->p + at + 4;
 }
 
+uint32_t an_class_of_object(const struct an_heap *h, uint32_t o)
+{
+    uint64_t v;
+    return AN_KIND(h, o) == AN_CLASSOBJ && idmap_get(&h->class_by_id, h->ids[o], &v) ? (uint32_t)v : AN_NONE;
+}
+
 /* The class index of an object's class id; AN_NONE when not in the dump. */
 static uint32_t class_index(const struct an_heap *h, uint64_t id)
 {

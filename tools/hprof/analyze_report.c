@@ -65,11 +65,7 @@ void an_object_label(const struct an_heap *h, uint32_t o, struct buf *b)
     an_class_name(h, h->cls[o], b);
     if (AN_KIND(h, o) == AN_CLASSOBJ) {
         buf_put(b, " ", 1);
-        for (uint32_t k = 0; k < h->nclasses; k++)
-            if (h->classes[k].obj == o) {
-                an_class_name(h, k, b);
-                break;
-            }
+        an_class_name(h, an_class_of_object(h, o), b);
     }
     buf_printf(b, "#0x%" PRIx64, h->ids[o]);
 }
@@ -895,7 +891,8 @@ static size_t rows(const struct an_heap *h, const struct an_dom *d, int side, bo
             if (m == 5 || d->retained[o] < 1024) continue; /* deeper, or too small to say */
             buf_reset(&nb);
             for (uint32_t j = m; j-- > 0;) {
-                an_class_name(h, h->cls[up[j]], &nb);
+                if (AN_KIND(h, up[j]) == AN_CLASSOBJ) buf_put(&nb, "class ", 6);
+                an_class_name(h, AN_KIND(h, up[j]) == AN_CLASSOBJ ? an_class_of_object(h, up[j]) : h->cls[up[j]], &nb);
                 if (j) buf_put(&nb, " / ", 3);
             }
             if (!grow_array((void **)out, cap, n + 1, sizeof **out)) break;
