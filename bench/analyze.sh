@@ -51,6 +51,7 @@ for mib in "${MIBS[@]}"; do
   for _ in $(seq "$RUNS"); do
     "$RUNSTAT" -o "$OUT/stat" -- "$HP" analyze "$dump" top=10 >/dev/null; cat "$OUT/stat" >>"$OUT/ours.$mib"
     if [[ $vv == 1 ]]; then
+      rm -rf "$dump.hwcache"   # VisualVM's cache of a dump it read: each run computes afresh
       "$RUNSTAT" -o "$OUT/stat" -- "$JDK/bin/java" -Xmx${vheap}g -cp "$OUT/classes:$JAR" RetainedVisualVM top "$dump" 10 \
         >/dev/null 2>&1 || true
       cat "$OUT/stat" >>"$OUT/vv.$mib"

@@ -68,6 +68,23 @@ if [[ $VV == 1 ]]; then
              "$HP" analyze "$1" --objects | sort -k4,4nr | head -100 | awk '{ print $4 }' >"$2.ours.top"; }
   top100 jcmd.hprof jcmd
   check "jcmd: the 100 biggest retained sizes are VisualVM's" cmp -s jcmd.vv.top jcmd.ours.top
+  # javac mid-run (interpreted, so that it is still at work when dumped): the 100 biggest
+  mkdir -p javac-out
+  set +e
+  "$JAVA_HOME/bin/javac" -J-Xint -J-Xcheck:jni -d javac-out "$HPROF_ROOT"/tests/java/*.java >javac.out 2>&1 &
+  JP=$!
+  for _ in $(seq 100); do "$JAVA_HOME/bin/jcmd" $JP VM.uptime >/dev/null 2>&1 && break; sleep 0.1; done
+  sleep 2
+  "$JAVA_HOME/bin/jcmd" $JP GC.heap_dump "$WORK/javac.hprof" >/dev/null 2>&1
+  kill $JP 2>/dev/null; wait $JP 2>/dev/null
+  set -e
+  if [[ -s javac.hprof ]]; then
+    top100 javac.hprof javac
+    check "javac mid-run ($(wc -l <javac.ours.top) of $("$HP" analyze javac.hprof --objects | wc -l) objects): the 100 biggest retained sizes are VisualVM's" \
+      cmp -s javac.vv.top javac.ours.top
+  else
+    skip "javac mid-run: the 100 biggest retained sizes are VisualVM's" "javac ended before its dump"
+  fi
 else
   skip "retained sizes equal VisualVM's" "$NO_VV"
 fi

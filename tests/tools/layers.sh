@@ -117,7 +117,7 @@ else not_ok "loops of includes between files:"; echo "$found" | sed 's/^/#   /';
 # The uses come from every object of the tree: the agent's, the tools', the tests'.
 mkdir -p "$WORK/tests"
 JDK=${JAVA_HOME:-$(tests/lib/jdks.sh --first)}
-broken=$(compile "$WORK/tests" -DHPROF_VERSION='""' -I"$ROOT/tests/unit" -I"$ROOT/tests/fuzz" \
+broken=$(compile "$WORK/tests" -DHPROF_VERSION='""' -I"$ROOT/tests/unit" -I"$ROOT/tests/fuzz" -I"$ROOT/tools/hprof" \
   -isystem "$JDK/include" -isystem "$JDK/include/linux" -- tests/unit/test_*.c tests/fuzz/fuzz_*.c tests/fuzz/replay.c)
 [[ -z "$broken" ]] || not_ok "cannot compile$broken"
 ENTRY=" main Agent_OnLoad Agent_OnAttach Agent_OnUnload LLVMFuzzerTestOneInput __asan_default_options "

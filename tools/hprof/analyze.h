@@ -126,8 +126,6 @@ struct an_counts {
 int an_heap_load(struct an_heap *h, const struct an_file *f, uint64_t max_mem, int threads, bool progress, char *err,
                  size_t errlen);
 void an_heap_free(struct an_heap *h);
-/* Memory the analysis needs for a dump with these counts, in bytes. */
-uint64_t an_memory_needed(const struct an_counts *c);
 /* Index of an object id, or AN_NONE. */
 uint32_t an_find(const struct an_heap *h, uint64_t id);
 /* The class a class object is (index in classes), AN_NONE for other objects. */
@@ -136,14 +134,10 @@ uint32_t an_class_of_object(const struct an_heap *h, uint32_t obj);
 void an_class_name(const struct an_heap *h, uint32_t cls, struct buf *b);
 /* Text of a string id; NULL when unknown. */
 const uint8_t *an_string(const struct an_heap *h, uint64_t sid, size_t *len);
-/* The bytes of an instance's field data (NULL for other objects). */
-const uint8_t *an_instance_data(const struct an_heap *h, uint32_t obj, uint32_t *len);
 /* A field of an instance by name string id: its value bytes (NULL when absent). */
 const uint8_t *an_field(const struct an_heap *h, uint32_t obj, uint64_t name_sid, int *type);
 /* A primitive array's elements: type, count, bytes (NULL when not one). */
 const uint8_t *an_prim_array(const struct an_heap *h, uint32_t obj, int *type, uint32_t *count);
-/* Seconds since the start, for progress lines. */
-double an_now(void);
 void an_progress(struct an_progress *p, const char *what);
 
 /* ------------------------------------------------------------- analyze_dom.c */

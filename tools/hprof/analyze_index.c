@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "analyze.h"
+#include "hd.h"
 #include "util/hprof_format.h"
 
 /* A bounded cursor over the mapped file. */
@@ -58,7 +59,8 @@ static uint64_t be(const uint8_t *s, int n)
     return v;
 }
 
-double an_now(void)
+/* Seconds of the monotonic clock, for progress lines. */
+static double an_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -71,21 +73,7 @@ void an_progress(struct an_progress *p, const char *what)
 }
 
 /* Size of a value of a basic type in the dump; 0 when the type is invalid. */
-static int vsize(int type, int idsize)
-{
-    switch (type) {
-    case HD_OBJECT: return idsize;
-    case HD_BOOLEAN:
-    case HD_BYTE: return 1;
-    case HD_CHAR:
-    case HD_SHORT: return 2;
-    case HD_FLOAT:
-    case HD_INT: return 4;
-    case HD_DOUBLE:
-    case HD_LONG: return 8;
-    default: return 0;
-    }
-}
+static int vsize(int type, int idsize) { return hd_type_size(type, idsize); }
 
 static bool put(struct idmap *m, uint64_t k, uint64_t v) { return idmap_insert(m, k, v, NULL) >= 0; }
 
@@ -341,23 +329,38 @@ static uint64_t find_sid(const struct an_heap *h, const char *s)
     return 0;
 }
 
-/* A class's own fields from its CLASS DUMP: bytes, strong object-field offsets, and the
- * bytes VisualVM counts for them; with_ids: the oop size. */
-static void own_fields(struct an_heap *h, struct an_class *k, uint64_t *vv, uint32_t **refs, size_t *cap)
+/* A cursor on a CLASS DUMP at off, past its constant pool: at the count of its statics. */
+static struct cur statics_at(const struct an_heap *h, uint64_t off)
 {
     int ids = h->idsize;
-    struct cur c = {h->p, k->off + 1 + (uint64_t)ids + 4 + 6 * (uint64_t)ids + 4, h->size, false};
+    struct cur c = {h->p, off + 1 + (uint64_t)ids + 4 + 6 * (uint64_t)ids + 4, h->size, false};
     uint64_t n = rd(&c, 2);
     for (uint64_t i = 0; i < n && !c.bad; i++) {
         skip(&c, 2);
         skip(&c, (uint64_t)vsize((int)rd(&c, 1), ids));
     }
-    n = rd(&c, 2);
+    return c;
+}
+
+/* The same past its statics too: at the count of its instance fields. */
+static struct cur fields_at(const struct an_heap *h, uint64_t off)
+{
+    struct cur c = statics_at(h, off);
+    uint64_t n = rd(&c, 2);
     for (uint64_t i = 0; i < n && !c.bad; i++) {
-        skip(&c, (uint64_t)ids);
-        skip(&c, (uint64_t)vsize((int)rd(&c, 1), ids));
+        skip(&c, (uint64_t)h->idsize);
+        skip(&c, (uint64_t)vsize((int)rd(&c, 1), h->idsize));
     }
-    n = rd(&c, 2);
+    return c;
+}
+
+/* A class's own fields from its CLASS DUMP: bytes, strong object-field offsets, and the
+ * bytes VisualVM counts for them; with_ids: the oop size. */
+static void own_fields(struct an_heap *h, struct an_class *k, uint64_t *vv, uint32_t **refs, size_t *cap)
+{
+    int ids = h->idsize;
+    struct cur c = fields_at(h, k->off);
+    uint64_t n = rd(&c, 2);
     uint64_t own = 0, v = 0;
     k->refs = (uint32_t)h->nrefoffs;
     for (uint64_t i = 0; i < n && !c.bad; i++) {
@@ -505,7 +508,8 @@ static int classes(struct an_heap *h)
 
 /* ------------------------------------------------------------ objects */
 
-const uint8_t *an_instance_data(const struct an_heap *h, uint32_t o, uint32_t *len)
+/* The bytes of an instance's field data (NULL for other objects). */
+static const uint8_t *an_instance_data(const struct an_heap *h, uint32_t o, uint32_t *len)
 {
     uint64_t off = h->off[o];
     if (h->p[off] != 0x21) return NULL;
@@ -650,13 +654,8 @@ static uint32_t refs_of(const struct an_heap *h, uint32_t o, uint32_t *out, uint
     }
     case AN_CLASSOBJ: { /* its static object fields, and its loader (as VisualVM has it) */
         REF(r + 1 + ids + 4 + ids);
-        struct cur c = {h->p, h->off[o] + 1 + (uint64_t)ids + 4 + 6 * (uint64_t)ids + 4, h->size, false};
+        struct cur c = statics_at(h, h->off[o]);
         uint64_t m = rd(&c, 2);
-        for (uint64_t i = 0; i < m && !c.bad; i++) {
-            skip(&c, 2);
-            skip(&c, (uint64_t)vsize((int)rd(&c, 1), ids));
-        }
-        m = rd(&c, 2);
         for (uint64_t i = 0; i < m && !c.bad; i++) {
             skip(&c, (uint64_t)ids);
             int t = (int)rd(&c, 1);
@@ -726,7 +725,8 @@ static int edges(struct an_heap *h)
 
 /* ------------------------------------------------------------ the whole load */
 
-uint64_t an_memory_needed(const struct an_counts *c)
+/* Memory the analysis needs for a dump with these counts, in bytes. */
+static uint64_t an_memory_needed(const struct an_counts *c)
 {
     /* per object: id, offset, shallow, retained, CSR offset of each direction (8 each),
      * class, trace, edge, plus five u32 arrays of the dominator pass, kind (1); per
@@ -874,18 +874,8 @@ const uint8_t *an_field(const struct an_heap *h, uint32_t o, uint64_t name_sid, 
      * the loop ends at the first class with no fields left to look in) */
     for (uint32_t guard = 0; guard <= h->nclasses; guard++) {
         const struct an_class *c = &h->classes[k];
-        struct cur cu = {h->p, c->off + 1 + (uint64_t)h->idsize + 4 + 6 * (uint64_t)h->idsize + 4, h->size, false};
+        struct cur cu = fields_at(h, c->off);
         uint64_t m = rd(&cu, 2);
-        for (uint64_t i = 0; i < m && !cu.bad; i++) {
-            skip(&cu, 2);
-            skip(&cu, (uint64_t)vsize((int)rd(&cu, 1), h->idsize));
-        }
-        m = rd(&cu, 2);
-        for (uint64_t i = 0; i < m && !cu.bad; i++) {
-            skip(&cu, (uint64_t)h->idsize);
-            skip(&cu, (uint64_t)vsize((int)rd(&cu, 1), h->idsize));
-        }
-        m = rd(&cu, 2);
         uint32_t at = base;
         for (uint64_t i = 0; i < m && !cu.bad; i++) {
             uint64_t name = rd(&cu, h->idsize);
