@@ -6,8 +6,8 @@
 # visualvm) computing the same (getBiggestObjectsByRetainedSize(10), which needs all of
 # them), same machine, same dump, alternating, medians. One Markdown row per dump size.
 #   bench/analyze.sh [--mib N]... [--runs N] [--no-visualvm-above MIB] [--jdk DIR]
-#   (default: --mib 250 --mib 1024, 3 runs, VisualVM up to 300 MiB: it needs about 30x the
-#   dump in memory, more than this machine has for a 1 GB dump)
+#   (default: --mib 250 --mib 1024, 3 runs, VisualVM up to 300 MiB: above, its run takes
+#   minutes; --no-visualvm-above 4096 runs it on every size)
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MIBS=(); RUNS=3; VV_MAX=300; JDK=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
