@@ -702,14 +702,14 @@ static void report_suspects(const struct an_heap *h, const struct an_dom *d, con
     if (w->json) buf_printf(&w->b, "{\"share\": %.6g, \"objects\": [", o->suspect_share);
     /* objects: the biggest that no bigger suspect holds, so that a chain of dominators
      * above one accumulation point is named once (its lowest member) */
-    uint32_t *top = malloc(64 * sizeof *top), n = top ? top_n(d->retained, d->order, d->nreach, 64, top) : 0, shown = 0;
+    uint32_t top[64], accs[64], n = top_n(d->retained, d->order, d->nreach, 64, top), shown = 0;
     for (uint32_t i = 0; i < n && shown < (uint32_t)o->top; i++) {
         uint32_t s = top[i];
+        accs[i] = AN_NONE;
         if (d->retained[s] <= limit || AN_KIND(h, s) == AN_CLASSOBJ) continue;
-        uint32_t acc = accumulation_point(d, k, s);
+        uint32_t acc = accs[i] = accumulation_point(d, k, s);
         bool dup = false; /* the same accumulation point seen from a dominator of s */
-        for (uint32_t j = 0; j < i; j++)
-            if (d->retained[top[j]] > limit && accumulation_point(d, k, top[j]) == acc) dup = true;
+        for (uint32_t j = 0; j < i; j++) dup |= accs[j] == acc;
         if (dup) continue;
         buf_reset(&lb), buf_reset(&ab);
         an_object_label(h, s, &lb);
@@ -728,7 +728,6 @@ static void report_suspects(const struct an_heap *h, const struct an_dom *d, con
                        text(&lb), d->retained[s], pct, text(&ab), kids);
         shown++;
     }
-    free(top);
     if (w->json) buf_put(&w->b, "], \"classes\": [", 15);
     shown = 0;
     for (uint32_t i = 0; i < nr && shown < (uint32_t)o->top; i++) {
