@@ -37,7 +37,8 @@ void usage_analyze(FILE *f)
             "  --path X     the shortest path from a GC root to object X (0x id) or to the\n"
             "      biggest instance of class X (strong references only).\n"
             "  --suspect P  a leak suspect retains more than P%% of the heap (default 10).\n"
-            "  --objects    every reachable object: id, class, shallow, retained (for scripts).\n"
+            "  --objects    every reachable object: id, class, shallow, retained, immediate\n"
+            "      dominator (0x0: a GC root's or the roots' together), for scripts.\n"
             "  --max-memory MB  refuse a dump whose indexes need more (default: what the\n"
             "      machine has available); the need is printed with --progress.\n"
             "  --threads N  threads that index references (default 2).\n"
@@ -142,8 +143,9 @@ static void objects(const struct an_heap *h, const struct an_dom *d, FILE *out)
         uint32_t o = d->order[i];
         buf_reset(&b);
         an_class_name(h, h->cls[o], &b);
-        fprintf(out, "0x%llx %.*s %llu %llu\n", (unsigned long long)h->ids[o], (int)b.len, (const char *)b.data,
-                (unsigned long long)h->shallow[o], (unsigned long long)d->retained[o]);
+        fprintf(out, "0x%llx %.*s %llu %llu 0x%llx\n", (unsigned long long)h->ids[o], (int)b.len, (const char *)b.data,
+                (unsigned long long)h->shallow[o], (unsigned long long)d->retained[o],
+                d->idom[o] == AN_NONE ? 0ull : (unsigned long long)h->ids[d->idom[o]]);
     }
     buf_free(&b);
 }
