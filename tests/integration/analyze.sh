@@ -101,7 +101,7 @@ node() { echo $(( 32 + $(arr "$1") )); }
 head_id=$("$HP" analyze jcmd.hprof --path 'AnalyzeShapes$Node' | sed -n 's/.*AnalyzeShapes\$Node#\(0x[0-9a-f]*\).*/\1/p' | tail -1)
 want=$(node 10); for i in $(seq 0 98); do want=$(( want + $(node $i) )); done
 check "the chain's head retains the 100 nodes and their arrays ($want bytes)" \
-  grep -q "^$head_id AnalyzeShapes\$Node 32 $want\$" jcmd.ours
+  grep -q "^$head_id AnalyzeShapes\$Node 32 $want 0x" jcmd.ours
 # the biggest Node instance is the chain's head; its path starts at a root, the class
 "$HP" analyze jcmd.hprof --path 'AnalyzeShapes$Node' | sed -n '/^PATH BEGIN/,/^PATH END/p' >path.txt
 check "--path CLASS: from a root through the class AnalyzeShapes to the chain's head" \
@@ -110,13 +110,13 @@ check "--path CLASS: from a root through the class AnalyzeShapes to the chain's 
 # diamond: top retains l, r and bottom; the cycle's entry retains the three
 want=$(( $(node 1) + $(node 2) + $(node 3) + $(node 1000) ))
 check "the diamond's top retains its four nodes ($want bytes)" \
-  grep -q "AnalyzeShapes\$Node 32 $want\$" jcmd.ours
+  grep -q "AnalyzeShapes\$Node 32 $want 0x" jcmd.ours
 check "the shared subtree is retained by neither of its two holders" \
-  test "$(grep -c "AnalyzeShapes\$Node 32 $(( $(node 4000) + $(node 100) ))\$" jcmd.ours)" -eq 1
+  test "$(grep -c "AnalyzeShapes\$Node 32 $(( $(node 4000) + $(node 100) )) 0x" jcmd.ours)" -eq 1
 check "a weak referent held by nothing else is not reachable (Node 3000 absent)" \
-  bash -c "! grep -q 'AnalyzeShapes\$Node 32 $(node 3000)\$' jcmd.ours"
+  bash -c "! grep -q 'AnalyzeShapes\$Node 32 $(node 3000) 0x' jcmd.ours"
 check "a thread-local value and a local of a thread are reachable (Node 5000, 6000)" \
-  bash -c "grep -q 'AnalyzeShapes\$Node 32 $(node 5000)\$' jcmd.ours && grep -q 'AnalyzeShapes\$Node 32 $(node 6000)\$' jcmd.ours"
+  bash -c "grep -q 'AnalyzeShapes\$Node 32 $(node 5000) 0x' jcmd.ours && grep -q 'AnalyzeShapes\$Node 32 $(node 6000) 0x' jcmd.ours"
 
 # The report: JSON parses; waste finds the 5 strings held 10 times and the empty lists.
 "$HP" analyze jcmd.hprof --json top=5 >r.json
