@@ -49,11 +49,21 @@ bounded "... read from a pipe (the heap dump spooled)" 0 "ok, 300003 records" \
 bounded "... printed: a line a record and sub-record" 0 "^600005$" \
   bash -c "set -o pipefail; '$DUMP' '$WORK/chain.hprof' | wc -l"
 
+bounded "... hprof analyze reads it (nothing is reachable: no root)" 0 "^DUMP: 300001 objects" \
+  "$TOOL" analyze "$WORK/chain.hprof"
+# A linked list of 1,000,000 objects from one root: dominators, paths and the report
+# without recursion (each node retains the rest).
+python3 "$ROOT/tests/tools/deep_chain_hprof.py" 1000000 >"$WORK/list.hprof"
+bounded "hprof analyze: a 1,000,000-deep list, the head retains all" 0 "^   1     16000000           16 Link#0x1000$" \
+  "$TOOL" analyze "$WORK/list.hprof" --path 0x7a21f8
+
 # The same chain closed into a loop: the first class's superclass is the last.
 "$GEN" cycle 300000 >"$WORK/cycle.hprof"
 bounded "a loop of 300,000 superclasses is an error that names it" 1 \
   "CLASS_DUMP 0x10000: its chain of superclasses comes back to it \(through 0x10008\)" \
   "$DUMP" --check "$WORK/cycle.hprof"
+bounded "... hprof analyze reads it, the loop's instances without references" 0 "0 references" \
+  "$TOOL" analyze "$WORK/cycle.hprof"
 "$GEN" cycle 1 >"$WORK/self.hprof"
 bounded "a class that is its own superclass too" 1 "CLASS_DUMP 0x10000: its chain of superclasses comes back to it" \
   "$DUMP" --check "$WORK/self.hprof"

@@ -141,7 +141,7 @@ else not_ok "loops of includes and declarations between files:"; echo "$found" |
 # Exported symbols that no other file uses: dead code, or a function to make static.
 # The uses come from every object of the tree: the agent's, the tools', the tests'.
 mkdir -p "$WORK/tests"
-broken=$(compile "$WORK/tests" -DHPROF_VERSION='""' -I"$ROOT/tests/unit" -I"$ROOT/tests/fuzz" \
+broken=$(compile "$WORK/tests" -DHPROF_VERSION='""' -I"$ROOT/tests/unit" -I"$ROOT/tests/fuzz" -I"$ROOT/tools/hprof" \
   -isystem "$JDK/include" -isystem "$JDK/include/linux" -- tests/unit/test_*.c tests/fuzz/fuzz_*.c tests/fuzz/replay.c)
 [[ -z "$broken" ]] || not_ok "cannot compile$broken"
 ENTRY=" main Agent_OnLoad Agent_OnAttach Agent_OnUnload LLVMFuzzerTestOneInput __asan_default_options "

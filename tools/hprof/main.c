@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze.h"
 #include "cmd_attach.h"
 #include "exits.h"
 #include "hprof.h"
@@ -36,6 +37,8 @@ static const struct command {
      "          cpu=samples unless OPTIONS name cpu=, heap= or monitor=y (labels\n"
      "          and depth= alone never change it); a view gets depth=64 unless given"},
     {"heap", cmd_heap, NULL, "PID FILE [--all]: a heap dump now, written by the JVM (binary HPROF)"},
+    {"analyze", cmd_analyze, usage_analyze,
+     "DUMP [top=N] [--json] [-o FILE.html]: what holds the memory in a heap dump"},
 };
 #define NCOMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
 
