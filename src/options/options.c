@@ -41,6 +41,8 @@ static const char HELP_TEXT[] = "\n"
                                 "                       taken\n"
                                 "threads=all|java       cpu=samples: the VM's threads  all\n"
                                 "                       (JIT, GC ...) too, or not\n"
+                                "native=y|n             cpu=samples: native frames     y\n"
+                                "                       (C, C++, the JVM's) in stacks\n"
                                 "timing=sampled|all|    cpu=times: cheap methods       sampled\n"
                                 "  gprof                timed by sample, all timed,\n"
                                 "                       or by CPU samples (below)\n"
@@ -235,6 +237,7 @@ static void set_defaults(struct options *o)
     o->interval_ms = 10;
     o->cutoff = 0.0001;
     o->lineno = true;
+    o->native = true;
     o->doe = true;
     o->force = true;
     o->verbose = true;
@@ -481,6 +484,7 @@ static const struct option_row ROWS[] = {
     {"clock", WORDS(CLOCK_WORDS), FIELD(clock)},
     {"sampler", WORDS(SAMPLER_WORDS), FIELD(sampler)},
     {"threads", WORDS(THREADS_WORDS), FIELD(threads)},
+    {"native", FLAG(native)},
     {"timing", WORDS(TIMING_WORDS), FIELD(timing)},
     {"view", .kind = ROW_WORD_SET, .words = VIEW_WORDS, FIELD(view)},
     {"viewonly", FLAG(viewonly)},

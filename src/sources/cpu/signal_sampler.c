@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sources/cpu/jvmti_sampler.h"
+#include "sources/cpu/native_frames.h"
 #include "sources/cpu/native_threads.h"
 #include "sources/cpu/pseudo_frames.h"
 #include "sources/host.h"
@@ -19,6 +20,7 @@
 #include "sources/cpu/signal_internal.h"
 #include "sources/jvm/thread_events.h"
 #include "sources/hotspot/vm_flags.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/pacer.h"
 #include "util/env.h"
@@ -69,6 +71,7 @@ struct cpu_signal {
     bool said_no_timer;
     jvmtiFrameInfo *frames;         /* the drain's, MAX_FRAMES + 2 */
     struct native_threads *natives; /* threads=all: their frames (the drain's) */
+    struct native_frames *native;   /* native=y: the native frames (the drain's) */
 };
 
 static struct cpu_signal *of(struct host *h) { return (struct cpu_signal *)h->signal_sampler; }
@@ -107,15 +110,19 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
     jvmtiFrameInfo *f = c->frames;
     int n = 0;
     if (smp->flags & SAMPLE_NATIVE) {
-        n = c->natives ? native_threads_frames(c->natives, smp, f) : 0;
-        if (n > 0) count(h, jni, 0, f, n < depth ? n : depth, smp->weight);
+        n = c->natives ? native_threads_frames(c->natives, c->native, smp, f, depth) : 0;
+        if (n > 0) count(h, jni, 0, f, n, smp->weight);
         return;
     }
+    /* A thread in native code or in the VM: its native frames on top (native=y). */
+    int nn = c->native ? native_frames_count(smp->frames, smp->nframes) : 0;
+    if (nn) n = native_frames_convert(c->native, smp->frames, nn, f, depth);
     if (smp->reason != REASON_NONE && call_counts_wanted(h->opt)) {
         call_counts_set_apart(h, APART_UNWALKED, smp->weight); /* CPU TIME lists methods: said apart */
         return;
     } else if (smp->reason != REASON_NONE) {
-        f[n++] = (jvmtiFrameInfo){PSEUDO_REASON(smp->reason < REASON_COUNT ? smp->reason : REASON_OTHER), -1};
+        if (n < depth)
+            f[n++] = (jvmtiFrameInfo){PSEUDO_REASON(smp->reason < REASON_COUNT ? smp->reason : REASON_OTHER), -1};
     } else if (call_counts_wanted(h->opt)) {
         /* all the frames walked (f has room for them): the Tracker's may be under the top */
         for (; n < smp->nframes && n < MAX_FRAMES; n++)
@@ -125,7 +132,7 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
             return;
         }
     } else {
-        for (int i = 0; i < smp->nframes && n < depth; i++) {
+        for (int i = nn; i < smp->nframes && n < depth; i++) {
             const struct sample_frame *sf = &smp->frames[i];
             /* bci -3 marks a native method; other negative ones are not places. */
             f[n++] = (jvmtiFrameInfo){sf->method ? (jmethodID)sf->method : PSEUDO_NO_ID,
@@ -140,6 +147,7 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
 static void drain(struct host *h, struct cpu_signal *c, JNIEnv *jni)
 {
     pthread_mutex_lock(&c->drain_lock);
+    if (c->native) native_frames_refresh(c->native, &c->s, clock_ns() / 1000000);
     traces_sampling_begin(&h->t.traces);
     int depth = host_depth(h);
     if (depth > c->s.max_frames) depth = c->s.max_frames;
@@ -469,6 +477,11 @@ static void start(struct host *h, JNIEnv *jni)
         return;
     }
     count_start_up(h, c, jni);
+    /* native=y: the snapshot of the process's code, before the first signal. Not with
+     * timing=gprof, whose samples name the program's methods only. */
+    if (h->opt->native && h->opt->cpu == CPU_SAMPLES && !call_counts_wanted(h->opt))
+        c->native = native_frames_new(h, &c->s);
+    c->s.native_frames = c->native != NULL;
     guard(h, c);
     if (sample_signal_install(&c->s) != 0) {
         fall_back(h, jni, "cannot install the SIGPROF handler");
