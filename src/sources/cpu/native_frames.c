@@ -15,14 +15,14 @@
 
 /* Pseudo jmethodIDs: signal_sampler.c's are below 0x2800, native_threads.c's from 0x2800
  * to 0x4000; a function's from 0x10000 (the VM's are addresses, far above). */
-#define STOP_ID(r)    ((jmethodID)(uintptr_t)(0x2C00 + (r)*16))
-#define FN_ID(i)      ((jmethodID)(uintptr_t)(0x10000 + (uintptr_t)(i)*16))
-#define MAX_FNS       65536 /* functions with a frame of their own; then one per library */
-#define MAX_LIBS      1024
-#define MAX_PCS       (1u << 20) /* pcs remembered: the cache starts again past this */
-#define REFRESH_MS    200
-#define NAME_CAP      1024
-#define NO_FN         UINT32_MAX
+#define STOP_ID(r) ((jmethodID)(uintptr_t)(0x2C00 + (r)*16))
+#define FN_ID(i)   ((jmethodID)(uintptr_t)(0x10000 + (uintptr_t)(i)*16))
+#define MAX_FNS    65536 /* functions with a frame of their own; then one per library */
+#define MAX_LIBS   1024
+#define MAX_PCS    (1u << 20) /* pcs remembered: the cache starts again past this */
+#define REFRESH_MS 200
+#define NAME_CAP   1024
+#define NO_FN      UINT32_MAX
 
 struct pc_slot {
     uintptr_t key; /* pc << 1 | caller; 0: free */
@@ -56,9 +56,9 @@ struct native_frames {
 };
 
 static const char *const STOP_NAMES[NU_STOP_COUNT] = {
-    [NU_STOP_DEPTH] = "depth",           [NU_STOP_END] = "end",          [NU_STOP_NO_MODULE] = "no_module",
-    [NU_STOP_NO_ROW] = "no_row",         [NU_STOP_RULE] = "unknown_rule", [NU_STOP_UNREADABLE] = "unreadable",
-    [NU_STOP_SP] = "stack_pointer",      [NU_STOP_NO_STACK] = "no_stack",
+    [NU_STOP_DEPTH] = "depth",      [NU_STOP_END] = "end",           [NU_STOP_NO_MODULE] = "no_module",
+    [NU_STOP_NO_ROW] = "no_row",    [NU_STOP_RULE] = "unknown_rule", [NU_STOP_UNREADABLE] = "unreadable",
+    [NU_STOP_SP] = "stack_pointer", [NU_STOP_NO_STACK] = "no_stack",
 };
 
 /* ---- the snapshot ---- */
@@ -94,8 +94,13 @@ static void publish(struct native_frames *nf, struct signal_sampler *s)
     nf->npcs = 0;
 }
 
-void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms)
+void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms, bool new_threads)
 {
+    if (new_threads) {
+        publish(nf, s);
+        nf->stops_seen = unknown_stops(s);
+        return;
+    }
     if (now_ms - nf->last_ms < REFRESH_MS) return;
     nf->last_ms = now_ms;
     unsigned long long ab[2] = {0, 0};
@@ -268,8 +273,7 @@ int native_frames_count(const struct sample_frame *in, int n)
     return i;
 }
 
-int native_frames_convert(struct native_frames *nf, const struct sample_frame *in, int n, jvmtiFrameInfo *out,
-                          int max)
+int native_frames_convert(struct native_frames *nf, const struct sample_frame *in, int n, jvmtiFrameInfo *out, int max)
 {
     int k = 0;
     for (int i = 0; i < n && k < max; i++) {

@@ -32,13 +32,13 @@ struct native_frames;
  * tens of milliseconds for libjvm). NULL when out of memory. */
 struct native_frames *native_frames_new(struct host *h, struct signal_sampler *s);
 /* A new snapshot when the process's code or threads changed since the last (checked at
- * most every few hundred ms, by now_ms). */
-void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms);
+ * most every few hundred ms, by now_ms), or at once when new_threads (threads that are
+ * not Java threads, just given timers: their stacks are newer than the snapshot's map). */
+void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms, bool new_threads);
 /* A sample's native frames (the first native_frames_count), top first, into out (at
  * most max): each native pc or stop marker (signal_internal.h's FRAME_NATIVE_*) as its
  * frame. How many. */
-int native_frames_convert(struct native_frames *nf, const struct sample_frame *in, int n, jvmtiFrameInfo *out,
-                          int max);
+int native_frames_convert(struct native_frames *nf, const struct sample_frame *in, int n, jvmtiFrameInfo *out, int max);
 /* How many leading frames of a sample are native (pcs and stop markers). */
 int native_frames_count(const struct sample_frame *in, int n);
 

@@ -144,24 +144,26 @@ static uint32_t intern(struct native_threads *nt, const char *name, enum native_
     return (uint32_t)i;
 }
 
-/* A thread not seen before: its record, its name's frame, its timer. */
-static void adopt(struct native_threads *nt, struct signal_sampler *s, int32_t tid)
+/* A thread not seen before: its record, its name's frame, its timer. 1 adopted, else 0. */
+static int adopt(struct native_threads *nt, struct signal_sampler *s, int32_t tid)
 {
     char name[NAME_LEN];
-    if (!name_of(tid, name)) return;
+    if (!name_of(tid, name)) return 0;
     struct sig_thread *t = (struct sig_thread *)tid_map_add(&s->natives, tid);
-    if (!t) return; /* the map is full: the thread goes unsampled */
+    if (!t) return 0; /* the map is full: the thread goes unsampled */
     t->name_id = intern(nt, name, kind_of(name));
     t->seen = nt->generation;
     tid_map_publish(&t->e);
     /* With the process's timer (no timer per thread here) its signals find the record. */
     if (!atomic_load(&s->process_timer)) sample_timer_start(s, t, &s->natives);
+    return 1;
 }
 
-void native_threads_rescan(struct native_threads *nt, struct signal_sampler *s)
+int native_threads_rescan(struct native_threads *nt, struct signal_sampler *s)
 {
     DIR *d = opendir("/proc/self/task");
-    if (!d) return;
+    if (!d) return 0;
+    int adopted = 0;
     uint32_t gen = ++nt->generation;
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -174,7 +176,7 @@ void native_threads_rescan(struct native_threads *nt, struct signal_sampler *s)
         if (t)
             t->seen = gen;
         else
-            adopt(nt, s, (int32_t)tid);
+            adopted += adopt(nt, s, (int32_t)tid);
     }
     closedir(d);
     /* Gone, or a Java thread now (its start came after the last rescan saw it). */
@@ -185,6 +187,7 @@ void native_threads_rescan(struct native_threads *nt, struct signal_sampler *s)
             tid_map_remove(&s->natives, &t->e);
         }
     }
+    return adopted;
 }
 
 void native_threads_stop(struct signal_sampler *s)

@@ -30,8 +30,9 @@ struct native_frames;
 
 /* The pseudo-classes and tables, before any sample; NULL when out of memory. */
 struct native_threads *native_threads_new(struct host *h);
-/* On the sampling thread: the records and timers brought up to date with the threads. */
-void native_threads_rescan(struct native_threads *nt, struct signal_sampler *s);
+/* On the sampling thread: the records and timers brought up to date with the threads.
+ * How many threads are new. */
+int native_threads_rescan(struct native_threads *nt, struct signal_sampler *s);
 /* Every native thread's timer deleted (VM death, the JVMTI sampler taking over). */
 void native_threads_stop(struct signal_sampler *s);
 /* The frame that stands for the CPU the process used before sampling began (the JVM's

@@ -144,10 +144,11 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
     count(h, jni, smp->thread, f, n, smp->weight);
 }
 
-static void drain(struct host *h, struct cpu_signal *c, JNIEnv *jni)
+/* new_threads: the rescan just adopted threads (native frames: their stacks are new). */
+static void drain(struct host *h, struct cpu_signal *c, JNIEnv *jni, bool new_threads)
 {
     pthread_mutex_lock(&c->drain_lock);
-    if (c->native) native_frames_refresh(c->native, &c->s, clock_ns() / 1000000);
+    if (c->native) native_frames_refresh(c->native, &c->s, clock_ns() / 1000000, new_threads);
     traces_sampling_begin(&h->t.traces);
     int depth = host_depth(h);
     if (depth > c->s.max_frames) depth = c->s.max_frames;
@@ -346,17 +347,18 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     struct cpu_signal *c = of(h);
     int period = c->s.wall ? atomic_load(&c->s.interval_ms) : DRAIN_MS, since_rescan = RESCAN_MS;
     do {
+        int adopted = 0;
         if (c->s.all_threads && since_rescan >= RESCAN_MS && !atomic_load(&c->fell_back)) {
             /* Under the timer lock, and only while sampling is on: a paused sampler arms
              * no timer for a thread it adopts (arm_all arms them when it resumes). */
             pthread_mutex_lock(&c->timer_lock);
-            if (atomic_load(&c->s.enabled)) native_threads_rescan(c->natives, &c->s);
+            if (atomic_load(&c->s.enabled)) adopted = native_threads_rescan(c->natives, &c->s);
             pthread_mutex_unlock(&c->timer_lock);
             since_rescan = 0;
         }
         since_rescan += period;
         if (c->s.wall && atomic_load(&c->s.enabled)) poke_all(h, c, jni);
-        drain(h, c, jni);
+        drain(h, c, jni, adopted > 0);
         if (!atomic_load(&c->fell_back) && !sample_signal_is_ours())
             fall_back(h, jni, "the program replaced the SIGPROF handler");
     } while (pacer_pause(&c->pace, period));
@@ -510,7 +512,7 @@ static void stop(struct host *h, JNIEnv *jni)
     atomic_store(&c->s.enabled, false);
     stop_all_timers(c);
     pacer_stop(&c->pace, 5000);
-    drain(h, c, jni);
+    drain(h, c, jni, false);
     if (env_switch("HPROF_STACK_STATS", false))
         log_plain("cpu=samples: %llu refused stack walks made from a caller's frame\n",
                   (unsigned long long)atomic_load(&c->s.recovered));
