@@ -96,19 +96,20 @@ static void publish(struct native_frames *nf, struct signal_sampler *s)
 
 void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms, bool new_threads)
 {
-    if (new_threads) {
-        publish(nf, s);
-        nf->stops_seen = unknown_stops(s);
-        return;
-    }
-    if (now_ms - nf->last_ms < REFRESH_MS) return;
-    nf->last_ms = now_ms;
+    /* A library loaded or unloaded: at once (until then a Java thread's samples in it
+     * end their native part there, as if it were Java code). One entry is read: cheap. */
     unsigned long long ab[2] = {0, 0};
     dl_iterate_phdr(count_loads, ab);
-    uint64_t stops = unknown_stops(s);
-    if (ab[0] == nf->adds && ab[1] == nf->subs && stops == nf->stops_seen) return;
+    bool loads = ab[0] != nf->adds || ab[1] != nf->subs;
     nf->adds = ab[0];
     nf->subs = ab[1];
+    /* Walks ending on the unknown: at most every REFRESH_MS (a thread may stay unknown). */
+    bool stops = false;
+    if (now_ms - nf->last_ms >= REFRESH_MS) {
+        nf->last_ms = now_ms;
+        stops = unknown_stops(s) != nf->stops_seen;
+    }
+    if (!new_threads && !loads && !stops) return;
     publish(nf, s);
     nf->stops_seen = unknown_stops(s);
 }

@@ -3,7 +3,7 @@
  * cpu=samples' native frames (native=y), on the agent's side of the signal handler:
  *   - the snapshot of the process's code the handler walks by (native_modules.h), built
  *     at start and again when libraries were loaded or unloaded (dl_iterate_phdr's
- *     counters) or when the walks of threads that are not Java threads began to end on
+ *     counters, at each drain) or when the walks of threads that are not Java threads began to end on
  *     a stack or code the snapshot does not know (a thread or library newer than it);
  *     published to the handler through the sampler's native_publish;
  *   - each native pc of a sample as a frame: a made-up method per function, named by
@@ -31,9 +31,10 @@ struct native_frames;
 /* The tables, and the first snapshot published to s's handler (read and compiled here:
  * tens of milliseconds for libjvm). NULL when out of memory. */
 struct native_frames *native_frames_new(struct host *h, struct signal_sampler *s);
-/* A new snapshot when the process's code or threads changed since the last (checked at
- * most every few hundred ms, by now_ms), or at once when new_threads (threads that are
- * not Java threads, just given timers: their stacks are newer than the snapshot's map). */
+/* A new snapshot when libraries were loaded or unloaded since the last, when new_threads
+ * (threads that are not Java threads, just given timers: their stacks are newer than the
+ * snapshot's map), or when their walks began to end on the unknown (checked at most
+ * every few hundred ms, by now_ms). Called at each drain. */
 void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms, bool new_threads);
 /* A sample's native frames (the first native_frames_count), top first, into out (at
  * most max): each native pc or stop marker (signal_internal.h's FRAME_NATIVE_*) as its
