@@ -27,7 +27,7 @@ done
 [[ -f build/libhprof.so ]] || { echo "build/libhprof.so missing: run make" >&2; exit 2; }
 mkdir -p build/bench
 [[ -x build/bench/gen-corpus ]] || gcc -std=c11 -O2 -o build/bench/gen-corpus bench/gen-corpus.c
-CORPUS=build/bench/corpus
+CORPUS=$ROOT/build/bench/corpus
 [[ -f "$CORPUS/.complete" ]] || { build/bench/gen-corpus "$CORPUS" >/dev/null && touch "$CORPUS/.complete"; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hprof-nvap-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -36,7 +36,8 @@ if [[ -f "$AP" ]]; then have_ap=1; else echo "# async-profiler not found ($AP): 
 
 javac_run() {  # javac_run AGENT_ARG: the corpus compiled once
   rm -rf "$WORK/out" && mkdir -p "$WORK/out"
-  "$JDK/bin/java" "$1" -m jdk.compiler/com.sun.tools.javac.Main -nowarn -d "$WORK/out" @"$CORPUS/sources.txt" >/dev/null 2>&1
+  (cd "$CORPUS" && "$JDK/bin/java" "$1" -m jdk.compiler/com.sun.tools.javac.Main -nowarn -d "$WORK/out" @sources.txt) \
+    >"$WORK/run.log" 2>&1 || { echo "javac failed ($1): $(tail -2 "$WORK/run.log")" >&2; exit 1; }
 }
 for ((i = 1; i <= RUNS; i++)); do
   javac_run "-agentpath:$ROOT/build/libhprof.so=cpu=samples,interval=10,depth=256,view=collapsed,viewonly=y,file=$WORK/h$i.collapsed"
