@@ -5,7 +5,8 @@
 # built without frame pointers and loaded well after start, unwound by its DWARF call
 # frame information under the Java frames that called it; zlib under java.util.zip; the
 # GC's functions under [GC] (G1 and Parallel); C2's and C1's under [JIT compiler]; walks
-# that stop short counted under [native_walk_stopped]; the same stacks in collapsed
+# that stop short counted under [native_walk_stopped] (a library with a rule the unwinder
+# does not follow; few on javac); the same stacks in collapsed
 # stacks, pprof (go tool pprof) and the flame graph (chromium); native=n leaves them out.
 source "$(dirname "$0")/../lib/common.sh"
 source "$HPROF_ROOT/tests/lib/views.sh"
@@ -72,6 +73,15 @@ if have_chromium; then
 else
   skip "flame graph: a native function in its own colour" "chromium not found"
 fi
+
+# 1b. A walk that stops short says why, and the Java frames still follow: the same chain
+# with inner's CFA given by a DWARF expression the unwinder does not follow.
+gcc -DODD_CFA -O2 -fomit-frame-pointer -shared -fPIC -I"$JAVA_HOME/include" -I"$JAVA_HOME/include/linux" \
+  -o "$WORK/libnativeodd.so" "$HPROF_ROOT/tests/java/native/native_chain_jni.c"
+run_java "$(agent cpu=samples,interval=5,depth=16,cutoff=0,file=odd.txt)" NativeWork jni "$WORK/libnativeodd.so" 1000
+s=$(share odd.txt 'NativeWork\.caller' '^libnativeodd\.so\.inner;\[native_walk_stopped\]\.unknown_rule;NativeWork\.spin;NativeWork\.caller(;|$)')
+check "stopped short: runs (exit $RC); >= 90% of the thread's samples are inner, [native_walk_stopped].unknown_rule, then the Java frames ($s)" \
+  bash -c "[[ $RC -eq 0 ]] && $(declare -f at_least); at_least '$s' 90"
 
 # 2. java.util.zip: zlib's functions under Deflater's and Inflater's native methods.
 run_java "$(agent cpu=samples,interval=5,depth=16,cutoff=0,file=zip.txt)" NativeWork zip 2000

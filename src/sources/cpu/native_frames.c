@@ -157,7 +157,7 @@ static int lib_of(struct native_frames *nf, const char *lib)
     for (int i = 0; i < nf->nlibs; i++)
         if (strcmp(nf->libs[i].name, lib) == 0) return i;
     if (nf->nlibs == MAX_LIBS) return -1;
-    struct class_info *c = pseudo_library(nf->h, *lib ? lib : "[unknown library]");
+    struct class_info *c = pseudo_library(nf->h, *lib ? lib : "[generated code]");
     char *name = strdup(lib);
     if (!c || !name) {
         free(name);
@@ -257,8 +257,9 @@ static jmethodID pc_id(struct native_frames *nf, uintptr_t pc, bool caller)
         if (nf->pcs[j].key == key) return nf->pcs[j].id;
     char name[NAME_CAP];
     const char *lib = "";
-    /* "lib+0x1a2b" where no symbol covers pc; no module (the handler keeps none): one frame */
-    if (!nsz_name(nf->space, pc, caller, 0, name, sizeof name, &lib) && !*lib) snprintf(name, sizeof name, "pc");
+    /* "lib+0x1a2b" where no symbol covers pc; in no library (a JVM stub at the top of a
+     * thread that is not a Java thread, signal_handler.c's stub_step): [generated code].stub */
+    if (!nsz_name(nf->space, pc, caller, 0, name, sizeof name, &lib) && !*lib) snprintf(name, sizeof name, "stub");
     jmethodID id = function_id(nf, lib, name);
     if (id) {
         nf->pcs[j] = (struct pc_slot){key, id};

@@ -20,9 +20,9 @@
  *     with native_publish's two atomic adds (no lock, no wait; the agent thread frees a
  *     snapshot only once no handler is inside), and nu_walk_stack walks it: no
  *     allocation, no lock, no call but binary searches, at most NATIVE_MAX_FRAMES
- *     frames, every word read checked to lie in [sp, top of the thread's stack): the
- *     stack as the thread's record knows it, or the readable span of the snapshot's map
- *     holding sp; never below sp (HotSpot's guard zones are there). Its pcs are kept in
+ *     frames, every word read checked to lie in [sp - 128, top of the thread's stack):
+ *     the stack as the thread's record knows it, or the readable span of the snapshot's
+ *     map holding sp; never below sp's red zone (HotSpot's guard zones are far below). Its pcs are kept in
  *     an array on this stack (2 KB) and copied into the ring's slot; names are found
  *     later, by the drain. A Java thread's native frames end where a pc is in no
  *     library (compiled or interpreted Java code, a stub): AsyncGetCallTrace's frames
@@ -72,6 +72,9 @@ static bool is_ours(const struct signal_sampler *s, const siginfo_t *si)
         return si->si_code == SI_TIMER || si->si_pid == s->pid;
     return atomic_load_explicit(&s->process_timer, memory_order_relaxed) && si->si_code == SI_KERNEL;
 }
+
+/* x86-64's red zone: the 128 bytes below sp a function may use without moving sp. */
+#define RED_ZONE 128
 
 /* The frames a sample may hold now: depth=, within the ring's slot. */
 static int frames_wanted(const struct signal_sampler *s)
@@ -131,11 +134,29 @@ static bool context_regs(const void *uc, struct nu_regs *r)
 #endif
 }
 
+/* A thread that is not a Java thread interrupted in code of no library: a stub the JVM
+ * generated (the instruction cache's flush after C1 or C2 installs code), which keeps a
+ * frame pointer. The walk goes on from its caller, by the frame-pointer chain, after the
+ * stub's pc (named [generated code] by the drain). Both words read are inside stack (as
+ * native_unwind.c's reads, left alone by the address sanitizer: other frames' slots). */
+__attribute__((no_sanitize_address)) static void stub_step(const struct native_space *space,
+                                                           const struct nm_span *stack, const struct nu_regs *r,
+                                                           uintptr_t *pcs, int max, struct nu_result *res)
+{
+    uintptr_t fp = r->fp;
+    if ((fp & 7) || fp < r->sp || fp < stack->start || fp > stack->end - 16) return;
+    struct nu_regs caller = {((const volatile uintptr_t *)fp)[1], fp + 16, ((const volatile uintptr_t *)fp)[0]};
+    if (!nsp_module(space, caller.pc - 1)) return; /* not a call from a library: leave it */
+    nu_walk_stack(space, stack, &caller, pcs + 1, max - 1, res);
+    res->n++;
+}
+
 /* Native pcs from the context, top first, into out as FRAME_NATIVE_PC frames (at most
  * max): how many; *stop says how the walk ended. [lo, hi): the thread's stack as its
- * record knows it (0, 0: the map's span holding sp). Reads only from sp up. */
-static int walk_native(struct signal_sampler *s, uintptr_t lo, uintptr_t hi, const void *uc, struct sample_frame *out,
-                       int max, int *stop)
+ * record knows it (0, 0: the map's span holding sp). Reads only from sp's red zone up.
+ * stubs: a first pc in no library is a stub of the JVM's (not Java code): stub_step. */
+static int walk_native(struct signal_sampler *s, uintptr_t lo, uintptr_t hi, bool stubs, const void *uc,
+                       struct sample_frame *out, int max, int *stop)
 {
     struct nu_regs r;
     *stop = max <= 0 ? NU_STOP_DEPTH : NU_STOP_END; /* nothing to say of a walk not made */
@@ -150,10 +171,15 @@ static int walk_native(struct signal_sampler *s, uintptr_t lo, uintptr_t hi, con
             const struct nm_span *in_map = nm_maps_span(&space->maps, r.sp);
             stack = in_map ? *in_map : (struct nm_span){0, 0};
         }
-        stack.start = r.sp;
+        /* From sp's red zone up: an epilogue's row may still say rbp is saved below sp
+         * (popped, and kept there: the kernel leaves the red zone alone); the guard zones
+         * are far below (a thread 128 bytes from them would have overflowed its stack). */
+        if (r.sp >= stack.start + RED_ZONE) stack.start = r.sp - RED_ZONE;
         uintptr_t pcs[NATIVE_MAX_FRAMES];
         struct nu_result res;
         nu_walk_stack(space, stack.end > stack.start ? &stack : NULL, &r, pcs, max, &res);
+        if (stubs && res.stop == NU_STOP_NO_MODULE && res.n == 1 && max > 1)
+            stub_step(space, &stack, &r, pcs, max, &res);
         for (; n < res.n; n++) out[n] = (struct sample_frame){FRAME_NATIVE_PC, 0, (const void *)pcs[n]};
         *stop = res.stop;
     } else {
@@ -184,7 +210,7 @@ static void take_native(struct signal_sampler *s, const struct sig_thread *t, ui
     smp->reason = REASON_NONE;
     if (s->native_frames) {
         /* the thread's own pseudo-frame goes under these: one frame of depth= is its */
-        int stop, max = frames_wanted(s) - 1, n = walk_native(s, 0, 0, uc, smp->frames, max, &stop);
+        int stop, max = frames_wanted(s) - 1, n = walk_native(s, 0, 0, true, uc, smp->frames, max, &stop);
         /* a pc in no library: code the snapshot does not know (yet), said as the stop */
         if (stop == NU_STOP_NO_MODULE && n > 0) n--;
         atomic_fetch_add_explicit(&s->native_stops[stop < NU_STOP_COUNT ? stop : NU_STOP_RULE], 1,
@@ -239,7 +265,8 @@ static void take_sample(struct signal_sampler *s, const siginfo_t *si, void *uc)
     /* Native frames first (a thread in a JNI method or in the VM), down to the first pc
      * in no library: Java code, where AsyncGetCallTrace takes over. */
     int nn = 0, stop = NU_STOP_NO_MODULE;
-    if (s->native_frames) nn = walk_native(s, t->stack_lo, t->stack_hi, uc, smp->frames, frames_wanted(s), &stop);
+    if (s->native_frames)
+        nn = walk_native(s, t->stack_lo, t->stack_hi, false, uc, smp->frames, frames_wanted(s), &stop);
     if (stop == NU_STOP_NO_MODULE && nn > 0)
         nn--; /* that pc is the Java code's */
     else if (stop != NU_STOP_NO_MODULE)
