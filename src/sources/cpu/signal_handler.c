@@ -22,9 +22,9 @@
  *     allocation, no lock, no call but binary searches, at most NATIVE_MAX_FRAMES
  *     frames, every word read checked to lie in [sp - 128, top of the thread's stack):
  *     the stack as the thread's record knows it, or the readable span of the snapshot's
- *     map holding sp; never below sp's red zone (HotSpot's guard zones are far below). Its pcs are kept in
- *     an array on this stack (2 KB) and copied into the ring's slot; names are found
- *     later, by the drain. A Java thread's native frames end where a pc is in no
+ *     map holding sp; never below sp's red zone (HotSpot's guard zones are far
+ *     below). Its pcs are kept in an array on this stack (2 KB) and copied into the
+ *     ring's slot; names are found later, by the drain. A Java thread's native frames end where a pc is in no
  *     library (compiled or interpreted Java code, a stub): AsyncGetCallTrace's frames
  *     go under them.
  */
@@ -85,7 +85,8 @@ static int frames_wanted(const struct signal_sampler *s)
 
 /* The walk, guarded when the guard is installed: a fault inside lands back here, and
  * *faulted says so. */
-static int walk(struct signal_sampler *s, struct sig_thread *t, struct sample *smp, int first, void *uc, bool *faulted)
+static int walk(struct signal_sampler *s, struct sig_thread *t, struct sample *smp, int first, int wanted, void *uc,
+                bool *faulted)
 {
     struct agct_trace tr = {t->env, 0, (struct agct_frame *)(smp->frames + first)};
     sigjmp_buf out;
@@ -100,7 +101,7 @@ static int walk(struct signal_sampler *s, struct sig_thread *t, struct sample *s
         atomic_fetch_add(&s->walking, 1);
         atomic_store_explicit(&t->walk, &out, memory_order_release);
     }
-    int depth = frames_wanted(s) - first; /* the native frames above count too */
+    int depth = wanted - first; /* the native frames above count too */
     /* The guard's test: a read of an address that is never mapped. */
     if (s->inject_fault) {
         volatile uintptr_t never_mapped = 8;
@@ -264,20 +265,19 @@ static void take_sample(struct signal_sampler *s, const siginfo_t *si, void *uc)
     smp->state = s->wall ? atomic_load_explicit(&t->state, memory_order_relaxed) : STATE_NONE;
     /* Native frames first (a thread in a JNI method or in the VM), down to the first pc
      * in no library: Java code, where AsyncGetCallTrace takes over. */
-    int nn = 0, stop = NU_STOP_NO_MODULE;
-    if (s->native_frames)
-        nn = walk_native(s, t->stack_lo, t->stack_hi, false, uc, smp->frames, frames_wanted(s), &stop);
+    int wanted = frames_wanted(s), nn = 0, stop = NU_STOP_NO_MODULE; /* depth= read once */
+    if (s->native_frames) nn = walk_native(s, t->stack_lo, t->stack_hi, false, uc, smp->frames, wanted, &stop);
     if (stop == NU_STOP_NO_MODULE && nn > 0)
         nn--; /* that pc is the Java code's */
     else if (stop != NU_STOP_NO_MODULE)
-        nn = stop_frame(smp->frames, nn, frames_wanted(s) - 1, stop);
+        nn = stop_frame(smp->frames, nn, wanted - 1, stop);
     bool faulted = false;
-    int n = nn < frames_wanted(s) ? walk(s, t, smp, nn, uc, &faulted) : 0;
+    int n = nn < wanted ? walk(s, t, smp, nn, wanted, uc, &faulted) : 0;
     /* On a carrier, the frames below the virtual thread's are the carrier's own. */
     if (!faulted && n > 0) n = async_trace_barrier_cut(s->walker, (const struct agct_frame *)(smp->frames + nn), n);
     if (faulted) {
         smp->reason = REASON_FAULT;
-    } else if (n <= 0 && nn == frames_wanted(s)) {
+    } else if (n <= 0 && nn == wanted) {
         smp->reason = REASON_NONE; /* depth= is all native frames */
     } else if (n <= 0) {
         /* AGCT's answer (0 no Java frame ... -10); a carrier caught entering its virtual
