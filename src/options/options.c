@@ -41,6 +41,8 @@ static const char HELP_TEXT[] = "\n"
                                 "                       taken\n"
                                 "threads=all|java       cpu=samples: the VM's threads  all\n"
                                 "                       (JIT, GC ...) too, or not\n"
+                                "native=y|n             cpu=samples: native frames     y\n"
+                                "                       (C, C++, the JVM's) in stacks\n"
                                 "timing=sampled|all|    cpu=times: cheap methods       sampled\n"
                                 "  gprof                timed by sample, all timed,\n"
                                 "                       or by CPU samples (below)\n"
@@ -132,10 +134,17 @@ static const char HELP_TEXT[] = "\n"
                                 "    threads that are not Java threads (threads=all, the default): the JIT\n"
                                 "    compilers, the GC's workers, the VM's own threads and the agent's, each\n"
                                 "    under a frame of its kind ([JIT compiler], [GC], [VM], [hprof],\n"
-                                "    [other native]) named by the thread, with the native function it was\n"
-                                "    in when that has a name ([native].<function or library>), so that the\n"
-                                "    samples add up to the process's CPU time. threads=java samples the Java\n"
-                                "    threads only.\n"
+                                "    [other native]) named by the thread, so that the samples add up to\n"
+                                "    the process's CPU time. threads=java samples the Java threads only.\n"
+                                "  - cpu=samples' stacks (signal sampler) hold native frames (native=y,\n"
+                                "    x86-64): a JNI library's, libc's and the JVM's own functions, on\n"
+                                "    top of the Java frames that called them, or under the [GC]/[JIT\n"
+                                "    compiler] frame of a thread that is not a Java thread, as\n"
+                                "    libjvm.so.Compile::Optimize(libjvm.so:Native method). depth= counts\n"
+                                "    them (use a larger one: depth=4 may hold native frames only). A walk\n"
+                                "    that ends short says why ([native_walk_stopped].no_row ...). No\n"
+                                "    kernel frames: the samples come from CPU timers, which see the user\n"
+                                "    stack only. native=n leaves them out.\n"
                                 "  - clock=wall samples every Java thread every <interval> ms whatever it\n"
                                 "    is doing, for programs that wait on I/O and locks; the thread's state\n"
                                 "    (from JVMTI, just before the sample) is the trace's last frame,\n"
@@ -235,6 +244,7 @@ static void set_defaults(struct options *o)
     o->interval_ms = 10;
     o->cutoff = 0.0001;
     o->lineno = true;
+    o->native = true;
     o->doe = true;
     o->force = true;
     o->verbose = true;
@@ -481,6 +491,7 @@ static const struct option_row ROWS[] = {
     {"clock", WORDS(CLOCK_WORDS), FIELD(clock)},
     {"sampler", WORDS(SAMPLER_WORDS), FIELD(sampler)},
     {"threads", WORDS(THREADS_WORDS), FIELD(threads)},
+    {"native", FLAG(native)},
     {"timing", WORDS(TIMING_WORDS), FIELD(timing)},
     {"view", .kind = ROW_WORD_SET, .words = VIEW_WORDS, FIELD(view)},
     {"viewonly", FLAG(viewonly)},

@@ -41,6 +41,7 @@ struct options {
     int interval_ms;
     double cutoff;
     bool lineno, thread, doe, msa, force, verbose;
+    bool native;                 /* cpu=samples: native frames (C, C++, the JVM's own) in stacks */
     bool gc_okay_given;          /* obsolete: accepted, with a note */
     bool primfields;             /* format=b heap dumps: primitive field values (n: written as 0) */
     bool primarrays;             /* format=b heap dumps: primitive arrays' elements (n: none) */

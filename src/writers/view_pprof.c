@@ -6,10 +6,14 @@
  * each sample a distinct stack (leaf first) with one value per sample type and the
  * profile's labels (service_name, host, pid: string labels, which Pyroscope and
  * go tool pprof -tags show). time_nanos and duration_nanos give the window it covers.
+ * A native library's functions (a native frame whose file is no .java file:
+ * libjvm.so.Compile::Optimize in libjvm.so) have their locations in a mapping of that
+ * library (no addresses: the functions are named already).
  */
 #include "writers/views.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/gzip.h"
 #include "util/protobuf.h"
@@ -18,6 +22,7 @@
 enum {
     PROFILE_SAMPLE_TYPE = 1,
     PROFILE_SAMPLE = 2,
+    PROFILE_MAPPING = 3,
     PROFILE_LOCATION = 4,
     PROFILE_FUNCTION = 5,
     PROFILE_STRING_TABLE = 6,
@@ -34,7 +39,11 @@ enum {
     SAMPLE_LABEL = 3,
     LABEL_KEY = 1,
     LABEL_STR = 2,
+    MAPPING_ID = 1,
+    MAPPING_FILENAME = 5,
+    MAPPING_HAS_FUNCTIONS = 7,
     LOCATION_ID = 1,
+    LOCATION_MAPPING_ID = 2,
     LOCATION_LINE = 4,
     LINE_FUNCTION_ID = 1,
     LINE_LINE = 2,
@@ -97,12 +106,37 @@ static long functions(const struct stack_profile *p, struct buf *b, struct buf *
     return n;
 }
 
-/* A location per frame (id = frame index + 1), with its one line. */
+/* The file of a native library's function: a native frame's file that is no .java file. */
+static uint32_t library_of(const struct stack_profile *p, const struct sp_frame *f)
+{
+    const char *file = sp_str(p, f->file);
+    size_t n = strlen(file);
+    return f->kind == SP_NATIVE && f->file && !(n > 5 && strcmp(file + n - 5, ".java") == 0) ? f->file : 0;
+}
+
+/* A mapping per library (id from 1); *map_of_file gets each library file's id. */
+static void mappings(const struct stack_profile *p, struct buf *b, struct buf *msg, uint32_t *map_of_file)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < p->nframes; i++) {
+        uint32_t file = library_of(p, &p->frames[i]);
+        if (!file || map_of_file[file]) continue;
+        map_of_file[file] = ++n;
+        pb_uint(msg, MAPPING_ID, n);
+        pb_uint(msg, MAPPING_FILENAME, file);
+        pb_uint(msg, MAPPING_HAS_FUNCTIONS, 1);
+        pb_message(b, PROFILE_MAPPING, msg);
+    }
+}
+
+/* A location per frame (id = frame index + 1), with its one line (and its library's mapping). */
 static void locations(const struct stack_profile *p, struct buf *b, struct buf *msg, struct buf *line,
-                      const uint32_t *fn_of_frame)
+                      const uint32_t *fn_of_frame, const uint32_t *map_of_file)
 {
     for (size_t i = 0; i < p->nframes; i++) {
         pb_uint(msg, LOCATION_ID, i + 1);
+        uint32_t file = library_of(p, &p->frames[i]);
+        if (file && map_of_file[file]) pb_uint(msg, LOCATION_MAPPING_ID, map_of_file[file]);
         pb_uint(line, LINE_FUNCTION_ID, fn_of_frame[i]);
         pb_int(line, LINE_LINE, p->frames[i].line);
         pb_message(msg, LOCATION_LINE, line);
@@ -152,9 +186,12 @@ int view_pprof(const struct stack_profile *p, struct buf *out)
     for (int t = 0; t < p->ntypes; t++) value_type(&b, &msg, PROFILE_SAMPLE_TYPE, &x, p->types[t]);
     samples(p, &b, &msg, &sub);
     uint32_t *fn_of_frame = calloc(p->nframes ? p->nframes : 1, sizeof *fn_of_frame);
-    long nfn = fn_of_frame ? functions(p, &b, &msg, fn_of_frame) : -1;
-    if (nfn >= 0) locations(p, &b, &msg, &sub, fn_of_frame);
+    uint32_t *map_of_file = calloc(p->nstr ? p->nstr : 1, sizeof *map_of_file);
+    long nfn = fn_of_frame && map_of_file ? functions(p, &b, &msg, fn_of_frame) : -1;
+    if (nfn >= 0) mappings(p, &b, &msg, map_of_file);
+    if (nfn >= 0) locations(p, &b, &msg, &sub, fn_of_frame, map_of_file);
     free(fn_of_frame);
+    free(map_of_file);
     if (p->time_nanos) pb_int(&b, PROFILE_TIME_NANOS, p->time_nanos);
     if (p->duration_nanos) pb_int(&b, PROFILE_DURATION_NANOS, p->duration_nanos);
     if (p->period_type.type) {

@@ -3,28 +3,24 @@
 
 #include <ctype.h>
 #include <dirent.h>
-#include <dlfcn.h>
-#include <elf.h>
 #include <fcntl.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sources/cpu/native_frames.h"
 #include "sources/cpu/pseudo_frames.h"
 #include "sources/cpu/signal_internal.h"
 #include "sources/cpu/signal_timers.h"
 #include "sources/host.h"
 
-#define MAX_NAMES 256  /* distinct thread names with a frame of their own */
-#define FN_SLOTS  4096 /* native functions (and libraries) with a frame of their own */
-#define COMM_LEN  16   /* the kernel's names: 15 characters and a NUL */
-#define NAME_LEN  32   /* a name as HotSpot gives it (CUT_NAMES), and a NUL */
+#define MAX_NAMES 256 /* distinct thread names with a frame of their own */
+#define COMM_LEN  16  /* the kernel's names: 15 characters and a NUL */
+#define NAME_LEN  32  /* a name as HotSpot gives it (CUT_NAMES), and a NUL */
 /* Pseudo jmethodIDs (signal_sampler.c has those below 0x2800). */
 #define KIND_ID(k) ((jmethodID)(uintptr_t)(0x2800 + (k)*16))
 #define NAME_ID(i) ((jmethodID)(uintptr_t)(0x3000 + (i)*16))
-#define FN_ID(i)   ((jmethodID)(uintptr_t)(0x10000 + (i)*16))
 
 enum native_kind { KIND_JIT = 0, KIND_GC, KIND_VM, KIND_HPROF, KIND_OTHER, KIND_COUNT };
 
@@ -78,7 +74,7 @@ static const struct {
 
 struct native_threads {
     struct host *h;
-    struct class_info *kinds[KIND_COUNT], *native;
+    struct class_info *kinds[KIND_COUNT];
     uint32_t generation; /* of the last rescan */
     int nnames;
     struct {
@@ -86,11 +82,6 @@ struct native_threads {
         unsigned char kind;
         jmethodID id;
     } names[MAX_NAMES];
-    int nfns;
-    struct {
-        uintptr_t key; /* a symbol's address; 0: free */
-        jmethodID id;
-    } fns[FN_SLOTS];
 };
 
 struct native_threads *native_threads_new(struct host *h)
@@ -103,7 +94,6 @@ struct native_threads *native_threads_new(struct host *h)
         /* The frame of a thread whose name found no room. */
         if (nt->kinds[k]) pseudo_method(h, nt->kinds[k], KIND_ID(k), "threads");
     }
-    nt->native = pseudo_class(h, "[native]");
     return nt;
 }
 
@@ -154,24 +144,26 @@ static uint32_t intern(struct native_threads *nt, const char *name, enum native_
     return (uint32_t)i;
 }
 
-/* A thread not seen before: its record, its name's frame, its timer. */
-static void adopt(struct native_threads *nt, struct signal_sampler *s, int32_t tid)
+/* A thread not seen before: its record, its name's frame, its timer. 1 adopted, else 0. */
+static int adopt(struct native_threads *nt, struct signal_sampler *s, int32_t tid)
 {
     char name[NAME_LEN];
-    if (!name_of(tid, name)) return;
+    if (!name_of(tid, name)) return 0;
     struct sig_thread *t = (struct sig_thread *)tid_map_add(&s->natives, tid);
-    if (!t) return; /* the map is full: the thread goes unsampled */
+    if (!t) return 0; /* the map is full: the thread goes unsampled */
     t->name_id = intern(nt, name, kind_of(name));
     t->seen = nt->generation;
     tid_map_publish(&t->e);
     /* With the process's timer (no timer per thread here) its signals find the record. */
     if (!atomic_load(&s->process_timer)) sample_timer_start(s, t, &s->natives);
+    return 1;
 }
 
-void native_threads_rescan(struct native_threads *nt, struct signal_sampler *s)
+int native_threads_rescan(struct native_threads *nt, struct signal_sampler *s)
 {
     DIR *d = opendir("/proc/self/task");
-    if (!d) return;
+    if (!d) return 0;
+    int adopted = 0;
     uint32_t gen = ++nt->generation;
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -184,7 +176,7 @@ void native_threads_rescan(struct native_threads *nt, struct signal_sampler *s)
         if (t)
             t->seen = gen;
         else
-            adopt(nt, s, (int32_t)tid);
+            adopted += adopt(nt, s, (int32_t)tid);
     }
     closedir(d);
     /* Gone, or a Java thread now (its start came after the last rescan saw it). */
@@ -195,6 +187,7 @@ void native_threads_rescan(struct native_threads *nt, struct signal_sampler *s)
             tid_map_remove(&s->natives, &t->e);
         }
     }
+    return adopted;
 }
 
 void native_threads_stop(struct signal_sampler *s)
@@ -205,40 +198,6 @@ void native_threads_stop(struct signal_sampler *s)
 
 /* ---- the frames ---- */
 
-/* The function at pc, when the dynamic symbol table has a symbol that holds it: its
- * address (0 when none; the nearest symbol below would often name the wrong function,
- * as libjvm exports few). */
-static uintptr_t function_of(uintptr_t pc, char *name, size_t len)
-{
-    Dl_info info;
-    const ElfW(Sym) *sym = NULL;
-    if (!pc || !dladdr1((void *)pc, &info, (void **)&sym, RTLD_DL_SYMENT)) return 0;
-    uintptr_t at = (uintptr_t)info.dli_saddr;
-    if (sym && info.dli_sname && at && pc >= at && pc - at < (sym->st_size ? sym->st_size : 1)) {
-        snprintf(name, len, "%s", info.dli_sname);
-        return at;
-    }
-    return 0;
-}
-
-static jmethodID function_frame(struct native_threads *nt, uintptr_t pc)
-{
-    char name[256];
-    uintptr_t key = function_of(pc, name, sizeof name);
-    if (!key || !nt->native) return NULL;
-    size_t i = (key * 0x9E3779B97F4A7C15ull >> 20) & (FN_SLOTS - 1);
-    for (size_t probe = 0; probe < FN_SLOTS; probe++, i = (i + 1) & (FN_SLOTS - 1)) {
-        if (nt->fns[i].key == key) return nt->fns[i].id;
-        if (nt->fns[i].key) continue;
-        /* Three quarters full: no new ones. */
-        if (nt->nfns >= FN_SLOTS * 3 / 4 || pseudo_method(nt->h, nt->native, FN_ID(nt->nfns), name)) return NULL;
-        nt->fns[i].key = key;
-        nt->fns[i].id = FN_ID(nt->nfns++);
-        return nt->fns[i].id;
-    }
-    return NULL;
-}
-
 int native_threads_start_up(struct native_threads *nt, jvmtiFrameInfo *f)
 {
     uint32_t id = intern(nt, "JVM start-up", KIND_VM);
@@ -246,11 +205,10 @@ int native_threads_start_up(struct native_threads *nt, jvmtiFrameInfo *f)
     return 1;
 }
 
-int native_threads_frames(struct native_threads *nt, const struct sample *smp, jvmtiFrameInfo *f)
+int native_threads_frames(struct native_threads *nt, struct native_frames *nf, const struct sample *smp,
+                          jvmtiFrameInfo *f, int depth)
 {
-    int n = 0;
-    jmethodID fn = smp->nframes > 0 ? function_frame(nt, (uintptr_t)smp->frames[0].method) : NULL;
-    if (fn) f[n++] = (jvmtiFrameInfo){fn, -1};
+    int n = nf && depth > 1 ? native_frames_convert(nf, smp->frames, smp->nframes, f, depth - 1) : 0;
     uint32_t id = smp->thread;
     jmethodID who = id < (uint32_t)nt->nnames            ? nt->names[id].id
         : id >= MAX_NAMES && id < MAX_NAMES + KIND_COUNT ? KIND_ID(id - MAX_NAMES)

@@ -13,12 +13,9 @@
  * the frame's name from the same, written whole where the kernel cut a name HotSpot or
  * the agent gives ("C2 CompilerThread"; native_threads.c says why not read from HotSpot).
  *
- * The signal handler records such a sample with the interrupted pc (SAMPLE_NATIVE); the
- * drain makes it a trace of the thread's kind and name, [GC].G1 Conc#, under the native
- * function, [native].<symbol>, when the dynamic symbol table names it (dladdr: libc's
- * functions, the VM's exported ones; libjvm's own are not exported). Only the top
- * function is shown: libjvm and libc are built without frame pointers (about a third of
- * libjvm's functions keep one), so walking further would read garbage.
+ * The signal handler records such a sample (SAMPLE_NATIVE) with the thread's native
+ * stack (native=y: native_frames.h), or none (native=n); the drain makes it a trace of
+ * that stack under the thread's kind and name, [GC].G1 Conc#, its root.
  */
 #ifndef HPROF_NATIVE_THREADS_H
 #define HPROF_NATIVE_THREADS_H
@@ -29,17 +26,21 @@ struct host;
 struct signal_sampler;
 struct sample;
 struct native_threads;
+struct native_frames;
 
 /* The pseudo-classes and tables, before any sample; NULL when out of memory. */
 struct native_threads *native_threads_new(struct host *h);
-/* On the sampling thread: the records and timers brought up to date with the threads. */
-void native_threads_rescan(struct native_threads *nt, struct signal_sampler *s);
+/* On the sampling thread: the records and timers brought up to date with the threads.
+ * How many threads are new. */
+int native_threads_rescan(struct native_threads *nt, struct signal_sampler *s);
 /* Every native thread's timer deleted (VM death, the JVMTI sampler taking over). */
 void native_threads_stop(struct signal_sampler *s);
 /* The frame that stands for the CPU the process used before sampling began (the JVM's
  * start-up, before VM init), [VM].JVM start-up, into f[0]: 1. */
 int native_threads_start_up(struct native_threads *nt, jvmtiFrameInfo *f);
-/* The frames of a SAMPLE_NATIVE sample, top first, into f (room for 2): how many. */
-int native_threads_frames(struct native_threads *nt, const struct sample *smp, jvmtiFrameInfo *f);
+/* The frames of a SAMPLE_NATIVE sample, top first, into f (at most depth >= 1: the
+ * native ones nf names, cut to leave room for the thread's own at the root): how many. */
+int native_threads_frames(struct native_threads *nt, struct native_frames *nf, const struct sample *smp,
+                          jvmtiFrameInfo *f, int depth);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include "sources/host.h"
 
-struct class_info *pseudo_class(struct host *h, const char *name)
+static struct class_info *new_class(struct host *h, const char *name, const char *file)
 {
     struct class_info *c = calloc(1, sizeof *c);
     if (!c) return NULL;
@@ -15,21 +15,28 @@ struct class_info *pseudo_class(struct host *h, const char *name)
     c->name = strdup(name);
     c->signature = malloc(n);
     if (c->signature) snprintf(c->signature, n, "L%s;", name);
-    if (!c->name || !c->signature || classes_add(&h->t.classes, c, &h->t.ids) != 0) {
+    c->source_file = file ? strdup(file) : NULL;
+    if (!c->name || !c->signature || (file && !c->source_file) || classes_add(&h->t.classes, c, &h->t.ids) != 0) {
         free(c->name);
         free(c->signature);
+        free(c->source_file);
         free(c);
         return NULL;
     }
     return c;
 }
 
-int pseudo_method(struct host *h, struct class_info *c, jmethodID id, const char *name)
+struct class_info *pseudo_class(struct host *h, const char *name) { return new_class(h, name, NULL); }
+
+struct class_info *pseudo_library(struct host *h, const char *lib) { return new_class(h, lib, lib); }
+
+static int new_method(struct host *h, struct class_info *c, jmethodID id, const char *name, bool native)
 {
     struct method_info *m = calloc(1, sizeof *m);
     if (!m) return -1;
     m->id = id;
     m->cls = c;
+    m->native = native;
     m->name = strdup(name);
     m->signature = strdup("()V");
     if (!m->name || !m->signature) {
@@ -39,4 +46,14 @@ int pseudo_method(struct host *h, struct class_info *c, jmethodID id, const char
         return -1;
     }
     return methods_add(&h->t.methods, m, c, 0) ? 0 : -1;
+}
+
+int pseudo_method(struct host *h, struct class_info *c, jmethodID id, const char *name)
+{
+    return new_method(h, c, id, name, false);
+}
+
+int pseudo_native_method(struct host *h, struct class_info *c, jmethodID id, const char *name)
+{
+    return new_method(h, c, id, name, true);
 }

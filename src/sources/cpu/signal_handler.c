@@ -15,7 +15,18 @@
  *     thread's own stack and the code cache, and copies the context on this stack;
  *   - the previous handler is called as the kernel would have called it;
  *   - a thread that is not a Java thread is found in a map of its own, filled by the
- *     sampling thread (native_threads.c), and only its pc is taken.
+ *     sampling thread (native_threads.c);
+ *   - native frames (native=y): the snapshot of the process's code is entered and left
+ *     with native_publish's two atomic adds (no lock, no wait; the agent thread frees a
+ *     snapshot only once no handler is inside), and nu_walk_stack walks it: no
+ *     allocation, no lock, no call but binary searches, at most NATIVE_MAX_FRAMES
+ *     frames, every word read checked to lie in [sp - 128, top of the thread's stack):
+ *     the stack as the thread's record knows it, or the readable span of the snapshot's
+ *     map holding sp; never below sp's red zone (HotSpot's guard zones are far
+ *     below). Its pcs are kept in an array on this stack (2 KB) and copied into the
+ *     ring's slot; names are found later, by the drain. A Java thread's native frames end where a pc is in no
+ *     library (compiled or interpreted Java code, a stub): AsyncGetCallTrace's frames
+ *     go under them.
  */
 #include "sources/cpu/signal_handler.h"
 
@@ -62,11 +73,22 @@ static bool is_ours(const struct signal_sampler *s, const siginfo_t *si)
     return atomic_load_explicit(&s->process_timer, memory_order_relaxed) && si->si_code == SI_KERNEL;
 }
 
+/* x86-64's red zone: the 128 bytes below sp a function may use without moving sp. */
+#define RED_ZONE 128
+
+/* The frames a sample may hold now: depth=, within the ring's slot. */
+static int frames_wanted(const struct signal_sampler *s)
+{
+    int depth = atomic_load_explicit(s->depth, memory_order_relaxed);
+    return depth > s->max_frames ? s->max_frames : depth > 0 ? depth : 1;
+}
+
 /* The walk, guarded when the guard is installed: a fault inside lands back here, and
  * *faulted says so. */
-static int walk(struct signal_sampler *s, struct sig_thread *t, struct sample *smp, void *uc, bool *faulted)
+static int walk(struct signal_sampler *s, struct sig_thread *t, struct sample *smp, int first, int wanted, void *uc,
+                bool *faulted)
 {
-    struct agct_trace tr = {t->env, 0, (struct agct_frame *)smp->frames};
+    struct agct_trace tr = {t->env, 0, (struct agct_frame *)(smp->frames + first)};
     sigjmp_buf out;
     *faulted = false;
     if (s->guarded) {
@@ -79,8 +101,7 @@ static int walk(struct signal_sampler *s, struct sig_thread *t, struct sample *s
         atomic_fetch_add(&s->walking, 1);
         atomic_store_explicit(&t->walk, &out, memory_order_release);
     }
-    int depth = atomic_load_explicit(s->depth, memory_order_relaxed);
-    if (depth > s->max_frames) depth = s->max_frames;
+    int depth = wanted - first; /* the native frames above count too */
     /* The guard's test: a read of an address that is never mapped. */
     if (s->inject_fault) {
         volatile uintptr_t never_mapped = 8;
@@ -99,16 +120,83 @@ static int walk(struct signal_sampler *s, struct sig_thread *t, struct sample *s
     return tr.nframes;
 }
 
-/* The interrupted instruction's address (0 where this is not known). */
-static uintptr_t context_pc(const void *uc)
+/* The interrupted code's pc, sp and fp, or false where this is not known. */
+static bool context_regs(const void *uc, struct nu_regs *r)
 {
 #if defined(__x86_64__)
-    return uc ? (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP] : 0;
-#elif defined(__aarch64__)
-    return uc ? (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.pc : 0;
+    if (!uc) return false;
+    const greg_t *g = ((const ucontext_t *)uc)->uc_mcontext.gregs;
+    *r = (struct nu_regs){(uintptr_t)g[REG_RIP], (uintptr_t)g[REG_RSP], (uintptr_t)g[REG_RBP]};
+    return true;
 #else
-    return 0;
+    (void)uc;
+    (void)r;
+    return false; /* x86-64 only: elsewhere no native frames */
 #endif
+}
+
+/* A thread that is not a Java thread interrupted in code of no library: a stub the JVM
+ * generated (the instruction cache's flush after C1 or C2 installs code), which keeps a
+ * frame pointer. The walk goes on from its caller, by the frame-pointer chain, after the
+ * stub's pc (named [generated code] by the drain). Both words read are inside stack (as
+ * native_unwind.c's reads, left alone by the address sanitizer: other frames' slots). */
+__attribute__((no_sanitize_address)) static void stub_step(const struct native_space *space,
+                                                           const struct nm_span *stack, const struct nu_regs *r,
+                                                           uintptr_t *pcs, int max, struct nu_result *res)
+{
+    uintptr_t fp = r->fp;
+    if ((fp & 7) || fp < r->sp || fp < stack->start || fp > stack->end - 16) return;
+    struct nu_regs caller = {((const volatile uintptr_t *)fp)[1], fp + 16, ((const volatile uintptr_t *)fp)[0]};
+    if (!nsp_module(space, caller.pc - 1)) return; /* not a call from a library: leave it */
+    nu_walk_stack(space, stack, &caller, pcs + 1, max - 1, res);
+    res->n++;
+}
+
+/* Native pcs from the context, top first, into out as FRAME_NATIVE_PC frames (at most
+ * max): how many; *stop says how the walk ended. [lo, hi): the thread's stack as its
+ * record knows it (0, 0: the map's span holding sp). Reads only from sp's red zone up.
+ * stubs: a first pc in no library is a stub of the JVM's (not Java code): stub_step. */
+static int walk_native(struct signal_sampler *s, uintptr_t lo, uintptr_t hi, bool stubs, const void *uc,
+                       struct sample_frame *out, int max, int *stop)
+{
+    struct nu_regs r;
+    *stop = max <= 0 ? NU_STOP_DEPTH : NU_STOP_END; /* nothing to say of a walk not made */
+    if (max <= 0 || !context_regs(uc, &r)) return 0;
+    if (max > NATIVE_MAX_FRAMES) max = NATIVE_MAX_FRAMES;
+    struct np_reader rd;
+    const struct native_space *space = np_enter(&s->space, &rd);
+    int n = 0;
+    if (space) {
+        struct nm_span stack = {lo, hi};
+        if (!(r.sp >= lo && r.sp < hi)) {
+            const struct nm_span *in_map = nm_maps_span(&space->maps, r.sp);
+            stack = in_map ? *in_map : (struct nm_span){0, 0};
+        }
+        /* From sp's red zone up: an epilogue's row may still say rbp is saved below sp
+         * (popped, and kept there: the kernel leaves the red zone alone); the guard zones
+         * are far below (a thread 128 bytes from them would have overflowed its stack). */
+        if (r.sp >= stack.start + RED_ZONE) stack.start = r.sp - RED_ZONE;
+        uintptr_t pcs[NATIVE_MAX_FRAMES];
+        struct nu_result res;
+        nu_walk_stack(space, stack.end > stack.start ? &stack : NULL, &r, pcs, max, &res);
+        if (stubs && res.stop == NU_STOP_NO_MODULE && res.n == 1 && max > 1)
+            stub_step(space, &stack, &r, pcs, max, &res);
+        for (; n < res.n; n++) out[n] = (struct sample_frame){FRAME_NATIVE_PC, 0, (const void *)pcs[n]};
+        *stop = res.stop;
+    } else {
+        *stop = NU_STOP_NO_STACK;
+    }
+    np_leave(&s->space, &rd);
+    return n;
+}
+
+/* Where a walk ended short (not at the outermost frame, not at depth=), as a frame after
+ * the native ones, when there is room. */
+static int stop_frame(struct sample_frame *out, int n, int max, int stop)
+{
+    if (stop == NU_STOP_END || stop == NU_STOP_DEPTH || n >= max) return n;
+    out[n] = (struct sample_frame){FRAME_NATIVE_STOP, 0, (const void *)(uintptr_t)stop};
+    return n + 1;
 }
 
 /* A thread that is not a Java thread: where it was, and which it is (native_threads.h). */
@@ -121,8 +209,17 @@ static void take_native(struct signal_sampler *s, const struct sig_thread *t, ui
     smp->flags = SAMPLE_NATIVE;
     smp->state = STATE_NONE;
     smp->reason = REASON_NONE;
-    smp->frames[0] = (struct sample_frame){-1, 0, (const void *)context_pc(uc)};
-    smp->nframes = 1;
+    if (s->native_frames) {
+        /* the thread's own pseudo-frame goes under these: one frame of depth= is its */
+        int stop, max = frames_wanted(s) - 1, n = walk_native(s, 0, 0, true, uc, smp->frames, max, &stop);
+        /* a pc in no library: code the snapshot does not know (yet), said as the stop */
+        if (stop == NU_STOP_NO_MODULE && n > 0) n--;
+        atomic_fetch_add_explicit(&s->native_stops[stop < NU_STOP_COUNT ? stop : NU_STOP_RULE], 1,
+                                  memory_order_relaxed);
+        smp->nframes = stop_frame(smp->frames, n, s->max_frames - 1, stop);
+    } else {
+        smp->nframes = 0; /* native=n: the thread's frame alone */
+    }
     sample_ring_publish(&s->ring, smp, ticket);
 }
 
@@ -166,12 +263,22 @@ static void take_sample(struct signal_sampler *s, const siginfo_t *si, void *uc)
     smp->thread = ti ? ti->serial : 0;
     smp->flags = ti && !ti->sampled ? SAMPLE_NOT_SAMPLED : 0;
     smp->state = s->wall ? atomic_load_explicit(&t->state, memory_order_relaxed) : STATE_NONE;
-    bool faulted;
-    int n = walk(s, t, smp, uc, &faulted);
+    /* Native frames first (a thread in a JNI method or in the VM), down to the first pc
+     * in no library: Java code, where AsyncGetCallTrace takes over. */
+    int wanted = frames_wanted(s), nn = 0, stop = NU_STOP_NO_MODULE; /* depth= read once */
+    if (s->native_frames) nn = walk_native(s, t->stack_lo, t->stack_hi, false, uc, smp->frames, wanted, &stop);
+    if (stop == NU_STOP_NO_MODULE && nn > 0)
+        nn--; /* that pc is the Java code's */
+    else if (stop != NU_STOP_NO_MODULE)
+        nn = stop_frame(smp->frames, nn, wanted - 1, stop);
+    bool faulted = false;
+    int n = nn < wanted ? walk(s, t, smp, nn, wanted, uc, &faulted) : 0;
     /* On a carrier, the frames below the virtual thread's are the carrier's own. */
-    if (!faulted && n > 0) n = async_trace_barrier_cut(s->walker, (const struct agct_frame *)smp->frames, n);
+    if (!faulted && n > 0) n = async_trace_barrier_cut(s->walker, (const struct agct_frame *)(smp->frames + nn), n);
     if (faulted) {
         smp->reason = REASON_FAULT;
+    } else if (n <= 0 && nn == wanted) {
+        smp->reason = REASON_NONE; /* depth= is all native frames */
     } else if (n <= 0) {
         /* AGCT's answer (0 no Java frame ... -10); a carrier caught entering its virtual
          * thread's first frame has none of its frames either. */
@@ -179,7 +286,8 @@ static void take_sample(struct signal_sampler *s, const siginfo_t *si, void *uc)
     } else {
         smp->reason = REASON_NONE;
     }
-    smp->nframes = smp->reason == REASON_NONE ? n : 0;
+    /* The native frames stay with the reason: the drain puts it under them. */
+    smp->nframes = nn + (smp->reason == REASON_NONE && n > 0 ? n : 0);
     sample_ring_publish(&s->ring, smp, ticket);
 }
 

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "native/native_publish.h"
+#include "native/native_unwind.h"
 #include "sources/hotspot/async_trace.h"
 #include "sources/hotspot/code_heap.h"
 #include "sources/hotspot/thread_anchor.h"
@@ -60,6 +62,14 @@ enum sample_state {
  * the interrupted pc when nframes is 1). */
 #define SAMPLE_NOT_SAMPLED 1u
 #define SAMPLE_NATIVE      2u
+
+/* A sample's frames that are not Java methods' (native=y), by their location: a native
+ * pc (method: the pc; top first, above the Java frames), and where the native part of a
+ * walk ended short (method: the enum nu_stop, as a number; after the native pcs). */
+#define FRAME_NATIVE_PC   (-100)
+#define FRAME_NATIVE_STOP (-101)
+/* Native pcs a handler takes at most (its array is on the interrupted thread's stack). */
+#define NATIVE_MAX_FRAMES 256
 
 /* One thread that may be sampled: a record of a map, by Linux thread ID. A Java thread's
  * (`threads`), or one that is not (`natives`: only name_id and seen, and the timer). */
@@ -104,6 +114,9 @@ struct signal_sampler {
     _Atomic uint64_t recovered;  /* walks refused, then made from a caller's frame */
     _Atomic uint64_t foreign;    /* SIGPROFs that were not ours, passed on */
     _Atomic uint64_t signals;    /* our SIGPROFs that arrived (`hprof status`: an idle agent gets none) */
+    bool native_frames;          /* native=y: native pcs walked by the snapshot in `space` */
+    struct native_publish space; /* the process's code (native_modules.h), for the handler */
+    _Atomic uint64_t native_stops[NU_STOP_COUNT]; /* the natives' walks, by how they ended */
     struct sigaction old_prof, old_segv, old_bus;
     pid_t pid;
 };

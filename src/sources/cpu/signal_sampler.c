@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sources/cpu/jvmti_sampler.h"
+#include "sources/cpu/native_frames.h"
 #include "sources/cpu/native_threads.h"
 #include "sources/cpu/pseudo_frames.h"
 #include "sources/host.h"
@@ -19,6 +20,7 @@
 #include "sources/cpu/signal_internal.h"
 #include "sources/jvm/thread_events.h"
 #include "sources/hotspot/vm_flags.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/pacer.h"
 #include "util/env.h"
@@ -69,6 +71,7 @@ struct cpu_signal {
     bool said_no_timer;
     jvmtiFrameInfo *frames;         /* the drain's, MAX_FRAMES + 2 */
     struct native_threads *natives; /* threads=all: their frames (the drain's) */
+    struct native_frames *native;   /* native=y: the native frames (the drain's) */
 };
 
 static struct cpu_signal *of(struct host *h) { return host_state(h, SOURCE_SIGNAL_SAMPLER); }
@@ -107,15 +110,19 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
     jvmtiFrameInfo *f = c->frames;
     int n = 0;
     if (smp->flags & SAMPLE_NATIVE) {
-        n = c->natives ? native_threads_frames(c->natives, smp, f) : 0;
-        if (n > 0) count(h, jni, 0, f, n < depth ? n : depth, smp->weight);
+        n = c->natives ? native_threads_frames(c->natives, c->native, smp, f, depth) : 0;
+        if (n > 0) count(h, jni, 0, f, n, smp->weight);
         return;
     }
+    /* A thread in native code or in the VM: its native frames on top (native=y). */
+    int nn = c->native ? native_frames_count(smp->frames, smp->nframes) : 0;
+    if (nn) n = native_frames_convert(c->native, smp->frames, nn, f, depth);
     if (smp->reason != REASON_NONE && call_counts_wanted(h->opt)) {
         call_counts_set_apart(h, APART_UNWALKED, smp->weight); /* CPU TIME lists methods: said apart */
         return;
     } else if (smp->reason != REASON_NONE) {
-        f[n++] = (jvmtiFrameInfo){PSEUDO_REASON(smp->reason < REASON_COUNT ? smp->reason : REASON_OTHER), -1};
+        if (n < depth)
+            f[n++] = (jvmtiFrameInfo){PSEUDO_REASON(smp->reason < REASON_COUNT ? smp->reason : REASON_OTHER), -1};
     } else if (call_counts_wanted(h->opt)) {
         /* all the frames walked (f has room for them): the Tracker's may be under the top */
         for (; n < smp->nframes && n < MAX_FRAMES; n++)
@@ -125,7 +132,7 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
             return;
         }
     } else {
-        for (int i = 0; i < smp->nframes && n < depth; i++) {
+        for (int i = nn; i < smp->nframes && n < depth; i++) {
             const struct sample_frame *sf = &smp->frames[i];
             /* bci -3 marks a native method; other negative ones are not places. */
             f[n++] = (jvmtiFrameInfo){sf->method ? (jmethodID)sf->method : PSEUDO_NO_ID,
@@ -137,9 +144,11 @@ static void record(struct host *h, struct cpu_signal *c, JNIEnv *jni, const stru
     count(h, jni, smp->thread, f, n, smp->weight);
 }
 
-static void drain(struct host *h, struct cpu_signal *c, JNIEnv *jni)
+/* new_threads: the rescan just adopted threads (native frames: their stacks are new). */
+static void drain(struct host *h, struct cpu_signal *c, JNIEnv *jni, bool new_threads)
 {
     pthread_mutex_lock(&c->drain_lock);
+    if (c->native) native_frames_refresh(c->native, &c->s, clock_ns() / 1000000, new_threads);
     traces_sampling_begin(&h->t.traces);
     int depth = host_depth(h);
     if (depth > c->s.max_frames) depth = c->s.max_frames;
@@ -338,17 +347,18 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     struct cpu_signal *c = of(h);
     int period = c->s.wall ? atomic_load(&c->s.interval_ms) : DRAIN_MS, since_rescan = RESCAN_MS;
     do {
+        int adopted = 0;
         if (c->s.all_threads && since_rescan >= RESCAN_MS && !atomic_load(&c->fell_back)) {
             /* Under the timer lock, and only while sampling is on: a paused sampler arms
              * no timer for a thread it adopts (arm_all arms them when it resumes). */
             pthread_mutex_lock(&c->timer_lock);
-            if (atomic_load(&c->s.enabled)) native_threads_rescan(c->natives, &c->s);
+            if (atomic_load(&c->s.enabled)) adopted = native_threads_rescan(c->natives, &c->s);
             pthread_mutex_unlock(&c->timer_lock);
             since_rescan = 0;
         }
         since_rescan += period;
         if (c->s.wall && atomic_load(&c->s.enabled)) poke_all(h, c, jni);
-        drain(h, c, jni);
+        drain(h, c, jni, adopted > 0);
         if (!atomic_load(&c->fell_back) && !sample_signal_is_ours())
             fall_back(h, jni, "the program replaced the SIGPROF handler");
     } while (pacer_pause(&c->pace, period));
@@ -469,6 +479,11 @@ static void start(struct host *h, JNIEnv *jni)
         return;
     }
     count_start_up(h, c, jni);
+    /* native=y: the snapshot of the process's code, before the first signal. Not with
+     * timing=gprof, whose samples name the program's methods only. */
+    if (h->opt->native && h->opt->cpu == CPU_SAMPLES && !call_counts_wanted(h->opt))
+        c->native = native_frames_new(h, &c->s);
+    c->s.native_frames = c->native != NULL;
     guard(h, c);
     if (sample_signal_install(&c->s) != 0) {
         fall_back(h, jni, "cannot install the SIGPROF handler");
@@ -497,7 +512,7 @@ static void stop(struct host *h, JNIEnv *jni)
     atomic_store(&c->s.enabled, false);
     stop_all_timers(c);
     pacer_stop(&c->pace, 5000);
-    drain(h, c, jni);
+    drain(h, c, jni, false);
     if (env_switch("HPROF_STACK_STATS", false))
         log_plain("cpu=samples: %llu refused stack walks made from a caller's frame\n",
                   (unsigned long long)atomic_load(&c->s.recovered));
