@@ -19,7 +19,6 @@ static const struct op OPS[] = {
     {"cm", ","},   {"pm", "->*"},   {"pt", "->"},     {"cl", "()"},       {"ix", "[]"}, {"qu", "?"},
 };
 
-
 const char *dm_operator(char a, char b)
 {
     for (size_t i = 0; i < sizeof OPS / sizeof *OPS; i++)
@@ -71,4 +70,3 @@ const char *dm_builtin_d(char c)
     default: return NULL;
     }
 }
-

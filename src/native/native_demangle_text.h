@@ -47,7 +47,6 @@ struct dm {
     unsigned flags; /* NDM_*: how local names show their function */
 };
 
-
 /* Text in the arena: a piece is made by a mark, some adds, then done. */
 uint32_t dm_mark(struct dm *d);
 void dm_add_bytes(struct dm *d, const char *s, size_t n);

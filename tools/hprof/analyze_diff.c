@@ -147,4 +147,3 @@ void an_report_diff(const struct an_heap *h0, const struct an_dom *d0, const str
     an_out_flush(&w);
     buf_free(&w.b);
 }
-

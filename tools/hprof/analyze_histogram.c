@@ -39,7 +39,6 @@ void an_kids_free(struct an_kids *k)
     free(k->v);
 }
 
-
 int an_dom_walk(const struct an_heap *h, const struct an_dom *d, const struct an_kids *k, struct walk_sums *w)
 {
     uint32_t *cc = calloc((size_t)h->nclasses + 1, sizeof *cc);
@@ -84,7 +83,7 @@ static int cmp_histo(const void *a, const void *b)
 }
 
 struct an_histo *an_histogram_sums(const struct an_heap *h, const struct an_dom *d, const struct walk_sums *w,
-                                  uint32_t *n)
+                                   uint32_t *n)
 {
     struct an_histo *r = calloc((size_t)h->nclasses + 1, sizeof *r);
     if (!r) return NULL;
@@ -191,4 +190,3 @@ bool an_trace_frame(const struct an_heap *h, uint32_t serial, uint32_t i, struct
     buf_u1(b, ')');
     return true;
 }
-

@@ -47,7 +47,7 @@ static bool same_content(const struct an_heap *h, uint32_t a, uint32_t b)
 /* Groups objects (strings by value, or primitive arrays by content) with an open
  * addressing table; returns the groups with more than one member. */
 struct dup *an_duplicates(const struct an_heap *h, const struct an_dom *d, bool strings, const uint8_t *skip,
-                              uint32_t *ngroups)
+                          uint32_t *ngroups)
 {
     size_t cap = 1024;
     uint32_t n = 0;
@@ -136,7 +136,6 @@ void an_string_text(const struct an_heap *h, uint32_t s, struct buf *b, bool jso
     }
 }
 
-
 void an_collection_waste(const struct an_heap *h, const struct an_dom *d, struct coll_waste *c)
 {
     memset(c, 0, sizeof *c);
@@ -178,4 +177,3 @@ uint32_t an_accumulation_point(const struct an_dom *d, const struct an_kids *k, 
         o = best;
     }
 }
-
