@@ -3,9 +3,16 @@
  * hprof analyze: what holds the memory in a binary HPROF heap dump. The files, lowest
  * first (each calls only those above it in this list):
  *   analyze_file.c    the dump mapped read-only (a gzipped one inflated to a temp file)
- *   analyze_index.c   objects, classes, roots and references: dense indexes, CSR edges
+ *   analyze_lookup.c  lookups on the index: an object by id, strings, class names, fields
+ *   analyze_classes.c classes: fields, layout along the supers, instance sizes
+ *   analyze_edges.c   references: CSR edges, counted then filled by threads
+ *   analyze_index.c   the load: records, objects and roots into dense indexes
  *   analyze_dom.c     dominator tree (Semi-NCA, iterative) and retained sizes
- *   analyze_report.c  histogram, biggest retainers, paths, waste, suspects, sites: text/JSON
+ *   analyze_histogram.c  the dominator tree's children; histogram and sites sums
+ *   analyze_out.c     the output: JSON strings, labels, sections, text or JSON
+ *   analyze_waste.c   duplicates, empty and sparse collections, accumulation points
+ *   analyze_report.c  the report: histogram, biggest retainers, paths, waste, suspects, sites
+ *   analyze_diff.c    two dumps compared
  *   analyze_html.c    the self-contained HTML page
  *   cmd_analyze.c     the command line
  * Every size or count read from the dump is checked against the bytes the file has, and
@@ -39,7 +46,7 @@ void an_file_close(struct an_file *f);
 /* Bytes of memory this process may still take: MemAvailable of /proc/meminfo. */
 uint64_t an_memory_available(void);
 
-/* ----------------------------------------------------------- analyze_index.c */
+/* ----------------------------------- analyze_index.c, analyze_lookup.c */
 
 /* A class: from its CLASS DUMP (layout, statics) and LOAD CLASS (name). */
 struct an_class {
@@ -120,13 +127,13 @@ struct an_counts {
     uint64_t objects, ref_slots, classes;
 };
 
-/* Reads the header and every record of f; the last heap dump's objects are indexed. On a
+/* analyze_index.c: reads the header and every record of f; the last heap dump's objects are indexed. On a
  * bad file, -1 and err says why. max_mem: refuse (-2) when the indexes would need more
  * (err says how much). */
 int an_heap_load(struct an_heap *h, const struct an_file *f, uint64_t max_mem, int threads, bool progress, char *err,
                  size_t errlen);
 void an_heap_free(struct an_heap *h);
-/* Index of an object id, or AN_NONE. */
+/* analyze_lookup.c: index of an object id, or AN_NONE. */
 uint32_t an_find(const struct an_heap *h, uint64_t id);
 /* The class a class object is (index in classes), AN_NONE for other objects. */
 uint32_t an_class_of_object(const struct an_heap *h, uint32_t obj);
@@ -138,6 +145,7 @@ const uint8_t *an_string(const struct an_heap *h, uint64_t sid, size_t *len);
 const uint8_t *an_field(const struct an_heap *h, uint32_t obj, uint64_t name_sid, int *type);
 /* A primitive array's elements: type, count, bytes (NULL when not one). */
 const uint8_t *an_prim_array(const struct an_heap *h, uint32_t obj, int *type, uint32_t *count);
+/* analyze_index.c: a progress line on stderr, when p->on. */
 void an_progress(struct an_progress *p, const char *what);
 
 /* ------------------------------------------------------------- analyze_dom.c */
@@ -160,7 +168,7 @@ uint32_t *an_bfs(const struct an_heap *h, uint32_t stop);
  * obj in *path (malloc'd); its length, 0 when unreachable. */
 uint32_t an_root_path(const struct an_heap *h, uint32_t obj, uint32_t **path);
 
-/* ---------------------------------------------------------- analyze_report.c */
+/* ------------------------ analyze_histogram.c, analyze_report.c, analyze_diff.c, analyze_out.c */
 
 struct an_opts {
     int top;
@@ -170,7 +178,7 @@ struct an_opts {
     bool sites;           /* by allocation site */
 };
 
-/* The children of each object in the dominator tree (CSR; the super-root's at index n). */
+/* analyze_histogram.c: the children of each object in the dominator tree (CSR; the super-root's at index n). */
 struct an_kids {
     uint32_t *off, *v;
 };
@@ -187,12 +195,12 @@ struct an_histo {
  * other instance of the class dominates, as VisualVM's getRetainedSizeByClass); sorted by
  * retained bytes. *n: rows. */
 struct an_histo *an_histogram(const struct an_heap *h, const struct an_dom *d, uint32_t *n);
-/* The report on out. */
+/* analyze_report.c: the report on out. */
 void an_report(const struct an_heap *h, const struct an_dom *d, const struct an_opts *o, FILE *out);
-/* Growth between two dumps per class, and per dominator subtree named by its path of classes. */
+/* analyze_diff.c: growth between two dumps per class, and per dominator subtree named by its path of classes. */
 void an_report_diff(const struct an_heap *h0, const struct an_dom *d0, const struct an_heap *h1,
                     const struct an_dom *d1, const struct an_opts *o, FILE *out);
-/* An object's label: "java.util.HashMap#0x7f00..". */
+/* analyze_out.c: an object's label: "java.util.HashMap#0x7f00..". */
 void an_object_label(const struct an_heap *h, uint32_t obj, struct buf *b);
 /* JSON string of s[0..n). */
 void an_json_str(struct buf *b, const uint8_t *s, size_t n);

@@ -14,50 +14,15 @@
  * dump holds the string "java.vm.compressedOopsMode", the system property HotSpot sets
  * then and that VisualVM looks for), else the id size.
  */
-#include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "analyze.h"
-#include "hd.h"
+#include "analyze_classes.h"
+#include "analyze_edges.h"
+#include "analyze_read.h"
 #include "util/hprof_format.h"
-
-/* A bounded cursor over the mapped file. */
-struct cur {
-    const uint8_t *p;
-    uint64_t pos, end;
-    bool bad;
-};
-
-static uint64_t rd(struct cur *c, int n)
-{
-    if (c->bad || c->end - c->pos < (uint64_t)n || c->pos > c->end) {
-        c->bad = true;
-        return 0;
-    }
-    const uint8_t *s = c->p + c->pos;
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++) v = v << 8 | s[i];
-    c->pos += (uint64_t)n;
-    return v;
-}
-
-static void skip(struct cur *c, uint64_t n)
-{
-    if (c->bad || c->end - c->pos < n)
-        c->bad = true;
-    else
-        c->pos += n;
-}
-
-static uint64_t be(const uint8_t *s, int n)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++) v = v << 8 | s[i];
-    return v;
-}
 
 /* Seconds of the monotonic clock, for progress lines. */
 static double an_now(void)
@@ -71,11 +36,6 @@ void an_progress(struct an_progress *p, const char *what)
 {
     if (p->on) fprintf(stderr, "hprof analyze: %s (%.1f s)\n", what, an_now() - p->t0);
 }
-
-/* Size of a value of a basic type in the dump; 0 when the type is invalid. */
-static int vsize(int type, int idsize) { return hd_type_size(type, idsize); }
-
-static bool put(struct idmap *m, uint64_t k, uint64_t v) { return idmap_insert(m, k, v, NULL) >= 0; }
 
 /* ------------------------------------------------------------ top-level records */
 
@@ -283,262 +243,13 @@ static int cmp_pair(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-uint32_t an_find(const struct an_heap *h, uint64_t id)
-{
-    uint32_t lo = 0, hi = h->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (h->ids[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < h->n && h->ids[lo] == id ? lo : AN_NONE;
-}
-
-const uint8_t *an_string(const struct an_heap *h, uint64_t sid, size_t *len)
-{
-    uint64_t off;
-    if (!sid || !idmap_get(&h->strings, sid, &off)) return NULL;
-    uint64_t rl = be(h->p + off + 5, 4);
-    if (off + 9 + rl > h->size) rl = h->size - off - 9;
-    *len = (size_t)(rl - (uint64_t)h->idsize);
-    return h->p + off + 9 + h->idsize;
-}
-
-/* ------------------------------------------------------------ classes */
-
-/* Whether a string is s, '/' and '.' alike: the JVM's dumps name classes
- * "java/lang/String", this agent's and the original HPROF's "java.lang.String". */
-static bool name_is(const struct an_heap *h, uint64_t sid, const char *s)
-{
-    size_t n;
-    const uint8_t *t = an_string(h, sid, &n);
-    if (!t || n != strlen(s)) return false;
-    for (size_t i = 0; i < n; i++)
-        if (t[i] != (uint8_t)s[i] && !(t[i] == '.' && s[i] == '/')) return false;
-    return true;
-}
-
-static uint64_t find_sid(const struct an_heap *h, const char *s)
-{
-    for (size_t i = 0; i < h->strings.cap; i++) {
-        uint64_t k = h->strings.keys[i];
-        if (k && name_is(h, k, s)) return k;
-    }
-    return 0;
-}
-
-/* A cursor on a CLASS DUMP at off, past its constant pool: at the count of its statics. */
-static struct cur statics_at(const struct an_heap *h, uint64_t off)
-{
-    int ids = h->idsize;
-    struct cur c = {h->p, off + 1 + (uint64_t)ids + 4 + 6 * (uint64_t)ids + 4, h->size, false};
-    uint64_t n = rd(&c, 2);
-    for (uint64_t i = 0; i < n && !c.bad; i++) {
-        skip(&c, 2);
-        skip(&c, (uint64_t)vsize((int)rd(&c, 1), ids));
-    }
-    return c;
-}
-
-/* The same past its statics too: at the count of its instance fields. */
-static struct cur fields_at(const struct an_heap *h, uint64_t off)
-{
-    struct cur c = statics_at(h, off);
-    uint64_t n = rd(&c, 2);
-    for (uint64_t i = 0; i < n && !c.bad; i++) {
-        skip(&c, (uint64_t)h->idsize);
-        skip(&c, (uint64_t)vsize((int)rd(&c, 1), h->idsize));
-    }
-    return c;
-}
-
-/* A class's own fields from its CLASS DUMP: bytes, strong object-field offsets, and the
- * bytes VisualVM counts for them; with_ids: the oop size. */
-static void own_fields(struct an_heap *h, struct an_class *k, uint64_t *vv, uint32_t **refs, size_t *cap)
-{
-    int ids = h->idsize;
-    struct cur c = fields_at(h, k->off);
-    uint64_t n = rd(&c, 2);
-    uint64_t own = 0, v = 0;
-    k->refs = (uint32_t)h->nrefoffs;
-    for (uint64_t i = 0; i < n && !c.bad; i++) {
-        uint64_t name = rd(&c, ids);
-        int t = (int)rd(&c, 1);
-        if (!vsize(t, ids)) {
-            k->bad = true;
-            break;
-        }
-        if (t == HD_OBJECT && !(k->id == h->weak_class && name == h->sid_referent)) {
-            if (h->nrefoffs == *cap) {
-                *cap = *cap ? *cap * 2 : 256;
-                uint32_t *a = realloc(*refs, *cap * sizeof *a);
-                if (!a) {
-                    k->bad = true;
-                    break;
-                }
-                *refs = a;
-            }
-            (*refs)[h->nrefoffs++] = (uint32_t)own;
-        }
-        if (t == HD_OBJECT && k->id == h->weak_class && name == h->sid_referent) h->weak_off = (uint32_t)own;
-        own += (uint64_t)vsize(t, ids);
-        v += t == HD_OBJECT ? (uint64_t)h->oopsize : (uint64_t)vsize(t, ids);
-    }
-    if (c.bad || own > UINT32_MAX / 2) k->bad = true;
-    k->own_bytes = (uint32_t)own;
-    k->nrefs = (uint32_t)(h->nrefoffs - k->refs);
-    *vv = v;
-}
-
-static uint8_t kind_of(const struct an_heap *h, uint64_t sid)
-{
-    if (name_is(h, sid, "java/lang/String")) return AN_K_STRING;
-    if (name_is(h, sid, "java/util/ArrayList")) return AN_K_ARRAYLIST;
-    if (name_is(h, sid, "java/util/HashMap")) return AN_K_HASHMAP;
-    return AN_K_PLAIN;
-}
-
-static uint64_t align8(uint64_t v) { return (v + 7) & ~(uint64_t)7; }
-
-/* Lays out every class: total field bytes, the up link, VisualVM's instance size. Chains
- * of supers are walked with an explicit stack (a file decides how deep they are); a chain
- * that loops or ends at a class not in the dump leaves its classes bad. */
-static int layout(struct an_heap *h, uint64_t *vv)
-{
-    enum { TODO, BUSY, DONE };
-    uint8_t *state = calloc(h->nclasses ? h->nclasses : 1, 1);
-    uint32_t *stack = malloc((h->nclasses ? h->nclasses : 1) * sizeof *stack);
-    if (!state || !stack) return free(state), free(stack), -1;
-    bool raw_sizes = false; /* java.lang.Object's CLASS DUMP gives a size: VisualVM then takes those */
-    for (uint32_t i = 0; i < h->nclasses; i++) {
-        struct an_class *k = &h->classes[i];
-        if (!k->super && name_is(h, k->name_sid, "java/lang/Object")) {
-            uint64_t raw = be(h->p + k->off + 1 + h->idsize + 4 + 6 * h->idsize, 4);
-            raw_sizes = raw > 0 && raw < INT32_MAX;
-        }
-    }
-    for (uint32_t i = 0; i < h->nclasses; i++) {
-        uint32_t n = 0, top = i;
-        while (state[top] == TODO) {
-            state[top] = BUSY;
-            stack[n++] = top;
-            uint64_t sup = h->classes[top].super, v;
-            if (!sup) break;
-            if (!idmap_get(&h->class_by_id, sup, &v)) {
-                h->classes[top].bad = true;
-                break;
-            }
-            top = (uint32_t)v;
-            if (state[top] == BUSY) { /* a loop */
-                h->classes[top].bad = true;
-                break;
-            }
-        }
-        while (n) {
-            uint32_t j = stack[--n];
-            struct an_class *k = &h->classes[j];
-            struct an_class *s = NULL;
-            uint64_t v;
-            if (k->super && idmap_get(&h->class_by_id, k->super, &v) && v != j && state[v] == DONE) s = &h->classes[v];
-            if (k->super && !s) k->bad = true;
-            if (s && s->bad) k->bad = true;
-            uint64_t total = (uint64_t)k->own_bytes + (s ? s->total : 0);
-            if (total > UINT32_MAX / 2) k->bad = true, total = 0;
-            k->total = (uint32_t)total;
-            vv[j] += s ? vv[s - h->classes] : 0;
-            k->up = k->nrefs ? j + 1 : s ? s->up : 0;
-            k->is_ref = k->id == h->weak_class || (s && s->is_ref);
-            if (raw_sizes)
-                k->shallow = be(h->p + k->off + 1 + h->idsize + 4 + 6 * h->idsize, 4);
-            else
-                k->shallow = align8((uint64_t)h->idsize + (uint64_t)h->oopsize + vv[j]);
-            state[j] = DONE;
-        }
-    }
-    free(state);
-    free(stack);
-    return 0;
-}
-
-static int classes(struct an_heap *h)
-{
-    h->java_lang_class = AN_NONE;
-    for (uint32_t i = 0; i < h->n; i++)
-        if (h->p[h->off[i]] == 0x20) h->nclasses++;
-    h->classes = calloc(h->nclasses ? h->nclasses : 1, sizeof *h->classes);
-    uint64_t *vv = calloc(h->nclasses ? h->nclasses : 1, sizeof *vv);
-    if (!h->classes || !vv) return free(vv), -1;
-    uint32_t j = 0;
-    for (uint32_t i = 0; i < h->n; i++) {
-        if (h->p[h->off[i]] != 0x20) continue;
-        struct an_class *k = &h->classes[j];
-        struct cur c = {h->p, h->off[i] + 1, h->size, false};
-        k->id = rd(&c, h->idsize);
-        rd(&c, 4);
-        k->super = rd(&c, h->idsize);
-        k->loader = rd(&c, h->idsize);
-        k->off = h->off[i];
-        k->obj = i;
-        uint64_t sid = 0;
-        idmap_get(&h->class_names, k->id, &sid);
-        k->name_sid = sid;
-        k->kind = kind_of(h, sid);
-        if (name_is(h, sid, "java/lang/ref/Reference")) h->weak_class = k->id, h->weak_index = j;
-        if (name_is(h, sid, "java/lang/Class")) h->java_lang_class = j;
-        if (!put(&h->class_by_id, k->id, j)) return free(vv), -1;
-        j++;
-    }
-    for (uint32_t i = 0; i < h->nclasses; i++)
-        if (h->classes[i].kind == AN_K_PLAIN && h->classes[i].id == h->weak_class) h->classes[i].kind = AN_K_REFERENCE;
-    h->sid_referent = h->weak_class ? find_sid(h, "referent") : 0;
-    h->sid_value = find_sid(h, "value");
-    h->sid_size = find_sid(h, "size");
-    h->sid_elements = find_sid(h, "elementData");
-    h->sid_table = find_sid(h, "table");
-    size_t cap = 0;
-    h->weak_off = UINT32_MAX;
-    for (uint32_t i = 0; i < h->nclasses; i++) own_fields(h, &h->classes[i], &vv[i], &h->refoffs, &cap);
-    if (h->weak_off == UINT32_MAX) h->weak_class = 0; /* no referent field: no Reference is special */
-    int rc = layout(h, vv);
-    free(vv);
-    return rc;
-}
-
 /* ------------------------------------------------------------ objects */
-
-/* The bytes of an instance's field data (NULL for other objects). */
-static const uint8_t *an_instance_data(const struct an_heap *h, uint32_t o, uint32_t *len)
-{
-    uint64_t off = h->off[o];
-    if (h->p[off] != 0x21) return NULL;
-    uint64_t at = off + 1 + 2 * (uint64_t)h->idsize + 4;
-    *len = (uint32_t)be(h->p + at, 4);
-    return h->p + at + 4;
-}
-
-uint32_t an_class_of_object(const struct an_heap *h, uint32_t o)
-{
-    uint64_t v;
-    return AN_KIND(h, o) == AN_CLASSOBJ && idmap_get(&h->class_by_id, h->ids[o], &v) ? (uint32_t)v : AN_NONE;
-}
 
 /* The class index of an object's class id; AN_NONE when not in the dump. */
 static uint32_t class_index(const struct an_heap *h, uint64_t id)
 {
     uint64_t v;
     return idmap_get(&h->class_by_id, id, &v) ? (uint32_t)v : AN_NONE;
-}
-
-const uint8_t *an_prim_array(const struct an_heap *h, uint32_t o, int *type, uint32_t *count)
-{
-    uint64_t off = h->off[o];
-    if (h->p[off] != 0x23) return NULL;
-    const uint8_t *p = h->p + off + 1 + h->idsize + 4;
-    *count = (uint32_t)be(p, 4);
-    *type = p[4];
-    return p + 5;
 }
 
 /* Class, kind, trace and shallow size of every object. */
@@ -580,147 +291,6 @@ static void describe(struct an_heap *h)
         }
         if (h->trace) h->trace[i] = tr;
     }
-}
-
-/* The classes of primitive arrays, by element type: HotSpot's dumps have a CLASS DUMP
- * for each ("[I"), the original HPROF's none (then they get no class). */
-static void prim_classes(struct an_heap *h)
-{
-    static const struct {
-        int type;
-        const char *name, *java;
-    } P[] = {{HD_BOOLEAN, "[Z", "boolean[]"}, {HD_CHAR, "[C", "char[]"}, {HD_FLOAT, "[F", "float[]"},
-             {HD_DOUBLE, "[D", "double[]"},   {HD_BYTE, "[B", "byte[]"}, {HD_SHORT, "[S", "short[]"},
-             {HD_INT, "[I", "int[]"},         {HD_LONG, "[J", "long[]"}};
-    for (int t = 0; t < 16; t++) h->prim_class[t] = AN_NONE;
-    for (uint32_t i = 0; i < h->nclasses; i++)
-        for (size_t j = 0; j < sizeof P / sizeof P[0]; j++)
-            if (h->prim_class[P[j].type] == AN_NONE &&
-                (name_is(h, h->classes[i].name_sid, P[j].name) || name_is(h, h->classes[i].name_sid, P[j].java)))
-                h->prim_class[P[j].type] = i;
-}
-
-/* ------------------------------------------------------------ references */
-
-/* The strong references of object o: counted, and written to out when not NULL. */
-static uint32_t refs_of(const struct an_heap *h, uint32_t o, uint32_t *out, uint64_t *unresolved)
-{
-    int ids = h->idsize;
-    const uint8_t *r = h->p + h->off[o];
-    uint32_t n = 0;
-#define REF(p)                             \
-    do {                                   \
-        uint64_t id_ = be((p), ids);       \
-        if (id_) {                         \
-            uint32_t t_ = an_find(h, id_); \
-            if (t_ == AN_NONE)             \
-                ++*unresolved;             \
-            else {                         \
-                if (out) out[n] = t_;      \
-                n++;                       \
-            }                              \
-        }                                  \
-    } while (0)
-    switch (AN_KIND(h, o)) {
-    case AN_INSTANCE: {
-        uint32_t k = h->cls[o], len;
-        if (k == AN_NONE || h->classes[k].bad) return 0;
-        const uint8_t *data = an_instance_data(h, o, &len);
-        if (len != h->classes[k].total) return 0;
-        uint32_t total = h->classes[k].total;
-        for (uint32_t u = h->classes[k].up; u;) {
-            const struct an_class *c = &h->classes[u - 1];
-            uint32_t base = total - c->total;
-            for (uint32_t i = 0; i < c->nrefs; i++) REF(data + base + h->refoffs[c->refs + i]);
-            uint64_t v;
-            if (!c->super || !idmap_get(&h->class_by_id, c->super, &v)) break;
-            u = h->classes[v].up;
-        }
-        /* a Reference's referent: an edge of its own, last, that only dominators see */
-        if (h->classes[k].is_ref && out != NULL) {
-            uint32_t before = n;
-            REF(data + total - h->classes[h->weak_index].total + h->weak_off);
-            if (n > before) h->kind[o] |= AN_WEAK_LAST;
-        } else if (h->classes[k].is_ref) {
-            REF(data + total - h->classes[h->weak_index].total + h->weak_off);
-        }
-        break;
-    }
-    case AN_OBJARRAY: {
-        uint64_t cnt = be(r + 1 + ids + 4, 4);
-        const uint8_t *e = r + 1 + ids + 8 + ids;
-        for (uint64_t i = 0; i < cnt; i++) REF(e + i * (uint64_t)ids);
-        break;
-    }
-    case AN_CLASSOBJ: { /* its static object fields, and its loader (as VisualVM has it) */
-        REF(r + 1 + ids + 4 + ids);
-        struct cur c = statics_at(h, h->off[o]);
-        uint64_t m = rd(&c, 2);
-        for (uint64_t i = 0; i < m && !c.bad; i++) {
-            skip(&c, (uint64_t)ids);
-            int t = (int)rd(&c, 1);
-            if (t == HD_OBJECT && !c.bad && c.end - c.pos >= (uint64_t)ids) REF(h->p + c.pos);
-            skip(&c, (uint64_t)vsize(t, ids));
-        }
-        break;
-    }
-    default: break;
-    }
-#undef REF
-    return n;
-}
-
-struct edge_job {
-    const struct an_heap *h;
-    uint32_t from, to;
-    bool fill;
-    uint64_t unresolved;
-};
-
-static void *edge_work(void *arg)
-{
-    struct edge_job *j = arg;
-    const struct an_heap *h = j->h;
-    for (uint32_t o = j->from; o < j->to; o++) {
-        if (!j->fill)
-            h->eoff[o + 1] = refs_of(h, o, NULL, &j->unresolved);
-        else
-            refs_of(h, o, h->edge + h->eoff[o], &j->unresolved);
-    }
-    return NULL;
-}
-
-/* Runs the count or the fill over the objects in h->threads ranges. */
-static void edges_pass(struct an_heap *h, bool fill)
-{
-    enum { MAXT = 16 };
-    struct edge_job jobs[MAXT];
-    pthread_t tid[MAXT];
-    int nt = h->threads < 1 ? 1 : h->threads > MAXT ? MAXT : h->threads;
-    if (h->n < 100000) nt = 1;
-    for (int t = 0; t < nt; t++) {
-        jobs[t] = (struct edge_job){h, (uint32_t)((uint64_t)h->n * t / nt), (uint32_t)((uint64_t)h->n * (t + 1) / nt),
-                                    fill, 0};
-        if (t && pthread_create(&tid[t], NULL, edge_work, &jobs[t]) != 0) edge_work(&jobs[t]), tid[t] = 0;
-    }
-    edge_work(&jobs[0]);
-    for (int t = 1; t < nt; t++)
-        if (tid[t]) pthread_join(tid[t], NULL);
-    if (!fill)
-        for (int t = 0; t < nt; t++) h->unresolved += jobs[t].unresolved;
-}
-
-static int edges(struct an_heap *h)
-{
-    h->eoff = calloc((size_t)h->n + 1, sizeof *h->eoff);
-    if (!h->eoff) return -1;
-    edges_pass(h, false);
-    for (uint32_t o = 0; o < h->n; o++) h->eoff[o + 1] += h->eoff[o];
-    h->nedges = h->eoff[h->n];
-    h->edge = malloc((h->nedges ? h->nedges : 1) * sizeof *h->edge);
-    if (!h->edge) return -1;
-    edges_pass(h, true);
-    return 0;
 }
 
 /* ------------------------------------------------------------ the whole load */
@@ -791,9 +361,9 @@ int an_heap_load(struct an_heap *h, const struct an_file *f, uint64_t max_mem, i
     h->kind = malloc((size_t)n + 1);
     h->shallow = malloc(((size_t)n + 1) * sizeof *h->shallow);
     h->trace = s.traces ? malloc(((size_t)n + 1) * sizeof *h->trace) : NULL;
-    if (!h->cls || !h->kind || !h->shallow || (s.traces && !h->trace) || classes(h))
+    if (!h->cls || !h->kind || !h->shallow || (s.traces && !h->trace) || an_classes_index(h))
         return free(s.roots), fail(err, errlen, "out of memory");
-    prim_classes(h);
+    an_prim_classes(h);
     describe(h);
     /* roots: each object once */
     h->roots = malloc((s.nr ? s.nr : 1) * sizeof *h->roots);
@@ -806,7 +376,7 @@ int an_heap_load(struct an_heap *h, const struct an_file *f, uint64_t max_mem, i
 
     free(seen);
     free(s.roots);
-    if (edges(h)) return fail(err, errlen, "out of memory");
+    if (an_edges_index(h)) return fail(err, errlen, "out of memory");
     an_progress(&h->progress, "references indexed");
     return 0;
 }
@@ -833,63 +403,4 @@ void an_heap_free(struct an_heap *h)
     free(h->edge);
     free(h->roots);
     memset(h, 0, sizeof *h);
-}
-
-/* ------------------------------------------------------------ names and fields */
-
-void an_class_name(const struct an_heap *h, uint32_t cls, struct buf *b)
-{
-    size_t n = 0;
-    const uint8_t *s = cls != AN_NONE ? an_string(h, h->classes[cls].name_sid, &n) : NULL;
-    if (!s) {
-        if (cls == AN_NONE)
-            buf_put(b, "?", strlen("?"));
-        else
-            buf_printf(b, "class#0x%llx", (unsigned long long)h->classes[cls].id);
-        return;
-    }
-    size_t dims = 0;
-    while (dims < n && s[dims] == '[') dims++;
-    const uint8_t *e = s + dims;
-    size_t en = n - dims;
-    if (dims && en == 1) {
-        static const char *const P[] = {"Z", "boolean", "B", "byte", "C", "char",  "S", "short",
-                                        "I", "int",     "J", "long", "F", "float", "D", "double"};
-        for (size_t i = 0; i < 16; i += 2)
-            if (*e == P[i][0]) buf_put(b, P[i + 1], strlen(P[i + 1]));
-    } else {
-        if (dims && en >= 2 && *e == 'L') e++, en -= 2; /* "[Ljava/lang/Object;" */
-        for (size_t i = 0; i < en; i++) buf_u1(b, (uint8_t)(e[i] == '/' ? '.' : (char)e[i]));
-    }
-    for (size_t i = 0; i < dims; i++) buf_put(b, "[]", strlen("[]"));
-}
-
-const uint8_t *an_field(const struct an_heap *h, uint32_t o, uint64_t name_sid, int *type)
-{
-    uint32_t len, k = h->cls[o];
-    const uint8_t *data = an_instance_data(h, o, &len);
-    if (!data || !name_sid || k == AN_NONE || h->classes[k].bad || len != h->classes[k].total) return NULL;
-    uint32_t base = 0;
-    /* walks the chain of supers (bounded by the instance's bytes: each class adds some, or
-     * the loop ends at the first class with no fields left to look in) */
-    for (uint32_t guard = 0; guard <= h->nclasses; guard++) {
-        const struct an_class *c = &h->classes[k];
-        struct cur cu = fields_at(h, c->off);
-        uint64_t m = rd(&cu, 2);
-        uint32_t at = base;
-        for (uint64_t i = 0; i < m && !cu.bad; i++) {
-            uint64_t name = rd(&cu, h->idsize);
-            int t = (int)rd(&cu, 1);
-            if (name == name_sid) {
-                *type = t;
-                return data + at;
-            }
-            at += (uint32_t)vsize(t, h->idsize);
-        }
-        base += c->own_bytes;
-        uint64_t v;
-        if (!c->super || !idmap_get(&h->class_by_id, c->super, &v)) break;
-        k = (uint32_t)v;
-    }
-    return NULL;
 }

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The references between a dump's objects: instances' strong fields along their chain of
+ * supers (a Reference's referent last, marked, for the dominators only), arrays'
+ * elements, classes' statics and loader; as CSR arrays, counted then filled by threads.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "analyze.h"
+#include "analyze_edges.h"
+#include "analyze_lookup.h"
+#include "analyze_read.h"
+
+/* The strong references of object o: counted, and written to out when not NULL. */
+static uint32_t refs_of(const struct an_heap *h, uint32_t o, uint32_t *out, uint64_t *unresolved)
+{
+    int ids = h->idsize;
+    const uint8_t *r = h->p + h->off[o];
+    uint32_t n = 0;
+#define REF(p)                             \
+    do {                                   \
+        uint64_t id_ = be((p), ids);       \
+        if (id_) {                         \
+            uint32_t t_ = an_find(h, id_); \
+            if (t_ == AN_NONE)             \
+                ++*unresolved;             \
+            else {                         \
+                if (out) out[n] = t_;      \
+                n++;                       \
+            }                              \
+        }                                  \
+    } while (0)
+    switch (AN_KIND(h, o)) {
+    case AN_INSTANCE: {
+        uint32_t k = h->cls[o], len;
+        if (k == AN_NONE || h->classes[k].bad) return 0;
+        const uint8_t *data = an_instance_data(h, o, &len);
+        if (len != h->classes[k].total) return 0;
+        uint32_t total = h->classes[k].total;
+        for (uint32_t u = h->classes[k].up; u;) {
+            const struct an_class *c = &h->classes[u - 1];
+            uint32_t base = total - c->total;
+            for (uint32_t i = 0; i < c->nrefs; i++) REF(data + base + h->refoffs[c->refs + i]);
+            uint64_t v;
+            if (!c->super || !idmap_get(&h->class_by_id, c->super, &v)) break;
+            u = h->classes[v].up;
+        }
+        /* a Reference's referent: an edge of its own, last, that only dominators see */
+        if (h->classes[k].is_ref && out != NULL) {
+            uint32_t before = n;
+            REF(data + total - h->classes[h->weak_index].total + h->weak_off);
+            if (n > before) h->kind[o] |= AN_WEAK_LAST;
+        } else if (h->classes[k].is_ref) {
+            REF(data + total - h->classes[h->weak_index].total + h->weak_off);
+        }
+        break;
+    }
+    case AN_OBJARRAY: {
+        uint64_t cnt = be(r + 1 + ids + 4, 4);
+        const uint8_t *e = r + 1 + ids + 8 + ids;
+        for (uint64_t i = 0; i < cnt; i++) REF(e + i * (uint64_t)ids);
+        break;
+    }
+    case AN_CLASSOBJ: { /* its static object fields, and its loader (as VisualVM has it) */
+        REF(r + 1 + ids + 4 + ids);
+        struct cur c = an_statics_at(h, h->off[o]);
+        uint64_t m = rd(&c, 2);
+        for (uint64_t i = 0; i < m && !c.bad; i++) {
+            skip(&c, (uint64_t)ids);
+            int t = (int)rd(&c, 1);
+            if (t == HD_OBJECT && !c.bad && c.end - c.pos >= (uint64_t)ids) REF(h->p + c.pos);
+            skip(&c, (uint64_t)vsize(t, ids));
+        }
+        break;
+    }
+    default: break;
+    }
+#undef REF
+    return n;
+}
+
+struct edge_job {
+    const struct an_heap *h;
+    uint32_t from, to;
+    bool fill;
+    uint64_t unresolved;
+};
+
+static void *edge_work(void *arg)
+{
+    struct edge_job *j = arg;
+    const struct an_heap *h = j->h;
+    for (uint32_t o = j->from; o < j->to; o++) {
+        if (!j->fill)
+            h->eoff[o + 1] = refs_of(h, o, NULL, &j->unresolved);
+        else
+            refs_of(h, o, h->edge + h->eoff[o], &j->unresolved);
+    }
+    return NULL;
+}
+
+/* Runs the count or the fill over the objects in h->threads ranges. */
+static void edges_pass(struct an_heap *h, bool fill)
+{
+    enum { MAXT = 16 };
+    struct edge_job jobs[MAXT];
+    pthread_t tid[MAXT];
+    int nt = h->threads < 1 ? 1 : h->threads > MAXT ? MAXT : h->threads;
+    if (h->n < 100000) nt = 1;
+    for (int t = 0; t < nt; t++) {
+        jobs[t] = (struct edge_job){h, (uint32_t)((uint64_t)h->n * t / nt), (uint32_t)((uint64_t)h->n * (t + 1) / nt),
+                                    fill, 0};
+        if (t && pthread_create(&tid[t], NULL, edge_work, &jobs[t]) != 0) edge_work(&jobs[t]), tid[t] = 0;
+    }
+    edge_work(&jobs[0]);
+    for (int t = 1; t < nt; t++)
+        if (tid[t]) pthread_join(tid[t], NULL);
+    if (!fill)
+        for (int t = 0; t < nt; t++) h->unresolved += jobs[t].unresolved;
+}
+
+int an_edges_index(struct an_heap *h)
+{
+    h->eoff = calloc((size_t)h->n + 1, sizeof *h->eoff);
+    if (!h->eoff) return -1;
+    edges_pass(h, false);
+    for (uint32_t o = 0; o < h->n; o++) h->eoff[o + 1] += h->eoff[o];
+    h->nedges = h->eoff[h->n];
+    h->edge = malloc((h->nedges ? h->nedges : 1) * sizeof *h->edge);
+    if (!h->edge) return -1;
+    edges_pass(h, true);
+    return 0;
+}
