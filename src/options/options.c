@@ -43,6 +43,8 @@ static const char HELP_TEXT[] = "\n"
                                 "                       (JIT, GC ...) too, or not\n"
                                 "native=y|n             cpu=samples: native frames     y\n"
                                 "                       (C, C++, the JVM's) in stacks\n"
+                                "precise=y|n            cpu=samples: the JIT's debug   y\n"
+                                "                       info at every instruction\n"
                                 "timing=sampled|all|    cpu=times: cheap methods       sampled\n"
                                 "  gprof                timed by sample, all timed,\n"
                                 "                       or by CPU samples (below)\n"
@@ -145,6 +147,12 @@ static const char HELP_TEXT[] = "\n"
                                 "    that ends short says why ([native_walk_stopped].no_row ...). No\n"
                                 "    kernel frames: the samples come from CPU timers, which see the user\n"
                                 "    stack only. native=n leaves them out.\n"
+                                "  - cpu=samples turns on HotSpot's DebugNonSafepoints (precise=y), so a\n"
+                                "    sample in compiled code names the inlined method it was in. The JIT\n"
+                                "    then records more and compiles more slowly: on JDK 25 that alone\n"
+                                "    costs javac about 13% (BENCHMARKS.md). precise=n leaves the flag as\n"
+                                "    it was: cheaper, but such a sample is named by the nearest point the\n"
+                                "    JIT recorded, which can be a caller or a neighbour of the method.\n"
                                 "  - clock=wall samples every Java thread every <interval> ms whatever it\n"
                                 "    is doing, for programs that wait on I/O and locks; the thread's state\n"
                                 "    (from JVMTI, just before the sample) is the trace's last frame,\n"
@@ -245,6 +253,7 @@ static void set_defaults(struct options *o)
     o->cutoff = 0.0001;
     o->lineno = true;
     o->native = true;
+    o->precise = true;
     o->doe = true;
     o->force = true;
     o->verbose = true;
@@ -492,6 +501,7 @@ static const struct option_row ROWS[] = {
     {"sampler", WORDS(SAMPLER_WORDS), FIELD(sampler)},
     {"threads", WORDS(THREADS_WORDS), FIELD(threads)},
     {"native", FLAG(native)},
+    {"precise", FLAG(precise)},
     {"timing", WORDS(TIMING_WORDS), FIELD(timing)},
     {"view", .kind = ROW_WORD_SET, .words = VIEW_WORDS, FIELD(view)},
     {"viewonly", FLAG(viewonly)},

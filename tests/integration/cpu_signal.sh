@@ -131,6 +131,13 @@ if [[ "$ENGINE" == signal ]]; then
   said=$(grep -c 'this JVM has no AsyncGetCallTrace; the JVMTI sampler takes the samples' out.txt)
   nt=$(cpu_total noagct.txt)
   check "no AsyncGetCallTrace: said once on stderr, JVMTI sampler used ($said, $nt samples)" bash -c "(( $said == 1 && ${nt:-0} > 0 ))"
+
+  # 9. precise=: HotSpot's DebugNonSafepoints on by default, left off with precise=n.
+  run_java -XX:+UnlockDiagnosticVMOptions "$(agent cpu=samples,file=precise.txt)" VmFlag DebugNonSafepoints
+  check "precise=y (default): the agent turned DebugNonSafepoints on" bash -c "[[ $RC -eq 0 ]] && grep -qx 'DebugNonSafepoints=true' out.txt"
+  run_java -XX:+UnlockDiagnosticVMOptions "$(agent cpu=samples,precise=n,file=precise.txt)" VmFlag DebugNonSafepoints
+  check "precise=n: DebugNonSafepoints left off, samples still taken ($(cpu_total precise.txt))" \
+    bash -c "[[ $RC -eq 0 ]] && grep -qx 'DebugNonSafepoints=false' out.txt && (( $(cpu_total precise.txt) >= 0 ))"
 fi
 # The guard's run replaced the JVM's SIGSEGV handler, which -Xcheck:jni reports (on
 # stdout, with "Warning:"); that is why the guard is off by default under -Xcheck:jni.

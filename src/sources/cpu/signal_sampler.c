@@ -397,8 +397,9 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     /* Debug information at every instruction of compiled code, not only at safepoints:
      * without it a walk from inside an inlined method names the method around it (the
      * next safepoint's). Set before the compilers start, as profilers do; costs memory
-     * for the larger debug information of compiled methods. */
-    vm_flags_set_bool(h->jvmti, "DebugNonSafepoints", true);
+     * for the larger debug information of compiled methods, and on JDK 25 compile time
+     * the user may rather not pay (precise=n). */
+    if (h->opt->precise) vm_flags_set_bool(h->jvmti, "DebugNonSafepoints", true);
     host_set_state(h, SOURCE_SIGNAL_SAMPLER, &c->s);
     return 0;
 }
