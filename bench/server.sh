@@ -188,7 +188,7 @@ SERVER_PID=""
 CLIENT_PID=""
 # stop_all: ends what this script started (by pid) and removes its files.
 stop_all() {
-  [[ -n "$CLIENT_PID" ]] && kill -KILL "$CLIENT_PID" 2>/dev/null
+  [[ -n "$CLIENT_PID" ]] && kill -TERM "$CLIENT_PID" 2>/dev/null  # runstat passes it on
   [[ -n "$SERVER_PID" ]] && kill -KILL "$SERVER_PID" 2>/dev/null
   wait 2>/dev/null
   rm -rf "$WORK"
@@ -240,12 +240,15 @@ make_base() {
   cp "$classes"/hprofbench/*.class "$base/webapps/ROOT/WEB-INF/classes/hprofbench/"
 }
 
-# free_port: a loopback port nothing listens on.
+# free_port: a loopback port below the kernel's range for outgoing connections (wrk's, and
+# other programs', which could hold one when Tomcat binds it) that no socket uses.
 free_port() {
-  local p i
+  local low p i
+  low=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+  [[ "$low" =~ ^[0-9]+$ && "$low" -gt 12000 ]] || low=32768
   for ((i = 0; i < 50; i++)); do
-    p=$((20000 + RANDOM % 30000))
-    ss -Htln "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
+    p=$((10000 + RANDOM % (low - 10000)))
+    ss -Htan "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
   done
   return 1
 }
@@ -257,32 +260,45 @@ p99_ms() {
        END { if (!found) print "-" }'
 }
 
+# start_tomcat JDK CLASSES MODE DIR: a fresh Tomcat in DIR/base under that mode, answering
+# at URL; its pid in SERVER_PID. Another port is tried when the one chosen was taken
+# meanwhile (Tomcat then runs without its connector); fails with the reason in WHY.
+start_tomcat() {
+  local jdk=$1 classes=$2 mi=$3 dir=$4 port base opts status attempt
+  for attempt in 1 2 3; do
+    port=$(free_port) || { WHY="no free port"; return 1; }
+    base=$dir/base; URL="http://127.0.0.1:$port/"
+    rm -rf "$base"
+    make_base "$base" "$port" "$classes" || { WHY="cannot make CATALINA_BASE"; return 1; }
+    opts="$JAVA_OPTS $(mode_flags "$mi" "$dir" | paste -sd' ')"
+    JAVA_HOME=$jdk CATALINA_BASE=$base CATALINA_TMPDIR=$base/temp \
+      CATALINA_OPTS="$opts" JAVA_OPTS="" CATALINA_PID="" \
+      "$CATALINA_HOME/bin/catalina.sh" run >>"$dir/log" 2>&1 </dev/null &
+    SERVER_PID=$!
+    local deadline=$((SECONDS + START_TIMEOUT))
+    while ((SECONDS < deadline)) && kill -0 "$SERVER_PID" 2>/dev/null; do
+      curl -sf --max-time 10 -o "$dir/page" "$URL" 2>/dev/null && grep -q 'words, first' "$dir/page" && return 0
+      grep -q 'java.net.BindException' "$dir/log" && break
+      sleep 1
+    done
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      wait "$SERVER_PID"; status=$?; SERVER_PID=""; WHY="Tomcat exited during start-up (status $status)"
+      return 1
+    fi
+    stop_pid "$SERVER_PID"; SERVER_PID=""
+    grep -q 'java.net.BindException' "$dir/log" || { WHY="no page within ${START_TIMEOUT}s"; return 1; }
+    echo "  (port $port taken meanwhile: attempt $attempt, another port)" >&2
+    mv "$dir/log" "$dir/log.$attempt"
+  done
+  WHY="no port could be bound in 3 attempts"; return 1
+}
+
 # run_tomcat JDK CLASSES MODE DIR: one fresh Tomcat under that mode; sets
 # RESULT to "requests_s p99_ms others", or fails with the reason in WHY.
 run_tomcat() {
-  local jdk=$1 classes=$2 mi=$3 dir=$4 port base url opts t0 t1 own0 own1 status
-  port=$(free_port) || { WHY="no free port"; return 1; }
-  base=$dir/base; url="http://127.0.0.1:$port/"
-  make_base "$base" "$port" "$classes" || { WHY="cannot make CATALINA_BASE"; return 1; }
-  opts="$JAVA_OPTS $(mode_flags "$mi" "$dir" | paste -sd' ')"
-  JAVA_HOME=$jdk CATALINA_BASE=$base CATALINA_TMPDIR=$base/temp \
-    CATALINA_OPTS="$opts" JAVA_OPTS="" CATALINA_PID="" \
-    "$CATALINA_HOME/bin/catalina.sh" run >"$dir/log" 2>&1 </dev/null &
-  SERVER_PID=$!
-  local deadline=$((SECONDS + START_TIMEOUT)) up=0
-  while ((SECONDS < deadline)); do
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    if curl -sf --max-time 10 -o "$dir/page" "$url" 2>/dev/null && grep -q 'words, first' "$dir/page"; then up=1; break; fi
-    sleep 1
-  done
-  if ((up == 0)); then
-    if kill -0 "$SERVER_PID" 2>/dev/null; then
-      stop_pid "$SERVER_PID"; SERVER_PID=""; WHY="no page within ${START_TIMEOUT}s"
-    else
-      wait "$SERVER_PID"; status=$?; SERVER_PID=""; WHY="Tomcat exited during start-up (status $status)"
-    fi
-    return 1
-  fi
+  local dir=$4 url t0 t1 own0 own1 status
+  start_tomcat "$@" || return 1
+  url=$URL
   wrk -t2 -c"$CONNECTIONS" -d"${WARMUP}s" --timeout 10s "$url" >"$dir/warmup.txt" 2>&1 &
   CLIENT_PID=$!; wait "$CLIENT_PID"; CLIENT_PID=""
   t0=$(busy_ticks); own0=$(cpu_ticks "$SERVER_PID")
