@@ -30,7 +30,7 @@ static void expect_message(const char *text, const char *message)
 static const char *const NAMES[] = {
     "heap",      "cpu",          "monitor",    "format",   "file",       "net",      "depth",
     "interval",  "cutoff",       "lineno",     "thread",   "doe",        "msa",      "force",
-    "verbose",   "alloc_sample", "live",       "clock",    "sampler",    "threads",  "native",
+    "verbose",   "alloc_sample", "live",       "callers",    "clock",    "sampler",    "threads",  "native",
     "timing",    "view",         "viewonly",   "timeline", "top",        "rotate",   "keep",
     "service",   "primfields",   "primarrays", "logflags", "debugflags", "coredump", "errorexit",
     "exitpause", "pause",        "precrash",   "debug",    "X",          "gc_okay"};
@@ -87,7 +87,7 @@ static void every_name(void)
     /* the sentences of bad values, word for word (the bounds' are in every_bound) */
     static const char *const WORDS[][2] = {
         {"heap", "dump|sites|all"}, {"cpu", "y|samples|times|old"},  {"format", "a|b|short"},
-        {"live", "all|sampled"},    {"clock", "cpu|wall"},           {"sampler", "signal|jvmti"},
+        {"live", "all|sampled"},    {"callers", "all|sampled"},      {"clock", "cpu|wall"},           {"sampler", "signal|jvmti"},
         {"threads", "all|java"},    {"timing", "sampled|all|gprof"},
     };
     for (size_t i = 0; i < sizeof WORDS / sizeof WORDS[0]; i++) {
@@ -135,6 +135,9 @@ static void every_word(void)
     EXPECT("format=short,format=a", o.format == 'a' && !o.format_short);
     EXPECT("heap=sites,live=all", o.live == LIVE_ALL);
     EXPECT("heap=sites,live=sampled", o.live == LIVE_SAMPLED);
+    EXPECT("heap=sites,callers=sampled", o.callers == CALLERS_SAMPLED);
+    EXPECT("heap=all,callers=sampled", o.callers == CALLERS_SAMPLED);
+    EXPECT("heap=sites", o.callers == CALLERS_ALL);
     EXPECT("clock=cpu", o.clock == CLOCK_CPU);
     EXPECT("clock=wall", o.clock == CLOCK_WALL);
     EXPECT("sampler=signal", o.sampler == ENGINE_SIGNAL);
