@@ -25,6 +25,10 @@ void cf_result_free(cf_result *res)
         }
         free(res->methods);
     }
+    if (res->sites) {
+        for (unsigned i = 0; i < res->site_count; i++) free((char *)res->sites[i].type);
+        free(res->sites);
+    }
     memset(res, 0, sizeof(*res));
 }
 

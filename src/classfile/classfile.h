@@ -8,6 +8,18 @@
  *   - after newarray/anewarray/multianewarray: dup + Tracker.newarray(array)
  *   - after calls of clone()Ljava/lang/Object;: dup + Tracker.clone(copy) or .vclone(copy)
  *   - at entry of java/lang/Object.<init>:      Tracker.objinit(this)
+ *   - allocation sites (heap=sites,callers=sampled), each numbered by spec->site_fn:
+ *       after new:            push number; Tracker.newsite(number)   (the uninitialised
+ *                             reference stays on the stack untouched)
+ *       after newarray/anewarray: dup; arraylength; push number; push element code;
+ *                             Tracker.arraysite(length, number, code); code: newarray's atype
+ *                             (4 boolean .. 11 long), 12 for anewarray (references)
+ *       after multianewarray: dup; push number; Tracker.multisite(array, number)
+ *     Counting after the instruction leaves out allocations that threw. push number is
+ *     iconst/bipush/sipush, or ldc/ldc_w of an Integer added to the constant pool.
+ *   - after invokevirtual allocateInstance(Ljava/lang/Class;)Ljava/lang/Object; of
+ *     jdk/internal/misc/Unsafe or sun/misc/Unsafe: dup + Tracker.allocinst(object)
+ *     (reflection and deserialisation make objects there without a `new`)
  *   - optionally an exception exit: a catch-all handler over the body (in constructors
  *     starting after the super()/this() call) that calls the return hook and rethrows.
  * mnum is the method's index in the class file's methods array (res->methods[mnum]).
@@ -106,8 +118,37 @@ enum {
     CF_INJ_NEWARRAY = 8,  /* hook after array allocations */
     CF_INJ_EXC_EXIT = 16, /* catch-all calling the return hook, then rethrowing */
     CF_INJ_CLONE = 32,    /* hooks after calls of Object.clone */
-    CF_INJ_ALL = 63
+    CF_INJ_SITES = 64,    /* site hooks after new/newarray/anewarray/multianewarray */
+    CF_INJ_ALLOCINST = 128, /* hook after calls of Unsafe.allocateInstance */
+    CF_INJ_ALL = 255
 };
+
+/* Allocation sites numbered by the agent (heap=sites,callers=sampled). */
+enum { CF_SITE_NEW = 1, CF_SITE_ARRAY = 2, CF_SITE_MULTI = 3 };
+typedef struct {
+    unsigned mnum;    /* the method's index */
+    unsigned bci;     /* the allocating instruction's offset in the original code */
+    unsigned new_bci; /* its offset in the instrumented code (set in cf_result.sites, after
+                         layout; 0 in the callback) */
+    unsigned kind;    /* CF_SITE_* */
+    const char *type; /* NEW: the class's internal name ("java/lang/String"); ARRAY: the
+                         array's descriptor ("[I", "[Ljava/lang/String;", "[[I" for anewarray
+                         of int[]); MULTI: the descriptor of the array the instruction makes
+                         ("[[I") */
+    unsigned dims;    /* MULTI: the dimensions it creates (the instruction's operand); else 1 */
+    long number;      /* the number the callback gave (in cf_result.sites) */
+} cf_site_info;
+/* Gives the site its number, 0..CF_SITE_MAX; a MULTI site is given dims consecutive numbers
+ * starting at the one returned (one per dimension created). -1 (or any value outside
+ * 0..CF_SITE_MAX, or a MULTI range passing it) leaves the instruction without a hook.
+ * Called once per allocating instruction of each method the filter allows CF_INJ_SITES for
+ * (only for the kinds whose hook the spec names), in code order, from the thread that
+ * called cf_instrument. A number given to an instruction whose method is then left as it
+ * was (CF_M_TOO_BIG, CF_M_UNREWRITABLE) or whose class fails (rc < 0) is not in
+ * cf_result.sites: that list alone says which numbers are in use. site->type lives only
+ * during the call. */
+typedef long (*cf_site_fn)(void *ctx, const cf_site_info *site);
+#define CF_SITE_MAX 0x7fffffffL
 
 /* Decides per method which injections happen: returns a mask of CF_INJ_* (0 skips the
  * method; the method still gets its mnum). class_name/name/desc are NUL-terminated. */
@@ -138,6 +179,15 @@ typedef struct {
                                                 clone()Ljava/lang/Object; that surely runs
                                                 Object.clone (super.clone(), an array's clone),
                                                 and after each other invokevirtual of it; or NULL */
+    const char *newsite_name;                  /* static (I)V after each new (site number), or NULL */
+    const char *arraysite_name;                /* static (III)V after each newarray/anewarray
+                                                (length, site number, element code), or NULL */
+    const char *multisite_name;                /* static (Ljava/lang/Object;I)V after each
+                                                multianewarray (array, first site number), or NULL */
+    const char *allocinst_name;                /* static (Ljava/lang/Object;)V after each call of
+                                                Unsafe.allocateInstance (CF_INJ_ALLOCINST), or NULL */
+    cf_site_fn site_fn;                        /* numbers the sites (CF_INJ_SITES); NULL: no site hooks */
+    void *site_ctx;
     int exception_exit;                        /* wrap bodies in a catch-all calling the return hook */
     unsigned cnum;                             /* class number passed as first int */
     cf_filter_fn filter;                       /* NULL: every method gets every configured hook */
@@ -185,6 +235,10 @@ typedef struct {
     unsigned exc_exits;        /* catch-all handlers added */
     unsigned exc_exit_skipped; /* methods where it was asked but unsafe (odd constructors) */
     unsigned widened;          /* branches widened (goto_w, inverted, trampolines) */
+    /* one entry per hooked allocation site, in class-file order, with its new_bci and
+       number; the type strings are owned by the result */
+    cf_site_info *sites;
+    unsigned site_count;
 } cf_result;
 
 /* Instruments a class. res is always initialised; release it with cf_result_free.
