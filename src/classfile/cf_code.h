@@ -4,6 +4,7 @@
  * Files, each calling only the ones after it:
  *   cf_rewrite.c  cf_rewrite_method: the steps below, then the new code and Code attribute
  *   cf_inject.c   where hooks go and the bytes of each hook call
+ *   cf_sites.c    allocation sites: their numbers, hooks and the result's list of them
  *   cf_layout.c   new offsets; 16-bit branches that no longer fit, widened
  *   cf_infer.c    the type state after a branch, for one widened by inversion
  *   cf_decode.c   decoding and checking a Code attribute (also cf_check_code)
@@ -12,7 +13,8 @@
  *
  * Model. The instructions are decoded into a table (meth_t.in). Each may get a "pre" blob
  * (the return hook, before a return opcode: branches to the return land on the blob) and
- * a "post" blob (dup + a hook after an array allocation or a call of clone). The entry
+ * a "post" blob (dup + a hook after an array allocation, a call of clone or of
+ * allocateInstance, then an allocation site's hook). The entry
  * hook is a prologue before the first instruction; the exception exit an epilogue after
  * the last one. Islands of goto_w trampolines may stand before instructions (cf_layout.c).
  */
@@ -69,11 +71,17 @@ typedef struct {
     uint32_t sw, nsw; /* switch targets: M->swt[sw .. sw+nsw), default first */
     /* layout */
     uint32_t pre, post, size, start, at; /* start: of the pre blob; at: of the instruction */
-    uint32_t hook;                       /* the Methodref the post blob calls */
-    uint32_t ntr, skip, island;          /* island before this instruction: ntr trampolines, after a
+    uint32_t hook;                       /* the Methodref the post blob calls, or 0 */
+    /* an allocation site (cf_sites.c): skind CF_SITE_* or 0; its number, the Integer
+       holding it past sipush, its element code (arrays), dimensions and type */
+    uint8_t skind, scode;
+    int32_t snum;
+    uint32_t sldc, sdims;
+    const char *stype;
+    uint32_t ntr, skip, island; /* island before this instruction: ntr trampolines, after a
                                     goto_w over them when skip; island: its offset */
-    uint32_t tr;                         /* trampoline used (W_TRAMPOLINE) */
-    frame_t *nf;                         /* inferred frame after an inverted branch (W_INPLACE, with frames) */
+    uint32_t tr;                /* trampoline used (W_TRAMPOLINE) */
+    frame_t *nf;                /* inferred frame after an inverted branch (W_INPLACE, with frames) */
 } insn_t;
 
 /* A goto_w in the island before instruction host, to instruction tgt; order: creation. */
@@ -120,9 +128,10 @@ typedef struct {
     int entry, objinit, exc_skipped;
     int leaf;          /* a trivial method: the leaf hook at entry, nothing at exits */
     uint8_t entry_arg; /* spec->entry_arg: the opcode pushing the entry hook's object, else 0 */
-    unsigned nret, nnew, nclone;
-    uint32_t cstart; /* first instruction the catch-all covers, or NONE */
-    uint32_t split;  /* in a constructor, cstart: no island may serve across it */
+    unsigned nret, nnew, nclone, nsite, nalloc;
+    uint32_t site_extra; /* stack the site hooks take above an allocation's result */
+    uint32_t cstart;     /* first instruction the catch-all covers, or NONE */
+    uint32_t split;      /* in a constructor, cstart: no island may serve across it */
     uint32_t max_stack;
 } inject_t;
 
@@ -212,7 +221,17 @@ int cf_layout_fit(meth_t *M, const inject_t *P, unsigned debug, unsigned *widene
 int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec, const uint32_t hooks[CF_HOOKS], inject_t *P);
 void cf_inject_call(struct buf *b, const inject_t *P, uint32_t hook); /* push cnum, mnum; call */
 void cf_inject_prologue(struct buf *b, const inject_t *P);
-void cf_inject_post(struct buf *b, const insn_t *I);
+void cf_inject_post(struct buf *b, const insn_t *I, const uint32_t *hooks);
 void cf_inject_epilogue(struct buf *b, const inject_t *P);
+
+/* cf_sites.c */
+/* Numbers I when it allocates and the spec hooks its kind: its site fields, post blob, the
+ * plan's counts. 0, or CF_ERR_LIMIT / CF_ERR_NOMEM when no Integer could hold the number. */
+int cf_sites_mark(meth_t *M, insn_t *I, const cf_inject_spec *spec, inject_t *P);
+/* Whether I calls Unsafe.allocateInstance (jdk.internal.misc or sun.misc). */
+int cf_sites_allocinst(const meth_t *M, const insn_t *I);
+void cf_sites_emit(struct buf *b, const insn_t *I, const uint32_t *hooks); /* the site blob */
+/* Appends the method's hooked sites, with their final offsets, to res->sites. */
+int cf_sites_report(cf_result *res, const meth_t *M, const inject_t *P);
 
 #endif

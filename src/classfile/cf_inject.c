@@ -11,6 +11,8 @@
  *   return:     push cnum; push mnum; invokestatic return      (before each return opcode)
  *   newarray:   dup; invokestatic newarray                     (after each array allocation)
  *   clone:      dup; invokestatic clone or vclone              (after each call of clone)
+ *   allocinst:  dup; invokestatic allocinst        (after each call of Unsafe.allocateInstance)
+ *   sites:      the allocation sites' hooks, after the above (cf_sites.c)
  *   exc exit:   push cnum; push mnum; invokestatic return; athrow   (epilogue: the handler
  *               of a catch-all over the body, in constructors from after super()/this()) */
 #include <string.h>
@@ -76,10 +78,13 @@ void cf_inject_prologue(struct buf *b, const inject_t *P)
     }
 }
 
-void cf_inject_post(struct buf *b, const insn_t *I)
+void cf_inject_post(struct buf *b, const insn_t *I, const uint32_t *hooks)
 {
-    buf_u1(b, OP_DUP);
-    invokestatic(b, I->hook);
+    if (I->hook) {
+        buf_u1(b, OP_DUP);
+        invokestatic(b, I->hook);
+    }
+    if (I->skind) cf_sites_emit(b, I, hooks);
 }
 
 void cf_inject_epilogue(struct buf *b, const inject_t *P)
@@ -189,8 +194,9 @@ static uint8_t entry_arg_op(const meth_t *M)
     return d[0] == '(' && (d[1] == 'L' || d[1] == '[') ? OP_ALOAD_0 : OP_ACONST_NULL;
 }
 
-/* Gives the returns their pre blob and the allocations and clone calls their post blob. */
-static void mark_sites(meth_t *M, unsigned mask, inject_t *P)
+/* Gives the returns their pre blob and the allocations, clone and allocateInstance calls
+ * their post blob; numbers the allocation sites. 0 or a CF_ERR_*. */
+static int mark_sites(meth_t *M, unsigned mask, const cf_inject_spec *spec, inject_t *P)
 {
     for (uint32_t i = 0; i < M->ninsn; i++) {
         insn_t *I = &M->in[i];
@@ -209,7 +215,15 @@ static void mark_sites(meth_t *M, unsigned mask, inject_t *P)
             I->hook = P->hooks[clone == CLONE_OBJECT ? HOOK_CLONE : HOOK_VCLONE];
             P->nclone++;
         }
+        if ((mask & CF_INJ_ALLOCINST) && cf_sites_allocinst(M, I)) {
+            I->post = 4;
+            I->hook = P->hooks[HOOK_ALLOCINST];
+            P->nalloc++;
+        }
+        int rc = (mask & CF_INJ_SITES) ? cf_sites_mark(M, I, spec, P) : 0;
+        if (rc < 0) return rc;
     }
+    return 0;
 }
 
 /* Where the catch-all starts (P->cstart), or why there is none (P->exc_skipped). */
@@ -244,21 +258,21 @@ int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec, const u
     P->leaf = P->entry && !P->entry_arg && hooks[HOOK_LEAF] && cf_method_trivial(M);
     if (P->leaf) mask &= ~(unsigned)(CF_INJ_RETURN | CF_INJ_EXC_EXIT);
     P->objinit = (mask & CF_INJ_OBJINIT) && strcmp(M->m->sname, "<init>") == 0;
-    mark_sites(M, mask, P);
+    int rc = mark_sites(M, mask, spec, P);
+    if (rc < 0) return rc;
     bool with_class = hooks[HOOK_GETCLASS] != 0; /* objinit: this, this.getClass() */
     M->prologue = (P->entry ? P->call2 + (P->entry_arg ? 1 : 0) : 0) + (P->objinit ? (with_class ? 8 : 4) : 0);
     if (mask & CF_INJ_EXC_EXIT) {
         plan_exc_exit(M, P);
         if (P->cstart != NONE) M->epilogue = P->call2 + 1;
     }
-    if (!M->prologue && !P->nret && !P->nnew && !P->nclone && !M->epilogue) return CF_M_NOTHING;
+    if (!M->prologue && !P->nret && !P->nnew && !P->nclone && !P->nalloc && !P->nsite && !M->epilogue)
+        return CF_M_NOTHING;
 
     /* the hooks' arguments on top of what the method itself keeps on the stack */
-    uint32_t ms = M->max_stack;
-    if (P->nret)
-        ms = M->max_stack + 2;
-    else if (P->nnew + P->nclone)
-        ms = M->max_stack + 1;
+    uint32_t extra = P->nret ? 2 : (P->nnew + P->nclone + P->nalloc) ? 1 : 0;
+    if (P->site_extra > extra) extra = P->site_extra;
+    uint32_t ms = M->max_stack + extra;
     if (P->entry && ms < (P->entry_arg ? 3u : 2u)) ms = P->entry_arg ? 3 : 2;
     if (P->objinit && ms < (with_class ? 2u : 1u)) ms = with_class ? 2 : 1;
     if (M->epilogue && ms < 3) ms = 3;

@@ -58,10 +58,34 @@ static unsigned hooks_available(const cf_inject_spec *spec, const cf_class *c)
     if (spec->newarray_name && spec->newarray_desc) avail |= CF_INJ_NEWARRAY;
     if (spec->clone_name && spec->vclone_name) avail |= CF_INJ_CLONE;
     if (spec->exception_exit && (avail & CF_INJ_RETURN)) avail |= CF_INJ_EXC_EXIT;
+    if (spec->site_fn && (spec->newsite_name || spec->arraysite_name || spec->multisite_name)) avail |= CF_INJ_SITES;
+    if (spec->allocinst_name) avail |= CF_INJ_ALLOCINST;
     return avail;
 }
 
 static int cnum_needs_int(int32_t cn) { return cn < -32768 || cn > 32767; } /* past sipush */
+
+/* Adds the Methodref of hook name with descriptor desc into *slot; 0 or a CF_ERR_*. */
+static int add_hook(cf_class *c, const char *t, const char *name, const char *desc, uint32_t *slot)
+{
+    if (!name || (*slot = cp_find_or_add_methodref(c, t, name, desc))) return CF_OK;
+    return c->ar.failed ? CF_ERR_NOMEM : CF_ERR_LIMIT;
+}
+
+/* The allocation-site and allocateInstance hooks the spec names. */
+static int add_site_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, uint32_t hooks[CF_HOOKS])
+{
+    const char *t = spec->tracker_class;
+    int rc = CF_OK;
+    if (avail & CF_INJ_SITES) {
+        rc = add_hook(c, t, spec->newsite_name, "(I)V", &hooks[HOOK_NEWSITE]);
+        if (rc == CF_OK) rc = add_hook(c, t, spec->arraysite_name, "(III)V", &hooks[HOOK_ARRAYSITE]);
+        if (rc == CF_OK) rc = add_hook(c, t, spec->multisite_name, "(Ljava/lang/Object;I)V", &hooks[HOOK_MULTISITE]);
+    }
+    if (rc == CF_OK && (avail & CF_INJ_ALLOCINST))
+        rc = add_hook(c, t, spec->allocinst_name, "(Ljava/lang/Object;)V", &hooks[HOOK_ALLOCINST]);
+    return rc;
+}
 
 /* Adds the Methodrefs of the available hooks, and cnum's Integer when it needs one. */
 static int add_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, uint32_t hooks[CF_HOOKS])
@@ -86,6 +110,8 @@ static int add_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, ui
         hooks[HOOK_CLONE] = cp_find_or_add_methodref(c, t, spec->clone_name, obj);
         hooks[HOOK_VCLONE] = cp_find_or_add_methodref(c, t, spec->vclone_name, obj);
     }
+    int rc = add_site_hooks(c, spec, avail, hooks);
+    if (rc != CF_OK) return rc;
     int32_t cn = (int32_t)spec->cnum;
     if (cnum_needs_int(cn)) hooks[HOOK_CNUM_INT] = cp_find_or_add_int(c, cn);
     if (((avail & CF_INJ_ENTRY) && !hooks[HOOK_ENTRY]) || ((avail & CF_INJ_RETURN) && !hooks[HOOK_RETURN]) ||
@@ -121,18 +147,25 @@ static void count_status(cf_result *res, unsigned st)
     }
 }
 
-/* Rewrites every method that gets a hook; the hooks join the pool with the first of them.
- * Returns CF_OK when some method changed, CF_UNCHANGED, or an error. */
+/* Rewrites every method that gets a hook; the hooks join the pool with the first of them
+ * (the site hooks only when the filter allows them somewhere, so that a spec naming them
+ * changes nothing where they are not used). Returns CF_OK when some method changed,
+ * CF_UNCHANGED, or an error. */
 static int instrument_methods(cf_class *c, const cf_inject_spec *spec, cf_result *res)
 {
-    unsigned avail = hooks_available(spec, c);
+    unsigned avail = hooks_available(spec, c), used = 0;
+    unsigned *masks = cf_arena_array(&c->ar, c->nmethods ? c->nmethods : 1, sizeof(unsigned));
+    if (!masks) return CF_ERR_NOMEM;
+    for (unsigned i = 0; i < c->nmethods; i++)
+        if (c->methods[i].code >= 0) used |= masks[i] = method_mask(c, i, spec, avail);
+    avail &= ~(unsigned)(CF_INJ_SITES | CF_INJ_ALLOCINST) | used;
     uint32_t hooks[CF_HOOKS] = {0};
     int have_hooks = 0, changed = 0;
     for (unsigned i = 0; i < c->nmethods; i++) {
-        unsigned st, mask = 0;
+        unsigned st, mask = masks[i];
         if (c->methods[i].code < 0)
             st = CF_M_NO_CODE;
-        else if (!(mask = method_mask(c, i, spec, avail)))
+        else if (!mask)
             st = CF_M_FILTERED;
         else {
             int rc;

@@ -175,6 +175,10 @@ enum {
     HOOK_VCLONE,
     HOOK_LEAF,     /* the entry hook of trivial methods; 0 when the spec has none */
     HOOK_GETCLASS, /* Object.getClass, for an objinit hook that takes the class; else 0 */
+    HOOK_NEWSITE,  /* the site hooks (CF_INJ_SITES), each 0 when the spec has none */
+    HOOK_ARRAYSITE,
+    HOOK_MULTISITE,
+    HOOK_ALLOCINST, /* after Unsafe.allocateInstance (CF_INJ_ALLOCINST) */
     CF_HOOKS
 };
 

@@ -103,7 +103,7 @@ static void emit_code(struct buf *b, const meth_t *M, const inject_t *P)
         case K_LSW: emit_switch(b, M, I); break;
         default: buf_put(b, M->code + I->off, I->len); break;
         }
-        if (I->post) cf_inject_post(b, I);
+        if (I->post) cf_inject_post(b, I, P->hooks);
     }
     if (b->len != M->body_end) b->oom = 1;
     if (M->epilogue) cf_inject_epilogue(b, P);
@@ -246,6 +246,7 @@ int cf_rewrite_method(cf_class *c, unsigned mi, unsigned mask, const cf_inject_s
     buf_free(&code);
     if (rc == 0) rc = install(&M, &a);
     buf_free(&a);
+    if (rc == 0) rc = cf_sites_report(res, &M, &P);
     if (rc != 0) return rc;
     count_sites(res, &M, &P, widened);
     return CF_M_INSTRUMENTED;

@@ -112,13 +112,13 @@ long cf_method_code_length(const cf_class *c, unsigned i); /* -1 when there is n
 
 /* Injection kinds, also used as the mask a filter returns. */
 enum {
-    CF_INJ_ENTRY = 1,     /* entry hook */
-    CF_INJ_RETURN = 2,    /* hook before each return opcode */
-    CF_INJ_OBJINIT = 4,   /* objinit hook (only ever applies to java/lang/Object.<init>) */
-    CF_INJ_NEWARRAY = 8,  /* hook after array allocations */
-    CF_INJ_EXC_EXIT = 16, /* catch-all calling the return hook, then rethrowing */
-    CF_INJ_CLONE = 32,    /* hooks after calls of Object.clone */
-    CF_INJ_SITES = 64,    /* site hooks after new/newarray/anewarray/multianewarray */
+    CF_INJ_ENTRY = 1,       /* entry hook */
+    CF_INJ_RETURN = 2,      /* hook before each return opcode */
+    CF_INJ_OBJINIT = 4,     /* objinit hook (only ever applies to java/lang/Object.<init>) */
+    CF_INJ_NEWARRAY = 8,    /* hook after array allocations */
+    CF_INJ_EXC_EXIT = 16,   /* catch-all calling the return hook, then rethrowing */
+    CF_INJ_CLONE = 32,      /* hooks after calls of Object.clone */
+    CF_INJ_SITES = 64,      /* site hooks after new/newarray/anewarray/multianewarray */
     CF_INJ_ALLOCINST = 128, /* hook after calls of Unsafe.allocateInstance */
     CF_INJ_ALL = 255
 };
@@ -188,9 +188,9 @@ typedef struct {
                                                 Unsafe.allocateInstance (CF_INJ_ALLOCINST), or NULL */
     cf_site_fn site_fn;                        /* numbers the sites (CF_INJ_SITES); NULL: no site hooks */
     void *site_ctx;
-    int exception_exit;                        /* wrap bodies in a catch-all calling the return hook */
-    unsigned cnum;                             /* class number passed as first int */
-    cf_filter_fn filter;                       /* NULL: every method gets every configured hook */
+    int exception_exit;  /* wrap bodies in a catch-all calling the return hook */
+    unsigned cnum;       /* class number passed as first int */
+    cf_filter_fn filter; /* NULL: every method gets every configured hook */
     void *filter_ctx;
     unsigned debug; /* 0, or CF_DEBUG_* (testing only) */
 } cf_inject_spec;

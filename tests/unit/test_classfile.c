@@ -191,7 +191,7 @@ static const uint8_t *tcode_attr(const tcls *t, const tcode *c, const char *name
 /* ---- a tiny interpreter for the int subset -------------------------------------------- */
 
 typedef struct {
-    long entries, returns, leaves, arrays, objinits, maxsp;
+    long entries, returns, leaves, arrays, objinits, sites, maxsp;
     int bad;
 } hooks_t;
 
@@ -394,6 +394,11 @@ static int64_t run(const tcls *t, const tcode *c, int64_t arg, hooks_t *h)
             } else if (!strcmp(nm, "ObjectInit")) {
                 POP();
                 h->objinits++;
+            } else if (!strcmp(nm, "ArraySite")) { /* length, number, element code */
+                POP();
+                POP();
+                if (POP() < 0) h->bad = 1;
+                h->sites++;
             } else {
                 h->bad = 1;
                 return -1;
@@ -1461,6 +1466,431 @@ static void test_widen_all(void)
     free(c.p);
 }
 
+/* ---- allocation sites (CF_INJ_SITES, CF_INJ_ALLOCINST) ------------------------------- */
+
+typedef struct {
+    long next; /* the next number to give */
+    int skip;  /* the call (0-based) answered with -1 */
+    int calls, in_order, zero_new_bci;
+    unsigned last_bci;
+    char types[24][24];
+    unsigned kinds[24], dims[24];
+} site_ctx;
+
+static long number_sites(void *ctx, const cf_site_info *s)
+{
+    site_ctx *x = ctx;
+    int k = x->calls++;
+    if (k > 0 && s->bci <= x->last_bci) x->in_order = 0;
+    if (s->new_bci != 0 || s->mnum != 0) x->zero_new_bci = 0;
+    x->last_bci = s->bci;
+    if (k < 24) {
+        snprintf(x->types[k], sizeof(x->types[k]), "%s", s->type);
+        x->kinds[k] = s->kind;
+        x->dims[k] = s->dims;
+    }
+    if (k == x->skip) return -1;
+    long v = x->next;
+    x->next += s->dims;
+    return v;
+}
+
+static cf_inject_spec site_hooks(site_ctx *x)
+{
+    cf_inject_spec s;
+    memset(&s, 0, sizeof(s));
+    s.tracker_class = "hprof/Tracker";
+    s.newsite_name = "NewSite";
+    s.arraysite_name = "ArraySite";
+    s.multisite_name = "MultiSite";
+    s.allocinst_name = "AllocInst";
+    s.site_fn = number_sites;
+    s.site_ctx = x;
+    return s;
+}
+
+/* Whether code[*pos..] pushes int v (iconst, bipush, sipush, ldc/ldc_w of an Integer; ldc:
+ * 1 when it must be ldc, 2 when ldc_w, 0 either); moves *pos past it. */
+static int match_push(const tcls *t, const uint8_t *code, uint32_t *pos, long v, int ldc)
+{
+    const uint8_t *p = code + *pos;
+    uint32_t idx = 0, len;
+    if (v >= -1 && v <= 5) {
+        len = 1;
+        if (p[0] != 3 + v) return 0;
+    } else if (v >= -128 && v <= 127) {
+        len = 2;
+        if (p[0] != 16 || (int8_t)p[1] != v) return 0;
+    } else if (v >= -32768 && v <= 32767) {
+        len = 3;
+        if (p[0] != 17 || (int16_t)u2(p + 1) != v) return 0;
+    } else {
+        if (p[0] == 18 && ldc != 2) {
+            idx = p[1];
+            len = 2;
+        } else if (p[0] == 19 && ldc != 1) {
+            idx = u2(p + 1);
+            len = 3;
+        } else
+            return 0;
+        const uint8_t *e = t->p + t->cpoff[idx];
+        if (e[0] != 3 || (int32_t)u4(e + 1) != v) return 0;
+    }
+    *pos += len;
+    return 1;
+}
+
+/* Whether code[*pos..] is invokestatic of hook name; moves *pos past it. */
+static int match_call(const tcls *t, const uint8_t *code, uint32_t *pos, const char *name)
+{
+    char nm[64];
+    if (code[*pos] != 184 || strcmp(tref_name(t, u2(code + *pos + 1), nm, sizeof(nm)), name) != 0) return 0;
+    *pos += 3;
+    return 1;
+}
+
+/* Whether the site hook right after the site's instruction (of isize bytes, after a post
+ * hook of post bytes) is what its kind asks for; *end: the offset after it. */
+static int site_blob_ok(const tcls *t, const uint8_t *code, const cf_site_info *s, uint32_t isize, uint32_t post,
+                        unsigned elem, int ldc, uint32_t *end)
+{
+    uint32_t pos = s->new_bci + isize + post;
+    int ok;
+    if (s->kind == CF_SITE_NEW)
+        ok = match_push(t, code, &pos, s->number, ldc) && match_call(t, code, &pos, "NewSite");
+    else if (s->kind == CF_SITE_ARRAY)
+        ok = code[pos] == 89 && code[pos + 1] == 190 && (pos += 2) && match_push(t, code, &pos, s->number, ldc) &&
+            match_push(t, code, &pos, elem, 0) && match_call(t, code, &pos, "ArraySite");
+    else
+        ok = code[pos++] == 89 && match_push(t, code, &pos, s->number, ldc) && match_call(t, code, &pos, "MultiSite");
+    *end = pos;
+    return ok;
+}
+
+/* f(n): every allocating instruction, a branch over a new, a newarray in a try range and
+ * one in a loop, three allocateInstance calls (two of them Unsafe's). Version 49: no
+ * StackMapTable to hand-assemble. pad: Utf8 entries first, to push Integers past ldc. */
+static uint8_t *sites_class(int pad, size_t *n, code_t *c)
+{
+    cf_asm *a = cfa_new(49, 0, 0x21, "t/S", "java/lang/Object");
+    char nm[16];
+    for (int i = 0; i < pad; i++) {
+        snprintf(nm, sizeof(nm), "p%d", i);
+        cfa_utf8(a, nm);
+    }
+    unsigned str = cfa_class(a, "java/lang/String"), ai = cfa_class(a, "[I"), aai = cfa_class(a, "[[I");
+    unsigned aaaj = cfa_class(a, "[[[J");
+    const char *ad = "(Ljava/lang/Class;)Ljava/lang/Object;";
+    unsigned u1 = cfa_methodref(a, "sun/misc/Unsafe", "allocateInstance", ad);
+    unsigned u2r = cfa_methodref(a, "jdk/internal/misc/Unsafe", "allocateInstance", ad);
+    unsigned other = cfa_methodref(a, "t/Other", "allocateInstance", ad);
+    memset(c, 0, sizeof(*c));
+    emit(c, 4, 187, str >> 8, str & 255, 87);                  /* 0: new String; pop */
+    for (int t = 4; t <= 11; t++) emit(c, 4, 26, 188, t, 87);  /* 4..35: iload_0 newarray T; pop */
+    emit(c, 5, 26, 189, str >> 8, str & 255, 87);              /* 36: anewarray String */
+    emit(c, 5, 26, 189, ai >> 8, ai & 255, 87);                /* 41: anewarray [I */
+    emit(c, 7, 26, 26, 197, aai >> 8, aai & 255, 2, 87);       /* 46: multianewarray [[I 2 */
+    emit(c, 8, 26, 26, 26, 197, aaaj >> 8, aaaj & 255, 3, 87); /* 53: multianewarray [[[J 3 */
+    emit(c, 6, 1, 1, 182, u1 >> 8, u1 & 255, 87);              /* 61: allocateInstance */
+    emit(c, 6, 1, 1, 182, u2r >> 8, u2r & 255, 87);            /* 67 */
+    emit(c, 6, 1, 1, 182, other >> 8, other & 255, 87);        /* 73: not Unsafe's */
+    emit(c, 4, 26, 153, 0, 7);                                 /* 79: iload_0 ifeq 87 */
+    emit(c, 4, 187, str >> 8, str & 255, 87);                  /* 83: new String; pop */
+    emit(c, 4, 26, 188, 10, 87);                               /* 87: TRY iload_0 newarray int */
+    emit(c, 3, 167, 0, 4);                                     /* 91: goto 95 */
+    emit(c, 1, 87);                                            /* 94: handler: pop */
+    emit(c, 3, 132, 0, 255);                                   /* 95: LOOP iinc 0 -1 */
+    emit(c, 4, 26, 188, 5, 87);                                /* 98: iload_0 newarray char */
+    emit(c, 4, 26, 156, 0xff, 0xf8);                           /* 102: iload_0 ifge LOOP */
+    emit(c, 1, 177);                                           /* 106: return */
+    uint16_t exc[4] = {87, 91, 94, 0};
+    uint8_t *p = one_method(49, "f", "(I)V", c, 3, 1, exc, 1, NULL, n, &a);
+    cfa_free(a);
+    return p;
+}
+
+static const struct {
+    unsigned bci, kind, elem, dims, isize;
+    const char *type;
+} site_want[16] = {
+    {0, CF_SITE_NEW, 0, 1, 3, "java/lang/String"},
+    {5, CF_SITE_ARRAY, 4, 1, 2, "[Z"},
+    {9, CF_SITE_ARRAY, 5, 1, 2, "[C"},
+    {13, CF_SITE_ARRAY, 6, 1, 2, "[F"},
+    {17, CF_SITE_ARRAY, 7, 1, 2, "[D"},
+    {21, CF_SITE_ARRAY, 8, 1, 2, "[B"},
+    {25, CF_SITE_ARRAY, 9, 1, 2, "[S"},
+    {29, CF_SITE_ARRAY, 10, 1, 2, "[I"},
+    {33, CF_SITE_ARRAY, 11, 1, 2, "[J"},
+    {37, CF_SITE_ARRAY, 12, 1, 3, "[Ljava/lang/String;"},
+    {42, CF_SITE_ARRAY, 12, 1, 3, "[[I"},
+    {48, CF_SITE_MULTI, 0, 2, 4, "[[I"},
+    {56, CF_SITE_MULTI, 0, 3, 4, "[[[J"},
+    {83, CF_SITE_NEW, 0, 1, 3, "java/lang/String"},
+    {88, CF_SITE_ARRAY, 10, 1, 2, "[I"},
+    {99, CF_SITE_ARRAY, 5, 1, 2, "[C"},
+};
+
+/* The hooked site of call k in r->sites, or NULL. */
+static const cf_site_info *site_at(const cf_result *r, unsigned bci)
+{
+    for (unsigned i = 0; i < r->site_count; i++)
+        if (r->sites[i].bci == bci) return &r->sites[i];
+    return NULL;
+}
+
+/* The sites class instrumented with numbers from base (call skip answered -1); with_all:
+ * the other hooks too (the newarray hook then comes first after each array allocation). */
+static void sites_run(const char *what, int pad, long base, int skip, int ldc, int with_all)
+{
+    code_t c;
+    size_t n;
+    uint8_t *p = sites_class(pad, &n, &c);
+    site_ctx x = {.next = base, .skip = skip, .in_order = 1, .zero_new_bci = 1};
+    cf_inject_spec s = site_hooks(&x);
+    if (with_all) {
+        cf_inject_spec all = all_hooks(7);
+        all.newsite_name = s.newsite_name;
+        all.arraysite_name = s.arraysite_name;
+        all.multisite_name = s.multisite_name;
+        all.allocinst_name = s.allocinst_name;
+        all.site_fn = s.site_fn;
+        all.site_ctx = s.site_ctx;
+        s = all;
+    }
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(p && rc == CF_OK && deep_ok(r.data, r.len), "sites %s: instrumented, re-parses", what);
+    int calls_ok = x.calls == 16 && x.in_order && x.zero_new_bci;
+    for (int k = 0; k < 16 && calls_ok; k++)
+        if (strcmp(x.types[k], site_want[k].type) || x.kinds[k] != site_want[k].kind || x.dims[k] != site_want[k].dims)
+            calls_ok = 0;
+    CHECK(calls_ok, "sites %s: callback once per allocation in code order, kind/type/dims right (%d calls)", what,
+          x.calls);
+    CHECK(r.site_count == (skip >= 0 ? 15u : 16u), "sites %s: %u sites hooked", what, r.site_count);
+    if (rc != CF_OK) goto out;
+    tcls t;
+    tparse(&t, r.data, r.len);
+    tcode tc;
+    tcode_of(&t, "f", &tc);
+    uint32_t post = with_all ? 4 : 0, ends[16] = {0};
+    int entries_ok = 1, blobs_ok = 1, skipped_ok = 1;
+    long num = base;
+    for (int k = 0; k < 16; k++) {
+        const cf_site_info *e = site_at(&r, site_want[k].bci);
+        if (k == skip) {
+            if (e) skipped_ok = 0;
+            continue;
+        }
+        if (!e || e->mnum != 0 || e->kind != site_want[k].kind || strcmp(e->type, site_want[k].type) ||
+            e->dims != site_want[k].dims || e->number != num || tc.code[e->new_bci] != c.p[e->bci]) {
+            entries_ok = 0;
+            printf("#   site %d (bci %u): %s\n", k, site_want[k].bci, e ? e->type : "missing");
+            num += site_want[k].dims;
+            continue;
+        }
+        num += site_want[k].dims;
+        uint32_t ipost = site_want[k].kind == CF_SITE_NEW ? 0 : post, q = e->new_bci + site_want[k].isize;
+        if (ipost && !(tc.code[q] == 89 && match_call(&t, tc.code, &(uint32_t){q + 1}, "NewArray"))) blobs_ok = 0;
+        if (!site_blob_ok(&t, tc.code, e, site_want[k].isize, ipost, site_want[k].elem, ldc, &ends[k])) {
+            blobs_ok = 0;
+            printf("#   site %d: blob differs\n", k);
+        }
+    }
+    CHECK(entries_ok && skipped_ok,
+          "sites %s: result entries (mnum, bci, new_bci at the opcode, kind, type, dims, "
+          "number)%s",
+          what, skip >= 0 ? ", none for the -1" : "");
+    CHECK(blobs_ok, "sites %s: the bytes after each site", what);
+    if (skip != 12) {
+        /* after multianewarray [[[J: pop, then Unsafe, Unsafe (hooked), t/Other (not) */
+        uint32_t q = ends[12] + 1;
+        const uint8_t *k = tc.code + q;
+        int ai = k[0] == 1 && k[1] == 1 && k[2] == 182 && k[5] == 89 &&
+            match_call(&t, tc.code, &(uint32_t){q + 6}, "AllocInst");
+        k += 10;
+        ai = ai && k[0] == 1 && k[1] == 1 && k[2] == 182 && k[5] == 89 &&
+            match_call(&t, tc.code, &(uint32_t){q + 16}, "AllocInst");
+        k += 10;
+        ai = ai && k[0] == 1 && k[1] == 1 && k[2] == 182 && k[5] == 87;
+        CHECK(ai, "sites %s: dup + AllocInst after both Unsafe.allocateInstance, not after t/Other's", what);
+    }
+    if (skip < 13) {
+        const cf_site_info *s13 = site_at(&r, 83), *s14 = site_at(&r, 88), *s15 = site_at(&r, 99);
+        uint32_t ifeq = s13->new_bci - 3;
+        CHECK(tc.code[ifeq] == 153 && ifeq + (int16_t)u2(tc.code + ifeq + 1) == ends[13] + 1,
+              "sites %s: the branch over a new jumps past its hook", what);
+        uint32_t goto_at = ends[14] + 1;
+        CHECK(tc.nexc >= 1 && u2(tc.exc) == s14->new_bci - 1 && u2(tc.exc + 2) == goto_at &&
+                  u2(tc.exc + 4) == goto_at + 3 && tc.code[goto_at] == 167,
+              "sites %s: the try range holds the site and its hook", what);
+        uint32_t ifge = ends[15] + 2, iinc = s15->new_bci - 4;
+        CHECK(tc.code[ifge] == 156 && tc.code[iinc] == 132 && ifge + (int16_t)u2(tc.code + ifge + 1) == iinc,
+              "sites %s: the loop's back edge lands on its head", what);
+    }
+    CHECK(tc.max_stack == 6, "sites %s: max_stack 3 + 3 for an array site's arguments (%u)", what, tc.max_stack);
+    tfree(&t);
+out:
+    cf_result_free(&r);
+    free(p);
+    free(c.p);
+}
+
+/* Filters for the no-sites cases: everything but the site hooks; a count of calls. */
+static unsigned no_sites(void *ctx, const char *cls, const char *name, const char *desc, unsigned acc, unsigned mnum)
+{
+    (void)ctx;
+    (void)cls;
+    (void)name;
+    (void)desc;
+    (void)acc;
+    (void)mnum;
+    return CF_INJ_ALL & ~(unsigned)(CF_INJ_SITES | CF_INJ_ALLOCINST);
+}
+
+static long never(void *ctx, const cf_site_info *s)
+{
+    (void)s;
+    ++*(int *)ctx;
+    return -1;
+}
+
+/* Without site_fn, or with the filter taking CF_INJ_SITES away, the output is the same as
+ * without the site hooks; a callback that answers -1 hooks nothing. */
+static void test_sites_off(void)
+{
+    code_t c;
+    size_t n;
+    uint8_t *p = sites_class(0, &n, &c);
+    cf_inject_spec s = all_hooks(3);
+    cf_result r0, r1, r2;
+    int rc0 = cf_instrument(p, n, &s, &r0);
+    s.newsite_name = "NewSite";
+    s.arraysite_name = "ArraySite";
+    s.multisite_name = "MultiSite";
+    int rc1 = cf_instrument(p, n, &s, &r1);
+    int calls = 0;
+    s.site_fn = never;
+    s.site_ctx = &calls;
+    s.allocinst_name = "AllocInst";
+    s.filter = no_sites;
+    int rc2 = cf_instrument(p, n, &s, &r2);
+    CHECK(rc0 == CF_OK && rc1 == CF_OK && r1.len == r0.len && !memcmp(r1.data, r0.data, r0.len) && !r1.site_count,
+          "sites off: no site_fn, output byte-identical");
+    CHECK(rc2 == CF_OK && r2.len == r0.len && !memcmp(r2.data, r0.data, r0.len) && calls == 0,
+          "sites off: filter without CF_INJ_SITES, output byte-identical, callback never called");
+    cf_result_free(&r0);
+    cf_result_free(&r1);
+    cf_result_free(&r2);
+    cf_inject_spec only;
+    memset(&only, 0, sizeof(only));
+    only.tracker_class = "hprof/Tracker";
+    only.newsite_name = "NewSite";
+    only.arraysite_name = "ArraySite";
+    only.multisite_name = "MultiSite";
+    only.site_fn = never;
+    only.site_ctx = &calls;
+    int rc = cf_instrument(p, n, &only, &r0);
+    CHECK(rc == CF_UNCHANGED && calls == 16 && r0.site_count == 0 && !r0.sites,
+          "sites off: every site answered -1, class unchanged (%d calls)", calls);
+    cf_result_free(&r0);
+    free(p);
+    free(c.p);
+}
+
+/* A number past sipush in a full constant pool: CF_ERR_LIMIT, no output. */
+static void test_sites_full_pool(void)
+{
+    for (int fit = 0; fit < 2; fit++) {
+        /* the filler leaves room for the hook's six entries, and the Integer only when fit */
+        cf_asm *a = cfa_new(52, 0, 0x21, "t/FullSites", "java/lang/Object");
+        unsigned str = cfa_class(a, "java/lang/String"), last = 0;
+        char nm[16];
+        for (int i = 0; last < 0xFFFFu - 10 - (unsigned)fit; i++) {
+            snprintf(nm, sizeof(nm), "u%d", i);
+            last = cfa_utf8(a, nm);
+        }
+        code_t c = {0};
+        emit(&c, 5, 187, str >> 8, str & 255, 87, 177); /* new String; pop; return */
+        size_t n;
+        uint8_t *p = one_method(52, "m", "()V", &c, 1, 0, NULL, 0, NULL, &n, &a);
+        cfa_free(a);
+        site_ctx x = {.next = 100000, .skip = -1};
+        cf_inject_spec s = site_hooks(&x);
+        s.arraysite_name = s.multisite_name = s.allocinst_name = NULL;
+        cf_result r;
+        int rc = cf_instrument(p, n, &s, &r);
+        if (fit)
+            CHECK(rc == CF_OK && r.site_count == 1, "sites: number 100000 fits the last slot of the pool (%d)", rc);
+        else
+            CHECK(rc == CF_ERR_LIMIT && !r.data && !r.site_count,
+                  "sites: no slot for the number's Integer gives CF_ERR_LIMIT (%d)", rc);
+        cf_result_free(&r);
+        free(p);
+        free(c.p);
+    }
+}
+
+/* f(n): if (n == 0) return 2; K x 'iconst_1 newarray int pop'; return 1. The site hooks
+ * push the ifeq past 32 KiB: it is widened (version 49: inverted over a goto_w). */
+static void test_sites_widen(void)
+{
+    code_t c = {0};
+    const int K = 3000;
+    emit(&c, 4, 26, 153, 0, 0);
+    for (int i = 0; i < K; i++) emit(&c, 4, 4, 188, 10, 87);
+    emit(&c, 2, 4, 172);
+    uint32_t L = (uint32_t)c.n;
+    emit(&c, 2, 5, 172);
+    w2(c.p + 2, L - 1);
+    size_t n;
+    uint8_t *p = one_method(49, "f", "(I)I", &c, 2, 1, NULL, 0, NULL, &n, NULL);
+    site_ctx x = {.next = 0, .skip = -1};
+    cf_inject_spec s = all_hooks(1), sh = site_hooks(&x);
+    s.arraysite_name = sh.arraysite_name;
+    s.site_fn = sh.site_fn;
+    s.site_ctx = sh.site_ctx;
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(rc == CF_OK && r.widened == 1 && r.site_count == (unsigned)K && deep_ok(r.data, r.len),
+          "sites widen: %u sites, %u branch widened, re-parses", r.site_count, r.widened);
+    if (rc == CF_OK && r.site_count == (unsigned)K) {
+        tcls t;
+        tparse(&t, r.data, r.len);
+        tcode tc;
+        tcode_of(&t, "f", &tc);
+        /* after the entry hook (5 bytes): iload_0 ifne +8 goto_w */
+        int ok = tc.code[6] == 154 && u2(tc.code + 7) == 8 && tc.code[9] == 200;
+        for (int i = 0; i < K && ok; i++) {
+            uint32_t end;
+            const cf_site_info *e = &r.sites[i];
+            ok = e->number == i && e->bci == 5 + 4 * (unsigned)i && tc.code[e->new_bci] == 188 &&
+                site_blob_ok(&t, tc.code, e, 2, 4, 10, 0, &end) && tc.code[end] == 87;
+        }
+        CHECK(ok, "sites widen: ifeq inverted over goto_w; every site's new_bci and hook right");
+        same_results("sites widen", p, n, r.data, r.len, "f", (int64_t[]){0, 1}, 2, K);
+        hooks_t h = {0};
+        run(&t, &tc, 1, &h);
+        CHECK(h.sites == K && !h.bad, "sites widen: %ld site hooks run (want %d)", h.sites, K);
+        tfree(&t);
+    }
+    cf_result_free(&r);
+    free(p);
+    free(c.p);
+}
+
+static void test_sites(void)
+{
+    sites_run("(iconst, bipush)", 0, 0, -1, 0, 0);
+    sites_run("(sipush, one -1)", 0, 200, 9, 0, 0);
+    sites_run("(ldc)", 0, 40000, -1, 1, 0);
+    sites_run("(ldc_w)", 300, 40000, 3, 2, 0);
+    sites_run("(with every other hook)", 0, 1, -1, 0, 1);
+    test_sites_off();
+    test_sites_full_pool();
+    test_sites_widen();
+}
+
 /* Inputs the fuzzer once found (tests/fuzz/regressions/classfile): no crash, invariants hold. */
 static void test_regressions(void)
 {
@@ -1509,6 +1939,7 @@ int main(void)
     test_leaf();
     test_api();
     test_garbage();
+    test_sites();
     test_regressions();
     return UNIT_DONE();
 }
