@@ -19,6 +19,7 @@
  */
 #include "sources/alloc/alloc_counted.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,12 +76,23 @@ static void name_loaded_classes(struct host *h, JNIEnv *jni)
 {
     jint n = 0;
     jclass *classes = NULL;
-    if ((*h->jvmti)->GetLoadedClasses(h->jvmti, &n, &classes) != JVMTI_ERROR_NONE) return;
+    /* GetLoadedClasses makes a local reference per class before n is known: a frame
+     * with room for them (HotSpot only counts the room, -Xcheck:jni checks it). */
+    if ((*jni)->PushLocalFrame(jni, 1 << 16) != 0) return;
+    if ((*h->jvmti)->GetLoadedClasses(h->jvmti, &n, &classes) != JVMTI_ERROR_NONE) {
+        (*jni)->PopLocalFrame(jni, NULL);
+        return;
+    }
     for (jint i = 0; i < n; i++) {
-        classes_of(&h->t.classes, h->jvmti, jni, classes[i], &h->t.ids);
+        /* what naming makes is let go of class by class */
+        if ((*jni)->PushLocalFrame(jni, 16) == 0) {
+            classes_of(&h->t.classes, h->jvmti, jni, classes[i], &h->t.ids);
+            (*jni)->PopLocalFrame(jni, NULL);
+        }
         (*jni)->DeleteLocalRef(jni, classes[i]);
     }
     (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)classes);
+    (*jni)->PopLocalFrame(jni, NULL);
 }
 
 static void class_prepare(struct host *h, JNIEnv *jni, jclass cls)
@@ -322,16 +334,47 @@ static void JNICALL native_allocated_instance(JNIEnv *jni, jclass tracker, jobje
               alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL, NULL));
 }
 
-/* JNI AllocObject makes an object with no constructor and no event. */
-static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
+/* An object JNI made (no bytecode, no event), counted at the native method's stack. */
+static jobject jni_made(JNIEnv *jni, jclass cls, jobject obj)
 {
     struct host *h = host_get();
-    jobject obj = alloc_of(h)->jni_table->AllocObject(jni, cls);
     struct alloc_thread *at = obj && counting(h) ? this_thread(alloc_of(h)) : NULL;
     if (at && !at->busy)
         count_one(h, jni, obj, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids),
                   alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL, NULL));
     return obj;
+}
+
+static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
+{
+    return jni_made(jni, cls, alloc_of(host_get())->jni_table->AllocObject(jni, cls));
+}
+
+/* JNI NewObject runs the constructor but makes the object without a `new`. */
+static jobject JNICALL jni_new_object_v(JNIEnv *jni, jclass cls, jmethodID init, va_list args)
+{
+    return jni_made(jni, cls, alloc_of(host_get())->jni_table->NewObjectV(jni, cls, init, args));
+}
+
+static jobject JNICALL jni_new_object_a(JNIEnv *jni, jclass cls, jmethodID init, const jvalue *args)
+{
+    return jni_made(jni, cls, alloc_of(host_get())->jni_table->NewObjectA(jni, cls, init, args));
+}
+
+static jobject JNICALL jni_new_object(JNIEnv *jni, jclass cls, jmethodID init, ...)
+{
+    va_list args;
+    va_start(args, init);
+    jobject obj = alloc_of(host_get())->jni_table->NewObjectV(jni, cls, init, args);
+    va_end(args);
+    return jni_made(jni, cls, obj);
+}
+
+static void wrap_new_object(jniNativeInterface *ours)
+{
+    ours->NewObject = jni_new_object;
+    ours->NewObjectV = jni_new_object_v;
+    ours->NewObjectA = jni_new_object_a;
 }
 
 /* ---- live estimates ---- */
@@ -575,6 +618,8 @@ static void learn_array_sizes(struct host *h, JNIEnv *jni, jclass tracker)
         (*jni)->SetLongArrayRegion(jni, ab, 0, ELEMENT_CODES, base);
         (*jni)->SetIntArrayRegion(jni, as, 0, ELEMENT_CODES, shift);
     }
+    if (ab) (*jni)->DeleteLocalRef(jni, ab);
+    if (as) (*jni)->DeleteLocalRef(jni, as);
     (*jni)->ExceptionClear(jni);
 }
 
@@ -625,7 +670,7 @@ static void bind(struct host *h, JNIEnv *jni, jclass tracker)
 
 static void vm_init(struct host *h)
 {
-    alloc_exact_wrap_jni(h, jni_alloc_object);
+    alloc_exact_wrap_jni(h, jni_alloc_object, wrap_new_object);
     async_trace_vm_init(alloc_of(h)->walker, h->jvmti, NULL);
     JNIEnv *jni = NULL;
     if ((*h->vm)->GetEnv(h->vm, (void **)&jni, JNI_VERSION_1_6) == JNI_OK) name_loaded_classes(h, jni);

@@ -593,7 +593,8 @@ static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
     return obj;
 }
 
-void alloc_exact_wrap_jni(struct host *h, jobject(JNICALL *alloc_object)(JNIEnv *, jclass))
+void alloc_exact_wrap_jni(struct host *h, jobject(JNICALL *alloc_object)(JNIEnv *, jclass),
+                          void (*more)(jniNativeInterface *ours))
 {
     struct alloc_tracker *t = alloc_of(h);
     jniNativeInterface *table = NULL;
@@ -603,6 +604,7 @@ void alloc_exact_wrap_jni(struct host *h, jobject(JNICALL *alloc_object)(JNIEnv 
     if ((*h->jvmti)->Allocate(h->jvmti, sizeof *ours, (unsigned char **)&ours) != JVMTI_ERROR_NONE) return;
     *ours = *table;
     ours->AllocObject = alloc_object;
+    if (more) more(ours);
     (*h->jvmti)->SetJNIFunctionTable(h->jvmti, ours);
 }
 
@@ -653,7 +655,7 @@ bool alloc_exact_bound(struct host *h) { return alloc_of(h) && atomic_load(&allo
 
 void alloc_exact_vm_init(struct host *h)
 {
-    alloc_exact_wrap_jni(h, jni_alloc_object);
+    alloc_exact_wrap_jni(h, jni_alloc_object, NULL);
     async_trace_vm_init(alloc_of(h)->walker, h->jvmti, NULL);
     /* Chains that end in the interpreter (HPROF_INTERP_CHAINS=0: never); code sites mean
      * a walker, whose count of prepared classes outdates those chains. */

@@ -31,8 +31,10 @@ void alloc_exact_keep_compiled(struct host *h);
 jlong alloc_exact_object_size(struct host *h, jobject obj, struct class_info *ci);
 /* Whether a clone() of class cls runs Object.clone itself, not an override (asked once per class). */
 bool alloc_exact_clone_is_objects(struct alloc_tracker *t, JNIEnv *jni, struct class_info *ci, jclass cls);
-/* JNI AllocObject replaced by alloc_object, which calls the original (t->jni_table). */
-void alloc_exact_wrap_jni(struct host *h, jobject(JNICALL *alloc_object)(JNIEnv *, jclass));
+/* JNI AllocObject replaced by alloc_object, which calls the original (t->jni_table), and
+ * whatever more (NULL: nothing) replaces in the new table. */
+void alloc_exact_wrap_jni(struct host *h, jobject(JNICALL *alloc_object)(JNIEnv *, jclass),
+                          void (*more)(jniNativeInterface *ours));
 void JNICALL alloc_exact_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
                                          jlong size);
 
