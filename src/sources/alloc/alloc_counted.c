@@ -656,6 +656,7 @@ static void bind(struct host *h, JNIEnv *jni, jclass tracker)
     skip_method(t, jni, tracker, "countLevel", "(Ljava/lang/Object;I)V");
     skip_method(t, jni, tracker, "multiSite", "(Ljava/lang/Object;I)V");
     skip_method(t, jni, tracker, "allocatedInstance", "(Ljava/lang/Object;)V");
+    skip_method(t, jni, tracker, "allocInst", "(Ljava/lang/Object;)V");
     t->clone_hooks[0] = (*jni)->GetStaticMethodID(jni, tracker, "newClone", "(Ljava/lang/Object;)V");
     t->clone_hooks[1] = (*jni)->GetStaticMethodID(jni, tracker, "newVirtualClone", "(Ljava/lang/Object;)V");
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");

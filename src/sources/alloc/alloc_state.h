@@ -37,7 +37,7 @@
 
 struct async_trace;
 
-#define MAX_SKIP    8 /* Tracker and Object.<init> frames on top of a stack */
+#define MAX_SKIP    10 /* Tracker and Object.<init> frames on top of a stack */
 #define MAX_PENDING 8 /* a thread's objects made by the VM, constructor pending */
 
 /* Compiled wrappers of native methods (which have no code site until a chain meets one):
