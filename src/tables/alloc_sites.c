@@ -156,8 +156,7 @@ struct live_group *alloc_sites_group(struct alloc_sites *t, const struct frame *
     return (struct live_group *)cmap_intern(&t->groups, group_hash(top, cls), &k, group_eq, group_make, NULL, NULL);
 }
 
-struct live_group *alloc_sites_group_find(struct alloc_sites *t, const struct frame *top,
-                                          const struct class_info *cls)
+struct live_group *alloc_sites_group_find(struct alloc_sites *t, const struct frame *top, const struct class_info *cls)
 {
     struct group_key k = {top, cls, t};
     return (struct live_group *)cmap_find(&t->groups, group_hash(top, cls), &k, group_eq);

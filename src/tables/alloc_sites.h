@@ -36,8 +36,8 @@ struct site_trace {
 struct alloc_site {
     uint32_t number, cnum, mnum, bci, new_bci;
     uint8_t kind;
-    char *signature;                   /* the class made: "Lp/C;", "[I", "[[Ljava/lang/String;" */
-    _Atomic(struct class_info *) cls;  /* once resolved (a sample, or a dump) */
+    char *signature;                  /* the class made: "Lp/C;", "[I", "[[Ljava/lang/String;" */
+    _Atomic(struct class_info *) cls; /* once resolved (a sample, or a dump) */
     _Atomic(struct site_trace *) traces;
     _Atomic uint32_t ntraces;
     uint64_t given_objs, given_bytes; /* what dumps have handed out to its traces' rows */
@@ -58,7 +58,7 @@ struct live_group {
 #define ALLOC_SITES_PAGES     65536 /* 268 million sites */
 
 struct alloc_sites {
-    _Atomic uint32_t next; /* the next number to give */
+    _Atomic uint32_t next;                                          /* the next number to give */
     _Atomic(struct alloc_site *) *_Atomic pages[ALLOC_SITES_PAGES]; /* made on first need */
     struct cmap groups;
     struct registry groups_all; /* by id - 1 */
@@ -85,8 +85,7 @@ void alloc_sites_split(uint64_t n, const uint64_t *w, uint32_t k, uint64_t *out)
 /* The live group of a frame and class, made on first sight (NULL without memory). */
 struct live_group *alloc_sites_group(struct alloc_sites *t, const struct frame *top, const struct class_info *cls);
 /* The same, not made: NULL when none. */
-struct live_group *alloc_sites_group_find(struct alloc_sites *t, const struct frame *top,
-                                          const struct class_info *cls);
+struct live_group *alloc_sites_group_find(struct alloc_sites *t, const struct frame *top, const struct class_info *cls);
 struct live_group *alloc_sites_group_by_id(struct alloc_sites *t, uint32_t id);
 uint32_t alloc_sites_group_count(struct alloc_sites *t);
 

@@ -272,7 +272,10 @@ static struct class_info *class_of_object(struct host *h, JNIEnv *jni, jobject o
     return ci;
 }
 
-static bool top_is(const struct trace *tr, jmethodID m) { return m && tr && tr->nframes && tr->frames[0]->method->id == m; }
+static bool top_is(const struct trace *tr, jmethodID m)
+{
+    return m && tr && tr->nframes && tr->frames[0]->method->id == m;
+}
 
 static bool top_is_native(const struct trace *tr, const char *name)
 {

@@ -618,7 +618,7 @@ static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const cha
         t->skip[t->nskip++] = m;
 }
 
-void alloc_exact_bind(struct host *h, JNIEnv *jni, jclass tracker)
+static void bind(struct host *h, JNIEnv *jni, jclass tracker)
 {
     struct alloc_tracker *t = alloc_of(h);
     if (!t || !tracker) return;
@@ -653,7 +653,7 @@ void alloc_exact_bind(struct host *h, JNIEnv *jni, jclass tracker)
 
 bool alloc_exact_bound(struct host *h) { return alloc_of(h) && atomic_load(&alloc_of(h)->bound); }
 
-void alloc_exact_vm_init(struct host *h)
+static void vm_init(struct host *h)
 {
     alloc_exact_wrap_jni(h, jni_alloc_object, NULL);
     async_trace_vm_init(alloc_of(h)->walker, h->jvmti, NULL);
@@ -680,8 +680,8 @@ static void start(struct host *h)
 
 /* Counting starts once the Tracker is bound (alloc_tracker_vm_init). */
 const struct alloc_mode alloc_exact_mode = {.init = init,
-                                           .start = start,
-                                           .bind = alloc_exact_bind,
-                                           .vm_init = alloc_exact_vm_init,
-                                           .vm_object_alloc = alloc_exact_vm_object_alloc,
-                                           .sampled_object_alloc = NULL};
+                                            .start = start,
+                                            .bind = bind,
+                                            .vm_init = vm_init,
+                                            .vm_object_alloc = alloc_exact_vm_object_alloc,
+                                            .sampled_object_alloc = NULL};

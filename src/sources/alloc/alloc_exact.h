@@ -19,11 +19,7 @@ struct class_info;
 /* The tracker's steps for exact counting (alloc_state.h). */
 extern const struct alloc_mode alloc_exact_mode;
 
-/* At VM init, once the Tracker class is loaded: binds its natives. */
-void alloc_exact_bind(struct host *h, JNIEnv *jni, jclass tracker);
 bool alloc_exact_bound(struct host *h);
-/* At VM init, once bound: JNI AllocObject wrapped, the walker's method IDs made. */
-void alloc_exact_vm_init(struct host *h);
 /* The JIT flags that keep compiled code from allocating without the counting bytecode
  * (callers=sampled shares them). */
 void alloc_exact_keep_compiled(struct host *h);

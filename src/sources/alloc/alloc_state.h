@@ -38,7 +38,7 @@
 struct async_trace;
 
 #define MAX_SKIP    10 /* Tracker and Object.<init> frames on top of a stack */
-#define MAX_PENDING 8 /* a thread's objects made by the VM, constructor pending */
+#define MAX_PENDING 8  /* a thread's objects made by the VM, constructor pending */
 
 /* Compiled wrappers of native methods (which have no code site until a chain meets one):
  * their code, frame size and method. */
@@ -129,14 +129,14 @@ struct alloc_mode {
 /* alloc_counted.c (callers=sampled): the numbered sites, and what a dump has read. */
 struct alloc_count {
     struct alloc_sites sites;
-    jmethodID sites_sum;           /* Tracker.sitesSum */
-    pthread_mutex_t merge_lock;    /* one merge at a time (dumps, the timeline) */
-    _Atomic uint64_t samples;      /* callers sampled (HPROF_STACK_STATS) */
+    jmethodID sites_sum;        /* Tracker.sitesSum */
+    pthread_mutex_t merge_lock; /* one merge at a time (dumps, the timeline) */
+    _Atomic uint64_t samples;   /* callers sampled (HPROF_STACK_STATS) */
 };
 
 struct alloc_tracker {
     struct site_table sites;
-    bool exact; /* alloc_tracker_exact: every allocation, not samples */
+    bool exact;                /* alloc_tracker_exact: every allocation, not samples */
     struct alloc_count *count; /* callers=sampled only */
     const struct alloc_mode *mode;
     _Atomic bool on;
