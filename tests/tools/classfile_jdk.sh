@@ -12,7 +12,11 @@
 #     past 32 KiB after injection and a near-64 KiB method), rewritten with a counting
 #     tracker, run under -Xverify:all with the same output as the originals;
 #  4. hand-assembled version-49 and 45.0 classes with jsr/ret, wide and a tableswitch,
-#     likewise.
+#     likewise;
+#  5. the allocation-site hooks (--hooks ...,sites): 2 once more with them on top of every
+#     other hook, the test programs of 3 with them, and a program allocating every way
+#     (new across a branch, each array type, multianewarray of 2 and 3 dimensions, arrays
+#     that throw, Unsafe.allocateInstance) whose exact hook counts are checked.
 # Prints ok/not ok lines; needs build/cf-rewrite (make). Each JDK takes minutes: the
 # runner gives each its own job (HPROF_JDKS, tests/lib/jdks.sh).
 # hprof-test: per-jdk
@@ -100,13 +104,17 @@ public final class CfTracker {
     public static void ReturnSite(int cnum, int mnum) {}
     public static void NewArray(Object array) {}
     public static void ObjectInit(Object obj) {}
+    public static void NewSite(int site) {}
+    public static void ArraySite(int length, int site, int code) {}
+    public static void MultiSite(Object array, int site) {}
+    public static void AllocInst(Object obj) {}
 }
 EOF
     "$J/javac" --patch-module java.base="$W/nop" -d "$W/nopc" "$W/nop/jdk/internal/misc/CfTracker.java" 2>"$W/nop.err"
     (cd "$W/mods/java.base" && find . -name '*.class' ! -name module-info.class | sed 's|^\./||; s|\.class$||; s|/|.|g') >"$W/base-names.txt"
     # Three ways: as is; every 16-bit branch widened as if it no longer fit (islands of
     # trampolines where possible); every branch widened by inversion with inferred frames.
-    for mode in "" "--widen-all" "--widen-all --no-islands"; do
+    for mode in "" "--widen-all" "--widen-all --no-islands" "--hooks entry,return,objinit,newarray,exc,sites"; do
       rm -rf "$W/pbase" "$W/pcomp" "$W/javac-bci"
       "$TOOL" $mode -t jdk/internal/misc/CfTracker -r "$W/mods/java.base" "$W/pbase" >"$W/pbase.txt" 2>&1
       [[ "$mode" == "--widen-all" ]] ||
@@ -170,6 +178,76 @@ EOF
     else
       not_ok "[$N] hook counts: '$line'"
     fi
+  fi
+
+  # 5. The allocation-site hooks: the test programs, and exact counts from cfsites.Prog.
+  if [[ $javac_rc -eq 0 ]]; then
+    "$TOOL" -t cftest/Tracker --hooks entry,return,newarray,exc,sites -r "$W/javac-plain" "$W/rws" >"$W/rws.txt" 2>"$W/rws.err"
+    "$J/java" -Xverify:all -Xbootclasspath/a:"$W/tracker" -cp "$W/rws" cfprog.Main >"$W/o3.txt" 2>"$W/e3.txt"
+    rc3=$?
+    if [[ $rc3 -eq 0 && $(field alloc_sites "$W/rws.txt") -gt 10 ]] && diff "$W/o1.txt" "$W/o3.txt" >/dev/null &&
+       grep -q '^sites: new=[1-9]' "$W/e3.txt"; then
+      ok "[$N] test programs with site hooks run under -Xverify:all with the original's output ($(field alloc_sites "$W/rws.txt") sites; $(grep '^sites:' "$W/e3.txt"))"
+    else
+      not_ok "[$N] test programs with site hooks (rc $rc3)"; diff "$W/o1.txt" "$W/o3.txt" | head; head -20 "$W/e3.txt" "$W/rws.err"
+    fi
+  fi
+  mkdir -p "$W/sites-src/cfsites"
+  cat >"$W/sites-src/cfsites/Prog.java" <<'EOF'
+package cfsites;
+
+/** Allocates every way the site hooks see, a known number of times. */
+public class Prog {
+    static final class P {
+        final int v;
+        P(int v) { this.v = v; }
+    }
+
+    public static void main(String[] args) throws Exception {
+        long sum = 0;
+        for (int i = 0; i < 10; i++) {
+            P p = new P(i % 2 == 0 ? i : -i); // an uninitialised object across a branch
+            sum += p.v;
+            boolean[] z = new boolean[i];
+            char[] c = new char[i];
+            float[] f = new float[i];
+            double[] d = new double[i];
+            byte[] b = new byte[i];
+            short[] s = new short[i];
+            int[] n = new int[i];
+            long[] l = new long[i];
+            String[] str = new String[i];
+            int[][] rows = new int[i][];
+            int[][] m2 = new int[2][i];
+            long[][][] m3 = new long[2][3][i];
+            sum += z.length + c.length + f.length + d.length + b.length + s.length + n.length + l.length
+                + str.length + rows.length + m2[1].length + m3[1][2].length;
+            try {
+                int[] neg = new int[i - 5]; // throws for i < 5: not counted
+                sum += neg.length;
+            } catch (NegativeArraySizeException e) {
+                sum += 100;
+            }
+        }
+        java.lang.reflect.Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+        f.setAccessible(true);
+        P q = (P) ((sun.misc.Unsafe) f.get(null)).allocateInstance(P.class);
+        System.out.println("sum=" + sum + " q=" + q.v);
+    }
+}
+EOF
+  "$J/javac" -nowarn -d "$W/sites-plain" "$W/sites-src/cfsites/Prog.java" >"$W/sites-javac.txt" 2>&1 &&
+    "$TOOL" -t cftest/Tracker --hooks sites -r "$W/sites-plain" "$W/sites-rw" >"$W/sites.txt" 2>&1
+  "$J/java" -Xverify:all -cp "$W/sites-plain" cfsites.Prog >"$W/s1.txt" 2>&1
+  "$J/java" -Xverify:all -Xbootclasspath/a:"$W/tracker" -cp "$W/sites-rw" cfsites.Prog >"$W/s2.txt" 2>"$W/s2.err"
+  rc=$?
+  # 10 new P; 8 x 10 primitive arrays, 2 x 10 anewarray, 5 that did not throw; 10 of each
+  # multianewarray; lengths 8 x 45 + 2 x 45 + (0+1+2+3+4); one allocateInstance
+  want="sites: new=10 arrays=105 length=460 multi=20 allocinst=1"
+  if [[ $rc -eq 0 && -s "$W/s1.txt" ]] && diff "$W/s1.txt" "$W/s2.txt" >/dev/null && grep -qx "$want" "$W/s2.err"; then
+    ok "[$N] site hooks count exactly under -Xverify:all ($want)"
+  else
+    not_ok "[$N] site hook counts (rc=$rc, want '$want')"; cat "$W/sites-javac.txt" "$W/sites.txt" "$W/s1.txt" "$W/s2.txt" | head; head -20 "$W/s2.err"
   fi
 
   # 4. jsr/ret (versions 49 and 45.0), original and rewritten.

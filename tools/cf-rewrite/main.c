@@ -10,7 +10,9 @@
  *                                          jsr/ret, wide, a switch
  * Options:
  *   -t CLASS        tracker class (default hprof/Tracker)
- *   --hooks LIST    comma list of entry,return,objinit,newarray,exc (default all)
+ *   --hooks LIST    comma list of entry,return,objinit,newarray,exc (default all), and sites:
+ *                   the allocation-site hooks NewSite, ArraySite, MultiSite and AllocInst,
+ *                   numbered from 0 across the run
  *   --cnum N        class number (default 1; with -r each class gets the next number)
  *   --skip NAMES    comma list of method names left alone (e.g. "<clinit>")
  *   --widen-all     (testing) widen every 16-bit branch as if it no longer fit
@@ -52,7 +54,7 @@ static const char *in_root, *out_root;
 static int verbose, check_mode;
 static unsigned long n_files, n_parsed, n_rewritten, n_unchanged, n_errors, n_version, n_reparse_fail, n_roundtrip_fail,
     m_instr, m_too_big, m_unrewritable, m_filtered, m_nocode, m_nothing, s_exc, s_exc_skipped, s_widened, s_ret, s_new,
-    s_entry, s_objinit;
+    s_entry, s_objinit, s_sites;
 
 static int read_file(const char *path, uint8_t **data, size_t *len)
 {
@@ -178,6 +180,7 @@ static void do_class(const char *path, const char *out_path)
         s_new += res.newarray_sites;
         s_entry += res.entry_sites;
         s_objinit += res.objinit_sites;
+        s_sites += res.site_count;
         if (verbose)
             for (unsigned i = 0; i < res.method_count; i++)
                 if (res.methods[i].status == CF_M_TOO_BIG || res.methods[i].status == CF_M_UNREWRITABLE)
@@ -236,10 +239,10 @@ static void summary(void)
            "reparse_fail=%lu roundtrip_fail=%lu methods_instrumented=%lu methods_too_big=%lu "
            "methods_unrewritable=%lu methods_filtered=%lu methods_no_code=%lu methods_nothing=%lu "
            "entry_sites=%lu return_sites=%lu newarray_sites=%lu objinit_sites=%lu exc_exits=%lu "
-           "exc_exit_skipped=%lu widened=%lu\n",
+           "exc_exit_skipped=%lu widened=%lu alloc_sites=%lu\n",
            n_files, n_parsed, n_rewritten, n_unchanged, n_errors, n_version, n_reparse_fail, n_roundtrip_fail, m_instr,
            m_too_big, m_unrewritable, m_filtered, m_nocode, m_nothing, s_entry, s_ret, s_new, s_objinit, s_exc,
-           s_exc_skipped, s_widened);
+           s_exc_skipped, s_widened, s_sites);
 }
 
 /* ---- The hand-assembled jsr/ret class ------------------------------------------------- */
@@ -323,6 +326,14 @@ static int emit_jsr(const char *dir)
     return emit_one(dir, "cfjsr/Jsr", 49, 0, 300) | emit_one(dir, "cfjsr/Old", 45, 0, 200);
 }
 
+/* --hooks sites: every allocation site gets the next numbers. */
+static long next_site(void *ctx, const cf_site_info *site)
+{
+    long *next = ctx, v = *next;
+    *next += site->dims;
+    return v;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
@@ -381,6 +392,15 @@ int main(int argc, char **argv)
         spec.newarray_desc = "(Ljava/lang/Object;)V";
     }
     spec.exception_exit = strstr(hooks, "exc") != NULL;
+    static long site_next;
+    if (strstr(hooks, "sites")) {
+        spec.newsite_name = "NewSite";
+        spec.arraysite_name = "ArraySite";
+        spec.multisite_name = "MultiSite";
+        spec.allocinst_name = "AllocInst";
+        spec.site_fn = next_site;
+        spec.site_ctx = &site_next;
+    }
 
     if (check_mode) {
         if (i >= argc) usage();

@@ -34,6 +34,43 @@ public final class Tracker {
         objects.incrementAndGet();
     }
 
+    /* The allocation-site hooks (cf-rewrite --hooks sites): each checks its arguments. */
+    public static final AtomicLong newSites = new AtomicLong();
+    public static final AtomicLong arraySites = new AtomicLong();
+    public static final AtomicLong arrayLengths = new AtomicLong();
+    public static final AtomicLong multiSites = new AtomicLong();
+    public static final AtomicLong allocInsts = new AtomicLong();
+
+    static {
+        // printed only when site hooks ran, so runs without them keep their output
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (newSites.get() + arraySites.get() + multiSites.get() + allocInsts.get() > 0)
+                System.err.println("sites: new=" + newSites.get() + " arrays=" + arraySites.get() + " length="
+                    + arrayLengths.get() + " multi=" + multiSites.get() + " allocinst=" + allocInsts.get());
+        }));
+    }
+
+    public static void NewSite(int site) {
+        if (site < 0) throw new AssertionError("site " + site);
+        newSites.incrementAndGet();
+    }
+
+    public static void ArraySite(int length, int site, int code) {
+        if (length < 0 || site < 0 || code < 4 || code > 12) throw new AssertionError("array site " + site);
+        arraySites.incrementAndGet();
+        arrayLengths.addAndGet(length);
+    }
+
+    public static void MultiSite(Object array, int site) {
+        if (array == null || !array.getClass().isArray() || site < 0) throw new AssertionError("multi site " + site);
+        multiSites.incrementAndGet();
+    }
+
+    public static void AllocInst(Object obj) {
+        if (obj == null) throw new AssertionError("allocateInstance gave null");
+        allocInsts.incrementAndGet();
+    }
+
     public static String summary() {
         return "entries=" + entries.get() + " returns=" + returns.get() + " arrays=" + arrays.get()
             + " unbalanced=" + unbalanced;
