@@ -19,8 +19,9 @@
 #   --modes        default "cpu=samples,interval=10;cpu=times;heap=sites;heap=sites,view=all"
 #   --issue        only the rows of issue 29, each workload with its own modes and the cheaper
 #                  alternatives beside them: javac (Commons Lang, java.time) and Rhino under
-#                  cpu=times, cpu=times,timing=gprof, heap=sites, heap=sites,live=sampled; cpu
-#                  under the two cpu=times; alloc under the two heap=sites; Ant under
+#                  cpu=times, cpu=times,timing=gprof, heap=sites, heap=sites,live=sampled,
+#                  heap=sites,callers=sampled; cpu under the two cpu=times; alloc under the
+#                  three heap=sites; Ant under
 #                  heap=sites and heap=sites,view=all (about 75 minutes for two JDKs at
 #                  --runs 3 --rounds 3); --workloads and --modes are then ignored
 #   --timeout S    a run taking longer fails (default 3600: exact modes on Ant are slow)
@@ -71,9 +72,9 @@ done
 # RUNSETS: "workloads|modes" lines, one bench/run.sh invocation each.
 if [[ $ISSUE -eq 1 ]]; then
   WORKLOADS="commons-lang,java.time,rhino,cpu,alloc,ant"
-  RUNSETS="commons-lang,java.time,rhino|cpu=times;cpu=times,timing=gprof;heap=sites;heap=sites,live=sampled
+  RUNSETS="commons-lang,java.time,rhino|cpu=times;cpu=times,timing=gprof;heap=sites;heap=sites,live=sampled;heap=sites,callers=sampled
 cpu|cpu=times;cpu=times,timing=gprof
-alloc|heap=sites;heap=sites,live=sampled
+alloc|heap=sites;heap=sites,live=sampled;heap=sites,callers=sampled
 ant|heap=sites;heap=sites,view=all"
   JFR=()
 else

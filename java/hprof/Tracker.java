@@ -599,6 +599,236 @@ public final class Tracker {
     }
 
     /*
+     * heap=sites,callers=sampled (src/sources/alloc/alloc_counted.c): the agent numbers
+     * every allocating bytecode (a site: method, bytecode index, class), and the hook
+     * after it counts the allocation in the current thread's own counters, in Java: no
+     * object passed, no native call, no lock, no line another thread writes. Site numbers
+     * are global and dense; a thread's counters come in pages of PAGE sites, made when it
+     * first allocates at one of them. Per site, STRIDE longs: the objects, their bytes
+     * (arrays; objects' bytes the agent takes from their class's size), the count at which
+     * the thread next samples the site's callers (sampled: the agent walks the stack and
+     * says when next), and the objects and bytes at the last sample (what it stands for).
+     *
+     * A thread's pages, its directory: [0] {thread id}, then page p at p + 1. The
+     * directories are found in sTable as the event buffers are in table (open addressing
+     * by thread id, changed under the lock). Those of threads no longer alive are added
+     * into `retired` when the table is rebuilt; sitesSum (a dump) reads them all.
+     */
+    private static final int PAGE_BITS = 8, PAGE = 1 << PAGE_BITS, STRIDE = 5;
+    private static final int N = 0, BYTES = 1, MARK = 2, AT_N = 3, AT_BYTES = 4;
+    private static final long[][] S_GONE = {{-1}};
+    private static volatile long[][][] sTable = new long[MIN_SLOTS][][];
+    private static Thread[] sOwners = new Thread[MIN_SLOTS];
+    private static int sUsed;
+    private static long[] retired = new long[0];
+    /* An array's bytes by element code (newarray's atype 4..11, 12 references): the
+     * header, and the shift of its element size; set by the agent from the JVM's own
+     * sizes before it counts (compressed oops or not, compact headers). */
+    private static final long[] ARRAY_BASE = new long[13];
+    private static final int[] ARRAY_SHIFT = new int[13];
+
+    /* The callers of the allocation just counted at site (the thread's n-th there,
+     * standing for n - at objects and bytes - atBytes) are sampled: returns the count
+     * of the thread's next sample at the site. */
+    private static native long sampled(int site, long n, long objs, long bytes);
+
+    private static long[] sitePage(int site) {
+        long id = threadId(Thread.currentThread());
+        long[][][] t = sTable;
+        long[][] d = t[(int) id & (t.length - 1)];
+        int p = (site >>> PAGE_BITS) + 1;
+        if (d != null && d[0][0] == id && p < d.length) {
+            long[] page = d[p];
+            if (page != null) return page;
+        }
+        return newPage(id, p);
+    }
+
+    @DontInline
+    private static long[] newPage(long id, int p) {
+        lock();
+        try {
+            long[][][] t = sTable;
+            int i = sSlot(t, id);
+            if (i < 0) i = sClaim(id);
+            long[][] d = sTable[i];
+            if (p >= d.length) {
+                int n = d.length;
+                while (n <= p) n *= 2;
+                long[][] wider = new long[n][];
+                System.arraycopy(d, 0, wider, 0, d.length);
+                sTable[i] = d = wider;
+            }
+            if (d[p] == null) d[p] = new long[PAGE * STRIDE];
+            return d[p];
+        } finally {
+            unlock();
+        }
+    }
+
+    private static int sSlot(long[][][] t, long id) {
+        int mask = t.length - 1;
+        for (int i = (int) id & mask; t[i] != null; i = (i + 1) & mask)
+            if (t[i][0][0] == id) return i;
+        return -1;
+    }
+
+    /* A directory for the current thread, under the lock: its slot. */
+    private static int sClaim(long id) {
+        long[][][] t = sTable;
+        if (2 * (sUsed + 1) > t.length) {
+            sRebuild();
+            t = sTable;
+        }
+        int mask = t.length - 1, i = (int) id & mask;
+        while (t[i] != null && t[i] != S_GONE) i = (i + 1) & mask;
+        long[][] d = new long[8][];
+        d[0] = new long[] {id};
+        sOwners[i] = Thread.currentThread();
+        if (t[i] == null) sUsed++;
+        t[i] = d;
+        return i;
+    }
+
+    /* The directories of threads no longer alive go into `retired`; a table at most a
+     * quarter full for the rest. */
+    private static void sRebuild() {
+        long[][][] t = sTable;
+        Thread[] o = sOwners;
+        int live = 0;
+        for (int i = 0; i < t.length; i++) {
+            if (t[i] == null || t[i] == S_GONE) continue;
+            if (o[i].isAlive()) {
+                live++;
+            } else {
+                retired = addInto(retired, t[i]);
+                o[i] = null;
+            }
+        }
+        int n = MIN_SLOTS;
+        while (n < 4 * (live + 1)) n *= 2;
+        long[][][] nt = new long[n][][];
+        Thread[] no = new Thread[n];
+        for (int i = 0; i < t.length; i++) {
+            if (o[i] == null || t[i] == null || t[i] == S_GONE) continue;
+            int j = (int) t[i][0][0] & (n - 1);
+            while (nt[j] != null) j = (j + 1) & (n - 1);
+            nt[j] = t[i];
+            no[j] = o[i];
+        }
+        sOwners = no;
+        sUsed = live;
+        sTable = nt;
+    }
+
+    /* sums (objects, bytes of each site, two longs a site) plus directory d's counts;
+     * grown if d has more sites. */
+    private static long[] addInto(long[] sums, long[][] d) {
+        int need = 2 * PAGE * (d.length - 1);
+        if (sums.length < need) {
+            long[] wider = new long[need];
+            System.arraycopy(sums, 0, wider, 0, sums.length);
+            sums = wider;
+        }
+        for (int p = 1; p < d.length; p++) {
+            long[] page = d[p];
+            if (page == null) continue;
+            int base = 2 * PAGE * (p - 1);
+            for (int k = 0; k < PAGE; k++) {
+                sums[base + 2 * k] += page[k * STRIDE + N];
+                sums[base + 2 * k + 1] += page[k * STRIDE + BYTES];
+            }
+        }
+        return sums;
+    }
+
+    /* Called by the agent at a dump: every site's objects and bytes so far, all threads
+     * (racy reads of counts that only grow: a count being made now may be missed, and is
+     * taken at the next dump). */
+    private static long[] sitesSum() {
+        lock();
+        try {
+            long[] sums = new long[retired.length];
+            System.arraycopy(retired, 0, sums, 0, retired.length);
+            long[][][] t = sTable;
+            for (int i = 0; i < t.length; i++)
+                if (t[i] != null && t[i] != S_GONE) sums = addInto(sums, t[i]);
+            return sums;
+        } finally {
+            unlock();
+        }
+    }
+
+    @DontInline
+    private static void sample(int site, long[] page, int i) {
+        long n = page[i + N], b = page[i + BYTES];
+        page[i + MARK] = sampled(site, n, n - page[i + AT_N], b - page[i + AT_BYTES]);
+        page[i + AT_N] = n;
+        page[i + AT_BYTES] = b;
+    }
+
+    /* After `new` (the object, not yet constructed, stays on the stack). */
+    public static void newSite(int site) {
+        if (allocs != 0) {
+            long[] page = sitePage(site);
+            int i = (site & (PAGE - 1)) * STRIDE;
+            if (++page[i + N] >= page[i + MARK]) sample(site, page, i);
+        }
+    }
+
+    private static void countArray(int site, int length, int code) {
+        long[] page = sitePage(site);
+        int i = (site & (PAGE - 1)) * STRIDE;
+        page[i + BYTES] += (ARRAY_BASE[code] + ((long) length << ARRAY_SHIFT[code]) + 7) & ~7L;
+        if (++page[i + N] >= page[i + MARK]) sample(site, page, i);
+    }
+
+    /* After newarray and anewarray: the length, the site, the element code. */
+    public static void arraySite(int length, int site, int code) {
+        if (allocs != 0) countArray(site, length, code);
+    }
+
+    /* After multianewarray: the array it made and the first of its sites, one per
+     * dimension made: each array it holds (new, nothing else can have stored there
+     * yet) is counted at the next one. */
+    public static void multiSite(Object array, int site) {
+        if (allocs != 0 && array != null) countLevel(array, site);
+    }
+
+    private static void countLevel(Object a, int site) {
+        if (a instanceof Object[]) {
+            Object[] o = (Object[]) a;
+            countArray(site, o.length, 12);
+            for (int k = 0; k < o.length; k++)
+                if (o[k] != null) countLevel(o[k], site + 1);
+        } else if (a instanceof int[]) {
+            countArray(site, ((int[]) a).length, 10);
+        } else if (a instanceof long[]) {
+            countArray(site, ((long[]) a).length, 11);
+        } else if (a instanceof byte[]) {
+            countArray(site, ((byte[]) a).length, 8);
+        } else if (a instanceof char[]) {
+            countArray(site, ((char[]) a).length, 5);
+        } else if (a instanceof double[]) {
+            countArray(site, ((double[]) a).length, 7);
+        } else if (a instanceof float[]) {
+            countArray(site, ((float[]) a).length, 6);
+        } else if (a instanceof short[]) {
+            countArray(site, ((short[]) a).length, 9);
+        } else if (a instanceof boolean[]) {
+            countArray(site, ((boolean[]) a).length, 4);
+        }
+    }
+
+    /* After a call of Unsafe.allocateInstance (reflection, deserialisation, method
+     * handles): counted one by one, with its trace. */
+    private static native void allocatedInstance(Object obj);
+
+    public static void allocInst(Object obj) {
+        if (allocs != 0 && obj != null) allocatedInstance(obj);
+    }
+
+    /*
      * monitor=y on java.util.concurrent (src/sources/monitor/juc_waits.c): the agent
      * rewrites LockSupport's parks (class 0: the entry hook with the park's blocker, the
      * exit hook) and the slow acquire paths of AbstractQueuedSynchronizer,

@@ -52,6 +52,11 @@ static bool sampled_sites(const struct switch_case *c)
     return c->sites && c->o->alloc_sample > 0 && c->counting && c->exact;
 }
 
+static bool callers(const struct switch_case *c)
+{
+    return c->sites && c->counting && c->o->alloc_sample == 0 && c->o->callers != c->first->callers;
+}
+
 static bool live_sampled(const struct switch_case *c)
 {
     return c->sites && c->counting && c->o->live == LIVE_SAMPLED && c->first->live != LIVE_SAMPLED;
@@ -89,6 +94,9 @@ static const struct rule {
     {sampled_sites,
      "alloc_sample=: this agent counts allocations exactly since the first load; leave alloc_sample= "
      "out"},
+    {callers,
+     "callers=: whether allocations are counted at bytecode sites (callers=sampled) or with every "
+     "trace (callers=all) is set at the first load, for good"},
     {live_sampled, "live=sampled: whether every counted object is held is set at the first load, for good"},
     {dump_of_samples,
      "heap=dump: this agent holds only samples of busy sites' objects (live=sampled), so a dump "

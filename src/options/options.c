@@ -36,6 +36,9 @@ static const char HELP_TEXT[] = "\n"
                                 "alloc_sample=<bytes>   heap=sites by sampling         0 (exact)\n"
                                 "live=all|sampled       heap=sites: live counts from   all\n"
                                 "                       every object, or estimated\n"
+                                "callers=all|sampled    heap=sites: every allocation's all\n"
+                                "                       trace, or sites exact and\n"
+                                "                       callers by sample (below)\n"
                                 "clock=cpu|wall         cpu=samples: CPU or wall time  cpu\n"
                                 "sampler=signal|jvmti   cpu=samples: how stacks are    signal\n"
                                 "                       taken\n"
@@ -122,6 +125,19 @@ static const char HELP_TEXT[] = "\n"
                                 "    objects are estimates (the SITES header says so); allocation counts\n"
                                 "    stay exact. Not with heap=dump|all (a dump names each object's site),\n"
                                 "    nor alloc_sample=. With ZGC or Shenandoah every object is still held.\n"
+                                "  - callers=sampled is new: exact heap=sites at a sampled price. Each\n"
+                                "    allocating bytecode (new, newarray, anewarray, multianewarray) counts\n"
+                                "    its objects and bytes in Java, per thread, without a JNI call; its\n"
+                                "    callers (the trace's frames, up to depth) are taken on a sample of its\n"
+                                "    allocations (the 1st, 2nd, 4th ... then one in 4096, one in 64 where\n"
+                                "    the callers vary). Counts per allocation site (method, bytecode,\n"
+                                "    class) stay exact; a site seen with several traces has its count split\n"
+                                "    among them by the samples (rows marked * in SITES, 'apportioned' in\n"
+                                "    views; a site with one trace stays exact). Clones, reflection, JNI and\n"
+                                "    objects the VM makes are counted one by one, as callers=all does.\n"
+                                "    Live counts are estimates from allocation samples every 512 KB (the\n"
+                                "    share of a site's samples still live). Not with alloc_sample= nor\n"
+                                "    live=sampled. Attached, it needs classes that can be retransformed.\n"
                                 "  - cpu=samples takes each stack where the thread is, from a signal\n"
                                 "    (sampler=signal, the default): a per-thread CPU timer fires every\n"
                                 "    <interval> ms of the thread's CPU time, and the handler walks the Java\n"
@@ -307,6 +323,7 @@ static const struct word CPU_WORDS[] = {
 /* 's' is format=short: binary, and more (set_format) */
 static const struct word FORMAT_WORDS[] = {{"a", 'a'}, {"b", 'b'}, {"short", 's'}, {NULL, 0}};
 static const struct word LIVE_WORDS[] = {{"all", LIVE_ALL}, {"sampled", LIVE_SAMPLED}, {NULL, 0}};
+static const struct word CALLERS_WORDS[] = {{"all", CALLERS_ALL}, {"sampled", CALLERS_SAMPLED}, {NULL, 0}};
 static const struct word CLOCK_WORDS[] = {{"cpu", CLOCK_CPU}, {"wall", CLOCK_WALL}, {NULL, 0}};
 static const struct word SAMPLER_WORDS[] = {{"signal", ENGINE_SIGNAL}, {"jvmti", ENGINE_JVMTI}, {NULL, 0}};
 static const struct word THREADS_WORDS[] = {{"all", THREADS_ALL}, {"java", THREADS_JAVA}, {NULL, 0}};
@@ -497,6 +514,7 @@ static const struct option_row ROWS[] = {
     /* new ones */
     {"alloc_sample", RANGE(0, 1L << 30, "a number of bytes from 0 to 1073741824"), FIELD(alloc_sample)},
     {"live", WORDS(LIVE_WORDS), FIELD(live)},
+    {"callers", WORDS(CALLERS_WORDS), FIELD(callers)},
     {"clock", WORDS(CLOCK_WORDS), FIELD(clock)},
     {"sampler", WORDS(SAMPLER_WORDS), FIELD(sampler)},
     {"threads", WORDS(THREADS_WORDS), FIELD(threads)},
@@ -668,6 +686,12 @@ static enum options_result check_combinations(struct parser *p, struct options *
         return fail(p, "live=sampled is for heap=sites alone: a heap dump (heap=dump|all) names every object's site");
     if (o->live == LIVE_SAMPLED && o->alloc_sample)
         return fail(p, "live=sampled is for exact heap=sites: alloc_sample= estimates the live counts already");
+    if (o->callers == CALLERS_SAMPLED && !(o->heap & HEAP_SITES))
+        return fail(p, "callers=sampled needs heap=sites (or heap=all)");
+    if (o->callers == CALLERS_SAMPLED && o->alloc_sample)
+        return fail(p, "callers=sampled counts every allocation: drop alloc_sample=, which samples them");
+    if (o->callers == CALLERS_SAMPLED && o->live == LIVE_SAMPLED)
+        return fail(p, "callers=sampled estimates the live counts already: drop live=sampled");
     if (o->viewonly && !o->view) return fail(p, "viewonly=y needs view=");
     if (o->viewonly && o->net_host) return fail(p, "viewonly=y writes no profile to send: drop net= or viewonly=");
     if (file_names_view(p, o) != OPTIONS_OK || check_rotate(p, o) != OPTIONS_OK) return OPTIONS_ERROR;

@@ -22,6 +22,9 @@ enum cpu_timing { TIMING_SAMPLED = 0, TIMING_ALL, TIMING_GPROF };
 /* Exact heap=sites: every counted object held for the live counts, or past a site's
  * first objects one in LIVE_SAMPLE_EVERY (estimates). */
 enum live_mode { LIVE_ALL = 0, LIVE_SAMPLED };
+/* Exact heap=sites: every allocation's trace taken (callers=all), or each bytecode site
+ * counted exactly and its callers found on samples (callers=sampled, alloc_counted.c). */
+enum callers_mode { CALLERS_ALL = 0, CALLERS_SAMPLED };
 #define LIVE_EXACT_FIRST  4096 /* objects of a site all held (the help text says so too) */
 #define LIVE_SAMPLE_EVERY 16   /* then one in this many, each standing for as many */
 /* The views of a stack profile (writers/views.h), a bit each in view=. */
@@ -49,6 +52,7 @@ struct options {
     unsigned no_effect;          /* the original's options given that do nothing here: a bit each */
     long alloc_sample;           /* heap=sites sampled every this many bytes (0: exact counts) */
     enum live_mode live;         /* exact heap=sites: live=all (default) or sampled */
+    enum callers_mode callers;   /* exact heap=sites: callers=all (default) or sampled */
     enum sample_clock clock;     /* cpu=samples: clock=cpu (CPU used) or wall (every thread) */
     enum sample_engine sampler;  /* cpu=samples: sampler=signal (default) or jvmti */
     enum sample_threads threads; /* cpu=samples: threads=all (default: the VM's too) or java */

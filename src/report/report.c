@@ -614,6 +614,7 @@ void report_reset_window(struct report *r, JNIEnv *jni)
     method_times_flush(h);
     traces_clear_counts(&h->t.traces);
     struct site_table *st = alloc_tracker_sites(h);
+    if (st && alloc_tracker_counted(h)) alloc_tracker_collect(h, jni);
     if (st) sites_show_counts(st, true);
     struct monitor_snapshot snap;
     if (monitor_events_snapshot(h, jni, &snap)) monitor_snapshot_free(&snap);

@@ -237,6 +237,12 @@ void views_sites(struct report *r, struct site *const *rows, int nrows)
         sp_set(&p, &p.note,
                "in use estimated from 1 in %d objects past a site's first %d; stacks at most %d frames deep",
                LIVE_SAMPLE_EVERY, LIVE_EXACT_FIRST, p.depth);
+    else if (r->opt->callers == CALLERS_SAMPLED)
+        sp_set(&p, &p.note,
+               "allocations exact per allocation site; a class frame named '(apportioned)' holds its share of a "
+               "site's count split among the site's sampled traces; in use estimated from allocation samples; "
+               "stacks at most %d frames deep",
+               p.depth);
     sp_add_type(&p, "alloc_space", "bytes");
     sp_add_type(&p, "alloc_objects", "count");
     sp_add_type(&p, "inuse_space", "bytes");
@@ -244,7 +250,13 @@ void views_sites(struct report *r, struct site *const *rows, int nrows)
     for (int i = 0; i < nrows; i++) {
         const struct site *s = rows[i];
         int64_t v[4] = {(int64_t)s->shown_bytes, (int64_t)s->shown_objs, (int64_t)s->live_bytes, (int64_t)s->live_objs};
-        if (v[0] || v[2]) add_trace(&p, &c, s->trace, s->cls->name, v);
+        char shared[1024];
+        const char *name = s->cls->name;
+        if (atomic_load_explicit(&s->apportioned, memory_order_relaxed)) {
+            snprintf(shared, sizeof shared, "%s (apportioned)", s->cls->name);
+            name = shared;
+        }
+        if (v[0] || v[2]) add_trace(&p, &c, s->trace, name, v);
     }
     finish(r, &p, "sites", &c);
 }

@@ -70,6 +70,12 @@ static struct by_signature_node *signature_node(struct class_table *t, const cha
                                                  signature_eq); /* never taken out */
 }
 
+struct class_info *classes_by_signature(struct class_table *t, const char *signature)
+{
+    struct by_signature_node *n = signature_node(t, signature);
+    return n ? n->canonical : NULL;
+}
+
 struct class_info *classes_reuse(struct class_table *t, const char *signature, const char *source_file)
 {
     struct by_signature_node *n = signature_node(t, signature);

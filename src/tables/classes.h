@@ -74,6 +74,8 @@ void classes_init(struct class_table *t);
  * entry. -1 when the table is full (c is still the caller's then). */
 int classes_add(struct class_table *t, struct class_info *c, struct ids *ids);
 uint32_t classes_count(struct class_table *t);
+/* The canonical entry of a signature ("Lp/C;", "[I"), or NULL when no class of it was named. */
+struct class_info *classes_by_signature(struct class_table *t, const char *signature);
 struct class_info *classes_at(struct class_table *t, uint32_t i);
 /* A vacant entry for a class of this signature and source file (NULL: none), taken:
  * no longer vacant, measurements forgotten. Naming lock held. */

@@ -25,6 +25,11 @@ struct site {
     _Atomic uint64_t alloc_objs, alloc_bytes;
     uint64_t live_objs, live_bytes;   /* set by the live count at a dump */
     uint64_t shown_objs, shown_bytes; /* the allocations a dump shows (set by the report layer) */
+    /* heap=sites,callers=sampled (alloc_counted.c, at dumps): all it was given so far, and
+     * whether that is a share of its bytecode site's exact count (the site had more than
+     * one trace), not its own exact count; its live counts are then estimates. */
+    uint64_t given_objs, given_bytes;
+    _Atomic bool apportioned;
 };
 
 struct site_table {

@@ -256,6 +256,11 @@ static void text_sites(struct writer_ctx *w, struct site *const *rows, int nrows
                    "SITES BEGIN (ordered by live bytes, estimated from allocation samples every %ld bytes; a sample "
                    "of n bytes counts as %ld/n objects, at least 1, in alloc'ed and, while it lives, in live) %s\n",
                    w->opt->alloc_sample, w->opt->alloc_sample, text_now(when, sizeof when));
+    else if (w->opt->callers == CALLERS_SAMPLED)
+        buf_printf(b,
+                   "SITES BEGIN (ordered by live bytes; alloc'ed exact per allocation site, rows marked * share "
+                   "their site's exact count among its sampled traces; live estimated from allocation samples) %s\n",
+                   text_now(when, sizeof when));
     else if (w->opt->live == LIVE_SAMPLED)
         buf_printf(
             b, "SITES BEGIN (ordered by live bytes, live estimated from 1 in %d objects past a site's first %d) %s\n",
@@ -270,10 +275,10 @@ static void text_sites(struct writer_ctx *w, struct site *const *rows, int nrows
         sum += s->live_bytes;
         double self = tot->live_bytes ? 100.0 * (double)s->live_bytes / (double)tot->live_bytes : 0;
         double accum = tot->live_bytes ? 100.0 * (double)sum / (double)tot->live_bytes : 0;
-        buf_printf(b, "%5d %5.2f%% %5.2f%% %9llu %4llu %9llu %5llu %5u %s\n", i + 1, self, accum,
+        buf_printf(b, "%5d %5.2f%% %5.2f%% %9llu %4llu %9llu %5llu %5u %s%s\n", i + 1, self, accum,
                    (unsigned long long)s->live_bytes, (unsigned long long)s->live_objs,
                    (unsigned long long)s->shown_bytes, (unsigned long long)s->shown_objs, s->trace->serial,
-                   s->cls->name);
+                   s->cls->name, atomic_load_explicit(&s->apportioned, memory_order_relaxed) ? " *" : "");
         output_record_end(w->out);
     }
     buf_printf(b, "SITES END\n");

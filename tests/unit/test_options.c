@@ -74,6 +74,12 @@ int main(void)
     expect_error("cpu=samples,live=sampled", "live=sampled needs heap=sites");
     expect_error("heap=sites,alloc_sample=4096,live=sampled", "alloc_sample= estimates the live counts already");
     CHECK(strstr(options_help_text(), "live=all|sampled") != NULL, "help names live=all|sampled");
+    expect_error("heap=sites,callers=some", "callers option value must be all|sampled");
+    expect_error("cpu=samples,callers=sampled", "callers=sampled needs heap=sites (or heap=all)");
+    expect_error("heap=dump,callers=sampled", "callers=sampled needs heap=sites (or heap=all)");
+    expect_error("heap=sites,alloc_sample=4096,callers=sampled", "callers=sampled counts every allocation");
+    expect_error("heap=sites,callers=sampled,live=sampled", "callers=sampled estimates the live counts already");
+    CHECK(strstr(options_help_text(), "callers=all|sampled") != NULL, "help names callers=all|sampled");
     expect_error("timeline=sometimes", "timeline option value must be gc or a number");
     expect_error("timeline=0", "timeline option value must be gc or a number");
     expect_error("top=0", "top option value must be a number from 1");

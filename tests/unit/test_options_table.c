@@ -28,11 +28,12 @@ static void expect_message(const char *text, const char *message)
 
 /* Every option the parser should take. */
 static const char *const NAMES[] = {
-    "heap",      "cpu",     "monitor",  "format",     "file",       "net",      "depth",        "interval", "cutoff",
-    "lineno",    "thread",  "doe",      "msa",        "force",      "verbose",  "alloc_sample", "live",     "clock",
-    "sampler",   "threads", "native",   "precise",    "timing",     "view",     "viewonly",     "timeline", "top",
-    "rotate",    "keep",    "service",  "primfields", "primarrays", "logflags", "debugflags",   "coredump", "errorexit",
-    "exitpause", "pause",   "precrash", "debug",      "X",          "gc_okay"};
+    "heap",       "cpu",      "monitor",    "format",   "file",      "net",       "depth",   "interval",
+    "cutoff",     "lineno",   "thread",     "doe",      "msa",       "force",     "verbose", "alloc_sample",
+    "live",       "callers",  "clock",      "sampler",  "threads",   "native",    "precise", "timing",
+    "view",       "viewonly", "timeline",   "top",      "rotate",    "keep",      "service", "primfields",
+    "primarrays", "logflags", "debugflags", "coredump", "errorexit", "exitpause", "pause",   "precrash",
+    "debug",      "X",        "gc_okay"};
 #define N_NAMES (sizeof NAMES / sizeof NAMES[0])
 
 static bool known(const char *name)
@@ -85,9 +86,9 @@ static void every_name(void)
 
     /* the sentences of bad values, word for word (the bounds' are in every_bound) */
     static const char *const WORDS[][2] = {
-        {"heap", "dump|sites|all"}, {"cpu", "y|samples|times|old"},  {"format", "a|b|short"},
-        {"live", "all|sampled"},    {"clock", "cpu|wall"},           {"sampler", "signal|jvmti"},
-        {"threads", "all|java"},    {"timing", "sampled|all|gprof"},
+        {"heap", "dump|sites|all"},  {"cpu", "y|samples|times|old"}, {"format", "a|b|short"},
+        {"live", "all|sampled"},     {"callers", "all|sampled"},     {"clock", "cpu|wall"},
+        {"sampler", "signal|jvmti"}, {"threads", "all|java"},        {"timing", "sampled|all|gprof"},
     };
     for (size_t i = 0; i < sizeof WORDS / sizeof WORDS[0]; i++) {
         must(WORDS[i][0], "?", WORDS[i][1]);
@@ -137,6 +138,9 @@ static void every_word(void)
     EXPECT("format=short,format=a", o.format == 'a' && !o.format_short);
     EXPECT("heap=sites,live=all", o.live == LIVE_ALL);
     EXPECT("heap=sites,live=sampled", o.live == LIVE_SAMPLED);
+    EXPECT("heap=sites,callers=sampled", o.callers == CALLERS_SAMPLED);
+    EXPECT("heap=all,callers=sampled", o.callers == CALLERS_SAMPLED);
+    EXPECT("heap=sites", o.callers == CALLERS_ALL);
     EXPECT("clock=cpu", o.clock == CLOCK_CPU);
     EXPECT("clock=wall", o.clock == CLOCK_WALL);
     EXPECT("sampler=signal", o.sampler == ENGINE_SIGNAL);

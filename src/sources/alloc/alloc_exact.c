@@ -25,7 +25,7 @@
  * Compiled code must make its objects through the bytecode that counts them (see
  * sources/hotspot/vm_flags.h). Array clones stay intrinsic: their calls are hooked (cloned()).
  */
-static void keep_compiled_allocations(struct host *h)
+void alloc_exact_keep_compiled(struct host *h)
 {
     bool ok = vm_flags_set_bool(h->jvmti, "OptimizeStringConcat", false);
     ok = vm_flags_set_bool(h->jvmti, "EliminateAutoBox", false) && ok;
@@ -42,7 +42,7 @@ static void keep_compiled_allocations(struct host *h)
 static void init(struct host *h, jvmtiCapabilities *caps)
 {
     struct alloc_tracker *t = alloc_of(h);
-    keep_compiled_allocations(h);
+    alloc_exact_keep_compiled(h);
     caps->can_generate_vm_object_alloc_events = 1;
     t->walker = async_trace_new();
     t->code.ok = alloc_code_sites_init(t);
@@ -270,7 +270,7 @@ static void count_inner_arrays(struct host *h, struct alloc_thread *at, JNIEnv *
 }
 
 /* Every instance of a class has the same size, so it is asked for once per class. */
-static jlong object_size(struct host *h, jobject obj, struct class_info *ci)
+jlong alloc_exact_object_size(struct host *h, jobject obj, struct class_info *ci)
 {
     jlong size = atomic_load_explicit(&ci->instance_size, memory_order_relaxed);
     if (size > 0) return size;
@@ -311,7 +311,7 @@ static void count(struct host *h, struct alloc_thread *at, JNIEnv *jni, jobject 
                   struct trace *trace, bool inner_arrays, bool may_note)
 {
     struct alloc_tracker *t = alloc_of(h);
-    jlong size = object_size(h, obj, ci);
+    jlong size = alloc_exact_object_size(h, obj, ci);
     struct site *s = site_of(t, at, trace, ci);
     if (!s) return;
     uint64_t n = atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
@@ -430,7 +430,7 @@ static void JNICALL native_new_array(JNIEnv *jni, jclass tracker, jobject obj)
  * Whether an object of class cls (entry ci) is copied by Object.clone itself when its
  * clone() is called, rather than by an override (asked once per class).
  */
-static bool clone_is_objects(struct alloc_tracker *t, JNIEnv *jni, struct class_info *ci, jclass cls)
+bool alloc_exact_clone_is_objects(struct alloc_tracker *t, JNIEnv *jni, struct class_info *ci, jclass cls)
 {
     uint8_t known = atomic_load_explicit(&ci->clone_override, memory_order_relaxed);
     if (known) return known == 1;
@@ -458,7 +458,7 @@ static void cloned(JNIEnv *jni, jobject obj, bool virtual)
     if (virtual) {
         jclass cls = (*jni)->GetObjectClass(jni, obj);
         ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
-        bool counted = !clone_is_objects(t, jni, ci, cls);
+        bool counted = !alloc_exact_clone_is_objects(t, jni, ci, cls);
         (*jni)->DeleteLocalRef(jni, cls);
         if (counted) return;
     }
@@ -593,7 +593,8 @@ static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
     return obj;
 }
 
-static void wrap_jni(struct host *h)
+void alloc_exact_wrap_jni(struct host *h, jobject(JNICALL *alloc_object)(JNIEnv *, jclass),
+                          void (*more)(jniNativeInterface *ours))
 {
     struct alloc_tracker *t = alloc_of(h);
     jniNativeInterface *table = NULL;
@@ -602,7 +603,8 @@ static void wrap_jni(struct host *h)
     jniNativeInterface *ours = NULL;
     if ((*h->jvmti)->Allocate(h->jvmti, sizeof *ours, (unsigned char **)&ours) != JVMTI_ERROR_NONE) return;
     *ours = *table;
-    ours->AllocObject = jni_alloc_object;
+    ours->AllocObject = alloc_object;
+    if (more) more(ours);
     (*h->jvmti)->SetJNIFunctionTable(h->jvmti, ours);
 }
 
@@ -616,7 +618,7 @@ static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const cha
         t->skip[t->nskip++] = m;
 }
 
-void alloc_exact_bind(struct host *h, JNIEnv *jni, jclass tracker)
+static void bind(struct host *h, JNIEnv *jni, jclass tracker)
 {
     struct alloc_tracker *t = alloc_of(h);
     if (!t || !tracker) return;
@@ -651,9 +653,9 @@ void alloc_exact_bind(struct host *h, JNIEnv *jni, jclass tracker)
 
 bool alloc_exact_bound(struct host *h) { return alloc_of(h) && atomic_load(&alloc_of(h)->bound); }
 
-void alloc_exact_vm_init(struct host *h)
+static void vm_init(struct host *h)
 {
-    wrap_jni(h);
+    alloc_exact_wrap_jni(h, jni_alloc_object, NULL);
     async_trace_vm_init(alloc_of(h)->walker, h->jvmti, NULL);
     /* Chains that end in the interpreter (HPROF_INTERP_CHAINS=0: never); code sites mean
      * a walker, whose count of prepared classes outdates those chains. */
@@ -677,4 +679,9 @@ static void start(struct host *h)
 }
 
 /* Counting starts once the Tracker is bound (alloc_tracker_vm_init). */
-const struct alloc_mode alloc_exact_mode = {.init = init, .start = start};
+const struct alloc_mode alloc_exact_mode = {.init = init,
+                                            .start = start,
+                                            .bind = bind,
+                                            .vm_init = vm_init,
+                                            .vm_object_alloc = alloc_exact_vm_object_alloc,
+                                            .sampled_object_alloc = NULL};

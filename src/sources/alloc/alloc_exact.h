@@ -13,15 +13,24 @@
 
 struct host;
 struct alloc_mode;
+struct alloc_tracker;
+struct class_info;
 
 /* The tracker's steps for exact counting (alloc_state.h). */
 extern const struct alloc_mode alloc_exact_mode;
 
-/* At VM init, once the Tracker class is loaded: binds its natives. */
-void alloc_exact_bind(struct host *h, JNIEnv *jni, jclass tracker);
 bool alloc_exact_bound(struct host *h);
-/* At VM init, once bound: JNI AllocObject wrapped, the walker's method IDs made. */
-void alloc_exact_vm_init(struct host *h);
+/* The JIT flags that keep compiled code from allocating without the counting bytecode
+ * (callers=sampled shares them). */
+void alloc_exact_keep_compiled(struct host *h);
+/* An object's size: once per class (ci) for instances, asked for each array. */
+jlong alloc_exact_object_size(struct host *h, jobject obj, struct class_info *ci);
+/* Whether a clone() of class cls runs Object.clone itself, not an override (asked once per class). */
+bool alloc_exact_clone_is_objects(struct alloc_tracker *t, JNIEnv *jni, struct class_info *ci, jclass cls);
+/* JNI AllocObject replaced by alloc_object, which calls the original (t->jni_table), and
+ * whatever more (NULL: nothing) replaces in the new table. */
+void alloc_exact_wrap_jni(struct host *h, jobject(JNICALL *alloc_object)(JNIEnv *, jclass),
+                          void (*more)(jniNativeInterface *ours));
 void JNICALL alloc_exact_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
                                          jlong size);
 

@@ -8,6 +8,7 @@
  *   alloc_tracker.c     life cycle and the public API: capabilities, callbacks, on/off
  *   alloc_exact.c       exact counting: the Tracker's natives, VMObjectAlloc, JNI AllocObject
  *   alloc_sampled.c     alloc_sample=<bytes>: SampledObjectAlloc and its estimates
+ *   alloc_counted.c     callers=sampled: bytecode sites counted in Java, callers sampled
  *   alloc_trace.c       an allocation's trace: the stack walk and each thread's caches
  *   alloc_deep.c        deeper traces, named by the chain of frames read from the stack
  *   alloc_code_sites.c  traces named by the return addresses of compiled code
@@ -28,6 +29,7 @@
 #include "sources/host.h"
 #include "sources/hotspot/entry_frame.h"
 #include "sources/hotspot/interp_frame.h"
+#include "tables/alloc_sites.h"
 #include "tables/code_sites.h"
 #include "tables/sites.h"
 #include "util/cmap.h"
@@ -35,8 +37,8 @@
 
 struct async_trace;
 
-#define MAX_SKIP    8 /* Tracker and Object.<init> frames on top of a stack */
-#define MAX_PENDING 8 /* a thread's objects made by the VM, constructor pending */
+#define MAX_SKIP    10 /* Tracker and Object.<init> frames on top of a stack */
+#define MAX_PENDING 8  /* a thread's objects made by the VM, constructor pending */
 
 /* Compiled wrappers of native methods (which have no code site until a chain meets one):
  * their code, frame size and method. */
@@ -112,11 +114,30 @@ struct alloc_mode {
     void (*start)(struct host *h);
     /* Counting on or off (alloc_tracker_enable), after the tracker's own flag. */
     void (*enable)(struct host *h, bool on);
+    /* At VM init: its natives on the Tracker (bind), then its JVMTI and JNI set-up. */
+    void (*bind)(struct host *h, JNIEnv *jni, jclass tracker);
+    void (*vm_init)(struct host *h);
+    /* JVMTI's VMObjectAlloc and SampledObjectAlloc, when it takes them. */
+    jvmtiEventVMObjectAlloc vm_object_alloc;
+    jvmtiEventSampledObjectAlloc sampled_object_alloc;
+    /* Its own live counts at a dump (gc: one may be forced) and after a GC (timeline=),
+     * in place of alloc_live.c's; and a prepared class. */
+    void (*count_live)(struct host *h, JNIEnv *jni, bool gc);
+    void (*class_prepare)(struct host *h, JNIEnv *jni, jclass cls);
+};
+
+/* alloc_counted.c (callers=sampled): the numbered sites, and what a dump has read. */
+struct alloc_count {
+    struct alloc_sites sites;
+    jmethodID sites_sum;        /* Tracker.sitesSum */
+    pthread_mutex_t merge_lock; /* one merge at a time (dumps, the timeline) */
+    _Atomic uint64_t samples;   /* callers sampled (HPROF_STACK_STATS) */
 };
 
 struct alloc_tracker {
     struct site_table sites;
-    bool exact; /* alloc_tracker_exact: every allocation, not samples */
+    bool exact;                /* alloc_tracker_exact: every allocation, not samples */
+    struct alloc_count *count; /* callers=sampled only */
     const struct alloc_mode *mode;
     _Atomic bool on;
 
@@ -170,6 +191,10 @@ struct alloc_thread {
     struct interp_name *names;    /* and DEEP_NAMES interpreted methods' names, by Method* */
     struct code_site_ref *refs;   /* the code sites it met last, by return address */
     uintptr_t not_wrapper;        /* the last pc alloc_code_sites_at found in no wrapper */
+    /* callers=sampled: the agent itself allocates on this thread (not counted), and the
+     * last object the VM reported to it (a clone's hook then knows it counted). */
+    bool busy;
+    jweak last_vm;
 };
 
 /* The source's state (heap=sites); NULL before its init or without it. */

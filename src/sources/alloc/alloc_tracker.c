@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sources/alloc/alloc_code_sites.h"
+#include "sources/alloc/alloc_counted.h"
 #include "sources/alloc/alloc_exact.h"
 #include "sources/alloc/alloc_live.h"
 #include "sources/alloc/alloc_sampled.h"
@@ -25,6 +26,19 @@ bool alloc_tracker_exact(const struct host *h)
 {
     return alloc_of(h) ? alloc_of(h)->exact : (h->opt->heap & HEAP_SITES) && h->opt->alloc_sample == 0;
 }
+
+bool alloc_tracker_counted(const struct host *h)
+{
+    return alloc_of(h) ? alloc_of(h)->mode == &alloc_counted_mode
+                       : alloc_tracker_exact(h) && h->opt->callers == CALLERS_SAMPLED;
+}
+
+long alloc_tracker_number_sites(struct host *h, unsigned n) { return alloc_counted_number(h, n); }
+void alloc_tracker_add_site(struct host *h, unsigned cnum, const cf_site_info *site)
+{
+    alloc_counted_add(h, cnum, site);
+}
+void alloc_tracker_collect(struct host *h, JNIEnv *jni) { alloc_counted_collect(h, jni); }
 
 struct site_table *alloc_tracker_sites(struct host *h) { return alloc_of(h) ? &alloc_of(h)->sites : NULL; }
 static struct async_trace *alloc_tracker_walker(struct host *h) { return alloc_of(h) ? alloc_of(h)->walker : NULL; }
@@ -50,8 +64,9 @@ static int add_capabilities(struct host *h, struct alloc_tracker *t, jvmtiCapabi
 static void set_callbacks(struct host *h, jvmtiEventCallbacks *cb)
 {
     jvmtiEnv *jvmti = h->jvmti;
-    cb->VMObjectAlloc = alloc_exact_vm_object_alloc;
-    cb->SampledObjectAlloc = alloc_sampled_object_alloc;
+    const struct alloc_mode *m = alloc_of(h)->mode;
+    cb->VMObjectAlloc = m->vm_object_alloc ? m->vm_object_alloc : alloc_exact_vm_object_alloc;
+    cb->SampledObjectAlloc = m->sampled_object_alloc ? m->sampled_object_alloc : alloc_sampled_object_alloc;
     cb->GarbageCollectionStart = alloc_live_gc_started;
     cb->GarbageCollectionFinish = alloc_live_gc_finished;
     cb->CompiledMethodLoad = alloc_code_sites_loaded;
@@ -71,7 +86,7 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     site_objects_init(&t->live.objects);
     if (pthread_key_create(&t->per_thread, alloc_thread_ended) != 0) return -1;
     t->exact = alloc_tracker_exact(h);
-    t->mode = t->exact ? &alloc_exact_mode : &alloc_sampled_mode;
+    t->mode = !t->exact ? &alloc_sampled_mode : alloc_tracker_counted(h) ? &alloc_counted_mode : &alloc_exact_mode;
     host_set_state(h, SOURCE_ALLOC, t);
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
@@ -98,14 +113,17 @@ static void start(struct host *h, JNIEnv *jni)
     if (t->mode->start) t->mode->start(h);
 }
 
-void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker) { alloc_exact_bind(h, jni, tracker); }
+void alloc_tracker_bind(struct host *h, JNIEnv *jni, jclass tracker)
+{
+    if (alloc_of(h) && alloc_of(h)->mode->bind) alloc_of(h)->mode->bind(h, jni, tracker);
+}
 bool alloc_tracker_bound(struct host *h) { return alloc_exact_bound(h); }
 
 void alloc_tracker_vm_init(struct host *h, JNIEnv *jni)
 {
     struct alloc_tracker *t = alloc_of(h);
     if (!t || !t->tracker) return;
-    alloc_exact_vm_init(h);
+    if (t->mode->vm_init) t->mode->vm_init(h);
     alloc_tracker_enable(h, jni, true);
     (*h->jvmti)->SetEventNotificationMode(h->jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_OBJECT_ALLOC, NULL);
     if (t->code.ok) {
@@ -154,16 +172,32 @@ void alloc_tracker_count_live(struct host *h, JNIEnv *jni)
 {
     struct alloc_tracker *t = alloc_of(h);
     if (!t) return;
-    alloc_live_count(h, jni);
+    if (t->mode->count_live)
+        t->mode->count_live(h, jni, true);
+    else
+        alloc_live_count(h, jni);
     if (t->stats.on) log_stack_stats(t);
 }
 
-void alloc_tracker_sweep_live(struct host *h, JNIEnv *jni) { alloc_live_sweep(h, jni); }
-void alloc_tracker_tag_sites(struct host *h, jvmtiEnv *env) { alloc_live_tag_sites(h, env); }
+void alloc_tracker_sweep_live(struct host *h, JNIEnv *jni)
+{
+    struct alloc_tracker *t = alloc_of(h);
+    if (t && t->mode->count_live)
+        t->mode->count_live(h, jni, false);
+    else
+        alloc_live_sweep(h, jni);
+}
+
+/* callers=sampled holds samples under their bytecode sites, not under the rows. */
+void alloc_tracker_tag_sites(struct host *h, jvmtiEnv *env)
+{
+    if (alloc_of(h) && !alloc_of(h)->mode->count_live) alloc_live_tag_sites(h, env);
+}
 
 static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cls)
 {
     async_trace_class_prepared(alloc_tracker_walker(h), h->jvmti, cls);
+    if (alloc_of(h) && alloc_of(h)->mode->class_prepare) alloc_of(h)->mode->class_prepare(h, jni, cls);
 }
 
 static bool wanted(const struct options *o) { return (o->heap & HEAP_SITES) != 0; }

@@ -24,11 +24,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "classfile/classfile.h"
+
 struct host;
 struct site_table;
 
 /* Exact counting (bytecode instrumentation), rather than alloc_sample=<bytes> sampling. */
 bool alloc_tracker_exact(const struct host *h);
+/* Of those, callers=sampled: bytecode sites counted in Java, callers by sample. */
+bool alloc_tracker_counted(const struct host *h);
+/* callers=sampled, for the instrumenter: n consecutive site numbers (the first; -1:
+ * none), and each site it hooked in class cnum. */
+long alloc_tracker_number_sites(struct host *h, unsigned n);
+void alloc_tracker_add_site(struct host *h, unsigned cnum, const cf_site_info *site);
+/* callers=sampled: the Tracker's counts into the site table (a window's end). */
+void alloc_tracker_collect(struct host *h, JNIEnv *jni);
 /* At VM init, once the Tracker class is loaded: binds its natives. Classes instrumented
  * after that call Tracker.newObject / newArray straight (alloc_tracker_bound), the
  * ones before through Tracker.ObjectInit / NewArray. */

@@ -78,6 +78,12 @@ static unsigned filter(void *ctx, const char *class_name, const char *name, cons
 }
 
 static void remove_tracker_class(struct tracker *t);
+
+/* callers=sampled: numbers for the instrumenter's allocation sites. */
+static long number_sites(void *ctx, const cf_site_info *site)
+{
+    return alloc_tracker_number_sites(ctx, site->kind == CF_SITE_MULTI ? site->dims : 1);
+}
 static void time_by_sample(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, uint32_t nmethods, bool on);
 static void name_if_collectable(struct host *h, JNIEnv *jni, struct bci_class *c, jclass cls);
 
@@ -114,7 +120,20 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
         if (!(h->opt->cpu == CPU_TIMES && h->opt->timing == TIMING_ALL)) spec.leaf_name = "LeafSite";
         spec.exception_exit = 1;
     }
-    if (alloc_tracker_exact(h)) {
+    if (alloc_tracker_counted(h)) {
+        /* Sites counted in Java (the Tracker's own code, which may run before VM init);
+         * clones and Unsafe.allocateInstance one by one, by natives bound at VM init. */
+        spec.newsite_name = "newSite";
+        spec.arraysite_name = "arraySite";
+        spec.multisite_name = "multiSite";
+        spec.site_fn = number_sites;
+        spec.site_ctx = h;
+        if (alloc_tracker_bound(h)) {
+            spec.allocinst_name = "allocInst";
+            spec.clone_name = "newClone";
+            spec.vclone_name = "newVirtualClone";
+        }
+    } else if (alloc_tracker_exact(h)) {
         bool direct = alloc_tracker_bound(h);
         spec.objinit_name = direct ? "newObject" : "ObjectInit";
         spec.objinit_desc = CF_OBJINIT_WITH_CLASS; /* the class passed: no JNI call to ask for it */
@@ -154,6 +173,8 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
     } else {
         atomic_fetch_add(&t->failed, 1); /* left unchanged, as it came */
     }
+    if (rc == CF_OK)
+        for (unsigned i = 0; i < res.site_count; i++) alloc_tracker_add_site(h, c->cnum, &res.sites[i]);
     if (rc == CF_OK) {
         unsigned char *out = NULL;
         if ((*jvmti)->Allocate(jvmti, (jlong)res.len, &out) == JVMTI_ERROR_NONE) {
@@ -480,14 +501,14 @@ static void start(struct host *h, JNIEnv *jni)
     }
     t->cls = (*jni)->NewGlobalRef(jni, cls);
     remove_tracker_class(t); /* loaded now; nothing will look for the file again */
+    JNINativeMethod locks[] = {{"lock", "()V", (void *)native_lock}, {"unlock", "()V", (void *)native_unlock}};
+    if ((*jni)->RegisterNatives(jni, cls, locks, 2) != 0) (*jni)->ExceptionClear(jni);
     if (alloc_tracker_exact(h)) alloc_tracker_vm_init(h, jni);
     if (!wants_times(h)) return;
     JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain},
                                  {"handOver", "(J[JILjava/lang/Thread;Z)V", (void *)native_hand_over},
                                  {"counted", "(J[JLjava/lang/Thread;Z)V", (void *)native_counted},
-                                 {"openCalls", "()[J", (void *)native_open_calls},
-                                 {"lock", "()V", (void *)native_lock},
-                                 {"unlock", "()V", (void *)native_unlock}};
+                                 {"openCalls", "()[J", (void *)native_open_calls}};
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, cls, "engaged", "I");
     jfieldID counting = engaged ? (*jni)->GetStaticFieldID(jni, cls, "counting", "Z") : NULL;
     jfieldID depth = counting ? (*jni)->GetStaticFieldID(jni, cls, "depth", "I") : NULL;

@@ -1,0 +1,698 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * heap=sites,callers=sampled: every allocating bytecode is a numbered site (the
+ * instrumenter asks tracker.c, which asks alloc_counted_number), and the hook after it
+ * counts in Java, per thread (java/hprof/Tracker.java), with no JNI call. On a sample
+ * of a thread's allocations at a site the Tracker calls `sampled`, which walks the stack
+ * and adds the allocations since the thread's last sample there to that trace's weight.
+ * At a dump the Tracker's counts are read, and each site's new allocations are split
+ * among its traces by those weights (a site with one trace keeps its exact count).
+ *
+ * What the bytecode hooks cannot see is counted one by one, with its trace, as exact
+ * mode does: objects the VM makes (VMObjectAlloc), JNI AllocObject, clones (their hooks),
+ * Unsafe.allocateInstance (its hook; the VM's report of it is then left out).
+ *
+ * Live counts are estimates: the JVM samples an allocation every LIVE_INTERVAL bytes
+ * (SampledObjectAlloc), each sample is held weakly under its bytecode site (the frame it
+ * was made at, and its class: a live_group), and a row's live count at a dump is its
+ * allocations times the share of its group's samples still alive.
+ */
+#include "sources/alloc/alloc_counted.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sources/alloc/alloc_exact.h"
+#include "sources/alloc/alloc_trace.h"
+#include "sources/hotspot/async_trace.h"
+#include "sources/resolve.h"
+#include "util/log.h"
+#include "util/env.h"
+
+#define LIVE_INTERVAL (512 * 1024) /* bytes between the JVM's allocation samples */
+#define CAP_ONE       4096         /* a site with one trace: sampled one in about this many */
+#define CAP_MANY      64           /* a site seen with several traces */
+#define ELEMENT_CODES 13           /* newarray's atype 4..11, 12 for references */
+
+static struct alloc_count *count_of(struct host *h) { return alloc_of(h) ? alloc_of(h)->count : NULL; }
+
+/* ---- numbering, as classes are instrumented ---- */
+
+long alloc_counted_number(struct host *h, unsigned n)
+{
+    struct alloc_count *c = count_of(h);
+    return c ? alloc_sites_number(&c->sites, n) : -1;
+}
+
+void alloc_counted_add(struct host *h, unsigned cnum, const cf_site_info *si)
+{
+    struct alloc_count *c = count_of(h);
+    if (!c) return;
+    for (unsigned d = 0; d < (si->kind == CF_SITE_MULTI ? si->dims : 1); d++) {
+        /* The class a dimension makes: "[[I" then "[I" for new int[3][4]. */
+        char sig[1024];
+        const char *type = si->type ? si->type : "";
+        if (si->kind == CF_SITE_NEW)
+            snprintf(sig, sizeof sig, "L%s;", type);
+        else
+            snprintf(sig, sizeof sig, "%s", type + (d < strlen(type) ? d : 0));
+        struct alloc_site s = {.number = (uint32_t)si->number + d,
+                               .cnum = cnum,
+                               .mnum = si->mnum,
+                               .bci = si->bci,
+                               .new_bci = si->new_bci,
+                               .kind = (uint8_t)si->kind,
+                               .signature = sig};
+        alloc_sites_add(&c->sites, &s);
+    }
+}
+
+/* ---- the classes sites make ---- */
+
+/* Names every class loaded so far (at VM init, or when attached), so that a site's
+ * class is found by its signature. */
+static void name_loaded_classes(struct host *h, JNIEnv *jni)
+{
+    jint n = 0;
+    jclass *classes = NULL;
+    /* GetLoadedClasses makes a local reference per class before n is known: a frame
+     * with room for them (HotSpot only counts the room, -Xcheck:jni checks it). */
+    if ((*jni)->PushLocalFrame(jni, 1 << 16) != 0) return;
+    if ((*h->jvmti)->GetLoadedClasses(h->jvmti, &n, &classes) != JVMTI_ERROR_NONE) {
+        (*jni)->PopLocalFrame(jni, NULL);
+        return;
+    }
+    for (jint i = 0; i < n; i++) {
+        /* what naming makes is let go of class by class */
+        if ((*jni)->PushLocalFrame(jni, 16) == 0) {
+            classes_of(&h->t.classes, h->jvmti, jni, classes[i], &h->t.ids);
+            (*jni)->PopLocalFrame(jni, NULL);
+        }
+        (*jni)->DeleteLocalRef(jni, classes[i]);
+    }
+    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)classes);
+    (*jni)->PopLocalFrame(jni, NULL);
+}
+
+static void class_prepare(struct host *h, JNIEnv *jni, jclass cls)
+{
+    classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
+}
+
+static struct class_info *class_named(struct host *h, JNIEnv *jni, const char *sig, int depth);
+
+/* The class of an array of references: made from its element's (a JNI array of length
+ * 0, on a thread whose own allocations are not counted meanwhile). */
+static struct class_info *array_class(struct host *h, JNIEnv *jni, const char *sig, int depth)
+{
+    struct class_info *elem = class_named(h, jni, sig + 1, depth + 1);
+    jweak m = elem ? atomic_load(&elem->mirror) : NULL;
+    jclass ec = m ? (*jni)->NewLocalRef(jni, m) : NULL;
+    if (!ec) return NULL;
+    jobjectArray a = (*jni)->NewObjectArray(jni, 0, ec, NULL);
+    struct class_info *ci = NULL;
+    if (a) {
+        jclass ac = (*jni)->GetObjectClass(jni, a);
+        ci = classes_of(&h->t.classes, h->jvmti, jni, ac, &h->t.ids);
+        (*jni)->DeleteLocalRef(jni, ac);
+        (*jni)->DeleteLocalRef(jni, a);
+    }
+    (*jni)->ExceptionClear(jni);
+    (*jni)->DeleteLocalRef(jni, ec);
+    return ci;
+}
+
+/* A class by its signature: named already (prepared classes are), else made or found
+ * (primitive arrays, the boot loader's classes). NULL when not found. */
+static struct class_info *class_named(struct host *h, JNIEnv *jni, const char *sig, int depth)
+{
+    struct class_info *ci = classes_by_signature(&h->t.classes, sig);
+    if (ci || depth > 255) return ci;
+    bool primitive_array = sig[0] == '[' && sig[strspn(sig, "[")] != 'L';
+    if (sig[0] == '[' && !primitive_array) return array_class(h, jni, sig, depth);
+    char name[1024];
+    if (primitive_array)
+        snprintf(name, sizeof name, "%s", sig);
+    else if (sig[0] == 'L' && strlen(sig) > 2)
+        snprintf(name, sizeof name, "%.*s", (int)strlen(sig) - 2, sig + 1);
+    else
+        return NULL;
+    jclass cls = (*jni)->FindClass(jni, name);
+    if (!cls) {
+        (*jni)->ExceptionClear(jni);
+        return NULL;
+    }
+    ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
+    (*jni)->DeleteLocalRef(jni, cls);
+    return ci;
+}
+
+static struct class_info *site_class(struct host *h, JNIEnv *jni, struct alloc_site *s)
+{
+    struct class_info *ci = atomic_load_explicit(&s->cls, memory_order_acquire);
+    if (ci) return ci;
+    ci = class_named(h, jni, s->signature, 0);
+    if (ci) atomic_store_explicit(&s->cls, ci->canonical ? ci->canonical : ci, memory_order_release);
+    return ci ? (ci->canonical ? ci->canonical : ci) : NULL;
+}
+
+/* Bytes of every instance of a class `new` makes: measured once on an object made
+ * through the JNI functions as they were (ours would count it), on a thread whose own
+ * allocations are not counted meanwhile. 0 when not known. */
+static uint64_t instance_size(struct host *h, JNIEnv *jni, struct class_info *ci)
+{
+    int64_t size = atomic_load_explicit(&ci->instance_size, memory_order_relaxed);
+    if (size > 0) return (uint64_t)size;
+    struct alloc_tracker *t = alloc_of(h);
+    jweak m = atomic_load(&ci->mirror);
+    jclass cls = m ? (*jni)->NewLocalRef(jni, m) : NULL;
+    if (!cls || !t->jni_table) return 0;
+    jobject obj = t->jni_table->AllocObject(jni, cls);
+    (*jni)->ExceptionClear(jni);
+    if (obj) {
+        size = (int64_t)alloc_exact_object_size(h, obj, ci);
+        (*jni)->DeleteLocalRef(jni, obj);
+    }
+    (*jni)->DeleteLocalRef(jni, cls);
+    return size > 0 ? (uint64_t)size : 0;
+}
+
+/* ---- callers, on a sample ---- */
+
+static bool ours(const struct alloc_tracker *t, jmethodID m)
+{
+    for (int i = 0; i < t->nskip; i++)
+        if (t->skip[i] == m) return true;
+    return false;
+}
+
+/* The trace of the allocation at site s that the Tracker's frames on top of this
+ * thread's stack were called for: those frames dropped, and the top frame's location
+ * the allocating instruction's (the hook follows it), as a walk at the allocation finds. */
+static struct trace *site_trace(struct host *h, JNIEnv *jni, const struct alloc_site *s)
+{
+    struct alloc_tracker *t = alloc_of(h);
+    int depth = host_depth(h), want = depth + MAX_SKIP;
+    jvmtiFrameInfo local[72], *frames = want <= 72 ? local : malloc((size_t)want * sizeof *frames);
+    if (!frames) return NULL;
+    struct trace *tr = NULL;
+    jint n = alloc_walk_stack(h, jni, NULL, frames, want);
+    int skip = 0;
+    while (skip < n && skip < MAX_SKIP && ours(t, frames[skip].method)) skip++;
+    if (n >= 0 && skip < n) {
+        frames[skip].location = s->new_bci;
+        int keep = n - skip < depth ? n - skip : depth;
+        uint32_t serial = 0;
+        if (h->opt->thread) {
+            struct thread_info *ti = threads_lookup(h->jvmti, NULL);
+            serial = ti ? ti->serial : 0;
+        }
+        tr = traces_of(&h->t.traces, h->jvmti, jni, serial, frames + skip, keep);
+    }
+    if (frames != local) free(frames);
+    return tr;
+}
+
+static uint32_t next_random(struct alloc_thread *at)
+{
+    uint32_t x = at->rng ? at->rng : 0x9e3779b9u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return at->rng = x;
+}
+
+/*
+ * Tracker.sampled: the thread's n-th allocation at site `site`, standing for objs
+ * objects and bytes (arrays; objects' bytes come from their class's size) since its
+ * last sample there. Returns the count of its next sample: the 2nd, 4th, 8th ... then
+ * one in about CAP_ONE (CAP_MANY once the site showed several traces), at a random
+ * point of each span, so that no pattern of the program's lines up with the samples.
+ */
+static jlong JNICALL native_sampled(JNIEnv *jni, jclass tracker, jint site, jlong n, jlong objs, jlong bytes)
+{
+    struct host *h = host_get();
+    struct alloc_tracker *t = alloc_of(h);
+    struct alloc_site *s = t && t->count ? alloc_sites_at(&t->count->sites, (uint32_t)site) : NULL;
+    struct alloc_thread *at = t ? this_thread(t) : NULL;
+    if (!s || !at || !counting(h) || at->busy) return n + CAP_ONE;
+    at->busy = true;
+    struct trace *tr = site_trace(h, jni, s);
+    struct class_info *ci = site_class(h, jni, s);
+    uint64_t b = (uint64_t)bytes;
+    if (s->kind == ASITE_NEW) b = ci ? (uint64_t)objs * instance_size(h, jni, ci) : 0;
+    uint32_t ntraces = tr ? alloc_sites_sample(s, tr, (uint64_t)objs, b) : 0;
+    at->busy = false;
+    if (t->stats.on) atomic_fetch_add_explicit(&t->count->samples, 1, memory_order_relaxed);
+    jlong cap = ntraces > 1 ? CAP_MANY : CAP_ONE;
+    if (n < cap) return 2 * n;
+    return n + cap / 2 + (jlong)(next_random(at) % (uint32_t)cap);
+}
+
+/* ---- the allocations counted one by one ---- */
+
+/* One object counted at trace tr, with its class and size. */
+static void count_one(struct host *h, JNIEnv *jni, jobject obj, struct class_info *ci, struct trace *tr)
+{
+    struct site *s = ci && tr ? sites_of(&alloc_of(h)->sites, tr, ci) : NULL;
+    if (!s) return;
+    uint64_t size = (uint64_t)alloc_exact_object_size(h, obj, ci);
+    atomic_fetch_add_explicit(&s->alloc_objs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->alloc_bytes, size, memory_order_relaxed);
+    __atomic_fetch_add(&s->given_objs, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&s->given_bytes, size, __ATOMIC_RELAXED);
+}
+
+static struct class_info *class_of_object(struct host *h, JNIEnv *jni, jobject obj)
+{
+    jclass cls = (*jni)->GetObjectClass(jni, obj);
+    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
+    (*jni)->DeleteLocalRef(jni, cls);
+    return ci;
+}
+
+static bool top_is(const struct trace *tr, jmethodID m)
+{
+    return m && tr && tr->nframes && tr->frames[0]->method->id == m;
+}
+
+static bool top_is_native(const struct trace *tr, const char *name)
+{
+    return tr && tr->nframes && tr->frames[0]->method->native && strcmp(tr->frames[0]->method->name, name) == 0;
+}
+
+/*
+ * An object the VM made for Java code. Not one Unsafe.allocateInstance made (its hook
+ * counts those), nor one the agent made itself.
+ */
+static void JNICALL vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
+                                    jlong size)
+{
+    struct host *h = host_get();
+    if (!counting(h) || host_is_own_thread(h, jni, thread)) return;
+    struct alloc_tracker *t = alloc_of(h);
+    struct alloc_thread *at = this_thread(t);
+    if (!at || at->busy) return;
+    struct trace *tr = alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL, NULL);
+    if (!tr || top_is_native(tr, "allocateInstance")) return;
+    count_one(h, jni, object, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids), tr);
+    if (top_is(tr, t->object_clone)) {
+        if (at->last_vm) (*jni)->DeleteWeakGlobalRef(jni, at->last_vm);
+        at->last_vm = (*jni)->NewWeakGlobalRef(jni, object);
+    }
+}
+
+/* After a call of clone() (virtual: an override may have run, which counted its own
+ * copy). A copy the VM reported was counted then. */
+static void cloned(JNIEnv *jni, jobject obj, bool virtual)
+{
+    struct host *h = host_get();
+    if (!obj || !counting(h)) return;
+    struct alloc_tracker *t = alloc_of(h);
+    struct alloc_thread *at = this_thread(t);
+    if (!at || at->busy || !t->object_clone) return;
+    if (at->last_vm && (*jni)->IsSameObject(jni, at->last_vm, obj)) return;
+    struct class_info *ci = class_of_object(h, jni, obj);
+    if (virtual) {
+        jclass cls = (*jni)->GetObjectClass(jni, obj);
+        bool counted = !alloc_exact_clone_is_objects(t, jni, ci, cls);
+        (*jni)->DeleteLocalRef(jni, cls);
+        if (counted) return;
+    }
+    count_one(h, jni, obj, ci, alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL, NULL));
+}
+
+static void JNICALL native_new_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, false); }
+static void JNICALL native_new_virtual_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, true); }
+
+/* Tracker.allocatedInstance: after Unsafe.allocateInstance (the hook's frames are ours). */
+static void JNICALL native_allocated_instance(JNIEnv *jni, jclass tracker, jobject obj)
+{
+    struct host *h = host_get();
+    if (!obj || !counting(h)) return;
+    struct alloc_thread *at = this_thread(alloc_of(h));
+    if (!at || at->busy) return;
+    count_one(h, jni, obj, class_of_object(h, jni, obj),
+              alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL, NULL));
+}
+
+/* An object JNI made (no bytecode, no event), counted at the native method's stack. */
+static jobject jni_made(JNIEnv *jni, jclass cls, jobject obj)
+{
+    struct host *h = host_get();
+    struct alloc_thread *at = obj && counting(h) ? this_thread(alloc_of(h)) : NULL;
+    if (at && !at->busy)
+        count_one(h, jni, obj, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids),
+                  alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL, NULL));
+    return obj;
+}
+
+static jobject JNICALL jni_alloc_object(JNIEnv *jni, jclass cls)
+{
+    return jni_made(jni, cls, alloc_of(host_get())->jni_table->AllocObject(jni, cls));
+}
+
+/* JNI NewObject runs the constructor but makes the object without a `new`. */
+static jobject JNICALL jni_new_object_v(JNIEnv *jni, jclass cls, jmethodID init, va_list args)
+{
+    return jni_made(jni, cls, alloc_of(host_get())->jni_table->NewObjectV(jni, cls, init, args));
+}
+
+static jobject JNICALL jni_new_object_a(JNIEnv *jni, jclass cls, jmethodID init, const jvalue *args)
+{
+    return jni_made(jni, cls, alloc_of(host_get())->jni_table->NewObjectA(jni, cls, init, args));
+}
+
+static jobject JNICALL jni_new_object(JNIEnv *jni, jclass cls, jmethodID init, ...)
+{
+    va_list args;
+    va_start(args, init);
+    jobject obj = alloc_of(host_get())->jni_table->NewObjectV(jni, cls, init, args);
+    va_end(args);
+    return jni_made(jni, cls, obj);
+}
+
+static void wrap_new_object(jniNativeInterface *ours)
+{
+    ours->NewObject = jni_new_object;
+    ours->NewObjectV = jni_new_object_v;
+    ours->NewObjectA = jni_new_object_a;
+}
+
+/* ---- live estimates ---- */
+
+/* An allocation sample of the JVM's: held weakly under its bytecode site's group. */
+static void JNICALL sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
+                                         jlong size)
+{
+    struct host *h = host_get();
+    if (!counting(h) || host_is_own_thread(h, jni, thread)) return;
+    struct alloc_tracker *t = alloc_of(h);
+    struct alloc_thread *at = this_thread(t);
+    if (!at || at->busy) return;
+    jvmtiFrameInfo f;
+    const struct frame *top = NULL;
+    if (host_depth(h) > 0) {
+        if (alloc_walk_stack(h, jni, thread, &f, 1) != 1) return;
+        struct trace *tr = traces_of(&h->t.traces, h->jvmti, jni, 0, &f, 1);
+        if (!tr || !tr->nframes) return;
+        top = tr->frames[0];
+    }
+    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
+    struct live_group *g = ci ? alloc_sites_group(&t->count->sites, top, ci->canonical ? ci->canonical : ci) : NULL;
+    if (!g) return;
+    uint64_t bytes = size > 8 ? ((uint64_t)size + 7) & ~(uint64_t)7 : 8;
+    atomic_fetch_add_explicit(&g->samples, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g->sample_bytes, bytes, memory_order_relaxed);
+    site_objects_add(&t->live.objects, at->log, jni, object, g->id, bytes);
+}
+
+static void add_group_live(uint32_t id, uint64_t size, uint32_t weight, void *ctx)
+{
+    struct live_group *g = alloc_sites_group_by_id(ctx, id & ~SITE_REF_SAMPLED);
+    if (g) {
+        g->live++;
+        g->live_bytes += size;
+    }
+}
+
+static uint64_t scaled(uint64_t n, uint64_t part, uint64_t whole)
+{
+    return whole ? (uint64_t)((long double)n * (long double)part / (long double)whole + 0.5L) : 0;
+}
+
+/* Each row's live counts: its allocations so far times its group's share alive. */
+static void estimate_live(struct alloc_tracker *t)
+{
+    uint32_t n = sites_count(&t->sites);
+    for (uint32_t i = 1; i <= n; i++) {
+        struct site *s = sites_by_id(&t->sites, i);
+        const struct frame *top = s->trace->nframes ? s->trace->frames[0] : NULL;
+        struct live_group *g = alloc_sites_group_find(&t->count->sites, top, s->cls);
+        uint64_t objs = __atomic_load_n(&s->given_objs, __ATOMIC_RELAXED);
+        uint64_t bytes = __atomic_load_n(&s->given_bytes, __ATOMIC_RELAXED);
+        s->live_objs = g ? scaled(objs, g->live, atomic_load(&g->samples)) : 0;
+        s->live_bytes = g ? scaled(bytes, g->live_bytes, atomic_load(&g->sample_bytes)) : 0;
+    }
+}
+
+/* ---- a dump: the Tracker's counts into the site table ---- */
+
+/* Site s's new allocations (objs, bytes) split among its traces by their weights. */
+static void give(struct host *h, struct alloc_site *s, struct class_info *ci, uint64_t objs, uint64_t bytes)
+{
+    struct alloc_tracker *t = alloc_of(h);
+    uint32_t k = 0;
+    for (struct site_trace *p = atomic_load(&s->traces); p; p = p->next) k++;
+    if (k == 0) { /* never sampled (the first allocation always is): not lost all the same */
+        struct site *row = sites_of(&t->sites, &h->t.traces.empty, ci);
+        if (!row) return;
+        atomic_fetch_add(&row->alloc_objs, objs);
+        atomic_fetch_add(&row->alloc_bytes, bytes);
+        __atomic_fetch_add(&row->given_objs, objs, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&row->given_bytes, bytes, __ATOMIC_RELAXED);
+        return;
+    }
+    uint64_t *w = calloc(4 * (size_t)k, sizeof *w);
+    struct site_trace **tr = calloc(k, sizeof *tr);
+    if (!w || !tr) {
+        free(w);
+        free(tr);
+        return;
+    }
+    uint32_t i = 0;
+    for (struct site_trace *p = atomic_load(&s->traces); p && i < k; p = p->next, i++) {
+        tr[i] = p;
+        w[i] = atomic_load(&p->objs);
+        w[k + i] = s->kind == ASITE_NEW ? w[i] : atomic_load(&p->bytes);
+    }
+    alloc_sites_split(objs, w, k, w + 2 * k);
+    alloc_sites_split(bytes, w + k, k, w + 3 * k);
+    for (i = 0; i < k; i++) {
+        struct site *row = sites_of(&t->sites, tr[i]->trace, ci);
+        if (!row) continue;
+        atomic_fetch_add(&row->alloc_objs, w[2 * k + i]);
+        atomic_fetch_add(&row->alloc_bytes, w[3 * k + i]);
+        __atomic_fetch_add(&row->given_objs, w[2 * k + i], __ATOMIC_RELAXED);
+        __atomic_fetch_add(&row->given_bytes, w[3 * k + i], __ATOMIC_RELAXED);
+        if (k > 1) atomic_store(&row->apportioned, true);
+    }
+    free(w);
+    free(tr);
+}
+
+/* The Tracker's counts so far (two longs a site), from every thread. */
+static void merge(struct host *h, JNIEnv *jni)
+{
+    struct alloc_tracker *t = alloc_of(h);
+    struct alloc_count *c = t->count;
+    if (!t->tracker || !c->sites_sum) return;
+    struct alloc_thread *at = this_thread(t);
+    if (at) at->busy = true;
+    jlongArray sums = (*jni)->CallStaticObjectMethod(jni, t->tracker, c->sites_sum);
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    jsize len = sums ? (*jni)->GetArrayLength(jni, sums) : 0;
+    jlong *v = len ? malloc((size_t)len * sizeof *v) : NULL;
+    if (v) (*jni)->GetLongArrayRegion(jni, sums, 0, len, v);
+    uint32_t n = (uint32_t)(len / 2), known = alloc_sites_count(&c->sites);
+    for (uint32_t i = 0; v && i < n && i < known; i++) {
+        struct alloc_site *s = alloc_sites_at(&c->sites, i);
+        uint64_t objs = (uint64_t)v[2 * i];
+        if (!s || objs <= s->given_objs) continue;
+        struct class_info *ci = site_class(h, jni, s);
+        if (!ci) continue; /* kept for a dump that knows the class */
+        uint64_t more = objs - s->given_objs, size = s->kind == ASITE_NEW ? instance_size(h, jni, ci) : 0;
+        uint64_t bytes = s->kind == ASITE_NEW ? more * size : (uint64_t)v[2 * i + 1] - s->given_bytes;
+        give(h, s, ci, more, bytes);
+        s->given_objs = objs;
+        s->given_bytes += bytes;
+    }
+    free(v);
+    if (sums) (*jni)->DeleteLocalRef(jni, sums);
+    if (at) at->busy = false;
+}
+
+void alloc_counted_collect(struct host *h, JNIEnv *jni)
+{
+    struct alloc_count *c = count_of(h);
+    if (!c || !jni) return;
+    pthread_mutex_lock(&c->merge_lock);
+    merge(h, jni);
+    pthread_mutex_unlock(&c->merge_lock);
+}
+
+/* At a dump (gc: a GC may be forced first) or after a GC (timeline=): the counts merged,
+ * the samples swept, each row's live estimated. */
+static void count_live(struct host *h, JNIEnv *jni, bool gc)
+{
+    struct alloc_tracker *t = alloc_of(h);
+    alloc_counted_collect(h, jni);
+    uint32_t ng = alloc_sites_group_count(&t->count->sites);
+    for (uint32_t i = 1; i <= ng; i++) {
+        struct live_group *g = alloc_sites_group_by_id(&t->count->sites, i);
+        g->live = g->live_bytes = 0;
+    }
+    if (gc && host_can_force_gc(h)) (*h->jvmti)->ForceGarbageCollection(h->jvmti);
+    if (gc)
+        site_objects_sweep(&t->live.objects, jni, add_group_live, &t->count->sites);
+    else
+        site_objects_sweep_at_gc(&t->live.objects, jni, add_group_live, &t->count->sites, true);
+    estimate_live(t);
+    if (t->stats.on)
+        log_plain("HPROF: callers=sampled: %u sites numbered, %llu samples of callers, %u live groups",
+                  alloc_sites_count(&t->count->sites), (unsigned long long)atomic_load(&t->count->samples), ng);
+}
+
+/* ---- set-up ---- */
+
+static void init(struct host *h, jvmtiCapabilities *caps)
+{
+    struct alloc_tracker *t = alloc_of(h);
+    t->count = calloc(1, sizeof *t->count);
+    if (t->count) {
+        alloc_sites_init(&t->count->sites);
+        pthread_mutex_init(&t->count->merge_lock, NULL);
+    }
+    alloc_exact_keep_compiled(h);
+    caps->can_generate_vm_object_alloc_events = 1;
+    caps->can_generate_sampled_object_alloc_events = 1;
+    t->walker = async_trace_new();
+    t->stats.on = env_switch("HPROF_STACK_STATS", false);
+}
+
+static int ready(struct host *h)
+{
+    if (!alloc_of(h)->count) return -1;
+    if ((*h->jvmti)->SetHeapSamplingInterval(h->jvmti, LIVE_INTERVAL) != JVMTI_ERROR_NONE) {
+        log_error("the JVM refused the allocation sampling interval of callers=sampled's live counts");
+        return -1;
+    }
+    (*h->jvmti)->SetEventNotificationMode(h->jvmti, JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+    return 0;
+}
+
+/* The sizes of arrays by element code, from the JVM's own for lengths 0..8: each
+ * array's bytes are (base + length << shift) rounded up to 8. */
+static void learn_array_sizes(struct host *h, JNIEnv *jni, jclass tracker)
+{
+    jlong base[ELEMENT_CODES] = {0};
+    jint shift[ELEMENT_CODES] = {0};
+    jclass object = (*jni)->FindClass(jni, "java/lang/Object");
+    for (int code = 4; code < ELEMENT_CODES && object; code++) {
+        jlong size[9] = {0};
+        for (int len = 0; len <= 8; len++) {
+            jobject a = NULL;
+            switch (code) {
+            case 4: a = (*jni)->NewBooleanArray(jni, len); break;
+            case 5: a = (*jni)->NewCharArray(jni, len); break;
+            case 6: a = (*jni)->NewFloatArray(jni, len); break;
+            case 7: a = (*jni)->NewDoubleArray(jni, len); break;
+            case 8: a = (*jni)->NewByteArray(jni, len); break;
+            case 9: a = (*jni)->NewShortArray(jni, len); break;
+            case 10: a = (*jni)->NewIntArray(jni, len); break;
+            case 11: a = (*jni)->NewLongArray(jni, len); break;
+            default: a = (*jni)->NewObjectArray(jni, len, object, NULL); break;
+            }
+            if (a) (*h->jvmti)->GetObjectSize(h->jvmti, a, &size[len]);
+            if (a) (*jni)->DeleteLocalRef(jni, a);
+        }
+        jlong elem = (size[8] - size[0]) / 8;
+        int s = 0;
+        while (s < 3 && (1 << s) < elem) s++;
+        shift[code] = s;
+        /* The header before rounding: the smallest that rounds to every size seen. */
+        for (jlong hdr = size[0] - 7; hdr <= size[0]; hdr++) {
+            bool fits = hdr > 0;
+            for (int len = 0; len <= 8 && fits; len++) fits = ((hdr + ((jlong)len << s) + 7) & ~7L) == size[len];
+            if (fits) {
+                base[code] = hdr;
+                break;
+            }
+        }
+    }
+    (*jni)->ExceptionClear(jni);
+    if (object) (*jni)->DeleteLocalRef(jni, object);
+    jfieldID fb = (*jni)->GetStaticFieldID(jni, tracker, "ARRAY_BASE", "[J");
+    jfieldID fs = fb ? (*jni)->GetStaticFieldID(jni, tracker, "ARRAY_SHIFT", "[I") : NULL;
+    jobject ab = fs ? (*jni)->GetStaticObjectField(jni, tracker, fb) : NULL;
+    jobject as = ab ? (*jni)->GetStaticObjectField(jni, tracker, fs) : NULL;
+    if (ab && as) {
+        (*jni)->SetLongArrayRegion(jni, ab, 0, ELEMENT_CODES, base);
+        (*jni)->SetIntArrayRegion(jni, as, 0, ELEMENT_CODES, shift);
+    }
+    if (ab) (*jni)->DeleteLocalRef(jni, ab);
+    if (as) (*jni)->DeleteLocalRef(jni, as);
+    (*jni)->ExceptionClear(jni);
+}
+
+static void skip_method(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig)
+{
+    jmethodID m = (*jni)->GetStaticMethodID(jni, cls, name, sig);
+    if (!m)
+        (*jni)->ExceptionClear(jni);
+    else if (t->nskip < MAX_SKIP)
+        t->skip[t->nskip++] = m;
+}
+
+static void bind(struct host *h, JNIEnv *jni, jclass tracker)
+{
+    struct alloc_tracker *t = alloc_of(h);
+    if (!t || !tracker || !t->count) return;
+    JNINativeMethod natives[] = {{"sampled", "(IJJJ)J", (void *)native_sampled},
+                                 {"allocatedInstance", "(Ljava/lang/Object;)V", (void *)native_allocated_instance},
+                                 {"newClone", "(Ljava/lang/Object;)V", (void *)native_new_clone},
+                                 {"newVirtualClone", "(Ljava/lang/Object;)V", (void *)native_new_virtual_clone}};
+    t->count->sites_sum = (*jni)->GetStaticMethodID(jni, tracker, "sitesSum", "()[J");
+    if (!t->count->sites_sum || (*jni)->RegisterNatives(jni, tracker, natives, 4) != 0) {
+        (*jni)->ExceptionClear(jni);
+        log_error("the Tracker class does not match this agent; heap=sites has no data");
+        return;
+    }
+    learn_array_sizes(h, jni, tracker);
+    /* The Tracker's frames over an allocation sampled or counted by a hook. */
+    skip_method(t, jni, tracker, "sampled", "(IJJJ)J");
+    skip_method(t, jni, tracker, "sample", "(I[JI)V");
+    skip_method(t, jni, tracker, "newSite", "(I)V");
+    skip_method(t, jni, tracker, "countArray", "(III)V");
+    skip_method(t, jni, tracker, "arraySite", "(III)V");
+    skip_method(t, jni, tracker, "countLevel", "(Ljava/lang/Object;I)V");
+    skip_method(t, jni, tracker, "multiSite", "(Ljava/lang/Object;I)V");
+    skip_method(t, jni, tracker, "allocatedInstance", "(Ljava/lang/Object;)V");
+    skip_method(t, jni, tracker, "allocInst", "(Ljava/lang/Object;)V");
+    t->clone_hooks[0] = (*jni)->GetStaticMethodID(jni, tracker, "newClone", "(Ljava/lang/Object;)V");
+    t->clone_hooks[1] = (*jni)->GetStaticMethodID(jni, tracker, "newVirtualClone", "(Ljava/lang/Object;)V");
+    jclass object = (*jni)->FindClass(jni, "java/lang/Object");
+    if (object) t->object_clone = (*jni)->GetMethodID(jni, object, "clone", "()Ljava/lang/Object;");
+    (*jni)->ExceptionClear(jni);
+    if (object) (*jni)->DeleteLocalRef(jni, object);
+    t->tracker = (*jni)->NewGlobalRef(jni, tracker);
+    t->allocs = (*jni)->GetStaticFieldID(jni, tracker, "allocs", "I");
+    if (!t->allocs) (*jni)->ExceptionClear(jni);
+    atomic_store(&t->bound, true);
+}
+
+static void vm_init(struct host *h)
+{
+    alloc_exact_wrap_jni(h, jni_alloc_object, wrap_new_object);
+    async_trace_vm_init(alloc_of(h)->walker, h->jvmti, NULL);
+    JNIEnv *jni = NULL;
+    if ((*h->vm)->GetEnv(h->vm, (void **)&jni, JNI_VERSION_1_6) == JNI_OK) name_loaded_classes(h, jni);
+}
+
+/* Samples held only while counting: a paused agent costs no sampling. */
+static void enable(struct host *h, bool on)
+{
+    (*h->jvmti)->SetEventNotificationMode(h->jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
+                                          NULL);
+}
+
+const struct alloc_mode alloc_counted_mode = {.init = init,
+                                              .ready = ready,
+                                              .enable = enable,
+                                              .bind = bind,
+                                              .vm_init = vm_init,
+                                              .vm_object_alloc = vm_object_alloc,
+                                              .sampled_object_alloc = sampled_object_alloc,
+                                              .count_live = count_live,
+                                              .class_prepare = class_prepare};

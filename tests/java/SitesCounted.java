@@ -1,0 +1,40 @@
+import java.util.ArrayList;
+import java.util.List;
+
+/*
+ * heap=sites,callers=sampled (tests/integration/heap_sites_counted.sh).
+ * "ratio": one site (make) called from two callers, 750,000 times from a() and 250,000
+ * from b(), interleaved 3:1; a site with one caller (single: 1,000,000 long[i & 7]); and
+ * 200,000 new int[2][3] (200,000 int[][] and 400,000 int[]): long enough loops for C2.
+ * "live": 1,600,000 byte[256], every 4th kept to the end (400,000 live).
+ */
+public class SitesCounted {
+    static final class Item { final int v; Item(int v) { this.v = v; } }
+    static Object sink;
+    static long sum;
+
+    static Object make(int i) { return new Item(i); }
+    static void a(int i) { sink = make(i); }
+    static void b(int i) { sink = make(i); }
+    static void single(int i) { long[] l = new long[i & 7]; sum += l.length; }
+    static void multi(int i) { int[][] m = new int[2][3]; sum += m[i & 1].length; }
+
+    public static void main(String[] args) {
+        if (args[0].equals("ratio")) {
+            for (int i = 0; i < 1_000_000; i++) {
+                if (i % 4 != 3) a(i); else b(i);
+                single(i);
+                if (i < 200_000) multi(i);
+            }
+            System.out.println("done " + sum);
+        } else {
+            List<byte[]> keep = new ArrayList<>();
+            for (int i = 0; i < 1_600_000; i++) {
+                byte[] x = new byte[256];
+                if (i % 4 == 0) keep.add(x);
+            }
+            System.out.println("kept " + keep.size());
+            sink = keep;
+        }
+    }
+}

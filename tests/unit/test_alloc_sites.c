@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tables/alloc_sites.c: numbering, publishing, the traces' weights and the split. */
+#include <stdlib.h>
+
+#include "tables/alloc_sites.h"
+#include "unit.h"
+
+static void split(void)
+{
+    uint64_t w[3] = {3, 1, 0}, out[3];
+    alloc_sites_split(1000000, w, 3, out);
+    CHECK(out[0] == 750000 && out[1] == 250000 && out[2] == 0, "3:1:0 of 1000000 (%llu %llu %llu)",
+          (unsigned long long)out[0], (unsigned long long)out[1], (unsigned long long)out[2]);
+    uint64_t t[3] = {1, 1, 1};
+    alloc_sites_split(10, t, 3, out);
+    CHECK(out[0] + out[1] + out[2] == 10 && out[0] == 4 && out[1] == 3 && out[2] == 3,
+          "10 in thirds: the parts add up, the remainder to the first");
+    uint64_t z[2] = {0, 0};
+    alloc_sites_split(7, z, 2, out);
+    CHECK(out[0] + out[1] == 7, "weights all 0: split evenly, nothing lost");
+    uint64_t one[1] = {5};
+    alloc_sites_split(123456789, one, 1, out);
+    CHECK(out[0] == 123456789, "one trace: its site's exact count");
+}
+
+static void sites(void)
+{
+    struct alloc_sites *t = malloc(sizeof *t);
+    alloc_sites_init(t);
+    CHECK(alloc_sites_number(t, 1) == 0 && alloc_sites_number(t, 3) == 1 && alloc_sites_number(t, 1) == 4,
+          "numbers are dense; a multianewarray takes one per dimension");
+    struct alloc_site s = {.number = 4, .kind = ASITE_NEW, .new_bci = 17, .signature = "Lp/C;"};
+    CHECK(alloc_sites_add(t, &s) && alloc_sites_at(t, 4) && alloc_sites_at(t, 4)->new_bci == 17 &&
+              !alloc_sites_at(t, 3) && !alloc_sites_at(t, 5000000),
+          "a published site is found by its number, the others are not");
+    struct alloc_site *p = alloc_sites_at(t, 4);
+    struct trace *a = (struct trace *)&s, *b = (struct trace *)&t;
+    CHECK(alloc_sites_sample(p, a, 1, 16) == 1 && alloc_sites_sample(p, a, 2, 32) == 1 &&
+              alloc_sites_sample(p, b, 1, 16) == 2,
+          "a second trace makes two");
+    uint64_t objs = 0;
+    for (struct site_trace *x = atomic_load(&p->traces); x; x = x->next)
+        if (x->trace == a) objs = atomic_load(&x->objs);
+    CHECK(objs == 3, "a trace's weight adds up its samples' (%llu)", (unsigned long long)objs);
+    CHECK(alloc_sites_group(t, NULL, (void *)a) == alloc_sites_group(t, NULL, (void *)a) &&
+              alloc_sites_group_find(t, NULL, (void *)b) == NULL && alloc_sites_group_count(t) == 1 &&
+              alloc_sites_group_by_id(t, 1) == alloc_sites_group(t, NULL, (void *)a),
+          "live groups: one per frame and class, by id");
+}
+
+int main(void)
+{
+    split();
+    sites();
+    return UNIT_DONE();
+}
