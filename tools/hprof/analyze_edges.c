@@ -16,7 +16,7 @@
 static uint32_t refs_of(const struct an_heap *h, uint32_t o, uint32_t *out, uint64_t *unresolved)
 {
     int ids = h->idsize;
-    const uint8_t *r = h->p + h->off[o];
+    const uint8_t *r = h->p + an_off(h, o);
     uint32_t n = 0;
 #define REF(p)                             \
     do {                                   \
@@ -64,7 +64,7 @@ static uint32_t refs_of(const struct an_heap *h, uint32_t o, uint32_t *out, uint
     }
     case AN_CLASSOBJ: { /* its static object fields, and its loader (as VisualVM has it) */
         REF(r + 1 + ids + 4 + ids);
-        struct cur c = an_statics_at(h, h->off[o]);
+        struct cur c = an_statics_at(h, an_off(h, o));
         uint64_t m = rd(&c, 2);
         for (uint64_t i = 0; i < m && !c.bad; i++) {
             skip(&c, (uint64_t)ids);
@@ -93,9 +93,10 @@ static void *edge_work(void *arg)
     const struct an_heap *h = j->h;
     for (uint32_t o = j->from; o < j->to; o++) {
         if (!j->fill)
-            h->eoff[o + 1] = refs_of(h, o, NULL, &j->unresolved);
+            h->eoff32[o + 1] = refs_of(h, o, NULL, &j->unresolved);
         else
-            refs_of(h, o, h->edge + h->eoff[o], &j->unresolved);
+            refs_of(h, o, h->edge + an_eoff(h, o), &j->unresolved);
+        an_pages_done(h, o - j->from + 1);
     }
     return NULL;
 }
@@ -122,11 +123,24 @@ static void edges_pass(struct an_heap *h, bool fill)
 
 int an_edges_index(struct an_heap *h)
 {
-    h->eoff = calloc((size_t)h->n + 1, sizeof *h->eoff);
-    if (!h->eoff) return -1;
+    /* counts per object first (each fits 32 bits: an array has fewer than 2^31
+     * elements), then offsets: 32-bit unless the dump has 2^32 references or more */
+    h->eoff32 = calloc((size_t)h->n + 1, sizeof *h->eoff32);
+    if (!h->eoff32) return -1;
     edges_pass(h, false);
-    for (uint32_t o = 0; o < h->n; o++) h->eoff[o + 1] += h->eoff[o];
-    h->nedges = h->eoff[h->n];
+    uint64_t total = 0;
+    for (uint32_t o = 0; o < h->n; o++) total += h->eoff32[o + 1];
+    if (total > UINT32_MAX) {
+        h->eoff64 = malloc(((size_t)h->n + 1) * sizeof *h->eoff64);
+        if (!h->eoff64) return -1;
+        h->eoff64[0] = 0;
+        for (uint32_t o = 0; o < h->n; o++) h->eoff64[o + 1] = h->eoff64[o] + h->eoff32[o + 1];
+        free(h->eoff32);
+        h->eoff32 = NULL;
+    } else {
+        for (uint32_t o = 0; o < h->n; o++) h->eoff32[o + 1] += h->eoff32[o];
+    }
+    h->nedges = total;
     h->edge = malloc((h->nedges ? h->nedges : 1) * sizeof *h->edge);
     if (!h->edge) return -1;
     edges_pass(h, true);
