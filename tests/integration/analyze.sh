@@ -3,8 +3,8 @@
 # hprof analyze against VisualVM's heap library (Debian package visualvm): the same shallow
 # and retained size for every object of dumps of a program of known shapes (chains,
 # diamonds, cycles, shared subtrees, weak and soft references, static and thread roots)
-# written by the JVM (jcmd GC.heap_dump, hprof heap) and by this agent (heap=all), the
-# same 100 biggest objects of a dump of javac mid-run; exact sizes of the known shapes;
+# written by the JVM (jcmd GC.heap_dump, hprof heap) and by this agent (heap=all), and
+# for every object (the 100 biggest too) of a dump of javac mid-run; exact sizes of the known shapes;
 # the by-site table of a leak from one line; two dumps compared; gzip; the HTML page in
 # headless chromium; memory refused up front; the dump never written.
 source "$(dirname "$0")/../lib/common.sh"
@@ -79,13 +79,15 @@ if [[ $VV == 1 ]]; then
   kill $JP 2>/dev/null; wait $JP 2>/dev/null
   set -e
   if [[ -s javac.hprof ]]; then
-    # Known gap (docs/analyze.md, "Limits"): what some classes dominate, VisualVM leaves out
-    # of the class loader's list of classes above them; so at least 95 of the 100 (id and
-    # retained size) are asked, and the others are shown.
+    # every object, and the 100 biggest. The application class loader, its list of
+    # classes and the list's array once retained 12% more than VisualVM says: its walk
+    # from the roots reaches a class from its first instance met, before the list
+    # (an_class_edges); without that edge, 3 objects differ here.
+    compare javac javac.hprof
     vv top javac.hprof 100 | LC_ALL=C sort >javac.vv100
     "$HP" analyze javac.hprof --objects | sort -k4,4nr | head -100 | awk '{ print $1, $4 }' | LC_ALL=C sort >javac.ours100
     same=$(LC_ALL=C comm -12 javac.vv100 javac.ours100 | wc -l)
-    check "javac mid-run: $same of the 100 biggest objects have VisualVM's retained sizes (at least 95)" test "$same" -ge 95
+    check "javac mid-run: $same of the 100 biggest objects have VisualVM's retained sizes" test "$same" -eq 100
     LC_ALL=C comm -3 javac.vv100 javac.ours100 | head -10 | sed 's/^/#   VisualVM | ours: /'
   else
     skip "javac mid-run: the 100 biggest retained sizes are VisualVM's" "javac ended before its dump"

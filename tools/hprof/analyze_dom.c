@@ -7,6 +7,9 @@
  * how deep a chain of objects is. Numbers below are DFS preorder numbers, 0 the super-root.
  * Retained sizes: each object's shallow size added up the dominator tree, in reverse
  * preorder (a dominator is numbered before what it dominates).
+ * Memory: the peak is the semidominators' step; it works on DFS numbers alone (the
+ * predecessors are stored as numbers), so the object <-> number maps are not both kept
+ * through it, and every array there is 4 bytes an object.
  */
 #include <stdlib.h>
 #include <string.h>

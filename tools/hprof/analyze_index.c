@@ -138,6 +138,7 @@ struct sink {
     uint64_t nroots;
     uint64_t *pairs; /* id, offset: 2 per object */
     uint64_t *roots;
+    uint8_t *root_tag;   /* each root's sub-record tag */
     uint64_t *class_ids; /* of the CLASS DUMPs */
     uint64_t np, nr, nc;
     bool collect, compressed, traces;
@@ -155,12 +156,14 @@ static void obj(struct sink *s, uint64_t id, uint64_t off)
     }
 }
 
-static void root(struct sink *s, uint64_t id)
+static void root(struct sink *s, uint64_t id, int tag)
 {
-    if (!s->collect)
+    if (!s->collect) {
         s->nroots++;
-    else if (s->nr < s->nroots)
+    } else if (s->nr < s->nroots) {
+        s->root_tag[s->nr] = (uint8_t)tag;
         s->roots[s->nr++] = id;
+    }
 }
 
 /* One sub-record at c; false when it cannot be read (unknown tag, or past the end). */
@@ -172,13 +175,13 @@ static bool sub(const struct an_heap *h, struct cur *c, struct sink *s)
     switch (tag) {
     case 0xFF: /* ROOT UNKNOWN */
     case 0x05: /* STICKY CLASS */
-    case 0x07: /* MONITOR USED */ root(s, rd(c, ids)); break;
-    case 0x01: /* JNI GLOBAL */ root(s, rd(c, ids)), skip(c, (uint64_t)ids); break;
+    case 0x07: /* MONITOR USED */ root(s, rd(c, ids), tag); break;
+    case 0x01: /* JNI GLOBAL */ root(s, rd(c, ids), tag), skip(c, (uint64_t)ids); break;
     case 0x02: /* JNI LOCAL */
     case 0x03: /* JAVA FRAME */
-    case 0x08: /* THREAD OBJECT */ root(s, rd(c, ids)), skip(c, 8); break;
+    case 0x08: /* THREAD OBJECT */ root(s, rd(c, ids), tag), skip(c, 8); break;
     case 0x04: /* NATIVE STACK */
-    case 0x06: /* THREAD BLOCK */ root(s, rd(c, ids)), skip(c, 4); break;
+    case 0x06: /* THREAD BLOCK */ root(s, rd(c, ids), tag), skip(c, 4); break;
     case 0x20: { /* CLASS DUMP */
         uint64_t id = rd(c, ids);
         skip(c, 4 + 6 * (uint64_t)ids + 4);
@@ -421,9 +424,10 @@ int an_heap_load(struct an_heap *h, const struct an_file *f, uint64_t max_mem, i
     s.collect = true;
     s.pairs = malloc((s.cnt.objects ? s.cnt.objects : 1) * 16);
     s.roots = malloc((s.nroots ? s.nroots : 1) * 8);
+    s.root_tag = malloc(s.nroots ? s.nroots : 1);
     s.class_ids = malloc((s.cnt.classes ? s.cnt.classes : 1) * 8);
-    if (!s.pairs || !s.roots || !s.class_ids)
-        return free(s.pairs), free(s.roots), free(s.class_ids), fail(err, errlen, "out of memory");
+    if (!s.pairs || !s.roots || !s.root_tag || !s.class_ids)
+        return free(s.pairs), free(s.roots), free(s.root_tag), free(s.class_ids), fail(err, errlen, "out of memory");
     walk(h, &s);
     /* HotSpot writes objects mostly in address order: sort only when needed */
     bool sorted = true;
@@ -442,7 +446,7 @@ int an_heap_load(struct an_heap *h, const struct an_file *f, uint64_t max_mem, i
     for (uint32_t i = 0; i < nclass; i++)
         if (!kept || class_objs[kept - 1] != class_objs[i]) class_objs[kept++] = class_objs[i];
     free(s.class_ids);
-    if (rc) return free(s.roots), fail(err, errlen, "out of memory");
+    if (rc) return free(s.roots), free(s.root_tag), fail(err, errlen, "out of memory");
     uint32_t n = h->n;
     h->oopsize = h->idsize == 8 && s.compressed ? 4 : h->idsize;
     an_progress(&h->progress, "objects indexed");
@@ -451,23 +455,28 @@ int an_heap_load(struct an_heap *h, const struct an_file *f, uint64_t max_mem, i
     h->shallow = malloc(((size_t)n + 1) * sizeof *h->shallow);
     h->trace = s.traces ? malloc(((size_t)n + 1) * sizeof *h->trace) : NULL;
     if (!h->cls || !h->kind || !h->shallow || (s.traces && !h->trace) || an_classes_index(h, class_objs, kept))
-        return free(s.roots), free(class_objs), fail(err, errlen, "out of memory");
+        return free(s.roots), free(s.root_tag), free(class_objs), fail(err, errlen, "out of memory");
     free(class_objs);
     an_prim_classes(h);
     describe(h);
     /* roots: each object once */
     h->roots = malloc((s.nr ? s.nr : 1) * sizeof *h->roots);
     uint8_t *seen = calloc((size_t)n + 1, 1);
-    if (!h->roots || !seen) return free(s.roots), free(seen), fail(err, errlen, "out of memory");
-    for (uint64_t i = 0; i < s.nr; i++) {
-        uint32_t o = an_find(h, s.roots[i]);
-        if (o != AN_NONE && !seen[o]) seen[o] = 1, h->roots[h->nroots++] = o;
-    }
+    if (!h->roots || !seen) return free(s.roots), free(s.root_tag), free(seen), fail(err, errlen, "out of memory");
+    /* in VisualVM's order, from which its nearest-root paths and the class edges below
+     * follow: by kind (UNKNOWN, then by tag 1 to 8), each kind in file order */
+    for (int rank = 0; rank <= 8; rank++)
+        for (uint64_t i = 0; i < s.nr; i++) {
+            if ((s.root_tag[i] == 0xFF ? 0 : s.root_tag[i]) != rank) continue;
+            uint32_t o = an_find(h, s.roots[i]);
+            if (o != AN_NONE && !seen[o]) seen[o] = 1, h->roots[h->nroots++] = o;
+        }
+    free(s.root_tag);
 
     free(seen);
     free(s.roots);
     an_pages_done(h, 0);
-    if (an_edges_index(h)) return fail(err, errlen, "out of memory");
+    if (an_edges_index(h) || an_class_edges(h)) return fail(err, errlen, "out of memory");
     an_pages_done(h, 0);
     an_progress(&h->progress, "references indexed");
     return 0;
