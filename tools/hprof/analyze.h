@@ -165,7 +165,7 @@ void an_heap_free(struct an_heap *h);
 uint32_t an_find(const struct an_heap *h, uint64_t id);
 /* The id of object o. */
 uint64_t an_id(const struct an_heap *h, uint32_t o);
-/* analyze_index.c: lets the kernel take back the dump's pages read so far (they are read
+/* Lets the kernel take back the dump's pages read so far (they are read
  * again from the page cache when needed), so that they count in the peak only while a
  * pass reads them; every 2^16th call of a loop (i: its counter) or when i is 0. */
 void an_pages_done(const struct an_heap *h, uint64_t i);

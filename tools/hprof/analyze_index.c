@@ -16,7 +16,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "analyze.h"
@@ -302,11 +301,6 @@ static uint64_t shallow_of(const struct an_heap *h, uint32_t o)
 }
 
 uint64_t an_shallow_big(const struct an_heap *h, uint32_t o) { return shallow_of(h, o); }
-
-void an_pages_done(const struct an_heap *h, uint64_t i)
-{
-    if (h->drop_pages && !(i & ((1u << 16) - 1))) madvise((void *)h->p, (size_t)h->size, MADV_DONTNEED);
-}
 
 /* Class, kind, trace and shallow size of every object. */
 static void describe(struct an_heap *h)

@@ -2,9 +2,11 @@
 /*
  * Lookups on the index of a dump: an object by id, a string by id, a class object's
  * class, a primitive array's elements, a class's Java name, an instance's field by name;
- * and the records' parts the building files read (statics, fields, instance data).
+ * the records' parts the building files read (statics, fields, instance data); and the
+ * dump's pages let go once a pass has read them.
  */
 #include <string.h>
+#include <sys/mman.h>
 
 #include "analyze.h"
 #include "analyze_lookup.h"
@@ -162,4 +164,9 @@ const uint8_t *an_field(const struct an_heap *h, uint32_t o, uint64_t name_sid, 
         k = (uint32_t)v;
     }
     return NULL;
+}
+
+void an_pages_done(const struct an_heap *h, uint64_t i)
+{
+    if (h->drop_pages && !(i & ((1u << 16) - 1))) madvise((void *)h->p, (size_t)h->size, MADV_DONTNEED);
 }
