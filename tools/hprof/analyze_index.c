@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The index of a heap dump, from the mapped file: every object of the last heap dump gets
- * a dense index (objects sorted by id; an id is found by binary search), its class, kind,
- * allocation trace and shallow size; references become CSR arrays (offsets + targets),
- * counted then filled by `threads` threads over ranges of objects; GC roots a list of
- * object indexes. Three passes over the dump's bodies: count (the memory needed, checked
- * before anything big is allocated), collect (ids and offsets), then the references.
+ * a dense index (objects sorted by id; an id is found by binary search, in the run of its
+ * high half, on its low half), its class, kind, allocation trace and shallow size;
+ * references become CSR arrays (offsets + targets), counted then filled by `threads`
+ * threads over ranges of objects; GC roots a list of object indexes, in VisualVM's order.
+ * Three passes over the dump's bodies: count (the memory needed, checked before anything
+ * big is allocated), collect (ids and offsets), then the references; each lets the pages
+ * it has read go as it goes (an_pages_done).
  *
  * Shallow sizes are VisualVM's (org.graalvm.visualvm.lib.jfluid.heap): an instance is a
  * header of idsize + oopsize bytes, then its fields (object fields oopsize bytes each),
