@@ -7,7 +7,9 @@
 # them), same machine, same dump, alternating, medians. One Markdown row per dump size.
 #   bench/analyze.sh [--mib N]... [--runs N] [--no-visualvm-above MIB] [--jdk DIR]
 #   (default: --mib 250 --mib 1024, 3 runs, VisualVM up to 300 MiB: above, its run takes
-#   minutes; --no-visualvm-above 4096 runs it on every size)
+#   minutes; --no-visualvm-above 4096 runs it on every size, but it needs about 7 GiB of
+#   memory per GiB of dump: a 4096 MiB dump's would not fit a 24 GB machine)
+#   The scale rows: bench/analyze.sh --mib 1024 --mib 4096 --runs 1 --no-visualvm-above 1024
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MIBS=(); RUNS=3; VV_MAX=300; JDK=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}

@@ -38,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (uint32_t i = 0; i < d.nreach; i++) {
         uint32_t o = d.order[i];
-        if (AN_KIND(&h, o) != AN_CLASSOBJ && d.retained[o] < h.shallow[o]) broken("an object retains less than itself");
+        if (AN_KIND(&h, o) != AN_CLASSOBJ && d.retained[o] < an_shallow(&h, o))
+            broken("an object retains less than itself");
         if (d.idom[o] != AN_NONE && AN_KIND(&h, o) != AN_CLASSOBJ && d.retained[d.idom[o]] < d.retained[o])
             broken("an object retains more than its dominator");
     }

@@ -3,8 +3,8 @@
 # hprof analyze against VisualVM's heap library (Debian package visualvm): the same shallow
 # and retained size for every object of dumps of a program of known shapes (chains,
 # diamonds, cycles, shared subtrees, weak and soft references, static and thread roots)
-# written by the JVM (jcmd GC.heap_dump, hprof heap) and by this agent (heap=all), the
-# same 100 biggest objects of a dump of javac mid-run; exact sizes of the known shapes;
+# written by the JVM (jcmd GC.heap_dump, hprof heap) and by this agent (heap=all), and
+# for every object (the 100 biggest too) of a dump of javac mid-run; exact sizes of the known shapes;
 # the by-site table of a leak from one line; two dumps compared; gzip; the HTML page in
 # headless chromium; memory refused up front; the dump never written.
 source "$(dirname "$0")/../lib/common.sh"
@@ -79,13 +79,15 @@ if [[ $VV == 1 ]]; then
   kill $JP 2>/dev/null; wait $JP 2>/dev/null
   set -e
   if [[ -s javac.hprof ]]; then
-    # Known gap (docs/analyze.md, "Limits"): what some classes dominate, VisualVM leaves out
-    # of the class loader's list of classes above them; so at least 95 of the 100 (id and
-    # retained size) are asked, and the others are shown.
+    # every object, and the 100 biggest. The application class loader, its list of
+    # classes and the list's array once retained 12% more than VisualVM says: its walk
+    # from the roots reaches a class from its first instance met, before the list
+    # (an_class_edges); without that edge, 3 objects differ here.
+    compare javac javac.hprof
     vv top javac.hprof 100 | LC_ALL=C sort >javac.vv100
     "$HP" analyze javac.hprof --objects | sort -k4,4nr | head -100 | awk '{ print $1, $4 }' | LC_ALL=C sort >javac.ours100
     same=$(LC_ALL=C comm -12 javac.vv100 javac.ours100 | wc -l)
-    check "javac mid-run: $same of the 100 biggest objects have VisualVM's retained sizes (at least 95)" test "$same" -ge 95
+    check "javac mid-run: $same of the 100 biggest objects have VisualVM's retained sizes" test "$same" -eq 100
     LC_ALL=C comm -3 javac.vv100 javac.ours100 | head -10 | sed 's/^/#   VisualVM | ours: /'
   else
     skip "javac mid-run: the 100 biggest retained sizes are VisualVM's" "javac ended before its dump"
@@ -154,6 +156,28 @@ check "--diff: the subtree under the class AnalyzeShapes grew" \
 gzip -c jcmd.hprof >jcmd.hprof.gz
 "$HP" analyze jcmd.hprof.gz --objects >gz.ours
 check "a gzipped dump gives the same sizes" cmp -s gz.ours jcmd.ours
+
+# Ids 4 GB and more apart (the index keeps an id's low half, its high half in runs): a
+# chain of 6 objects over three such ranges, written out of id order, 8-byte ids; each
+# Link is 24 bytes (8 of header id, 8 of class, 8 of its field), so the k-th from the
+# root retains (6 - k) * 24.
+python3 -c "
+import struct, sys
+out = sys.stdout.buffer
+def rec(tag, body): out.write(struct.pack('>BII', tag, 0, len(body)) + body)
+out.write(b'JAVA PROFILE 1.0.2\0' + struct.pack('>IQ', 8, 0))
+rec(1, struct.pack('>Q', 1) + b'Link'); rec(1, struct.pack('>Q', 2) + b'next')
+rec(2, struct.pack('>IQIQ', 1, 0x100, 0, 1))
+ids = [0x100001000, 0x300002000, 0x200003000, 0x100001008, 0x300002008, 0x200003008]
+body = bytearray(struct.pack('>BQIQQQQQQI', 0x20, 0x100, 0, 0, 0, 0, 0, 0, 0, 8) + struct.pack('>HHH', 0, 0, 1))
+body += struct.pack('>QB', 2, 2) + struct.pack('>BQ', 0x05, 0x100) + struct.pack('>BQ', 0xFF, ids[0])
+for i, x in enumerate(ids):
+    body += struct.pack('>BQIQIQ', 0x21, x, 0, 0x100, 8, ids[i + 1] if i + 1 < len(ids) else 0)
+rec(0x0C, bytes(body))
+" >far.hprof
+"$HP" analyze far.hprof --objects | awk '$2 == "Link" { print $1, $4 }' >far.ours
+printf '0x100001000 144\n0x300002000 120\n0x200003000 96\n0x100001008 72\n0x300002008 48\n0x200003008 24\n' >far.want
+check "ids 4 GB apart, out of order: a chain's retained sizes exact" cmp -s <(sort far.ours) <(sort far.want)
 
 # Memory: said and refused up front; the dump is never written; the page is 0600.
 sum=$(sha256sum jcmd.hprof)

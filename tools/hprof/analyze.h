@@ -69,7 +69,9 @@ enum { AN_K_PLAIN, AN_K_STRING, AN_K_ARRAYLIST, AN_K_HASHMAP, AN_K_REFERENCE };
 enum { AN_INSTANCE, AN_OBJARRAY, AN_PRIMARRAY, AN_CLASSOBJ, AN_WEAK_LAST = 0x10 };
 #define AN_KIND(h, o) ((h)->kind[o] & 0x0f)
 /* End of object o's strong edges (its referent edge, if any, comes last). */
-#define AN_STRONG_END(h, o) ((h)->eoff[(o) + 1] - (((h)->kind[o] & AN_WEAK_LAST) ? 1 : 0))
+#define AN_STRONG_END(h, o) (an_eoff((h), (o) + 1) - (((h)->kind[o] & AN_WEAK_LAST) ? 1 : 0))
+/* A shallow size that does not fit in 32 bits: an_shallow reads it from the record. */
+#define AN_BIG UINT32_MAX
 
 struct an_progress {
     bool on;
@@ -89,13 +91,22 @@ struct an_heap {
     /* the last heap dump's bodies: spans of the file */
     uint64_t *span_off, *span_len;
     size_t nspans;
-    /* objects, by increasing id */
+    /* objects, by increasing id; 4 + 5 + 4 + 4 + 1 bytes each (+ 4 with traces), so
+     * that a dump of many small objects fits beside its mapping: an id is its high half
+     * (the run of objects sharing it, few: a run spans 4 GB of addresses) and the low
+     * half; the offset of its record 40 bits (dumps up to 1 TB) */
     uint32_t n;
-    uint64_t *ids, *off;
+    uint32_t *id_lo;
+    uint64_t *run_hi; /* the high halves of the ids, increasing */
+    uint32_t *run_at; /* index of the first object of each run; nruns + 1 */
+    uint32_t nruns;
+    uint32_t *off_lo;  /* low 32 bits of its record's offset in the file */
+    uint8_t *off_hi;   /* the 8 bits above */
     uint32_t *cls;     /* index in classes (of java.lang.Class for class objects; AN_NONE unknown) */
     uint8_t *kind;     /* AN_INSTANCE ... */
-    uint64_t *shallow; /* VisualVM's Instance.getSize() */
+    uint32_t *shallow; /* VisualVM's Instance.getSize(); AN_BIG: from the record (an_shallow) */
     uint32_t *trace;   /* allocation trace serial (0 none); NULL when no object has one */
+    bool drop_pages;   /* the dump is a file mapping whose read pages may be let go */
     /* classes */
     struct an_class *classes;
     uint32_t nclasses;
@@ -109,8 +120,9 @@ struct an_heap {
     uint64_t sid_referent, sid_value, sid_size, sid_elements, sid_table; /* field names' string ids */
     uint32_t prim_class[16];                                             /* class of each primitive array type */
     /* references: CSR, from each object (instances: strong fields; arrays: elements;
-     * classes: statics) to objects of the dump */
-    uint64_t *eoff; /* n + 1 */
+     * classes: statics) to objects of the dump; offsets 32-bit while they fit */
+    uint32_t *eoff32; /* n + 1, or NULL: */
+    uint64_t *eoff64; /* when there are 2^32 references or more */
     uint32_t *edge;
     uint64_t nedges;
     /* GC roots: object indexes, each once */
@@ -121,6 +133,22 @@ struct an_heap {
     int threads;
     struct an_progress progress;
 };
+
+/* Offset of object o's record in the file. */
+static inline uint64_t an_off(const struct an_heap *h, uint32_t o)
+{
+    return (uint64_t)h->off_hi[o] << 32 | h->off_lo[o];
+}
+
+/* Start of object o's references in h->edge (o == n: their count). */
+static inline uint64_t an_eoff(const struct an_heap *h, uint32_t o) { return h->eoff32 ? h->eoff32[o] : h->eoff64[o]; }
+
+/* VisualVM's shallow size of object o. */
+uint64_t an_shallow_big(const struct an_heap *h, uint32_t o);
+static inline uint64_t an_shallow(const struct an_heap *h, uint32_t o)
+{
+    return h->shallow[o] != AN_BIG ? h->shallow[o] : an_shallow_big(h, o);
+}
 
 /* Sizes of the dump's records that memory estimates need (from a first pass). */
 struct an_counts {
@@ -135,6 +163,12 @@ int an_heap_load(struct an_heap *h, const struct an_file *f, uint64_t max_mem, i
 void an_heap_free(struct an_heap *h);
 /* analyze_lookup.c: index of an object id, or AN_NONE. */
 uint32_t an_find(const struct an_heap *h, uint64_t id);
+/* The id of object o. */
+uint64_t an_id(const struct an_heap *h, uint32_t o);
+/* Lets the kernel take back the dump's pages read so far (they are read
+ * again from the page cache when needed), so that they count in the peak only while a
+ * pass reads them; every 2^16th call of a loop (i: its counter) or when i is 0. */
+void an_pages_done(const struct an_heap *h, uint64_t i);
 /* The class a class object is (index in classes), AN_NONE for other objects. */
 uint32_t an_class_of_object(const struct an_heap *h, uint32_t obj);
 /* A class's name as Java writes it ("java.util.HashMap", "int[]"), into b. */

@@ -139,24 +139,25 @@ static int layout(struct an_heap *h, uint64_t *vv)
     return 0;
 }
 
-int an_classes_index(struct an_heap *h)
+int an_classes_index(struct an_heap *h, const uint32_t *objs, uint32_t nobjs)
 {
     h->java_lang_class = AN_NONE;
-    for (uint32_t i = 0; i < h->n; i++)
-        if (h->p[h->off[i]] == 0x20) h->nclasses++;
+    for (uint32_t x = 0; x < nobjs; x++)
+        if (h->p[an_off(h, objs[x])] == 0x20) h->nclasses++;
     h->classes = calloc(h->nclasses ? h->nclasses : 1, sizeof *h->classes);
     uint64_t *vv = calloc(h->nclasses ? h->nclasses : 1, sizeof *vv);
     if (!h->classes || !vv) return free(vv), -1;
     uint32_t j = 0;
-    for (uint32_t i = 0; i < h->n; i++) {
-        if (h->p[h->off[i]] != 0x20) continue;
+    for (uint32_t x = 0; x < nobjs; x++) {
+        uint32_t i = objs[x];
+        if (h->p[an_off(h, i)] != 0x20) continue;
         struct an_class *k = &h->classes[j];
-        struct cur c = {h->p, h->off[i] + 1, h->size, false};
+        struct cur c = {h->p, an_off(h, i) + 1, h->size, false};
         k->id = rd(&c, h->idsize);
         rd(&c, 4);
         k->super = rd(&c, h->idsize);
         k->loader = rd(&c, h->idsize);
-        k->off = h->off[i];
+        k->off = an_off(h, i);
         k->obj = i;
         uint64_t sid = 0;
         idmap_get(&h->class_names, k->id, &sid);

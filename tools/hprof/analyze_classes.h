@@ -9,8 +9,9 @@
 
 #include "analyze.h"
 
-/* Fills h->classes from the indexed objects' CLASS DUMPs; -1 out of memory. */
-int an_classes_index(struct an_heap *h);
+/* Fills h->classes from the CLASS DUMPs of the indexed objects objs[0..n) (class
+ * objects by increasing index; others are passed over); -1 out of memory. */
+int an_classes_index(struct an_heap *h, const uint32_t *objs, uint32_t n);
 /* The classes of primitive arrays, by element type: HotSpot's dumps have a CLASS DUMP
  * for each ("[I"), the original HPROF's none (then they get no class). */
 void an_prim_classes(struct an_heap *h);

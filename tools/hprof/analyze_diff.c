@@ -69,7 +69,7 @@ static size_t rows(const struct an_heap *h, const struct an_dom *d, int side, bo
                 if (j) buf_put(&nb, " / ", 3);
             }
             if (!grow_array((void **)out, cap, n + 1, sizeof **out)) break;
-            (*out)[n++] = (struct named){strdup(an_buf_text(&nb)), 1, h->shallow[o], d->retained[o], side};
+            (*out)[n++] = (struct named){strdup(an_buf_text(&nb)), 1, an_shallow(h, o), d->retained[o], side};
         }
     }
     buf_free(&nb);

@@ -10,5 +10,9 @@
 
 /* Every object's strong references, a Reference's referent last; -1 out of memory. */
 int an_edges_index(struct an_heap *h);
+/* VisualVM's edge from each class's first instance met walking from the roots to its
+ * class, when the walk has not met the class before: the way its heap library reaches
+ * and retains classes (NearestGCRoot.writeClassConnection); -1 out of memory. */
+int an_class_edges(struct an_heap *h);
 
 #endif

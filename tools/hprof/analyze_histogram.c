@@ -17,19 +17,20 @@ int an_kids_make(const struct an_heap *h, const struct an_dom *d, struct an_kids
 {
     k->off = calloc((size_t)h->n + 2, sizeof *k->off);
     k->v = malloc(((size_t)d->nreach + 1) * sizeof *k->v);
-    uint32_t *fill = malloc(((size_t)h->n + 1) * sizeof *fill);
-    if (!k->off || !k->v || !fill) return free(k->off), free(k->v), free(fill), -1;
+    if (!k->off || !k->v) return free(k->off), free(k->v), -1;
     for (uint32_t i = 0; i < d->nreach; i++) {
         uint32_t o = d->order[i], p = d->idom[o] == AN_NONE ? h->n : d->idom[o];
         k->off[p + 1]++;
     }
     for (uint32_t o = 0; o <= h->n; o++) k->off[o + 1] += k->off[o];
-    memcpy(fill, k->off, ((size_t)h->n + 1) * sizeof *fill);
+    /* filled with the offsets as cursors (no copy of them at the peak): each ends
+     * at its successor's start, and they are moved back */
     for (uint32_t i = 0; i < d->nreach; i++) {
         uint32_t o = d->order[i], p = d->idom[o] == AN_NONE ? h->n : d->idom[o];
-        k->v[fill[p]++] = o;
+        k->v[k->off[p]++] = o;
     }
-    free(fill);
+    memmove(k->off + 1, k->off, ((size_t)h->n + 1) * sizeof *k->off);
+    k->off[0] = 0;
     return 0;
 }
 
@@ -92,7 +93,7 @@ struct an_histo *an_histogram_sums(const struct an_heap *h, const struct an_dom 
         uint32_t o = d->order[i];
         if (h->cls[o] == AN_NONE) continue;
         r[h->cls[o]].count++;
-        r[h->cls[o]].shallow += h->shallow[o];
+        r[h->cls[o]].shallow += an_shallow(h, o);
     }
     uint32_t m = 0;
     for (uint32_t k = 0; k < h->nclasses; k++)

@@ -162,10 +162,10 @@ void an_html(const struct an_heap *h, const struct an_dom *d, const struct an_op
         uint32_t x = p.list[q];
         buf_reset(&lb);
         an_object_label(h, x, &lb);
-        buf_printf(&b, "%s\n[\"0x%" PRIx64 "\",", q ? "," : "", h->ids[x]);
+        buf_printf(&b, "%s\n[\"0x%" PRIx64 "\",", q ? "," : "", an_id(h, x));
         an_json_str(&b, lb.data, lb.len);
         int64_t f = from[x] == AN_NONE ? -1 : p.pos[from[x]] == AN_NONE ? -2 : (int64_t)p.pos[from[x]];
-        buf_printf(&b, ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",[", h->shallow[x], d->retained[x], f);
+        buf_printf(&b, ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",[", an_shallow(h, x), d->retained[x], f);
         uint32_t m = biggest_kids(d, &k, x, kids), c = 0;
         for (uint32_t i = 0; i < m; i++)
             if (p.pos[kids[i]] != AN_NONE) buf_printf(&b, "%s%u", c++ ? "," : "", p.pos[kids[i]]);

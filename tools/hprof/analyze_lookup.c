@@ -2,9 +2,11 @@
 /*
  * Lookups on the index of a dump: an object by id, a string by id, a class object's
  * class, a primitive array's elements, a class's Java name, an instance's field by name;
- * and the records' parts the building files read (statics, fields, instance data).
+ * the records' parts the building files read (statics, fields, instance data); and the
+ * dump's pages let go once a pass has read them.
  */
 #include <string.h>
+#include <sys/mman.h>
 
 #include "analyze.h"
 #include "analyze_lookup.h"
@@ -12,15 +14,41 @@
 
 uint32_t an_find(const struct an_heap *h, uint64_t id)
 {
-    uint32_t lo = 0, hi = h->n;
+    /* the run of the high half (runs are few), then the low half in it */
+    uint32_t lo = 0, hi = h->nruns, want = (uint32_t)id;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (h->ids[mid] < id)
+        if (h->run_hi[mid] < id >> 32)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < h->n && h->ids[lo] == id ? lo : AN_NONE;
+    if (lo == h->nruns || h->run_hi[lo] != id >> 32) return AN_NONE;
+    uint32_t end = h->run_at[lo + 1];
+    lo = h->run_at[lo];
+    hi = end;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (h->id_lo[mid] < want)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < end && h->id_lo[lo] == want ? lo : AN_NONE;
+}
+
+uint64_t an_id(const struct an_heap *h, uint32_t o)
+{
+    /* the run holding o: the last that starts at or before it */
+    uint32_t lo = 0, hi = h->nruns;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (h->run_at[mid] <= o)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return h->run_hi[lo] << 32 | h->id_lo[o];
 }
 
 const uint8_t *an_string(const struct an_heap *h, uint64_t sid, size_t *len)
@@ -58,7 +86,7 @@ struct cur an_fields_at(const struct an_heap *h, uint64_t off)
 
 const uint8_t *an_instance_data(const struct an_heap *h, uint32_t o, uint32_t *len)
 {
-    uint64_t off = h->off[o];
+    uint64_t off = an_off(h, o);
     if (h->p[off] != 0x21) return NULL;
     uint64_t at = off + 1 + 2 * (uint64_t)h->idsize + 4;
     *len = (uint32_t)be(h->p + at, 4);
@@ -68,12 +96,12 @@ const uint8_t *an_instance_data(const struct an_heap *h, uint32_t o, uint32_t *l
 uint32_t an_class_of_object(const struct an_heap *h, uint32_t o)
 {
     uint64_t v;
-    return AN_KIND(h, o) == AN_CLASSOBJ && idmap_get(&h->class_by_id, h->ids[o], &v) ? (uint32_t)v : AN_NONE;
+    return AN_KIND(h, o) == AN_CLASSOBJ && idmap_get(&h->class_by_id, an_id(h, o), &v) ? (uint32_t)v : AN_NONE;
 }
 
 const uint8_t *an_prim_array(const struct an_heap *h, uint32_t o, int *type, uint32_t *count)
 {
-    uint64_t off = h->off[o];
+    uint64_t off = an_off(h, o);
     if (h->p[off] != 0x23) return NULL;
     const uint8_t *p = h->p + off + 1 + h->idsize + 4;
     *count = (uint32_t)be(p, 4);
@@ -136,4 +164,9 @@ const uint8_t *an_field(const struct an_heap *h, uint32_t o, uint64_t name_sid, 
         k = (uint32_t)v;
     }
     return NULL;
+}
+
+void an_pages_done(const struct an_heap *h, uint64_t i)
+{
+    if (h->drop_pages && !(i & ((1u << 16) - 1))) madvise((void *)h->p, (size_t)h->size, MADV_DONTNEED);
 }

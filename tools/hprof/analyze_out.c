@@ -30,7 +30,7 @@ void an_object_label(const struct an_heap *h, uint32_t o, struct buf *b)
         buf_put(b, " ", 1);
         an_class_name(h, an_class_of_object(h, o), b);
     }
-    buf_printf(b, "#0x%" PRIx64, h->ids[o]);
+    buf_printf(b, "#0x%" PRIx64, an_id(h, o));
 }
 
 const char *an_buf_text(struct buf *b)

@@ -63,7 +63,7 @@ static void chain(const struct an_heap *h, const struct an_dom *d, uint32_t o, s
 static void report_summary(const struct an_heap *h, const struct an_dom *d, struct out *w)
 {
     uint64_t all = 0;
-    for (uint32_t o = 0; o < h->n; o++) all += h->shallow[o];
+    for (uint32_t o = 0; o < h->n; o++) all += an_shallow(h, o);
     if (w->json)
         buf_printf(&w->b,
                    "\"dump\": {\"objects\": %u, \"reachable\": %u, \"bytes\": %" PRIu64
@@ -130,11 +130,11 @@ static void report_biggest(const struct an_heap *h, const struct an_dom *d, cons
             buf_printf(&w->b,
                        ", \"id\": \"0x%" PRIx64 "\", \"retained\": %" PRIu64 ", \"shallow\": %" PRIu64
                        ", \"dominators\": ",
-                       h->ids[top[i]], d->retained[top[i]], h->shallow[top[i]]);
+                       an_id(h, top[i]), d->retained[top[i]], an_shallow(h, top[i]));
             chain(h, d, top[i], w);
             buf_put(&w->b, "}", 1);
         } else {
-            buf_printf(&w->b, "%4u %12" PRIu64 " %12" PRIu64 " %s\n", i + 1, d->retained[top[i]], h->shallow[top[i]],
+            buf_printf(&w->b, "%4u %12" PRIu64 " %12" PRIu64 " %s\n", i + 1, d->retained[top[i]], an_shallow(h, top[i]),
                        an_buf_text(&lb));
             chain(h, d, top[i], w);
         }
@@ -235,6 +235,7 @@ static void report_waste(const struct an_heap *h, const struct an_dom *d, const 
     if (values)
         for (uint32_t i = 0; i < d->nreach; i++) {
             uint32_t s = d->order[i];
+            an_pages_done(h, i + 1);
             if (AN_KIND(h, s) == AN_INSTANCE && h->cls[s] != AN_NONE && h->classes[h->cls[s]].kind == AN_K_STRING) {
                 uint32_t a = an_string_value(h, s);
                 if (a != AN_NONE) values[a] = 1;
@@ -392,7 +393,7 @@ void an_report(const struct an_heap *h, const struct an_dom *d, const struct an_
         } else
             for (uint32_t i = 0; i < d->nreach; i++) {
                 uint32_t x = d->order[i], t = ws.trace_idx[x];
-                if (t != AN_NONE) ws.trace_count[t]++, ws.trace_shallow[t] += h->shallow[x];
+                if (t != AN_NONE) ws.trace_count[t]++, ws.trace_shallow[t] += an_shallow(h, x);
             }
     }
     uint32_t nr = 0;

@@ -55,6 +55,7 @@ struct dup *an_duplicates(const struct an_heap *h, const struct an_dom *d, bool 
     if (!t) return NULL;
     for (uint32_t i = 0; i < d->nreach; i++) {
         uint32_t o = d->order[i], arr = o;
+        an_pages_done(h, i + 1);
         if (strings) {
             if (AN_KIND(h, o) != AN_INSTANCE || h->cls[o] == AN_NONE || h->classes[h->cls[o]].kind != AN_K_STRING)
                 continue;
@@ -87,7 +88,7 @@ struct dup *an_duplicates(const struct an_heap *h, const struct an_dom *d, bool 
         size_t s = hash & (cap - 1);
         for (;;) {
             if (!t[s].hash) {
-                t[s] = (struct dup){hash, o, 1, h->shallow[o] + (strings ? h->shallow[arr] : 0)};
+                t[s] = (struct dup){hash, o, 1, an_shallow(h, o) + (strings ? an_shallow(h, arr) : 0)};
                 n++;
                 break;
             }
@@ -141,6 +142,7 @@ void an_collection_waste(const struct an_heap *h, const struct an_dom *d, struct
     memset(c, 0, sizeof *c);
     for (uint32_t i = 0; i < d->nreach; i++) {
         uint32_t o = d->order[i], k = h->cls[o];
+        an_pages_done(h, i + 1);
         if (AN_KIND(h, o) != AN_INSTANCE || k == AN_NONE) continue;
         int which = h->classes[k].kind == AN_K_ARRAYLIST ? 0 : h->classes[k].kind == AN_K_HASHMAP ? 1 : -1;
         if (which < 0) continue;
@@ -152,10 +154,11 @@ void an_collection_waste(const struct an_heap *h, const struct an_dom *d, struct
         uint64_t id = h->idsize == 8 ? be_load_u8(fa) : be_load_u4(fa);
         uint32_t arr = id ? an_find(h, id) : AN_NONE;
         uint32_t cap = 0;
-        if (arr != AN_NONE && AN_KIND(h, arr) == AN_OBJARRAY) cap = be_load_u4(h->p + h->off[arr] + 1 + h->idsize + 4);
+        if (arr != AN_NONE && AN_KIND(h, arr) == AN_OBJARRAY)
+            cap = be_load_u4(h->p + an_off(h, arr) + 1 + h->idsize + 4);
         if (size == 0) {
             c->empty[which]++;
-            c->empty_bytes[which] += h->shallow[o] + (arr != AN_NONE ? h->shallow[arr] : 0);
+            c->empty_bytes[which] += an_shallow(h, o) + (arr != AN_NONE ? an_shallow(h, arr) : 0);
         } else if (cap >= 16 && (uint64_t)size * 4 < cap) {
             c->sparse[which]++;
             c->sparse_bytes[which] += (uint64_t)(cap - size) * (uint64_t)h->oopsize;

@@ -143,9 +143,9 @@ static void objects(const struct an_heap *h, const struct an_dom *d, FILE *out)
         uint32_t o = d->order[i];
         buf_reset(&b);
         an_class_name(h, h->cls[o], &b);
-        fprintf(out, "0x%llx %.*s %llu %llu 0x%llx\n", (unsigned long long)h->ids[o], (int)b.len, (const char *)b.data,
-                (unsigned long long)h->shallow[o], (unsigned long long)d->retained[o],
-                d->idom[o] == AN_NONE ? 0ull : (unsigned long long)h->ids[d->idom[o]]);
+        fprintf(out, "0x%llx %.*s %llu %llu 0x%llx\n", (unsigned long long)an_id(h, o), (int)b.len,
+                (const char *)b.data, (unsigned long long)an_shallow(h, o), (unsigned long long)d->retained[o],
+                d->idom[o] == AN_NONE ? 0ull : (unsigned long long)an_id(h, d->idom[o]));
     }
     buf_free(&b);
 }
@@ -183,6 +183,7 @@ int cmd_analyze(int argc, char **argv)
     } else {
         an_report(&h[0], &d[0], &a.o, stdout);
     }
+    an_progress(&h[0].progress, "done");
     an_dom_free(&d[0]);
     an_heap_free(&h[0]);
     an_file_close(&f[0]);
