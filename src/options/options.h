@@ -42,6 +42,7 @@ struct options {
     double cutoff;
     bool lineno, thread, doe, msa, force, verbose;
     bool native;                 /* cpu=samples: native frames (C, C++, the JVM's own) in stacks */
+    bool kernel;                 /* cpu=samples: the kernel's frames (perf events) on top */
     bool gc_okay_given;          /* obsolete: accepted, with a note */
     bool primfields;             /* format=b heap dumps: primitive field values (n: written as 0) */
     bool primarrays;             /* format=b heap dumps: primitive arrays' elements (n: none) */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "native/native_kallsyms.h"
 #include "native/native_symbolize.h"
 #include "sources/cpu/pseudo_frames.h"
 #include "sources/cpu/signal_internal.h"
@@ -53,6 +54,8 @@ struct native_frames {
     unsigned long long adds, subs; /* dl_iterate_phdr's, at the last snapshot */
     uint64_t stops_seen;           /* the natives' walks that ended on the unknown, then */
     uint64_t last_ms;
+    struct ns_table kernel; /* kernel=y: /proc/kallsyms, read at the first kernel pc */
+    int kernel_read;        /* 0: not yet, 1: read, -1: could not be */
 };
 
 static const char *const STOP_NAMES[NU_STOP_COUNT] = {
@@ -246,8 +249,25 @@ static bool pcs_grow(struct native_frames *nf)
     return true;
 }
 
-/* The frame of a native pc (caller: a return address), looked up once per pc. */
-static jmethodID pc_id(struct native_frames *nf, uintptr_t pc, bool caller)
+/* A kernel pc's function, in name (kernel=y): by /proc/kallsyms, read the first time
+ * (a few MB, tens of ms, on this thread); "unknown" where no symbol covers it (the
+ * kernel hides its addresses: kptr_restrict). */
+static void kernel_name(struct native_frames *nf, uintptr_t pc, bool caller, char *name, size_t cap)
+{
+    if (!nf->kernel_read) {
+        nf->kernel_read = nk_read(&nf->kernel) == 0 && nf->kernel.n ? 1 : -1;
+        if (nf->kernel_read < 0)
+            log_warning("kernel=y: /proc/kallsyms gives no kernel symbols here (kernel.kptr_restrict?): kernel "
+                        "frames are [kernel].unknown");
+    }
+    uint64_t off;
+    const struct ns_sym *sym = ns_lookup(&nf->kernel, caller ? pc - 1 : pc, &off);
+    snprintf(name, cap, "%s", sym ? ns_name(&nf->kernel, sym) : "unknown");
+}
+
+/* The frame of a native pc (caller: a return address; kernel: the kernel's), looked up
+ * once per pc (a kernel pc's key cannot be a user pc's: those are below 2^47). */
+static jmethodID pc_id(struct native_frames *nf, uintptr_t pc, bool caller, bool kernel)
 {
     uintptr_t key = pc << 1 | caller;
     if (!key || !nf->space) return NULL;
@@ -259,7 +279,12 @@ static jmethodID pc_id(struct native_frames *nf, uintptr_t pc, bool caller)
     const char *lib = "";
     /* "lib+0x1a2b" where no symbol covers pc; in no library (a JVM stub at the top of a
      * thread that is not a Java thread, signal_handler.c's stub_step): [generated code].stub */
-    if (!nsz_name(nf->space, pc, caller, 0, name, sizeof name, &lib) && !*lib) snprintf(name, sizeof name, "stub");
+    if (kernel) {
+        lib = "[kernel]";
+        kernel_name(nf, pc, caller, name, sizeof name);
+    } else if (!nsz_name(nf->space, pc, caller, 0, name, sizeof name, &lib) && !*lib) {
+        snprintf(name, sizeof name, "stub");
+    }
     jmethodID id = function_id(nf, lib, name);
     if (id) {
         nf->pcs[j] = (struct pc_slot){key, id};
@@ -271,7 +296,10 @@ static jmethodID pc_id(struct native_frames *nf, uintptr_t pc, bool caller)
 int native_frames_count(const struct sample_frame *in, int n)
 {
     int i = 0;
-    while (i < n && (in[i].location == FRAME_NATIVE_PC || in[i].location == FRAME_NATIVE_STOP)) i++;
+    while (
+        i < n &&
+        (in[i].location == FRAME_NATIVE_PC || in[i].location == FRAME_NATIVE_STOP || in[i].location == FRAME_KERNEL_PC))
+        i++;
     return i;
 }
 
@@ -280,8 +308,9 @@ int native_frames_convert(struct native_frames *nf, const struct sample_frame *i
     int k = 0;
     for (int i = 0; i < n && k < max; i++) {
         jmethodID id;
-        if (in[i].location == FRAME_NATIVE_PC) {
-            id = pc_id(nf, (uintptr_t)in[i].method, i > 0);
+        if (in[i].location == FRAME_NATIVE_PC || in[i].location == FRAME_KERNEL_PC) {
+            id = pc_id(nf, (uintptr_t)in[i].method, i > 0 && in[i - 1].location == in[i].location,
+                       in[i].location == FRAME_KERNEL_PC);
         } else if (in[i].location == FRAME_NATIVE_STOP) {
             uintptr_t r = (uintptr_t)in[i].method;
             id = nf->stopped && r < NU_STOP_COUNT ? STOP_ID(r) : NULL;
