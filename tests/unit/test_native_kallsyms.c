@@ -23,7 +23,7 @@ static void test_hostile(void)
     snprintf(text, sizeof text,
              "ffffffff81000000 T _stext\n"
              "ffffffff81000100 t helper\n"
-             "ffffffff81000200 D some_data\n"          /* data: not a function */
+             "ffffffff81000200 D some_data\n" /* data: not a function */
              "ffffffff81000300 W weak_one\n"
              "ffffffffc0001000 t mod_fn\t[some_mod]\n" /* a module's: its name alone */
              "0000000000000000 T hidden\n"             /* kptr_restrict: no address */
@@ -43,7 +43,8 @@ static void test_hostile(void)
     CHECK(strcmp(name_at(&t, 0xffffffff81000150, &off), "helper") == 0 && off == 0x50,
           "kallsyms: a pc inside helper, 0x50 in");
     CHECK(strcmp(name_at(&t, 0xffffffff81000250, &off), "helper") == 0, "kallsyms: data symbols do not cut helper");
-    CHECK(strcmp(name_at(&t, 0xffffffffc0001010, &off), "mod_fn") == 0, "kallsyms: a module's function, its name alone");
+    CHECK(strcmp(name_at(&t, 0xffffffffc0001010, &off), "mod_fn") == 0,
+          "kallsyms: a module's function, its name alone");
     CHECK(strlen(name_at(&t, 0xffffffff81000700, &off)) == NK_MAX_NAME, "kallsyms: a long name cut to %d", NK_MAX_NAME);
     CHECK(strcmp(name_at(&t, 0xffffffff81000900, &off), "cut_off_at_the_end") == 0, "kallsyms: the last line unended");
     CHECK(strcmp(name_at(&t, 0xffffffff80000000, &off), "(none)") == 0, "kallsyms: below the first symbol, none");

@@ -71,7 +71,8 @@ static void test_by_hand(void)
 
     /* A user part (a kernel that kept it): cut there. */
     at = 0;
-    put(&at, PERF_RECORD_SAMPLE, (uint64_t[]){4, 0xffffffff81000070, (uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000}, 5);
+    put(&at, PERF_RECORD_SAMPLE, (uint64_t[]){4, 0xffffffff81000070, (uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000},
+        5);
     n = take(0, at, pcs, &samples);
     CHECK(n == 1 && pcs[0] == 0xffffffff81000070, "perf ring: user pcs after PERF_CONTEXT_USER left out");
 
@@ -89,7 +90,8 @@ static void test_by_hand(void)
           "perf ring: a record of size 0 ends the reading, what came before kept, the rest given back");
     memset(ring + PAGE, 0x41, PAGE); /* garbage everywhere */
     n = take(0, 3 * PAGE, pcs, &samples);
-    CHECK(samples == 0 && n == 0 && meta()->data_tail == 3 * PAGE, "perf ring: a head more than a ring ahead: nothing read");
+    CHECK(samples == 0 && n == 0 && meta()->data_tail == 3 * PAGE,
+          "perf ring: a head more than a ring ahead: nothing read");
     n = take(0, PAGE, pcs, &samples);
     CHECK(samples == 0 && n == 0, "perf ring: a ring of garbage (size 0x4141, not within): nothing read");
     atomic_store(&t.perf_ring, NULL);
@@ -150,8 +152,8 @@ static void test_live(void)
     int seen = samples_seen;
     end = cpu_ms() + 30;
     while (cpu_ms() < end) continue;
-    CHECK(seen >= 10 && seen <= 400, "perf event: samples in proportion to 200 ms of CPU at 2 ms (%d, %d signals)", seen,
-          (int)signals);
+    CHECK(seen >= 10 && seen <= 400, "perf event: samples in proportion to 200 ms of CPU at 2 ms (%d, %d signals)",
+          seen, (int)signals);
     CHECK(kernel_pcs > 0, "perf event: kernel pcs among them (%d)", (int)kernel_pcs);
     CHECK(samples_seen == seen, "perf event: disarmed, no more samples");
     perf_thread_close(&s, &t);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "native/native_kallsyms.h"
 #include "native/native_symbolize.h"
@@ -53,6 +54,8 @@ struct native_frames {
     uint32_t nfns;
     unsigned long long adds, subs; /* dl_iterate_phdr's, at the last snapshot */
     uint64_t stops_seen;           /* the natives' walks that ended on the unknown, then */
+    uint32_t wants_seen;           /* the snapshot's asks for tables, at the last build */
+    bool warmed;                   /* libjvm's table asked for at the first drain */
     uint64_t last_ms;
     struct ns_table kernel; /* kernel=y: /proc/kallsyms, read at the first kernel pc */
     int kernel_read;        /* 0: not yet, 1: read, -1: could not be */
@@ -61,7 +64,7 @@ struct native_frames {
 static const char *const STOP_NAMES[NU_STOP_COUNT] = {
     [NU_STOP_DEPTH] = "depth",      [NU_STOP_END] = "end",           [NU_STOP_NO_MODULE] = "no_module",
     [NU_STOP_NO_ROW] = "no_row",    [NU_STOP_RULE] = "unknown_rule", [NU_STOP_UNREADABLE] = "unreadable",
-    [NU_STOP_SP] = "stack_pointer", [NU_STOP_NO_STACK] = "no_stack",
+    [NU_STOP_SP] = "stack_pointer", [NU_STOP_NO_STACK] = "no_stack", [NU_STOP_NO_TABLE] = "no_table",
 };
 
 /* ---- the snapshot ---- */
@@ -87,17 +90,34 @@ static void publish(struct native_frames *nf, struct signal_sampler *s)
 {
     struct nm_maps maps;
     if (nm_maps_read_self(&maps) != 0) return;
-    struct native_space *next = nsp_new(&maps, nf->space);
+    struct native_space *next = nsp_new(&maps, nf->space, true);
     nm_maps_free(&maps);
     if (!next) return;
     np_publish(&s->space, next); /* frees the one before once no handler reads it */
     nf->space = next;
+    nf->wants_seen = 0;
     /* A library unloaded and another loaded at its place: pcs are named again. */
     memset(nf->pcs, 0, nf->pcs_cap * sizeof *nf->pcs);
     nf->npcs = 0;
 }
 
-void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms, bool new_threads)
+/* The tables nearly every walk needs, wanted at once: libjvm's (the JIT's and the GC's
+ * threads run in it, Java threads call it), libc's (the bottom of every thread's stack)
+ * and the agent's own (its threads are sampled too). The first drain (the sampling
+ * thread's start, off the JVM's own start) builds them rather than wait for walks to
+ * ask, each such walk a sample stopped short. */
+static void warm_up(const struct native_space *space)
+{
+    const struct nmod *libc = nsp_module(space, (uintptr_t)&getpid);
+    const struct nmod *own = nsp_module(space, (uintptr_t)&warm_up);
+    for (size_t i = 0; i < space->n; i++) {
+        const struct nmod *m = &space->mods[i];
+        if (m == libc || m == own || strcmp(m->name, "libjvm.so") == 0) nsp_want(space, m);
+    }
+}
+
+/* A new snapshot where the process's code or threads changed (native_frames.h). */
+static void refresh_space(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms, bool new_threads)
 {
     /* A library loaded or unloaded: at once (until then a Java thread's samples in it
      * end their native part there, as if it were Java code). One entry is read: cheap. */
@@ -115,6 +135,23 @@ void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, u
     if (!new_threads && !loads && !stops) return;
     publish(nf, s);
     nf->stops_seen = unknown_stops(s);
+}
+
+void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms, bool new_threads)
+{
+    refresh_space(nf, s, now_ms, new_threads);
+    /* Unwind tables walks asked for (their samples say [native_walk_stopped].no_table),
+     * a library's loaded since the last snapshot: built before this drain names the
+     * samples, so later ones unwind through. Asked again while building (another
+     * library met meanwhile): built too, a few rounds at most. */
+    if (!nf->warmed && nf->space) warm_up(nf->space);
+    nf->warmed = true;
+    for (int round = 0; round < 4 && nf->space; round++) {
+        uint32_t wants = atomic_load(&nf->space->wants);
+        if (wants == nf->wants_seen) break;
+        nf->wants_seen = wants;
+        nsp_build_wanted(nf->space);
+    }
 }
 
 struct native_frames *native_frames_new(struct host *h, struct signal_sampler *s)

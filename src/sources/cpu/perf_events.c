@@ -142,8 +142,7 @@ static uint64_t ring_word(const unsigned char *data, uint64_t mask, uint64_t off
     return *(const volatile uint64_t *)(data + (off & mask));
 }
 
-int perf_thread_take(const struct signal_sampler *s, struct sig_thread *t, uintptr_t *pcs, int max,
-                     uint32_t *samples)
+int perf_thread_take(const struct signal_sampler *s, struct sig_thread *t, uintptr_t *pcs, int max, uint32_t *samples)
 {
     *samples = 0;
     struct perf_event_mmap_page *page = atomic_load_explicit(&t->perf_ring, memory_order_acquire);

@@ -43,7 +43,6 @@ void perf_thread_close(struct signal_sampler *s, struct sig_thread *t);
  * ring's tail moved on): the kernel pcs of the newest sample record, top first, into pcs
  * (at most max): how many. *samples: the sample records read (each an interval of CPU
  * time; 0: the signal's record was taken by an earlier signal). */
-int perf_thread_take(const struct signal_sampler *s, struct sig_thread *t, uintptr_t *pcs, int max,
-                     uint32_t *samples);
+int perf_thread_take(const struct signal_sampler *s, struct sig_thread *t, uintptr_t *pcs, int max, uint32_t *samples);
 
 #endif
