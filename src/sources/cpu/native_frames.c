@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "native/native_kallsyms.h"
@@ -13,6 +14,7 @@
 #include "sources/cpu/pseudo_frames.h"
 #include "sources/cpu/signal_internal.h"
 #include "sources/host.h"
+#include "util/env.h"
 #include "util/log.h"
 
 /* Pseudo jmethodIDs: signal_sampler.c's are below 0x2800, native_threads.c's from 0x2800
@@ -56,6 +58,9 @@ struct native_frames {
     uint64_t stops_seen;           /* the natives' walks that ended on the unknown, then */
     uint32_t wants_seen;           /* the snapshot's asks for tables, at the last build */
     bool warmed;                   /* libjvm's table asked for at the first drain */
+    bool eager;                    /* HPROF_LAZY_TABLES=0: every table at start, as before */
+    uint64_t start_ns, build_ns;   /* this thread's CPU: the first snapshot; tables later */
+    size_t built;                  /* tables built later */
     uint64_t last_ms;
     struct ns_table kernel; /* kernel=y: /proc/kallsyms, read at the first kernel pc */
     int kernel_read;        /* 0: not yet, 1: read, -1: could not be */
@@ -68,6 +73,13 @@ static const char *const STOP_NAMES[NU_STOP_COUNT] = {
 };
 
 /* ---- the snapshot ---- */
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static int count_loads(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -90,7 +102,7 @@ static void publish(struct native_frames *nf, struct signal_sampler *s)
 {
     struct nm_maps maps;
     if (nm_maps_read_self(&maps) != 0) return;
-    struct native_space *next = nsp_new(&maps, nf->space, true);
+    struct native_space *next = nsp_new(&maps, nf->space, !nf->eager);
     nm_maps_free(&maps);
     if (!next) return;
     np_publish(&s->space, next); /* frees the one before once no handler reads it */
@@ -150,7 +162,9 @@ void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, u
         uint32_t wants = atomic_load(&nf->space->wants);
         if (wants == nf->wants_seen) break;
         nf->wants_seen = wants;
-        nsp_build_wanted(nf->space);
+        uint64_t t0 = thread_cpu_ns();
+        nf->built += nsp_build_wanted(nf->space);
+        nf->build_ns += thread_cpu_ns() - t0;
     }
 }
 
@@ -175,7 +189,10 @@ struct native_frames *native_frames_new(struct host *h, struct signal_sampler *s
     for (int r = 0; nf->stopped && r < NU_STOP_COUNT; r++) pseudo_method(h, nf->stopped, STOP_ID(r), STOP_NAMES[r]);
     np_init(&s->space, nsp_free);
     dl_iterate_phdr(count_loads, &nf->adds); /* adds, subs: two words in a row */
+    nf->eager = !env_switch("HPROF_LAZY_TABLES", true);
+    uint64_t t0 = thread_cpu_ns();
     publish(nf, s);
+    nf->start_ns = thread_cpu_ns() - t0;
     if (!nf->space) log_warning("cpu=samples: the process's native code cannot be read; no native frames");
     return nf;
 }
@@ -328,6 +345,14 @@ static jmethodID pc_id(struct native_frames *nf, uintptr_t pc, bool caller, bool
         nf->npcs++;
     }
     return id;
+}
+
+void native_frames_report(const struct native_frames *nf)
+{
+    log_plain("cpu=samples: native code read at start in %.1f ms of CPU (%zu libraries, tables %s); %zu tables "
+              "built later in %.1f ms\n",
+              (double)nf->start_ns / 1e6, nf->space ? nf->space->n : 0, nf->eager ? "all built" : "on first need",
+              nf->built, (double)nf->build_ns / 1e6);
 }
 
 int native_frames_count(const struct sample_frame *in, int n)

@@ -42,6 +42,9 @@ void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, u
  * most max): each native pc or stop marker (signal_internal.h's FRAME_NATIVE_*) as its
  * frame. How many. */
 int native_frames_convert(struct native_frames *nf, const struct sample_frame *in, int n, jvmtiFrameInfo *out, int max);
+/* What reading the process's code cost (HPROF_STACK_STATS=1, at VM death, on stderr):
+ * the first snapshot's CPU time, the tables built later and theirs. */
+void native_frames_report(const struct native_frames *nf);
 /* How many leading frames of a sample are native (pcs and stop markers). */
 int native_frames_count(const struct sample_frame *in, int n);
 

@@ -532,9 +532,11 @@ static void stop(struct host *h, JNIEnv *jni)
     stop_all_timers(c);
     pacer_stop(&c->pace, 5000);
     drain(h, c, jni, false);
-    if (env_switch("HPROF_STACK_STATS", false))
+    if (env_switch("HPROF_STACK_STATS", false)) {
         log_plain("cpu=samples: %llu refused stack walks made from a caller's frame\n",
                   (unsigned long long)atomic_load(&c->s.recovered));
+        if (c->native) native_frames_report(c->native);
+    }
     uint64_t refused = atomic_load(&c->s.perf_refused);
     if (refused && h->opt->verbose)
         log_warning("cpu=samples: kernel=y: %llu threads could not have a perf event (perf_event_mlock_kb?) and were "
