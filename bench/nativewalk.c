@@ -106,7 +106,7 @@ int main(int argc, char **argv)
     int64_t t0 = now_ns();
     struct nm_maps maps;
     nm_maps_read_self(&maps);
-    struct native_space *s = nsp_new(&maps, NULL);
+    struct native_space *s = nsp_new(&maps, NULL, false);
     printf("tables of this process: %zu modules built in %.1f ms\n", s->n, seconds_since(t0) * 1e3);
     np_init(&pub, nsp_free);
     np_publish(&pub, s);

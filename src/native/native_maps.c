@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* /proc/self/maps into a sorted table of readable ranges (native_maps.h). */
 #include "native/native_maps.h"
+#include "native/native_text.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* One line's fields; *pos is left at the next line. */
 struct nm_line {
@@ -190,24 +188,9 @@ fail:
 int nm_maps_read_self(struct nm_maps *out)
 {
     memset(out, 0, sizeof *out);
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    ssize_t got = 0;
-    while (buf && ((got = read(fd, buf + n, cap - n)) > 0 || (got < 0 && errno == EINTR))) {
-        if (got < 0) continue;
-        n += (size_t)got;
-        if (n < cap) continue;
-        char *more = cap < ((size_t)64 << 20) ? realloc(buf, cap *= 2) : NULL;
-        if (!more) free(buf);
-        buf = more;
-    }
-    close(fd);
-    if (!buf || got < 0) {
-        free(buf);
-        return -1;
-    }
+    size_t n;
+    char *buf = ntx_read("/proc/self/maps", (size_t)64 << 20, &n);
+    if (!buf) return -1;
     int rc = nm_maps_parse(buf, n, out);
     free(buf);
     return rc;

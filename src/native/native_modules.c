@@ -38,6 +38,41 @@ static struct nc_table *compile(const struct ne_file *f)
     return t;
 }
 
+/* m's table compiled from its file (or its image in memory: the vDSO) and published to
+ * the handlers: an empty one where the file cannot be read now (deleted, replaced by
+ * something that is not ELF), so that it is not tried again. 0, or -1 out of memory. */
+static int build(struct nmod *m)
+{
+    struct ne_file f;
+    int rc = m->image ? ne_parse(m->image, m->image_size, &f) : ne_open(m->path, &f);
+    struct nc_table *t = rc == 0 ? compile(&f) : calloc(1, sizeof *t);
+    if (rc == 0 && !m->image) ne_close(&f);
+    if (!t) return -1;
+    /* The rows before the pointer: a handler's acquire load sees them whole. */
+    atomic_store_explicit(&m->cfi, t, memory_order_release);
+    return 0;
+}
+
+void nsp_want(const struct native_space *s, const struct nmod *m)
+{
+    /* Both objects live in the snapshot's malloc'd memory: only the handlers' view of
+     * them is const. Relaxed: the agent reads the count, then each flag, and a flag seen
+     * late is seen at the next drain. */
+    atomic_store_explicit((_Atomic bool *)&m->wanted, true, memory_order_relaxed);
+    atomic_fetch_add_explicit((_Atomic uint32_t *)&s->wants, 1, memory_order_relaxed);
+}
+
+size_t nsp_build_wanted(struct native_space *s)
+{
+    size_t built = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        struct nmod *m = &s->mods[i];
+        if (!atomic_load_explicit(&m->wanted, memory_order_relaxed) || atomic_load(&m->cfi)) continue;
+        if (build(m) == 0) built++;
+    }
+    return built;
+}
+
 /* A module of prev that is this same file at this same place, or NULL. */
 static struct nmod *same_in(struct native_space *prev, const char *path, const struct nm_range *r)
 {
@@ -49,8 +84,10 @@ static struct nmod *same_in(struct native_space *prev, const char *path, const s
     return NULL;
 }
 
-/* One executable file mapping into m. 0 made, 1 skipped, -1 out of memory. */
-static int one_module(struct native_space *s, const struct nm_range *r, struct native_space *prev, struct nmod *m)
+/* One executable file mapping into m, its table compiled now unless lazy. 0 made, 1
+ * skipped, -1 out of memory. */
+static int one_module(struct native_space *s, const struct nm_range *r, struct native_space *prev, bool lazy,
+                      struct nmod *m)
 {
     const char *path = nm_maps_path(&s->maps, r);
     memset(m, 0, sizeof *m);
@@ -64,7 +101,9 @@ static int one_module(struct native_space *s, const struct nm_range *r, struct n
     struct nmod *old = same_in(prev, path, r);
     if (old) {
         m->bias = old->bias;
-        m->cfi = old->cfi;
+        atomic_init(&m->cfi, atomic_load(&old->cfi));
+        m->image = old->image;
+        m->image_size = old->image_size;
         m->syms = old->syms;
         m->syms_tried = old->syms_tried;
         m->owns = false; /* until the whole snapshot is built: a failure leaves prev whole */
@@ -80,21 +119,24 @@ static int one_module(struct native_space *s, const struct nm_range *r, struct n
         free(m->path);
         return 1;
     }
-    m->cfi = compile(&f);
     if (in_memory) {
         m->image = f.data;
         m->image_size = f.size;
-    } else {
-        ne_close(&f);
     }
-    if (!m->cfi) {
+    struct nc_table *t = lazy ? NULL : compile(&f);
+    if (!in_memory) ne_close(&f);
+    if (!lazy && !t) {
         free(m->path);
         return -1;
     }
+    atomic_init(&m->cfi, t);
+    /* A library new in a rebuild was loaded to be called: wanted before any walk asks. */
+    atomic_init(&m->wanted, lazy && prev);
+    if (lazy && prev) atomic_fetch_add(&s->wants, 1);
     return 0;
 }
 
-struct native_space *nsp_new(struct nm_maps *maps, struct native_space *prev)
+struct native_space *nsp_new(struct nm_maps *maps, struct native_space *prev, bool lazy)
 {
     struct native_space *s = calloc(1, sizeof *s);
     if (!s) {
@@ -109,7 +151,7 @@ struct native_space *nsp_new(struct nm_maps *maps, struct native_space *prev)
         const struct nm_range *r = &s->maps.ranges[i];
         const char *path = nm_maps_path(&s->maps, r);
         if (!(r->perms & NM_PERM_X) || (path[0] != '/' && strcmp(path, VDSO) != 0)) continue;
-        int rc = one_module(s, r, prev, &s->mods[s->n]);
+        int rc = one_module(s, r, prev, lazy, &s->mods[s->n]);
         if (rc < 0) goto fail;
         if (rc == 0) s->n++;
     }
@@ -127,9 +169,10 @@ fail:
 
 static void free_module(struct nmod *m)
 {
+    struct nc_table *cfi = atomic_load(&m->cfi);
     if (m->owns) {
-        if (m->cfi) nc_free(m->cfi);
-        free(m->cfi);
+        if (cfi) nc_free(cfi);
+        free(cfi);
         if (m->syms) ns_free(m->syms);
         free(m->syms);
     }

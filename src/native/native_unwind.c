@@ -82,8 +82,16 @@ void nu_walk_stack(const struct native_space *s, const struct nm_span *stack, co
             stop = NU_STOP_NO_MODULE;
             break;
         }
+        /* A module met before its table was built: asked for, and the walk ends here
+         * (the frame-pointer chain would guess where the table will know). */
+        const struct nc_table *cfi = atomic_load_explicit(&m->cfi, memory_order_acquire);
+        if (!cfi) {
+            nsp_want(s, m);
+            stop = NU_STOP_NO_TABLE;
+            break;
+        }
         /* A caller's pc is a return address: the call is the byte before it. */
-        const struct nc_row *row = nc_find(m->cfi, r.pc - (out->n > 1) - m->bias);
+        const struct nc_row *row = nc_find(cfi, r.pc - (out->n > 1) - m->bias);
         struct nu_regs next;
         int rc;
         if (row) {
@@ -112,7 +120,7 @@ void nu_walk_stack(const struct native_space *s, const struct nm_span *stack, co
 
 const char *nu_stop_name(int stop)
 {
-    static const char *const names[NU_STOP_COUNT] = {"depth",        "end",        "no module", "no row",
-                                                     "unknown rule", "unreadable", "sp",        "no stack"};
+    static const char *const names[NU_STOP_COUNT] = {"depth",      "end", "no module", "no row",  "unknown rule",
+                                                     "unreadable", "sp",  "no stack",  "no table"};
     return stop >= 0 && stop < NU_STOP_COUNT ? names[stop] : "?";
 }

@@ -34,6 +34,7 @@ enum nu_stop {
     NU_STOP_UNREADABLE, /* a read outside the stack */
     NU_STOP_SP,         /* the stack pointer would not move up */
     NU_STOP_NO_STACK,   /* sp in no readable mapping the table knows */
+    NU_STOP_NO_TABLE,   /* the module's table not built yet (asked for: nsp_want) */
     NU_STOP_COUNT
 };
 

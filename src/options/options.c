@@ -48,6 +48,8 @@ static const char HELP_TEXT[] = "\n"
                                 "                       (C, C++, the JVM's) in stacks\n"
                                 "precise=y|n            cpu=samples: the JIT's debug   y\n"
                                 "                       info at every instruction\n"
+                                "kernel=y|n             cpu=samples: the kernel's      n\n"
+                                "                       frames too (perf events)\n"
                                 "timing=sampled|all|    cpu=times: cheap methods       sampled\n"
                                 "  gprof                timed by sample, all timed,\n"
                                 "                       or by CPU samples (below)\n"
@@ -160,9 +162,15 @@ static const char HELP_TEXT[] = "\n"
                                 "    compiler] frame of a thread that is not a Java thread, as\n"
                                 "    libjvm.so.Compile::Optimize(libjvm.so:Native method). depth= counts\n"
                                 "    them (use a larger one: depth=4 may hold native frames only). A walk\n"
-                                "    that ends short says why ([native_walk_stopped].no_row ...). No\n"
-                                "    kernel frames: the samples come from CPU timers, which see the user\n"
-                                "    stack only. native=n leaves them out.\n"
+                                "    that ends short says why ([native_walk_stopped].no_row ...).\n"
+                                "    native=n leaves them out.\n"
+                                "  - kernel=y (clock=cpu, native=y): each thread's CPU time is counted\n"
+                                "    by a perf event (perf_event_open) instead of a timer, and the\n"
+                                "    kernel's frames (a system call's, a page fault's) go on top of the\n"
+                                "    native ones, as [kernel].ksys_write([kernel]:Native method), named\n"
+                                "    from /proc/kallsyms. It needs root, CAP_PERFMON or sysctl\n"
+                                "    kernel.perf_event_paranoid=1 (or less); elsewhere a warning says why\n"
+                                "    and the samples go on without kernel frames.\n"
                                 "  - cpu=samples turns on HotSpot's DebugNonSafepoints (precise=y), so a\n"
                                 "    sample in compiled code names the inlined method it was in. The JIT\n"
                                 "    then records more and compiles more slowly: on JDK 25 that alone\n"
@@ -520,6 +528,7 @@ static const struct option_row ROWS[] = {
     {"threads", WORDS(THREADS_WORDS), FIELD(threads)},
     {"native", FLAG(native)},
     {"precise", FLAG(precise)},
+    {"kernel", FLAG(kernel)},
     {"timing", WORDS(TIMING_WORDS), FIELD(timing)},
     {"view", .kind = ROW_WORD_SET, .words = VIEW_WORDS, FIELD(view)},
     {"viewonly", FLAG(viewonly)},

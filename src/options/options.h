@@ -46,6 +46,7 @@ struct options {
     bool lineno, thread, doe, msa, force, verbose;
     bool native;                 /* cpu=samples: native frames (C, C++, the JVM's own) in stacks */
     bool precise;                /* cpu=samples: HotSpot's DebugNonSafepoints on (n: left as it was) */
+    bool kernel;                 /* cpu=samples: the kernel's frames (perf events) on top */
     bool gc_okay_given;          /* obsolete: accepted, with a note */
     bool primfields;             /* format=b heap dumps: primitive field values (n: written as 0) */
     bool primarrays;             /* format=b heap dumps: primitive arrays' elements (n: none) */

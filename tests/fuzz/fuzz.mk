@@ -17,6 +17,7 @@
 #   eh_frame         .eh_frame compiled to unwind rows, and walks over them (native/native_cfi*.c,
 #                    native/native_unwind.c)
 #   demangle         C++ symbol names (native/native_demangle.c)
+#   kallsyms         /proc/kallsyms text, the kernel's functions (native/native_kallsyms.c)
 #
 #   make fuzz                         every target FUZZ_SECONDS (60) from its corpus, classfile
 #                                     also from JDK classes (fuzz-seed)
@@ -29,7 +30,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_OUT     := $(BUILD)/fuzz
 FUZZ_NAMES   := classfile options socket_commands jdk_dump hprof_dump text_profile perfdata \
-                maps elf eh_frame demangle analyze
+                maps elf eh_frame demangle analyze kallsyms
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 # -Wno-gnu-...: struct trace's flexible array (never used in the empty trace) sits inside

@@ -5,6 +5,10 @@
 //                           calls the native chain spin -> outer -> middle -> inner
 //                           (tests/java/native/native_chain_jni.c) from caller() for MS ms
 //   NativeWork zip MS       java.util.zip's Deflater and Inflater in a loop for MS ms
+//   NativeWork syscall MS   reads /dev/zero through a FileChannel into a direct buffer
+//                           of 1 MiB in a loop for MS ms, from reader(): most of its CPU
+//                           in the kernel, clearing the buffer in the read system call
+//                           (kernel=y)
 public class NativeWork {
     static native long spin(long n);
 
@@ -40,10 +44,24 @@ public class NativeWork {
         return total;
     }
 
+    static long reader(long ms) throws Exception {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocateDirect(1 << 20);
+        long end = System.currentTimeMillis() + ms, n = 0;
+        try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(java.nio.file.Path.of("/dev/zero"))) {
+            while (System.currentTimeMillis() < end) {
+                b.clear();
+                n += in.read(b);
+            }
+        }
+        return n;
+    }
+
     public static void main(String[] args) throws Exception {
         long ms = Long.parseLong(args[args.length - 1]);
         if (args[0].equals("zip")) {
             System.out.println("zip " + zip(ms));
+        } else if (args[0].equals("syscall")) {
+            System.out.println("syscall " + (reader(ms) > 0));
         } else {
             System.out.println("java " + javaWork(300));
             System.load(args[1]);

@@ -56,7 +56,7 @@ static void test_libc(void)
 
     struct native_space *s;
     nm_maps_read_self(&m);
-    s = nsp_new(&m, NULL);
+    s = nsp_new(&m, NULL, false);
     char name[256];
     const char *lib;
     bool named = s && nsz_name(s, (uintptr_t)&getpid, false, 0, name, sizeof name, &lib);
@@ -79,7 +79,7 @@ static void test_vdso(void)
     }
     struct nm_maps m;
     nm_maps_read_self(&m);
-    struct native_space *s = nsp_new(&m, NULL);
+    struct native_space *s = nsp_new(&m, NULL, false);
     const struct nmod *vdso = s ? nsp_module(s, (uintptr_t)image + 0x100) : NULL;
     /* the vDSO's own address of clock_gettime, from its symbols */
     struct ne_file f;

@@ -77,14 +77,15 @@ __attribute__((noinline)) static uint64_t spin_chain(uint64_t n)
     return r + 1;
 }
 
-/* Samples the spinning chain with the tables of space; returns the samples taken. */
+/* Samples the spinning chain with the tables of space (NULL: those published already);
+ * returns the samples taken. */
 static int sample_chain(struct native_space *space)
 {
     atomic_store(&nsamples, 0);
     atomic_store(&walked, 0);
     memset(results, 0, sizeof results);
     *chain_stop = 0;
-    np_publish(&pub, space);
+    if (space) np_publish(&pub, space);
     pthread_t w;
     pthread_create(&w, NULL, watchdog, NULL);
     struct itimerval on = {{0, 1000}, {0, 1000}}, off = {{0, 0}, {0, 0}};
@@ -142,7 +143,7 @@ static struct native_space *new_space_after(struct native_space *prev)
 {
     struct nm_maps maps;
     if (nm_maps_read_self(&maps) != 0) return NULL;
-    return nsp_new(&maps, prev);
+    return nsp_new(&maps, prev, false);
 }
 
 static struct native_space *new_space(void) { return new_space_after(NULL); }
@@ -184,6 +185,28 @@ static struct native_space *space_without_cfi(void)
     return s;
 }
 
+/* Lazy tables: no table until a walk needs one; the walks that meet the chain library
+ * first stop there and ask for it; built, the same snapshot's walks go through. */
+static void test_lazy(void)
+{
+    struct nm_maps maps;
+    struct native_space *lazy = nm_maps_read_self(&maps) == 0 ? nsp_new(&maps, NULL, true) : NULL;
+    const struct nmod *chain = module_named(lazy, "libnative_chain");
+    size_t tables = 0;
+    for (size_t i = 0; lazy && i < lazy->n; i++) tables += atomic_load(&lazy->mods[i].cfi) != NULL;
+    CHECK(chain && !atomic_load(&chain->cfi) && tables == 0, "lazy: no table before a walk needs one (%zu)", tables);
+    int n = sample_chain(lazy), stopped = 0;
+    for (int i = 0; i < n; i++) stopped += results[i].stop == NU_STOP_NO_TABLE && results[i].n == 1;
+    CHECK(n > 0 && stopped == n && chain && atomic_load(&chain->wanted) && atomic_load(&lazy->wants) >= (uint32_t)n,
+          "lazy: every walk stopped at the library for want of its table, and asked for it (%d of %d)", stopped, n);
+    size_t built = lazy ? nsp_build_wanted(lazy) : 0;
+    const struct nc_table *t = chain ? atomic_load(&chain->cfi) : NULL;
+    CHECK(built == 1 && t && t->n > 0, "lazy: the one table wanted built (%zu built, %zu rows)", built, t ? t->n : 0);
+    n = sample_chain(NULL);
+    int dwarf = 0, shown = 0, good = count_chains(lazy, n, &dwarf, &shown);
+    CHECK(n > 0 && good * 10 >= n * 9, "lazy: then inner, middle, outer, spin_chain in %d of %d samples", good, n);
+}
+
 int main(void)
 {
     np_init(&pub, nsp_free);
@@ -208,6 +231,7 @@ int main(void)
     good = count_chains(bare, n, &dwarf, &shown);
     CHECK(n > 0 && good * 10 < n, "unwind: without the library's table, the chain in %d of %d samples (< 10%%)", good,
           n);
+    test_lazy();
     np_destroy(&pub);
     return UNIT_DONE();
 }

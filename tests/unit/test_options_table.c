@@ -28,12 +28,12 @@ static void expect_message(const char *text, const char *message)
 
 /* Every option the parser should take. */
 static const char *const NAMES[] = {
-    "heap",       "cpu",      "monitor",    "format",   "file",      "net",       "depth",   "interval",
-    "cutoff",     "lineno",   "thread",     "doe",      "msa",       "force",     "verbose", "alloc_sample",
-    "live",       "callers",  "clock",      "sampler",  "threads",   "native",    "precise", "timing",
-    "view",       "viewonly", "timeline",   "top",      "rotate",    "keep",      "service", "primfields",
-    "primarrays", "logflags", "debugflags", "coredump", "errorexit", "exitpause", "pause",   "precrash",
-    "debug",      "X",        "gc_okay"};
+    "heap",       "cpu",        "monitor",  "format",     "file",     "net",       "depth",     "interval",
+    "cutoff",     "lineno",     "thread",   "doe",        "msa",      "force",     "verbose",   "alloc_sample",
+    "live",       "callers",    "clock",    "sampler",    "threads",  "native",    "kernel",    "precise",
+    "timing",     "view",       "viewonly", "timeline",   "top",      "rotate",    "keep",      "service",
+    "primfields", "primarrays", "logflags", "debugflags", "coredump", "errorexit", "exitpause", "pause",
+    "precrash",   "debug",      "X",        "gc_okay"};
 #define N_NAMES (sizeof NAMES / sizeof NAMES[0])
 
 static bool known(const char *name)
@@ -96,10 +96,10 @@ static void every_name(void)
     }
     must("view", "html++pprof", "html|collapsed|pprof|all, joined by +");
     must("view", "", "html|collapsed|pprof|all, joined by +");
-    static const char *const YES_NO[] = {"monitor",    "native",     "precise",  "lineno",    "thread",
-                                         "doe",        "msa",        "force",    "verbose",   "viewonly",
-                                         "primfields", "primarrays", "coredump", "errorexit", "exitpause",
-                                         "pause",      "precrash",   "debug",    "gc_okay"};
+    static const char *const YES_NO[] = {"monitor",   "native",     "kernel",     "precise",  "lineno",
+                                         "thread",    "doe",        "msa",        "force",    "verbose",
+                                         "viewonly",  "primfields", "primarrays", "coredump", "errorexit",
+                                         "exitpause", "pause",      "precrash",   "debug",    "gc_okay"};
     for (size_t i = 0; i < sizeof YES_NO / sizeof YES_NO[0]; i++) must(YES_NO[i], "yes", "y|n");
     for (const char *const *name = (const char *const[]){"logflags", "debugflags", "X", NULL}; *name; name++)
         must(*name, "4x", "numeric");
@@ -129,6 +129,8 @@ static void every_word(void)
     EXPECT("cpu=samples,native=n", !o.native);
     EXPECT("cpu=samples", o.precise);
     EXPECT("cpu=samples,precise=n", !o.precise);
+    EXPECT("cpu=samples", !o.kernel);
+    EXPECT("cpu=samples,kernel=y", o.kernel);
     EXPECT("cpu=samples", o.cpu == CPU_SAMPLES && o.heap == HEAP_NONE);
     EXPECT("cpu=times", o.cpu == CPU_TIMES && strcmp(options_cpu_name(o.cpu), "times") == 0);
     EXPECT("cpu=old", o.cpu == CPU_OLD && strcmp(options_cpu_name(o.cpu), "old") == 0);

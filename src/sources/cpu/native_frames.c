@@ -6,11 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "native/native_kallsyms.h"
 #include "native/native_symbolize.h"
 #include "sources/cpu/pseudo_frames.h"
 #include "sources/cpu/signal_internal.h"
 #include "sources/host.h"
+#include "util/env.h"
 #include "util/log.h"
 
 /* Pseudo jmethodIDs: signal_sampler.c's are below 0x2800, native_threads.c's from 0x2800
@@ -52,16 +56,30 @@ struct native_frames {
     uint32_t nfns;
     unsigned long long adds, subs; /* dl_iterate_phdr's, at the last snapshot */
     uint64_t stops_seen;           /* the natives' walks that ended on the unknown, then */
+    uint32_t wants_seen;           /* the snapshot's asks for tables, at the last build */
+    bool warmed;                   /* libjvm's table asked for at the first drain */
+    bool eager;                    /* HPROF_LAZY_TABLES=0: every table at start, as before */
+    uint64_t start_ns, build_ns;   /* this thread's CPU: the first snapshot; tables later */
+    size_t built;                  /* tables built later */
     uint64_t last_ms;
+    struct ns_table kernel; /* kernel=y: /proc/kallsyms, read at the first kernel pc */
+    int kernel_read;        /* 0: not yet, 1: read, -1: could not be */
 };
 
 static const char *const STOP_NAMES[NU_STOP_COUNT] = {
     [NU_STOP_DEPTH] = "depth",      [NU_STOP_END] = "end",           [NU_STOP_NO_MODULE] = "no_module",
     [NU_STOP_NO_ROW] = "no_row",    [NU_STOP_RULE] = "unknown_rule", [NU_STOP_UNREADABLE] = "unreadable",
-    [NU_STOP_SP] = "stack_pointer", [NU_STOP_NO_STACK] = "no_stack",
+    [NU_STOP_SP] = "stack_pointer", [NU_STOP_NO_STACK] = "no_stack", [NU_STOP_NO_TABLE] = "no_table",
 };
 
 /* ---- the snapshot ---- */
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static int count_loads(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -84,17 +102,34 @@ static void publish(struct native_frames *nf, struct signal_sampler *s)
 {
     struct nm_maps maps;
     if (nm_maps_read_self(&maps) != 0) return;
-    struct native_space *next = nsp_new(&maps, nf->space);
+    struct native_space *next = nsp_new(&maps, nf->space, !nf->eager);
     nm_maps_free(&maps);
     if (!next) return;
     np_publish(&s->space, next); /* frees the one before once no handler reads it */
     nf->space = next;
+    nf->wants_seen = 0;
     /* A library unloaded and another loaded at its place: pcs are named again. */
     memset(nf->pcs, 0, nf->pcs_cap * sizeof *nf->pcs);
     nf->npcs = 0;
 }
 
-void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms, bool new_threads)
+/* The tables nearly every walk needs, wanted at once: libjvm's (the JIT's and the GC's
+ * threads run in it, Java threads call it), libc's (the bottom of every thread's stack)
+ * and the agent's own (its threads are sampled too). The first drain (the sampling
+ * thread's start, off the JVM's own start) builds them rather than wait for walks to
+ * ask, each such walk a sample stopped short. */
+static void warm_up(const struct native_space *space)
+{
+    const struct nmod *libc = nsp_module(space, (uintptr_t)&getpid);
+    const struct nmod *own = nsp_module(space, (uintptr_t)&warm_up);
+    for (size_t i = 0; i < space->n; i++) {
+        const struct nmod *m = &space->mods[i];
+        if (m == libc || m == own || strcmp(m->name, "libjvm.so") == 0) nsp_want(space, m);
+    }
+}
+
+/* A new snapshot where the process's code or threads changed (native_frames.h). */
+static void refresh_space(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms, bool new_threads)
 {
     /* A library loaded or unloaded: at once (until then a Java thread's samples in it
      * end their native part there, as if it were Java code). One entry is read: cheap. */
@@ -112,6 +147,25 @@ void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, u
     if (!new_threads && !loads && !stops) return;
     publish(nf, s);
     nf->stops_seen = unknown_stops(s);
+}
+
+void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms, bool new_threads)
+{
+    refresh_space(nf, s, now_ms, new_threads);
+    /* Unwind tables walks asked for (their samples say [native_walk_stopped].no_table),
+     * a library's loaded since the last snapshot: built before this drain names the
+     * samples, so later ones unwind through. Asked again while building (another
+     * library met meanwhile): built too, a few rounds at most. */
+    if (!nf->warmed && nf->space) warm_up(nf->space);
+    nf->warmed = true;
+    for (int round = 0; round < 4 && nf->space; round++) {
+        uint32_t wants = atomic_load(&nf->space->wants);
+        if (wants == nf->wants_seen) break;
+        nf->wants_seen = wants;
+        uint64_t t0 = thread_cpu_ns();
+        nf->built += nsp_build_wanted(nf->space);
+        nf->build_ns += thread_cpu_ns() - t0;
+    }
 }
 
 struct native_frames *native_frames_new(struct host *h, struct signal_sampler *s)
@@ -135,7 +189,10 @@ struct native_frames *native_frames_new(struct host *h, struct signal_sampler *s
     for (int r = 0; nf->stopped && r < NU_STOP_COUNT; r++) pseudo_method(h, nf->stopped, STOP_ID(r), STOP_NAMES[r]);
     np_init(&s->space, nsp_free);
     dl_iterate_phdr(count_loads, &nf->adds); /* adds, subs: two words in a row */
+    nf->eager = !env_switch("HPROF_LAZY_TABLES", true);
+    uint64_t t0 = thread_cpu_ns();
     publish(nf, s);
+    nf->start_ns = thread_cpu_ns() - t0;
     if (!nf->space) log_warning("cpu=samples: the process's native code cannot be read; no native frames");
     return nf;
 }
@@ -246,8 +303,25 @@ static bool pcs_grow(struct native_frames *nf)
     return true;
 }
 
-/* The frame of a native pc (caller: a return address), looked up once per pc. */
-static jmethodID pc_id(struct native_frames *nf, uintptr_t pc, bool caller)
+/* A kernel pc's function, in name (kernel=y): by /proc/kallsyms, read the first time
+ * (a few MB, tens of ms, on this thread); "unknown" where no symbol covers it (the
+ * kernel hides its addresses: kptr_restrict). */
+static void kernel_name(struct native_frames *nf, uintptr_t pc, bool caller, char *name, size_t cap)
+{
+    if (!nf->kernel_read) {
+        nf->kernel_read = nk_read(&nf->kernel) == 0 && nf->kernel.n ? 1 : -1;
+        if (nf->kernel_read < 0)
+            log_warning("kernel=y: /proc/kallsyms gives no kernel symbols here (kernel.kptr_restrict?): kernel "
+                        "frames are [kernel].unknown");
+    }
+    uint64_t off;
+    const struct ns_sym *sym = ns_lookup(&nf->kernel, caller ? pc - 1 : pc, &off);
+    snprintf(name, cap, "%s", sym ? ns_name(&nf->kernel, sym) : "unknown");
+}
+
+/* The frame of a native pc (caller: a return address; kernel: the kernel's), looked up
+ * once per pc (a kernel pc's key cannot be a user pc's: those are below 2^47). */
+static jmethodID pc_id(struct native_frames *nf, uintptr_t pc, bool caller, bool kernel)
 {
     uintptr_t key = pc << 1 | caller;
     if (!key || !nf->space) return NULL;
@@ -259,7 +333,12 @@ static jmethodID pc_id(struct native_frames *nf, uintptr_t pc, bool caller)
     const char *lib = "";
     /* "lib+0x1a2b" where no symbol covers pc; in no library (a JVM stub at the top of a
      * thread that is not a Java thread, signal_handler.c's stub_step): [generated code].stub */
-    if (!nsz_name(nf->space, pc, caller, 0, name, sizeof name, &lib) && !*lib) snprintf(name, sizeof name, "stub");
+    if (kernel) {
+        lib = "[kernel]";
+        kernel_name(nf, pc, caller, name, sizeof name);
+    } else if (!nsz_name(nf->space, pc, caller, 0, name, sizeof name, &lib) && !*lib) {
+        snprintf(name, sizeof name, "stub");
+    }
     jmethodID id = function_id(nf, lib, name);
     if (id) {
         nf->pcs[j] = (struct pc_slot){key, id};
@@ -268,10 +347,21 @@ static jmethodID pc_id(struct native_frames *nf, uintptr_t pc, bool caller)
     return id;
 }
 
+void native_frames_report(const struct native_frames *nf)
+{
+    log_plain("cpu=samples: native code read at start in %.1f ms of CPU (%zu libraries, tables %s); %zu tables "
+              "built later in %.1f ms\n",
+              (double)nf->start_ns / 1e6, nf->space ? nf->space->n : 0, nf->eager ? "all built" : "on first need",
+              nf->built, (double)nf->build_ns / 1e6);
+}
+
 int native_frames_count(const struct sample_frame *in, int n)
 {
     int i = 0;
-    while (i < n && (in[i].location == FRAME_NATIVE_PC || in[i].location == FRAME_NATIVE_STOP)) i++;
+    while (
+        i < n &&
+        (in[i].location == FRAME_NATIVE_PC || in[i].location == FRAME_NATIVE_STOP || in[i].location == FRAME_KERNEL_PC))
+        i++;
     return i;
 }
 
@@ -280,8 +370,9 @@ int native_frames_convert(struct native_frames *nf, const struct sample_frame *i
     int k = 0;
     for (int i = 0; i < n && k < max; i++) {
         jmethodID id;
-        if (in[i].location == FRAME_NATIVE_PC) {
-            id = pc_id(nf, (uintptr_t)in[i].method, i > 0);
+        if (in[i].location == FRAME_NATIVE_PC || in[i].location == FRAME_KERNEL_PC) {
+            id = pc_id(nf, (uintptr_t)in[i].method, i > 0 && in[i - 1].location == in[i].location,
+                       in[i].location == FRAME_KERNEL_PC);
         } else if (in[i].location == FRAME_NATIVE_STOP) {
             uintptr_t r = (uintptr_t)in[i].method;
             id = nf->stopped && r < NU_STOP_COUNT ? STOP_ID(r) : NULL;

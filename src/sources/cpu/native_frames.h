@@ -28,10 +28,12 @@ struct signal_sampler;
 struct sample_frame;
 struct native_frames;
 
-/* The tables, and the first snapshot published to s's handler (read and compiled here:
- * tens of milliseconds for libjvm). NULL when out of memory. */
+/* The tables, and the first snapshot published to s's handler (the map and each
+ * library's ELF headers read here; unwind tables compiled when first needed). NULL when
+ * out of memory. */
 struct native_frames *native_frames_new(struct host *h, struct signal_sampler *s);
-/* A new snapshot when libraries were loaded or unloaded since the last, when new_threads
+/* The unwind tables the handlers' walks asked for, compiled (native_modules.h: lazy
+ * tables); then a new snapshot when libraries were loaded or unloaded since the last, when new_threads
  * (threads that are not Java threads, just given timers: their stacks are newer than the
  * snapshot's map), or when their walks began to end on the unknown (checked at most
  * every few hundred ms, by now_ms). Called at each drain. */
@@ -40,6 +42,9 @@ void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, u
  * most max): each native pc or stop marker (signal_internal.h's FRAME_NATIVE_*) as its
  * frame. How many. */
 int native_frames_convert(struct native_frames *nf, const struct sample_frame *in, int n, jvmtiFrameInfo *out, int max);
+/* What reading the process's code cost (HPROF_STACK_STATS=1, at VM death, on stderr):
+ * the first snapshot's CPU time, the tables built later and theirs. */
+void native_frames_report(const struct native_frames *nf);
 /* How many leading frames of a sample are native (pcs and stop markers). */
 int native_frames_count(const struct sample_frame *in, int n);
 

@@ -183,7 +183,7 @@ int native_threads_rescan(struct native_threads *nt, struct signal_sampler *s)
     for (size_t i = 0; i < tid_map_capacity(&s->natives); i++) {
         struct sig_thread *t = (struct sig_thread *)tid_map_at(&s->natives, i);
         if (atomic_load(&t->e.live) && atomic_load(&t->e.tid) > 0 && t->seen != gen) {
-            sample_timer_stop(t);
+            sample_timer_stop(s, t);
             tid_map_remove(&s->natives, &t->e);
         }
     }
@@ -193,7 +193,7 @@ int native_threads_rescan(struct native_threads *nt, struct signal_sampler *s)
 void native_threads_stop(struct signal_sampler *s)
 {
     for (size_t i = 0; i < tid_map_capacity(&s->natives); i++)
-        sample_timer_stop((struct sig_thread *)tid_map_at(&s->natives, i));
+        sample_timer_stop(s, (struct sig_thread *)tid_map_at(&s->natives, i));
 }
 
 /* ---- the frames ---- */

@@ -27,6 +27,12 @@
  *     ring's slot; names are found later, by the drain. A Java thread's native frames end where a pc is in no
  *     library (compiled or interpreted Java code, a stub): AsyncGetCallTrace's frames
  *     go under them.
+ *   - kernel frames (kernel=y): a perf event's signal (F_SETSIG: si_code POLL_IN, si_fd
+ *     the event's) to the thread whose event it is; perf_thread_take reads that
+ *     thread's own ring, mapped while its record holds it (a thread's ring is unmapped
+ *     only by itself, outside this handler, or once it has ended), and moves the ring's
+ *     tail on: plain loads and stores, bounded by the ring's size. Names come later,
+ *     from /proc/kallsyms, read by the drain.
  */
 #include "sources/cpu/signal_handler.h"
 
@@ -38,6 +44,7 @@
 #include <unistd.h>
 
 #include "sources/host.h"
+#include "sources/cpu/perf_events.h"
 #include "sources/cpu/signal_internal.h"
 #include "sources/cpu/walk_recover.h"
 
@@ -62,11 +69,18 @@ static void pass_on(const struct sigaction *old, int sig, siginfo_t *si, void *u
     }
 }
 
+/* A perf event's signal (kernel=y): sent as SIGIO would be, with the event's fd. */
+static bool from_perf(const struct signal_sampler *s, const siginfo_t *si)
+{
+    return s->kernel && si->si_code >= POLL_IN && si->si_code <= POLL_HUP;
+}
+
 /* Ours: a timer of ours (SI_TIMER) or the wall clock's signal (SI_QUEUE from this
  * process), both carrying the sampler's address; or the process timer when it is the one
  * used (setitimer's signals say SI_KERNEL and carry nothing). */
 static bool is_ours(const struct signal_sampler *s, const siginfo_t *si)
 {
+    if (from_perf(s, si)) return true; /* whose event it is: take_sample checks the fd */
     if (si->si_code == SI_TIMER && si->si_value.sival_ptr == (void *)&s->natives) return true;
     if ((si->si_code == SI_TIMER || si->si_code == SI_QUEUE) && si->si_value.sival_ptr == (void *)s)
         return si->si_code == SI_TIMER || si->si_pid == s->pid;
@@ -199,8 +213,19 @@ static int stop_frame(struct sample_frame *out, int n, int max, int stop)
     return n + 1;
 }
 
-/* A thread that is not a Java thread: where it was, and which it is (native_threads.h). */
-static void take_native(struct signal_sampler *s, const struct sig_thread *t, uint32_t weight, void *uc)
+/* The kernel's pcs (kernel=y: nk of them) as FRAME_KERNEL_PC frames into out, at most
+ * max: how many. */
+static int put_kernel(const uintptr_t *kpcs, int nk, struct sample_frame *out, int max)
+{
+    int n = nk < max ? nk : max > 0 ? max : 0;
+    for (int i = 0; i < n; i++) out[i] = (struct sample_frame){FRAME_KERNEL_PC, 0, (const void *)kpcs[i]};
+    return n;
+}
+
+/* A thread that is not a Java thread: where it was, and which it is (native_threads.h),
+ * under the kernel's nk pcs. */
+static void take_native(struct signal_sampler *s, const struct sig_thread *t, uint32_t weight, void *uc,
+                        const uintptr_t *kpcs, int nk)
 {
     uint64_t ticket;
     struct sample *smp = sample_ring_claim(&s->ring, weight, &ticket);
@@ -211,16 +236,29 @@ static void take_native(struct signal_sampler *s, const struct sig_thread *t, ui
     smp->reason = REASON_NONE;
     if (s->native_frames) {
         /* the thread's own pseudo-frame goes under these: one frame of depth= is its */
-        int stop, max = frames_wanted(s) - 1, n = walk_native(s, 0, 0, true, uc, smp->frames, max, &stop);
+        int max = frames_wanted(s) - 1, k = put_kernel(kpcs, nk, smp->frames, max);
+        struct sample_frame *user = smp->frames + k;
+        int stop, n = walk_native(s, 0, 0, true, uc, user, max - k, &stop);
         /* a pc in no library: code the snapshot does not know (yet), said as the stop */
         if (stop == NU_STOP_NO_MODULE && n > 0) n--;
         atomic_fetch_add_explicit(&s->native_stops[stop < NU_STOP_COUNT ? stop : NU_STOP_RULE], 1,
                                   memory_order_relaxed);
-        smp->nframes = stop_frame(smp->frames, n, s->max_frames - 1, stop);
+        smp->nframes = k + stop_frame(user, n, s->max_frames - 1 - k, stop);
     } else {
         smp->nframes = 0; /* native=n: the thread's frame alone */
     }
     sample_ring_publish(&s->ring, smp, ticket);
+}
+
+/* kernel=y: the kernel's pcs of the newest record of t's event into kpcs (how many);
+ * *weight: the intervals its records stand for, 0 when the signal is not t's event's
+ * (si_fd) or its record was read by an earlier signal (no sample then). */
+static int take_kernel(const struct signal_sampler *s, struct sig_thread *t, const siginfo_t *si, uintptr_t *kpcs,
+                       uint32_t *weight)
+{
+    *weight = 0;
+    if (!t || !atomic_load_explicit(&t->perf_ring, memory_order_acquire) || si->si_fd != t->perf_fd) return 0;
+    return perf_thread_take(s, t, kpcs, PERF_MAX_KERNEL, weight);
 }
 
 static void take_sample(struct signal_sampler *s, const siginfo_t *si, void *uc)
@@ -228,14 +266,20 @@ static void take_sample(struct signal_sampler *s, const siginfo_t *si, void *uc)
     int32_t tid = gettid();
     struct sig_thread *t = (struct sig_thread *)tid_map_find(&s->threads, tid);
     /* A CPU timer that expired more than once before the signal went out says so; the
-     * wall clock counts the intervals owed. */
+     * wall clock counts the intervals owed; a perf event, the records it wrote. */
     uint32_t weight = 1 + (si->si_code == SI_TIMER && si->si_overrun > 0 ? (uint32_t)si->si_overrun : 0);
+    uintptr_t kpcs[PERF_MAX_KERNEL]; /* 512 bytes of this stack */
+    int nkp = 0;
+    bool perf = from_perf(s, si);
     if (!t && s->all_threads) {
-        const struct sig_thread *n = (const struct sig_thread *)tid_map_find(&s->natives, tid);
-        if (n) {
-            take_native(s, n, weight, uc);
-            return;
-        }
+        struct sig_thread *n = (struct sig_thread *)tid_map_find(&s->natives, tid);
+        if (n && perf) nkp = take_kernel(s, n, si, kpcs, &weight);
+        if (n && weight) take_native(s, n, weight, uc, kpcs, nkp);
+        if (n) return;
+    }
+    if (perf) { /* a thread's event: its record, or nothing to take */
+        nkp = take_kernel(s, t, si, kpcs, &weight);
+        if (!weight) return;
     }
     /* A native timer's signal on a thread that has just become a Java thread (its own
      * timer counts its CPU) or whose record has just gone with the thread. */
@@ -263,14 +307,18 @@ static void take_sample(struct signal_sampler *s, const siginfo_t *si, void *uc)
     smp->thread = ti ? ti->serial : 0;
     smp->flags = ti && !ti->sampled ? SAMPLE_NOT_SAMPLED : 0;
     smp->state = s->wall ? atomic_load_explicit(&t->state, memory_order_relaxed) : STATE_NONE;
-    /* Native frames first (a thread in a JNI method or in the VM), down to the first pc
-     * in no library: Java code, where AsyncGetCallTrace takes over. */
-    int wanted = frames_wanted(s), nn = 0, stop = NU_STOP_NO_MODULE; /* depth= read once */
-    if (s->native_frames) nn = walk_native(s, t->stack_lo, t->stack_hi, false, uc, smp->frames, wanted, &stop);
-    if (stop == NU_STOP_NO_MODULE && nn > 0)
-        nn--; /* that pc is the Java code's */
+    /* The kernel's frames (kernel=y) on top, then native frames (a thread in a JNI method
+     * or in the VM), down to the first pc in no library: Java code, where
+     * AsyncGetCallTrace takes over. */
+    int wanted = frames_wanted(s), nw = 0, stop = NU_STOP_NO_MODULE; /* depth= read once */
+    int nk = put_kernel(kpcs, nkp, smp->frames, wanted);
+    struct sample_frame *user = smp->frames + nk;
+    if (s->native_frames) nw = walk_native(s, t->stack_lo, t->stack_hi, false, uc, user, wanted - nk, &stop);
+    if (stop == NU_STOP_NO_MODULE && nw > 0)
+        nw--; /* that pc is the Java code's */
     else if (stop != NU_STOP_NO_MODULE)
-        nn = stop_frame(smp->frames, nn, wanted - 1, stop);
+        nw = stop_frame(user, nw, wanted - nk - 1, stop);
+    int nn = nk + nw;
     bool faulted = false;
     int n = nn < wanted ? walk(s, t, smp, nn, wanted, uc, &faulted) : 0;
     /* On a carrier, the frames below the virtual thread's are the carrier's own. */

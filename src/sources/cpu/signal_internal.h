@@ -68,6 +68,8 @@ enum sample_state {
  * walk ended short (method: the enum nu_stop, as a number; after the native pcs). */
 #define FRAME_NATIVE_PC   (-100)
 #define FRAME_NATIVE_STOP (-101)
+/* A kernel pc (kernel=y: perf_events.h), top first, above the native ones. */
+#define FRAME_KERNEL_PC (-102)
 /* Native pcs a handler takes at most (its array is on the interrupted thread's stack). */
 #define NATIVE_MAX_FRAMES 256
 
@@ -90,6 +92,8 @@ struct sig_thread {
     uintptr_t stack_lo, stack_hi; /* its stack, for walk_recover (0, 0: unknown) */
     uint32_t name_id;             /* natives: its name's frame (native_threads.c) */
     uint32_t seen;                /* natives: the last rescan that listed it */
+    _Atomic(void *) perf_ring;    /* kernel=y: its perf event's ring, NULL: none (timer) */
+    int perf_fd;                  /* that event (valid while perf_ring is set) */
 };
 
 struct signal_sampler {
@@ -98,24 +102,27 @@ struct signal_sampler {
     struct tid_map natives; /* and of the others (threads=all; native_threads.c) */
     struct async_trace *walker;
     agct_fn agct;
-    struct code_heap code;       /* where the VM's code is (walk_recover) */
-    struct thread_anchor anchor; /* where a thread's last Java frame is (walk_recover) */
-    int max_frames;              /* the ring's frames per slot */
-    _Atomic int *depth;          /* the host's depth= (a command may change it) */
-    _Atomic int interval_ms;     /* the timers' period (set again when sampling resumes) */
-    bool wall;                   /* clock=wall */
-    bool all_threads;            /* threads=all on the CPU clock: natives are sampled */
-    bool guarded;                /* the SIGSEGV/SIGBUS guard is installed */
-    _Atomic bool process_timer;  /* setitimer(ITIMER_PROF) instead of per-thread timers */
-    bool inject_fault;           /* tests: every walk faults (HPROF_SAMPLER_FAULT=1) */
-    _Atomic bool enabled;        /* samples are taken (socket CONTROL, VM death) */
-    _Atomic int walking;         /* handlers inside a guarded walk now */
-    _Atomic uint64_t faults;     /* walks the guard got out of */
-    _Atomic uint64_t recovered;  /* walks refused, then made from a caller's frame */
-    _Atomic uint64_t foreign;    /* SIGPROFs that were not ours, passed on */
-    _Atomic uint64_t signals;    /* our SIGPROFs that arrived (`hprof status`: an idle agent gets none) */
-    bool native_frames;          /* native=y: native pcs walked by the snapshot in `space` */
-    struct native_publish space; /* the process's code (native_modules.h), for the handler */
+    struct code_heap code;                /* where the VM's code is (walk_recover) */
+    struct thread_anchor anchor;          /* where a thread's last Java frame is (walk_recover) */
+    int max_frames;                       /* the ring's frames per slot */
+    _Atomic int *depth;                   /* the host's depth= (a command may change it) */
+    _Atomic int interval_ms;              /* the timers' period (set again when sampling resumes) */
+    bool wall;                            /* clock=wall */
+    bool all_threads;                     /* threads=all on the CPU clock: natives are sampled */
+    bool guarded;                         /* the SIGSEGV/SIGBUS guard is installed */
+    _Atomic bool process_timer;           /* setitimer(ITIMER_PROF) instead of per-thread timers */
+    bool inject_fault;                    /* tests: every walk faults (HPROF_SAMPLER_FAULT=1) */
+    _Atomic bool enabled;                 /* samples are taken (socket CONTROL, VM death) */
+    _Atomic int walking;                  /* handlers inside a guarded walk now */
+    _Atomic uint64_t faults;              /* walks the guard got out of */
+    _Atomic uint64_t recovered;           /* walks refused, then made from a caller's frame */
+    _Atomic uint64_t foreign;             /* SIGPROFs that were not ours, passed on */
+    _Atomic uint64_t signals;             /* our SIGPROFs that arrived (`hprof status`: an idle agent gets none) */
+    bool kernel;                          /* kernel=y, allowed: perf events instead of timers */
+    size_t perf_data_off, perf_data_size; /* a ring's records: where, how many bytes */
+    _Atomic uint64_t perf_refused;        /* threads whose event could not be had (timers) */
+    bool native_frames;                   /* native=y: native pcs walked by the snapshot in `space` */
+    struct native_publish space;          /* the process's code (native_modules.h), for the handler */
     _Atomic uint64_t native_stops[NU_STOP_COUNT]; /* the natives' walks, by how they ended */
     struct sigaction old_prof, old_segv, old_bus;
     pid_t pid;

@@ -11,6 +11,7 @@
 #include "sources/cpu/jvmti_sampler.h"
 #include "sources/cpu/native_frames.h"
 #include "sources/cpu/native_threads.h"
+#include "sources/cpu/perf_events.h"
 #include "sources/cpu/pseudo_frames.h"
 #include "sources/host.h"
 #include "sources/resolve.h"
@@ -208,7 +209,7 @@ static void stop_all_timers(struct cpu_signal *c)
 {
     struct tid_map *m = &c->s.threads;
     pthread_mutex_lock(&c->timer_lock);
-    for (size_t i = 0; i < tid_map_capacity(m); i++) sample_timer_stop((struct sig_thread *)tid_map_at(m, i));
+    for (size_t i = 0; i < tid_map_capacity(m); i++) sample_timer_stop(&c->s, (struct sig_thread *)tid_map_at(m, i));
     if (c->s.all_threads) native_threads_stop(&c->s);
     pthread_mutex_unlock(&c->timer_lock);
     if (atomic_load(&c->s.process_timer)) sample_timer_process(&c->s, false);
@@ -333,7 +334,7 @@ static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
     struct sig_thread *t = (struct sig_thread *)tid_map_find(&c->s.threads, gettid());
     if (!t) return;
     pthread_mutex_lock(&c->timer_lock);
-    sample_timer_stop(t);
+    sample_timer_stop(&c->s, t);
     pthread_mutex_unlock(&c->timer_lock);
     atomic_store(&t->info, NULL); /* its entry may go once the thread is gone */
     tid_map_remove(&c->s.threads, &t->e);
@@ -463,6 +464,23 @@ static void count_start_up(struct host *h, struct cpu_signal *c, JNIEnv *jni)
         count(h, jni, 0, c->frames, native_threads_start_up(c->natives, c->frames), weight);
 }
 
+/* kernel=y: perf events instead of timers where the kernel allows them; where not, why,
+ * once, and the timers as without it. */
+static void choose_kernel(struct host *h, struct cpu_signal *c)
+{
+    if (!h->opt->kernel || h->opt->cpu != CPU_SAMPLES || call_counts_wanted(h->opt)) return;
+    char why[320];
+    if (c->s.wall)
+        snprintf(why, sizeof why, "clock=wall signals each thread from the agent's thread, where no perf event is");
+    else if (!c->s.native_frames)
+        snprintf(why, sizeof why, "native=n leaves out the frames between the kernel's and the Java code");
+    else if (perf_events_probe(&c->s, why, sizeof why) == 0) {
+        c->s.kernel = true;
+        return;
+    }
+    log_warning("cpu=samples: kernel=y: %s; the samples go on without kernel frames", why);
+}
+
 /* VM init: IDs of the classes already loaded, the handler, main's timer, the thread. */
 static void start(struct host *h, JNIEnv *jni)
 {
@@ -485,6 +503,7 @@ static void start(struct host *h, JNIEnv *jni)
     if (h->opt->native && h->opt->cpu == CPU_SAMPLES && !call_counts_wanted(h->opt))
         c->native = native_frames_new(h, &c->s);
     c->s.native_frames = c->native != NULL;
+    choose_kernel(h, c);
     guard(h, c);
     if (sample_signal_install(&c->s) != 0) {
         fall_back(h, jni, "cannot install the SIGPROF handler");
@@ -514,9 +533,16 @@ static void stop(struct host *h, JNIEnv *jni)
     stop_all_timers(c);
     pacer_stop(&c->pace, 5000);
     drain(h, c, jni, false);
-    if (env_switch("HPROF_STACK_STATS", false))
+    if (env_switch("HPROF_STACK_STATS", false)) {
         log_plain("cpu=samples: %llu refused stack walks made from a caller's frame\n",
                   (unsigned long long)atomic_load(&c->s.recovered));
+        if (c->native) native_frames_report(c->native);
+    }
+    uint64_t refused = atomic_load(&c->s.perf_refused);
+    if (refused && h->opt->verbose)
+        log_warning("cpu=samples: kernel=y: %llu threads could not have a perf event (perf_event_mlock_kb?) and were "
+                    "sampled by timers, without kernel frames",
+                    (unsigned long long)refused);
     uint64_t faults = atomic_load(&c->s.faults);
     if (faults && h->opt->verbose)
         log_warning("cpu=samples: %llu stack walks faulted and were abandoned ([walk_failed].walk_faulted)",

@@ -8,6 +8,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "sources/cpu/perf_events.h"
 #include "sources/cpu/signal_internal.h"
 
 static struct timespec interval_of(const struct signal_sampler *s)
@@ -25,6 +26,11 @@ static clockid_t thread_cpu_clock(int32_t tid)
 
 int sample_timer_start(struct signal_sampler *s, struct sig_thread *t, const void *tag)
 {
+    /* kernel=y: the thread's perf event, or (out of memory, mlock limit) its timer. */
+    if (s->kernel) {
+        if (perf_thread_open(s, t) == 0) return 0;
+        atomic_fetch_add(&s->perf_refused, 1);
+    }
     int32_t tid = atomic_load_explicit(&t->e.tid, memory_order_relaxed);
     clockid_t clock = thread_cpu_clock(tid);
     struct sigevent ev;
@@ -57,14 +63,16 @@ int sample_timer_start(struct signal_sampler *s, struct sig_thread *t, const voi
 
 void sample_timer_arm(struct signal_sampler *s, struct sig_thread *t, bool on)
 {
+    perf_thread_arm(s, t, on);
     if (!atomic_load(&t->has_timer)) return;
     struct timespec i = on ? interval_of(s) : (struct timespec){0, 0};
     struct itimerspec every = {i, i};
     timer_settime(t->timer, 0, &every, NULL);
 }
 
-void sample_timer_stop(struct sig_thread *t)
+void sample_timer_stop(struct signal_sampler *s, struct sig_thread *t)
 {
+    perf_thread_close(s, t);
     if (atomic_exchange(&t->has_timer, false)) timer_delete(t->timer);
 }
 
