@@ -9,6 +9,7 @@
 #include "classfile/classfile.h"
 #include "sources/bci/tracker.h"
 #include "sources/host.h"
+#include "sources/hotspot/async_trace.h"
 #include "sources/resolve.h"
 #include "tables/classes.h"
 #include "tables/methods.h"
@@ -30,7 +31,25 @@ static const char *const TARGETS[NTARGETS] = {
 
 /* Frames of java.util.concurrent on top of a park's stack looked at for the fold, at most. */
 #define FOLD_MAX 32
-#define STRIPES  64
+/* The frames above the program's in most folds: the Tracker's, LockSupport.park, an
+ * acquire or await and the lock's methods (ReentrantLock.lock is 6 deep). */
+#define FOLD_FIRST 8
+#define STRIPES    64
+/* Slots of the caches of what a method is to the fold and whether a class is a lock
+ * (powers of two), and how far a lookup probes. */
+#define KIND_SLOTS  4096
+#define LOCK_SLOTS  1024
+#define CACHE_PROBE 8
+
+/* What a frame's method is to the fold (see park_trace). */
+enum method_kind { K_OTHER = 1, K_TRACKER, K_JUC, K_LOCKS, K_ACQUIRE };
+#define ID_BITS (((uintptr_t)1 << 56) - 1)
+
+/* A class's answer to is_lock, for the generation of its entry it was found for. */
+struct lock_slot {
+    _Atomic(struct class_info *) cls;
+    _Atomic uint32_t gen_lock; /* generation << 1 | is a lock */
+};
 
 /* The wait of one thread under way. */
 struct juc_wait {
@@ -61,6 +80,12 @@ struct juc_waits {
     jclass aqs, aqls, stamped, lock, latch, aos, reentrant;
     _Atomic unsigned hooked[NTARGETS]; /* methods rewritten, by class */
     struct stripe stripes[STRIPES];
+    struct async_trace *walker; /* the fast walk of the parking thread; NULL: GetStackTrace */
+    /* jmethodID | kind << 56 (a user-space address leaves the top byte free); a method ID
+     * never names another method later, and the classes whose kinds are not K_OTHER are
+     * java.base's, never unloaded. */
+    _Atomic uintptr_t kinds[KIND_SLOTS];
+    struct lock_slot locks[LOCK_SLOTS];
 };
 
 static int target_of(const char *name)
@@ -130,6 +155,14 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
     cf_result_free(&res);
 }
 
+/* The fast walk names a method only once its ID exists: every class's are made as it
+ * is prepared (sources/hotspot/async_trace.h). */
+static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass cls)
+{
+    struct host *h = host_get();
+    if (h && h->juc) async_trace_class_prepared(h->juc->walker, jvmti, cls);
+}
+
 int juc_waits_init(struct host *h, struct monitor_table *contended, struct monitor_table *waits)
 {
     jvmtiEnv *env = NULL;
@@ -141,6 +174,8 @@ int juc_waits_init(struct host *h, struct monitor_table *contended, struct monit
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.ClassFileLoadHook = on_class_file_load;
+    cb.ClassLoad = async_trace_on_class_load;
+    cb.ClassPrepare = on_class_prepare;
     struct juc_waits *w = calloc(1, sizeof *w);
     if (!w || (*env)->AddCapabilities(env, &caps) != JVMTI_ERROR_NONE ||
         (*env)->SetEventCallbacks(env, &cb, (jint)sizeof cb) != JVMTI_ERROR_NONE) {
@@ -152,8 +187,10 @@ int juc_waits_init(struct host *h, struct monitor_table *contended, struct monit
     w->contended = contended;
     w->waits = waits;
     for (int i = 0; i < STRIPES; i++) pthread_mutex_init(&w->stripes[i].lock, NULL);
+    w->walker = async_trace_new();
     h->juc = w;
     (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+    async_trace_enable_events(w->walker, env);
     return 0;
 }
 
@@ -228,26 +265,79 @@ static bool is_acquire(const struct method_info *m)
         strcmp(m->name, "acquire") == 0 && m->signature && strstr(m->signature, "$Node;") != NULL;
 }
 
-/* The trace of the park under way on this thread, folded (see juc_waits.h); in_acquire:
- * LockSupport's caller is one of the acquires. */
-static struct trace *park_trace(struct host *h, JNIEnv *jni, uint32_t serial, bool *in_acquire)
+static enum method_kind kind_named(const struct method_info *m)
 {
-    int depth = host_depth(h), want = depth + FOLD_MAX + 2;
-    jvmtiFrameInfo small[128];
-    jvmtiFrameInfo *frames = want <= 128 ? small : malloc((size_t)want * sizeof *frames);
+    if (class_is(m, "hprof.Tracker")) return K_TRACKER;
+    if (is_acquire(m)) return K_ACQUIRE;
+    if (class_in(m, "java.util.concurrent.locks.")) return K_LOCKS;
+    return class_in(m, "java.util.concurrent.") ? K_JUC : K_OTHER;
+}
+
+/* What the method is to the fold: cached, since every park of a program looks at the
+ * same few methods and the methods table takes a lock per lookup. */
+static enum method_kind kind_of(struct host *h, JNIEnv *jni, jmethodID id)
+{
+    struct juc_waits *w = h->juc;
+    uintptr_t key = (uintptr_t)id;
+    unsigned i = (unsigned)(hash_mix64(key) >> 40);
+    for (int p = 0; p < CACHE_PROBE; p++) {
+        uintptr_t v = atomic_load_explicit(&w->kinds[(i + p) & (KIND_SLOTS - 1)], memory_order_relaxed);
+        if (!v) break;
+        if ((v & (ID_BITS)) == key) return (enum method_kind)(v >> 56);
+    }
+    enum method_kind k = kind_named(method_of(h, jni, id));
+    if (key >> 56) return k; /* not an address: not kept */
+    uintptr_t want = key | (uintptr_t)k << 56;
+    for (int p = 0; p < CACHE_PROBE; p++) {
+        uintptr_t none = 0;
+        _Atomic uintptr_t *slot = &w->kinds[(i + p) & (KIND_SLOTS - 1)];
+        if (atomic_compare_exchange_strong(slot, &none, want) || (none & (ID_BITS)) == key) break;
+    }
+    return k;
+}
+
+/* The park's frames: the fast walk, or GetStackTrace where it cannot answer (a virtual
+ * thread, a GC under way). */
+static jint walk(struct host *h, JNIEnv *jni, jvmtiFrameInfo *frames, int want)
+{
+    int n = async_trace_current(h->juc->walker, jni, frames, want);
+    if (n >= 0) return n;
     jint count = 0;
-    struct trace *t = &h->t.traces.empty;
-    *in_acquire = false;
-    if (!frames || (*h->jvmti)->GetStackTrace(h->jvmti, NULL, 0, want, frames, &count) != JVMTI_ERROR_NONE) count = 0;
-    int k = 0; /* past the Tracker's frames: LockSupport's park */
-    while (k < count && class_is(method_of(h, jni, frames[k].method), "hprof.Tracker")) k++;
-    *in_acquire = k + 1 < count && is_acquire(method_of(h, jni, frames[k + 1].method));
+    if ((*h->jvmti)->GetStackTrace(h->jvmti, NULL, 0, want, frames, &count) != JVMTI_ERROR_NONE) return 0;
+    return count;
+}
+
+/* Where the fold puts the top of the trace among count frames (the first past the
+ * Tracker's is LockSupport's park); in_acquire: its caller is one of the acquires. */
+static int fold_top(struct host *h, JNIEnv *jni, const jvmtiFrameInfo *frames, int count, bool *in_acquire)
+{
+    int k = 0;
+    while (k < count && kind_of(h, jni, frames[k].method) == K_TRACKER) k++;
+    *in_acquire = k + 1 < count && kind_of(h, jni, frames[k + 1].method) == K_ACQUIRE;
     int top = k;
     for (int i = k; i < count && i < k + FOLD_MAX; i++) {
-        struct method_info *m = method_of(h, jni, frames[i].method);
-        if (!class_in(m, "java.util.concurrent.")) break;
-        if (class_in(m, "java.util.concurrent.locks.")) top = i;
+        enum method_kind m = kind_of(h, jni, frames[i].method);
+        if (m == K_OTHER || m == K_TRACKER) break;
+        if (m != K_JUC) top = i;
     }
+    return top;
+}
+
+/* The trace of the park under way on this thread, folded (see juc_waits.h). The walk
+ * asks first for as many frames as a lock's usual fold and the depth take, since its
+ * cost grows with the frames, then for all the fold may need if those fell short. */
+static struct trace *park_trace(struct host *h, JNIEnv *jni, uint32_t serial, bool *in_acquire)
+{
+    int depth = host_depth(h), want = depth + FOLD_MAX + 2, first = depth + FOLD_FIRST;
+    jvmtiFrameInfo small[128];
+    jvmtiFrameInfo *frames = want <= 128 ? small : malloc((size_t)want * sizeof *frames);
+    jint count = frames ? walk(h, jni, frames, first < want ? first : want) : 0;
+    int top = fold_top(h, jni, frames, count, in_acquire);
+    if (first < want && count == first && top + depth > count) {
+        count = walk(h, jni, frames, want);
+        top = fold_top(h, jni, frames, count, in_acquire);
+    }
+    struct trace *t = &h->t.traces.empty;
     int n = count - top < depth ? count - top : depth;
     if (n > 0) {
         struct trace *got = traces_of(&h->t.traces, h->jvmti, jni, h->opt->thread ? serial : 0, frames + top, n);
@@ -265,6 +355,32 @@ static bool is_lock(struct juc_waits *w, JNIEnv *jni, jobject blocker)
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (kinds[i] && (*jni)->IsInstanceOf(jni, blocker, kinds[i])) return true;
     return false;
+}
+
+/* is_lock by the blocker's class entry, cached (a program parks on a few classes); an
+ * entry taken by another class of its name since has another generation. */
+static bool is_lock_cached(struct juc_waits *w, JNIEnv *jni, jobject blocker, struct class_info *cls)
+{
+    if (!blocker || !cls) return is_lock(w, jni, blocker);
+    uint32_t gen = atomic_load_explicit(&cls->generation, memory_order_acquire) << 1;
+    unsigned i = (unsigned)(hash_mix64((uint64_t)(uintptr_t)cls) >> 40);
+    for (int p = 0; p < CACHE_PROBE; p++) {
+        struct lock_slot *s = &w->locks[(i + p) & (LOCK_SLOTS - 1)];
+        struct class_info *c = atomic_load_explicit(&s->cls, memory_order_acquire);
+        if (!c) break;
+        uint32_t v = atomic_load_explicit(&s->gen_lock, memory_order_acquire);
+        if (c == cls && (v & ~1u) == gen) return v & 1;
+    }
+    bool yes = is_lock(w, jni, blocker);
+    for (int p = 0; p < CACHE_PROBE; p++) {
+        struct lock_slot *s = &w->locks[(i + p) & (LOCK_SLOTS - 1)];
+        struct class_info *none = NULL;
+        if (atomic_compare_exchange_strong(&s->cls, &none, cls) || none == cls) {
+            atomic_store_explicit(&s->gen_lock, gen | yes, memory_order_release);
+            break;
+        }
+    }
+    return yes;
 }
 
 /* A park inside an acquire that parked before: the same wait goes on. Anything else the
@@ -293,7 +409,6 @@ static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, j
     x->tid = tid;
     x->serial = ti ? ti->serial : 0;
     x->parked = true;
-    x->contention = is_lock(w, jni, blocker);
     struct trace *t = park_trace(h, jni, x->serial, &x->in_acquire);
     struct class_info *cls = NULL;
     if (blocker) {
@@ -302,6 +417,7 @@ static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, j
         (*jni)->DeleteLocalRef(jni, c);
         x->blocker = (*jni)->NewWeakGlobalRef(jni, blocker);
     }
+    x->contention = is_lock_cached(w, jni, blocker, cls);
     x->entry = monitors_of(x->contention ? w->contended : w->waits, t, cls, true);
     x->start = clock_ns();
     if (x->entry) put(stripe_of(w, tid), x);
@@ -411,6 +527,7 @@ void juc_waits_start(struct host *h, JNIEnv *jni)
         log_warning("monitor=y: the Tracker class does not match this agent; no java.util.concurrent waits");
         return;
     }
+    async_trace_vm_init(w->walker, w->jvmti, jni);
     rewrite(w, jni);
     static const unsigned want[NTARGETS] = {6, 1, 1, 2}; /* the methods each class has to hook */
     for (int i = 0; i < NTARGETS; i++)
