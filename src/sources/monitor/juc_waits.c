@@ -32,9 +32,10 @@ static const char *const TARGETS[NTARGETS] = {
 /* Frames of java.util.concurrent on top of a park's stack looked at for the fold, at most. */
 #define FOLD_MAX 32
 /* The frames above the program's in most folds: the Tracker's, LockSupport.park, an
- * acquire or await and the lock's methods (ReentrantLock.lock is 6 deep). */
-#define FOLD_FIRST 8
+ * acquire or await and the lock's methods (ReentrantLock.lock is the 6th). */
+#define FOLD_FIRST 6
 #define STRIPES    64
+#define SPARES     4 /* ended waits a stripe keeps */
 /* Slots of the caches of what a method is to the fold and whether a class is a lock
  * (powers of two), and how far a lookup probes. */
 #define KIND_SLOTS  4096
@@ -44,6 +45,15 @@ static const char *const TARGETS[NTARGETS] = {
 /* What a frame's method is to the fold (see park_trace). */
 enum method_kind { K_OTHER = 1, K_TRACKER, K_JUC, K_LOCKS, K_ACQUIRE };
 #define ID_BITS (((uintptr_t)1 << 56) - 1)
+
+/* A class blockers were seen of: its entry and is_lock's answer, found by the class itself
+ * (IsSameObject), which takes none of the JVM's locks that a tag lookup takes. */
+#define BLOCKER_CLASSES 16
+struct blocker_class {
+    jweak cls; /* set before the slot is counted; cleared by the JVM once it is unloaded */
+    struct class_info *info;
+    bool lock;
+};
 
 /* A class's answer to is_lock, for the generation of its entry it was found for. */
 struct lock_slot {
@@ -66,7 +76,11 @@ struct juc_wait {
 struct stripe {
     pthread_mutex_t lock;
     struct juc_wait **v;
-    size_t n, cap;
+    _Atomic size_t n; /* written under the lock; read without it by stripe_empty */
+    size_t cap;
+    /* Waits that ended, kept for their threads' next (see keep_spare). */
+    struct juc_wait *spare[SPARES];
+    _Atomic int nspare; /* written under the lock */
 };
 
 struct juc_waits {
@@ -86,6 +100,9 @@ struct juc_waits {
      * java.base's, never unloaded. */
     _Atomic uintptr_t kinds[KIND_SLOTS];
     struct lock_slot locks[LOCK_SLOTS];
+    struct blocker_class bclasses[BLOCKER_CLASSES];
+    _Atomic int nbclasses;
+    pthread_mutex_t bclasses_lock; /* over adding one */
 };
 
 static int target_of(const char *name)
@@ -187,6 +204,7 @@ int juc_waits_init(struct host *h, struct monitor_table *contended, struct monit
     w->contended = contended;
     w->waits = waits;
     for (int i = 0; i < STRIPES; i++) pthread_mutex_init(&w->stripes[i].lock, NULL);
+    pthread_mutex_init(&w->bclasses_lock, NULL);
     w->walker = async_trace_new();
     h->juc = w;
     (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
@@ -200,6 +218,10 @@ static struct stripe *stripe_of(struct juc_waits *w, jlong tid)
 {
     return &w->stripes[(uint64_t)tid * 0x9e3779b97f4a7c15u >> 58];
 }
+
+/* Whether the stripe holds no wait, without its lock: enough to know that it holds none of
+ * the calling thread's, which only that thread puts there (and sees it put). */
+static bool stripe_empty(struct stripe *s) { return atomic_load_explicit(&s->n, memory_order_relaxed) == 0; }
 
 /* Takes the thread's wait out of the stripe (its lock held); NULL if none. */
 static struct juc_wait *take(struct stripe *s, jlong tid)
@@ -235,6 +257,43 @@ static void release(JNIEnv *jni, struct juc_wait *x)
     if (!x) return;
     if (x->blocker) (*jni)->DeleteWeakGlobalRef(jni, x->blocker);
     free(x);
+}
+
+/* Keeps a wait that ended for its thread's next, with its blocker's weak reference: a
+ * thread that parks on the same object again (a pool's worker on its queue, a lock
+ * handed around) then takes neither memory nor a new reference, whose making takes a
+ * lock of the JVM's. Returns the stripe's oldest when there was no room, for the caller
+ * to release. Lock held. */
+static struct juc_wait *keep_spare(struct stripe *s, struct juc_wait *x)
+{
+    struct juc_wait *old = NULL;
+    int n = s->nspare;
+    if (n == SPARES) {
+        old = s->spare[0];
+        memmove(s->spare, s->spare + 1, (SPARES - 1) * sizeof *s->spare);
+        n--;
+    }
+    s->spare[n] = x;
+    s->nspare = n + 1;
+    return old;
+}
+
+/* The thread's spare, taken out of the stripe; NULL if none. */
+static struct juc_wait *take_spare(struct stripe *s, jlong tid)
+{
+    if (atomic_load_explicit(&s->nspare, memory_order_relaxed) == 0) return NULL;
+    struct juc_wait *x = NULL;
+    pthread_mutex_lock(&s->lock);
+    int n = s->nspare;
+    for (int i = 0; i < n; i++)
+        if (s->spare[i]->tid == tid) {
+            x = s->spare[i];
+            s->spare[i] = s->spare[n - 1];
+            s->nspare = n - 1;
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
+    return x;
 }
 
 /* ---- a park begins ---- */
@@ -388,6 +447,7 @@ static bool is_lock_cached(struct juc_waits *w, JNIEnv *jni, jobject blocker, st
 static bool parks_again(struct juc_waits *w, JNIEnv *jni, jlong tid, jobject blocker)
 {
     struct stripe *s = stripe_of(w, tid);
+    if (stripe_empty(s)) return false;
     pthread_mutex_lock(&s->lock);
     struct juc_wait *x = find(s, tid);
     if (x && x->in_acquire && blocker && x->blocker && (*jni)->IsSameObject(jni, x->blocker, blocker)) {
@@ -401,10 +461,40 @@ static bool parks_again(struct juc_waits *w, JNIEnv *jni, jlong tid, jobject blo
     return false;
 }
 
+/* The entry of the blocker's class and whether it is a lock: from the classes seen
+ * before, else looked up (and kept while there is room). */
+static struct class_info *blocker_class(struct host *h, struct juc_waits *w, JNIEnv *jni, jobject blocker, bool *lock)
+{
+    jclass c = (*jni)->GetObjectClass(jni, blocker);
+    int n = atomic_load_explicit(&w->nbclasses, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if ((*jni)->IsSameObject(jni, w->bclasses[i].cls, c)) { /* (one cleared is no class's) */
+            (*jni)->DeleteLocalRef(jni, c);
+            *lock = w->bclasses[i].lock;
+            return w->bclasses[i].info;
+        }
+    struct class_info *cls = classes_of(&h->t.classes, h->jvmti, jni, c, &h->t.ids);
+    *lock = is_lock_cached(w, jni, blocker, cls);
+    pthread_mutex_lock(&w->bclasses_lock);
+    n = atomic_load_explicit(&w->nbclasses, memory_order_relaxed);
+    struct blocker_class *b = &w->bclasses[n];
+    if (cls && n < BLOCKER_CLASSES && (b->cls = (*jni)->NewWeakGlobalRef(jni, c)) != NULL) {
+        b->info = cls;
+        b->lock = *lock;
+        atomic_store_explicit(&w->nbclasses, n + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&w->bclasses_lock);
+    (*jni)->DeleteLocalRef(jni, c);
+    return cls;
+}
+
 static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, jobject blocker)
 {
-    struct juc_wait *x = calloc(1, sizeof *x);
-    if (!x) return;
+    struct stripe *s = stripe_of(w, tid);
+    struct juc_wait *x = take_spare(s, tid);
+    jweak kept = x ? x->blocker : NULL;
+    if (!x && !(x = malloc(sizeof *x))) return;
+    memset(x, 0, sizeof *x);
     const struct thread_info *ti = threads_lookup(h->jvmti, NULL);
     x->tid = tid;
     x->serial = ti ? ti->serial : 0;
@@ -412,15 +502,15 @@ static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, j
     struct trace *t = park_trace(h, jni, x->serial, &x->in_acquire);
     struct class_info *cls = NULL;
     if (blocker) {
-        jclass c = (*jni)->GetObjectClass(jni, blocker);
-        cls = classes_of(&h->t.classes, h->jvmti, jni, c, &h->t.ids);
-        (*jni)->DeleteLocalRef(jni, c);
-        x->blocker = (*jni)->NewWeakGlobalRef(jni, blocker);
+        cls = blocker_class(h, w, jni, blocker, &x->contention);
+        bool same = kept && (*jni)->IsSameObject(jni, kept, blocker);
+        x->blocker = same ? kept : (*jni)->NewWeakGlobalRef(jni, blocker);
+        if (same) kept = NULL;
     }
-    x->contention = is_lock_cached(w, jni, blocker, cls);
+    if (kept) (*jni)->DeleteWeakGlobalRef(jni, kept);
     x->entry = monitors_of(x->contention ? w->contended : w->waits, t, cls, true);
     x->start = clock_ns();
-    if (x->entry) put(stripe_of(w, tid), x);
+    if (x->entry) put(s, x);
     if (!x->entry) release(jni, x);
 }
 
@@ -445,14 +535,18 @@ static void JNICALL native_wait_end(JNIEnv *jni, jclass cls, jint c, jint m, jth
     if (!w || !thread || !atomic_load(&w->on)) return;
     jlong tid = (*jni)->GetLongField(jni, thread, w->tid);
     struct stripe *s = stripe_of(w, tid);
+    if (stripe_empty(s)) return; /* an acquire that did not park, most often */
     pthread_mutex_lock(&s->lock);
     struct juc_wait *x = find(s, tid);
     if (x && c == C_PARK && x->in_acquire) x->parked = false; /* the acquire goes on: it may park again */
     x = x && (c == C_PARK) != x->in_acquire ? take(s, tid) : NULL;
+    struct monitor_entry *e = x ? x->entry : NULL;
+    uint64_t start = x ? x->start : 0;
+    struct juc_wait *old = x ? keep_spare(s, x) : NULL;
     pthread_mutex_unlock(&s->lock);
-    if (!x) return;
-    monitors_add(x->entry, now > x->start ? now - x->start : 0);
-    release(jni, x);
+    if (!e) return;
+    monitors_add(e, now > start ? now - start : 0);
+    release(jni, old);
 }
 
 /* ---- start, on and off ---- */
@@ -543,12 +637,17 @@ static void forget_all(struct juc_waits *w, JNIEnv *jni)
     for (int i = 0; i < STRIPES; i++) {
         struct stripe *s = &w->stripes[i];
         pthread_mutex_lock(&s->lock);
-        struct juc_wait **v = s->v;
+        struct juc_wait **v = s->v, *spare[SPARES];
         size_t n = s->n;
+        int nspare = s->nspare;
+        memcpy(spare, s->spare, sizeof spare);
         s->v = NULL;
-        s->n = s->cap = 0;
+        s->cap = 0;
+        s->n = 0;
+        s->nspare = 0;
         pthread_mutex_unlock(&s->lock);
         for (size_t k = 0; k < n; k++) release(jni, v[k]);
+        for (int k = 0; k < nspare; k++) release(jni, spare[k]);
         free(v);
     }
 }
@@ -574,6 +673,7 @@ void juc_waits_thread_end(struct host *h, JNIEnv *jni, jthread thread)
     struct juc_wait *x = take(s, tid);
     pthread_mutex_unlock(&s->lock);
     release(jni, x);
+    release(jni, take_spare(s, tid));
 }
 
 /* ---- MONITOR DUMP ---- */
