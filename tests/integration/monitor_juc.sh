@@ -88,6 +88,25 @@ for kind in lock take; do
   done
 done
 
+# One thread waiting at two places on two locks of one class, and at a third on two
+# Semaphores of two classes, in turn: each in its own row (the agent keeps a thread's
+# last place, object and class).
+run_java -Xverify:all "$(agent monitor=y,depth=2,file=mixed.txt)" JucLocks mixed 5 5
+# rows FILE: "count frame1|frame2 class" of each j.u.c row of MONITOR TIME, sorted.
+rows() {
+  sed -n '/^MONITOR TIME BEGIN/,/^MONITOR TIME END/p' "$1" | awk '$NF == "(j.u.c)" { print $4, $5, $6 }' |
+    while read -r c t k; do echo "$c $(frames "$1" "$t" | tr '\n' '|') $k"; done | sort
+}
+rows mixed.txt >mixed-rows.txt
+cat >mixed-want.txt <<'WANT'
+10 java.util.concurrent.locks.ReentrantLock.lock|JucLocks.siteA| java.util.concurrent.locks.ReentrantLock$NonfairSync
+5 java.util.concurrent.locks.AbstractQueuedSynchronizer.acquireShared|java.util.concurrent.Semaphore.acquireUninterruptibly| java.util.concurrent.Semaphore$FairSync
+5 java.util.concurrent.locks.AbstractQueuedSynchronizer.acquireShared|java.util.concurrent.Semaphore.acquireUninterruptibly| java.util.concurrent.Semaphore$NonfairSync
+5 java.util.concurrent.locks.ReentrantLock.lock|JucLocks.siteB| java.util.concurrent.locks.ReentrantLock$NonfairSync
+WANT
+check "mixed: 10 waits at siteA (two ReentrantLocks), 5 at siteB, 5 and 5 on two Semaphores at siteS: $(tr '\n' ';' <mixed-rows.txt)" \
+  bash -c "[[ $RC -eq 0 ]] && grep -qx 'done mixed 5' out.txt && cmp -s mixed-rows.txt mixed-want.txt"
+
 # A dump on SIGQUIT while main holds a ReentrantLock that two threads wait for and a
 # third awaits a Condition of another lock.
 set +e

@@ -61,6 +61,19 @@ struct lock_slot {
     _Atomic uint32_t gen_lock; /* generation << 1 | is a lock */
 };
 
+/* Where a thread's last wait was, kept with its spare (see keep_spare): a thread that
+ * waits at the same place again takes its row without the tables' lookups. */
+#define SITE_FRAMES 8
+struct last_site {
+    jvmtiFrameInfo frames[SITE_FRAMES]; /* the trace's raw frames */
+    int n;                              /* 0: none kept */
+    uint32_t serial;                    /* the trace's thread (thread=y), else 0 */
+    struct trace *trace;
+    struct class_info *cls;
+    bool contention;
+    struct monitor_entry *entry;
+};
+
 /* The wait of one thread under way. */
 struct juc_wait {
     jlong tid;
@@ -70,7 +83,9 @@ struct juc_wait {
     bool contention; /* on a lock: "waiting to enter" in MONITOR DUMP */
     uint64_t start;  /* the first park */
     struct monitor_entry *entry;
-    jweak blocker; /* NULL: none */
+    jweak blocker;          /* NULL: none */
+    struct class_info *cls; /* the blocker's */
+    struct last_site last;
 };
 
 struct stripe {
@@ -385,7 +400,7 @@ static int fold_top(struct host *h, JNIEnv *jni, const jvmtiFrameInfo *frames, i
 /* The trace of the park under way on this thread, folded (see juc_waits.h). The walk
  * asks first for as many frames as a lock's usual fold and the depth take, since its
  * cost grows with the frames, then for all the fold may need if those fell short. */
-static struct trace *park_trace(struct host *h, JNIEnv *jni, uint32_t serial, bool *in_acquire)
+static struct trace *park_trace(struct host *h, JNIEnv *jni, uint32_t serial, bool *in_acquire, struct last_site *last)
 {
     int depth = host_depth(h), want = depth + FOLD_MAX + 2, first = depth + FOLD_FIRST;
     jvmtiFrameInfo small[128];
@@ -398,9 +413,21 @@ static struct trace *park_trace(struct host *h, JNIEnv *jni, uint32_t serial, bo
     }
     struct trace *t = &h->t.traces.empty;
     int n = count - top < depth ? count - top : depth;
-    if (n > 0) {
-        struct trace *got = traces_of(&h->t.traces, h->jvmti, jni, h->opt->thread ? serial : 0, frames + top, n);
+    uint32_t tserial = h->opt->thread ? serial : 0;
+    if (n > 0 && last->n == n && last->serial == tserial &&
+        memcmp(last->frames, frames + top, (size_t)n * sizeof *frames) == 0) {
+        t = last->trace;
+    } else if (n > 0) {
+        struct trace *got = traces_of(&h->t.traces, h->jvmti, jni, tserial, frames + top, n);
         if (got) t = got;
+        last->n = 0;
+        if (got && n <= SITE_FRAMES) { /* kept for the next wait of this thread */
+            memcpy(last->frames, frames + top, (size_t)n * sizeof *frames);
+            last->n = n;
+            last->serial = tserial;
+            last->trace = got;
+            last->entry = NULL;
+        }
     }
     if (frames != small) free(frames);
     return t;
@@ -493,22 +520,36 @@ static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, j
     struct stripe *s = stripe_of(w, tid);
     struct juc_wait *x = take_spare(s, tid);
     jweak kept = x ? x->blocker : NULL;
+    struct last_site last = {.n = 0};
+    struct class_info *kept_cls = x ? x->cls : NULL;
+    bool kept_lock = x && x->contention;
+    if (x) last = x->last;
     if (!x && !(x = malloc(sizeof *x))) return;
     memset(x, 0, sizeof *x);
     const struct thread_info *ti = threads_lookup(h->jvmti, NULL);
     x->tid = tid;
     x->serial = ti ? ti->serial : 0;
     x->parked = true;
-    struct trace *t = park_trace(h, jni, x->serial, &x->in_acquire);
+    struct trace *t = park_trace(h, jni, x->serial, &x->in_acquire, &last);
     struct class_info *cls = NULL;
     if (blocker) {
-        cls = blocker_class(h, w, jni, blocker, &x->contention);
-        bool same = kept && (*jni)->IsSameObject(jni, kept, blocker);
+        /* the object of the thread's last wait again: its class too */
+        bool same = kept && kept_cls && (*jni)->IsSameObject(jni, kept, blocker);
+        cls = same ? kept_cls : blocker_class(h, w, jni, blocker, &x->contention);
+        if (same) x->contention = kept_lock;
         x->blocker = same ? kept : (*jni)->NewWeakGlobalRef(jni, blocker);
+        x->cls = cls;
         if (same) kept = NULL;
     }
     if (kept) (*jni)->DeleteWeakGlobalRef(jni, kept);
-    x->entry = monitors_of(x->contention ? w->contended : w->waits, t, cls, true);
+    bool again = last.n && last.trace == t && last.entry && last.cls == cls && last.contention == x->contention;
+    x->entry = again ? last.entry : monitors_of(x->contention ? w->contended : w->waits, t, cls, true);
+    if (last.n && last.trace == t) {
+        last.cls = cls;
+        last.contention = x->contention;
+        last.entry = x->entry;
+    }
+    x->last = last;
     x->start = clock_ns();
     if (x->entry) put(s, x);
     if (!x->entry) release(jni, x);
