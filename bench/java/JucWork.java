@@ -3,6 +3,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /*
@@ -12,6 +13,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *   JucWork uncontended OPS        one thread takes a ReentrantLock OPS times: the fast path
  *   JucWork pool THREADS TASKS     a pool of THREADS fed TASKS small tasks through a
  *                                  LinkedBlockingQueue (workers park on take when idle)
+ *   JucWork park OPS               one thread parks OPS times on an object, its permit
+ *                                  given first (no sleep): what a park costs, the hooks'
+ *                                  share alone; "ms" is that thread's CPU time, which
+ *                                  other programs on the machine change far less
  */
 public class JucWork {
     static long counter;
@@ -49,6 +54,24 @@ public class JucWork {
             for (Thread t : ts) t.join();
             sum = counter;
             break;
+        }
+        case "park": {
+            long ops = Long.parseLong(a[1]);
+            Object blocker = new Object();
+            Thread me = Thread.currentThread();
+            java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+            for (long i = 0; i < ops / 4; i++) { // compiled before it counts
+                LockSupport.unpark(me);
+                LockSupport.park(blocker);
+            }
+            long c0 = mx.getCurrentThreadCpuTime();
+            for (long i = 0; i < ops; i++) {
+                LockSupport.unpark(me);
+                LockSupport.park(blocker);
+            }
+            System.out.println("ms " + (mx.getCurrentThreadCpuTime() - c0) / 1_000_000);
+            System.out.println("sum " + ops);
+            return;
         }
         case "uncontended": {
             long ops = Long.parseLong(a[1]);

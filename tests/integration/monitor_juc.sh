@@ -6,7 +6,9 @@
 # waiting for a reader, Semaphore, StampedLock); N Condition.await and N take() on an
 # empty queue are N waits in MONITOR WAIT TIME, not contention; MONITOR DUMP names a
 # j.u.c lock's owner and waiters; virtual threads are named with thread=y (JDK 21+);
-# an agent attached late rewrites the classes then; pprof read with go tool pprof.
+# an agent attached late rewrites the classes then; pprof read with go tool pprof; the fast
+# walk finds GetStackTrace's traces; rolling windows add up to the exact counts; a second
+# session on one JVM counts from zero.
 # Classes are rewritten: every run has -Xverify:all (and -Xcheck:jni, as always).
 source "$(dirname "$0")/../lib/common.sh"
 source "$HPROF_ROOT/tests/lib/attach.sh"
@@ -67,6 +69,43 @@ for kind in await take; do
   check "$kind: the trace is ConditionObject.await, then ${second}" \
     bash -c "[[ \"\$(head -1 top2.txt)\" == '$COND.await' && \"\$(sed -n 2p top2.txt)\" == '$second'* ]]"
 done
+
+# The park's stack is walked with AsyncGetCallTrace; HPROF_JVMTI_STACKS=1 takes it with
+# GetStackTrace: the same folded traces either way, with the default depth and a deeper one.
+for kind in lock take; do
+  for d in 4 12; do
+    run_java -Xverify:all "$(agent monitor=y,depth=$d,file=fast-$kind-$d.txt)" JucLocks $kind $N 5
+    HPROF_JVMTI_STACKS=1 run_java -Xverify:all "$(agent monitor=y,depth=$d,file=jvmti-$kind-$d.txt)" JucLocks $kind $N 5
+    sec='MONITOR TIME' cls=${CLASS[lock]}
+    [[ $kind == take ]] && sec='MONITOR WAIT TIME' cls=$COND
+    read -r c1 t1 < <(juc_row fast-$kind-$d.txt "$sec" "$cls") || true
+    read -r c2 t2 < <(juc_row jvmti-$kind-$d.txt "$sec" "$cls") || true
+    # (a lambda's hidden class is named by an address of its run: not compared)
+    frames fast-$kind-$d.txt "${t1:-0}" | sed 's/\$\$Lambda.*\.\([^.]*\)$/$$Lambda.\1/' >fast.txt
+    frames jvmti-$kind-$d.txt "${t2:-0}" | sed 's/\$\$Lambda.*\.\([^.]*\)$/$$Lambda.\1/' >jvmti.txt
+    check "$kind, depth=$d: the fast walk's trace ($(wc -l <fast.txt) frames) and count ($c1) are GetStackTrace's ($c2)" \
+      bash -c "[[ '${c1:-0}' == $N && '${c2:-0}' == $N ]] && [[ -s fast.txt ]] && cmp -s fast.txt jvmti.txt && (( \$(wc -l <fast.txt) <= $d ))"
+  done
+done
+
+# One thread waiting at two places on two locks of one class, and at a third on two
+# Semaphores of two classes, in turn: each in its own row (the agent keeps a thread's
+# last place, object and class).
+run_java -Xverify:all "$(agent monitor=y,depth=2,file=mixed.txt)" JucLocks mixed 5 5
+# rows FILE: "count frame1|frame2 class" of each j.u.c row of MONITOR TIME, sorted.
+rows() {
+  sed -n '/^MONITOR TIME BEGIN/,/^MONITOR TIME END/p' "$1" | awk '$NF == "(j.u.c)" { print $4, $5, $6 }' |
+    while read -r c t k; do echo "$c $(frames "$1" "$t" | tr '\n' '|') $k"; done | sort
+}
+rows mixed.txt >mixed-rows.txt
+cat >mixed-want.txt <<'WANT'
+10 java.util.concurrent.locks.ReentrantLock.lock|JucLocks.siteA| java.util.concurrent.locks.ReentrantLock$NonfairSync
+5 java.util.concurrent.locks.AbstractQueuedSynchronizer.acquireShared|java.util.concurrent.Semaphore.acquireUninterruptibly| java.util.concurrent.Semaphore$FairSync
+5 java.util.concurrent.locks.AbstractQueuedSynchronizer.acquireShared|java.util.concurrent.Semaphore.acquireUninterruptibly| java.util.concurrent.Semaphore$NonfairSync
+5 java.util.concurrent.locks.ReentrantLock.lock|JucLocks.siteB| java.util.concurrent.locks.ReentrantLock$NonfairSync
+WANT
+check "mixed: 10 waits at siteA (two ReentrantLocks), 5 at siteB, 5 and 5 on two Semaphores at siteS: $(tr '\n' ';' <mixed-rows.txt)" \
+  bash -c "[[ $RC -eq 0 ]] && grep -qx 'done mixed 5' out.txt && cmp -s mixed-rows.txt mixed-want.txt"
 
 # A dump on SIGQUIT while main holds a ReentrantLock that two threads wait for and a
 # third awaits a Condition of another lock.
@@ -139,4 +178,48 @@ check "attach: program output unchanged" bash -c "[[ $ARC -eq 0 ]] && grep -qx '
 check "attach: 2 s of 20 ms holds are contentions of the ReentrantLock (saw ${count:-none})" test "${count:-0}" -ge 5
 check "attach: the trace starts at ReentrantLock.lock" \
   bash -c "[[ \"\$(frames a.txt ${trace:-0} | head -1)\" == java.util.concurrent.locks.ReentrantLock.lock ]]"
+# A rolling profile: 20 hand-overs of 150 ms and 20 awaits over a few 1 s windows; the
+# windows' rows add up to exactly 20 (a wait is counted in the window it ends in).
+# juc_sum DIR SECTION CLASS: the counts of CLASS's j.u.c rows in SECTION over DIR's files.
+juc_sum() {
+  for f in "$1"/*; do
+    sed -n "/^$2 BEGIN/,/^$2 END/p" "$f" | awk -v c="$3 (j.u.c)" 'substr($0, length($0) - length(c) + 1) == c { n += $4 } END { print n + 0 }'
+  done | awk '{ s += $1 } END { print s + 0 }'
+}
+for kind in lock await; do
+  mkdir -p "$WORK/roll-$kind"
+  run_java -Xverify:all "$(agent monitor=y,rotate=1,file=$WORK/roll-$kind/m-%t.txt)" JucLocks $kind 20 150
+  sec='MONITOR TIME' cls=${CLASS[lock]}
+  [[ $kind == await ]] && sec='MONITOR WAIT TIME' cls=$COND
+  sum=$(juc_sum "$WORK/roll-$kind" "$sec" "$cls") nwin=$(ls "$WORK/roll-$kind" | wc -l)
+  with=$(for f in "$WORK/roll-$kind"/*; do juc_row "$f" "$sec" "$cls"; done | grep -c .)
+  check "rotate=1, $kind: program output unchanged, $nwin windows, $with of them with (j.u.c) rows" \
+    bash -c "[[ $RC -eq 0 ]] && grep -qx 'done $kind 20' out.txt && (( $nwin >= 2 && $with >= 2 ))"
+  check "rotate=1, $kind: the windows' $sec rows of $cls add up to exactly 20 ($sum)" test "$sum" = 20
+done
+
+# Sessions on one JVM: after a stop the hooks are off; a second session counts from zero.
+# Each round holds the lock 20 ms at least, so a window of T ms has at most T/20 + 1 of
+# them; its file has its own only (the first session's would about double the count).
+set +e
+"$JAVA" -Xcheck:jni -Xverify:all -cp "$TEST_CLASSES" JucLocks attach 12 >s.out 2>&1 &
+PID=$!
+for _ in $(seq 300); do grep -qs READY s.out && break; sleep 0.05; done
+for n in 1 2; do
+  t0=$(date +%s%N)
+  hp start $PID monitor=y,file="$WORK/sess$n.txt"
+  sleep 1.5
+  hp stop $PID
+  span[$n]=$(( ($(date +%s%N) - t0) / 1000000 ))
+  sleep 1
+done
+wait $PID; SRC=$?
+set -e
+cat s.out >>"$WORK/all-runs.txt"
+check "sessions: program output unchanged" bash -c "[[ $SRC -eq 0 ]] && grep -qx 'done attach' s.out"
+for n in 1 2; do
+  read -r count trace < <(juc_row sess$n.txt 'MONITOR TIME' "${CLASS[lock]}") || true
+  check "session $n: its own contentions of the ReentrantLock, 5..$(( span[n] / 20 + 1 )) in ${span[n]} ms (saw ${count:-none}), the trace from ReentrantLock.lock" \
+    bash -c "(( ${count:-0} >= 5 && ${count:-0} <= ${span[n]} / 20 + 1 )) && [[ \"\$(frames sess$n.txt ${trace:-0} | head -1)\" == java.util.concurrent.locks.ReentrantLock.lock ]]"
+done
 jni_clean

@@ -28,6 +28,13 @@ import java.util.concurrent.locks.StampedLock;
  *       JDK 21) wait for it.
  *   JucLocks attach SECONDS
  *       lock rounds of 20 ms for SECONDS (a run to attach to), prints READY first.
+ *   JucLocks mixed N HOLD_MS
+ *       one thread, "contender", waits 5N times in turn: in siteA for ReentrantLock a, in
+ *       siteA for ReentrantLock b, in siteB for a, in siteS for a Semaphore, in siteS for a
+ *       fair Semaphore, N times each, while main holds each HOLD_MS: with depth=2 that is
+ *       2N contentions at siteA, N at siteB (all ReentrantLock), N of the Semaphore and N
+ *       of the fair one at siteS (one place, two classes): the agent's memory of a
+ *       thread's last wait must not mix them up.
  */
 public class JucLocks {
     static volatile int round, done;
@@ -234,6 +241,41 @@ public class JucLocks {
         System.out.println("done attach");
     }
 
+    static void siteA(ReentrantLock l) { l.lock(); l.unlock(); }
+    static void siteB(ReentrantLock l) { l.lock(); l.unlock(); }
+    static void siteS(Semaphore s) { s.acquireUninterruptibly(); s.release(); }
+
+    static void mixed(int n, long hold) throws Exception {
+        ReentrantLock la = new ReentrantLock(), lb = new ReentrantLock();
+        Semaphore sem = new Semaphore(1), fair = new Semaphore(1, true);
+        Runnable[] contend = {() -> siteA(la), () -> siteA(lb), () -> siteB(la), () -> siteS(sem), () -> siteS(fair)};
+        Runnable[] take = {la::lock, lb::lock, la::lock, sem::acquireUninterruptibly, fair::acquireUninterruptibly};
+        Runnable[] give = {la::unlock, lb::unlock, la::unlock, sem::release, fair::release};
+        int k = contend.length;
+        Thread c = new Thread(() -> {
+            for (Runnable r : contend) r.run(); // loaded and run once, uncontended
+            done = 0;
+            for (int i = 1; i <= k * n; i++) {
+                spinUntil(() -> round, i);
+                contend[(i - 1) % k].run();
+                done = i;
+            }
+        }, "contender");
+        done = -1;
+        c.start();
+        spinUntil(() -> done, 0);
+        for (int i = 1; i <= k * n; i++) {
+            take[(i - 1) % k].run();
+            round = i;
+            parked(c);
+            sleep(hold);
+            give[(i - 1) % k].run();
+            spinUntil(() -> done, i);
+        }
+        c.join();
+        System.out.println("done mixed " + n);
+    }
+
     public static void main(String[] a) throws Exception {
         String kind = a[0];
         switch (kind) {
@@ -241,6 +283,7 @@ public class JucLocks {
         case "dump": dump(Long.parseLong(a[1])); break;
         case "virtual": virtual(Integer.parseInt(a[1]), Long.parseLong(a[2])); break;
         case "attach": attach(Integer.parseInt(a[1])); break;
+        case "mixed": mixed(Integer.parseInt(a[1]), Long.parseLong(a[2])); break;
         default: contended(kind, Integer.parseInt(a[1]), Long.parseLong(a[2]));
         }
     }

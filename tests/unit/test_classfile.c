@@ -933,6 +933,77 @@ static void test_leaf(void)
     free(big.p);
 }
 
+/* The entry hook of spec.entry_arg (monitor=y's on LockSupport's parks): its third
+ * argument, pushed right before the call, is `this` in an instance method, null in a
+ * constructor (not initialised yet), the first parameter of a static method when it is
+ * a reference or an array, else null. */
+static void test_entry_arg(void)
+{
+    cf_asm *a = cfa_new(52, 0, 0x21, "t/E", "java/lang/Object");
+    unsigned sup = cfa_methodref(a, "java/lang/Object", "<init>", "()V");
+    uint8_t ret[] = {177}, ctor[] = {42, 183, 0, 0, 177};
+    w2(ctor + 2, sup);
+    static const struct {
+        unsigned access;
+        const char *name, *desc;
+        uint8_t want; /* the opcode pushing the hook's object */
+    } ms[] = {
+        {0x01, "inst", "(I)V", 42},                   /* aload_0: this */
+        {0x01, "<init>", "()V", 1},                   /* aconst_null */
+        {0x09, "sref", "(Ljava/lang/Object;I)V", 42}, /* aload_0: the first parameter */
+        {0x09, "sarr", "([II)V", 42},
+        {0x09, "sint", "(ILjava/lang/Object;)V", 1},
+        {0x09, "snone", "()V", 1},
+    };
+    const int nms = (int)(sizeof ms / sizeof ms[0]);
+    for (int i = 0; i < nms; i++) {
+        cfa_attrs m = {0};
+        int is_ctor = strcmp(ms[i].name, "<init>") == 0;
+        cfa_code(a, &m, is_ctor ? 1 : 0, 3, is_ctor ? ctor : ret, is_ctor ? sizeof ctor : sizeof ret, NULL, 0, NULL);
+        cfa_method(a, ms[i].access, ms[i].name, ms[i].desc, &m);
+        cfa_attrs_free(&m);
+    }
+    uint8_t *p = NULL;
+    size_t n = 0;
+    int built = cfa_finish(a, &p, &n) == 0;
+    cfa_free(a);
+    CHECK(built && deep_ok(p, n), "entry_arg: the class builds");
+    cf_inject_spec s;
+    memset(&s, 0, sizeof s);
+    s.tracker_class = "hprof/Tracker";
+    s.entry_name = "JucEntry";
+    s.entry_desc = "(IILjava/lang/Object;)V";
+    s.entry_arg = 1;
+    s.return_name = "JucExit";
+    s.return_desc = "(II)V";
+    s.cnum = 3;
+    cf_result r;
+    int rc = built ? cf_instrument(p, n, &s, &r) : CF_ERR_FORMAT;
+    CHECK(rc == CF_OK && deep_ok(r.data, r.len) && r.entry_sites == (unsigned)nms,
+          "entry_arg: every method gets the entry hook (%u)", rc == CF_OK ? r.entry_sites : 0);
+    if (rc == CF_OK) {
+        tcls t;
+        tparse(&t, r.data, r.len);
+        for (int i = 0; i < nms; i++) {
+            tcode tc;
+            char name[64] = "";
+            uint32_t at = 0;
+            int found = tcode_of(&t, ms[i].name, &tc);
+            while (found && at < tc.code_len && tc.code[at] != 184) at++; /* the first invokestatic */
+            int called = found && at > 0 && at + 2 < tc.code_len;
+            if (called) tref_name(&t, u2(tc.code + at + 1), name, sizeof name);
+            CHECK(called && strcmp(name, "JucEntry") == 0 && tc.code[at - 1] == ms[i].want && tc.max_stack >= 3 &&
+                      at == 3,
+                  "entry_arg: %s%s calls JucEntry first with %s (opcode %d, want %d; max_stack %u)", ms[i].name,
+                  ms[i].desc, ms[i].want == 42 ? "aload_0" : "null", called ? tc.code[at - 1] : -1, ms[i].want,
+                  found ? tc.max_stack : 0);
+        }
+        tfree(&t);
+    }
+    if (rc == CF_OK) cf_result_free(&r);
+    free(p);
+}
+
 /* jsr/ret (version 49) with wide locals: counter += subroutine calls in a loop. */
 static void test_jsr_wide(void)
 {
@@ -1937,6 +2008,7 @@ int main(void)
     test_object_init();
     test_too_big();
     test_leaf();
+    test_entry_arg();
     test_api();
     test_garbage();
     test_sites();

@@ -9,6 +9,7 @@
 #include "classfile/classfile.h"
 #include "sources/bci/tracker.h"
 #include "sources/host.h"
+#include "sources/hotspot/async_trace.h"
 #include "sources/resolve.h"
 #include "tables/classes.h"
 #include "tables/methods.h"
@@ -30,7 +31,48 @@ static const char *const TARGETS[NTARGETS] = {
 
 /* Frames of java.util.concurrent on top of a park's stack looked at for the fold, at most. */
 #define FOLD_MAX 32
-#define STRIPES  64
+/* The frames above the program's in most folds: the Tracker's, LockSupport.park, an
+ * acquire or await and the lock's methods (ReentrantLock.lock is the 6th). */
+#define FOLD_FIRST 6
+#define STRIPES    64
+#define SPARES     4 /* ended waits a stripe keeps */
+/* Slots of the caches of what a method is to the fold and whether a class is a lock
+ * (powers of two), and how far a lookup probes. */
+#define KIND_SLOTS  4096
+#define LOCK_SLOTS  1024
+#define CACHE_PROBE 8
+
+/* What a frame's method is to the fold (see park_trace). */
+enum method_kind { K_OTHER = 1, K_TRACKER, K_JUC, K_LOCKS, K_ACQUIRE };
+#define ID_BITS (((uintptr_t)1 << 56) - 1)
+
+/* A class blockers were seen of: its entry and is_lock's answer, found by the class itself
+ * (IsSameObject), which takes none of the JVM's locks that a tag lookup takes. */
+#define BLOCKER_CLASSES 16
+struct blocker_class {
+    jweak cls; /* set before the slot is counted; cleared by the JVM once it is unloaded */
+    struct class_info *info;
+    bool lock;
+};
+
+/* A class's answer to is_lock, for the generation of its entry it was found for. */
+struct lock_slot {
+    _Atomic(struct class_info *) cls;
+    _Atomic uint32_t gen_lock; /* generation << 1 | is a lock */
+};
+
+/* Where a thread's last wait was, kept with its spare (see keep_spare): a thread that
+ * waits at the same place again takes its row without the tables' lookups. */
+#define SITE_FRAMES 8
+struct last_site {
+    jvmtiFrameInfo frames[SITE_FRAMES]; /* the trace's raw frames */
+    int n;                              /* 0: none kept */
+    uint32_t serial;                    /* the trace's thread (thread=y), else 0 */
+    struct trace *trace;
+    struct class_info *cls;
+    bool contention;
+    struct monitor_entry *entry;
+};
 
 /* The wait of one thread under way. */
 struct juc_wait {
@@ -41,13 +83,19 @@ struct juc_wait {
     bool contention; /* on a lock: "waiting to enter" in MONITOR DUMP */
     uint64_t start;  /* the first park */
     struct monitor_entry *entry;
-    jweak blocker; /* NULL: none */
+    jweak blocker;          /* NULL: none */
+    struct class_info *cls; /* the blocker's */
+    struct last_site last;
 };
 
 struct stripe {
     pthread_mutex_t lock;
     struct juc_wait **v;
-    size_t n, cap;
+    _Atomic size_t n; /* written under the lock; read without it by stripe_empty */
+    size_t cap;
+    /* Waits that ended, kept for their threads' next (see keep_spare). */
+    struct juc_wait *spare[SPARES];
+    _Atomic int nspare; /* written under the lock */
 };
 
 struct juc_waits {
@@ -61,6 +109,15 @@ struct juc_waits {
     jclass aqs, aqls, stamped, lock, latch, aos, reentrant;
     _Atomic unsigned hooked[NTARGETS]; /* methods rewritten, by class */
     struct stripe stripes[STRIPES];
+    struct async_trace *walker; /* the fast walk of the parking thread; NULL: GetStackTrace */
+    /* jmethodID | kind << 56 (a user-space address leaves the top byte free); a method ID
+     * never names another method later, and the classes whose kinds are not K_OTHER are
+     * java.base's, never unloaded. */
+    _Atomic uintptr_t kinds[KIND_SLOTS];
+    struct lock_slot locks[LOCK_SLOTS];
+    struct blocker_class bclasses[BLOCKER_CLASSES];
+    _Atomic int nbclasses;
+    pthread_mutex_t bclasses_lock; /* over adding one */
 };
 
 static int target_of(const char *name)
@@ -130,6 +187,14 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
     cf_result_free(&res);
 }
 
+/* The fast walk names a method only once its ID exists: every class's are made as it
+ * is prepared (sources/hotspot/async_trace.h). */
+static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass cls)
+{
+    struct host *h = host_get();
+    if (h && h->juc) async_trace_class_prepared(h->juc->walker, jvmti, cls);
+}
+
 int juc_waits_init(struct host *h, struct monitor_table *contended, struct monitor_table *waits)
 {
     jvmtiEnv *env = NULL;
@@ -141,6 +206,8 @@ int juc_waits_init(struct host *h, struct monitor_table *contended, struct monit
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.ClassFileLoadHook = on_class_file_load;
+    cb.ClassLoad = async_trace_on_class_load;
+    cb.ClassPrepare = on_class_prepare;
     struct juc_waits *w = calloc(1, sizeof *w);
     if (!w || (*env)->AddCapabilities(env, &caps) != JVMTI_ERROR_NONE ||
         (*env)->SetEventCallbacks(env, &cb, (jint)sizeof cb) != JVMTI_ERROR_NONE) {
@@ -152,8 +219,11 @@ int juc_waits_init(struct host *h, struct monitor_table *contended, struct monit
     w->contended = contended;
     w->waits = waits;
     for (int i = 0; i < STRIPES; i++) pthread_mutex_init(&w->stripes[i].lock, NULL);
+    pthread_mutex_init(&w->bclasses_lock, NULL);
+    w->walker = async_trace_new();
     h->juc = w;
     (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+    async_trace_enable_events(w->walker, env);
     return 0;
 }
 
@@ -163,6 +233,10 @@ static struct stripe *stripe_of(struct juc_waits *w, jlong tid)
 {
     return &w->stripes[(uint64_t)tid * 0x9e3779b97f4a7c15u >> 58];
 }
+
+/* Whether the stripe holds no wait, without its lock: enough to know that it holds none of
+ * the calling thread's, which only that thread puts there (and sees it put). */
+static bool stripe_empty(struct stripe *s) { return atomic_load_explicit(&s->n, memory_order_relaxed) == 0; }
 
 /* Takes the thread's wait out of the stripe (its lock held); NULL if none. */
 static struct juc_wait *take(struct stripe *s, jlong tid)
@@ -200,6 +274,43 @@ static void release(JNIEnv *jni, struct juc_wait *x)
     free(x);
 }
 
+/* Keeps a wait that ended for its thread's next, with its blocker's weak reference: a
+ * thread that parks on the same object again (a pool's worker on its queue, a lock
+ * handed around) then takes neither memory nor a new reference, whose making takes a
+ * lock of the JVM's. Returns the stripe's oldest when there was no room, for the caller
+ * to release. Lock held. */
+static struct juc_wait *keep_spare(struct stripe *s, struct juc_wait *x)
+{
+    struct juc_wait *old = NULL;
+    int n = s->nspare;
+    if (n == SPARES) {
+        old = s->spare[0];
+        memmove(s->spare, s->spare + 1, (SPARES - 1) * sizeof *s->spare);
+        n--;
+    }
+    s->spare[n] = x;
+    s->nspare = n + 1;
+    return old;
+}
+
+/* The thread's spare, taken out of the stripe; NULL if none. */
+static struct juc_wait *take_spare(struct stripe *s, jlong tid)
+{
+    if (atomic_load_explicit(&s->nspare, memory_order_relaxed) == 0) return NULL;
+    struct juc_wait *x = NULL;
+    pthread_mutex_lock(&s->lock);
+    int n = s->nspare;
+    for (int i = 0; i < n; i++)
+        if (s->spare[i]->tid == tid) {
+            x = s->spare[i];
+            s->spare[i] = s->spare[n - 1];
+            s->nspare = n - 1;
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
+    return x;
+}
+
 /* ---- a park begins ---- */
 
 static struct method_info *method_of(struct host *h, JNIEnv *jni, jmethodID id)
@@ -228,30 +339,95 @@ static bool is_acquire(const struct method_info *m)
         strcmp(m->name, "acquire") == 0 && m->signature && strstr(m->signature, "$Node;") != NULL;
 }
 
-/* The trace of the park under way on this thread, folded (see juc_waits.h); in_acquire:
- * LockSupport's caller is one of the acquires. */
-static struct trace *park_trace(struct host *h, JNIEnv *jni, uint32_t serial, bool *in_acquire)
+static enum method_kind kind_named(const struct method_info *m)
 {
-    int depth = host_depth(h), want = depth + FOLD_MAX + 2;
-    jvmtiFrameInfo small[128];
-    jvmtiFrameInfo *frames = want <= 128 ? small : malloc((size_t)want * sizeof *frames);
+    if (class_is(m, "hprof.Tracker")) return K_TRACKER;
+    if (is_acquire(m)) return K_ACQUIRE;
+    if (class_in(m, "java.util.concurrent.locks.")) return K_LOCKS;
+    return class_in(m, "java.util.concurrent.") ? K_JUC : K_OTHER;
+}
+
+/* What the method is to the fold: cached, since every park of a program looks at the
+ * same few methods and the methods table takes a lock per lookup. */
+static enum method_kind kind_of(struct host *h, JNIEnv *jni, jmethodID id)
+{
+    struct juc_waits *w = h->juc;
+    uintptr_t key = (uintptr_t)id;
+    unsigned i = (unsigned)(hash_mix64(key) >> 40);
+    for (int p = 0; p < CACHE_PROBE; p++) {
+        uintptr_t v = atomic_load_explicit(&w->kinds[(i + p) & (KIND_SLOTS - 1)], memory_order_relaxed);
+        if (!v) break;
+        if ((v & (ID_BITS)) == key) return (enum method_kind)(v >> 56);
+    }
+    enum method_kind k = kind_named(method_of(h, jni, id));
+    if (key >> 56) return k; /* not an address: not kept */
+    uintptr_t want = key | (uintptr_t)k << 56;
+    for (int p = 0; p < CACHE_PROBE; p++) {
+        uintptr_t none = 0;
+        _Atomic uintptr_t *slot = &w->kinds[(i + p) & (KIND_SLOTS - 1)];
+        if (atomic_compare_exchange_strong(slot, &none, want) || (none & (ID_BITS)) == key) break;
+    }
+    return k;
+}
+
+/* The park's frames: the fast walk, or GetStackTrace where it cannot answer (a virtual
+ * thread, a GC under way). */
+static jint walk(struct host *h, JNIEnv *jni, jvmtiFrameInfo *frames, int want)
+{
+    int n = async_trace_current(h->juc->walker, jni, frames, want);
+    if (n >= 0) return n;
     jint count = 0;
-    struct trace *t = &h->t.traces.empty;
-    *in_acquire = false;
-    if (!frames || (*h->jvmti)->GetStackTrace(h->jvmti, NULL, 0, want, frames, &count) != JVMTI_ERROR_NONE) count = 0;
-    int k = 0; /* past the Tracker's frames: LockSupport's park */
-    while (k < count && class_is(method_of(h, jni, frames[k].method), "hprof.Tracker")) k++;
-    *in_acquire = k + 1 < count && is_acquire(method_of(h, jni, frames[k + 1].method));
+    if ((*h->jvmti)->GetStackTrace(h->jvmti, NULL, 0, want, frames, &count) != JVMTI_ERROR_NONE) return 0;
+    return count;
+}
+
+/* Where the fold puts the top of the trace among count frames (the first past the
+ * Tracker's is LockSupport's park); in_acquire: its caller is one of the acquires. */
+static int fold_top(struct host *h, JNIEnv *jni, const jvmtiFrameInfo *frames, int count, bool *in_acquire)
+{
+    int k = 0;
+    while (k < count && kind_of(h, jni, frames[k].method) == K_TRACKER) k++;
+    *in_acquire = k + 1 < count && kind_of(h, jni, frames[k + 1].method) == K_ACQUIRE;
     int top = k;
     for (int i = k; i < count && i < k + FOLD_MAX; i++) {
-        struct method_info *m = method_of(h, jni, frames[i].method);
-        if (!class_in(m, "java.util.concurrent.")) break;
-        if (class_in(m, "java.util.concurrent.locks.")) top = i;
+        enum method_kind m = kind_of(h, jni, frames[i].method);
+        if (m == K_OTHER || m == K_TRACKER) break;
+        if (m != K_JUC) top = i;
     }
+    return top;
+}
+
+/* The trace of the park under way on this thread, folded (see juc_waits.h). The walk
+ * asks first for as many frames as a lock's usual fold and the depth take, since its
+ * cost grows with the frames, then for all the fold may need if those fell short. */
+static struct trace *park_trace(struct host *h, JNIEnv *jni, uint32_t serial, bool *in_acquire, struct last_site *last)
+{
+    int depth = host_depth(h), want = depth + FOLD_MAX + 2, first = depth + FOLD_FIRST;
+    jvmtiFrameInfo small[128];
+    jvmtiFrameInfo *frames = want <= 128 ? small : malloc((size_t)want * sizeof *frames);
+    jint count = frames ? walk(h, jni, frames, first < want ? first : want) : 0;
+    int top = fold_top(h, jni, frames, count, in_acquire);
+    if (first < want && count == first && top + depth > count) {
+        count = walk(h, jni, frames, want);
+        top = fold_top(h, jni, frames, count, in_acquire);
+    }
+    struct trace *t = &h->t.traces.empty;
     int n = count - top < depth ? count - top : depth;
-    if (n > 0) {
-        struct trace *got = traces_of(&h->t.traces, h->jvmti, jni, h->opt->thread ? serial : 0, frames + top, n);
+    uint32_t tserial = h->opt->thread ? serial : 0;
+    if (n > 0 && last->n == n && last->serial == tserial &&
+        memcmp(last->frames, frames + top, (size_t)n * sizeof *frames) == 0) {
+        t = last->trace;
+    } else if (n > 0) {
+        struct trace *got = traces_of(&h->t.traces, h->jvmti, jni, tserial, frames + top, n);
         if (got) t = got;
+        last->n = 0;
+        if (got && n <= SITE_FRAMES) { /* kept for the next wait of this thread */
+            memcpy(last->frames, frames + top, (size_t)n * sizeof *frames);
+            last->n = n;
+            last->serial = tserial;
+            last->trace = got;
+            last->entry = NULL;
+        }
     }
     if (frames != small) free(frames);
     return t;
@@ -267,11 +443,38 @@ static bool is_lock(struct juc_waits *w, JNIEnv *jni, jobject blocker)
     return false;
 }
 
+/* is_lock by the blocker's class entry, cached (a program parks on a few classes); an
+ * entry taken by another class of its name since has another generation. */
+static bool is_lock_cached(struct juc_waits *w, JNIEnv *jni, jobject blocker, struct class_info *cls)
+{
+    if (!blocker || !cls) return is_lock(w, jni, blocker);
+    uint32_t gen = atomic_load_explicit(&cls->generation, memory_order_acquire) << 1;
+    unsigned i = (unsigned)(hash_mix64((uint64_t)(uintptr_t)cls) >> 40);
+    for (int p = 0; p < CACHE_PROBE; p++) {
+        struct lock_slot *s = &w->locks[(i + p) & (LOCK_SLOTS - 1)];
+        struct class_info *c = atomic_load_explicit(&s->cls, memory_order_acquire);
+        if (!c) break;
+        uint32_t v = atomic_load_explicit(&s->gen_lock, memory_order_acquire);
+        if (c == cls && (v & ~1u) == gen) return v & 1;
+    }
+    bool yes = is_lock(w, jni, blocker);
+    for (int p = 0; p < CACHE_PROBE; p++) {
+        struct lock_slot *s = &w->locks[(i + p) & (LOCK_SLOTS - 1)];
+        struct class_info *none = NULL;
+        if (atomic_compare_exchange_strong(&s->cls, &none, cls) || none == cls) {
+            atomic_store_explicit(&s->gen_lock, gen | yes, memory_order_release);
+            break;
+        }
+    }
+    return yes;
+}
+
 /* A park inside an acquire that parked before: the same wait goes on. Anything else the
  * thread kept (an acquire whose end was not seen: it began before the hooks) goes. */
 static bool parks_again(struct juc_waits *w, JNIEnv *jni, jlong tid, jobject blocker)
 {
     struct stripe *s = stripe_of(w, tid);
+    if (stripe_empty(s)) return false;
     pthread_mutex_lock(&s->lock);
     struct juc_wait *x = find(s, tid);
     if (x && x->in_acquire && blocker && x->blocker && (*jni)->IsSameObject(jni, x->blocker, blocker)) {
@@ -285,26 +488,70 @@ static bool parks_again(struct juc_waits *w, JNIEnv *jni, jlong tid, jobject blo
     return false;
 }
 
+/* The entry of the blocker's class and whether it is a lock: from the classes seen
+ * before, else looked up (and kept while there is room). */
+static struct class_info *blocker_class(struct host *h, struct juc_waits *w, JNIEnv *jni, jobject blocker, bool *lock)
+{
+    jclass c = (*jni)->GetObjectClass(jni, blocker);
+    int n = atomic_load_explicit(&w->nbclasses, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if ((*jni)->IsSameObject(jni, w->bclasses[i].cls, c)) { /* (one cleared is no class's) */
+            (*jni)->DeleteLocalRef(jni, c);
+            *lock = w->bclasses[i].lock;
+            return w->bclasses[i].info;
+        }
+    struct class_info *cls = classes_of(&h->t.classes, h->jvmti, jni, c, &h->t.ids);
+    *lock = is_lock_cached(w, jni, blocker, cls);
+    pthread_mutex_lock(&w->bclasses_lock);
+    n = atomic_load_explicit(&w->nbclasses, memory_order_relaxed);
+    struct blocker_class *b = &w->bclasses[n];
+    if (cls && n < BLOCKER_CLASSES && (b->cls = (*jni)->NewWeakGlobalRef(jni, c)) != NULL) {
+        b->info = cls;
+        b->lock = *lock;
+        atomic_store_explicit(&w->nbclasses, n + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&w->bclasses_lock);
+    (*jni)->DeleteLocalRef(jni, c);
+    return cls;
+}
+
 static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, jobject blocker)
 {
-    struct juc_wait *x = calloc(1, sizeof *x);
-    if (!x) return;
+    struct stripe *s = stripe_of(w, tid);
+    struct juc_wait *x = take_spare(s, tid);
+    jweak kept = x ? x->blocker : NULL;
+    struct last_site last = {.n = 0};
+    struct class_info *kept_cls = x ? x->cls : NULL;
+    bool kept_lock = x && x->contention;
+    if (x) last = x->last;
+    if (!x && !(x = malloc(sizeof *x))) return;
+    memset(x, 0, sizeof *x);
     const struct thread_info *ti = threads_lookup(h->jvmti, NULL);
     x->tid = tid;
     x->serial = ti ? ti->serial : 0;
     x->parked = true;
-    x->contention = is_lock(w, jni, blocker);
-    struct trace *t = park_trace(h, jni, x->serial, &x->in_acquire);
+    struct trace *t = park_trace(h, jni, x->serial, &x->in_acquire, &last);
     struct class_info *cls = NULL;
     if (blocker) {
-        jclass c = (*jni)->GetObjectClass(jni, blocker);
-        cls = classes_of(&h->t.classes, h->jvmti, jni, c, &h->t.ids);
-        (*jni)->DeleteLocalRef(jni, c);
-        x->blocker = (*jni)->NewWeakGlobalRef(jni, blocker);
+        /* the object of the thread's last wait again: its class too */
+        bool same = kept && kept_cls && (*jni)->IsSameObject(jni, kept, blocker);
+        cls = same ? kept_cls : blocker_class(h, w, jni, blocker, &x->contention);
+        if (same) x->contention = kept_lock;
+        x->blocker = same ? kept : (*jni)->NewWeakGlobalRef(jni, blocker);
+        x->cls = cls;
+        if (same) kept = NULL;
     }
-    x->entry = monitors_of(x->contention ? w->contended : w->waits, t, cls, true);
+    if (kept) (*jni)->DeleteWeakGlobalRef(jni, kept);
+    bool again = last.n && last.trace == t && last.entry && last.cls == cls && last.contention == x->contention;
+    x->entry = again ? last.entry : monitors_of(x->contention ? w->contended : w->waits, t, cls, true);
+    if (last.n && last.trace == t) {
+        last.cls = cls;
+        last.contention = x->contention;
+        last.entry = x->entry;
+    }
+    x->last = last;
     x->start = clock_ns();
-    if (x->entry) put(stripe_of(w, tid), x);
+    if (x->entry) put(s, x);
     if (!x->entry) release(jni, x);
 }
 
@@ -329,14 +576,18 @@ static void JNICALL native_wait_end(JNIEnv *jni, jclass cls, jint c, jint m, jth
     if (!w || !thread || !atomic_load(&w->on)) return;
     jlong tid = (*jni)->GetLongField(jni, thread, w->tid);
     struct stripe *s = stripe_of(w, tid);
+    if (stripe_empty(s)) return; /* an acquire that did not park, most often */
     pthread_mutex_lock(&s->lock);
     struct juc_wait *x = find(s, tid);
     if (x && c == C_PARK && x->in_acquire) x->parked = false; /* the acquire goes on: it may park again */
     x = x && (c == C_PARK) != x->in_acquire ? take(s, tid) : NULL;
+    struct monitor_entry *e = x ? x->entry : NULL;
+    uint64_t start = x ? x->start : 0;
+    struct juc_wait *old = x ? keep_spare(s, x) : NULL;
     pthread_mutex_unlock(&s->lock);
-    if (!x) return;
-    monitors_add(x->entry, now > x->start ? now - x->start : 0);
-    release(jni, x);
+    if (!e) return;
+    monitors_add(e, now > start ? now - start : 0);
+    release(jni, old);
 }
 
 /* ---- start, on and off ---- */
@@ -411,6 +662,7 @@ void juc_waits_start(struct host *h, JNIEnv *jni)
         log_warning("monitor=y: the Tracker class does not match this agent; no java.util.concurrent waits");
         return;
     }
+    async_trace_vm_init(w->walker, w->jvmti, jni);
     rewrite(w, jni);
     static const unsigned want[NTARGETS] = {6, 1, 1, 2}; /* the methods each class has to hook */
     for (int i = 0; i < NTARGETS; i++)
@@ -426,12 +678,17 @@ static void forget_all(struct juc_waits *w, JNIEnv *jni)
     for (int i = 0; i < STRIPES; i++) {
         struct stripe *s = &w->stripes[i];
         pthread_mutex_lock(&s->lock);
-        struct juc_wait **v = s->v;
+        struct juc_wait **v = s->v, *spare[SPARES];
         size_t n = s->n;
+        int nspare = s->nspare;
+        memcpy(spare, s->spare, sizeof spare);
         s->v = NULL;
-        s->n = s->cap = 0;
+        s->cap = 0;
+        s->n = 0;
+        s->nspare = 0;
         pthread_mutex_unlock(&s->lock);
         for (size_t k = 0; k < n; k++) release(jni, v[k]);
+        for (int k = 0; k < nspare; k++) release(jni, spare[k]);
         free(v);
     }
 }
@@ -457,6 +714,7 @@ void juc_waits_thread_end(struct host *h, JNIEnv *jni, jthread thread)
     struct juc_wait *x = take(s, tid);
     pthread_mutex_unlock(&s->lock);
     release(jni, x);
+    release(jni, take_spare(s, tid));
 }
 
 /* ---- MONITOR DUMP ---- */
