@@ -57,7 +57,6 @@ struct native_frames {
     unsigned long long adds, subs; /* dl_iterate_phdr's, at the last snapshot */
     uint64_t stops_seen;           /* the natives' walks that ended on the unknown, then */
     uint32_t wants_seen;           /* the snapshot's asks for tables, at the last build */
-    bool warmed;                   /* libjvm's table asked for at the first drain */
     bool eager;                    /* HPROF_LAZY_TABLES=0: every table at start, as before */
     uint64_t start_ns, build_ns;   /* this thread's CPU: the first snapshot; tables later */
     size_t built;                  /* tables built later */
@@ -149,15 +148,20 @@ static void refresh_space(struct native_frames *nf, struct signal_sampler *s, ui
     nf->stops_seen = unknown_stops(s);
 }
 
+static void build_wanted(struct native_frames *nf);
+
 void native_frames_refresh(struct native_frames *nf, struct signal_sampler *s, uint64_t now_ms, bool new_threads)
 {
     refresh_space(nf, s, now_ms, new_threads);
-    /* Unwind tables walks asked for (their samples say [native_walk_stopped].no_table),
-     * a library's loaded since the last snapshot: built before this drain names the
-     * samples, so later ones unwind through. Asked again while building (another
-     * library met meanwhile): built too, a few rounds at most. */
-    if (!nf->warmed && nf->space) warm_up(nf->space);
-    nf->warmed = true;
+    build_wanted(nf);
+}
+
+/* Unwind tables walks asked for (their samples say [native_walk_stopped].no_table), a
+ * library's loaded since the last snapshot: built before this drain names the samples,
+ * so later ones unwind through. Asked again while building (another library met
+ * meanwhile): built too, a few rounds at most. */
+static void build_wanted(struct native_frames *nf)
+{
     for (int round = 0; round < 4 && nf->space; round++) {
         uint32_t wants = atomic_load(&nf->space->wants);
         if (wants == nf->wants_seen) break;
@@ -192,6 +196,12 @@ struct native_frames *native_frames_new(struct host *h, struct signal_sampler *s
     nf->eager = !env_switch("HPROF_LAZY_TABLES", true);
     uint64_t t0 = thread_cpu_ns();
     publish(nf, s);
+    /* libjvm's, libc's and our own tables before the first signal: nearly every
+     * thread's walk starts or passes there (the JIT's and GC's threads, a Java thread in
+     * the VM), so built later they would leave the run's first moments without native
+     * frames (3-5% of javac's samples). The other libraries wait for a walk to need them. */
+    if (nf->space) warm_up(nf->space);
+    build_wanted(nf);
     nf->start_ns = thread_cpu_ns() - t0;
     if (!nf->space) log_warning("cpu=samples: the process's native code cannot be read; no native frames");
     return nf;
