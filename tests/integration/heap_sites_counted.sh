@@ -100,6 +100,15 @@ sum=$(cat x/* | awk '/^SITES BEGIN/ { f = 1; next } /^SITES END/ { f = 0 } f && 
 check "rotate=1: $(ls x | wc -l) windows, their Mark1 counts add up to exactly 30000 ($sum)" \
   bash -c "[[ \$(ls x | wc -l) -ge 2 && $sum -eq 30000 ]]"
 
+# ---- timeline=gc: each interval's exact allocations (the counts read after each GC) ----
+run_java -XX:+UseSerialGC -Xmn64m -Xverify:all "$(agent heap=sites,callers=sampled,timeline=gc,file=tl.txt)" TimelineAlloc counts tl.txt
+known=$(awk '/^ALLOCS LIVE BEGIN/ { n++; a[n] = 0 } n && $7 ~ /^TimelineAlloc\$Known/ { a[n] = $2 }
+  END { for (i = 1; i <= 4; i++) printf "%s|", a[i] }' tl.txt)
+check "timeline=gc: 1000 Known allocated in each of 3 intervals, then none ($known)" \
+  bash -c "[[ $RC -eq 0 && '$known' == '1000|1000|1000|0|' ]]"
+check "timeline=gc: the GC records count the same allocations as the intervals" bash -c "
+  awk '/^ALLOCS LIVE BEGIN/ { a = \$10 } /^GC [0-9]/ { if (\$0 !~ (\"allocated \" a \" objects\")) bad = 1 } END { exit bad }' tl.txt"
+
 # ---- attached: a session in this mode ----
 start_phases A
 if [[ -n "$PID" ]]; then

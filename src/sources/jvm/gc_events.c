@@ -71,7 +71,9 @@ static void JNICALL gc_finish(jvmtiEnv *jvmti)
     if (g->chained) g->chained(jvmti);
     if (g->have_perf) perfdata_heap(&g->perf, &r.used_after, &r.committed);
     struct site_table *st = alloc_tracker_sites(h);
-    if (st) {
+    /* callers=sampled: the counts are in the threads' own Java counters, read through
+     * JNI, which a GC event cannot call: taken by the timeline's thread (deliver). */
+    if (st && !alloc_tracker_counted(h)) {
         struct tl_counts now = timeline_snapshot(&g->table, st, r.seq);
         r.alloc_objs = now.objs - g->last_alloc.objs;
         r.alloc_bytes = now.bytes - g->last_alloc.bytes;
@@ -88,11 +90,27 @@ static void JNICALL gc_finish(jvmtiEnv *jvmti)
 
 /* ---- the timeline's thread ---- */
 
+/* callers=sampled: the allocation counts up to now, as of the batch's last GC (a little
+ * later than it: what the threads allocated since it ended is in too; GCs that came
+ * faster than this thread share the record of their last). */
+static void take_counts(struct host *h, JNIEnv *jni, struct gc_record *last)
+{
+    struct gc_events *g = of(h);
+    struct site_table *st = alloc_tracker_sites(h);
+    if (!st) return;
+    alloc_tracker_collect(h, jni);
+    struct tl_counts now = timeline_snapshot(&g->table, st, last->seq);
+    last->alloc_objs = now.objs - g->last_alloc.objs;
+    last->alloc_bytes = now.bytes - g->last_alloc.bytes;
+    g->last_alloc = now;
+}
+
 /* Hands the queued records over: each GC's, and the allocation record after the last
  * one (timeline=gc) or when the period is over (timeline=<ms>). */
 static void deliver(struct host *h, JNIEnv *jni, struct gc_record *batch, uint32_t n, bool tick)
 {
     bool per_gc = h->opt->timeline == TIMELINE_GC;
+    if (n && alloc_tracker_counted(h)) take_counts(h, jni, &batch[n - 1]);
     for (uint32_t i = 0; i < n; i++) h->services->timeline(h, jni, &batch[i], per_gc && i + 1 == n);
     if (tick) h->services->timeline(h, jni, NULL, true);
 }
