@@ -12,12 +12,7 @@ have_chromium() { command -v chromium >/dev/null 2>&1; }
 collapsed_total() { awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"; }
 
 # merge_collapsed: collapsed lines on stdin, the same stacks' counts added, sorted.
-# A C++ lambda's name is read as go tool pprof prints it, without its parameters
-# ({lambda(int)#1} -> {lambda#1}), so that every side compares the same.
-merge_collapsed() {
-  awk '{ n = $NF; $NF = ""; sub(/ $/, ""); gsub(/\{lambda\([^{}]*\)#/, "{lambda#"); c[$0] += n }
-    END { for (k in c) printf "%s %.0f\n", k, c[k] }' | LC_ALL=C sort
-}
+merge_collapsed() { awk '{ n = $NF; $NF = ""; sub(/ $/, ""); c[$0] += n } END { for (k in c) printf "%s %.0f\n", k, c[k] }' | LC_ALL=C sort; }
 
 # pprof_collapsed FILE.pb.gz [SAMPLE_INDEX]: go tool pprof -traces, read back into
 # collapsed lines (root first) of the sample type's values, merged and sorted (the
