@@ -95,7 +95,10 @@ static long functions(const struct stack_profile *p, struct buf *b, struct buf *
             ids[j] = (uint32_t)++n;
             pb_uint(msg, FUNCTION_ID, ids[j]);
             pb_uint(msg, FUNCTION_NAME, f->name);
-            pb_uint(msg, FUNCTION_SYSTEM_NAME, f->name);
+            /* No system_name: we have no mangled names, and pprof takes a system_name
+             * equal to the name for a C++ name still to simplify: it would strip the
+             * parentheses and angle brackets of `{lambda(int)#1}`, `Foo<int>::bar`, or
+             * of `char[] (apportioned)`. */
             pb_uint(msg, FUNCTION_FILENAME, f->file);
             pb_message(b, PROFILE_FUNCTION, msg);
         }

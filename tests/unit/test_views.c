@@ -142,6 +142,15 @@ static void window_labels(void)
     buf_reset(&want);
     pb_string(&want, 6, "4242");
     CHECK(holds(&raw, &want), "pprof: the pid label's value is in the string table");
+    /* Function 1: id, name, file, and no system_name (pprof simplifies a name equal to
+     * its system_name as C++: `char[] (apportioned)` would lose its parentheses). */
+    buf_reset(&want);
+    buf_reset(&label);
+    pb_uint(&label, 1, 1);
+    pb_uint(&label, 2, sp_string(&p, "A.hot"));
+    pb_uint(&label, 4, sp_string(&p, "A.java"));
+    pb_message(&want, 5, &label);
+    CHECK(holds(&raw, &want), "pprof: a function is its id, name and file, without a system_name");
     buf_free(&gz);
     buf_free(&want);
     buf_free(&label);
