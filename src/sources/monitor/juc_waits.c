@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "sources/monitor/juc_waits.h"
+#include "sources/monitor/juc_waits_state.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,104 +21,12 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-/* The classes rewritten; the index is the hooks' class number (0: the parks). */
-enum { C_PARK, C_AQS, C_AQLS, C_STAMPED, NTARGETS };
+/* The classes rewritten, by the hooks' class number (juc_waits_state.h). */
 static const char *const TARGETS[NTARGETS] = {
     "java/util/concurrent/locks/LockSupport",
     "java/util/concurrent/locks/AbstractQueuedSynchronizer",
     "java/util/concurrent/locks/AbstractQueuedLongSynchronizer",
     "java/util/concurrent/locks/StampedLock",
-};
-
-/* Frames of java.util.concurrent on top of a park's stack looked at for the fold, at most. */
-#define FOLD_MAX 32
-/* The frames above the program's in most folds: the Tracker's, LockSupport.park, an
- * acquire or await and the lock's methods (ReentrantLock.lock is the 6th). */
-#define FOLD_FIRST 6
-#define STRIPES    64
-#define SPARES     4 /* ended waits a stripe keeps */
-/* Slots of the caches of what a method is to the fold and whether a class is a lock
- * (powers of two), and how far a lookup probes. */
-#define KIND_SLOTS  4096
-#define LOCK_SLOTS  1024
-#define CACHE_PROBE 8
-
-/* What a frame's method is to the fold (see park_trace). */
-enum method_kind { K_OTHER = 1, K_TRACKER, K_JUC, K_LOCKS, K_ACQUIRE };
-#define ID_BITS (((uintptr_t)1 << 56) - 1)
-
-/* A class blockers were seen of: its entry and is_lock's answer, found by the class itself
- * (IsSameObject), which takes none of the JVM's locks that a tag lookup takes. */
-#define BLOCKER_CLASSES 16
-struct blocker_class {
-    jweak cls; /* set before the slot is counted; cleared by the JVM once it is unloaded */
-    struct class_info *info;
-    bool lock;
-};
-
-/* A class's answer to is_lock, for the generation of its entry it was found for. */
-struct lock_slot {
-    _Atomic(struct class_info *) cls;
-    _Atomic uint32_t gen_lock; /* generation << 1 | is a lock */
-};
-
-/* Where a thread's last wait was, kept with its spare (see keep_spare): a thread that
- * waits at the same place again takes its row without the tables' lookups. */
-#define SITE_FRAMES 8
-struct last_site {
-    jvmtiFrameInfo frames[SITE_FRAMES]; /* the trace's raw frames */
-    int n;                              /* 0: none kept */
-    uint32_t serial;                    /* the trace's thread (thread=y), else 0 */
-    struct trace *trace;
-    struct class_info *cls;
-    bool contention;
-    struct monitor_entry *entry;
-};
-
-/* The wait of one thread under way. */
-struct juc_wait {
-    jlong tid;
-    uint32_t serial; /* the thread's, for MONITOR DUMP (0: it has no entry) */
-    bool in_acquire; /* parked inside an acquire: the acquire's end counts it */
-    bool parked;     /* parked now (not between two parks of one acquire) */
-    bool contention; /* on a lock: "waiting to enter" in MONITOR DUMP */
-    uint64_t start;  /* the first park */
-    struct monitor_entry *entry;
-    jweak blocker;          /* NULL: none */
-    struct class_info *cls; /* the blocker's */
-    struct last_site last;
-};
-
-struct stripe {
-    pthread_mutex_t lock;
-    struct juc_wait **v;
-    _Atomic size_t n; /* written under the lock; read without it by stripe_empty */
-    size_t cap;
-    /* Waits that ended, kept for their threads' next (see keep_spare). */
-    struct juc_wait *spare[SPARES];
-    _Atomic int nspare; /* written under the lock */
-};
-
-struct juc_waits {
-    jvmtiEnv *jvmti; /* our own: its class-file hook and capabilities */
-    struct monitor_table *contended, *waits;
-    _Atomic bool on;
-    jclass tracker;
-    jfieldID flag;              /* Tracker.waits */
-    jfieldID tid, park_blocker; /* Thread.tid, Thread.parkBlocker */
-    jfieldID owner, state;      /* AbstractOwnableSynchronizer's owner, AQS.state */
-    jclass aqs, aqls, stamped, lock, latch, aos, reentrant;
-    _Atomic unsigned hooked[NTARGETS]; /* methods rewritten, by class */
-    struct stripe stripes[STRIPES];
-    struct async_trace *walker; /* the fast walk of the parking thread; NULL: GetStackTrace */
-    /* jmethodID | kind << 56 (a user-space address leaves the top byte free); a method ID
-     * never names another method later, and the classes whose kinds are not K_OTHER are
-     * java.base's, never unloaded. */
-    _Atomic uintptr_t kinds[KIND_SLOTS];
-    struct lock_slot locks[LOCK_SLOTS];
-    struct blocker_class bclasses[BLOCKER_CLASSES];
-    _Atomic int nbclasses;
-    pthread_mutex_t bclasses_lock; /* over adding one */
 };
 
 static int target_of(const char *name)
@@ -715,113 +624,4 @@ void juc_waits_thread_end(struct host *h, JNIEnv *jni, jthread thread)
     pthread_mutex_unlock(&s->lock);
     release(jni, x);
     release(jni, take_spare(s, tid));
-}
-
-/* ---- MONITOR DUMP ---- */
-
-/* A thread parked now: its blocker (a local reference), its serial, its kind. */
-struct parked {
-    jobject blocker;
-    uint32_t serial;
-    bool contention, done;
-};
-
-static size_t parked_count(struct juc_waits *w)
-{
-    size_t n = 0;
-    for (int i = 0; i < STRIPES; i++) {
-        pthread_mutex_lock(&w->stripes[i].lock);
-        n += w->stripes[i].n;
-        pthread_mutex_unlock(&w->stripes[i].lock);
-    }
-    return n;
-}
-
-/* Those parked now on a blocker, at most max (local references, in the caller's frame). */
-static size_t gather_parked(struct juc_waits *w, JNIEnv *jni, struct parked *p, size_t max)
-{
-    size_t n = 0;
-    for (int i = 0; i < STRIPES; i++) {
-        struct stripe *s = &w->stripes[i];
-        pthread_mutex_lock(&s->lock);
-        for (size_t k = 0; k < s->n && n < max; k++) {
-            struct juc_wait *x = s->v[k];
-            jobject b = x->parked && x->blocker && x->serial ? (*jni)->NewLocalRef(jni, x->blocker) : NULL;
-            if (b) p[n++] = (struct parked){b, x->serial, x->contention, false};
-        }
-        pthread_mutex_unlock(&s->lock);
-    }
-    return n;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static void add_serial(uint32_t **v, int *n, uint32_t serial)
-{
-    uint32_t *g = realloc(*v, (size_t)(*n + 1) * sizeof **v);
-    if (!g) return;
-    *v = g;
-    g[(*n)++] = serial;
-}
-
-/* The owner of a lock that has one, and how many times it holds it. */
-static void owner_of(struct host *h, JNIEnv *jni, jobject lock, struct monitor_dump_monitor *m)
-{
-    struct juc_waits *w = h->juc;
-    if (!w->aos || !w->owner || !(*jni)->IsInstanceOf(jni, lock, w->aos)) return;
-    jobject owner = (*jni)->GetObjectField(jni, lock, w->owner);
-    if (!owner) return;
-    m->owner = threads_serial(&h->t.threads, h->jvmti, owner);
-    bool counted = w->reentrant && w->state && (*jni)->IsInstanceOf(jni, lock, w->reentrant);
-    m->entry_count = counted ? (*jni)->GetIntField(jni, lock, w->state) : 1;
-    (*jni)->DeleteLocalRef(jni, owner);
-}
-
-/* One row of MONITOR DUMP for p[i]'s blocker, with every thread parked on it. */
-static void dump_blocker(struct host *h, JNIEnv *jni, struct parked *p, size_t n, size_t i,
-                         struct monitor_dump_monitor *m)
-{
-    memset(m, 0, sizeof *m);
-    jclass c = (*jni)->GetObjectClass(jni, p[i].blocker);
-    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, c, &h->t.ids);
-    (*jni)->DeleteLocalRef(jni, c);
-    m->signature = ci && ci->signature ? ci->signature : "<unknown>";
-    owner_of(h, jni, p[i].blocker, m);
-    for (size_t k = i; k < n; k++) {
-        if (p[k].done || (k != i && !(*jni)->IsSameObject(jni, p[k].blocker, p[i].blocker))) continue;
-        p[k].done = true;
-        if (p[k].contention)
-            add_serial(&m->enter_waiters, &m->nenter_waiters, p[k].serial);
-        else
-            add_serial(&m->notify_waiters, &m->nnotify_waiters, p[k].serial);
-    }
-    if (m->enter_waiters) qsort(m->enter_waiters, (size_t)m->nenter_waiters, sizeof(uint32_t), by_value);
-    if (m->notify_waiters) qsort(m->notify_waiters, (size_t)m->nnotify_waiters, sizeof(uint32_t), by_value);
-}
-
-void juc_waits_dump(struct host *h, JNIEnv *jni, struct monitor_snapshot *snap)
-{
-    struct juc_waits *w = h->juc;
-    if (!w || !jni) return;
-    size_t max = parked_count(w) + 16;
-    struct parked *p = calloc(max, sizeof *p);
-    if (!p || (*jni)->PushLocalFrame(jni, (jint)max + 16) != JNI_OK) {
-        (*jni)->ExceptionClear(jni);
-        free(p);
-        return;
-    }
-    size_t n = gather_parked(w, jni, p, max);
-    for (size_t i = 0; i < n; i++) {
-        if (p[i].done) continue;
-        struct monitor_dump_monitor *g = realloc(snap->mons, (size_t)(snap->nmons + 1) * sizeof *g);
-        if (!g) break;
-        snap->mons = g;
-        dump_blocker(h, jni, p, n, i, &snap->mons[snap->nmons++]);
-    }
-    (*jni)->PopLocalFrame(jni, NULL);
-    free(p);
 }

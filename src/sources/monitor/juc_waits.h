@@ -61,9 +61,5 @@ void juc_waits_start(struct host *h, JNIEnv *jni);
 void juc_waits_enable(struct host *h, JNIEnv *jni, bool on);
 /* A thread ends: a wait left open (its acquire began before the hooks) goes. */
 void juc_waits_thread_end(struct host *h, JNIEnv *jni, jthread thread);
-/* MONITOR DUMP: every blocker threads are parked on now, with the owner of an
- * AbstractOwnableSynchronizer, the threads waiting to acquire it ("waiting to enter") and
- * those waiting on it ("waiting to be notified"), appended to snap->mons. */
-void juc_waits_dump(struct host *h, JNIEnv *jni, struct monitor_snapshot *snap);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "sources/host.h"
 #include "sources/monitor/juc_waits.h"
+#include "sources/monitor/juc_waits_dump.h"
 #include "sources/resolve.h"
 #include "sources/source.h"
 #include "tables/ids.h"
