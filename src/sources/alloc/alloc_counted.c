@@ -282,6 +282,15 @@ static bool top_is_native(const struct trace *tr, const char *name)
     return tr && tr->nframes && tr->frames[0]->method->native && strcmp(tr->frames[0]->method->name, name) == 0;
 }
 
+/* The thread of a JVMTI allocation event, when it is to be counted: counting, not one of
+ * ours, not inside the agent's own work on it. */
+static struct alloc_thread *event_thread(struct host *h, JNIEnv *jni, jthread thread)
+{
+    if (!counting(h) || host_is_own_thread(h, jni, thread)) return NULL;
+    struct alloc_thread *at = this_thread(alloc_of(h));
+    return at && !at->busy ? at : NULL;
+}
+
 /*
  * An object the VM made for Java code. Not one Unsafe.allocateInstance made (its hook
  * counts those), nor one the agent made itself.
@@ -290,10 +299,9 @@ static void JNICALL vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread
                                     jlong size)
 {
     struct host *h = host_get();
-    if (!counting(h) || host_is_own_thread(h, jni, thread)) return;
+    struct alloc_thread *at = event_thread(h, jni, thread);
+    if (!at) return;
     struct alloc_tracker *t = alloc_of(h);
-    struct alloc_thread *at = this_thread(t);
-    if (!at || at->busy) return;
     struct trace *tr = alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL, NULL);
     if (!tr || top_is_native(tr, "allocateInstance")) return;
     count_one(h, jni, object, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids), tr);
@@ -387,10 +395,9 @@ static void JNICALL sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
                                          jlong size)
 {
     struct host *h = host_get();
-    if (!counting(h) || host_is_own_thread(h, jni, thread)) return;
+    struct alloc_thread *at = event_thread(h, jni, thread);
+    if (!at) return;
     struct alloc_tracker *t = alloc_of(h);
-    struct alloc_thread *at = this_thread(t);
-    if (!at || at->busy) return;
     jvmtiFrameInfo f;
     const struct frame *top = NULL;
     if (host_depth(h) > 0) {
@@ -626,15 +633,6 @@ static void learn_array_sizes(struct host *h, JNIEnv *jni, jclass tracker)
     (*jni)->ExceptionClear(jni);
 }
 
-static void skip_method(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig)
-{
-    jmethodID m = (*jni)->GetStaticMethodID(jni, cls, name, sig);
-    if (!m)
-        (*jni)->ExceptionClear(jni);
-    else if (t->nskip < MAX_SKIP)
-        t->skip[t->nskip++] = m;
-}
-
 static void bind(struct host *h, JNIEnv *jni, jclass tracker)
 {
     struct alloc_tracker *t = alloc_of(h);
@@ -651,15 +649,15 @@ static void bind(struct host *h, JNIEnv *jni, jclass tracker)
     }
     learn_array_sizes(h, jni, tracker);
     /* The Tracker's frames over an allocation sampled or counted by a hook. */
-    skip_method(t, jni, tracker, "sampled", "(IJJJ)J");
-    skip_method(t, jni, tracker, "sample", "(I[JI)V");
-    skip_method(t, jni, tracker, "newSite", "(I)V");
-    skip_method(t, jni, tracker, "countArray", "(III)V");
-    skip_method(t, jni, tracker, "arraySite", "(III)V");
-    skip_method(t, jni, tracker, "countLevel", "(Ljava/lang/Object;I)V");
-    skip_method(t, jni, tracker, "multiSite", "(Ljava/lang/Object;I)V");
-    skip_method(t, jni, tracker, "allocatedInstance", "(Ljava/lang/Object;)V");
-    skip_method(t, jni, tracker, "allocInst", "(Ljava/lang/Object;)V");
+    alloc_exact_add_skip(t, jni, tracker, "sampled", "(IJJJ)J", true);
+    alloc_exact_add_skip(t, jni, tracker, "sample", "(I[JI)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "newSite", "(I)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "countArray", "(III)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "arraySite", "(III)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "countLevel", "(Ljava/lang/Object;I)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "multiSite", "(Ljava/lang/Object;I)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "allocatedInstance", "(Ljava/lang/Object;)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "allocInst", "(Ljava/lang/Object;)V", true);
     t->clone_hooks[0] = (*jni)->GetStaticMethodID(jni, tracker, "newClone", "(Ljava/lang/Object;)V");
     t->clone_hooks[1] = (*jni)->GetStaticMethodID(jni, tracker, "newVirtualClone", "(Ljava/lang/Object;)V");
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");

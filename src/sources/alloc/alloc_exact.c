@@ -608,8 +608,8 @@ void alloc_exact_wrap_jni(struct host *h, jobject(JNICALL *alloc_object)(JNIEnv 
     (*h->jvmti)->SetJNIFunctionTable(h->jvmti, ours);
 }
 
-static void add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig,
-                     bool is_static)
+void alloc_exact_add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig,
+                          bool is_static)
 {
     jmethodID m = is_static ? (*jni)->GetStaticMethodID(jni, cls, name, sig) : (*jni)->GetMethodID(jni, cls, name, sig);
     if (!m)
@@ -632,16 +632,16 @@ static void bind(struct host *h, JNIEnv *jni, jclass tracker)
         log_error("the Tracker class does not match this agent; heap=sites has no data");
         return;
     }
-    add_skip(t, jni, tracker, "allocated", "(Ljava/lang/Object;Z)V", true);
-    add_skip(t, jni, tracker, "newObject", "(Ljava/lang/Object;Ljava/lang/Class;)V", true);
-    add_skip(t, jni, tracker, "newArray", "(Ljava/lang/Object;)V", true);
-    add_skip(t, jni, tracker, "ObjectInit", "(Ljava/lang/Object;Ljava/lang/Class;)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "allocated", "(Ljava/lang/Object;Z)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "newObject", "(Ljava/lang/Object;Ljava/lang/Class;)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "newArray", "(Ljava/lang/Object;)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "ObjectInit", "(Ljava/lang/Object;Ljava/lang/Class;)V", true);
     t->clone_hooks[0] = (*jni)->GetStaticMethodID(jni, tracker, "newClone", "(Ljava/lang/Object;)V");
     t->clone_hooks[1] = (*jni)->GetStaticMethodID(jni, tracker, "newVirtualClone", "(Ljava/lang/Object;)V");
     (*jni)->ExceptionClear(jni);
-    add_skip(t, jni, tracker, "NewArray", "(Ljava/lang/Object;)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "NewArray", "(Ljava/lang/Object;)V", true);
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");
-    if (object) add_skip(t, jni, object, "<init>", "()V", false);
+    if (object) alloc_exact_add_skip(t, jni, object, "<init>", "()V", false);
     if (object) atomic_store(&t->object_init, (*jni)->GetMethodID(jni, object, "<init>", "()V"));
     if (object) t->object_clone = (*jni)->GetMethodID(jni, object, "clone", "()Ljava/lang/Object;");
     (*jni)->ExceptionClear(jni);

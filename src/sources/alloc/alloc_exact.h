@@ -25,6 +25,10 @@ bool alloc_exact_bound(struct host *h);
 void alloc_exact_keep_compiled(struct host *h);
 /* An object's size: once per class (ci) for instances, asked for each array. */
 jlong alloc_exact_object_size(struct host *h, jobject obj, struct class_info *ci);
+/* Method name of class cls (static or not) is one of the frames a walk drops from the top
+ * of an allocation's stack (the Tracker's, Object.<init>), if it exists and room is left. */
+void alloc_exact_add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, const char *name, const char *sig,
+                          bool is_static);
 /* Whether a clone() of class cls runs Object.clone itself, not an override (asked once per class). */
 bool alloc_exact_clone_is_objects(struct alloc_tracker *t, JNIEnv *jni, struct class_info *ci, jclass cls);
 /* JNI AllocObject replaced by alloc_object, which calls the original (t->jni_table), and
