@@ -39,23 +39,30 @@ static uint32_t refs_of(const struct an_heap *h, uint32_t o, uint32_t *out, uint
         if (k == AN_NONE || h->classes[k].bad) return 0;
         const uint8_t *data = an_instance_data(h, o, &len);
         if (len != h->classes[k].total) return 0;
-        uint32_t total = h->classes[k].total;
+            /* every offset is checked against the instance's bytes: a file whose classes
+         * disagree (two dumps of one class id, a Reference laid out otherwise) reads
+         * nothing outside the record */
+#define FIELD(at)                                                      \
+    do {                                                               \
+        uint64_t at_ = (at);                                           \
+        if (at_ <= len && len - at_ >= (uint64_t)ids) REF(data + at_); \
+    } while (0)
         for (uint32_t u = h->classes[k].up; u;) {
             const struct an_class *c = &h->classes[u - 1];
-            uint32_t base = total - c->total;
-            for (uint32_t i = 0; i < c->nrefs; i++) REF(data + base + h->refoffs[c->refs + i]);
+            if (c->total > len) break;
+            uint32_t base = len - c->total;
+            for (uint32_t i = 0; i < c->nrefs; i++) FIELD((uint64_t)base + h->refoffs[c->refs + i]);
             uint64_t v;
             if (!c->super || !idmap_get(&h->class_by_id, c->super, &v)) break;
             u = h->classes[v].up;
         }
         /* a Reference's referent: an edge of its own, last, that only dominators see */
-        if (h->classes[k].is_ref && out != NULL) {
+        if (h->classes[k].is_ref && h->classes[h->weak_index].total <= len) {
             uint32_t before = n;
-            REF(data + total - h->classes[h->weak_index].total + h->weak_off);
-            if (n > before) h->kind[o] |= AN_WEAK_LAST;
-        } else if (h->classes[k].is_ref) {
-            REF(data + total - h->classes[h->weak_index].total + h->weak_off);
+            FIELD((uint64_t)len - h->classes[h->weak_index].total + h->weak_off);
+            if (out != NULL && n > before) h->kind[o] |= AN_WEAK_LAST;
         }
+#undef FIELD
         break;
     }
     case AN_OBJARRAY: {

@@ -152,7 +152,8 @@ const uint8_t *an_field(const struct an_heap *h, uint32_t o, uint64_t name_sid, 
         for (uint64_t i = 0; i < m && !cu.bad; i++) {
             uint64_t name = rd(&cu, h->idsize);
             int t = (int)rd(&cu, 1);
-            if (name == name_sid) {
+            if (name == name_sid) { /* classes that disagree with the record read nothing past it */
+                if ((uint64_t)at + (uint64_t)vsize(t, h->idsize) > len) return NULL;
                 *type = t;
                 return data + at;
             }

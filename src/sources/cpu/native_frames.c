@@ -112,18 +112,38 @@ static void publish(struct native_frames *nf, struct signal_sampler *s)
     nf->npcs = 0;
 }
 
-/* The tables nearly every walk needs, wanted at once: libjvm's (the JIT's and the GC's
- * threads run in it, Java threads call it), libc's (the bottom of every thread's stack)
- * and the agent's own (its threads are sampled too). The first drain (the sampling
- * thread's start, off the JVM's own start) builds them rather than wait for walks to
- * ask, each such walk a sample stopped short. */
+/* The JDK's own directory of libraries: libjvm's directory's parent ("lib/" above
+ * "lib/server/"), its length in *n; NULL when libjvm is not mapped. */
+static const char *jdk_lib_dir(const struct native_space *space, size_t *n)
+{
+    for (size_t i = 0; i < space->n; i++) {
+        const struct nmod *m = &space->mods[i];
+        if (strcmp(m->name, "libjvm.so") != 0 || m->name == m->path) continue;
+        size_t len = (size_t)(m->name - m->path) - 1; /* the "/" before the name */
+        while (len > 0 && m->path[len - 1] != '/') len--;
+        *n = len;
+        return len ? m->path : NULL;
+    }
+    return NULL;
+}
+
+/* The tables nearly every walk needs, wanted at once: the JDK's libraries mapped at
+ * start (libjvm's: the JIT's and the GC's threads run in it, Java threads call it;
+ * libjava's JNI glue every class definition passes; libjimage's reads of the boot
+ * classes; the launcher's main thread), libc's (the bottom of every thread's stack), the
+ * dynamic loader's (libjvm's thread-locals are looked up there) and the agent's own (its
+ * threads are sampled too). Built at start rather than when walks ask, each such walk
+ * being a sample stopped short (javac: 1-2% without the JDK's small libraries). */
 static void warm_up(const struct native_space *space)
 {
     const struct nmod *libc = nsp_module(space, (uintptr_t)&getpid);
     const struct nmod *own = nsp_module(space, (uintptr_t)&warm_up);
+    size_t jn = 0;
+    const char *jdk = jdk_lib_dir(space, &jn);
     for (size_t i = 0; i < space->n; i++) {
         const struct nmod *m = &space->mods[i];
-        if (m == libc || m == own || strcmp(m->name, "libjvm.so") == 0) nsp_want(space, m);
+        if (m == libc || m == own || (jdk && strncmp(m->path, jdk, jn) == 0) || strncmp(m->name, "ld-linux", 8) == 0)
+            nsp_want(space, m);
     }
 }
 
@@ -196,10 +216,10 @@ struct native_frames *native_frames_new(struct host *h, struct signal_sampler *s
     nf->eager = !env_switch("HPROF_LAZY_TABLES", true);
     uint64_t t0 = thread_cpu_ns();
     publish(nf, s);
-    /* libjvm's, libc's and our own tables before the first signal: nearly every
-     * thread's walk starts or passes there (the JIT's and GC's threads, a Java thread in
-     * the VM), so built later they would leave the run's first moments without native
-     * frames (3-5% of javac's samples). The other libraries wait for a walk to need them. */
+    /* warm_up's tables before the first signal: nearly every thread's walk starts or
+     * passes there (the JIT's and GC's threads, a Java thread in the VM), so built later
+     * they would leave the run's first moments without native frames (3-5% of javac's
+     * samples). The other libraries wait for a walk to need them. */
     if (nf->space) warm_up(nf->space);
     build_wanted(nf);
     nf->start_ns = thread_cpu_ns() - t0;
