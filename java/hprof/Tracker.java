@@ -769,11 +769,13 @@ public final class Tracker {
 
     /* After `new` (the object, not yet constructed, stays on the stack). */
     public static void newSite(int site) {
-        if (allocs != 0) {
-            long[] page = sitePage(site);
-            int i = (site & (PAGE - 1)) * STRIDE;
-            if (++page[i + N] >= page[i + MARK]) sample(site, page, i);
-        }
+        if (allocs != 0) countObject(site);
+    }
+
+    private static void countObject(int site) {
+        long[] page = sitePage(site);
+        int i = (site & (PAGE - 1)) * STRIDE;
+        if (++page[i + N] >= page[i + MARK]) sample(site, page, i);
     }
 
     private static void countArray(int site, int length, int code) {
@@ -825,7 +827,76 @@ public final class Tracker {
     private static native void allocatedInstance(Object obj);
 
     public static void allocInst(Object obj) {
-        if (allocs != 0 && obj != null) allocatedInstance(obj);
+        if (allocs != 0 && obj != null) {
+            if (instBySite)
+                countInstance(obj.getClass(), obj);
+            else
+                allocatedInstance(obj);
+        }
+    }
+
+    /*
+     * callers=sampled: allocateInstance's objects (method handles make every capturing
+     * lambda with it: javac millions a round) are counted as a `new` is, at a site of
+     * their class's own that the agent numbers on first sight. instTable finds it by the
+     * class itself: pairs of a WeakReference to the class (a class loader can still be
+     * unloaded) and int[] {site}, open addressing by identity hash, copied and replaced
+     * whole under the lock (readers never see a pair half made).
+     */
+    private static boolean instBySite;
+    private static volatile Object[] instTable = new Object[2 * 64];
+
+    /* The number of class c's allocateInstance site, or -1 (none: counted natively). */
+    private static native int instanceSite(Class<?> c);
+
+    private static void countInstance(Class<?> c, Object obj) {
+        Object[] t = instTable;
+        int mask = (t.length >> 1) - 1;
+        for (int i = System.identityHashCode(c) & mask;; i = (i + 1) & mask) {
+            Object k = t[2 * i];
+            if (k == null) break;
+            if (((java.lang.ref.WeakReference<?>) k).get() == c) {
+                countObject(((int[]) t[2 * i + 1])[0]);
+                return;
+            }
+        }
+        int site = newInstanceSite(c);
+        if (site >= 0)
+            countObject(site);
+        else
+            allocatedInstance(obj);
+    }
+
+    @DontInline
+    private static int newInstanceSite(Class<?> c) {
+        int site = instanceSite(c);
+        if (site < 0) return site;
+        lock();
+        try {
+            Object[] t = instTable;
+            int live = 0;
+            for (int i = 0; i < t.length; i += 2)
+                if (t[i] != null && ((java.lang.ref.WeakReference<?>) t[i]).get() != null) live++;
+            int n = t.length >> 1;
+            while (4 * (live + 1) > n) n *= 2;
+            Object[] nt = new Object[2 * n];
+            for (int i = 0; i < t.length; i += 2) {
+                Object k = t[i] == null ? null : ((java.lang.ref.WeakReference<?>) t[i]).get();
+                if (k != null && k != c) put(nt, (Class<?>) k, t[i], t[i + 1]);
+            }
+            put(nt, c, new java.lang.ref.WeakReference<Class<?>>(c), new int[] {site});
+            instTable = nt;
+        } finally {
+            unlock();
+        }
+        return site;
+    }
+
+    private static void put(Object[] t, Class<?> c, Object ref, Object site) {
+        int mask = (t.length >> 1) - 1, i = System.identityHashCode(c) & mask;
+        while (t[2 * i] != null) i = (i + 1) & mask;
+        t[2 * i] = ref;
+        t[2 * i + 1] = site;
     }
 
     /*

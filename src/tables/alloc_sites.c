@@ -9,6 +9,8 @@
 void alloc_sites_init(struct alloc_sites *t)
 {
     memset(t, 0, sizeof *t);
+    cmap_init(&t->traces);
+    cmap_init(&t->instances);
     cmap_init(&t->groups);
     registry_init(&t->groups_all);
 }
@@ -68,27 +70,87 @@ struct alloc_site *alloc_sites_at(struct alloc_sites *t, uint32_t number)
     return page ? atomic_load_explicit(&page[number & (PAGE_SIZE - 1)], memory_order_acquire) : NULL;
 }
 
-uint32_t alloc_sites_sample(struct alloc_site *s, struct trace *tr, uint64_t objs, uint64_t bytes)
+struct instance_key {
+    struct class_info *cls;
+    const char *signature;
+    struct alloc_sites *t;
+};
+
+static bool instance_eq(const struct cmap_node *n, const void *key)
 {
-    struct site_trace *head = atomic_load_explicit(&s->traces, memory_order_acquire);
-    for (;;) {
-        for (struct site_trace *p = head; p; p = p->next) {
-            if (p->trace != tr) continue;
-            atomic_fetch_add_explicit(&p->objs, objs, memory_order_relaxed);
-            atomic_fetch_add_explicit(&p->bytes, bytes, memory_order_relaxed);
-            return atomic_load_explicit(&s->ntraces, memory_order_relaxed);
-        }
-        struct site_trace *fresh = calloc(1, sizeof *fresh);
-        if (!fresh) return 0;
-        fresh->trace = tr;
-        atomic_init(&fresh->objs, objs);
-        atomic_init(&fresh->bytes, bytes);
-        fresh->next = head;
-        if (atomic_compare_exchange_strong_explicit(&s->traces, &head, fresh, memory_order_acq_rel,
-                                                    memory_order_acquire))
-            return atomic_fetch_add_explicit(&s->ntraces, 1, memory_order_relaxed) + 1;
-        free(fresh); /* another trace came first: look again, from the new head */
+    return ((const struct instance_site *)n)->cls == ((const struct instance_key *)key)->cls;
+}
+
+/* Numbers and publishes the site (under the stripe's lock: one site per class). */
+static struct cmap_node *instance_make(const void *key, void *ctx)
+{
+    const struct instance_key *k = key;
+    struct instance_site *e = calloc(1, sizeof *e);
+    long number = e ? alloc_sites_number(k->t, 1) : -1;
+    struct alloc_site s = {.number = (uint32_t)number,
+                           .kind = ASITE_NEW,
+                           .bci = ASITE_NO_BCI,
+                           .new_bci = ASITE_NO_BCI,
+                           .signature = (char *)k->signature};
+    atomic_init(&s.cls, k->cls);
+    if (number < 0 || !alloc_sites_add(k->t, &s) || !(e->site = alloc_sites_at(k->t, (uint32_t)number))) {
+        free(e);
+        return NULL;
     }
+    e->cls = k->cls;
+    return &e->node;
+}
+
+struct alloc_site *alloc_sites_instance(struct alloc_sites *t, struct class_info *cls, const char *signature)
+{
+    struct instance_key k = {cls, signature, t};
+    uint64_t hash = hash_mix64((uint64_t)(uintptr_t)cls);
+    struct instance_site *e =
+        (struct instance_site *)cmap_intern(&t->instances, hash, &k, instance_eq, instance_make, NULL, NULL);
+    return e ? e->site : NULL;
+}
+
+struct trace_key {
+    const struct alloc_site *site;
+    struct trace *trace;
+};
+
+static bool trace_eq(const struct cmap_node *n, const void *key)
+{
+    const struct site_trace *e = (const struct site_trace *)n;
+    const struct trace_key *k = key;
+    return e->site == k->site && e->trace == k->trace;
+}
+
+static struct cmap_node *trace_make(const void *key, void *ctx)
+{
+    const struct trace_key *k = key;
+    struct site_trace *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->site = k->site;
+    e->trace = k->trace;
+    return &e->node;
+}
+
+uint32_t alloc_sites_sample(struct alloc_sites *t, struct alloc_site *s, struct trace *tr, uint64_t objs,
+                            uint64_t bytes)
+{
+    struct trace_key k = {s, tr};
+    uint64_t hash = hash_mix64((uint64_t)(uintptr_t)s * 31 + (uint64_t)(uintptr_t)tr);
+    bool made = false;
+    struct site_trace *e = (struct site_trace *)cmap_find(&t->traces, hash, &k, trace_eq);
+    if (!e) e = (struct site_trace *)cmap_intern(&t->traces, hash, &k, trace_eq, trace_make, NULL, &made);
+    if (!e) return 0;
+    atomic_fetch_add_explicit(&e->objs, objs, memory_order_relaxed);
+    atomic_fetch_add_explicit(&e->bytes, bytes, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->samples, 1, memory_order_relaxed);
+    if (!made) return atomic_load_explicit(&s->ntraces, memory_order_relaxed);
+    /* new: onto the site's list, which dumps walk (one maker per entry: no one else
+     * pushes this entry; other new traces of the site may be pushed meanwhile) */
+    struct site_trace *head = atomic_load_explicit(&s->traces, memory_order_acquire);
+    do e->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&s->traces, &head, e, memory_order_acq_rel, memory_order_acquire));
+    return atomic_fetch_add_explicit(&s->ntraces, 1, memory_order_relaxed) + 1;
 }
 
 void alloc_sites_split(uint64_t n, const uint64_t *w, uint32_t k, uint64_t *out)

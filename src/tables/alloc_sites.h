@@ -6,9 +6,10 @@
  * stood for; and the groups the live estimates are taken by.
  *
  * Plain concurrent data. Numbers are dense and global; an entry is published whole
- * (release) once its class was instrumented, and never freed. The traces of a site are
- * a lock-free list (a sampling thread pushes a new one with a compare-and-swap); their
- * weights are atomics.
+ * (release) once its class was instrumented (an allocateInstance site: once the
+ * Tracker first met its class), and never freed. A site's traces are found by a sample in a striped map
+ * by (site, trace), and listed for dumps in a lock-free list (the thread that made one
+ * pushes it with a compare-and-swap); their weights are atomics.
  */
 #ifndef HPROF_ALLOC_SITES_H
 #define HPROF_ALLOC_SITES_H
@@ -26,9 +27,12 @@ struct frame;
 
 /* The kinds, as classfile.h's CF_SITE_*. */
 enum { ASITE_NEW = 1, ASITE_ARRAY = 2, ASITE_MULTI = 3 };
+#define ASITE_NO_BCI UINT32_MAX /* a site with no allocating bytecode of its own */
 
 struct site_trace {
+    struct cmap_node node; /* in alloc_sites.traces, by (site, trace) */
     struct site_trace *next;
+    const struct alloc_site *site;
     struct trace *trace;
     _Atomic uint64_t objs, bytes; /* the allocations its samples stood for */
 };
@@ -40,7 +44,15 @@ struct alloc_site {
     _Atomic(struct class_info *) cls; /* once resolved (a sample, or a dump) */
     _Atomic(struct site_trace *) traces;
     _Atomic uint32_t ntraces;
+    _Atomic uint32_t samples;         /* callers sampled so far, all threads */
     uint64_t given_objs, given_bytes; /* what dumps have handed out to its traces' rows */
+};
+
+/* An allocateInstance site's entry in alloc_sites.instances. */
+struct instance_site {
+    struct cmap_node node;
+    const struct class_info *cls;
+    struct alloc_site *site;
 };
 
 /* A bytecode site's live estimate: its held allocation samples (by the frame the samples'
@@ -60,6 +72,8 @@ struct live_group {
 struct alloc_sites {
     _Atomic uint32_t next;                                          /* the next number to give */
     _Atomic(struct alloc_site *) *_Atomic pages[ALLOC_SITES_PAGES]; /* made on first need */
+    struct cmap traces;    /* every site's traces, by (site, trace): a sample finds its own at once */
+    struct cmap instances; /* allocateInstance's sites, by class */
     struct cmap groups;
     struct registry groups_all; /* by id - 1 */
 };
@@ -73,9 +87,15 @@ bool alloc_sites_add(struct alloc_sites *t, const struct alloc_site *s);
 struct alloc_site *alloc_sites_at(struct alloc_sites *t, uint32_t number);
 /* How many numbers were given. */
 uint32_t alloc_sites_count(struct alloc_sites *t);
+/* The site at which the Tracker counts the objects of class cls (signature: its
+ * signature) that Unsafe.allocateInstance makes, as a `new`'s (ASITE_NEW; no bytecode of
+ * its own: new_bci is ASITE_NO_BCI, its samples' traces keep their location): numbered
+ * and published on first sight; NULL without memory or numbers. */
+struct alloc_site *alloc_sites_instance(struct alloc_sites *t, struct class_info *cls, const char *signature);
 /* Adds a sample's weight to the site's trace tr (made on first sight): returns how many
  * traces the site has now; 0 without memory. */
-uint32_t alloc_sites_sample(struct alloc_site *s, struct trace *tr, uint64_t objs, uint64_t bytes);
+uint32_t alloc_sites_sample(struct alloc_sites *t, struct alloc_site *s, struct trace *tr, uint64_t objs,
+                            uint64_t bytes);
 /*
  * Splits n among k parts in proportion to weights w (largest remainder: the parts sum to
  * n exactly; ties to the lower index), into out. All weights 0: equal weights.

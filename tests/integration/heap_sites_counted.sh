@@ -65,6 +65,28 @@ run_java -Xint -Xverify:all "$(agent heap=sites,callers=sampled,depth=8,cutoff=0
 per_class i.txt >interp.txt
 check "-Xint: every class counted as exact heap=sites counts it" diff exact.txt interp.txt
 
+# ---- allocateInstance: every capturing lambda, counted in Java at its class's site ----
+# (a walk per lambda made javac twice as slow)
+HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,callers=sampled,depth=8,cutoff=0,file=la.txt)" SitesCounted lambdas
+lam=$(awk '/^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 } i && $9 ~ /^SitesCounted[$][$]Lambda/ { n += $7 } END { print n + 0 }' la.txt)
+# walks of whole stacks: the fast ones less those of the top frame alone (which tell a
+# VM-made object from allocateInstance's)
+walks=$(sed -n 's/^HPROF: heap=sites stacks: \([0-9]*\) by the fast walk.*; \([0-9]*\) walks of the top.*/\1 \2/p' out.txt |
+  tail -1 | awk '{ print $1 - $2 }')
+check "lambdas: runs (exit $RC); 300000 capturing lambdas counted exactly ($lam), with few walks of the stack ($walks)" \
+  bash -c "[[ $RC -eq 0 && $lam -eq 300000 && -n '$walks' && '$walks' -lt 30000 ]]"
+# lambda_count FILE METHOD: the lambdas at traces that contain METHOD
+lambda_count() {
+  awk -v m="$2" '/^TRACE [0-9]+:/ { tr = $2; sub(":", "", tr); next } /^\t/ { if (index($0, m)) has[tr] = 1; next }
+    /^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 }
+    i && $9 ~ /^SitesCounted[$][$]Lambda/ && ($8 in has) { s += $7 } END { print s + 0 }' "$1"
+}
+la=$(lambda_count la.txt SitesCounted.lambdaA) lb=$(lambda_count la.txt SitesCounted.lambdaB)
+lc=$(lambda_count la.txt SitesCounted.lambdaC)
+check "lambdas: their callers found on samples, each about a third ($la, $lb, $lc; within 10%), all marked *" \
+  bash -c "(( $la + $lb + $lc == 300000 && $la >= 90000 && $la <= 110000 && $lb >= 90000 && $lb <= 110000 )) &&
+    awk '/^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 } i && \$9 ~ /^SitesCounted[\$][\$]Lambda/ && \$10 != \"*\" { bad = 1 } END { exit bad }' la.txt"
+
 # ---- apportioning, compiled code ----
 run_java -Xverify:all "$(agent heap=sites,callers=sampled,cutoff=0,file=r.txt,view=pprof)" SitesCounted ratio
 ra=$(count r.txt 'SitesCounted$Item' SitesCounted.a) rb=$(count r.txt 'SitesCounted$Item' SitesCounted.b)

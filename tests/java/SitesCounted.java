@@ -7,6 +7,8 @@ import java.util.List;
  * from b(), interleaved 3:1; a site with one caller (single: 1,000,000 long[i & 7]); and
  * 200,000 new int[2][3] (200,000 int[][] and 400,000 int[]): long enough loops for C2.
  * "live": 1,600,000 byte[256], every 4th kept to the end (400,000 live).
+ * "lambdas": 300,000 capturing lambdas (method handles make each with
+ * Unsafe.allocateInstance), 100,000 from each of three callers.
  */
 public class SitesCounted {
     static final class Item { final int v; Item(int v) { this.v = v; } }
@@ -14,6 +16,10 @@ public class SitesCounted {
     static long sum;
 
     static Object make(int i) { return new Item(i); }
+    static java.util.function.IntSupplier capture(int i) { return () -> i + 1; }
+    static void lambdaA(int i) { sum += capture(i).getAsInt(); }
+    static void lambdaB(int i) { sum += capture(i).getAsInt(); }
+    static void lambdaC(int i) { sum += capture(i).getAsInt(); }
     static void a(int i) { sink = make(i); }
     static void b(int i) { sink = make(i); }
     static void single(int i) { long[] l = new long[i & 7]; sum += l.length; }
@@ -25,6 +31,13 @@ public class SitesCounted {
                 if (i % 4 != 3) a(i); else b(i);
                 single(i);
                 if (i < 200_000) multi(i);
+            }
+            System.out.println("done " + sum);
+        } else if (args[0].equals("lambdas")) {
+            for (int i = 0; i < 100_000; i++) {
+                lambdaA(i);
+                lambdaB(i);
+                lambdaC(i);
             }
             System.out.println("done " + sum);
         } else {

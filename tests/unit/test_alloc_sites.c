@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tables/alloc_sites.c: numbering, publishing, the traces' weights and the split. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "tables/alloc_sites.h"
 #include "unit.h"
@@ -35,13 +36,29 @@ static void sites(void)
           "a published site is found by its number, the others are not");
     struct alloc_site *p = alloc_sites_at(t, 4);
     struct trace *a = (struct trace *)&s, *b = (struct trace *)&t;
-    CHECK(alloc_sites_sample(p, a, 1, 16) == 1 && alloc_sites_sample(p, a, 2, 32) == 1 &&
-              alloc_sites_sample(p, b, 1, 16) == 2,
+    CHECK(alloc_sites_sample(t, p, a, 1, 16) == 1 && alloc_sites_sample(t, p, a, 2, 32) == 1 &&
+              alloc_sites_sample(t, p, b, 1, 16) == 2,
           "a second trace makes two");
     uint64_t objs = 0;
-    for (struct site_trace *x = atomic_load(&p->traces); x; x = x->next)
+    int listed = 0;
+    for (struct site_trace *x = atomic_load(&p->traces); x; x = x->next, listed++)
         if (x->trace == a) objs = atomic_load(&x->objs);
-    CHECK(objs == 3, "a trace's weight adds up its samples' (%llu)", (unsigned long long)objs);
+    CHECK(objs == 3 && listed == 2 && atomic_load(&p->samples) == 3,
+          "a trace's weight adds up its samples' (%llu), each trace listed once (%d)", (unsigned long long)objs,
+          listed);
+    /* the same trace at another site is that site's own */
+    struct alloc_site s2 = {.number = 0, .kind = ASITE_ARRAY, .signature = "[I"};
+    CHECK(alloc_sites_add(t, &s2) && alloc_sites_sample(t, alloc_sites_at(t, 0), a, 5, 80) == 1 &&
+              atomic_load(&alloc_sites_at(t, 0)->traces)->objs == 5 && atomic_load(&p->ntraces) == 2,
+          "a trace is weighed per site");
+    /* allocateInstance's sites: one per class, numbered after the others */
+    struct alloc_site *n1 = alloc_sites_instance(t, (struct class_info *)a, "Lp/D;");
+    CHECK(n1 && n1 == alloc_sites_instance(t, (struct class_info *)a, "Lp/D;") && n1->number == 5 &&
+              n1->kind == ASITE_NEW && n1->new_bci == ASITE_NO_BCI && strcmp(n1->signature, "Lp/D;") == 0 &&
+              alloc_sites_at(t, 5) == n1 && atomic_load(&n1->cls) == (struct class_info *)a,
+          "an allocateInstance site is made once per class, published under its number");
+    struct alloc_site *n2 = alloc_sites_instance(t, (struct class_info *)b, "Lp/E;");
+    CHECK(n2 && n2 != n1 && n2->number == 6 && alloc_sites_count(t) == 7, "another class is another site");
     CHECK(alloc_sites_group(t, NULL, (void *)a) == alloc_sites_group(t, NULL, (void *)a) &&
               alloc_sites_group_find(t, NULL, (void *)b) == NULL && alloc_sites_group_count(t) == 1 &&
               alloc_sites_group_by_id(t, 1) == alloc_sites_group(t, NULL, (void *)a),

@@ -8,9 +8,12 @@
  * At a dump the Tracker's counts are read, and each site's new allocations are split
  * among its traces by those weights (a site with one trace keeps its exact count).
  *
- * What the bytecode hooks cannot see is counted one by one, with its trace, as exact
- * mode does: objects the VM makes (VMObjectAlloc), JNI AllocObject, clones (their hooks),
- * Unsafe.allocateInstance (its hook; the VM's report of it is then left out).
+ * Unsafe.allocateInstance's objects (method handles make every capturing lambda with
+ * it: javac millions a round, and a walk each cost it 13% of its time) are counted by
+ * the Tracker too, at a site per class the agent numbers when the Tracker first meets
+ * the class (its report from the VM is then left out). What the hooks cannot see is
+ * counted one by one, with its trace, as exact mode does: objects the VM makes
+ * (VMObjectAlloc), JNI AllocObject, clones (their hooks).
  *
  * Live counts are estimates: the JVM samples an allocation every LIVE_INTERVAL bytes
  * (SampledObjectAlloc), each sample is held weakly under its bytecode site (the frame it
@@ -32,7 +35,8 @@
 
 #define LIVE_INTERVAL (512 * 1024) /* bytes between the JVM's allocation samples */
 #define CAP_ONE       4096         /* a site with one trace: sampled one in about this many */
-#define CAP_MANY      64           /* a site seen with several traces */
+#define CAP_MANY      64           /* a site seen with several traces ... */
+#define MANY_SETTLED  1024         /* ... until it has this many samples; then half as often */
 #define ELEMENT_CODES 13           /* newarray's atype 4..11, 12 for references */
 
 static struct alloc_count *count_of(struct host *h) { return alloc_of(h) ? alloc_of(h)->count : NULL; }
@@ -201,7 +205,7 @@ static struct trace *site_trace(struct host *h, JNIEnv *jni, const struct alloc_
     int skip = 0;
     while (skip < n && skip < MAX_SKIP && ours(t, frames[skip].method)) skip++;
     if (n >= 0 && skip < n) {
-        frames[skip].location = s->new_bci;
+        if (s->new_bci != ASITE_NO_BCI) frames[skip].location = s->new_bci;
         int keep = n - skip < depth ? n - skip : depth;
         uint32_t serial = 0;
         if (h->opt->thread) {
@@ -224,30 +228,43 @@ static uint32_t next_random(struct alloc_thread *at)
 }
 
 /*
- * Tracker.sampled: the thread's n-th allocation at site `site`, standing for objs
- * objects and bytes (arrays; objects' bytes come from their class's size) since its
- * last sample there. Returns the count of its next sample: the 2nd, 4th, 8th ... then
- * one in about CAP_ONE (CAP_MANY once the site showed several traces), at a random
- * point of each span, so that no pattern of the program's lines up with the samples.
+ * The count of the next sample at site s after one at count n (n >= 1): the 2nd, 4th,
+ * 8th ... then one in about CAP_ONE, at a random point of each span, so that no pattern
+ * of the program's lines up with the samples. A site seen with several traces is
+ * sampled one in about CAP_MANY until it has MANY_SETTLED samples (its split known to
+ * about 3%), then half as often for each MANY_SETTLED more, down to CAP_ONE: javac's
+ * sites called from everywhere took 280,000 walks a round at one in CAP_MANY.
  */
+static uint64_t next_mark(struct alloc_thread *at, const struct alloc_site *s, uint64_t n)
+{
+    uint64_t cap = CAP_ONE;
+    if (atomic_load_explicit(&s->ntraces, memory_order_relaxed) > 1) {
+        uint32_t halvings = atomic_load_explicit(&s->samples, memory_order_relaxed) / MANY_SETTLED;
+        cap = halvings >= 6 ? CAP_ONE : (uint64_t)CAP_MANY << halvings;
+    }
+    if (n < cap) return 2 * n;
+    return n + cap / 2 + next_random(at) % cap;
+}
+
+/* Tracker.sampled: the thread's n-th allocation at site `site`, standing for objs
+ * objects and bytes (arrays; objects' bytes come from their class's size) since its
+ * last sample there. Returns the count of its next sample at the site. */
 static jlong JNICALL native_sampled(JNIEnv *jni, jclass tracker, jint site, jlong n, jlong objs, jlong bytes)
 {
     struct host *h = host_get();
     struct alloc_tracker *t = alloc_of(h);
     struct alloc_site *s = t && t->count ? alloc_sites_at(&t->count->sites, (uint32_t)site) : NULL;
     struct alloc_thread *at = t ? this_thread(t) : NULL;
-    if (!s || !at || !counting(h) || at->busy) return n + CAP_ONE;
+    if (!s || !at || !counting(h) || at->busy || n < 1) return n + CAP_ONE;
     at->busy = true;
     struct trace *tr = site_trace(h, jni, s);
     struct class_info *ci = site_class(h, jni, s);
     uint64_t b = (uint64_t)bytes;
     if (s->kind == ASITE_NEW) b = ci ? (uint64_t)objs * instance_size(h, jni, ci) : 0;
-    uint32_t ntraces = tr ? alloc_sites_sample(s, tr, (uint64_t)objs, b) : 0;
+    if (tr) alloc_sites_sample(&t->count->sites, s, tr, (uint64_t)objs, b);
     at->busy = false;
     if (t->stats.on) atomic_fetch_add_explicit(&t->count->samples, 1, memory_order_relaxed);
-    jlong cap = ntraces > 1 ? CAP_MANY : CAP_ONE;
-    if (n < cap) return 2 * n;
-    return n + cap / 2 + (jlong)(next_random(at) % (uint32_t)cap);
+    return (jlong)next_mark(at, s, (uint64_t)n);
 }
 
 /* ---- the allocations counted one by one ---- */
@@ -272,16 +289,6 @@ static struct class_info *class_of_object(struct host *h, JNIEnv *jni, jobject o
     return ci;
 }
 
-static bool top_is(const struct trace *tr, jmethodID m)
-{
-    return m && tr && tr->nframes && tr->frames[0]->method->id == m;
-}
-
-static bool top_is_native(const struct trace *tr, const char *name)
-{
-    return tr && tr->nframes && tr->frames[0]->method->native && strcmp(tr->frames[0]->method->name, name) == 0;
-}
-
 /* The thread of a JVMTI allocation event, when it is to be counted: counting, not one of
  * ours, not inside the agent's own work on it. */
 static struct alloc_thread *event_thread(struct host *h, JNIEnv *jni, jthread thread)
@@ -293,7 +300,7 @@ static struct alloc_thread *event_thread(struct host *h, JNIEnv *jni, jthread th
 
 /*
  * An object the VM made for Java code. Not one Unsafe.allocateInstance made (its hook
- * counts those), nor one the agent made itself.
+ * counts those: told by the top frame, a walk of one), nor one the agent made itself.
  */
 static void JNICALL vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
                                     jlong size)
@@ -302,10 +309,13 @@ static void JNICALL vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread
     struct alloc_thread *at = event_thread(h, jni, thread);
     if (!at) return;
     struct alloc_tracker *t = alloc_of(h);
+    jvmtiFrameInfo top;
+    if (t->stats.on) atomic_fetch_add_explicit(&t->stats.top_walks, 1, memory_order_relaxed);
+    if (alloc_walk_stack(h, jni, thread, &top, 1) != 1 || top.method == t->allocate_instance) return;
     struct trace *tr = alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL, NULL);
-    if (!tr || top_is_native(tr, "allocateInstance")) return;
+    if (!tr) return;
     count_one(h, jni, object, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids), tr);
-    if (top_is(tr, t->object_clone)) {
+    if (t->object_clone && top.method == t->object_clone) {
         if (at->last_vm) (*jni)->DeleteWeakGlobalRef(jni, at->last_vm);
         at->last_vm = (*jni)->NewWeakGlobalRef(jni, object);
     }
@@ -334,7 +344,8 @@ static void cloned(JNIEnv *jni, jobject obj, bool virtual)
 static void JNICALL native_new_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, false); }
 static void JNICALL native_new_virtual_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, true); }
 
-/* Tracker.allocatedInstance: after Unsafe.allocateInstance (the hook's frames are ours). */
+/* Tracker.allocatedInstance: after Unsafe.allocateInstance, for a class with no site
+ * (the hook's frames are ours). */
 static void JNICALL native_allocated_instance(JNIEnv *jni, jclass tracker, jobject obj)
 {
     struct host *h = host_get();
@@ -343,6 +354,18 @@ static void JNICALL native_allocated_instance(JNIEnv *jni, jclass tracker, jobje
     if (!at || at->busy) return;
     count_one(h, jni, obj, class_of_object(h, jni, obj),
               alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL, NULL));
+}
+
+/* Tracker.instanceSite: the site at which the Tracker counts class c's objects that
+ * allocateInstance makes, as a `new` is counted (-1: none, count them one by one). */
+static jint JNICALL native_instance_site(JNIEnv *jni, jclass tracker, jclass c)
+{
+    struct host *h = host_get();
+    struct alloc_tracker *t = alloc_of(h);
+    struct class_info *ci = c && t && t->count ? classes_of(&h->t.classes, h->jvmti, jni, c, &h->t.ids) : NULL;
+    if (ci && ci->canonical) ci = ci->canonical;
+    struct alloc_site *s = ci && ci->signature ? alloc_sites_instance(&t->count->sites, ci, ci->signature) : NULL;
+    return s ? (jint)s->number : -1;
 }
 
 /* An object JNI made (no bytecode, no event), counted at the native method's stack. */
@@ -502,8 +525,8 @@ static void merge(struct host *h, JNIEnv *jni)
     jsize len = sums ? (*jni)->GetArrayLength(jni, sums) : 0;
     jlong *v = len ? malloc((size_t)len * sizeof *v) : NULL;
     if (v) (*jni)->GetLongArrayRegion(jni, sums, 0, len, v);
-    uint32_t n = (uint32_t)(len / 2), known = alloc_sites_count(&c->sites);
-    for (uint32_t i = 0; v && i < n && i < known; i++) {
+    uint32_t n = v ? (uint32_t)(len / 2) : 0, known = alloc_sites_count(&c->sites);
+    for (uint32_t i = 0; i < n && i < known; i++) {
         struct alloc_site *s = alloc_sites_at(&c->sites, i);
         uint64_t objs = (uint64_t)v[2 * i];
         if (!s || objs <= s->given_objs) continue;
@@ -640,9 +663,11 @@ static void bind(struct host *h, JNIEnv *jni, jclass tracker)
     JNINativeMethod natives[] = {{"sampled", "(IJJJ)J", (void *)native_sampled},
                                  {"allocatedInstance", "(Ljava/lang/Object;)V", (void *)native_allocated_instance},
                                  {"newClone", "(Ljava/lang/Object;)V", (void *)native_new_clone},
-                                 {"newVirtualClone", "(Ljava/lang/Object;)V", (void *)native_new_virtual_clone}};
+                                 {"newVirtualClone", "(Ljava/lang/Object;)V", (void *)native_new_virtual_clone},
+                                 {"instanceSite", "(Ljava/lang/Class;)I", (void *)native_instance_site}};
     t->count->sites_sum = (*jni)->GetStaticMethodID(jni, tracker, "sitesSum", "()[J");
-    if (!t->count->sites_sum || (*jni)->RegisterNatives(jni, tracker, natives, 4) != 0) {
+    if (!t->count->sites_sum ||
+        (*jni)->RegisterNatives(jni, tracker, natives, (jint)(sizeof natives / sizeof *natives)) != 0) {
         (*jni)->ExceptionClear(jni);
         log_error("the Tracker class does not match this agent; heap=sites has no data");
         return;
@@ -658,12 +683,25 @@ static void bind(struct host *h, JNIEnv *jni, jclass tracker)
     alloc_exact_add_skip(t, jni, tracker, "multiSite", "(Ljava/lang/Object;I)V", true);
     alloc_exact_add_skip(t, jni, tracker, "allocatedInstance", "(Ljava/lang/Object;)V", true);
     alloc_exact_add_skip(t, jni, tracker, "allocInst", "(Ljava/lang/Object;)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "countObject", "(I)V", true);
+    alloc_exact_add_skip(t, jni, tracker, "countInstance", "(Ljava/lang/Class;Ljava/lang/Object;)V", true);
+    /* allocateInstance's objects counted in Java, by their class's site */
+    jfieldID by_site = (*jni)->GetStaticFieldID(jni, tracker, "instBySite", "Z");
+    if (by_site) (*jni)->SetStaticBooleanField(jni, tracker, by_site, JNI_TRUE);
+    (*jni)->ExceptionClear(jni);
     t->clone_hooks[0] = (*jni)->GetStaticMethodID(jni, tracker, "newClone", "(Ljava/lang/Object;)V");
     t->clone_hooks[1] = (*jni)->GetStaticMethodID(jni, tracker, "newVirtualClone", "(Ljava/lang/Object;)V");
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");
     if (object) t->object_clone = (*jni)->GetMethodID(jni, object, "clone", "()Ljava/lang/Object;");
     (*jni)->ExceptionClear(jni);
     if (object) (*jni)->DeleteLocalRef(jni, object);
+    /* the native that makes an object for allocateInstance (the VM reports it too) */
+    jclass unsafe = (*jni)->FindClass(jni, "jdk/internal/misc/Unsafe");
+    if (unsafe)
+        t->allocate_instance =
+            (*jni)->GetMethodID(jni, unsafe, "allocateInstance", "(Ljava/lang/Class;)Ljava/lang/Object;");
+    (*jni)->ExceptionClear(jni);
+    if (unsafe) (*jni)->DeleteLocalRef(jni, unsafe);
     t->tracker = (*jni)->NewGlobalRef(jni, tracker);
     t->allocs = (*jni)->GetStaticFieldID(jni, tracker, "allocs", "I");
     if (!t->allocs) (*jni)->ExceptionClear(jni);

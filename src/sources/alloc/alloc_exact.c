@@ -614,7 +614,7 @@ void alloc_exact_add_skip(struct alloc_tracker *t, JNIEnv *jni, jclass cls, cons
     jmethodID m = is_static ? (*jni)->GetStaticMethodID(jni, cls, name, sig) : (*jni)->GetMethodID(jni, cls, name, sig);
     if (!m)
         (*jni)->ExceptionClear(jni);
-    else if (t->nskip < MAX_SKIP)
+    else if (t->nskip < SKIP_METHODS)
         t->skip[t->nskip++] = m;
 }
 

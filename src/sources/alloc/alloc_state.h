@@ -37,8 +37,9 @@
 
 struct async_trace;
 
-#define MAX_SKIP    10 /* Tracker and Object.<init> frames on top of a stack */
-#define MAX_PENDING 8  /* a thread's objects made by the VM, constructor pending */
+#define MAX_SKIP     10 /* Tracker and Object.<init> frames on top of a stack */
+#define SKIP_METHODS 16 /* the methods such frames may be of */
+#define MAX_PENDING  8  /* a thread's objects made by the VM, constructor pending */
 
 /* Compiled wrappers of native methods (which have no code site until a chain meets one):
  * their code, frame size and method. */
@@ -98,6 +99,7 @@ struct alloc_stats {
     _Atomic uint64_t fast_walks, jvmti_walks, code_hits, chain_hits, deep_hits, deep_entry_hits;
     _Atomic uint64_t deep_learnt, deep_learnt_interp, deep_relearnt, deep_unconfirmed, deep_named;
     _Atomic uint64_t noted;      /* live=sampled: objects counted but not held */
+    _Atomic uint64_t top_walks;  /* callers=sampled: walks of the top frame alone (VM-made objects) */
     _Atomic uint32_t most_slots; /* the largest per-thread cache so far */
 };
 
@@ -147,10 +149,11 @@ struct alloc_tracker {
     jfieldID allocs;               /* Tracker.allocs: 1 while counting */
     _Atomic bool bound;            /* Tracker.newObject and newArray are ours */
     jniNativeInterface *jni_table; /* the JNI functions as they were, before ours */
-    jmethodID skip[MAX_SKIP];      /* frames that are not the allocation site */
+    jmethodID skip[SKIP_METHODS];  /* frames that are not the allocation site */
     int nskip;
     _Atomic(jmethodID) object_init; /* java.lang.Object.<init>, once bound */
     jmethodID object_clone;         /* java.lang.Object.clone, once bound */
+    jmethodID allocate_instance;    /* jdk.internal.misc.Unsafe.allocateInstance (callers=sampled) */
     jmethodID clone_hooks[2];       /* Tracker.newClone and newVirtualClone */
     /* DirectMethodHandle.allocateInstance and the Unsafe.allocateInstance it calls,
      * once an object made there was seen (see made_for_constructor) */

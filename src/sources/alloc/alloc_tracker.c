@@ -144,10 +144,11 @@ void alloc_tracker_enable(struct host *h, JNIEnv *jni, bool on)
 /* HPROF_STACK_STATS: how the allocations' traces were found, and the caches' size. */
 static void log_stack_stats(struct alloc_tracker *t)
 {
-    log_plain("HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace, %llu by the code site",
-              (unsigned long long)atomic_load(&t->stats.fast_walks),
-              (unsigned long long)atomic_load(&t->stats.jvmti_walks),
-              (unsigned long long)atomic_load(&t->stats.code_hits));
+    log_plain(
+        "HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace, %llu by the code site; %llu "
+        "walks of the top frame alone",
+        (unsigned long long)atomic_load(&t->stats.fast_walks), (unsigned long long)atomic_load(&t->stats.jvmti_walks),
+        (unsigned long long)atomic_load(&t->stats.code_hits), (unsigned long long)atomic_load(&t->stats.top_walks));
     log_plain("HPROF: heap=sites code sites: %llu of those with their caller's",
               (unsigned long long)atomic_load(&t->stats.chain_hits));
     log_plain("HPROF: heap=sites deep chains: %llu traces, %llu of them across a call into Java",

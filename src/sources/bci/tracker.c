@@ -60,14 +60,19 @@ static bool instruments(const struct options *o)
 static bool wanted(const struct options *o) { return instruments(o) || o->monitor; }
 
 /* Methods the Tracker itself calls must stay plain, or it would call itself: the current
- * thread and its id, and whether a thread is alive (Thread.isAlive calls alive(), which
- * virtual threads override). */
+ * thread and its id, whether a thread is alive (Thread.isAlive calls alive(), which
+ * virtual threads override), and the weak references to classes it keeps and reads
+ * (callers=sampled's allocateInstance sites, made under its lock). */
 static unsigned filter(void *ctx, const char *class_name, const char *name, const char *desc, unsigned access,
                        unsigned mnum)
 {
     if (strcmp(class_name, "java/lang/Thread") == 0 &&
         (strcmp(name, "currentThread") == 0 || strcmp(name, "getId") == 0 || strcmp(name, "threadId") == 0 ||
          strcmp(name, "currentCarrierThread") == 0 || strcmp(name, "isAlive") == 0))
+        return 0;
+    if ((strcmp(class_name, "java/lang/ref/Reference") == 0 &&
+         (strcmp(name, "<init>") == 0 || strcmp(name, "get") == 0 || strcmp(name, "get0") == 0)) ||
+        (strcmp(class_name, "java/lang/ref/WeakReference") == 0 && strcmp(name, "<init>") == 0))
         return 0;
     if (strcmp(name, "alive") == 0 && strcmp(desc, "()Z") == 0 &&
         (strcmp(class_name, "java/lang/Thread") == 0 || strcmp(class_name, "java/lang/VirtualThread") == 0 ||
