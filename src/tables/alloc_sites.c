@@ -110,6 +110,14 @@ struct alloc_site *alloc_sites_instance(struct alloc_sites *t, struct class_info
     return e ? e->site : NULL;
 }
 
+struct alloc_site *alloc_sites_instance_find(struct alloc_sites *t, struct class_info *cls)
+{
+    struct instance_key k = {cls, NULL, t};
+    struct instance_site *e =
+        (struct instance_site *)cmap_find(&t->instances, hash_mix64((uint64_t)(uintptr_t)cls), &k, instance_eq);
+    return e ? e->site : NULL;
+}
+
 struct trace_key {
     const struct alloc_site *site;
     struct trace *trace;

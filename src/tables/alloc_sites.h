@@ -92,6 +92,8 @@ uint32_t alloc_sites_count(struct alloc_sites *t);
  * its own: new_bci is ASITE_NO_BCI, its samples' traces keep their location): numbered
  * and published on first sight; NULL without memory or numbers. */
 struct alloc_site *alloc_sites_instance(struct alloc_sites *t, struct class_info *cls, const char *signature);
+/* The same, not made: NULL when the class has none yet. */
+struct alloc_site *alloc_sites_instance_find(struct alloc_sites *t, struct class_info *cls);
 /* Adds a sample's weight to the site's trace tr (made on first sight): returns how many
  * traces the site has now; 0 without memory. */
 uint32_t alloc_sites_sample(struct alloc_sites *t, struct alloc_site *s, struct trace *tr, uint64_t objs,

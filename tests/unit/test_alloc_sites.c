@@ -59,6 +59,9 @@ static void sites(void)
           "an allocateInstance site is made once per class, published under its number");
     struct alloc_site *n2 = alloc_sites_instance(t, (struct class_info *)b, "Lp/E;");
     CHECK(n2 && n2 != n1 && n2->number == 6 && alloc_sites_count(t) == 7, "another class is another site");
+    CHECK(alloc_sites_instance_find(t, (struct class_info *)a) == n1 &&
+              alloc_sites_instance_find(t, (struct class_info *)&n2) == NULL && alloc_sites_count(t) == 7,
+          "a class's site is found without making one");
     CHECK(alloc_sites_group(t, NULL, (void *)a) == alloc_sites_group(t, NULL, (void *)a) &&
               alloc_sites_group_find(t, NULL, (void *)b) == NULL && alloc_sites_group_count(t) == 1 &&
               alloc_sites_group_by_id(t, 1) == alloc_sites_group(t, NULL, (void *)a),

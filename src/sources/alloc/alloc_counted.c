@@ -300,7 +300,12 @@ static struct alloc_thread *event_thread(struct host *h, JNIEnv *jni, jthread th
 
 /*
  * An object the VM made for Java code. Not one Unsafe.allocateInstance made (its hook
- * counts those: told by the top frame, a walk of one), nor one the agent made itself.
+ * counts those), nor one the agent made itself. allocateInstance's are told by their
+ * class, when the Tracker counts its objects already (a walk of the top frame for each,
+ * which the VM reports when the JIT does not make them itself, cost JDK 25's javac 2.6x);
+ * else by the top frame. A VM-made object of such a class made otherwise (JDK 17's
+ * first reflective constructions through a native accessor) is taken for one of
+ * allocateInstance's: not counted.
  */
 static void JNICALL vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
                                     jlong size)
@@ -309,12 +314,14 @@ static void JNICALL vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread
     struct alloc_thread *at = event_thread(h, jni, thread);
     if (!at) return;
     struct alloc_tracker *t = alloc_of(h);
+    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
+    if (!ci || alloc_sites_instance_find(&t->count->sites, ci->canonical ? ci->canonical : ci)) return;
     jvmtiFrameInfo top;
     if (t->stats.on) atomic_fetch_add_explicit(&t->stats.top_walks, 1, memory_order_relaxed);
     if (alloc_walk_stack(h, jni, thread, &top, 1) != 1 || top.method == t->allocate_instance) return;
     struct trace *tr = alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL, NULL);
     if (!tr) return;
-    count_one(h, jni, object, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids), tr);
+    count_one(h, jni, object, ci, tr);
     if (t->object_clone && top.method == t->object_clone) {
         if (at->last_vm) (*jni)->DeleteWeakGlobalRef(jni, at->last_vm);
         at->last_vm = (*jni)->NewWeakGlobalRef(jni, object);
