@@ -10,6 +10,9 @@
 #     250,000 (the error docs/heap-sites.md states), their sum exactly 1,000,000, both
 #     rows marked *; a site with one caller (1,000,000 long[]) exact, unmarked; 200,000
 #     new int[2][3] counted at each dimension
+#   - SitesCounted lambdas: 300,000 capturing lambdas (Unsafe.allocateInstance, counted in
+#     Java at a site per class): exact, few stack walks, each of three callers about a
+#     third; and 2,400,000 made on 8 threads at once, exact
 #   - SitesCounted live: 400,000 of 1,600,000 byte[256] live at the end: the estimate
 #     within 25% (about 830 samples of 512 KB)
 #   - pprof (go tool pprof -traces) holds the exact site totals; a rolling profile's
@@ -86,6 +89,11 @@ lc=$(lambda_count la.txt SitesCounted.lambdaC)
 check "lambdas: their callers found on samples, each about a third ($la, $lb, $lc; within 10%), all marked *" \
   bash -c "(( $la + $lb + $lc == 300000 && $la >= 90000 && $la <= 110000 && $lb >= 90000 && $lb <= 110000 )) &&
     awk '/^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 } i && \$9 ~ /^SitesCounted[\$][\$]Lambda/ && \$10 != \"*\" { bad = 1 } END { exit bad }' la.txt"
+
+run_java -Xverify:all "$(agent heap=sites,callers=sampled,depth=8,cutoff=0,file=lt.txt)" SitesCounted lambda-threads
+lam=$(lambda_count lt.txt SitesCounted.capture) all=$(lambda_count lt.txt SitesCounted)
+check "lambdas on 8 threads at once: runs (exit $RC); 2400000 made by capture() counted exactly ($lam; with main's 8 Runnables $all)" \
+  bash -c "[[ $RC -eq 0 && $lam -eq 2400000 && $all -eq 2400008 ]] && grep -qx done out.txt"
 
 # ---- apportioning, compiled code ----
 run_java -Xverify:all "$(agent heap=sites,callers=sampled,cutoff=0,file=r.txt,view=pprof)" SitesCounted ratio

@@ -8,7 +8,8 @@ import java.util.List;
  * 200,000 new int[2][3] (200,000 int[][] and 400,000 int[]): long enough loops for C2.
  * "live": 1,600,000 byte[256], every 4th kept to the end (400,000 live).
  * "lambdas": 300,000 capturing lambdas (method handles make each with
- * Unsafe.allocateInstance), 100,000 from each of three callers.
+ * Unsafe.allocateInstance), 100,000 from each of three callers; "lambda-threads": the
+ * same on 8 threads at once (2,400,000), which meet each lambda class first together.
  */
 public class SitesCounted {
     static final class Item { final int v; Item(int v) { this.v = v; } }
@@ -25,7 +26,15 @@ public class SitesCounted {
     static void single(int i) { long[] l = new long[i & 7]; sum += l.length; }
     static void multi(int i) { int[][] m = new int[2][3]; sum += m[i & 1].length; }
 
-    public static void main(String[] args) {
+    static void lambdas() {
+        for (int i = 0; i < 100_000; i++) {
+            lambdaA(i);
+            lambdaB(i);
+            lambdaC(i);
+        }
+    }
+
+    public static void main(String[] args) throws InterruptedException {
         if (args[0].equals("ratio")) {
             for (int i = 0; i < 1_000_000; i++) {
                 if (i % 4 != 3) a(i); else b(i);
@@ -34,12 +43,21 @@ public class SitesCounted {
             }
             System.out.println("done " + sum);
         } else if (args[0].equals("lambdas")) {
-            for (int i = 0; i < 100_000; i++) {
-                lambdaA(i);
-                lambdaB(i);
-                lambdaC(i);
-            }
+            lambdas();
             System.out.println("done " + sum);
+        } else if (args[0].equals("lambda-threads")) {
+            Thread[] t = new Thread[8];
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            for (int k = 0; k < t.length; k++) {
+                t[k] = new Thread(() -> {
+                    try { go.await(); } catch (InterruptedException e) { throw new Error(e); }
+                    lambdas();
+                });
+                t[k].start();
+            }
+            go.countDown();
+            for (Thread x : t) x.join();
+            System.out.println("done");
         } else {
             List<byte[]> keep = new ArrayList<>();
             for (int i = 0; i < 1_600_000; i++) {
