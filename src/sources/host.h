@@ -67,6 +67,12 @@ enum source_id {
     SOURCE_LISTENER,       /* struct listener: commands on the net= socket (format=b) */
     SOURCE_GC,             /* struct gc_events: timeline=, GC records and the timeline */
     SOURCE_CLASS_SWEEPER,  /* struct class_sweeper: forgets unloaded classes (always) */
+    SOURCE_TRACKER,        /* struct tracker: bytecode instrumentation (cpu=times|old, heap=sites) */
+    SOURCE_BCI_CLASSES,    /* struct bci_class_table: the classes the tracker numbered */
+    SOURCE_METHOD_TIMES,   /* struct method_times: shadow call stacks of cpu=times|old */
+    SOURCE_CALL_COUNTS,    /* struct call_counts: cpu=times,timing=gprof, the calls threads counted */
+    SOURCE_MONITORS,       /* struct monitor_events: monitor=y, contention and waits */
+    SOURCE_JUC,            /* struct juc_waits: monitor=y, the same on java.util.concurrent */
     SOURCE_IDS
 };
 
@@ -91,16 +97,9 @@ struct host {
     _Atomic int interval_ms;   /* CPU sampling pause (interval= at first; `hprof set`) */
     _Atomic long alloc_sample; /* heap=sites sampled every this many bytes (alloc_sample=; a session's) */
 
-    /* Each source's own state, by source (host_state); NULL where the options did not
-     * ask for it. A source sets its own slot only. */
+    /* Each source's own state (and its parts'), by id (host_state); NULL where the
+     * options did not ask for it. A source sets its own slots only. */
     void *state[SOURCE_IDS];
-    /* The tracker's state and its parts', and the monitors'. */
-    struct tracker *tracker;             /* bytecode instrumentation (cpu=times|old, heap=sites) */
-    struct bci_class_table *bci_classes; /* classes it numbered */
-    struct method_times *method_times;   /* shadow call stacks of cpu=times|old */
-    struct call_counts *call_counts;     /* cpu=times,timing=gprof: the calls threads counted */
-    struct monitor_events *monitors;     /* monitor=y: contention and waits */
-    struct juc_waits *juc;               /* monitor=y: the same on java.util.concurrent */
 };
 
 /* The host installed at load, for JVMTI callbacks and natives, which carry no context. */
@@ -109,6 +108,13 @@ struct host *host_get(void);
 
 static inline void *host_state(const struct host *h, enum source_id id) { return h->state[id]; }
 static inline void host_set_state(struct host *h, enum source_id id, void *state) { h->state[id] = state; }
+/* The tracker's state and its parts', and the monitors', typed. */
+static inline struct tracker *host_tracker(const struct host *h) { return h->state[SOURCE_TRACKER]; }
+static inline struct bci_class_table *host_bci_classes(const struct host *h) { return h->state[SOURCE_BCI_CLASSES]; }
+static inline struct method_times *host_method_times(const struct host *h) { return h->state[SOURCE_METHOD_TIMES]; }
+static inline struct call_counts *host_call_counts(const struct host *h) { return h->state[SOURCE_CALL_COUNTS]; }
+static inline struct monitor_events *host_monitors(const struct host *h) { return h->state[SOURCE_MONITORS]; }
+static inline struct juc_waits *host_juc(const struct host *h) { return h->state[SOURCE_JUC]; }
 
 static inline bool host_live(struct host *h) { return atomic_load(&h->phase) == PHASE_LIVE; }
 static inline int host_depth(struct host *h) { return atomic_load_explicit(&h->depth, memory_order_relaxed); }

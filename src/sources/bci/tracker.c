@@ -97,9 +97,9 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
                                        jint *new_len, unsigned char **new_data)
 {
     struct host *h = host_get();
-    if (!name || !h || !h->tracker || atomic_load(&h->phase) == PHASE_DEAD) return;
+    if (!name || !h || !host_tracker(h) || atomic_load(&h->phase) == PHASE_DEAD) return;
     if (strcmp(name, TRACKER_CLASS) == 0) {
-        if (!loader) remove_tracker_class(h->tracker); /* read now; nothing looks for it again */
+        if (!loader) remove_tracker_class(host_tracker(h)); /* read now; nothing looks for it again */
         return;
     }
     /*
@@ -110,7 +110,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
     jvmtiPhase phase = JVMTI_PHASE_LIVE;
     (*jvmti)->GetPhase(jvmti, &phase);
     if (phase == JVMTI_PHASE_PRIMORDIAL || phase == JVMTI_PHASE_ONLOAD) return;
-    struct bci_class *c = bci_classes_number(h->bci_classes, jni, name, loader, data, (size_t)len);
+    struct bci_class *c = bci_classes_number(host_bci_classes(h), jni, name, loader, data, (size_t)len);
     if (!c) return;
     cf_inject_spec spec;
     memset(&spec, 0, sizeof spec);
@@ -156,7 +156,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
     spec.filter = filter;
     cf_result res;
     int rc = cf_instrument(data, (size_t)len, &spec, &res);
-    struct tracker *t = h->tracker;
+    struct tracker *t = host_tracker(h);
     if (rc == CF_OK || rc == CF_UNCHANGED) {
         char **names = calloc(res.method_count ? res.method_count : 1, sizeof *names);
         char **descs = calloc(res.method_count ? res.method_count : 1, sizeof *descs);
@@ -165,7 +165,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
                 names[i] = res.methods[i].name;
                 descs[i] = res.methods[i].desc;
             }
-            bci_classes_set_methods(h->bci_classes, c, res.method_count, names, descs);
+            bci_classes_set_methods(host_bci_classes(h), c, res.method_count, names, descs);
             if (being_redefined) {
                 bci_classes_bind(c, jvmti, being_redefined);
                 name_if_collectable(h, jni, c, being_redefined);
@@ -217,8 +217,8 @@ static void name_if_collectable(struct host *h, JNIEnv *jni, struct bci_class *c
 
 static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cls)
 {
-    if (h->bci_classes && instruments(h->opt))
-        name_if_collectable(h, jni, bci_classes_prepared(h->bci_classes, h->jvmti, jni, cls), cls);
+    if (host_bci_classes(h) && instruments(h->opt))
+        name_if_collectable(h, jni, bci_classes_prepared(host_bci_classes(h), h->jvmti, jni, cls), cls);
 }
 
 /* The directory goes as soon as the boot loader has read the Tracker (or at VMInit,
@@ -227,7 +227,7 @@ static void class_prepare(struct host *h, JNIEnv *jni, jthread thread, jclass cl
 static void remove_at_exit(void)
 {
     struct host *h = host_get();
-    if (h && h->tracker) remove_tracker_class(h->tracker);
+    if (h && host_tracker(h)) remove_tracker_class(host_tracker(h));
 }
 
 /* Writes data to path, a new file of ours. */
@@ -301,15 +301,21 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
 {
     jvmtiEnv *jvmti = h->jvmti;
     struct tracker *t = calloc(1, sizeof *t);
-    h->bci_classes = calloc(1, sizeof *h->bci_classes);
-    h->method_times = method_times_new(time_by_sample);
-    if (call_counts_wanted(h->opt) && !(h->call_counts = call_counts_new())) return -1;
-    if (!t || !h->bci_classes || !h->method_times) return -1;
+    struct bci_class_table *classes = calloc(1, sizeof *classes);
+    struct method_times *times = method_times_new(time_by_sample);
+    host_set_state(h, SOURCE_BCI_CLASSES, classes);
+    host_set_state(h, SOURCE_METHOD_TIMES, times);
+    if (call_counts_wanted(h->opt)) {
+        struct call_counts *counts = call_counts_new();
+        if (!counts) return -1;
+        host_set_state(h, SOURCE_CALL_COUNTS, counts);
+    }
+    if (!t || !classes || !times) return -1;
     if (wants_times(h) && h->opt->cpu != CPU_OLD && h->opt->depth > METHOD_TIMES_MAX_DEPTH)
         log_warning("cpu=times: depth=%d is more than the %d frames a call stack keeps; stacks are cut at %d",
                     h->opt->depth, METHOD_TIMES_MAX_DEPTH, METHOD_TIMES_MAX_DEPTH);
-    bci_classes_init(h->bci_classes);
-    h->tracker = t;
+    bci_classes_init(classes);
+    host_set_state(h, SOURCE_TRACKER, t);
     pthread_mutex_init(&t->time_lock, NULL);
     pthread_mutexattr_t recursive;
     pthread_mutexattr_init(&recursive);
@@ -358,7 +364,7 @@ static struct batch *batch_of(struct host *h, JNIEnv *jni, jlongArray buffer, ji
 {
     jint slots = length > HEAD ? length - HEAD : 0;
     if (slots <= 0 || slots > (*jni)->GetArrayLength(jni, buffer) - HEAD) return NULL;
-    struct batch *b = method_times_batch_new(h->method_times, slots);
+    struct batch *b = method_times_batch_new(host_method_times(h), slots);
     if (b) (*jni)->GetLongArrayRegion(jni, buffer, HEAD, slots, (jlong *)method_times_batch_slots(b));
     return b;
 }
@@ -396,7 +402,7 @@ static void JNICALL native_hand_over(JNIEnv *jni, jclass cls, jlong tid, jlongAr
     struct host *h = host_get();
     if (!buffer) return;
     struct batch *b = batch_of(h, jni, buffer, length);
-    if (!b && last) b = method_times_batch_new(h->method_times, 0); /* only to say so */
+    if (!b && last) b = method_times_batch_new(host_method_times(h), 0); /* only to say so */
     jlong cpu = -1;
     jvmtiError err = thread ? (*h->jvmti)->GetThreadCpuTime(h->jvmti, thread, &cpu)
                             : (*h->jvmti)->GetCurrentThreadCpuTime(h->jvmti, &cpu);
@@ -417,8 +423,8 @@ static void JNICALL native_counted(JNIEnv *jni, jclass cls, jlong tid, jlongArra
 /* Tracker.lock and unlock: around every change the Tracker makes to its table of
  * threads (call_tracker takes the lock itself). The holder runs only the Tracker's code
  * and its natives, never waiting on anything. */
-static void JNICALL native_lock(JNIEnv *jni, jclass cls) { pthread_mutex_lock(&host_get()->tracker->lock); }
-static void JNICALL native_unlock(JNIEnv *jni, jclass cls) { pthread_mutex_unlock(&host_get()->tracker->lock); }
+static void JNICALL native_lock(JNIEnv *jni, jclass cls) { pthread_mutex_lock(&host_tracker(host_get())->lock); }
+static void JNICALL native_unlock(JNIEnv *jni, jclass cls) { pthread_mutex_unlock(&host_tracker(host_get())->lock); }
 
 /* Tracker.openCalls (timing=gprof), on the thread, at its first count. */
 static jlongArray JNICALL native_open_calls(JNIEnv *jni, jclass cls) { return call_counts_open_calls(host_get(), jni); }
@@ -440,7 +446,7 @@ static void call_tracker(struct tracker *t, JNIEnv *jni, jmethodID m, jobject ar
 /* On the ending thread: the Tracker hands its buffer over for the last time and frees it. */
 static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
 {
-    struct tracker *t = h->tracker;
+    struct tracker *t = host_tracker(h);
     if (!t || !t->cls || !wants_times(h)) return;
     call_tracker(t, jni, atomic_load(&t->ended), thread);
 }
@@ -467,10 +473,10 @@ static void catch_up(struct host *h, JNIEnv *jni)
         (*jvmti)->GetClassStatus(jvmti, classes[i], &status);
         (*jvmti)->IsModifiableClass(jvmti, classes[i], &modifiable);
         if (redo && modifiable && !(status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) &&
-            !bci_classes_is_numbered(h->bci_classes, jvmti, jni, classes[i])) {
+            !bci_classes_is_numbered(host_bci_classes(h), jvmti, jni, classes[i])) {
             if ((redo[nredo] = (*jni)->NewGlobalRef(jni, classes[i])) != NULL) nredo++;
         } else {
-            bci_classes_prepared(h->bci_classes, jvmti, jni, classes[i]);
+            bci_classes_prepared(host_bci_classes(h), jvmti, jni, classes[i]);
         }
         (*jni)->DeleteLocalRef(jni, classes[i]);
     }
@@ -484,11 +490,11 @@ static void catch_up(struct host *h, JNIEnv *jni)
 }
 
 /* Tracker.engaged: 0 inert, 1 recording events, 2 counting calls (timing=gprof). */
-static jint engaged_value(const struct host *h, bool on) { return !on ? 0 : h->call_counts ? 2 : 1; }
+static jint engaged_value(const struct host *h, bool on) { return !on ? 0 : host_call_counts(h) ? 2 : 1; }
 
 static void start(struct host *h, JNIEnv *jni)
 {
-    struct tracker *t = h->tracker;
+    struct tracker *t = host_tracker(h);
     /* The Tracker is bound before the classes loaded so far are instrumented, so that
      * these call its natives straight. */
     jclass cls = (*jni)->FindClass(jni, TRACKER_CLASS);
@@ -531,7 +537,7 @@ static void start(struct host *h, JNIEnv *jni)
         if (!t->time_by_sample) (*jni)->ExceptionClear(jni); /* every call stays timed */
     }
     atomic_store(&t->ended, ended);
-    if (h->call_counts) {
+    if (host_call_counts(h)) {
         int d = host_depth(h);
         call_counts_bind(h, jni, cls);
         (*jni)->SetStaticBooleanField(jni, cls, counting, JNI_TRUE);
@@ -544,14 +550,14 @@ static void start(struct host *h, JNIEnv *jni)
 
 void tracker_collect(struct host *h, JNIEnv *jni)
 {
-    struct tracker *t = h->tracker;
-    if (t && t->cls && h->call_counts && jni) call_tracker(t, jni, t->hand_over_all, NULL);
+    struct tracker *t = host_tracker(h);
+    if (t && t->cls && host_call_counts(h) && jni) call_tracker(t, jni, t->hand_over_all, NULL);
 }
 
 /* cpu=times, timing=sampled (method_costs_switch): Tracker.timeBySample, one call at a time. */
 static void time_by_sample(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, uint32_t nmethods, bool on)
 {
-    struct tracker *t = h->tracker;
+    struct tracker *t = host_tracker(h);
     if (!t || !t->time_by_sample || !jni || cnum > INT32_MAX || atomic_load(&h->phase) == PHASE_DEAD) return;
     pthread_mutex_lock(&t->time_lock);
     (*jni)->CallStaticVoidMethod(jni, t->cls, t->time_by_sample, (jint)cnum, (jint)mnum, (jint)nmethods,
@@ -564,7 +570,7 @@ static void time_by_sample(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t 
  * into a Tracker that does nothing. */
 static void engage(struct host *h, JNIEnv *jni, bool on)
 {
-    struct tracker *t = h->tracker;
+    struct tracker *t = host_tracker(h);
     if (!t || !t->cls || !wants_times(h)) return;
     if (!on) call_counts_paused(h);
     jfieldID engaged = (*jni)->GetStaticFieldID(jni, t->cls, "engaged", "I");
@@ -583,7 +589,7 @@ static void enable(struct host *h, JNIEnv *jni, const struct options *o, bool on
 
 static void stop(struct host *h, JNIEnv *jni)
 {
-    struct tracker *t = h->tracker;
+    struct tracker *t = host_tracker(h);
     if (!t || !t->cls) {
         if (t) remove_tracker_class(t);
         return;

@@ -180,7 +180,7 @@ static void take(struct host *h, JNIEnv *jni, struct call_counts *c, jlongArray 
 
 void call_counts_take(struct host *h, JNIEnv *jni, jlongArray counts, int64_t tid, uint32_t thread_serial, bool last)
 {
-    struct call_counts *c = h->call_counts;
+    struct call_counts *c = host_call_counts(h);
     if (!c || !counts) return;
     pthread_mutex_lock(&c->lock);
     take(h, jni, c, counts, tid, h->opt->thread ? thread_serial : 0, last);
@@ -196,7 +196,7 @@ void call_counts_sampled(struct host *h, struct trace *t, uint64_t weight)
 
 void call_counts_bind(struct host *h, JNIEnv *jni, jclass tracker)
 {
-    struct call_counts *c = h->call_counts;
+    struct call_counts *c = host_call_counts(h);
     jint n = 0;
     jmethodID *ids = NULL;
     if (!c || (*h->jvmti)->GetClassMethods(h->jvmti, tracker, &n, &ids) != JVMTI_ERROR_NONE) return;
@@ -216,7 +216,7 @@ void call_counts_bind(struct host *h, JNIEnv *jni, jclass tracker)
 /* Whether m is one of the Tracker's methods. */
 static bool call_counts_ours(struct host *h, jmethodID m)
 {
-    struct call_counts *c = h->call_counts;
+    struct call_counts *c = host_call_counts(h);
     for (int i = 0, n = c ? atomic_load(&c->nown) : 0; i < n; i++)
         if (c->own[i] == m) return true;
     return false;
@@ -244,7 +244,7 @@ static bool code_of(struct host *h, JNIEnv *jni, jmethodID m, jlong *code)
 {
     jclass cls = NULL;
     if (!m || (*h->jvmti)->GetMethodDeclaringClass(h->jvmti, m, &cls) != JVMTI_ERROR_NONE || !cls) return false;
-    struct bci_class *c = bci_classes_of(h->bci_classes, h->jvmti, jni, cls);
+    struct bci_class *c = bci_classes_of(host_bci_classes(h), h->jvmti, jni, cls);
     (*jni)->DeleteLocalRef(jni, cls);
     int i = c ? method_number(h, c, m) : -1;
     if (i >= 0) *code = (jlong)method_code(c->cnum, (uint32_t)i);
@@ -254,13 +254,13 @@ static bool code_of(struct host *h, JNIEnv *jni, jmethodID m, jlong *code)
 /* Whether m is a hook called at a method's entry (the method is not open yet). */
 static bool entry_hook(struct host *h, jmethodID m)
 {
-    struct call_counts *c = h->call_counts;
+    struct call_counts *c = host_call_counts(h);
     return m && (m == c->entries[0] || m == c->entries[1]);
 }
 
 void call_counts_paused(struct host *h)
 {
-    if (h->call_counts) atomic_store(&h->call_counts->uncounted, true);
+    if (host_call_counts(h)) atomic_store(&host_call_counts(h)->uncounted, true);
 }
 
 /* Whether a frame under a thread's first count can be an instrumented call open since
@@ -271,7 +271,7 @@ void call_counts_paused(struct host *h)
 static bool maybe_open(struct host *h, jmethodID m)
 {
     jboolean obsolete = JNI_FALSE;
-    return atomic_load_explicit(&h->call_counts->uncounted, memory_order_relaxed) ||
+    return atomic_load_explicit(&host_call_counts(h)->uncounted, memory_order_relaxed) ||
         ((*h->jvmti)->IsMethodObsolete(h->jvmti, m, &obsolete) == JVMTI_ERROR_NONE && obsolete);
 }
 
@@ -322,7 +322,7 @@ static jmethodID call_counts_current(struct host *h, JNIEnv *jni, jmethodID m)
         return m;
     uint32_t cnum, i;
     method_code_split((uint64_t)code, &cnum, &i);
-    struct bci_class *c = bci_classes_get(h->bci_classes, cnum);
+    struct bci_class *c = bci_classes_get(host_bci_classes(h), cnum);
     jmethodID now = c && c->ids && i < c->nmethods ? atomic_load_explicit(&c->ids[i], memory_order_relaxed) : NULL;
     return now ? now : m;
 }
@@ -343,9 +343,9 @@ static struct cmap_node *known_make(const void *key, void *ctx)
 /* Whether the calls of sampled method m are counted (see struct known_method). */
 static bool counted_method(struct host *h, JNIEnv *jni, jmethodID m)
 {
-    struct call_counts *c = h->call_counts;
-    if (!h->bci_classes) return true;
-    uint32_t classes = registry_count(&h->bci_classes->all);
+    struct call_counts *c = host_call_counts(h);
+    if (!host_bci_classes(h)) return true;
+    uint32_t classes = registry_count(&host_bci_classes(h)->all);
     uint64_t hash = hash_mix64((uint64_t)(uintptr_t)m);
     struct known_method *k = (struct known_method *)cmap_find(&c->methods, hash, &m, known_eq);
     if (k && (atomic_load(&k->counted) || atomic_load(&k->classes) == classes)) return atomic_load(&k->counted);
@@ -361,7 +361,7 @@ static bool counted_method(struct host *h, JNIEnv *jni, jmethodID m)
 
 void call_counts_set_apart(struct host *h, enum call_counts_apart why, uint64_t weight)
 {
-    struct call_counts *c = h->call_counts;
+    struct call_counts *c = host_call_counts(h);
     if (!c) return;
     atomic_fetch_add_explicit(&c->apart[why], weight, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->apart_ns, weight * (uint64_t)host_interval(h) * 1000000u, memory_order_relaxed);
@@ -369,7 +369,7 @@ void call_counts_set_apart(struct host *h, enum call_counts_apart why, uint64_t 
 
 void call_counts_take_apart(struct host *h, uint64_t n[APART_KINDS], uint64_t *ns)
 {
-    struct call_counts *c = h->call_counts;
+    struct call_counts *c = host_call_counts(h);
     for (int i = 0; i < APART_KINDS; i++) n[i] = c ? atomic_exchange(&c->apart[i], 0) : 0;
     *ns = c ? atomic_exchange(&c->apart_ns, 0) : 0;
 }

@@ -39,7 +39,7 @@ struct method_costs *method_costs_new(method_costs_switch *switch_to)
 
 struct method_cost *method_cost_of(struct host *h, uint32_t cnum, uint32_t mnum, uint32_t *nmethods)
 {
-    struct bci_class *c = bci_classes_get(h->bci_classes, cnum);
+    struct bci_class *c = bci_classes_get(host_bci_classes(h), cnum);
     if (!c || mnum >= c->nmethods) return NULL;
     *nmethods = c->nmethods;
     struct method_cost *k = atomic_load_explicit(&c->costs, memory_order_acquire);
@@ -95,8 +95,8 @@ void method_costs_log(struct host *h, struct method_costs *mc)
 {
     log_plain("HPROF: cpu=times timing=sampled: %u methods timed by sample, %llu calls charged their mean",
               atomic_load(&mc->sampled), (unsigned long long)atomic_load(&mc->charged));
-    for (uint32_t i = 0, n = registry_count(&h->bci_classes->all); i < n; i++) {
-        struct bci_class *c = registry_get(&h->bci_classes->all, i);
+    for (uint32_t i = 0, n = registry_count(&host_bci_classes(h)->all); i < n; i++) {
+        struct bci_class *c = registry_get(&host_bci_classes(h)->all, i);
         struct method_cost *k = atomic_load_explicit(&c->costs, memory_order_acquire);
         for (unsigned j = 0; k && j < c->nmethods; j++) {
             uint8_t state = atomic_load(&k[j].state);

@@ -7,7 +7,7 @@
 
 struct frame *method_names_frame(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, bool *for_good)
 {
-    struct bci_class *c = bci_classes_get(h->bci_classes, cnum);
+    struct bci_class *c = bci_classes_get(host_bci_classes(h), cnum);
     struct bci_version *v = c && mnum < c->nmethods ? c->version : NULL;
     struct frame *f = v ? atomic_load_explicit(&v->frames[mnum], memory_order_acquire) : NULL;
     bool kept = f != NULL;

@@ -155,7 +155,7 @@ int64_t *method_times_batch_slots(struct batch *b) { return b->slots; }
  * CPU time that took. */
 static void replay(struct host *h, JNIEnv *jni, struct call_stack *s, struct batch *b)
 {
-    struct method_times *m = h->method_times;
+    struct method_times *m = host_method_times(h);
     struct replay_batch rb = {b->slots, b->nslots, b->cpu_ns, b->wall_ns, b->thread_serial};
     if (!m->stats) {
         call_replay_batch(h, jni, s->replay, &rb);
@@ -226,7 +226,7 @@ static void release(struct method_times *m, struct call_stack *s)
  */
 static void replay_claimed(struct host *h, JNIEnv *jni, struct call_stack *s, bool may_leave)
 {
-    struct method_times *m = h->method_times;
+    struct method_times *m = host_method_times(h);
     for (;;) {
         struct batch *b = take_pending(s);
         bool last = false;
@@ -263,7 +263,7 @@ static void pass_to_timer(struct method_times *m, struct call_stack *s)
 void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t tid, int64_t cpu_ns,
                          uint32_t thread_serial, bool last)
 {
-    struct method_times *m = h->method_times;
+    struct method_times *m = host_method_times(h);
     b->cpu_ns = cpu_ns;
     b->wall_ns = (int64_t)clock_ns();
     b->thread_serial = thread_serial;
@@ -289,7 +289,7 @@ void method_times_submit(struct host *h, JNIEnv *jni, struct batch *b, int64_t t
 
 void method_times_log_stats(struct host *h)
 {
-    struct method_times *m = h->method_times;
+    struct method_times *m = host_method_times(h);
     if (!m) return;
     if (env_switch("HPROF_STACK_STATS", false)) {
         log_plain("HPROF: cpu=times call stacks: %u made, %llu given up by threads that ended", registry_count(&m->all),
@@ -306,7 +306,7 @@ void method_times_log_stats(struct host *h)
         log_plain("HPROF: cpu=times replay: %llu events in %.3f s of CPU, %.1f ns an event", (unsigned long long)events,
                   ns / 1e9, events ? (double)ns / events : 0.0);
     }
-    if (method_costs_wanted(h->opt) && h->bci_classes && env_switch("HPROF_TIMING_STATS", false))
+    if (method_costs_wanted(h->opt) && host_bci_classes(h) && env_switch("HPROF_TIMING_STATS", false))
         method_costs_log(h, m->costs);
 }
 
@@ -314,7 +314,7 @@ void method_times_log_stats(struct host *h)
 static void JNICALL timer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     struct host *h = arg;
-    struct method_times *m = h->method_times;
+    struct method_times *m = host_method_times(h);
     for (;;) {
         while (sem_wait(&m->wake) != 0) {} /* EINTR */
         struct call_stack *newest = atomic_exchange(&m->ready, NULL), *s = NULL;
@@ -336,7 +336,7 @@ int method_times_start(struct host *h, JNIEnv *jni)
 {
     /* Until it runs, threads replay their batches themselves. */
     if (!host_start_thread(h, jni, "HPROF method timer", timer_main, h)) return -1;
-    atomic_store(&h->method_times->worker, true);
+    atomic_store(&host_method_times(h)->worker, true);
     return 0;
 }
 
@@ -355,7 +355,7 @@ static void take_left_stacks(struct method_times *m)
  * when the timer thread left a stack, which is then taken back (replay_claimed). */
 void method_times_flush(struct host *h)
 {
-    struct method_times *m = h->method_times;
+    struct method_times *m = host_method_times(h);
     if (!m) return;
     atomic_fetch_add(&m->flushing, 1);
     pthread_mutex_lock(&m->flush_lock);

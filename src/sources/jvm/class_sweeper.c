@@ -151,7 +151,7 @@ static struct class_sweep_stats class_sweeper_pass(struct host *h, JNIEnv *jni)
     s->retired[1] = s->retired[0];
     s->retired[0] = spare;
     st.classes = vacate_classes(h, jni, &s->retired[0]);
-    if (h->bci_classes) st.numbered = bci_classes_sweep(h->bci_classes, loader_gone, loader_drop, jni);
+    if (host_bci_classes(h)) st.numbered = bci_classes_sweep(host_bci_classes(h), loader_gone, loader_drop, jni);
     if (st.classes) {
         if (s->dead.n) memset(s->dead.slots, 0, s->dead.cap * sizeof *s->dead.slots);
         s->dead.n = 0;
@@ -200,9 +200,9 @@ static void log_table_stats(struct host *h)
               (unsigned long long)(traces_count(&h->t.traces) - forgotten),
               (unsigned long long)traces_raw_keys(&h->t.traces), (unsigned long long)forgotten);
     log_plain("HPROF: tables: %u frames (a method and a location each)", frames_count(&h->t.frames));
-    if (h->bci_classes)
-        log_plain("HPROF: tables: %u numbered classes, at most %u for one name", registry_count(&h->bci_classes->all),
-                  bci_classes_most(h->bci_classes));
+    if (host_bci_classes(h))
+        log_plain("HPROF: tables: %u numbered classes, at most %u for one name",
+                  registry_count(&host_bci_classes(h)->all), bci_classes_most(host_bci_classes(h)));
     log_plain("HPROF: tables: swept %llu class entries, %llu numbered classes, %llu jmethodIDs, %llu raw keys",
               (unsigned long long)st.classes, (unsigned long long)st.numbered, (unsigned long long)st.aliases,
               (unsigned long long)st.raw_traces);

@@ -66,7 +66,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
 {
     int c = name && !loader ? target_of(name) : -1;
     struct host *h = c >= 0 ? host_get() : NULL;
-    if (!h || !h->juc || atomic_load(&h->phase) == PHASE_DEAD) return;
+    if (!h || !host_juc(h) || atomic_load(&h->phase) == PHASE_DEAD) return;
     /* Before the module system is up the boot loader cannot find the Tracker: these are
      * rewritten at VM init instead (juc_waits_start). */
     jvmtiPhase phase = JVMTI_PHASE_LIVE;
@@ -91,7 +91,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
         memcpy(out, res.data, res.len);
         *new_data = out;
         *new_len = (jint)res.len;
-        atomic_store(&h->juc->hooked[c], res.instrumented);
+        atomic_store(&host_juc(h)->hooked[c], res.instrumented);
     }
     cf_result_free(&res);
 }
@@ -101,7 +101,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
 static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass cls)
 {
     struct host *h = host_get();
-    if (h && h->juc) async_trace_class_prepared(h->juc->walker, jvmti, cls);
+    if (h && host_juc(h)) async_trace_class_prepared(host_juc(h)->walker, jvmti, cls);
 }
 
 int juc_waits_init(struct host *h, struct monitor_table *contended, struct monitor_table *waits)
@@ -130,7 +130,7 @@ int juc_waits_init(struct host *h, struct monitor_table *contended, struct monit
     for (int i = 0; i < STRIPES; i++) pthread_mutex_init(&w->stripes[i].lock, NULL);
     pthread_mutex_init(&w->bclasses_lock, NULL);
     w->walker = async_trace_new();
-    h->juc = w;
+    host_set_state(h, SOURCE_JUC, w);
     (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
     async_trace_enable_events(w->walker, env);
     return 0;
@@ -260,7 +260,7 @@ static enum method_kind kind_named(const struct method_info *m)
  * same few methods and the methods table takes a lock per lookup. */
 static enum method_kind kind_of(struct host *h, JNIEnv *jni, jmethodID id)
 {
-    struct juc_waits *w = h->juc;
+    struct juc_waits *w = host_juc(h);
     uintptr_t key = (uintptr_t)id;
     unsigned i = (unsigned)(hash_mix64(key) >> 40);
     for (int p = 0; p < CACHE_PROBE; p++) {
@@ -283,7 +283,7 @@ static enum method_kind kind_of(struct host *h, JNIEnv *jni, jmethodID id)
  * thread, a GC under way). */
 static jint walk(struct host *h, JNIEnv *jni, jvmtiFrameInfo *frames, int want)
 {
-    int n = async_trace_current(h->juc->walker, jni, frames, want);
+    int n = async_trace_current(host_juc(h)->walker, jni, frames, want);
     if (n >= 0) return n;
     jint count = 0;
     if ((*h->jvmti)->GetStackTrace(h->jvmti, NULL, 0, want, frames, &count) != JVMTI_ERROR_NONE) return 0;
@@ -469,7 +469,7 @@ static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, j
 static void JNICALL native_park_begin(JNIEnv *jni, jclass cls, jint c, jint m, jthread thread, jobject blocker)
 {
     struct host *h = host_get();
-    struct juc_waits *w = h ? h->juc : NULL;
+    struct juc_waits *w = h ? host_juc(h) : NULL;
     if (!w || !thread || !atomic_load(&w->on) || !host_live(h)) return;
     jlong tid = (*jni)->GetLongField(jni, thread, w->tid);
     jobject b = blocker ? blocker : (*jni)->GetObjectField(jni, thread, w->park_blocker);
@@ -481,7 +481,7 @@ static void JNICALL native_wait_end(JNIEnv *jni, jclass cls, jint c, jint m, jth
 {
     uint64_t now = clock_ns();
     struct host *h = host_get();
-    struct juc_waits *w = h ? h->juc : NULL;
+    struct juc_waits *w = h ? host_juc(h) : NULL;
     if (!w || !thread || !atomic_load(&w->on)) return;
     jlong tid = (*jni)->GetLongField(jni, thread, w->tid);
     struct stripe *s = stripe_of(w, tid);
@@ -565,7 +565,7 @@ static void rewrite(struct juc_waits *w, JNIEnv *jni)
 
 void juc_waits_start(struct host *h, JNIEnv *jni)
 {
-    struct juc_waits *w = h->juc;
+    struct juc_waits *w = host_juc(h);
     if (!w) return;
     if (!bind(w, jni)) {
         log_warning("monitor=y: the Tracker class does not match this agent; no java.util.concurrent waits");
@@ -604,7 +604,7 @@ static void forget_all(struct juc_waits *w, JNIEnv *jni)
 
 void juc_waits_enable(struct host *h, JNIEnv *jni, bool on)
 {
-    struct juc_waits *w = h->juc;
+    struct juc_waits *w = host_juc(h);
     if (!w || !w->flag) return;
     if (!jni && (*h->vm)->GetEnv(h->vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK) jni = NULL;
     atomic_store(&w->on, on);
@@ -615,7 +615,7 @@ void juc_waits_enable(struct host *h, JNIEnv *jni, bool on)
 
 void juc_waits_thread_end(struct host *h, JNIEnv *jni, jthread thread)
 {
-    struct juc_waits *w = h->juc;
+    struct juc_waits *w = host_juc(h);
     if (!w || !w->tid || !thread) return;
     jlong tid = (*jni)->GetLongField(jni, thread, w->tid);
     struct stripe *s = stripe_of(w, tid);

@@ -67,7 +67,7 @@ static void add_serial(uint32_t **v, int *n, uint32_t serial)
 /* The owner of a lock that has one, and how many times it holds it. */
 static void owner_of(struct host *h, JNIEnv *jni, jobject lock, struct monitor_dump_monitor *m)
 {
-    struct juc_waits *w = h->juc;
+    struct juc_waits *w = host_juc(h);
     if (!w->aos || !w->owner || !(*jni)->IsInstanceOf(jni, lock, w->aos)) return;
     jobject owner = (*jni)->GetObjectField(jni, lock, w->owner);
     if (!owner) return;
@@ -101,7 +101,7 @@ static void dump_blocker(struct host *h, JNIEnv *jni, struct parked *p, size_t n
 
 void juc_waits_dump(struct host *h, JNIEnv *jni, struct monitor_snapshot *snap)
 {
-    struct juc_waits *w = h->juc;
+    struct juc_waits *w = host_juc(h);
     if (!w || !jni) return;
     size_t max = parked_count(w) + 16;
     struct parked *p = calloc(max, sizeof *p);

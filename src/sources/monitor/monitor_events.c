@@ -66,7 +66,7 @@ static int init(struct host *h, jvmtiEventCallbacks *cb)
     monitors_init(&m->contended);
     monitors_init(&m->waits);
     pthread_mutex_init(&m->lock, NULL);
-    h->monitors = m;
+    host_set_state(h, SOURCE_MONITORS, m);
     set_callbacks(cb);
     if (juc_waits_init(h, &m->contended, &m->waits) != 0)
         log_warning("monitor=y: this JVM cannot rewrite java.util.concurrent's classes; only monitors are seen");
@@ -95,7 +95,7 @@ static void with_pending(struct monitor_events *m, const struct thread_info *ti,
 static struct host *counting(JNIEnv *jni, jthread thread)
 {
     struct host *h = host_get();
-    if (!h || !h->monitors || atomic_load(&h->phase) != PHASE_LIVE) return NULL;
+    if (!h || !host_monitors(h) || atomic_load(&h->phase) != PHASE_LIVE) return NULL;
     if (host_is_own_thread(h, jni, thread)) return NULL;
     return h;
 }
@@ -182,10 +182,10 @@ static void JNICALL on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
     struct host *h = counting(jni, thread);
     if (!h) return;
     const struct thread_info *ti = self_of(h, thread);
-    struct began b = {entry_now(h, &h->monitors->contended, jni, thread, object, serial_of(ti)), 0, NULL};
+    struct began b = {entry_now(h, &host_monitors(h)->contended, jni, thread, object, serial_of(ti)), 0, NULL};
     if (!b.e) return;
     b.at = clock_ns();
-    with_pending(h->monitors, ti, enter_began, &b);
+    with_pending(host_monitors(h), ti, enter_began, &b);
 }
 
 static void JNICALL on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
@@ -194,7 +194,7 @@ static void JNICALL on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
     struct host *h = counting(jni, thread);
     if (!h) return;
     struct began b = {NULL, 0, NULL};
-    with_pending(h->monitors, self_of(h, thread), enter_ended, &b);
+    with_pending(host_monitors(h), self_of(h, thread), enter_ended, &b);
     if (b.e) monitors_add(b.e, end > b.at ? end - b.at : 0);
 }
 
@@ -204,7 +204,7 @@ static void JNICALL on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobjec
     if (!h) return;
     const struct thread_info *ti = self_of(h, thread);
     uint32_t serial = serial_of(ti);
-    struct began b = {entry_now(h, &h->monitors->waits, jni, thread, object, serial), 0, NULL};
+    struct began b = {entry_now(h, &host_monitors(h)->waits, jni, thread, object, serial), 0, NULL};
     if (!b.e) return;
     host_record(h,
                 &(struct live_record){.kind = LIVE_MONITOR_WAIT,
@@ -212,13 +212,13 @@ static void JNICALL on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobjec
                                       .ms = (int64_t)timeout,
                                       .signature = b.e->cls->signature ? b.e->cls->signature : "<unknown>"});
     b.at = clock_ns();
-    with_pending(h->monitors, ti, wait_began, &b);
+    with_pending(host_monitors(h), ti, wait_began, &b);
     if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
     /* Kept so that a dump can list the monitor: JVMTI no longer reports the monitor a
      * thread waits on in Object.wait as its contended monitor (JDK 23 and later). */
     if (ti) {
         jweak w = (*jni)->NewWeakGlobalRef(jni, object);
-        if (w) with_pending(h->monitors, ti, wait_object_set, w);
+        if (w) with_pending(host_monitors(h), ti, wait_object_set, w);
     }
 }
 
@@ -230,7 +230,7 @@ static void JNICALL on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
     const struct thread_info *ti = self_of(h, thread);
     uint32_t serial = serial_of(ti);
     struct began b = {NULL, 0, NULL};
-    with_pending(h->monitors, ti, wait_ended, &b);
+    with_pending(host_monitors(h), ti, wait_ended, &b);
     if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
     if (!b.e) return;
     uint64_t ns = end > b.at ? end - b.at : 0;
@@ -255,7 +255,7 @@ static void monitor_events_enable(struct host *h, bool on)
 {
     static const jvmtiEvent events[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
                                         JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED};
-    if (!h->monitors) return;
+    if (!host_monitors(h)) return;
     for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
         if ((*h->jvmti)->SetEventNotificationMode(h->jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, events[i], NULL) !=
                 JVMTI_ERROR_NONE &&
@@ -292,15 +292,15 @@ static void note_ended(struct monitor_events *m, uint32_t serial)
  * the thread table lets its entry go: sources end in reverse order). */
 static void thread_end(struct host *h, JNIEnv *jni, jthread thread)
 {
-    if (!h->monitors) return;
+    if (!host_monitors(h)) return;
     juc_waits_thread_end(h, jni, thread);
     const struct thread_info *ti = self_of(h, thread); /* NULL for the agent's own */
     if (!ti) return;
     struct began b = {NULL, 0, NULL};
-    with_pending(h->monitors, ti, wait_ended, &b);
+    with_pending(host_monitors(h), ti, wait_ended, &b);
     if (b.object) (*jni)->DeleteWeakGlobalRef(jni, b.object);
-    with_pending(h->monitors, ti, enter_ended, &b);
-    note_ended(h->monitors, ti->serial);
+    with_pending(host_monitors(h), ti, enter_ended, &b);
+    note_ended(host_monitors(h), ti->serial);
 }
 
 /* ---- the dump ---- */
@@ -383,16 +383,16 @@ static void gather_threads(struct host *h, JNIEnv *jni, struct dump_state *d)
 {
     struct monitor_snapshot *snap = d->snap;
     int max = threads_live_count(&h->t.threads) + 16;
-    pthread_mutex_lock(&h->monitors->lock);
-    size_t room = (size_t)max + h->monitors->nended + 16;
-    pthread_mutex_unlock(&h->monitors->lock);
+    pthread_mutex_lock(&host_monitors(h)->lock);
+    size_t room = (size_t)max + host_monitors(h)->nended + 16;
+    pthread_mutex_unlock(&host_monitors(h)->lock);
     jthread *refs = calloc((size_t)max, sizeof *refs);
     struct thread_info **infos = calloc((size_t)max, sizeof *infos);
     snap->threads = calloc(room, sizeof *snap->threads);
     int n = refs && infos && snap->threads ? threads_lend_live(&h->t.threads, refs, infos, max) : 0;
     for (int i = 0; i < n; i++) gather_thread(h, jni, d, refs[i], infos[i]->serial);
     threads_give_back(&h->t.threads, infos, n);
-    if (snap->threads) add_ended(h->monitors, snap, room);
+    if (snap->threads) add_ended(host_monitors(h), snap, room);
     free(refs);
     free(infos);
 }
@@ -414,7 +414,7 @@ static uint32_t *serials_of(struct host *h, JNIEnv *jni, jthread *threads, jint 
 /* The monitors threads wait on in Object.wait, from the waits under way. */
 static void gather_waited_on(struct host *h, JNIEnv *jni, struct dump_state *d)
 {
-    struct monitor_events *m = h->monitors;
+    struct monitor_events *m = host_monitors(h);
     if ((*jni)->PushLocalFrame(jni, 16) != JNI_OK) {
         (*jni)->ExceptionClear(jni);
         return;
@@ -474,9 +474,9 @@ static void release_objects(JNIEnv *jni, struct dump_state *d)
 bool monitor_events_snapshot(struct host *h, JNIEnv *jni, struct monitor_snapshot *snap)
 {
     memset(snap, 0, sizeof *snap);
-    if (!h->monitors || !jni) return false;
-    monitors_rank(&h->monitors->contended, true, h->opt->cutoff, &snap->contended);
-    monitors_rank(&h->monitors->waits, true, h->opt->cutoff, &snap->waits);
+    if (!host_monitors(h) || !jni) return false;
+    monitors_rank(&host_monitors(h)->contended, true, h->opt->cutoff, &snap->contended);
+    monitors_rank(&host_monitors(h)->waits, true, h->opt->cutoff, &snap->waits);
     struct dump_state d = {.snap = snap};
     gather_threads(h, jni, &d);
     gather_waited_on(h, jni, &d);
