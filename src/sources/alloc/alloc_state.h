@@ -198,6 +198,10 @@ struct alloc_thread {
      * last object the VM reported to it (a clone's hook then knows it counted). */
     bool busy;
     jweak last_vm;
+    /* callers=sampled: the last classes of allocateInstance's objects the VM reported to
+     * it (compared by their mirrors: no tag looked up; entries are never freed) */
+    struct class_info *inst_classes[4];
+    uint32_t inst_next;
 };
 
 /* The source's state (heap=sites); NULL before its init or without it. */
