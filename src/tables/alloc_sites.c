@@ -146,8 +146,7 @@ uint32_t alloc_sites_sample(struct alloc_sites *t, struct alloc_site *s, struct 
     struct trace_key k = {s, tr};
     uint64_t hash = hash_mix64((uint64_t)(uintptr_t)s * 31 + (uint64_t)(uintptr_t)tr);
     bool made = false;
-    struct site_trace *e = (struct site_trace *)cmap_find(&t->traces, hash, &k, trace_eq);
-    if (!e) e = (struct site_trace *)cmap_intern(&t->traces, hash, &k, trace_eq, trace_make, NULL, &made);
+    struct site_trace *e = (struct site_trace *)cmap_intern(&t->traces, hash, &k, trace_eq, trace_make, NULL, &made);
     if (!e) return 0;
     atomic_fetch_add_explicit(&e->objs, objs, memory_order_relaxed);
     atomic_fetch_add_explicit(&e->bytes, bytes, memory_order_relaxed);

@@ -74,6 +74,11 @@ void classes_init(struct class_table *t);
  * entry. -1 when the table is full (c is still the caller's then). */
 int classes_add(struct class_table *t, struct class_info *c, struct ids *ids);
 uint32_t classes_count(struct class_table *t);
+/* The entry reports name c by: the first of its signature (c itself when it is; NULL for NULL). */
+static inline struct class_info *classes_canonical(struct class_info *c)
+{
+    return c && c->canonical ? c->canonical : c;
+}
 /* The canonical entry of a signature ("Lp/C;", "[I"), or NULL when no class of it was named. */
 struct class_info *classes_by_signature(struct class_table *t, const char *signature);
 struct class_info *classes_at(struct class_table *t, uint32_t i);

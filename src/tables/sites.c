@@ -43,7 +43,7 @@ static struct cmap_node *site_make(const void *key, void *ctx)
 
 struct site *sites_of(struct site_table *t, struct trace *trace, struct class_info *cls)
 {
-    cls = cls->canonical ? cls->canonical : cls; /* every loader's class of a name: one site */
+    cls = classes_canonical(cls); /* every loader's class of a name: one site */
     struct site_key k = {trace, cls, t};
     uint64_t h = hash_mix64((uint64_t)(uintptr_t)trace * 31 + (uint64_t)(uintptr_t)cls);
     return (struct site *)cmap_intern(&t->map, h, &k, site_eq, site_make, NULL, NULL);

@@ -157,8 +157,9 @@ static struct class_info *site_class(struct host *h, JNIEnv *jni, struct alloc_s
     struct class_info *ci = atomic_load_explicit(&s->cls, memory_order_acquire);
     if (ci) return ci;
     ci = class_named(h, jni, s->signature, 0);
-    if (ci) atomic_store_explicit(&s->cls, ci->canonical ? ci->canonical : ci, memory_order_release);
-    return ci ? (ci->canonical ? ci->canonical : ci) : NULL;
+    ci = classes_canonical(ci);
+    if (ci) atomic_store_explicit(&s->cls, ci, memory_order_release);
+    return ci;
 }
 
 /* Bytes of every instance of a class `new` makes: measured once on an object made
@@ -328,7 +329,7 @@ static void JNICALL vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread
     if (recent_instance_class(at, jni, cls)) return;
     struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
     if (!ci) return;
-    if (alloc_sites_instance_find(&t->count->sites, ci->canonical ? ci->canonical : ci)) {
+    if (alloc_sites_instance_find(&t->count->sites, classes_canonical(ci))) {
         at->inst_classes[at->inst_next++ % 4] = ci;
         return;
     }
@@ -385,8 +386,8 @@ static jint JNICALL native_instance_site(JNIEnv *jni, jclass tracker, jclass c)
 {
     struct host *h = host_get();
     struct alloc_tracker *t = alloc_of(h);
-    struct class_info *ci = c && t && t->count ? classes_of(&h->t.classes, h->jvmti, jni, c, &h->t.ids) : NULL;
-    if (ci && ci->canonical) ci = ci->canonical;
+    struct class_info *ci =
+        c && t && t->count ? classes_canonical(classes_of(&h->t.classes, h->jvmti, jni, c, &h->t.ids)) : NULL;
     struct alloc_site *s = ci && ci->signature ? alloc_sites_instance(&t->count->sites, ci, ci->signature) : NULL;
     return s ? (jint)s->number : -1;
 }
@@ -453,7 +454,7 @@ static void JNICALL sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
         top = tr->frames[0];
     }
     struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
-    struct live_group *g = ci ? alloc_sites_group(&t->count->sites, top, ci->canonical ? ci->canonical : ci) : NULL;
+    struct live_group *g = ci ? alloc_sites_group(&t->count->sites, top, classes_canonical(ci)) : NULL;
     if (!g) return;
     uint64_t bytes = size > 8 ? ((uint64_t)size + 7) & ~(uint64_t)7 : 8;
     atomic_fetch_add_explicit(&g->samples, 1, memory_order_relaxed);
