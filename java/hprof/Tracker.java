@@ -822,55 +822,120 @@ public final class Tracker {
         }
     }
 
-    /* After a call of Unsafe.allocateInstance (reflection, deserialisation, method
-     * handles): counted one by one, with its trace. */
+    /* An object the VM made, counted one by one with its trace (instBySite off, or a class
+     * the agent gives no site). */
     private static native void allocatedInstance(Object obj);
 
-    public static void allocInst(Object obj) {
-        if (allocs != 0 && obj != null) {
-            if (instBySite)
-                countInstance(obj.getClass(), obj);
-            else
-                allocatedInstance(obj);
+    /* After a call of a native that returns an object the VM made with no bytecode that
+     * allocates (Unsafe.allocateInstance: reflection, deserialisation, method handles;
+     * Array.newArray; reflection's native newInstance0; Object.clone): the object, and the
+     * number the agent gave the call. */
+    public static void allocInst(Object obj, int call) {
+        if (allocs != 0 && obj != null) countMade(obj, call);
+    }
+
+    /* The same after a native whose result holds more objects it made: each level of
+     * Array.multiNewArray's arrays; the fresh elements of Class.getDeclaredFields0's and
+     * its kin's arrays (one level: what those hold is shared). */
+    public static void madeAll(Object obj, int call) {
+        if (allocs != 0 && obj != null) countAll(obj, call);
+    }
+
+    private static void countAll(Object obj, int call) {
+        countMade(obj, call);
+        if (obj instanceof Object[]) {
+            Object[] a = (Object[]) obj;
+            for (int k = 0; k < a.length; k++) {
+                Object e = a[k];
+                if (e == null) continue;
+                if (e.getClass().isArray())
+                    countAll(e, call);
+                else
+                    countMade(e, call);
+            }
         }
     }
 
-    /*
-     * callers=sampled: allocateInstance's objects (method handles make every capturing
-     * lambda with it: javac millions a round) are counted as a `new` is, at a site of
-     * their class's own that the agent numbers on first sight. instTable finds it by the
-     * class itself: pairs of a WeakReference to the class (a class loader can still be
-     * unloaded) and int[] {site}, open addressing by identity hash, copied and replaced
-     * whole under the lock (readers never see a pair half made).
-     */
-    private static boolean instBySite;
-    private static volatile Object[] instTable = new Object[2 * 64];
+    /* After a call of clone() that surely ran Object.clone, in code instrumented without a
+     * number for it. */
+    public static void cloned(Object obj) {
+        if (allocs != 0 && obj != null) countMade(obj, -1);
+    }
 
-    /* The number of class c's allocateInstance site, or -1 (none: counted natively). */
-    private static native int instanceSite(Class<?> c);
+    /* After any other call of clone(): an override may have run, which counted its own
+     * copy; the agent tells. */
+    public static void clonedVirtual(Object obj) {
+        if (allocs != 0 && obj != null) newVirtualClone(obj);
+    }
 
-    private static void countInstance(Class<?> c, Object obj) {
-        Object[] t = instTable;
-        int mask = (t.length >> 1) - 1;
-        for (int i = System.identityHashCode(c) & mask;; i = (i + 1) & mask) {
-            Object k = t[2 * i];
-            if (k == null) break;
-            if (((java.lang.ref.WeakReference<?>) k).get() == c) {
-                countObject(((int[]) t[2 * i + 1])[0]);
-                return;
-            }
-        }
-        int site = newInstanceSite(c);
-        if (site >= 0)
-            countObject(site);
+    private static void countMade(Object obj, int call) {
+        if (instBySite)
+            countInstance(obj.getClass(), call, obj);
         else
             allocatedInstance(obj);
     }
 
+    /*
+     * callers=sampled: the objects the VM makes (allocateInstance's: method handles make
+     * every capturing lambda with it, javac millions a round; arrays of Array.newInstance;
+     * copies) are counted as a `new` is, at a site of their class's own for each call the
+     * agent numbers on first sight. instTable finds it by the class and call: pairs of a
+     * WeakReference to the class (a class loader can still be unloaded) and int[] {site,
+     * element code of an array class or -1, call}, open addressing by identity hash and
+     * call, copied and replaced whole under the lock (readers never see a pair half made).
+     */
+    private static boolean instBySite;
+    private static volatile Object[] instTable = new Object[2 * 64];
+
+    /* The number of the site of class c's objects made for call `call`, or -1 (none:
+     * counted natively). */
+    private static native int instanceSite(Class<?> c, int call);
+
+    private static int slot(Class<?> c, int call, int mask) {
+        return (System.identityHashCode(c) + call * 0x9e3779b9) & mask;
+    }
+
+    private static void countInstance(Class<?> c, int call, Object obj) {
+        Object[] t = instTable;
+        int mask = (t.length >> 1) - 1;
+        for (int i = slot(c, call, mask);; i = (i + 1) & mask) {
+            Object k = t[2 * i];
+            if (k == null) break;
+            int[] site = (int[]) t[2 * i + 1];
+            if (site[2] == call && ((java.lang.ref.WeakReference<?>) k).get() == c) {
+                countAt(site, obj);
+                return;
+            }
+        }
+        int[] site = newInstanceSite(c, call);
+        if (site != null)
+            countAt(site, obj);
+        else
+            allocatedInstance(obj);
+    }
+
+    private static void countAt(int[] site, Object obj) {
+        if (site[1] < 0)
+            countObject(site[0]);
+        else
+            countArray(site[0], java.lang.reflect.Array.getLength(obj), site[1]);
+    }
+
+    /* newarray's atype (4..11) of an array class's primitive elements, 12 for references,
+     * -1 for a class that is no array. */
+    private static int elementCode(Class<?> c) {
+        Class<?> e = c.getComponentType();
+        if (e == null) return -1;
+        if (!e.isPrimitive()) return 12;
+        return e == boolean.class ? 4 : e == char.class ? 5 : e == float.class ? 6 : e == double.class ? 7
+            : e == byte.class ? 8 : e == short.class ? 9 : e == int.class ? 10 : 11;
+    }
+
     @DontInline
-    private static int newInstanceSite(Class<?> c) {
-        int site = instanceSite(c);
-        if (site < 0) return site;
+    private static int[] newInstanceSite(Class<?> c, int call) {
+        int number = instanceSite(c, call);
+        if (number < 0) return null;
+        int[] site = {number, elementCode(c), call};
         lock();
         try {
             Object[] t = instTable;
@@ -882,9 +947,10 @@ public final class Tracker {
             Object[] nt = new Object[2 * n];
             for (int i = 0; i < t.length; i += 2) {
                 Object k = t[i] == null ? null : ((java.lang.ref.WeakReference<?>) t[i]).get();
-                if (k != null && k != c) put(nt, (Class<?>) k, t[i], t[i + 1]);
+                int[] s = (int[]) t[i + 1];
+                if (k != null && !(k == c && s[2] == call)) put(nt, (Class<?>) k, t[i], s);
             }
-            put(nt, c, new java.lang.ref.WeakReference<Class<?>>(c), new int[] {site});
+            put(nt, c, new java.lang.ref.WeakReference<Class<?>>(c), site);
             instTable = nt;
         } finally {
             unlock();
@@ -892,12 +958,13 @@ public final class Tracker {
         return site;
     }
 
-    private static void put(Object[] t, Class<?> c, Object ref, Object site) {
-        int mask = (t.length >> 1) - 1, i = System.identityHashCode(c) & mask;
+    private static void put(Object[] t, Class<?> c, Object ref, int[] site) {
+        int mask = (t.length >> 1) - 1, i = slot(c, site[2], mask);
         while (t[2 * i] != null) i = (i + 1) & mask;
         t[2 * i] = ref;
         t[2 * i + 1] = site;
     }
+
 
     /*
      * monitor=y on java.util.concurrent (src/sources/monitor/juc_waits.c): the agent

@@ -128,7 +128,7 @@ typedef struct {
     int entry, objinit, exc_skipped;
     int leaf;          /* a trivial method: the leaf hook at entry, nothing at exits */
     uint8_t entry_arg; /* spec->entry_arg: the opcode pushing the entry hook's object, else 0 */
-    unsigned nret, nnew, nclone, nsite, nalloc;
+    unsigned nret, nnew, nclone, nsite;
     uint32_t site_extra; /* stack the site hooks take above an allocation's result */
     uint32_t cstart;     /* first instruction the catch-all covers, or NONE */
     uint32_t split;      /* in a constructor, cstart: no island may serve across it */
@@ -228,8 +228,13 @@ void cf_inject_epilogue(struct buf *b, const inject_t *P);
 /* Numbers I when it allocates and the spec hooks its kind: its site fields, post blob, the
  * plan's counts. 0, or CF_ERR_LIMIT / CF_ERR_NOMEM when no Integer could hold the number. */
 int cf_sites_mark(meth_t *M, insn_t *I, const cf_inject_spec *spec, inject_t *P);
-/* Whether I calls Unsafe.allocateInstance (jdk.internal.misc or sun.misc). */
-int cf_sites_allocinst(const meth_t *M, const insn_t *I);
+/* Whether I calls a JDK native that returns an object the VM made (Unsafe.allocateInstance,
+ * Array.newArray, ...): MADE_ONE; one whose result holds more objects it made: MADE_ALL. */
+enum { MADE_NONE, MADE_ONE, MADE_ALL };
+int cf_sites_made(const meth_t *M, const insn_t *I);
+/* Numbers I, a call whose result the VM made (made: MADE_ONE or MADE_ALL), as a site of
+ * kind CF_SITE_CALL with the hook after it; as cf_sites_mark. */
+int cf_sites_mark_call(meth_t *M, insn_t *I, int made, const cf_inject_spec *spec, inject_t *P);
 void cf_sites_emit(struct buf *b, const insn_t *I, const uint32_t *hooks); /* the site blob */
 /* Appends the method's hooked sites, with their final offsets, to res->sites. */
 int cf_sites_report(cf_result *res, const meth_t *M, const inject_t *P);

@@ -11,7 +11,9 @@
  *   return:     push cnum; push mnum; invokestatic return      (before each return opcode)
  *   newarray:   dup; invokestatic newarray                     (after each array allocation)
  *   clone:      dup; invokestatic clone or vclone              (after each call of clone)
- *   allocinst:  dup; invokestatic allocinst        (after each call of Unsafe.allocateInstance)
+ *   allocinst:  dup; push number; invokestatic allocinst or madeall (a site of kind
+ *               CF_SITE_CALL after each call of Unsafe.allocateInstance, the other natives
+ *               cf_sites_made names and, with them, of a clone() Object.clone surely runs)
  *   sites:      the allocation sites' hooks, after the above (cf_sites.c)
  *   exc exit:   push cnum; push mnum; invokestatic return; athrow   (epilogue: the handler
  *               of a catch-all over the body, in constructors from after super()/this()) */
@@ -209,16 +211,23 @@ static int mark_sites(meth_t *M, unsigned mask, const cf_inject_spec *spec, inje
             I->hook = P->hooks[HOOK_NEWARRAY];
             P->nnew++;
         }
-        int clone = (mask & CF_INJ_CLONE) ? clone_call(M, I) : CLONE_NONE;
-        if (clone != CLONE_NONE) {
+        /* A copy Object.clone surely made is one the VM made: with the natives' hooks
+         * on, its call is one of theirs. */
+        int made = (mask & CF_INJ_ALLOCINST) ? cf_sites_made(M, I) : MADE_NONE;
+        int clone = (mask & (CF_INJ_CLONE | CF_INJ_ALLOCINST)) ? clone_call(M, I) : CLONE_NONE;
+        if ((mask & CF_INJ_ALLOCINST) && clone == CLONE_OBJECT) {
+            made = MADE_ONE;
+            clone = CLONE_NONE;
+        }
+        if (clone != CLONE_NONE && (mask & CF_INJ_CLONE)) {
             I->post = 4;
             I->hook = P->hooks[clone == CLONE_OBJECT ? HOOK_CLONE : HOOK_VCLONE];
             P->nclone++;
         }
-        if ((mask & CF_INJ_ALLOCINST) && cf_sites_allocinst(M, I)) {
-            I->post = 4;
-            I->hook = P->hooks[HOOK_ALLOCINST];
-            P->nalloc++;
+        if (made != MADE_NONE) {
+            int rc = cf_sites_mark_call(M, I, made, spec, P);
+            if (rc < 0) return rc;
+            continue;
         }
         int rc = (mask & CF_INJ_SITES) ? cf_sites_mark(M, I, spec, P) : 0;
         if (rc < 0) return rc;
@@ -266,11 +275,10 @@ int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec, const u
         plan_exc_exit(M, P);
         if (P->cstart != NONE) M->epilogue = P->call2 + 1;
     }
-    if (!M->prologue && !P->nret && !P->nnew && !P->nclone && !P->nalloc && !P->nsite && !M->epilogue)
-        return CF_M_NOTHING;
+    if (!M->prologue && !P->nret && !P->nnew && !P->nclone && !P->nsite && !M->epilogue) return CF_M_NOTHING;
 
     /* the hooks' arguments on top of what the method itself keeps on the stack */
-    uint32_t extra = P->nret ? 2 : (P->nnew + P->nclone + P->nalloc) ? 1 : 0;
+    uint32_t extra = P->nret ? 2 : (P->nnew + P->nclone) ? 1 : 0;
     if (P->site_extra > extra) extra = P->site_extra;
     uint32_t ms = M->max_stack + extra;
     if (P->entry && ms < (P->entry_arg ? 3u : 2u)) ms = P->entry_arg ? 3 : 2;

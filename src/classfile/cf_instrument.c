@@ -59,7 +59,7 @@ static unsigned hooks_available(const cf_inject_spec *spec, const cf_class *c)
     if (spec->clone_name && spec->vclone_name) avail |= CF_INJ_CLONE;
     if (spec->exception_exit && (avail & CF_INJ_RETURN)) avail |= CF_INJ_EXC_EXIT;
     if (spec->site_fn && (spec->newsite_name || spec->arraysite_name || spec->multisite_name)) avail |= CF_INJ_SITES;
-    if (spec->allocinst_name) avail |= CF_INJ_ALLOCINST;
+    if (spec->allocinst_name && spec->site_fn) avail |= CF_INJ_ALLOCINST;
     return avail;
 }
 
@@ -72,7 +72,8 @@ static int add_hook(cf_class *c, const char *t, const char *name, const char *de
     return c->ar.failed ? CF_ERR_NOMEM : CF_ERR_LIMIT;
 }
 
-/* The allocation-site and allocateInstance hooks the spec names. */
+/* The allocation-site hooks and those after the natives that make objects (allocinst,
+ * madeall), as the spec names them. */
 static int add_site_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, uint32_t hooks[CF_HOOKS])
 {
     const char *t = spec->tracker_class;
@@ -83,7 +84,10 @@ static int add_site_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avai
         if (rc == CF_OK) rc = add_hook(c, t, spec->multisite_name, "(Ljava/lang/Object;I)V", &hooks[HOOK_MULTISITE]);
     }
     if (rc == CF_OK && (avail & CF_INJ_ALLOCINST))
-        rc = add_hook(c, t, spec->allocinst_name, "(Ljava/lang/Object;)V", &hooks[HOOK_ALLOCINST]);
+        rc = add_hook(c, t, spec->allocinst_name, "(Ljava/lang/Object;I)V", &hooks[HOOK_ALLOCINST]);
+    if (rc == CF_OK && (avail & CF_INJ_ALLOCINST))
+        rc = add_hook(c, t, spec->madeall_name ? spec->madeall_name : spec->allocinst_name, "(Ljava/lang/Object;I)V",
+                      &hooks[HOOK_MADEALL]);
     return rc;
 }
 

@@ -178,7 +178,8 @@ enum {
     HOOK_NEWSITE,  /* the site hooks (CF_INJ_SITES), each 0 when the spec has none */
     HOOK_ARRAYSITE,
     HOOK_MULTISITE,
-    HOOK_ALLOCINST, /* after Unsafe.allocateInstance (CF_INJ_ALLOCINST) */
+    HOOK_ALLOCINST, /* after Unsafe.allocateInstance and kin (CF_INJ_ALLOCINST) */
+    HOOK_MADEALL,   /* after Array.multiNewArray and kin (CF_INJ_ALLOCINST) */
     CF_HOOKS
 };
 

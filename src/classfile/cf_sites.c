@@ -7,7 +7,8 @@
  *   anewarray:       dup; arraylength; push number; bipush 12; invokestatic arraysite
  *   multianewarray:  dup; push number; invokestatic multisite             (Ljava/lang/Object;I)V
  * The number is pushed by iconst/bipush/sipush, past those by ldc (or ldc_w) of an Integer.
- * The allocateInstance hook (dup; invokestatic allocinst) is an ordinary post blob. */
+ * The hooks after the natives that return what the VM made (dup; invokestatic allocinst
+ * or madeall: cf_sites_made) are ordinary post blobs. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,29 +104,33 @@ static uint32_t site_len(const insn_t *I, uint32_t *extra)
     switch (I->skind) {
     case CF_SITE_NEW: *extra = 1; return n + 3;
     case CF_SITE_ARRAY: *extra = 3; return 2 + n + num_len(I->scode, 0) + 3;
-    default: *extra = 2; return 1 + n + 3;
+    default: *extra = 2; return 1 + n + 3; /* multianewarray, a call */
     }
 }
 
-/* The hook slot of a site kind. */
-static unsigned site_hook(unsigned kind)
+/* The hook slot of a site (a call's: by what its native makes, in scode). */
+static unsigned site_hook(const insn_t *I)
 {
-    return kind == CF_SITE_NEW ? HOOK_NEWSITE : kind == CF_SITE_ARRAY ? HOOK_ARRAYSITE : HOOK_MULTISITE;
+    switch (I->skind) {
+    case CF_SITE_NEW: return HOOK_NEWSITE;
+    case CF_SITE_ARRAY: return HOOK_ARRAYSITE;
+    case CF_SITE_MULTI: return HOOK_MULTISITE;
+    default: return I->scode == MADE_ALL ? HOOK_MADEALL : HOOK_ALLOCINST;
+    }
 }
 
-int cf_sites_mark(meth_t *M, insn_t *I, const cf_inject_spec *spec, inject_t *P)
+/* Asks the spec for site s's number and gives I its hook: 0, or CF_ERR_LIMIT /
+ * CF_ERR_NOMEM when no Integer could hold the number. */
+static int number_site(meth_t *M, insn_t *I, cf_site_info *s, uint8_t code, const cf_inject_spec *spec, inject_t *P)
 {
-    cf_site_info s;
-    uint8_t code = 0;
-    if (!site_of(M, I, &s, &code) || !P->hooks[site_hook(s.kind)]) return M->c->ar.failed ? CF_ERR_NOMEM : 0;
-    s.mnum = (unsigned)P->mnum;
-    s.bci = I->off;
-    long v = spec->site_fn(spec->site_ctx, &s);
-    if (v < 0 || v > CF_SITE_MAX || (long)s.dims - 1 > CF_SITE_MAX - v) return 0;
-    I->skind = (uint8_t)s.kind;
+    s->mnum = (unsigned)P->mnum;
+    s->bci = I->off;
+    long v = spec->site_fn(spec->site_ctx, s);
+    if (v < 0 || v > CF_SITE_MAX || (long)s->dims - 1 > CF_SITE_MAX - v) return 0;
+    I->skind = (uint8_t)s->kind;
     I->scode = code;
-    I->sdims = s.dims;
-    I->stype = s.type;
+    I->sdims = s->dims;
+    I->stype = s->type;
     I->snum = (int32_t)v;
     if (v > 32767 && !(I->sldc = cp_find_or_add_int(M->c, I->snum)))
         return M->c->ar.failed ? CF_ERR_NOMEM : CF_ERR_LIMIT;
@@ -136,13 +141,67 @@ int cf_sites_mark(meth_t *M, insn_t *I, const cf_inject_spec *spec, inject_t *P)
     return 0;
 }
 
-int cf_sites_allocinst(const meth_t *M, const insn_t *I)
+int cf_sites_mark(meth_t *M, insn_t *I, const cf_inject_spec *spec, inject_t *P)
 {
-    if (I->op != OP_INVOKEVIRTUAL) return 0;
+    cf_site_info s;
+    uint8_t code = 0;
+    if (!site_of(M, I, &s, &code) || !P->hooks[site_hook(&(insn_t){.skind = (uint8_t)s.kind})])
+        return M->c->ar.failed ? CF_ERR_NOMEM : 0;
+    return number_site(M, I, &s, code, spec, P);
+}
+
+int cf_sites_mark_call(meth_t *M, insn_t *I, int made, const cf_inject_spec *spec, inject_t *P)
+{
+    cf_site_info s = {.kind = CF_SITE_CALL, .type = "", .dims = 1};
+    if (!P->hooks[made == MADE_ALL ? HOOK_MADEALL : HOOK_ALLOCINST]) return 0;
+    return number_site(M, I, &s, (uint8_t)made, spec, P);
+}
+
+/*
+ * The JDK natives whose result the VM made for the caller, with no bytecode that
+ * allocates: a hook after each call counts the object (MADE_ONE), or the object and what
+ * it holds (MADE_ALL: every level of a multi-dimensional array; the fresh Field, Method,
+ * Constructor or RecordComponent objects of a reflection array). An owner ending in '/'
+ * is a package. JDK 17 and 25 both call these by the opcodes listed; a private method of
+ * Class may be called by invokespecial or (nestmates) invokevirtual.
+ */
+static const struct made_native {
+    const char *owner, *name, *desc;
+    int what;
+} made_natives[] = {
+    {"jdk/internal/misc/Unsafe", "allocateInstance", "(Ljava/lang/Class;)Ljava/lang/Object;", MADE_ONE},
+    {"sun/misc/Unsafe", "allocateInstance", "(Ljava/lang/Class;)Ljava/lang/Object;", MADE_ONE},
+    {"java/lang/reflect/Array", "newArray", "(Ljava/lang/Class;I)Ljava/lang/Object;", MADE_ONE},
+    {"java/lang/reflect/Array", "multiNewArray", "(Ljava/lang/Class;[I)Ljava/lang/Object;", MADE_ALL},
+    {"jdk/internal/reflect/", "newInstance0", "(Ljava/lang/reflect/Constructor;[Ljava/lang/Object;)Ljava/lang/Object;",
+     MADE_ONE},
+    {"java/lang/Class", "getDeclaredFields0", "(Z)[Ljava/lang/reflect/Field;", MADE_ALL},
+    {"java/lang/Class", "getDeclaredMethods0", "(Z)[Ljava/lang/reflect/Method;", MADE_ALL},
+    {"java/lang/Class", "getDeclaredConstructors0", "(Z)[Ljava/lang/reflect/Constructor;", MADE_ALL},
+    {"java/lang/Class", "getRecordComponents0", "()[Ljava/lang/reflect/RecordComponent;", MADE_ALL},
+};
+
+/* Whether Utf8 entry u is the class name owner, or in its package when owner ends in '/'
+ * (not in a subpackage). */
+static int owner_is(const cf_class *c, uint32_t u, const char *owner)
+{
+    size_t n, k = strlen(owner);
+    const uint8_t *name = cp_utf8_raw(c, u, &n);
+    if (!name) return 0;
+    if (owner[k - 1] != '/') return n == k && memcmp(name, owner, k) == 0;
+    return n > k && memcmp(name, owner, k) == 0 && !memchr(name + k, '/', n - k);
+}
+
+int cf_sites_made(const meth_t *M, const insn_t *I)
+{
+    if (I->op != OP_INVOKEVIRTUAL && I->op != OP_INVOKESTATIC && I->op != OP_INVOKESPECIAL) return MADE_NONE;
     uint32_t ref = be_load_u2(M->code + I->off + 1);
-    if (!cp_ref_is(M->c, ref, "allocateInstance", "(Ljava/lang/Class;)Ljava/lang/Object;")) return 0;
-    uint32_t cls = cp_ref_class_name(M->c, ref);
-    return cp_utf8_eq(M->c, cls, "jdk/internal/misc/Unsafe") || cp_utf8_eq(M->c, cls, "sun/misc/Unsafe");
+    for (size_t i = 0; i < sizeof made_natives / sizeof *made_natives; i++) {
+        const struct made_native *m = &made_natives[i];
+        if (cp_ref_is(M->c, ref, m->name, m->desc) && owner_is(M->c, cp_ref_class_name(M->c, ref), m->owner))
+            return m->what;
+    }
+    return MADE_NONE;
 }
 
 void cf_sites_emit(struct buf *b, const insn_t *I, const uint32_t *hooks)
@@ -152,7 +211,7 @@ void cf_sites_emit(struct buf *b, const insn_t *I, const uint32_t *hooks)
     num_emit(b, I->snum, I->sldc);
     if (I->skind == CF_SITE_ARRAY) num_emit(b, I->scode, 0);
     buf_u1(b, OP_INVOKESTATIC);
-    buf_u2(b, hooks[site_hook(I->skind)]);
+    buf_u2(b, hooks[site_hook(I)]);
 }
 
 int cf_sites_report(cf_result *res, const meth_t *M, const inject_t *P)

@@ -17,9 +17,14 @@
  *       after multianewarray: dup; push number; Tracker.multisite(array, number)
  *     Counting after the instruction leaves out allocations that threw. push number is
  *     iconst/bipush/sipush, or ldc/ldc_w of an Integer added to the constant pool.
- *   - after invokevirtual allocateInstance(Ljava/lang/Class;)Ljava/lang/Object; of
- *     jdk/internal/misc/Unsafe or sun/misc/Unsafe: dup + Tracker.allocinst(object)
- *     (reflection and deserialisation make objects there without a `new`)
+ *   - after a call of a JDK native whose result the VM made without a `new` (a site of
+ *     kind CF_SITE_CALL, numbered too): dup; push number; Tracker.allocinst(object,
+ *     number) after Unsafe.allocateInstance (jdk/internal/misc or sun/misc: method
+ *     handles, deserialisation), Array.newArray, the newInstance0 of reflection's native
+ *     accessors (jdk/internal/reflect) and a clone() that surely runs Object.clone
+ *     (super.clone(), an array's); Tracker.madeall(object, number) after
+ *     Array.multiNewArray and Class.getDeclaredFields0, getDeclaredMethods0,
+ *     getDeclaredConstructors0 and getRecordComponents0 (the result holds more such)
  *   - optionally an exception exit: a catch-all handler over the body (in constructors
  *     starting after the super()/this() call) that calls the return hook and rethrows.
  * mnum is the method's index in the class file's methods array (res->methods[mnum]).
@@ -119,12 +124,13 @@ enum {
     CF_INJ_EXC_EXIT = 16,   /* catch-all calling the return hook, then rethrowing */
     CF_INJ_CLONE = 32,      /* hooks after calls of Object.clone */
     CF_INJ_SITES = 64,      /* site hooks after new/newarray/anewarray/multianewarray */
-    CF_INJ_ALLOCINST = 128, /* hook after calls of Unsafe.allocateInstance */
+    CF_INJ_ALLOCINST = 128, /* hooks after calls of Unsafe.allocateInstance and of the other
+                               JDK natives that return what the VM made (cf_sites_made) */
     CF_INJ_ALL = 255
 };
 
 /* Allocation sites numbered by the agent (heap=sites,callers=sampled). */
-enum { CF_SITE_NEW = 1, CF_SITE_ARRAY = 2, CF_SITE_MULTI = 3 };
+enum { CF_SITE_NEW = 1, CF_SITE_ARRAY = 2, CF_SITE_MULTI = 3, CF_SITE_CALL = 4 };
 typedef struct {
     unsigned mnum;    /* the method's index */
     unsigned bci;     /* the allocating instruction's offset in the original code */
@@ -134,7 +140,8 @@ typedef struct {
     const char *type; /* NEW: the class's internal name ("java/lang/String"); ARRAY: the
                          array's descriptor ("[I", "[Ljava/lang/String;", "[[I" for anewarray
                          of int[]); MULTI: the descriptor of the array the instruction makes
-                         ("[[I") */
+                         ("[[I"); CALL (a call of a native whose result the VM made, see
+                         allocinst_name): "" (the class is known only when it runs) */
     unsigned dims;    /* MULTI: the dimensions it creates (the instruction's operand); else 1 */
     long number;      /* the number the callback gave (in cf_result.sites) */
 } cf_site_info;
@@ -178,14 +185,27 @@ typedef struct {
     const char *clone_name, *vclone_name;      /* static (Ljava/lang/Object;)V after each call of
                                                 clone()Ljava/lang/Object; that surely runs
                                                 Object.clone (super.clone(), an array's clone),
-                                                and after each other invokevirtual of it; or NULL */
+                                                and after each other invokevirtual of it; or NULL
+                                                (with allocinst_name the former take that hook:
+                                                clone_name is then never called) */
     const char *newsite_name;                  /* static (I)V after each new (site number), or NULL */
     const char *arraysite_name;                /* static (III)V after each newarray/anewarray
                                                 (length, site number, element code), or NULL */
     const char *multisite_name;                /* static (Ljava/lang/Object;I)V after each
                                                 multianewarray (array, first site number), or NULL */
-    const char *allocinst_name;                /* static (Ljava/lang/Object;)V after each call of
-                                                Unsafe.allocateInstance (CF_INJ_ALLOCINST), or NULL */
+    const char *allocinst_name;                /* static (Ljava/lang/Object;I)V (the result, the
+                                                site number) after each call of
+                                                Unsafe.allocateInstance, Array.newArray,
+                                                reflection's native newInstance0 and of a
+                                                clone() that surely runs Object.clone, whose
+                                                result the VM made: a site of kind CF_SITE_CALL,
+                                                numbered by site_fn (CF_INJ_ALLOCINST, which
+                                                needs site_fn); or NULL */
+    const char *madeall_name;                  /* the same after each call of a native whose
+                                                result and the objects it holds the VM made:
+                                                Array.multiNewArray (every level),
+                                                Class.getDeclaredFields0 and its kin (the array
+                                                and its elements); NULL: allocinst_name's */
     cf_site_fn site_fn;                        /* numbers the sites (CF_INJ_SITES); NULL: no site hooks */
     void *site_ctx;
     int exception_exit;  /* wrap bodies in a catch-all calling the return hook */

@@ -72,25 +72,31 @@ struct alloc_site *alloc_sites_at(struct alloc_sites *t, uint32_t number)
 
 struct instance_key {
     struct class_info *cls;
+    const struct alloc_site *call;
     const char *signature;
     struct alloc_sites *t;
 };
 
 static bool instance_eq(const struct cmap_node *n, const void *key)
 {
-    return ((const struct instance_site *)n)->cls == ((const struct instance_key *)key)->cls;
+    const struct instance_site *e = (const struct instance_site *)n;
+    const struct instance_key *k = key;
+    return e->cls == k->cls && e->call == k->call;
 }
 
-/* Numbers and publishes the site (under the stripe's lock: one site per class). */
+/* Numbers and publishes the site (under the stripe's lock: one site per class and call),
+ * at the call's place in the code when there is one. */
 static struct cmap_node *instance_make(const void *key, void *ctx)
 {
     const struct instance_key *k = key;
     struct instance_site *e = calloc(1, sizeof *e);
     long number = e ? alloc_sites_number(k->t, 1) : -1;
     struct alloc_site s = {.number = (uint32_t)number,
-                           .kind = ASITE_NEW,
-                           .bci = ASITE_NO_BCI,
-                           .new_bci = ASITE_NO_BCI,
+                           .kind = k->signature && k->signature[0] == '[' ? ASITE_ARRAY : ASITE_NEW,
+                           .cnum = k->call ? k->call->cnum : 0,
+                           .mnum = k->call ? k->call->mnum : 0,
+                           .bci = k->call ? k->call->bci : ASITE_NO_BCI,
+                           .new_bci = k->call ? k->call->new_bci : ASITE_NO_BCI,
                            .signature = (char *)k->signature};
     atomic_init(&s.cls, k->cls);
     if (number < 0 || !alloc_sites_add(k->t, &s) || !(e->site = alloc_sites_at(k->t, (uint32_t)number))) {
@@ -98,23 +104,17 @@ static struct cmap_node *instance_make(const void *key, void *ctx)
         return NULL;
     }
     e->cls = k->cls;
+    e->call = k->call;
     return &e->node;
 }
 
-struct alloc_site *alloc_sites_instance(struct alloc_sites *t, struct class_info *cls, const char *signature)
+struct alloc_site *alloc_sites_made(struct alloc_sites *t, struct class_info *cls, const char *signature,
+                                    const struct alloc_site *call)
 {
-    struct instance_key k = {cls, signature, t};
-    uint64_t hash = hash_mix64((uint64_t)(uintptr_t)cls);
+    struct instance_key k = {cls, call, signature, t};
+    uint64_t hash = hash_mix64((uint64_t)(uintptr_t)cls ^ ((uint64_t)(uintptr_t)call << 1));
     struct instance_site *e =
         (struct instance_site *)cmap_intern(&t->instances, hash, &k, instance_eq, instance_make, NULL, NULL);
-    return e ? e->site : NULL;
-}
-
-struct alloc_site *alloc_sites_instance_find(struct alloc_sites *t, struct class_info *cls)
-{
-    struct instance_key k = {cls, NULL, t};
-    struct instance_site *e =
-        (struct instance_site *)cmap_find(&t->instances, hash_mix64((uint64_t)(uintptr_t)cls), &k, instance_eq);
     return e ? e->site : NULL;
 }
 

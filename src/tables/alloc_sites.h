@@ -26,7 +26,7 @@ struct class_info;
 struct frame;
 
 /* The kinds, as classfile.h's CF_SITE_*. */
-enum { ASITE_NEW = 1, ASITE_ARRAY = 2, ASITE_MULTI = 3 };
+enum { ASITE_NEW = 1, ASITE_ARRAY = 2, ASITE_MULTI = 3, ASITE_CALL = 4 };
 #define ASITE_NO_BCI UINT32_MAX /* a site with no allocating bytecode of its own */
 
 struct site_trace {
@@ -48,10 +48,11 @@ struct alloc_site {
     uint64_t given_objs, given_bytes; /* what dumps have handed out to its traces' rows */
 };
 
-/* An allocateInstance site's entry in alloc_sites.instances. */
+/* The entry in alloc_sites.instances of a site of what the VM makes. */
 struct instance_site {
     struct cmap_node node;
     const struct class_info *cls;
+    const struct alloc_site *call; /* the call it was made by, or NULL */
     struct alloc_site *site;
 };
 
@@ -73,7 +74,7 @@ struct alloc_sites {
     _Atomic uint32_t next;                                          /* the next number to give */
     _Atomic(struct alloc_site *) *_Atomic pages[ALLOC_SITES_PAGES]; /* made on first need */
     struct cmap traces;    /* every site's traces, by (site, trace): a sample finds its own at once */
-    struct cmap instances; /* allocateInstance's sites, by class */
+    struct cmap instances; /* the sites of what the VM makes, by class */
     struct cmap groups;
     struct registry groups_all; /* by id - 1 */
 };
@@ -88,12 +89,14 @@ struct alloc_site *alloc_sites_at(struct alloc_sites *t, uint32_t number);
 /* How many numbers were given. */
 uint32_t alloc_sites_count(struct alloc_sites *t);
 /* The site at which the Tracker counts the objects of class cls (signature: its
- * signature) that Unsafe.allocateInstance makes, as a `new`'s (ASITE_NEW; no bytecode of
- * its own: new_bci is ASITE_NO_BCI, its samples' traces keep their location): numbered
- * and published on first sight; NULL without memory or numbers. */
-struct alloc_site *alloc_sites_instance(struct alloc_sites *t, struct class_info *cls, const char *signature);
-/* The same, not made: NULL when the class has none yet. */
-struct alloc_site *alloc_sites_instance_find(struct alloc_sites *t, struct class_info *cls);
+ * signature) that the VM makes (Unsafe.allocateInstance, Array.newArray, clones, ...) for
+ * the call `call` (an ASITE_CALL site: the instrumenter numbered the call; NULL: none), as
+ * a `new`'s or, for an array class, a newarray's (ASITE_NEW or ASITE_ARRAY, at the call's
+ * place in the code; without a call new_bci is ASITE_NO_BCI and its samples' traces keep
+ * their location): numbered and published on first sight; NULL without memory or
+ * numbers. */
+struct alloc_site *alloc_sites_made(struct alloc_sites *t, struct class_info *cls, const char *signature,
+                                    const struct alloc_site *call);
 /* Adds a sample's weight to the site's trace tr (made on first sight): returns how many
  * traces the site has now; 0 without memory. */
 uint32_t alloc_sites_sample(struct alloc_sites *t, struct alloc_site *s, struct trace *tr, uint64_t objs,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for src/classfile: parse (deep), round trip, instrument, re-parse; the
  * invariants are in fuzz_one.h. Then the allocation-site hooks (CF_INJ_SITES and
- * CF_INJ_ALLOCINST), numbered in turn with some sites refused: the output parses again,
- * and every reported site's new_bci holds an allocating opcode of its kind in the output.
+ * CF_INJ_ALLOCINST: the calls of natives whose result the VM made, clones), numbered in
+ * turn with some sites refused: the output parses again, and every reported site's
+ * new_bci holds an allocating opcode (or a call) of its kind in the output.
  * ASan/UBSan catch the rest. Build and run with `make fuzz` (tests/fuzz/fuzz.mk); inputs it
  * once broke live in tests/fuzz/regressions/classfile and are replayed by
  * tests/unit/test_classfile.c. */
@@ -23,7 +24,9 @@ static long fuzz_number(void *ctx, const cf_site_info *s)
 {
     fuzz_numbers *f = ctx;
     unsigned k = f->calls++;
-    if (s->new_bci != 0 || !s->type || s->dims < 1 || s->kind < CF_SITE_NEW || s->kind > CF_SITE_MULTI) f->bad_info = 1;
+    if (s->new_bci != 0 || !s->type || s->dims < 1 || s->kind < CF_SITE_NEW || s->kind > CF_SITE_CALL ||
+        (s->kind == CF_SITE_CALL && (s->type[0] || s->dims != 1)))
+        f->bad_info = 1;
     if (k % 5 == 4) return -1;
     if (k % 7 == 6) return CF_SITE_MAX;
     long v = f->next;
@@ -110,6 +113,11 @@ static const char *site_hooks_one(const uint8_t *data, size_t size)
     spec.arraysite_name = "ArraySite";
     spec.multisite_name = "MultiSite";
     spec.allocinst_name = "AllocInst";
+    if (size % 3 == 1) spec.madeall_name = "MadeAll";
+    if (size % 6 == 2) { /* clones: Object.clone's take the AllocInst hook, the others theirs */
+        spec.clone_name = "Clone";
+        spec.vclone_name = "VClone";
+    }
     spec.site_fn = fuzz_number;
     spec.site_ctx = &nums;
     if (size % 4 == 1) { /* with the other hooks, sharing the post blob */
@@ -138,12 +146,16 @@ static const char *site_hooks_one(const uint8_t *data, size_t size)
         const cf_site_info *s = &res.sites[i];
         uint32_t len = 0;
         const uint8_t *code = method_code(res.data, res.len, s->mnum, &len);
-        static const uint8_t ops[4][2] = {{0, 0}, {187, 187}, {188, 189}, {197, 197}};
-        if (s->kind < CF_SITE_NEW || s->kind > CF_SITE_MULTI || !s->type || s->number < 0 ||
+        /* new; newarray, anewarray; multianewarray; a call (invokevirtual, invokespecial,
+         * invokestatic) */
+        static const uint8_t ops[5][3] = {
+            {0, 0, 0}, {187, 187, 187}, {188, 189, 189}, {197, 197, 197}, {182, 183, 184}};
+        if (s->kind < CF_SITE_NEW || s->kind > CF_SITE_CALL || !s->type || s->number < 0 ||
             s->number + (long)s->dims - 1 > CF_SITE_MAX)
             broken = "a site entry out of range";
         else if (!code || s->new_bci >= len ||
-                 (code[s->new_bci] != ops[s->kind][0] && code[s->new_bci] != ops[s->kind][1]))
+                 (code[s->new_bci] != ops[s->kind][0] && code[s->new_bci] != ops[s->kind][1] &&
+                  code[s->new_bci] != ops[s->kind][2]))
             broken = "a site's new_bci is not an allocating opcode of its kind";
     }
     cf_result_free(&res);

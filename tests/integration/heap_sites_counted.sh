@@ -13,6 +13,9 @@
 #   - SitesCounted lambdas: 300,000 capturing lambdas (Unsafe.allocateInstance, counted in
 #     Java at a site per class): exact, few stack walks, each of three callers about a
 #     third; and 2,400,000 made on 8 threads at once, exact
+#   - SitesCounted made: objects the VM makes (clones, Array.newInstance, one and two
+#     dimensions) counted in Java at a site per call and class: exact per call, few walks
+#     (one each before: 900,000), Array.newInstance's two callers split 3:1 within 2%
 #   - SitesCounted live: 400,000 of 1,600,000 byte[256] live at the end: the estimate
 #     within 25% (about 830 samples of 512 KB)
 #   - pprof (go tool pprof -traces) holds the exact site totals; a rolling profile's
@@ -72,12 +75,9 @@ check "-Xint: every class counted as exact heap=sites counts it" diff exact.txt 
 # (a walk per lambda made javac twice as slow)
 HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,callers=sampled,depth=8,cutoff=0,file=la.txt)" SitesCounted lambdas
 lam=$(awk '/^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 } i && $9 ~ /^SitesCounted[$][$]Lambda/ { n += $7 } END { print n + 0 }' la.txt)
-# walks of whole stacks: the fast ones less those of the top frame alone (which tell a
-# VM-made object from allocateInstance's)
 # stack_walks: walks of whole stacks the last run made (out.txt)
 stack_walks() {
-  sed -n 's/^HPROF: heap=sites stacks: \([0-9]*\) by the fast walk.*; \([0-9]*\) walks of the top.*/\1 \2/p' out.txt |
-    tail -1 | awk '{ print $1 - $2 }'
+  sed -n 's/^HPROF: heap=sites stacks: \([0-9]*\) by the fast walk.*/\1/p' out.txt | tail -1
 }
 walks=$(stack_walks)
 check "lambdas: runs (exit $RC); 300000 capturing lambdas counted exactly ($lam), with few walks of the stack ($walks)" \
@@ -98,6 +98,26 @@ HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,callers=sampled,de
 lam=$(lambda_count lt.txt SitesCounted.capture) all=$(lambda_count lt.txt SitesCounted) walks=$(stack_walks)
 check "lambdas on 8 threads at once: runs (exit $RC); 2400000 made by capture() counted exactly in Java ($lam; with main's 8 Runnables $all; $walks stack walks)" \
   bash -c "[[ $RC -eq 0 && $lam -eq 2400000 && $all -eq 2400008 && -n '$walks' && '$walks' -lt 200000 ]] && grep -qx done out.txt"
+
+# ---- what the VM makes: counted in Java at a site per call and class ----
+HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,callers=sampled,depth=8,cutoff=0,file=m.txt)" SitesCounted made
+walks=$(stack_walks)
+cc=$(count m.txt 'SitesCounted$Copyable' SitesCounted.copies) ac=$(count m.txt 'long[]' SitesCounted.arrayCopy)
+check "made: runs (exit $RC); 300000 Copyable by super.clone() ($cc) and 200000 long[5] by clone() ($ac), exact, with few walks of the stack ($walks)" \
+  bash -c "[[ $RC -eq 0 && $cc -eq 300000 && $ac -eq 200000 && -n '$walks' && '$walks' -lt 30000 ]] && grep -qx done out.txt"
+# unmarked CLASS COUNT: rows of CLASS with exactly COUNT objects, not marked *
+unmarked() { awk -v c="$1" -v n="$2" '/^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 } i && $9 == c && $7 == n && NF == 9' m.txt | wc -l; }
+check "made: each clone's row is its call's own, not apportioned" \
+  bash -c "[[ $(unmarked 'SitesCounted$Copyable' 300000) -eq 1 && $(unmarked 'long[]' 200000) -eq 1 ]]"
+na=$(count m.txt 'long[]' SitesCounted.newA) nb=$(count m.txt 'long[]' SitesCounted.newB)
+an=$(count m.txt 'long[]' java.lang.reflect.Array.newInstance)
+marked=$(awk '/^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 } i && $9 == "long[]" && $10 == "*" { n += $7 } END { print n + 0 }' m.txt)
+check "made: Array.newInstance's 400000 long[3] ($na + $nb), split 3:1 within 2%, at Array.newInstance ($an), marked * ($marked)" \
+  bash -c "(( $na + $nb == 400000 && $na >= 294000 && $na <= 306000 && $an == 400000 && $marked == 400000 ))"
+# (newMulti's own int[] {2, 3} of the varargs call: 10000 more int[] at its trace)
+check "made: Array.newInstance(int.class, 2, 3): 10000 int[][] and 20000 int[], at Array.newInstance" \
+  bash -c "[[ $(count m.txt 'int[][]' SitesCounted.newMulti) -eq 10000 && $(count m.txt 'int[]' SitesCounted.newMulti) -eq 30000 &&
+    $(count m.txt 'int[]' java.lang.reflect.Array.newInstance) -eq 20000 ]]"
 
 # ---- apportioning, compiled code ----
 run_java -Xverify:all "$(agent heap=sites,callers=sampled,cutoff=0,file=r.txt,view=pprof)" SitesCounted ratio

@@ -10,6 +10,11 @@ import java.util.List;
  * "lambdas": 300,000 capturing lambdas (method handles make each with
  * Unsafe.allocateInstance), 100,000 from each of three callers; "lambda-threads": the
  * same on 8 threads at once (2,400,000), which meet each lambda class first together.
+ * "made": what the VM makes, no `new` in sight: 300,000 copies of a Copyable by
+ * super.clone() and 200,000 of a long[5] by clone(), each in its own method; 400,000
+ * long[3] by Array.newInstance, 300,000 from newA() and 100,000 from newB() interleaved
+ * (one call inside Array.newInstance makes them all); 10,000 new int[2][3] by
+ * Array.newInstance(int.class, 2, 3) (10,000 int[][], 20,000 int[]).
  */
 public class SitesCounted {
     static final class Item { final int v; Item(int v) { this.v = v; } }
@@ -25,6 +30,30 @@ public class SitesCounted {
     static void b(int i) { sink = make(i); }
     static void single(int i) { long[] l = new long[i & 7]; sum += l.length; }
     static void multi(int i) { int[][] m = new int[2][3]; sum += m[i & 1].length; }
+
+    static final class Copyable implements Cloneable {
+        final int v;
+        Copyable(int v) { this.v = v; }
+        Copyable copy() {
+            try { return (Copyable) super.clone(); } catch (CloneNotSupportedException e) { throw new Error(e); }
+        }
+    }
+    static final long[] FIVE = new long[5];
+    static void copies(Copyable c) { sink = c.copy(); }
+    static void arrayCopy() { sink = FIVE.clone(); }
+    static void newA() { sink = java.lang.reflect.Array.newInstance(long.class, 3); }
+    static void newB() { sink = java.lang.reflect.Array.newInstance(long.class, 3); }
+    static void newMulti() { sink = java.lang.reflect.Array.newInstance(int.class, 2, 3); }
+
+    static void made() {
+        Copyable c = new Copyable(7);
+        for (int i = 0; i < 400_000; i++) {
+            if (i < 300_000) copies(c);
+            if (i < 200_000) arrayCopy();
+            if (i % 4 != 3) newA(); else newB();
+            if (i < 10_000) newMulti();
+        }
+    }
 
     static void lambdas() {
         for (int i = 0; i < 100_000; i++) {
@@ -42,6 +71,9 @@ public class SitesCounted {
                 if (i < 200_000) multi(i);
             }
             System.out.println("done " + sum);
+        } else if (args[0].equals("made")) {
+            made();
+            System.out.println("done");
         } else if (args[0].equals("lambdas")) {
             lambdas();
             System.out.println("done " + sum);

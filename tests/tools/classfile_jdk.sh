@@ -16,7 +16,7 @@
 #  5. the allocation-site hooks (--hooks ...,sites): 2 once more with them on top of every
 #     other hook, the test programs of 3 with them, and a program allocating every way
 #     (new across a branch, each array type, multianewarray of 2 and 3 dimensions, arrays
-#     that throw, Unsafe.allocateInstance) whose exact hook counts are checked.
+#     that throw, Unsafe.allocateInstance, an array's clone()) whose exact hook counts are checked.
 # Prints ok/not ok lines; needs build/cf-rewrite (make). Each JDK takes minutes: the
 # runner gives each its own job (HPROF_JDKS, tests/lib/jdks.sh).
 # hprof-test: per-jdk
@@ -107,7 +107,7 @@ public final class CfTracker {
     public static void NewSite(int site) {}
     public static void ArraySite(int length, int site, int code) {}
     public static void MultiSite(Object array, int site) {}
-    public static void AllocInst(Object obj) {}
+    public static void AllocInst(Object obj, int site) {}
 }
 EOF
     "$J/javac" --patch-module java.base="$W/nop" -d "$W/nopc" "$W/nop/jdk/internal/misc/CfTracker.java" 2>"$W/nop.err"
@@ -220,7 +220,8 @@ public class Prog {
             int[][] rows = new int[i][];
             int[][] m2 = new int[2][i];
             long[][][] m3 = new long[2][3][i];
-            sum += z.length + c.length + f.length + d.length + b.length + s.length + n.length + l.length
+            int[] copy = n.clone(); // Object.clone's copy: a call site, as allocateInstance
+            sum += copy.length + z.length + c.length + f.length + d.length + b.length + s.length + n.length + l.length
                 + str.length + rows.length + m2[1].length + m3[1][2].length;
             try {
                 int[] neg = new int[i - 5]; // throws for i < 5: not counted
@@ -242,8 +243,8 @@ EOF
   "$J/java" -Xverify:all -Xbootclasspath/a:"$W/tracker" -cp "$W/sites-rw" cfsites.Prog >"$W/s2.txt" 2>"$W/s2.err"
   rc=$?
   # 10 new P; 8 x 10 primitive arrays, 2 x 10 anewarray, 5 that did not throw; 10 of each
-  # multianewarray; lengths 8 x 45 + 2 x 45 + (0+1+2+3+4); one allocateInstance
-  want="sites: new=10 arrays=105 length=460 multi=20 allocinst=1"
+  # multianewarray; lengths 8 x 45 + 2 x 45 + (0+1+2+3+4); one allocateInstance, 10 clones
+  want="sites: new=10 arrays=105 length=460 multi=20 allocinst=11"
   if [[ $rc -eq 0 && -s "$W/s1.txt" ]] && diff "$W/s1.txt" "$W/s2.txt" >/dev/null && grep -qx "$want" "$W/s2.err"; then
     ok "[$N] site hooks count exactly under -Xverify:all ($want)"
   else

@@ -51,17 +51,22 @@ static void sites(void)
     CHECK(alloc_sites_add(t, &s2) && alloc_sites_sample(t, alloc_sites_at(t, 0), a, 5, 80) == 1 &&
               atomic_load(&alloc_sites_at(t, 0)->traces)->objs == 5 && atomic_load(&p->ntraces) == 2,
           "a trace is weighed per site");
-    /* allocateInstance's sites: one per class, numbered after the others */
-    struct alloc_site *n1 = alloc_sites_instance(t, (struct class_info *)a, "Lp/D;");
-    CHECK(n1 && n1 == alloc_sites_instance(t, (struct class_info *)a, "Lp/D;") && n1->number == 5 &&
+    /* the sites of what the VM makes: one per class and call, numbered after the others */
+    struct alloc_site *n1 = alloc_sites_made(t, (struct class_info *)a, "Lp/D;", NULL);
+    CHECK(n1 && n1 == alloc_sites_made(t, (struct class_info *)a, "Lp/D;", NULL) && n1->number == 5 &&
               n1->kind == ASITE_NEW && n1->new_bci == ASITE_NO_BCI && strcmp(n1->signature, "Lp/D;") == 0 &&
               alloc_sites_at(t, 5) == n1 && atomic_load(&n1->cls) == (struct class_info *)a,
-          "an allocateInstance site is made once per class, published under its number");
-    struct alloc_site *n2 = alloc_sites_instance(t, (struct class_info *)b, "Lp/E;");
+          "a made object's site without a call is made once per class, published under its number");
+    struct alloc_site *n2 = alloc_sites_made(t, (struct class_info *)b, "Lp/E;", NULL);
     CHECK(n2 && n2 != n1 && n2->number == 6 && alloc_sites_count(t) == 7, "another class is another site");
-    CHECK(alloc_sites_instance_find(t, (struct class_info *)a) == n1 &&
-              alloc_sites_instance_find(t, (struct class_info *)&n2) == NULL && alloc_sites_count(t) == 7,
-          "a class's site is found without making one");
+    struct alloc_site call = {
+        .number = 7, .cnum = 3, .mnum = 4, .bci = 10, .new_bci = 17, .kind = ASITE_CALL, .signature = ""};
+    CHECK(alloc_sites_add(t, &call) && alloc_sites_number(t, 1) == 7, "a call site is numbered as the others");
+    struct alloc_site *n3 = alloc_sites_made(t, (struct class_info *)a, "[J", alloc_sites_at(t, 7));
+    CHECK(n3 && n3 != n1 && n3->number == 8 && n3->kind == ASITE_ARRAY && n3->cnum == 3 && n3->mnum == 4 &&
+              n3->bci == 10 && n3->new_bci == 17 &&
+              n3 == alloc_sites_made(t, (struct class_info *)a, "[J", alloc_sites_at(t, 7)),
+          "a class made for a call is a site of its own, at the call's place; an array class's is an array site");
     CHECK(alloc_sites_group(t, NULL, (void *)a) == alloc_sites_group(t, NULL, (void *)a) &&
               alloc_sites_group_find(t, NULL, (void *)b) == NULL && alloc_sites_group_count(t) == 1 &&
               alloc_sites_group_by_id(t, 1) == alloc_sites_group(t, NULL, (void *)a),

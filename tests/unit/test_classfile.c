@@ -1633,7 +1633,8 @@ static int site_blob_ok(const tcls *t, const uint8_t *code, const cf_site_info *
         ok = code[pos] == 89 && code[pos + 1] == 190 && (pos += 2) && match_push(t, code, &pos, s->number, ldc) &&
             match_push(t, code, &pos, elem, 0) && match_call(t, code, &pos, "ArraySite");
     else
-        ok = code[pos++] == 89 && match_push(t, code, &pos, s->number, ldc) && match_call(t, code, &pos, "MultiSite");
+        ok = code[pos++] == 89 && match_push(t, code, &pos, s->number, ldc) &&
+            match_call(t, code, &pos, s->kind == CF_SITE_MULTI ? "MultiSite" : "AllocInst");
     *end = pos;
     return ok;
 }
@@ -1683,7 +1684,7 @@ static uint8_t *sites_class(int pad, size_t *n, code_t *c)
 static const struct {
     unsigned bci, kind, elem, dims, isize;
     const char *type;
-} site_want[16] = {
+} site_want[18] = {
     {0, CF_SITE_NEW, 0, 1, 3, "java/lang/String"},
     {5, CF_SITE_ARRAY, 4, 1, 2, "[Z"},
     {9, CF_SITE_ARRAY, 5, 1, 2, "[C"},
@@ -1697,6 +1698,8 @@ static const struct {
     {42, CF_SITE_ARRAY, 12, 1, 3, "[[I"},
     {48, CF_SITE_MULTI, 0, 2, 4, "[[I"},
     {56, CF_SITE_MULTI, 0, 3, 4, "[[[J"},
+    {63, CF_SITE_CALL, 0, 1, 3, ""},
+    {69, CF_SITE_CALL, 0, 1, 3, ""},
     {83, CF_SITE_NEW, 0, 1, 3, "java/lang/String"},
     {88, CF_SITE_ARRAY, 10, 1, 2, "[I"},
     {99, CF_SITE_ARRAY, 5, 1, 2, "[C"},
@@ -1732,22 +1735,22 @@ static void sites_run(const char *what, int pad, long base, int skip, int ldc, i
     cf_result r;
     int rc = cf_instrument(p, n, &s, &r);
     CHECK(p && rc == CF_OK && deep_ok(r.data, r.len), "sites %s: instrumented, re-parses", what);
-    int calls_ok = x.calls == 16 && x.in_order && x.zero_new_bci;
-    for (int k = 0; k < 16 && calls_ok; k++)
+    int calls_ok = x.calls == 18 && x.in_order && x.zero_new_bci;
+    for (int k = 0; k < 18 && calls_ok; k++)
         if (strcmp(x.types[k], site_want[k].type) || x.kinds[k] != site_want[k].kind || x.dims[k] != site_want[k].dims)
             calls_ok = 0;
     CHECK(calls_ok, "sites %s: callback once per allocation in code order, kind/type/dims right (%d calls)", what,
           x.calls);
-    CHECK(r.site_count == (skip >= 0 ? 15u : 16u), "sites %s: %u sites hooked", what, r.site_count);
+    CHECK(r.site_count == (skip >= 0 ? 17u : 18u), "sites %s: %u sites hooked", what, r.site_count);
     if (rc != CF_OK) goto out;
     tcls t;
     tparse(&t, r.data, r.len);
     tcode tc;
     tcode_of(&t, "f", &tc);
-    uint32_t post = with_all ? 4 : 0, ends[16] = {0};
+    uint32_t post = with_all ? 4 : 0, ends[18] = {0};
     int entries_ok = 1, blobs_ok = 1, skipped_ok = 1;
     long num = base;
-    for (int k = 0; k < 16; k++) {
+    for (int k = 0; k < 18; k++) {
         const cf_site_info *e = site_at(&r, site_want[k].bci);
         if (k == skip) {
             if (e) skipped_ok = 0;
@@ -1761,7 +1764,8 @@ static void sites_run(const char *what, int pad, long base, int skip, int ldc, i
             continue;
         }
         num += site_want[k].dims;
-        uint32_t ipost = site_want[k].kind == CF_SITE_NEW ? 0 : post, q = e->new_bci + site_want[k].isize;
+        uint32_t ipost = site_want[k].kind == CF_SITE_NEW || site_want[k].kind == CF_SITE_CALL ? 0 : post,
+                 q = e->new_bci + site_want[k].isize;
         if (ipost && !(tc.code[q] == 89 && match_call(&t, tc.code, &(uint32_t){q + 1}, "NewArray"))) blobs_ok = 0;
         if (!site_blob_ok(&t, tc.code, e, site_want[k].isize, ipost, site_want[k].elem, ldc, &ends[k])) {
             blobs_ok = 0;
@@ -1773,33 +1777,103 @@ static void sites_run(const char *what, int pad, long base, int skip, int ldc, i
           "number)%s",
           what, skip >= 0 ? ", none for the -1" : "");
     CHECK(blobs_ok, "sites %s: the bytes after each site", what);
-    if (skip != 12) {
-        /* after multianewarray [[[J: pop, then Unsafe, Unsafe (hooked), t/Other (not) */
-        uint32_t q = ends[12] + 1;
-        const uint8_t *k = tc.code + q;
-        int ai = k[0] == 1 && k[1] == 1 && k[2] == 182 && k[5] == 89 &&
-            match_call(&t, tc.code, &(uint32_t){q + 6}, "AllocInst");
-        k += 10;
-        ai = ai && k[0] == 1 && k[1] == 1 && k[2] == 182 && k[5] == 89 &&
-            match_call(&t, tc.code, &(uint32_t){q + 16}, "AllocInst");
-        k += 10;
-        ai = ai && k[0] == 1 && k[1] == 1 && k[2] == 182 && k[5] == 87;
-        CHECK(ai, "sites %s: dup + AllocInst after both Unsafe.allocateInstance, not after t/Other's", what);
+    if (skip != 14) {
+        /* after the second Unsafe.allocateInstance's hook: pop, then t/Other's call, not hooked */
+        const uint8_t *k = tc.code + ends[14] + 1;
+        CHECK(k[0] == 1 && k[1] == 1 && k[2] == 182 && k[5] == 87, "sites %s: no hook after t/Other.allocateInstance",
+              what);
     }
-    if (skip < 13) {
+    if (skip < 15) {
         const cf_site_info *s13 = site_at(&r, 83), *s14 = site_at(&r, 88), *s15 = site_at(&r, 99);
         uint32_t ifeq = s13->new_bci - 3;
-        CHECK(tc.code[ifeq] == 153 && ifeq + (int16_t)u2(tc.code + ifeq + 1) == ends[13] + 1,
+        CHECK(tc.code[ifeq] == 153 && ifeq + (int16_t)u2(tc.code + ifeq + 1) == ends[15] + 1,
               "sites %s: the branch over a new jumps past its hook", what);
-        uint32_t goto_at = ends[14] + 1;
+        uint32_t goto_at = ends[16] + 1;
         CHECK(tc.nexc >= 1 && u2(tc.exc) == s14->new_bci - 1 && u2(tc.exc + 2) == goto_at &&
                   u2(tc.exc + 4) == goto_at + 3 && tc.code[goto_at] == 167,
               "sites %s: the try range holds the site and its hook", what);
-        uint32_t ifge = ends[15] + 2, iinc = s15->new_bci - 4;
+        uint32_t ifge = ends[17] + 2, iinc = s15->new_bci - 4;
         CHECK(tc.code[ifge] == 156 && tc.code[iinc] == 132 && ifge + (int16_t)u2(tc.code + ifge + 1) == iinc,
               "sites %s: the loop's back edge lands on its head", what);
     }
     CHECK(tc.max_stack == 6, "sites %s: max_stack 3 + 3 for an array site's arguments (%u)", what, tc.max_stack);
+    tfree(&t);
+out:
+    cf_result_free(&r);
+    free(p);
+    free(c.p);
+}
+
+/* The JDK natives whose result the VM made (cf_sites_made): each call a CF_SITE_CALL site
+ * with dup; push number; AllocInst (or MadeAll when the result holds more it made); a
+ * clone() Object.clone surely runs is one too; another class's newInstance0 and a
+ * virtual clone() are not (the latter keeps its VClone hook). */
+static void test_sites_made(void)
+{
+    cf_asm *a = cfa_new(49, 0, 0x21, "t/M", "java/lang/Object");
+    const char *ctor = "(Ljava/lang/reflect/Constructor;[Ljava/lang/Object;)Ljava/lang/Object;";
+    unsigned na = cfa_methodref(a, "java/lang/reflect/Array", "newArray", "(Ljava/lang/Class;I)Ljava/lang/Object;");
+    unsigned mna =
+        cfa_methodref(a, "java/lang/reflect/Array", "multiNewArray", "(Ljava/lang/Class;[I)Ljava/lang/Object;");
+    unsigned ni = cfa_methodref(a, "jdk/internal/reflect/NativeConstructorAccessorImpl", "newInstance0", ctor);
+    unsigned sub = cfa_methodref(a, "jdk/internal/reflect/sub/X", "newInstance0", ctor);
+    unsigned gf = cfa_methodref(a, "java/lang/Class", "getDeclaredFields0", "(Z)[Ljava/lang/reflect/Field;");
+    unsigned gm = cfa_methodref(a, "java/lang/Class", "getDeclaredMethods0", "(Z)[Ljava/lang/reflect/Method;");
+    unsigned oc = cfa_methodref(a, "java/lang/Object", "clone", "()Ljava/lang/Object;");
+    unsigned ac = cfa_methodref(a, "[I", "clone", "()Ljava/lang/Object;");
+    unsigned fc = cfa_methodref(a, "t/Foo", "clone", "()Ljava/lang/Object;");
+    code_t c = {0};
+    emit(&c, 6, 1, 4, 184, na >> 8, na & 255, 87);   /* 0: newArray at 2 */
+    emit(&c, 6, 1, 1, 184, mna >> 8, mna & 255, 87); /* 6: multiNewArray at 8 */
+    emit(&c, 6, 1, 1, 184, ni >> 8, ni & 255, 87);   /* 12: newInstance0 at 14 */
+    emit(&c, 6, 1, 1, 184, sub >> 8, sub & 255, 87); /* 18: a subpackage's, at 20 */
+    emit(&c, 6, 1, 3, 182, gf >> 8, gf & 255, 87);   /* 24: getDeclaredFields0 at 26 */
+    emit(&c, 6, 1, 3, 183, gm >> 8, gm & 255, 87);   /* 30: getDeclaredMethods0 at 32 */
+    emit(&c, 5, 1, 183, oc >> 8, oc & 255, 87);      /* 36: super.clone() at 37 */
+    emit(&c, 5, 1, 182, ac >> 8, ac & 255, 87);      /* 41: an int[]'s clone() at 42 */
+    emit(&c, 5, 1, 182, fc >> 8, fc & 255, 87);      /* 46: t/Foo's, virtual, at 47 */
+    emit(&c, 1, 177);                                /* 51: return */
+    size_t n;
+    uint8_t *p = one_method(49, "f", "()V", &c, 2, 0, NULL, 0, NULL, &n, &a);
+    cfa_free(a);
+    site_ctx x = {.next = 0, .skip = -1, .in_order = 1};
+    cf_inject_spec s = site_hooks(&x);
+    s.madeall_name = "MadeAll";
+    s.clone_name = "Clone";
+    s.vclone_name = "VClone";
+    cf_result r;
+    int rc = cf_instrument(p, n, &s, &r);
+    CHECK(p && rc == CF_OK && deep_ok(r.data, r.len) && r.site_count == 7 && x.calls == 7,
+          "made: seven calls are sites (%u, %d asked)", r.site_count, x.calls);
+    if (rc != CF_OK) goto out;
+    tcls t;
+    tparse(&t, r.data, r.len);
+    tcode tc;
+    tcode_of(&t, "f", &tc);
+    static const struct {
+        unsigned bci;
+        const char *hook;
+    } want[7] = {{2, "AllocInst"}, {8, "MadeAll"},    {14, "AllocInst"}, {26, "MadeAll"},
+                 {32, "MadeAll"},  {37, "AllocInst"}, {42, "AllocInst"}};
+    int ok = 1;
+    uint32_t end = 0;
+    for (int k = 0; k < 7; k++) {
+        const cf_site_info *e = site_at(&r, want[k].bci);
+        uint32_t pos = e ? e->new_bci + 3 : 0;
+        if (!e || e->kind != CF_SITE_CALL || strcmp(e->type, "") || e->dims != 1 || tc.code[pos++] != 89 ||
+            !match_push(&t, tc.code, &pos, e->number, 0) || !match_call(&t, tc.code, &pos, want[k].hook)) {
+            ok = 0;
+            printf("#   call at %u: %s\n", want[k].bci, e ? "blob differs" : "missing");
+        }
+        end = pos;
+    }
+    CHECK(ok, "made: dup, the number and AllocInst or MadeAll after each");
+    CHECK(!site_at(&r, 20), "made: jdk/internal/reflect/sub's newInstance0 is no site");
+    const uint8_t *k = tc.code + end;
+    uint32_t vpos = end + 6;
+    CHECK(k[0] == 87 && k[1] == 1 && k[2] == 182 && k[5] == 89 && match_call(&t, tc.code, &vpos, "VClone") &&
+              tc.code[vpos] == 87,
+          "made: a virtual clone() keeps its own hook");
     tfree(&t);
 out:
     cf_result_free(&r);
@@ -1958,6 +2032,7 @@ static void test_sites(void)
     sites_run("(ldc_w)", 300, 40000, 3, 2, 0);
     sites_run("(with every other hook)", 0, 1, -1, 0, 1);
     test_sites_off();
+    test_sites_made();
     test_sites_full_pool();
     test_sites_widen();
 }

@@ -11,8 +11,9 @@
  * Options:
  *   -t CLASS        tracker class (default hprof/Tracker)
  *   --hooks LIST    comma list of entry,return,objinit,newarray,exc (default all), and sites:
- *                   the allocation-site hooks NewSite, ArraySite, MultiSite and AllocInst,
- *                   numbered from 0 across the run
+ *                   the allocation-site hooks NewSite, ArraySite, MultiSite and AllocInst
+ *                   (after the JDK natives whose result the VM made, and Object.clone's
+ *                   calls), numbered from 0 across the run
  *   --cnum N        class number (default 1; with -r each class gets the next number)
  *   --skip NAMES    comma list of method names left alone (e.g. "<clinit>")
  *   --widen-all     (testing) widen every 16-bit branch as if it no longer fit

@@ -8,12 +8,16 @@
  * At a dump the Tracker's counts are read, and each site's new allocations are split
  * among its traces by those weights (a site with one trace keeps its exact count).
  *
- * Unsafe.allocateInstance's objects (method handles make every capturing lambda with
- * it: javac millions a round, and a walk each cost it 13% of its time) are counted by
- * the Tracker too, at a site per class the agent numbers when the Tracker first meets
- * the class (its report from the VM is then left out). What the hooks cannot see is
- * counted one by one, with its trace, as exact mode does: objects the VM makes
- * (VMObjectAlloc), JNI AllocObject, clones (their hooks).
+ * What the VM makes with no bytecode that allocates is counted in Java too, by a hook
+ * after each call of the JDK natives that make it (classfile.h: Unsafe.allocateInstance,
+ * which method handles use for every capturing lambda, javac millions a round;
+ * Array.newArray; reflection's native newInstance0 and member arrays; Object.clone), at
+ * a site per call and class the agent numbers when the Tracker first meets the pair.
+ * VMObjectAlloc is not used: on JDK 22+ the event, once enabled, makes compiled code
+ * call the runtime for every allocateInstance (javac 2.2x against 1.4x). What the VM
+ * makes inside other natives (the strings it interns for names, a reflection object's
+ * own arrays, the errors it throws) is not counted; JNI AllocObject and NewObject are
+ * (wrapped), one by one, and so is a clone() an override may have answered.
  *
  * Live counts are estimates: the JVM samples an allocation every LIVE_INTERVAL bytes
  * (SampledObjectAlloc), each sample is held weakly under its bytecode site (the frame it
@@ -299,77 +303,24 @@ static struct alloc_thread *event_thread(struct host *h, JNIEnv *jni, jthread th
     return at && !at->busy ? at : NULL;
 }
 
-/* Whether cls is one of the classes of allocateInstance's objects the VM last reported
- * on this thread (JDK 25 reports every one: a tag looked up for each cost 7% of javac). */
-static bool recent_instance_class(struct alloc_thread *at, JNIEnv *jni, jclass cls)
-{
-    for (int i = 0; i < 4; i++) {
-        jweak m = at->inst_classes[i] ? atomic_load(&at->inst_classes[i]->mirror) : NULL;
-        if (m && (*jni)->IsSameObject(jni, cls, m)) return true;
-    }
-    return false;
-}
-
-/*
- * An object the VM made for Java code. Not one Unsafe.allocateInstance made (its hook
- * counts those), nor one the agent made itself. allocateInstance's are told by their
- * class, when the Tracker counts its objects already (a walk of the top frame for each,
- * which the VM reports when the JIT does not make them itself, cost JDK 25's javac 2.6x);
- * else by the top frame. A VM-made object of such a class made otherwise (JDK 17's
- * first reflective constructions through a native accessor) is taken for one of
- * allocateInstance's: not counted.
- */
-static void JNICALL vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
-                                    jlong size)
-{
-    struct host *h = host_get();
-    struct alloc_thread *at = event_thread(h, jni, thread);
-    if (!at) return;
-    struct alloc_tracker *t = alloc_of(h);
-    if (recent_instance_class(at, jni, cls)) return;
-    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
-    if (!ci) return;
-    if (alloc_sites_instance_find(&t->count->sites, classes_canonical(ci))) {
-        at->inst_classes[at->inst_next++ % 4] = ci;
-        return;
-    }
-    jvmtiFrameInfo top;
-    if (t->stats.on) atomic_fetch_add_explicit(&t->stats.top_walks, 1, memory_order_relaxed);
-    if (alloc_walk_stack(h, jni, thread, &top, 1) != 1 || top.method == t->allocate_instance) return;
-    struct trace *tr = alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL, NULL);
-    if (!tr) return;
-    count_one(h, jni, object, ci, tr);
-    if (t->object_clone && top.method == t->object_clone) {
-        if (at->last_vm) (*jni)->DeleteWeakGlobalRef(jni, at->last_vm);
-        at->last_vm = (*jni)->NewWeakGlobalRef(jni, object);
-    }
-}
-
-/* After a call of clone() (virtual: an override may have run, which counted its own
- * copy). A copy the VM reported was counted then. */
-static void cloned(JNIEnv *jni, jobject obj, bool virtual)
+/* Tracker.newVirtualClone: after a call of clone() that may have run an override, which
+ * counted its own copy; a copy Object.clone made is counted here. */
+static void JNICALL native_new_virtual_clone(JNIEnv *jni, jclass tracker, jobject obj)
 {
     struct host *h = host_get();
     if (!obj || !counting(h)) return;
     struct alloc_tracker *t = alloc_of(h);
     struct alloc_thread *at = this_thread(t);
-    if (!at || at->busy || !t->object_clone) return;
-    if (at->last_vm && (*jni)->IsSameObject(jni, at->last_vm, obj)) return;
+    if (!at || at->busy) return;
     struct class_info *ci = class_of_object(h, jni, obj);
-    if (virtual) {
-        jclass cls = (*jni)->GetObjectClass(jni, obj);
-        bool counted = !alloc_exact_clone_is_objects(t, jni, ci, cls);
-        (*jni)->DeleteLocalRef(jni, cls);
-        if (counted) return;
-    }
-    count_one(h, jni, obj, ci, alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL, NULL));
+    jclass cls = (*jni)->GetObjectClass(jni, obj);
+    bool objects = alloc_exact_clone_is_objects(t, jni, ci, cls);
+    (*jni)->DeleteLocalRef(jni, cls);
+    if (objects) count_one(h, jni, obj, ci, alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL, NULL));
 }
 
-static void JNICALL native_new_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, false); }
-static void JNICALL native_new_virtual_clone(JNIEnv *jni, jclass cls, jobject obj) { cloned(jni, obj, true); }
-
-/* Tracker.allocatedInstance: after Unsafe.allocateInstance, for a class with no site
- * (the hook's frames are ours). */
+/* Tracker.allocatedInstance: an object the VM made (after Unsafe.allocateInstance, a
+ * clone, ...) of a class with no site (the hook's frames are ours). */
 static void JNICALL native_allocated_instance(JNIEnv *jni, jclass tracker, jobject obj)
 {
     struct host *h = host_get();
@@ -380,15 +331,19 @@ static void JNICALL native_allocated_instance(JNIEnv *jni, jclass tracker, jobje
               alloc_site_trace(h, at, jni, NULL, SKIP_NONE, NULL, NULL, NULL));
 }
 
-/* Tracker.instanceSite: the site at which the Tracker counts class c's objects that
- * allocateInstance makes, as a `new` is counted (-1: none, count them one by one). */
-static jint JNICALL native_instance_site(JNIEnv *jni, jclass tracker, jclass c)
+/* Tracker.instanceSite: the site at which the Tracker counts class c's objects that the
+ * VM makes (allocateInstance, Array.newArray, clones, ...) for call number `call`, as a
+ * `new` or newarray is counted (-1: none, count them one by one). */
+static jint JNICALL native_instance_site(JNIEnv *jni, jclass tracker, jclass c, jint call)
 {
     struct host *h = host_get();
     struct alloc_tracker *t = alloc_of(h);
     struct class_info *ci =
         c && t && t->count ? classes_canonical(classes_of(&h->t.classes, h->jvmti, jni, c, &h->t.ids)) : NULL;
-    struct alloc_site *s = ci && ci->signature ? alloc_sites_instance(&t->count->sites, ci, ci->signature) : NULL;
+    if (!ci || !ci->signature) return -1;
+    struct alloc_site *by = call >= 0 ? alloc_sites_at(&t->count->sites, (uint32_t)call) : NULL;
+    struct alloc_site *s =
+        alloc_sites_made(&t->count->sites, ci, ci->signature, by && by->kind == ASITE_CALL ? by : NULL);
     return s ? (jint)s->number : -1;
 }
 
@@ -609,7 +564,6 @@ static void init(struct host *h, jvmtiCapabilities *caps)
         pthread_mutex_init(&t->count->merge_lock, NULL);
     }
     alloc_exact_keep_compiled(h);
-    caps->can_generate_vm_object_alloc_events = 1;
     caps->can_generate_sampled_object_alloc_events = 1;
     t->walker = async_trace_new();
     t->stats.on = env_switch("HPROF_STACK_STATS", false);
@@ -686,9 +640,8 @@ static void bind(struct host *h, JNIEnv *jni, jclass tracker)
     if (!t || !tracker || !t->count) return;
     JNINativeMethod natives[] = {{"sampled", "(IJJJ)J", (void *)native_sampled},
                                  {"allocatedInstance", "(Ljava/lang/Object;)V", (void *)native_allocated_instance},
-                                 {"newClone", "(Ljava/lang/Object;)V", (void *)native_new_clone},
                                  {"newVirtualClone", "(Ljava/lang/Object;)V", (void *)native_new_virtual_clone},
-                                 {"instanceSite", "(Ljava/lang/Class;)I", (void *)native_instance_site}};
+                                 {"instanceSite", "(Ljava/lang/Class;I)I", (void *)native_instance_site}};
     t->count->sites_sum = (*jni)->GetStaticMethodID(jni, tracker, "sitesSum", "()[J");
     if (!t->count->sites_sum ||
         (*jni)->RegisterNatives(jni, tracker, natives, (jint)(sizeof natives / sizeof *natives)) != 0) {
@@ -698,34 +651,37 @@ static void bind(struct host *h, JNIEnv *jni, jclass tracker)
     }
     learn_array_sizes(h, jni, tracker);
     /* The Tracker's frames over an allocation sampled or counted by a hook. */
-    alloc_exact_add_skip(t, jni, tracker, "sampled", "(IJJJ)J", true);
-    alloc_exact_add_skip(t, jni, tracker, "sample", "(I[JI)V", true);
-    alloc_exact_add_skip(t, jni, tracker, "newSite", "(I)V", true);
-    alloc_exact_add_skip(t, jni, tracker, "countArray", "(III)V", true);
-    alloc_exact_add_skip(t, jni, tracker, "arraySite", "(III)V", true);
-    alloc_exact_add_skip(t, jni, tracker, "countLevel", "(Ljava/lang/Object;I)V", true);
-    alloc_exact_add_skip(t, jni, tracker, "multiSite", "(Ljava/lang/Object;I)V", true);
-    alloc_exact_add_skip(t, jni, tracker, "allocatedInstance", "(Ljava/lang/Object;)V", true);
-    alloc_exact_add_skip(t, jni, tracker, "allocInst", "(Ljava/lang/Object;)V", true);
-    alloc_exact_add_skip(t, jni, tracker, "countObject", "(I)V", true);
-    alloc_exact_add_skip(t, jni, tracker, "countInstance", "(Ljava/lang/Class;Ljava/lang/Object;)V", true);
-    /* allocateInstance's objects counted in Java, by their class's site */
+    static const char *const skip[][2] = {
+        {"sampled", "(IJJJ)J"},
+        {"sample", "(I[JI)V"},
+        {"newSite", "(I)V"},
+        {"countArray", "(III)V"},
+        {"arraySite", "(III)V"},
+        {"countLevel", "(Ljava/lang/Object;I)V"},
+        {"multiSite", "(Ljava/lang/Object;I)V"},
+        {"countObject", "(I)V"},
+        {"allocatedInstance", "(Ljava/lang/Object;)V"},
+        {"allocInst", "(Ljava/lang/Object;I)V"},
+        {"madeAll", "(Ljava/lang/Object;I)V"},
+        {"countAll", "(Ljava/lang/Object;I)V"},
+        {"cloned", "(Ljava/lang/Object;)V"},
+        {"clonedVirtual", "(Ljava/lang/Object;)V"},
+        {"newVirtualClone", "(Ljava/lang/Object;)V"},
+        {"countMade", "(Ljava/lang/Object;I)V"},
+        {"countInstance", "(Ljava/lang/Class;ILjava/lang/Object;)V"},
+        {"countAt", "([ILjava/lang/Object;)V"},
+    };
+    for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
+        alloc_exact_add_skip(t, jni, tracker, skip[i][0], skip[i][1], true);
+    /* what the VM makes counted in Java, by their class's site */
     jfieldID by_site = (*jni)->GetStaticFieldID(jni, tracker, "instBySite", "Z");
     if (by_site) (*jni)->SetStaticBooleanField(jni, tracker, by_site, JNI_TRUE);
     (*jni)->ExceptionClear(jni);
-    t->clone_hooks[0] = (*jni)->GetStaticMethodID(jni, tracker, "newClone", "(Ljava/lang/Object;)V");
-    t->clone_hooks[1] = (*jni)->GetStaticMethodID(jni, tracker, "newVirtualClone", "(Ljava/lang/Object;)V");
+    /* Object.clone, to tell a class that does not override it (newVirtualClone) */
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");
     if (object) t->object_clone = (*jni)->GetMethodID(jni, object, "clone", "()Ljava/lang/Object;");
     (*jni)->ExceptionClear(jni);
     if (object) (*jni)->DeleteLocalRef(jni, object);
-    /* the native that makes an object for allocateInstance (the VM reports it too) */
-    jclass unsafe = (*jni)->FindClass(jni, "jdk/internal/misc/Unsafe");
-    if (unsafe)
-        t->allocate_instance =
-            (*jni)->GetMethodID(jni, unsafe, "allocateInstance", "(Ljava/lang/Class;)Ljava/lang/Object;");
-    (*jni)->ExceptionClear(jni);
-    if (unsafe) (*jni)->DeleteLocalRef(jni, unsafe);
     t->tracker = (*jni)->NewGlobalRef(jni, tracker);
     t->allocs = (*jni)->GetStaticFieldID(jni, tracker, "allocs", "I");
     if (!t->allocs) (*jni)->ExceptionClear(jni);
@@ -752,7 +708,7 @@ const struct alloc_mode alloc_counted_mode = {.init = init,
                                               .enable = enable,
                                               .bind = bind,
                                               .vm_init = vm_init,
-                                              .vm_object_alloc = vm_object_alloc,
+                                              .vm_made_by_hooks = true,
                                               .sampled_object_alloc = sampled_object_alloc,
                                               .count_live = count_live,
                                               .class_prepare = class_prepare};

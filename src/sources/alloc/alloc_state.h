@@ -37,8 +37,8 @@
 
 struct async_trace;
 
-#define MAX_SKIP     10 /* Tracker and Object.<init> frames on top of a stack */
-#define SKIP_METHODS 16 /* the methods such frames may be of */
+#define MAX_SKIP     16 /* Tracker and Object.<init> frames on top of a stack */
+#define SKIP_METHODS 24 /* the methods such frames may be of */
 #define MAX_PENDING  8  /* a thread's objects made by the VM, constructor pending */
 
 /* Compiled wrappers of native methods (which have no code site until a chain meets one):
@@ -99,7 +99,6 @@ struct alloc_stats {
     _Atomic uint64_t fast_walks, jvmti_walks, code_hits, chain_hits, deep_hits, deep_entry_hits;
     _Atomic uint64_t deep_learnt, deep_learnt_interp, deep_relearnt, deep_unconfirmed, deep_named;
     _Atomic uint64_t noted;      /* live=sampled: objects counted but not held */
-    _Atomic uint64_t top_walks;  /* callers=sampled: walks of the top frame alone (VM-made objects) */
     _Atomic uint32_t most_slots; /* the largest per-thread cache so far */
 };
 
@@ -121,6 +120,10 @@ struct alloc_mode {
     void (*vm_init)(struct host *h);
     /* JVMTI's VMObjectAlloc and SampledObjectAlloc, when it takes them. */
     jvmtiEventVMObjectAlloc vm_object_alloc;
+    /* It counts what the VM makes by hooks after the natives that make it, without
+     * VMObjectAlloc: on JDK 22+ the event, once on, costs compiled code its inline
+     * Unsafe.allocateInstance (every capturing lambda then calls the runtime). */
+    bool vm_made_by_hooks;
     jvmtiEventSampledObjectAlloc sampled_object_alloc;
     /* Its own live counts at a dump (gc: one may be forced) and after a GC (timeline=),
      * in place of alloc_live.c's; and a prepared class. */
@@ -153,7 +156,6 @@ struct alloc_tracker {
     int nskip;
     _Atomic(jmethodID) object_init; /* java.lang.Object.<init>, once bound */
     jmethodID object_clone;         /* java.lang.Object.clone, once bound */
-    jmethodID allocate_instance;    /* jdk.internal.misc.Unsafe.allocateInstance (callers=sampled) */
     jmethodID clone_hooks[2];       /* Tracker.newClone and newVirtualClone */
     /* DirectMethodHandle.allocateInstance and the Unsafe.allocateInstance it calls,
      * once an object made there was seen (see made_for_constructor) */
@@ -194,14 +196,8 @@ struct alloc_thread {
     struct interp_name *names;    /* and DEEP_NAMES interpreted methods' names, by Method* */
     struct code_site_ref *refs;   /* the code sites it met last, by return address */
     uintptr_t not_wrapper;        /* the last pc alloc_code_sites_at found in no wrapper */
-    /* callers=sampled: the agent itself allocates on this thread (not counted), and the
-     * last object the VM reported to it (a clone's hook then knows it counted). */
+    /* callers=sampled: the agent itself allocates on this thread (not counted) */
     bool busy;
-    jweak last_vm;
-    /* callers=sampled: the last classes of allocateInstance's objects the VM reported to
-     * it (compared by their mirrors: no tag looked up; entries are never freed) */
-    struct class_info *inst_classes[4];
-    uint32_t inst_next;
 };
 
 /* The source's state (heap=sites); NULL before its init or without it. */

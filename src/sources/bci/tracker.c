@@ -126,18 +126,19 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
         spec.exception_exit = 1;
     }
     if (alloc_tracker_counted(h)) {
-        /* Sites counted in Java (the Tracker's own code, which may run before VM init);
-         * clones and Unsafe.allocateInstance one by one, by natives bound at VM init. */
+        /* Sites counted in Java, and what the VM makes (after the natives that make it,
+         * clones): the Tracker's own code, which counts nothing until the agent turns
+         * counting on once its natives are bound, so classes loaded before VM init get
+         * every hook too. */
         spec.newsite_name = "newSite";
         spec.arraysite_name = "arraySite";
         spec.multisite_name = "multiSite";
         spec.site_fn = number_sites;
         spec.site_ctx = h;
-        if (alloc_tracker_bound(h)) {
-            spec.allocinst_name = "allocInst";
-            spec.clone_name = "newClone";
-            spec.vclone_name = "newVirtualClone";
-        }
+        spec.allocinst_name = "allocInst";
+        spec.madeall_name = "madeAll";
+        spec.clone_name = "cloned";
+        spec.vclone_name = "clonedVirtual";
     } else if (alloc_tracker_exact(h)) {
         bool direct = alloc_tracker_bound(h);
         spec.objinit_name = direct ? "newObject" : "ObjectInit";

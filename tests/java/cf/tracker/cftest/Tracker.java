@@ -66,8 +66,8 @@ public final class Tracker {
         multiSites.incrementAndGet();
     }
 
-    public static void AllocInst(Object obj) {
-        if (obj == null) throw new AssertionError("allocateInstance gave null");
+    public static void AllocInst(Object obj, int site) {
+        if (obj == null || site < 0) throw new AssertionError("allocateInstance gave null, or site " + site);
         allocInsts.incrementAndGet();
     }
 
