@@ -875,6 +875,17 @@ public final class Tracker {
             allocatedInstance(obj);
     }
 
+    /* callers=sampled: the bytes of a class MethodHandles.Lookup is about to define, from
+     * ClassDefiner.defineClass (definer: the ClassDefiner). A hidden class (lambda proxies,
+     * JDK 24+'s string concatenation) reaches no class-file hook: the agent instruments
+     * it here (src/sources/bci/hidden_classes.c); other classes come back as they are. */
+    private static volatile boolean hiddenOn;
+    private static native byte[] instrumentHidden(byte[] b, Object definer);
+
+    public static byte[] definingClass(byte[] b, Object definer) {
+        return hiddenOn && b != null ? instrumentHidden(b, definer) : b;
+    }
+
     /*
      * callers=sampled: the objects the VM makes (allocateInstance's: method handles make
      * every capturing lambda with it, javac millions a round; arrays of Array.newInstance;

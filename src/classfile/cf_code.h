@@ -72,6 +72,7 @@ typedef struct {
     /* layout */
     uint32_t pre, post, size, start, at; /* start: of the pre blob; at: of the instruction */
     uint32_t hook;                       /* the Methodref the post blob calls, or 0 */
+    uint8_t hook_this;                   /* it takes the value on top and `this` (not a dup) */
     /* an allocation site (cf_sites.c): skind CF_SITE_* or 0; its number, the Integer
        holding it past sipush, its element code (arrays), dimensions and type */
     uint8_t skind, scode;
@@ -235,6 +236,9 @@ int cf_sites_made(const meth_t *M, const insn_t *I);
 /* Numbers I, a call whose result the VM made (made: MADE_ONE or MADE_ALL), as a site of
  * kind CF_SITE_CALL with the hook after it; as cf_sites_mark. */
 int cf_sites_mark_call(meth_t *M, insn_t *I, int made, const cf_inject_spec *spec, inject_t *P);
+/* Whether I reads the bytes of the class MethodHandles.Lookup is about to define
+ * (getfield ClassDefiner.bytes in its defineClass(ZLjava/lang/Object;)). */
+int cf_sites_definer(const meth_t *M, const insn_t *I);
 void cf_sites_emit(struct buf *b, const insn_t *I, const uint32_t *hooks); /* the site blob */
 /* Appends the method's hooked sites, with their final offsets, to res->sites. */
 int cf_sites_report(cf_result *res, const meth_t *M, const inject_t *P);

@@ -11,6 +11,8 @@
  *   return:     push cnum; push mnum; invokestatic return      (before each return opcode)
  *   newarray:   dup; invokestatic newarray                     (after each array allocation)
  *   clone:      dup; invokestatic clone or vclone              (after each call of clone)
+ *   definer:    aload_0; invokestatic definer  (after ClassDefiner.defineClass's reads of
+ *               its bytes: the bytes of a class, hidden or not, about to be defined)
  *   allocinst:  dup; push number; invokestatic allocinst or madeall (a site of kind
  *               CF_SITE_CALL after each call of Unsafe.allocateInstance, the other natives
  *               cf_sites_made names and, with them, of a clone() Object.clone surely runs)
@@ -83,7 +85,7 @@ void cf_inject_prologue(struct buf *b, const inject_t *P)
 void cf_inject_post(struct buf *b, const insn_t *I, const uint32_t *hooks)
 {
     if (I->hook) {
-        buf_u1(b, OP_DUP);
+        buf_u1(b, I->hook_this ? OP_ALOAD_0 : OP_DUP);
         invokestatic(b, I->hook);
     }
     if (I->skind) cf_sites_emit(b, I, hooks);
@@ -223,6 +225,12 @@ static int mark_sites(meth_t *M, unsigned mask, const cf_inject_spec *spec, inje
             I->post = 4;
             I->hook = P->hooks[clone == CLONE_OBJECT ? HOOK_CLONE : HOOK_VCLONE];
             P->nclone++;
+        }
+        if ((mask & CF_INJ_DEFINER) && cf_sites_definer(M, I)) {
+            I->post = 4;
+            I->hook = P->hooks[HOOK_DEFINER];
+            I->hook_this = 1;
+            P->nclone++; /* a post blob of one more value */
         }
         if (made != MADE_NONE) {
             int rc = cf_sites_mark_call(M, I, made, spec, P);

@@ -60,6 +60,7 @@ static unsigned hooks_available(const cf_inject_spec *spec, const cf_class *c)
     if (spec->exception_exit && (avail & CF_INJ_RETURN)) avail |= CF_INJ_EXC_EXIT;
     if (spec->site_fn && (spec->newsite_name || spec->arraysite_name || spec->multisite_name)) avail |= CF_INJ_SITES;
     if (spec->allocinst_name && spec->site_fn) avail |= CF_INJ_ALLOCINST;
+    if (spec->definer_name) avail |= CF_INJ_DEFINER;
     return avail;
 }
 
@@ -88,6 +89,8 @@ static int add_site_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avai
     if (rc == CF_OK && (avail & CF_INJ_ALLOCINST))
         rc = add_hook(c, t, spec->madeall_name ? spec->madeall_name : spec->allocinst_name, "(Ljava/lang/Object;I)V",
                       &hooks[HOOK_MADEALL]);
+    if (rc == CF_OK && (avail & CF_INJ_DEFINER))
+        rc = add_hook(c, t, spec->definer_name, "([BLjava/lang/Object;)[B", &hooks[HOOK_DEFINER]);
     return rc;
 }
 
@@ -162,7 +165,7 @@ static int instrument_methods(cf_class *c, const cf_inject_spec *spec, cf_result
     if (!masks) return CF_ERR_NOMEM;
     for (unsigned i = 0; i < c->nmethods; i++)
         if (c->methods[i].code >= 0) used |= masks[i] = method_mask(c, i, spec, avail);
-    avail &= ~(unsigned)(CF_INJ_SITES | CF_INJ_ALLOCINST) | used;
+    avail &= ~(unsigned)(CF_INJ_SITES | CF_INJ_ALLOCINST | CF_INJ_DEFINER) | used;
     uint32_t hooks[CF_HOOKS] = {0};
     int have_hooks = 0, changed = 0;
     for (unsigned i = 0; i < c->nmethods; i++) {

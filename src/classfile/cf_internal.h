@@ -161,6 +161,8 @@ uint32_t cp_ref_name(const cf_class *c, uint32_t ref);
 uint32_t cp_ref_class_name(const cf_class *c, uint32_t ref);
 /* Whether Methodref ref is name with descriptor desc. */
 int cp_ref_is(const cf_class *c, uint32_t ref, const char *name, const char *desc);
+/* Whether Fieldref ref is class cls's field name with descriptor desc. */
+int cp_fieldref_is(const cf_class *c, uint32_t ref, const char *cls, const char *name, const char *desc);
 
 /* ---- The code layer, as the class layer sees it. -------------------------------------- */
 
@@ -180,6 +182,7 @@ enum {
     HOOK_MULTISITE,
     HOOK_ALLOCINST, /* after Unsafe.allocateInstance and kin (CF_INJ_ALLOCINST) */
     HOOK_MADEALL,   /* after Array.multiNewArray and kin (CF_INJ_ALLOCINST) */
+    HOOK_DEFINER,   /* after ClassDefiner's reads of its bytes (CF_INJ_DEFINER) */
     CF_HOOKS
 };
 

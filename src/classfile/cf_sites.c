@@ -204,6 +204,15 @@ int cf_sites_made(const meth_t *M, const insn_t *I)
     return MADE_NONE;
 }
 
+#define DEFINER "java/lang/invoke/MethodHandles$Lookup$ClassDefiner"
+
+int cf_sites_definer(const meth_t *M, const insn_t *I)
+{
+    return I->op == OP_GETFIELD && !(M->m->access & ACC_STATIC) && strcmp(M->c->name, DEFINER) == 0 &&
+        strcmp(M->m->sname, "defineClass") == 0 && strcmp(M->m->sdesc, "(ZLjava/lang/Object;)Ljava/lang/Class;") == 0 &&
+        cp_fieldref_is(M->c, be_load_u2(M->code + I->off + 1), DEFINER, "bytes", "[B");
+}
+
 void cf_sites_emit(struct buf *b, const insn_t *I, const uint32_t *hooks)
 {
     if (I->skind != CF_SITE_NEW) buf_u1(b, OP_DUP);

@@ -126,7 +126,8 @@ enum {
     CF_INJ_SITES = 64,      /* site hooks after new/newarray/anewarray/multianewarray */
     CF_INJ_ALLOCINST = 128, /* hooks after calls of Unsafe.allocateInstance and of the other
                                JDK natives that return what the VM made (cf_sites_made) */
-    CF_INJ_ALL = 255
+    CF_INJ_DEFINER = 256,   /* the hook on the bytes of the classes Lookup defines */
+    CF_INJ_ALL = 511
 };
 
 /* Allocation sites numbered by the agent (heap=sites,callers=sampled). */
@@ -206,6 +207,14 @@ typedef struct {
                                                 Array.multiNewArray (every level),
                                                 Class.getDeclaredFields0 and its kin (the array
                                                 and its elements); NULL: allocinst_name's */
+    const char *definer_name;                  /* static ([BLjava/lang/Object;)[B after each read of
+                                                the field bytes in
+                                                java/lang/invoke/MethodHandles$Lookup$ClassDefiner's
+                                                defineClass(ZLjava/lang/Object;): the bytes of the
+                                                class about to be defined and the definer, in, the
+                                                bytes to define, out (CF_INJ_DEFINER); hidden
+                                                classes (lambdas, string concatenation) reach no
+                                                class-file hook; or NULL */
     cf_site_fn site_fn;                        /* numbers the sites (CF_INJ_SITES); NULL: no site hooks */
     void *site_ctx;
     int exception_exit;  /* wrap bodies in a catch-all calling the return hook */

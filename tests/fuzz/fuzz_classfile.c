@@ -114,6 +114,7 @@ static const char *site_hooks_one(const uint8_t *data, size_t size)
     spec.multisite_name = "MultiSite";
     spec.allocinst_name = "AllocInst";
     if (size % 3 == 1) spec.madeall_name = "MadeAll";
+    if (size % 7 == 3) spec.definer_name = "Definer"; /* only ClassDefiner's reads: rare here */
     if (size % 6 == 2) { /* clones: Object.clone's take the AllocInst hook, the others theirs */
         spec.clone_name = "Clone";
         spec.vclone_name = "VClone";

@@ -16,6 +16,9 @@
 #   - SitesCounted made: objects the VM makes (clones, Array.newInstance, one and two
 #     dimensions) counted in Java at a site per call and class: exact per call, few walks
 #     (one each before: 900,000), Array.newInstance's two callers split 3:1 within 2%
+#   - SitesCounted hidden: `new` in hidden classes (which reach no class-file hook: the
+#     agent instruments them from ClassDefiner's hook): 100,000 Item by a constructor
+#     reference, 100,000 strings by `+` (a hidden class makes them from JDK 24)
 #   - SitesCounted live: 400,000 of 1,600,000 byte[256] live at the end: the estimate
 #     within 25% (about 830 samples of 512 KB)
 #   - pprof (go tool pprof -traces) holds the exact site totals; a rolling profile's
@@ -118,6 +121,13 @@ check "made: Array.newInstance's 400000 long[3] ($na + $nb), split 3:1 within 2%
 check "made: Array.newInstance(int.class, 2, 3): 10000 int[][] and 20000 int[], at Array.newInstance" \
   bash -c "[[ $(count m.txt 'int[][]' SitesCounted.newMulti) -eq 10000 && $(count m.txt 'int[]' SitesCounted.newMulti) -eq 30000 &&
     $(count m.txt 'int[]' java.lang.reflect.Array.newInstance) -eq 20000 ]]"
+
+# ---- `new` in hidden classes ----
+run_java -Xverify:all "$(agent heap=sites,callers=sampled,depth=16,cutoff=0,file=h.txt)" SitesCounted hidden
+hi=$(count h.txt 'SitesCounted$Item' SitesCounted.hidden) hs=$(count h.txt java.lang.String SitesCounted.concat)
+# (the first concat's linkage makes a few strings of its own under concat())
+check "hidden classes: runs (exit $RC); 100000 Item by a constructor reference ($hi), 100000 strings by + ($hs)" \
+  bash -c "[[ $RC -eq 0 && $hi -eq 100000 && $hs -ge 100000 && $hs -le 100100 ]] && grep -qx done out.txt"
 
 # ---- apportioning, compiled code ----
 run_java -Xverify:all "$(agent heap=sites,callers=sampled,cutoff=0,file=r.txt,view=pprof)" SitesCounted ratio

@@ -15,6 +15,8 @@ import java.util.List;
  * long[3] by Array.newInstance, 300,000 from newA() and 100,000 from newB() interleaved
  * (one call inside Array.newInstance makes them all); 10,000 new int[2][3] by
  * Array.newInstance(int.class, 2, 3) (10,000 int[][], 20,000 int[]).
+ * "hidden": `new` in hidden classes: 100,000 Item by a constructor reference (the lambda
+ * proxy makes them) and 100,000 strings by `+` (JDK 24+ makes them in a hidden class).
  */
 public class SitesCounted {
     static final class Item { final int v; Item(int v) { this.v = v; } }
@@ -55,6 +57,16 @@ public class SitesCounted {
         }
     }
 
+    static void concat(int i) { sink = "s" + i + "/" + (i * 3); }
+
+    static void hidden() {
+        java.util.function.IntFunction<Item> make = Item::new;
+        for (int i = 0; i < 100_000; i++) {
+            sink = make.apply(i);
+            concat(i);
+        }
+    }
+
     static void lambdas() {
         for (int i = 0; i < 100_000; i++) {
             lambdaA(i);
@@ -71,6 +83,9 @@ public class SitesCounted {
                 if (i < 200_000) multi(i);
             }
             System.out.println("done " + sum);
+        } else if (args[0].equals("hidden")) {
+            hidden();
+            System.out.println("done");
         } else if (args[0].equals("made")) {
             made();
             System.out.println("done");

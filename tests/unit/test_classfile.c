@@ -1881,6 +1881,64 @@ out:
     free(c.p);
 }
 
+/* The bytes ClassDefiner.defineClass(ZLjava/lang/Object;) reads from its field get
+ * aload_0; invokestatic Definer after the getfield; another method's read, another
+ * field's, or another class's do not. */
+static void definer_run(const char *cls, const char *method, int hooked)
+{
+    cf_asm *a = cfa_new(49, 0, 0x20, cls, "java/lang/Object");
+    unsigned bytes = cfa_fieldref(a, cls, "bytes", "[B");
+    unsigned flags = cfa_fieldref(a, cls, "classFlags", "I");
+    code_t c = {0};
+    emit(&c, 4, 42, 180, bytes >> 8, bytes & 255); /* 0: aload_0; getfield bytes */
+    emit(&c, 4, 42, 180, flags >> 8, flags & 255); /* 4: aload_0; getfield classFlags */
+    emit(&c, 3, 87, 87, 1);                        /* 8: pop; pop; aconst_null */
+    emit(&c, 1, 176);                              /* 11: areturn */
+    cfa_attrs m = {0};
+    cfa_code(a, &m, 2, 3, c.p, c.n, NULL, 0, NULL);
+    cfa_method(a, 0x00, method, "(ZLjava/lang/Object;)Ljava/lang/Class;", &m);
+    cfa_attrs_free(&m);
+    uint8_t *p = NULL;
+    size_t n = 0;
+    int ok = cfa_finish(a, &p, &n) == 0;
+    cfa_free(a);
+    cf_inject_spec s;
+    memset(&s, 0, sizeof(s));
+    s.tracker_class = "hprof/Tracker";
+    s.definer_name = "Definer";
+    cf_result r;
+    int rc = ok ? cf_instrument(p, n, &s, &r) : CF_ERR_FORMAT;
+    if (!hooked) {
+        CHECK(rc == CF_UNCHANGED, "definer: %s.%s's read of bytes left alone (%d)", cls, method, rc);
+    } else {
+        int good = rc == CF_OK && deep_ok(r.data, r.len);
+        if (good) {
+            tcls t;
+            tparse(&t, r.data, r.len);
+            tcode tc;
+            tcode_of(&t, method, &tc);
+            uint32_t pos = 5;
+            good = tc.code[0] == 42 && tc.code[1] == 180 && tc.code[4] == 42 &&
+                match_call(&t, tc.code, &pos, "Definer") && tc.code[8] == 42 && tc.code[9] == 180 &&
+                tc.code[12] == 87 && tc.max_stack == 3;
+            tfree(&t);
+        }
+        CHECK(good,
+              "definer: aload_0 and Definer after ClassDefiner.defineClass's getfield bytes, not after classFlags");
+    }
+    if (rc == CF_OK || rc == CF_UNCHANGED) cf_result_free(&r);
+    free(p);
+    free(c.p);
+}
+
+static void test_sites_definer(void)
+{
+    const char *definer = "java/lang/invoke/MethodHandles$Lookup$ClassDefiner";
+    definer_run(definer, "defineClass", 1);
+    definer_run(definer, "other", 0);
+    definer_run("t/NotDefiner", "defineClass", 0);
+}
+
 /* Filters for the no-sites cases: everything but the site hooks; a count of calls. */
 static unsigned no_sites(void *ctx, const char *cls, const char *name, const char *desc, unsigned acc, unsigned mnum)
 {
@@ -2033,6 +2091,7 @@ static void test_sites(void)
     sites_run("(with every other hook)", 0, 1, -1, 0, 1);
     test_sites_off();
     test_sites_made();
+    test_sites_definer();
     test_sites_full_pool();
     test_sites_widen();
 }

@@ -13,6 +13,8 @@
 #include "sources/source.h"
 #include "classfile/classfile.h"
 #include "sources/alloc/alloc_tracker.h"
+#include "sources/bci/bci_spec.h"
+#include "sources/bci/hidden_classes.h"
 #include "sources/cpu/call_counts.h"
 #include "sources/cpu/method_names.h"
 #include "sources/cpu/method_times.h"
@@ -59,36 +61,8 @@ static bool instruments(const struct options *o)
 
 static bool wanted(const struct options *o) { return instruments(o) || o->monitor; }
 
-/* Methods the Tracker itself calls must stay plain, or it would call itself: the current
- * thread and its id, whether a thread is alive (Thread.isAlive calls alive(), which
- * virtual threads override), and the weak references to classes it keeps and reads
- * (callers=sampled's allocateInstance sites, made under its lock). */
-static unsigned filter(void *ctx, const char *class_name, const char *name, const char *desc, unsigned access,
-                       unsigned mnum)
-{
-    if (strcmp(class_name, "java/lang/Thread") == 0 &&
-        (strcmp(name, "currentThread") == 0 || strcmp(name, "getId") == 0 || strcmp(name, "threadId") == 0 ||
-         strcmp(name, "currentCarrierThread") == 0 || strcmp(name, "isAlive") == 0))
-        return 0;
-    if ((strcmp(class_name, "java/lang/ref/Reference") == 0 &&
-         (strcmp(name, "<init>") == 0 || strcmp(name, "get") == 0 || strcmp(name, "get0") == 0)) ||
-        (strcmp(class_name, "java/lang/ref/WeakReference") == 0 && strcmp(name, "<init>") == 0))
-        return 0;
-    if (strcmp(name, "alive") == 0 && strcmp(desc, "()Z") == 0 &&
-        (strcmp(class_name, "java/lang/Thread") == 0 || strcmp(class_name, "java/lang/VirtualThread") == 0 ||
-         strcmp(class_name, "java/lang/BaseVirtualThread") == 0 ||
-         strcmp(class_name, "java/lang/ThreadBuilders$BoundVirtualThread") == 0))
-        return 0;
-    return CF_INJ_ALL;
-}
-
 static void remove_tracker_class(struct tracker *t);
 
-/* callers=sampled: numbers for the instrumenter's allocation sites. */
-static long number_sites(void *ctx, const cf_site_info *site)
-{
-    return alloc_tracker_number_sites(ctx, site->kind == CF_SITE_MULTI ? site->dims : 1);
-}
 static void time_by_sample(struct host *h, JNIEnv *jni, uint32_t cnum, uint32_t mnum, uint32_t nmethods, bool on);
 static void name_if_collectable(struct host *h, JNIEnv *jni, struct bci_class *c, jclass cls);
 
@@ -126,19 +100,10 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
         spec.exception_exit = 1;
     }
     if (alloc_tracker_counted(h)) {
-        /* Sites counted in Java, and what the VM makes (after the natives that make it,
-         * clones): the Tracker's own code, which counts nothing until the agent turns
-         * counting on once its natives are bound, so classes loaded before VM init get
-         * every hook too. */
-        spec.newsite_name = "newSite";
-        spec.arraysite_name = "arraySite";
-        spec.multisite_name = "multiSite";
-        spec.site_fn = number_sites;
-        spec.site_ctx = h;
-        spec.allocinst_name = "allocInst";
-        spec.madeall_name = "madeAll";
-        spec.clone_name = "cloned";
-        spec.vclone_name = "clonedVirtual";
+        bci_spec_sites(h, &spec);
+        /* the bytes of the classes Lookup defines: hidden ones reach no class-file hook */
+        if (strcmp(name, "java/lang/invoke/MethodHandles$Lookup$ClassDefiner") == 0)
+            spec.definer_name = "definingClass";
     } else if (alloc_tracker_exact(h)) {
         bool direct = alloc_tracker_bound(h);
         spec.objinit_name = direct ? "newObject" : "ObjectInit";
@@ -154,7 +119,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass bein
         }
     }
     spec.cnum = c->cnum;
-    spec.filter = filter;
+    spec.filter = bci_spec_filter;
     cf_result res;
     int rc = cf_instrument(data, (size_t)len, &spec, &res);
     struct tracker *t = host_tracker(h);
@@ -516,6 +481,7 @@ static void start(struct host *h, JNIEnv *jni)
     JNINativeMethod locks[] = {{"lock", "()V", (void *)native_lock}, {"unlock", "()V", (void *)native_unlock}};
     if ((*jni)->RegisterNatives(jni, cls, locks, 2) != 0) (*jni)->ExceptionClear(jni);
     if (alloc_tracker_exact(h)) alloc_tracker_vm_init(h, jni);
+    if (alloc_tracker_counted(h)) hidden_classes_bind(h, jni, cls);
     if (!wants_times(h)) return;
     JNINativeMethod natives[] = {{"drain", "(J[JI)V", (void *)native_drain},
                                  {"handOver", "(J[JILjava/lang/Thread;Z)V", (void *)native_hand_over},

@@ -23,7 +23,7 @@
 
 #include "sources/source.h"
 
-#define TRACKER_CLASS "hprof/Tracker"
+#include "sources/bci/bci_spec.h" /* TRACKER_CLASS */
 
 #include <jni.h>
 #include <stdbool.h>
