@@ -15,6 +15,7 @@ import java.util.List;
  * long[3] by Array.newInstance, 300,000 from newA() and 100,000 from newB() interleaved
  * (one call inside Array.newInstance makes them all); 10,000 new int[2][3] by
  * Array.newInstance(int.class, 2, 3) (10,000 int[][], 20,000 int[]).
+ * "made-live": 800,000 long[64] by Array.newInstance, every 4th kept (200,000 live).
  * "hidden": `new` in hidden classes: 100,000 Item by a constructor reference (the lambda
  * proxy makes them) and 100,000 strings by `+` (JDK 24+ makes them in a hidden class).
  */
@@ -83,6 +84,14 @@ public class SitesCounted {
                 if (i < 200_000) multi(i);
             }
             System.out.println("done " + sum);
+        } else if (args[0].equals("made-live")) {
+            List<Object> keep = new ArrayList<>();
+            for (int i = 0; i < 800_000; i++) {
+                Object x = java.lang.reflect.Array.newInstance(long.class, 64);
+                if (i % 4 == 0) keep.add(x);
+            }
+            System.out.println("kept " + keep.size());
+            sink = keep;
         } else if (args[0].equals("hidden")) {
             hidden();
             System.out.println("done");

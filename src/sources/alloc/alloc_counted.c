@@ -392,7 +392,23 @@ static void wrap_new_object(jniNativeInterface *ours)
 
 /* ---- live estimates ---- */
 
-/* An allocation sample of the JVM's: held weakly under its bytecode site's group. */
+/* Sample object of class ci (bytes) held weakly under the group of frame top. */
+static void hold_sample(struct alloc_tracker *t, struct alloc_thread *at, JNIEnv *jni, jobject object,
+                        const struct frame *top, struct class_info *ci, uint64_t bytes)
+{
+    struct live_group *g = alloc_sites_group(&t->count->sites, top, ci);
+    if (!g) return;
+    atomic_fetch_add_explicit(&g->samples, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g->sample_bytes, bytes, memory_order_relaxed);
+    site_objects_add(&t->live.objects, at->log, jni, object, g->id, bytes);
+}
+
+/*
+ * An allocation sample of the JVM's: held weakly under its bytecode site's group (the
+ * frame it was made at). One made in a native method is held under its caller's frame
+ * too: the rows of what the VM makes (Array.newArray, allocateInstance, clone) start at
+ * the call, those of JNI's objects at the native method itself.
+ */
 static void JNICALL sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
                                          jlong size)
 {
@@ -400,21 +416,20 @@ static void JNICALL sampled_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
     struct alloc_thread *at = event_thread(h, jni, thread);
     if (!at) return;
     struct alloc_tracker *t = alloc_of(h);
-    jvmtiFrameInfo f;
-    const struct frame *top = NULL;
-    if (host_depth(h) > 0) {
-        if (alloc_walk_stack(h, jni, thread, &f, 1) != 1) return;
-        struct trace *tr = traces_of(&h->t.traces, h->jvmti, jni, 0, &f, 1);
-        if (!tr || !tr->nframes) return;
-        top = tr->frames[0];
-    }
-    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
-    struct live_group *g = ci ? alloc_sites_group(&t->count->sites, top, classes_canonical(ci)) : NULL;
-    if (!g) return;
+    struct class_info *ci = classes_canonical(classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids));
+    if (!ci) return;
     uint64_t bytes = size > 8 ? ((uint64_t)size + 7) & ~(uint64_t)7 : 8;
-    atomic_fetch_add_explicit(&g->samples, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&g->sample_bytes, bytes, memory_order_relaxed);
-    site_objects_add(&t->live.objects, at->log, jni, object, g->id, bytes);
+    if (host_depth(h) <= 0) {
+        hold_sample(t, at, jni, object, NULL, ci, bytes);
+        return;
+    }
+    jvmtiFrameInfo f[2];
+    jint n = alloc_walk_stack(h, jni, thread, f, 2);
+    for (jint i = 0; i < n && i < 2; i++) {
+        struct trace *tr = traces_of(&h->t.traces, h->jvmti, jni, 0, &f[i], 1);
+        if (tr && tr->nframes) hold_sample(t, at, jni, object, tr->frames[0], ci, bytes);
+        if (f[i].location != -1) break; /* a Java frame: the site itself */
+    }
 }
 
 static void add_group_live(uint32_t id, uint64_t size, uint32_t weight, void *ctx)
