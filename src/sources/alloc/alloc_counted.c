@@ -13,11 +13,11 @@
  * which method handles use for every capturing lambda, javac millions a round;
  * Array.newArray; reflection's native newInstance0 and member arrays; Object.clone), at
  * a site per call and class the agent numbers when the Tracker first meets the pair.
- * VMObjectAlloc is not used: on JDK 22+ the event, once enabled, makes compiled code
- * call the runtime for every allocateInstance (javac 2.2x against 1.4x). What the VM
- * makes inside other natives (the strings it interns for names, a reflection object's
- * own arrays, the errors it throws) is not counted; JNI AllocObject and NewObject are
- * (wrapped), one by one, and so is a clone() an override may have answered.
+ * The rest the VM makes comes with VMObjectAlloc only before JDK 22: from JDK 22 the
+ * event, once enabled, makes compiled code call the runtime for every allocateInstance
+ * (javac 2.2x against 1.4x), so there the strings the VM interns for names, the errors
+ * it throws and the like are not counted. JNI AllocObject and NewObject are counted one
+ * by one (wrapped), and so is a clone() an override may have answered.
  *
  * Live counts are estimates: the JVM samples an allocation every LIVE_INTERVAL bytes
  * (SampledObjectAlloc), each sample is held weakly under its bytecode site (the frame it
@@ -303,6 +303,55 @@ static struct alloc_thread *event_thread(struct host *h, JNIEnv *jni, jthread th
     return at && !at->busy ? at : NULL;
 }
 
+/*
+ * JDK 17 (vm_reports): an object the VM made for Java code and reported. Those of the
+ * natives whose calls are hooked (allocateInstance, Array.newArray, clone, ...: their
+ * reports have that native on top) the hooks count; the rest (the strings the VM makes
+ * for names, JDK 17's native reflection boxes, ...) one by one, with their traces.
+ */
+static void JNICALL vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass cls,
+                                    jlong size)
+{
+    struct host *h = host_get();
+    struct alloc_thread *at = event_thread(h, jni, thread);
+    if (!at) return;
+    struct alloc_tracker *t = alloc_of(h);
+    jvmtiFrameInfo top;
+    if (t->stats.on) atomic_fetch_add_explicit(&t->stats.top_walks, 1, memory_order_relaxed);
+    if (alloc_walk_stack(h, jni, thread, &top, 1) != 1) return;
+    for (int i = 0; i < t->count->nhooked; i++)
+        if (top.method == t->count->hooked[i]) return;
+    struct class_info *ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
+    if (ci) count_one(h, jni, object, ci, alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL, NULL));
+}
+
+/* The natives whose calls the rewriter hooks (classfile.h: allocinst_name, madeall_name):
+ * the VM's reports of their objects are left to the hooks. */
+static void learn_hooked_natives(struct alloc_count *c, JNIEnv *jni)
+{
+    static const char *const natives[][4] = {
+        {"jdk/internal/misc/Unsafe", "allocateInstance", "(Ljava/lang/Class;)Ljava/lang/Object;", ""},
+        {"java/lang/reflect/Array", "newArray", "(Ljava/lang/Class;I)Ljava/lang/Object;", "s"},
+        {"java/lang/reflect/Array", "multiNewArray", "(Ljava/lang/Class;[I)Ljava/lang/Object;", "s"},
+        {"java/lang/Object", "clone", "()Ljava/lang/Object;", ""},
+        {"jdk/internal/reflect/NativeConstructorAccessorImpl", "newInstance0",
+         "(Ljava/lang/reflect/Constructor;[Ljava/lang/Object;)Ljava/lang/Object;", "s"},
+        {"java/lang/Class", "getDeclaredFields0", "(Z)[Ljava/lang/reflect/Field;", ""},
+        {"java/lang/Class", "getDeclaredMethods0", "(Z)[Ljava/lang/reflect/Method;", ""},
+        {"java/lang/Class", "getDeclaredConstructors0", "(Z)[Ljava/lang/reflect/Constructor;", ""},
+        {"java/lang/Class", "getRecordComponents0", "()[Ljava/lang/reflect/RecordComponent;", ""},
+    };
+    for (size_t i = 0; i < sizeof natives / sizeof *natives && c->nhooked < HOOKED_NATIVES; i++) {
+        jclass k = (*jni)->FindClass(jni, natives[i][0]);
+        jmethodID m = !k       ? NULL
+            : natives[i][3][0] ? (*jni)->GetStaticMethodID(jni, k, natives[i][1], natives[i][2])
+                               : (*jni)->GetMethodID(jni, k, natives[i][1], natives[i][2]);
+        (*jni)->ExceptionClear(jni);
+        if (m) c->hooked[c->nhooked++] = m;
+        if (k) (*jni)->DeleteLocalRef(jni, k);
+    }
+}
+
 /* Tracker.newVirtualClone: after a call of clone() that may have run an override, which
  * counted its own copy; a copy Object.clone made is counted here. */
 static void JNICALL native_new_virtual_clone(JNIEnv *jni, jclass tracker, jobject obj)
@@ -570,6 +619,18 @@ static void count_live(struct host *h, JNIEnv *jni, bool gc)
 
 /* ---- set-up ---- */
 
+/* Whether VMObjectAlloc leaves compiled code as it is: before JDK 22 (JDK-8307462) the
+ * JIT's inline Unsafe.allocateInstance did not look at it. JVMTI's major version is the
+ * JDK's feature release. */
+static bool vm_reports_cheap(jvmtiEnv *jvmti)
+{
+    jint v = 0;
+    return (*jvmti)->GetVersionNumber(jvmti, &v) == JVMTI_ERROR_NONE &&
+        ((v & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR) < 22;
+}
+
+static bool vm_reports(struct host *h) { return count_of(h) && count_of(h)->vm_reports; }
+
 static void init(struct host *h, jvmtiCapabilities *caps)
 {
     struct alloc_tracker *t = alloc_of(h);
@@ -579,6 +640,7 @@ static void init(struct host *h, jvmtiCapabilities *caps)
         pthread_mutex_init(&t->count->merge_lock, NULL);
     }
     alloc_exact_keep_compiled(h);
+    if (t->count && (t->count->vm_reports = vm_reports_cheap(h->jvmti))) caps->can_generate_vm_object_alloc_events = 1;
     caps->can_generate_sampled_object_alloc_events = 1;
     t->walker = async_trace_new();
     t->stats.on = env_switch("HPROF_STACK_STATS", false);
@@ -692,6 +754,7 @@ static void bind(struct host *h, JNIEnv *jni, jclass tracker)
     jfieldID by_site = (*jni)->GetStaticFieldID(jni, tracker, "instBySite", "Z");
     if (by_site) (*jni)->SetStaticBooleanField(jni, tracker, by_site, JNI_TRUE);
     (*jni)->ExceptionClear(jni);
+    if (t->count->vm_reports) learn_hooked_natives(t->count, jni);
     /* Object.clone, to tell a class that does not override it (newVirtualClone) */
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");
     if (object) t->object_clone = (*jni)->GetMethodID(jni, object, "clone", "()Ljava/lang/Object;");
@@ -723,7 +786,8 @@ const struct alloc_mode alloc_counted_mode = {.init = init,
                                               .enable = enable,
                                               .bind = bind,
                                               .vm_init = vm_init,
-                                              .vm_made_by_hooks = true,
+                                              .vm_reports = vm_reports,
+                                              .vm_object_alloc = vm_object_alloc,
                                               .sampled_object_alloc = sampled_object_alloc,
                                               .count_live = count_live,
                                               .class_prepare = class_prepare};

@@ -99,6 +99,7 @@ struct alloc_stats {
     _Atomic uint64_t fast_walks, jvmti_walks, code_hits, chain_hits, deep_hits, deep_entry_hits;
     _Atomic uint64_t deep_learnt, deep_learnt_interp, deep_relearnt, deep_unconfirmed, deep_named;
     _Atomic uint64_t noted;      /* live=sampled: objects counted but not held */
+    _Atomic uint64_t top_walks;  /* callers=sampled: walks of the top frame alone (the VM's reports) */
     _Atomic uint32_t most_slots; /* the largest per-thread cache so far */
 };
 
@@ -120,10 +121,11 @@ struct alloc_mode {
     void (*vm_init)(struct host *h);
     /* JVMTI's VMObjectAlloc and SampledObjectAlloc, when it takes them. */
     jvmtiEventVMObjectAlloc vm_object_alloc;
-    /* It counts what the VM makes by hooks after the natives that make it, without
-     * VMObjectAlloc: on JDK 22+ the event, once on, costs compiled code its inline
-     * Unsafe.allocateInstance (every capturing lambda then calls the runtime). */
-    bool vm_made_by_hooks;
+    /* Whether it takes VMObjectAlloc (NULL: it does). callers=sampled counts what the VM
+     * makes by hooks after the natives that make it, and the rest by the event only where
+     * the JVM does not pay for it: on JDK 22+ the event, once on, costs compiled code its
+     * inline Unsafe.allocateInstance (every capturing lambda then calls the runtime). */
+    bool (*vm_reports)(struct host *h);
     jvmtiEventSampledObjectAlloc sampled_object_alloc;
     /* Its own live counts at a dump (gc: one may be forced) and after a GC (timeline=),
      * in place of alloc_live.c's; and a prepared class. */
@@ -132,8 +134,13 @@ struct alloc_mode {
 };
 
 /* alloc_counted.c (callers=sampled): the numbered sites, and what a dump has read. */
+#define HOOKED_NATIVES 12 /* callers=sampled: the natives whose objects their hooks count */
+
 struct alloc_count {
     struct alloc_sites sites;
+    bool vm_reports;                  /* VMObjectAlloc taken (JDK before 22) */
+    jmethodID hooked[HOOKED_NATIVES]; /* its reports from these are left to the hooks */
+    int nhooked;
     jmethodID sites_sum;        /* Tracker.sitesSum */
     pthread_mutex_t merge_lock; /* one merge at a time (dumps, the timeline) */
     _Atomic uint64_t samples;   /* callers sampled (HPROF_STACK_STATS) */

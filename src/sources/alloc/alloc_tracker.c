@@ -65,7 +65,8 @@ static void set_callbacks(struct host *h, jvmtiEventCallbacks *cb)
 {
     jvmtiEnv *jvmti = h->jvmti;
     const struct alloc_mode *m = alloc_of(h)->mode;
-    if (!m->vm_made_by_hooks) cb->VMObjectAlloc = m->vm_object_alloc ? m->vm_object_alloc : alloc_exact_vm_object_alloc;
+    if (!m->vm_reports || m->vm_reports(h))
+        cb->VMObjectAlloc = m->vm_object_alloc ? m->vm_object_alloc : alloc_exact_vm_object_alloc;
     cb->SampledObjectAlloc = m->sampled_object_alloc ? m->sampled_object_alloc : alloc_sampled_object_alloc;
     cb->GarbageCollectionStart = alloc_live_gc_started;
     cb->GarbageCollectionFinish = alloc_live_gc_finished;
@@ -125,7 +126,7 @@ void alloc_tracker_vm_init(struct host *h, JNIEnv *jni)
     if (!t || !t->tracker) return;
     if (t->mode->vm_init) t->mode->vm_init(h);
     alloc_tracker_enable(h, jni, true);
-    if (!t->mode->vm_made_by_hooks)
+    if (!t->mode->vm_reports || t->mode->vm_reports(h))
         (*h->jvmti)->SetEventNotificationMode(h->jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_OBJECT_ALLOC, NULL);
     if (t->code.ok) {
         (*h->jvmti)->SetEventNotificationMode(h->jvmti, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL);
@@ -145,10 +146,11 @@ void alloc_tracker_enable(struct host *h, JNIEnv *jni, bool on)
 /* HPROF_STACK_STATS: how the allocations' traces were found, and the caches' size. */
 static void log_stack_stats(struct alloc_tracker *t)
 {
-    log_plain("HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace, %llu by the code site",
-              (unsigned long long)atomic_load(&t->stats.fast_walks),
-              (unsigned long long)atomic_load(&t->stats.jvmti_walks),
-              (unsigned long long)atomic_load(&t->stats.code_hits));
+    log_plain(
+        "HPROF: heap=sites stacks: %llu by the fast walk, %llu by GetStackTrace, %llu by the code site; %llu "
+        "walks of the top frame alone",
+        (unsigned long long)atomic_load(&t->stats.fast_walks), (unsigned long long)atomic_load(&t->stats.jvmti_walks),
+        (unsigned long long)atomic_load(&t->stats.code_hits), (unsigned long long)atomic_load(&t->stats.top_walks));
     log_plain("HPROF: heap=sites code sites: %llu of those with their caller's",
               (unsigned long long)atomic_load(&t->stats.chain_hits));
     log_plain("HPROF: heap=sites deep chains: %llu traces, %llu of them across a call into Java",
