@@ -231,7 +231,6 @@ void cf_inject_epilogue(struct buf *b, const inject_t *P);
 int cf_sites_mark(meth_t *M, insn_t *I, const cf_inject_spec *spec, inject_t *P);
 /* Whether I calls a JDK native that returns an object the VM made (Unsafe.allocateInstance,
  * Array.newArray, ...): MADE_ONE; one whose result holds more objects it made: MADE_ALL. */
-enum { MADE_NONE, MADE_ONE, MADE_ALL };
 int cf_sites_made(const meth_t *M, const insn_t *I);
 /* Numbers I, a call whose result the VM made (made: MADE_ONE or MADE_ALL), as a site of
  * kind CF_SITE_CALL with the hook after it; as cf_sites_mark. */

@@ -161,35 +161,29 @@ int cf_sites_mark_call(meth_t *M, insn_t *I, int made, const cf_inject_spec *spe
  * The JDK natives whose result the VM made for the caller, with no bytecode that
  * allocates: a hook after each call counts the object (MADE_ONE), or the object and what
  * it holds (MADE_ALL: every level of a multi-dimensional array; the fresh Field, Method,
- * Constructor or RecordComponent objects of a reflection array). An owner ending in '/'
- * is a package. JDK 17 and 25 both call these by the opcodes listed; a private method of
- * Class may be called by invokespecial or (nestmates) invokevirtual.
+ * Constructor or RecordComponent objects of a reflection array). JDK 17 and 25 call the
+ * static ones by invokestatic, the others by invokevirtual, a private method of Class by
+ * invokespecial or (nestmates) invokevirtual.
  */
-static const struct made_native {
-    const char *owner, *name, *desc;
-    int what;
-} made_natives[] = {
-    {"jdk/internal/misc/Unsafe", "allocateInstance", "(Ljava/lang/Class;)Ljava/lang/Object;", MADE_ONE},
-    {"sun/misc/Unsafe", "allocateInstance", "(Ljava/lang/Class;)Ljava/lang/Object;", MADE_ONE},
-    {"java/lang/reflect/Array", "newArray", "(Ljava/lang/Class;I)Ljava/lang/Object;", MADE_ONE},
-    {"java/lang/reflect/Array", "multiNewArray", "(Ljava/lang/Class;[I)Ljava/lang/Object;", MADE_ALL},
-    {"jdk/internal/reflect/", "newInstance0", "(Ljava/lang/reflect/Constructor;[Ljava/lang/Object;)Ljava/lang/Object;",
-     MADE_ONE},
-    {"java/lang/Class", "getDeclaredFields0", "(Z)[Ljava/lang/reflect/Field;", MADE_ALL},
-    {"java/lang/Class", "getDeclaredMethods0", "(Z)[Ljava/lang/reflect/Method;", MADE_ALL},
-    {"java/lang/Class", "getDeclaredConstructors0", "(Z)[Ljava/lang/reflect/Constructor;", MADE_ALL},
-    {"java/lang/Class", "getRecordComponents0", "()[Ljava/lang/reflect/RecordComponent;", MADE_ALL},
+static const cf_made_native made_natives[] = {
+    {"jdk/internal/misc/Unsafe", "allocateInstance", "(Ljava/lang/Class;)Ljava/lang/Object;", MADE_ONE, 0},
+    {"sun/misc/Unsafe", "allocateInstance", "(Ljava/lang/Class;)Ljava/lang/Object;", MADE_ONE, 0},
+    {"java/lang/reflect/Array", "newArray", "(Ljava/lang/Class;I)Ljava/lang/Object;", MADE_ONE, 1},
+    {"java/lang/reflect/Array", "multiNewArray", "(Ljava/lang/Class;[I)Ljava/lang/Object;", MADE_ALL, 1},
+    {"jdk/internal/reflect/NativeConstructorAccessorImpl", "newInstance0",
+     "(Ljava/lang/reflect/Constructor;[Ljava/lang/Object;)Ljava/lang/Object;", MADE_ONE, 1},
+    {"jdk/internal/reflect/DirectConstructorHandleAccessor$NativeAccessor", "newInstance0",
+     "(Ljava/lang/reflect/Constructor;[Ljava/lang/Object;)Ljava/lang/Object;", MADE_ONE, 1},
+    {"java/lang/Class", "getDeclaredFields0", "(Z)[Ljava/lang/reflect/Field;", MADE_ALL, 0},
+    {"java/lang/Class", "getDeclaredMethods0", "(Z)[Ljava/lang/reflect/Method;", MADE_ALL, 0},
+    {"java/lang/Class", "getDeclaredConstructors0", "(Z)[Ljava/lang/reflect/Constructor;", MADE_ALL, 0},
+    {"java/lang/Class", "getRecordComponents0", "()[Ljava/lang/reflect/RecordComponent;", MADE_ALL, 0},
 };
 
-/* Whether Utf8 entry u is the class name owner, or in its package when owner ends in '/'
- * (not in a subpackage). */
-static int owner_is(const cf_class *c, uint32_t u, const char *owner)
+const cf_made_native *cf_made_natives(size_t *n)
 {
-    size_t n, k = strlen(owner);
-    const uint8_t *name = cp_utf8_raw(c, u, &n);
-    if (!name) return 0;
-    if (owner[k - 1] != '/') return n == k && memcmp(name, owner, k) == 0;
-    return n > k && memcmp(name, owner, k) == 0 && !memchr(name + k, '/', n - k);
+    *n = sizeof made_natives / sizeof *made_natives;
+    return made_natives;
 }
 
 int cf_sites_made(const meth_t *M, const insn_t *I)
@@ -197,8 +191,9 @@ int cf_sites_made(const meth_t *M, const insn_t *I)
     if (I->op != OP_INVOKEVIRTUAL && I->op != OP_INVOKESTATIC && I->op != OP_INVOKESPECIAL) return MADE_NONE;
     uint32_t ref = be_load_u2(M->code + I->off + 1);
     for (size_t i = 0; i < sizeof made_natives / sizeof *made_natives; i++) {
-        const struct made_native *m = &made_natives[i];
-        if (cp_ref_is(M->c, ref, m->name, m->desc) && owner_is(M->c, cp_ref_class_name(M->c, ref), m->owner))
+        const cf_made_native *m = &made_natives[i];
+        if ((I->op == OP_INVOKESTATIC) == (m->is_static != 0) && cp_ref_is(M->c, ref, m->name, m->desc) &&
+            cp_utf8_eq(M->c, cp_ref_class_name(M->c, ref), m->owner))
             return m->what;
     }
     return MADE_NONE;

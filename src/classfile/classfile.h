@@ -158,6 +158,16 @@ typedef struct {
 typedef long (*cf_site_fn)(void *ctx, const cf_site_info *site);
 #define CF_SITE_MAX 0x7fffffffL
 
+/* The JDK natives whose calls get the allocinst (MADE_ONE) or madeall (MADE_ALL) hook:
+ * their result is an object the VM made (and, MADE_ALL, the objects it holds). */
+enum { MADE_NONE, MADE_ONE, MADE_ALL };
+typedef struct {
+    const char *owner, *name, *desc; /* the method: class (internal form), name, descriptor */
+    int what;                        /* MADE_ONE or MADE_ALL */
+    int is_static;                   /* called by invokestatic; else invokevirtual/special */
+} cf_made_native;
+const cf_made_native *cf_made_natives(size_t *n);
+
 /* Decides per method which injections happen: returns a mask of CF_INJ_* (0 skips the
  * method; the method still gets its mnum). class_name/name/desc are NUL-terminated. */
 typedef unsigned (*cf_filter_fn)(void *ctx, const char *class_name, const char *name, const char *desc, unsigned access,

@@ -325,27 +325,18 @@ static void JNICALL vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread
     if (ci) count_one(h, jni, object, ci, alloc_site_trace(h, at, jni, thread, SKIP_NONE, NULL, NULL, NULL));
 }
 
-/* The natives whose calls the rewriter hooks (classfile.h: allocinst_name, madeall_name):
- * the VM's reports of their objects are left to the hooks. */
-static void learn_hooked_natives(struct alloc_count *c, JNIEnv *jni)
+/* The natives whose calls the rewriter hooks (classfile.h: cf_made_natives) and
+ * Object.clone: the VM's reports of their objects are left to the hooks. */
+static void learn_hooked_natives(struct alloc_count *c, JNIEnv *jni, jmethodID object_clone)
 {
-    static const char *const natives[][4] = {
-        {"jdk/internal/misc/Unsafe", "allocateInstance", "(Ljava/lang/Class;)Ljava/lang/Object;", ""},
-        {"java/lang/reflect/Array", "newArray", "(Ljava/lang/Class;I)Ljava/lang/Object;", "s"},
-        {"java/lang/reflect/Array", "multiNewArray", "(Ljava/lang/Class;[I)Ljava/lang/Object;", "s"},
-        {"java/lang/Object", "clone", "()Ljava/lang/Object;", ""},
-        {"jdk/internal/reflect/NativeConstructorAccessorImpl", "newInstance0",
-         "(Ljava/lang/reflect/Constructor;[Ljava/lang/Object;)Ljava/lang/Object;", "s"},
-        {"java/lang/Class", "getDeclaredFields0", "(Z)[Ljava/lang/reflect/Field;", ""},
-        {"java/lang/Class", "getDeclaredMethods0", "(Z)[Ljava/lang/reflect/Method;", ""},
-        {"java/lang/Class", "getDeclaredConstructors0", "(Z)[Ljava/lang/reflect/Constructor;", ""},
-        {"java/lang/Class", "getRecordComponents0", "()[Ljava/lang/reflect/RecordComponent;", ""},
-    };
-    for (size_t i = 0; i < sizeof natives / sizeof *natives && c->nhooked < HOOKED_NATIVES; i++) {
-        jclass k = (*jni)->FindClass(jni, natives[i][0]);
-        jmethodID m = !k       ? NULL
-            : natives[i][3][0] ? (*jni)->GetStaticMethodID(jni, k, natives[i][1], natives[i][2])
-                               : (*jni)->GetMethodID(jni, k, natives[i][1], natives[i][2]);
+    size_t n = 0;
+    const cf_made_native *natives = cf_made_natives(&n);
+    if (object_clone) c->hooked[c->nhooked++] = object_clone;
+    for (size_t i = 0; i < n && c->nhooked < HOOKED_NATIVES; i++) {
+        jclass k = (*jni)->FindClass(jni, natives[i].owner);
+        jmethodID m = !k           ? NULL
+            : natives[i].is_static ? (*jni)->GetStaticMethodID(jni, k, natives[i].name, natives[i].desc)
+                                   : (*jni)->GetMethodID(jni, k, natives[i].name, natives[i].desc);
         (*jni)->ExceptionClear(jni);
         if (m) c->hooked[c->nhooked++] = m;
         if (k) (*jni)->DeleteLocalRef(jni, k);
@@ -754,12 +745,12 @@ static void bind(struct host *h, JNIEnv *jni, jclass tracker)
     jfieldID by_site = (*jni)->GetStaticFieldID(jni, tracker, "instBySite", "Z");
     if (by_site) (*jni)->SetStaticBooleanField(jni, tracker, by_site, JNI_TRUE);
     (*jni)->ExceptionClear(jni);
-    if (t->count->vm_reports) learn_hooked_natives(t->count, jni);
     /* Object.clone, to tell a class that does not override it (newVirtualClone) */
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");
     if (object) t->object_clone = (*jni)->GetMethodID(jni, object, "clone", "()Ljava/lang/Object;");
     (*jni)->ExceptionClear(jni);
     if (object) (*jni)->DeleteLocalRef(jni, object);
+    if (t->count->vm_reports) learn_hooked_natives(t->count, jni, t->object_clone);
     t->tracker = (*jni)->NewGlobalRef(jni, tracker);
     t->allocs = (*jni)->GetStaticFieldID(jni, tracker, "allocs", "I");
     if (!t->allocs) (*jni)->ExceptionClear(jni);

@@ -134,7 +134,7 @@ struct alloc_mode {
 };
 
 /* alloc_counted.c (callers=sampled): the numbered sites, and what a dump has read. */
-#define HOOKED_NATIVES 12 /* callers=sampled: the natives whose objects their hooks count */
+#define HOOKED_NATIVES 16 /* callers=sampled: the natives whose objects their hooks count */
 
 struct alloc_count {
     struct alloc_sites sites;
