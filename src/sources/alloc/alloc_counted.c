@@ -42,6 +42,7 @@
 #define CAP_MANY      64           /* a site seen with several traces ... */
 #define MANY_SETTLED  1024         /* ... until it has this many samples; then half as often */
 #define ELEMENT_CODES 13           /* newarray's atype 4..11, 12 for references */
+#define SAMPLE_OVER   8            /* frames walked over a sample's depth first (site_trace) */
 
 static struct alloc_count *count_of(struct host *h) { return alloc_of(h) ? alloc_of(h)->count : NULL; }
 
@@ -202,13 +203,23 @@ static bool ours(const struct alloc_tracker *t, jmethodID m)
 static struct trace *site_trace(struct host *h, JNIEnv *jni, const struct alloc_site *s)
 {
     struct alloc_tracker *t = alloc_of(h);
-    int depth = host_depth(h), want = depth + MAX_SKIP;
-    jvmtiFrameInfo local[72], *frames = want <= 72 ? local : malloc((size_t)want * sizeof *frames);
+    /* The Tracker's frames over a sample: 4 for a bytecode site, 7-8 for what the VM
+     * makes; more only for a deep multi-dimensional array's levels, walked again. A walk
+     * costs by the frame (5% of JDK 25's javac at depth + MAX_SKIP). */
+    int depth = host_depth(h), over = SAMPLE_OVER, want = depth + over;
+    jvmtiFrameInfo local[72],
+        *frames = depth + MAX_SKIP <= 72 ? local : malloc((size_t)(depth + MAX_SKIP) * sizeof *frames);
     if (!frames) return NULL;
     struct trace *tr = NULL;
     jint n = alloc_walk_stack(h, jni, NULL, frames, want);
     int skip = 0;
-    while (skip < n && skip < MAX_SKIP && ours(t, frames[skip].method)) skip++;
+    while (skip < n && skip < over && ours(t, frames[skip].method)) skip++;
+    if (skip == over && n == want && over < MAX_SKIP) {
+        over = MAX_SKIP;
+        n = alloc_walk_stack(h, jni, NULL, frames, depth + over);
+        skip = 0;
+        while (skip < n && skip < over && ours(t, frames[skip].method)) skip++;
+    }
     if (n >= 0 && skip < n) {
         if (s->new_bci != ASITE_NO_BCI) frames[skip].location = s->new_bci;
         int keep = n - skip < depth ? n - skip : depth;
