@@ -822,8 +822,8 @@ public final class Tracker {
         }
     }
 
-    /* An object the VM made, counted one by one with its trace (instBySite off, or a class
-     * the agent gives no site). */
+    /* An object the VM made of a class the agent gives no site: counted one by one with its
+     * trace. */
     private static native void allocatedInstance(Object obj);
 
     /* After a call of a native that returns an object the VM made with no bytecode that
@@ -856,23 +856,15 @@ public final class Tracker {
         }
     }
 
-    /* After a call of clone() that surely ran Object.clone, in code instrumented without a
-     * number for it. */
-    public static void cloned(Object obj) {
-        if (allocs != 0 && obj != null) countMade(obj, -1);
-    }
-
     /* After any other call of clone(): an override may have run, which counted its own
      * copy; the agent tells. */
     public static void clonedVirtual(Object obj) {
         if (allocs != 0 && obj != null) newVirtualClone(obj);
     }
 
+    /* (The agent turns `allocs` on only once its natives are bound.) */
     private static void countMade(Object obj, int call) {
-        if (instBySite)
-            countInstance(obj.getClass(), call, obj);
-        else
-            allocatedInstance(obj);
+        countInstance(obj.getClass(), call, obj);
     }
 
     /* callers=sampled: the bytes of a class MethodHandles.Lookup is about to define, from
@@ -895,7 +887,6 @@ public final class Tracker {
      * element code of an array class or -1, call}, open addressing by identity hash and
      * call, copied and replaced whole under the lock (readers never see a pair half made).
      */
-    private static boolean instBySite;
     private static volatile Object[] instTable = new Object[2 * 64];
 
     /* The number of the site of class c's objects made for call `call`, or -1 (none:
@@ -975,7 +966,6 @@ public final class Tracker {
         t[2 * i] = ref;
         t[2 * i + 1] = site;
     }
-
 
     /*
      * monitor=y on java.util.concurrent (src/sources/monitor/juc_waits.c): the agent

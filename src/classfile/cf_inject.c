@@ -221,6 +221,7 @@ static int mark_sites(meth_t *M, unsigned mask, const cf_inject_spec *spec, inje
             made = MADE_ONE;
             clone = CLONE_NONE;
         }
+        if (clone == CLONE_OBJECT && !P->hooks[HOOK_CLONE]) clone = CLONE_NONE; /* no clone_name */
         if (clone != CLONE_NONE && (mask & CF_INJ_CLONE)) {
             I->post = 4;
             I->hook = P->hooks[clone == CLONE_OBJECT ? HOOK_CLONE : HOOK_VCLONE];

@@ -56,7 +56,8 @@ static unsigned hooks_available(const cf_inject_spec *spec, const cf_class *c)
     if (spec->return_name && spec->return_desc) avail |= CF_INJ_RETURN;
     if (spec->objinit_name && spec->objinit_desc && strcmp(c->name, "java/lang/Object") == 0) avail |= CF_INJ_OBJINIT;
     if (spec->newarray_name && spec->newarray_desc) avail |= CF_INJ_NEWARRAY;
-    if (spec->clone_name && spec->vclone_name) avail |= CF_INJ_CLONE;
+    /* with the natives' hooks, a copy Object.clone surely made takes theirs */
+    if (spec->vclone_name && (spec->clone_name || (spec->allocinst_name && spec->site_fn))) avail |= CF_INJ_CLONE;
     if (spec->exception_exit && (avail & CF_INJ_RETURN)) avail |= CF_INJ_EXC_EXIT;
     if (spec->site_fn && (spec->newsite_name || spec->arraysite_name || spec->multisite_name)) avail |= CF_INJ_SITES;
     if (spec->allocinst_name && spec->site_fn) avail |= CF_INJ_ALLOCINST;
@@ -114,7 +115,7 @@ static int add_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, ui
     if (avail & CF_INJ_NEWARRAY)
         hooks[HOOK_NEWARRAY] = cp_find_or_add_methodref(c, t, spec->newarray_name, spec->newarray_desc);
     if (avail & CF_INJ_CLONE) {
-        hooks[HOOK_CLONE] = cp_find_or_add_methodref(c, t, spec->clone_name, obj);
+        if (spec->clone_name) hooks[HOOK_CLONE] = cp_find_or_add_methodref(c, t, spec->clone_name, obj);
         hooks[HOOK_VCLONE] = cp_find_or_add_methodref(c, t, spec->vclone_name, obj);
     }
     int rc = add_site_hooks(c, spec, avail, hooks);
@@ -123,7 +124,7 @@ static int add_hooks(cf_class *c, const cf_inject_spec *spec, unsigned avail, ui
     if (cnum_needs_int(cn)) hooks[HOOK_CNUM_INT] = cp_find_or_add_int(c, cn);
     if (((avail & CF_INJ_ENTRY) && !hooks[HOOK_ENTRY]) || ((avail & CF_INJ_RETURN) && !hooks[HOOK_RETURN]) ||
         ((avail & CF_INJ_OBJINIT) && !hooks[HOOK_OBJINIT]) || ((avail & CF_INJ_NEWARRAY) && !hooks[HOOK_NEWARRAY]) ||
-        ((avail & CF_INJ_CLONE) && (!hooks[HOOK_CLONE] || !hooks[HOOK_VCLONE])) ||
+        ((avail & CF_INJ_CLONE) && ((spec->clone_name && !hooks[HOOK_CLONE]) || !hooks[HOOK_VCLONE])) ||
         (cnum_needs_int(cn) && !hooks[HOOK_CNUM_INT]))
         return c->ar.failed ? CF_ERR_NOMEM : CF_ERR_LIMIT;
     return CF_OK;

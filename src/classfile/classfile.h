@@ -197,8 +197,8 @@ typedef struct {
                                                 clone()Ljava/lang/Object; that surely runs
                                                 Object.clone (super.clone(), an array's clone),
                                                 and after each other invokevirtual of it; or NULL
-                                                (with allocinst_name the former take that hook:
-                                                clone_name is then never called) */
+                                                (with allocinst_name the former take that hook,
+                                                and clone_name may be NULL) */
     const char *newsite_name;                  /* static (I)V after each new (site number), or NULL */
     const char *arraysite_name;                /* static (III)V after each newarray/anewarray
                                                 (length, site number, element code), or NULL */

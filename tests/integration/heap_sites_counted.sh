@@ -15,7 +15,8 @@
 #     third; and 2,400,000 made on 8 threads at once, exact
 #   - SitesCounted made: objects the VM makes (clones, Array.newInstance, one and two
 #     dimensions) counted in Java at a site per call and class: exact per call, few walks
-#     (one each before: 900,000), Array.newInstance's two callers split 3:1 within 2%
+#     (one each before: 900,000), Array.newInstance's two callers split 3:1 within 2%;
+#     10 ints boxed by reflection (on JDK 17 by the VM, through VMObjectAlloc)
 #   - SitesCounted made-live: 200,000 of 800,000 long[64] from Array.newInstance live at
 #     the end: the estimate within 25% (the samples, made in Array.newArray, held under
 #     the row's frame, the call)
@@ -111,7 +112,7 @@ check "lambdas on 8 threads at once: runs (exit $RC); 2400000 made by capture() 
   bash -c "[[ $RC -eq 0 && $lam -eq 2400000 && $all -eq 2400008 && -n '$walks' && '$walks' -lt 200000 ]] && grep -qx done out.txt"
 
 # ---- what the VM makes: counted in Java at a site per call and class ----
-HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,callers=sampled,depth=8,cutoff=0,file=m.txt)" SitesCounted made
+HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,callers=sampled,depth=16,cutoff=0,file=m.txt)" SitesCounted made
 walks=$(stack_walks)
 cc=$(count m.txt 'SitesCounted$Copyable' SitesCounted.copies) ac=$(count m.txt 'long[]' SitesCounted.arrayCopy)
 check "made: runs (exit $RC); 300000 Copyable by super.clone() ($cc) and 200000 long[5] by clone() ($ac), exact, with few walks of the stack ($walks)" \
@@ -125,6 +126,11 @@ an=$(count m.txt 'long[]' java.lang.reflect.Array.newInstance)
 marked=$(awk '/^SITES BEGIN/ { i = 1; next } /^SITES END/ { i = 0 } i && $9 == "long[]" && $10 == "*" { n += $7 } END { print n + 0 }' m.txt)
 check "made: Array.newInstance's 400000 long[3] ($na + $nb), split 3:1 within 2%, at Array.newInstance ($an), marked * ($marked)" \
   bash -c "(( $na + $nb == 400000 && $na >= 294000 && $na <= 306000 && $an == 400000 && $marked == 400000 ))"
+# JDK 17: the VM boxes a reflective call's int (its report of the object, VMObjectAlloc);
+# JDK 25: Integer.valueOf does, in Java
+bx=$(count m.txt java.lang.Integer SitesCounted.boxes)
+# (JDK 25 links the first reflective call with method handles, which box a few of their own)
+check "made: 10 ints boxed by reflective calls counted ($bx)" bash -c "[[ $bx -ge 10 && $bx -le 15 ]]"
 # (newMulti's own int[] {2, 3} of the varargs call: 10000 more int[] at its trace)
 check "made: Array.newInstance(int.class, 2, 3): 10000 int[][] and 20000 int[], at Array.newInstance" \
   bash -c "[[ $(count m.txt 'int[][]' SitesCounted.newMulti) -eq 10000 && $(count m.txt 'int[]' SitesCounted.newMulti) -eq 30000 &&

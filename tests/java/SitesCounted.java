@@ -48,7 +48,16 @@ public class SitesCounted {
     static void newB() { sink = java.lang.reflect.Array.newInstance(long.class, 3); }
     static void newMulti() { sink = java.lang.reflect.Array.newInstance(int.class, 2, 3); }
 
-    static void made() {
+    static int big(int i) { return 100_000 + i; }
+
+    /* 10 ints returned through reflection: boxed by the VM (JDK 17's native accessor, for a
+     * method's first calls) or by Integer.valueOf in Java (JDK 18+'s method handles). */
+    static void boxes() throws Exception {
+        java.lang.reflect.Method m = SitesCounted.class.getDeclaredMethod("big", int.class);
+        for (int i = 0; i < 10; i++) sink = m.invoke(null, i);
+    }
+
+    static void made() throws Exception {
         Copyable c = new Copyable(7);
         for (int i = 0; i < 400_000; i++) {
             if (i < 300_000) copies(c);
@@ -56,6 +65,7 @@ public class SitesCounted {
             if (i % 4 != 3) newA(); else newB();
             if (i < 10_000) newMulti();
         }
+        boxes();
     }
 
     static void concat(int i) { sink = "s" + i + "/" + (i * 3); }
@@ -76,7 +86,7 @@ public class SitesCounted {
         }
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws Exception {
         if (args[0].equals("ratio")) {
             for (int i = 0; i < 1_000_000; i++) {
                 if (i % 4 != 3) a(i); else b(i);

@@ -1875,6 +1875,21 @@ static void test_sites_made(void)
               tc.code[vpos] == 87,
           "made: a virtual clone() keeps its own hook");
     tfree(&t);
+    cf_result r2;
+    s.clone_name = NULL; /* Object.clone's copies take AllocInst: no clone hook needed */
+    x.next = 0;          /* the same numbers: the same offsets */
+    int good = cf_instrument(p, n, &s, &r2) == CF_OK && r2.site_count == 7;
+    if (good) {
+        tcls t2;
+        tparse(&t2, r2.data, r2.len);
+        tcode tc2;
+        tcode_of(&t2, "f", &tc2);
+        uint32_t v2 = end + 6;
+        good = match_call(&t2, tc2.code, &v2, "VClone");
+        tfree(&t2);
+        cf_result_free(&r2);
+    }
+    CHECK(good, "made: without clone_name the same seven sites, the virtual clone still hooked");
 out:
     cf_result_free(&r);
     free(p);

@@ -743,7 +743,6 @@ static void bind(struct host *h, JNIEnv *jni, jclass tracker)
         {"allocInst", "(Ljava/lang/Object;I)V"},
         {"madeAll", "(Ljava/lang/Object;I)V"},
         {"countAll", "(Ljava/lang/Object;I)V"},
-        {"cloned", "(Ljava/lang/Object;)V"},
         {"clonedVirtual", "(Ljava/lang/Object;)V"},
         {"newVirtualClone", "(Ljava/lang/Object;)V"},
         {"countMade", "(Ljava/lang/Object;I)V"},
@@ -752,10 +751,6 @@ static void bind(struct host *h, JNIEnv *jni, jclass tracker)
     };
     for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
         alloc_exact_add_skip(t, jni, tracker, skip[i][0], skip[i][1], true);
-    /* what the VM makes counted in Java, by their class's site */
-    jfieldID by_site = (*jni)->GetStaticFieldID(jni, tracker, "instBySite", "Z");
-    if (by_site) (*jni)->SetStaticBooleanField(jni, tracker, by_site, JNI_TRUE);
-    (*jni)->ExceptionClear(jni);
     /* Object.clone, to tell a class that does not override it (newVirtualClone) */
     jclass object = (*jni)->FindClass(jni, "java/lang/Object");
     if (object) t->object_clone = (*jni)->GetMethodID(jni, object, "clone", "()Ljava/lang/Object;");

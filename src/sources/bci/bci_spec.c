@@ -49,6 +49,5 @@ void bci_spec_sites(struct host *h, cf_inject_spec *spec)
     spec->site_ctx = h;
     spec->allocinst_name = "allocInst";
     spec->madeall_name = "madeAll";
-    spec->clone_name = "cloned";
-    spec->vclone_name = "clonedVirtual";
+    spec->vclone_name = "clonedVirtual"; /* Object.clone's copies: allocInst */
 }
