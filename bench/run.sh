@@ -4,6 +4,7 @@
 #
 #   bench/run.sh [--jdk DIR] [--runs N] [--rounds N] [--workloads javac,cpu,alloc,threads]
 #                [--modes "cpu=samples,interval=10;heap=sites;jvm:-Xint"] [--jfr] [--asprof LIB]
+#                [--asprof-event itimer|alloc|lock]
 #                [--out FILE] [--warmup N] [--timeout S] [--agent PATH] [--java-opts "OPTS"]
 #                [--quiet-wait S] [--busy CPUS] [--alloc-args "THREADS ROUNDS"]
 #   bench/run.sh --report FILE.tsv [--busy CPUS]     (the table again, from earlier runs)
@@ -15,8 +16,8 @@
 # alloc, threads (bench/java/*Work.java); bench/inputs.sh says what each needs from Debian.
 # For each workload it runs one discarded warm-up without
 # the agent, then N rounds of: baseline (no agent), each mode, JFR when --jfr is given and
-# async-profiler when --asprof names its library,
-# in that order, so that every configuration sees the same drift in machine load.
+# async-profiler when --asprof names its library (its event by --asprof-event: itimer at
+# 10 ms, the default, or alloc or lock at its default interval), in that order, so that every configuration sees the same drift in machine load.
 # Every run is checked: exit status 0, the workload's own "done" line, and for agent and
 # JFR runs a non-empty output file in a per-run temporary directory (removed afterwards).
 # A configuration with one failed run is reported as FAILED, never as a number.
@@ -58,6 +59,7 @@ JDK=""
 RUNS=5
 ROUNDS=1
 ASPROF=""
+ASPROF_EVENT=itimer
 WORKLOADS="javac,cpu,alloc,threads"
 MODES="cpu=samples,interval=10"
 JFR=0
@@ -76,6 +78,7 @@ while [[ $# -gt 0 ]]; do
     --runs) RUNS=${2:?}; shift ;;
     --rounds) ROUNDS=${2:?}; shift ;;
     --asprof) ASPROF=${2:?}; shift ;;
+    --asprof-event) ASPROF_EVENT=${2:?}; shift ;;
     --workloads) WORKLOADS=${2:?}; shift ;;
     --modes) MODES=${2-}; shift ;;
     --jfr) JFR=1 ;;
@@ -240,7 +243,14 @@ fi
 if [[ -n "$ASPROF" ]]; then
   [[ -f "$ASPROF" ]] || die "--asprof: no such library: $ASPROF"
   [[ "$ASPROF" == /* ]] || ASPROF="$ROOT/$ASPROF"
-  CFG_NAME+=("async-profiler itimer 10ms"); CFG_KIND+=("asprof"); CFG_ARG+=("$ASPROF")
+  # the event beside the modes it compares with: itimer (10 ms) for CPU, alloc (its
+  # default 512 KiB) for allocation sampling, lock for monitor=y
+  case "$ASPROF_EVENT" in
+    itimer) CFG_NAME+=("async-profiler itimer 10ms") ;;
+    alloc|lock) CFG_NAME+=("async-profiler event=$ASPROF_EVENT") ;;
+    *) die "--asprof-event: itimer, alloc or lock, not '$ASPROF_EVENT'" ;;
+  esac
+  CFG_KIND+=("asprof"); CFG_ARG+=("$ASPROF")
 fi
 
 # --- helpers, corpus and workload classes ------------------------------------------------
@@ -348,7 +358,8 @@ run_one() {
       jvm+=("-agentpath:$AGENT=${CFG_ARG[$ci]},file=$expect") ;;
     jvm) local -a flags; IFS=, read -r -a flags <<<"${CFG_ARG[$ci]}"; jvm+=("${flags[@]}") ;;
     jfr) jvm+=("-XX:StartFlightRecording=filename=$dir/rec.jfr,settings=${CFG_ARG[$ci]}"); expect="$dir/rec.jfr" ;;
-    asprof) jvm+=("-agentpath:${CFG_ARG[$ci]}=start,event=itimer,interval=10ms,collapsed,file=$dir/prof.txt")
+    asprof) local ev="event=$ASPROF_EVENT"; [[ $ASPROF_EVENT == itimer ]] && ev+=",interval=10ms"
+      jvm+=("-agentpath:${CFG_ARG[$ci]}=start,$ev,collapsed,file=$dir/prof.txt")
       expect="$dir/prof.txt" ;;
   esac
   local -a cmd=("$JDK/bin/java" "${jvm[@]}")

@@ -130,6 +130,7 @@ typedef struct {
     int leaf;          /* a trivial method: the leaf hook at entry, nothing at exits */
     uint8_t entry_arg; /* spec->entry_arg: the opcode pushing the entry hook's object, else 0 */
     unsigned nret, nnew, nclone, nsite;
+    unsigned ndefine;    /* class definers' hooks (post blobs like a clone's) */
     uint32_t site_extra; /* stack the site hooks take above an allocation's result */
     uint32_t cstart;     /* first instruction the catch-all covers, or NONE */
     uint32_t split;      /* in a constructor, cstart: no island may serve across it */

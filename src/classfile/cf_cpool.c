@@ -166,20 +166,24 @@ uint32_t cp_ref_class_name(const cf_class *c, uint32_t ref)
     return cp_is(c, cls, CP_CLASS) ? be_load_u2(c->cp[cls].raw + 1) : 0;
 }
 
+/* Whether NameAndType entry nat names name and desc. */
+static int nat_is(const cf_class *c, uint32_t nat, const char *name, const char *desc)
+{
+    return cp_is(c, nat, CP_NAMEANDTYPE) && cp_utf8_eq(c, be_load_u2(c->cp[nat].raw + 1), name) &&
+        cp_utf8_eq(c, be_load_u2(c->cp[nat].raw + 3), desc);
+}
+
 int cp_fieldref_is(const cf_class *c, uint32_t ref, const char *cls, const char *name, const char *desc)
 {
     if (!cp_is(c, ref, CP_FIELDREF)) return 0;
-    uint32_t k = be_load_u2(c->cp[ref].raw + 1), nat = be_load_u2(c->cp[ref].raw + 3);
-    return cp_is(c, k, CP_CLASS) && cp_utf8_eq(c, be_load_u2(c->cp[k].raw + 1), cls) && cp_is(c, nat, CP_NAMEANDTYPE) &&
-        cp_utf8_eq(c, be_load_u2(c->cp[nat].raw + 1), name) && cp_utf8_eq(c, be_load_u2(c->cp[nat].raw + 3), desc);
+    uint32_t k = be_load_u2(c->cp[ref].raw + 1);
+    return cp_is(c, k, CP_CLASS) && cp_utf8_eq(c, be_load_u2(c->cp[k].raw + 1), cls) &&
+        nat_is(c, be_load_u2(c->cp[ref].raw + 3), name, desc);
 }
 
 int cp_ref_is(const cf_class *c, uint32_t ref, const char *name, const char *desc)
 {
-    if (!cp_is(c, ref, CP_METHODREF)) return 0;
-    uint32_t nat = be_load_u2(c->cp[ref].raw + 3);
-    return cp_is(c, nat, CP_NAMEANDTYPE) && cp_utf8_eq(c, be_load_u2(c->cp[nat].raw + 1), name) &&
-        cp_utf8_eq(c, be_load_u2(c->cp[nat].raw + 3), desc);
+    return cp_is(c, ref, CP_METHODREF) && nat_is(c, be_load_u2(c->cp[ref].raw + 3), name, desc);
 }
 
 uint32_t cp_ref_name(const cf_class *c, uint32_t ref)

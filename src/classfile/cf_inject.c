@@ -231,7 +231,7 @@ static int mark_sites(meth_t *M, unsigned mask, const cf_inject_spec *spec, inje
             I->post = 4;
             I->hook = P->hooks[HOOK_DEFINER];
             I->hook_this = 1;
-            P->nclone++; /* a post blob of one more value */
+            P->ndefine++;
         }
         if (made != MADE_NONE) {
             int rc = cf_sites_mark_call(M, I, made, spec, P);
@@ -284,10 +284,11 @@ int cf_inject_plan(meth_t *M, unsigned mask, const cf_inject_spec *spec, const u
         plan_exc_exit(M, P);
         if (P->cstart != NONE) M->epilogue = P->call2 + 1;
     }
-    if (!M->prologue && !P->nret && !P->nnew && !P->nclone && !P->nsite && !M->epilogue) return CF_M_NOTHING;
+    if (!M->prologue && !P->nret && !P->nnew && !P->nclone && !P->ndefine && !P->nsite && !M->epilogue)
+        return CF_M_NOTHING;
 
     /* the hooks' arguments on top of what the method itself keeps on the stack */
-    uint32_t extra = P->nret ? 2 : (P->nnew + P->nclone) ? 1 : 0;
+    uint32_t extra = P->nret ? 2 : (P->nnew + P->nclone + P->ndefine) ? 1 : 0;
     if (P->site_extra > extra) extra = P->site_extra;
     uint32_t ms = M->max_stack + extra;
     if (P->entry && ms < (P->entry_arg ? 3u : 2u)) ms = P->entry_arg ? 3 : 2;

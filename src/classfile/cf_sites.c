@@ -108,14 +108,14 @@ static uint32_t site_len(const insn_t *I, uint32_t *extra)
     }
 }
 
-/* The hook slot of a site (a call's: by what its native makes, in scode). */
-static unsigned site_hook(const insn_t *I)
+/* The hook slot of a site of kind skind (a call's: by what its native makes, scode). */
+static unsigned site_hook(unsigned skind, unsigned scode)
 {
-    switch (I->skind) {
+    switch (skind) {
     case CF_SITE_NEW: return HOOK_NEWSITE;
     case CF_SITE_ARRAY: return HOOK_ARRAYSITE;
     case CF_SITE_MULTI: return HOOK_MULTISITE;
-    default: return I->scode == MADE_ALL ? HOOK_MADEALL : HOOK_ALLOCINST;
+    default: return scode == MADE_ALL ? HOOK_MADEALL : HOOK_ALLOCINST;
     }
 }
 
@@ -145,8 +145,7 @@ int cf_sites_mark(meth_t *M, insn_t *I, const cf_inject_spec *spec, inject_t *P)
 {
     cf_site_info s;
     uint8_t code = 0;
-    if (!site_of(M, I, &s, &code) || !P->hooks[site_hook(&(insn_t){.skind = (uint8_t)s.kind})])
-        return M->c->ar.failed ? CF_ERR_NOMEM : 0;
+    if (!site_of(M, I, &s, &code) || !P->hooks[site_hook(s.kind, code)]) return M->c->ar.failed ? CF_ERR_NOMEM : 0;
     return number_site(M, I, &s, code, spec, P);
 }
 
@@ -215,7 +214,7 @@ void cf_sites_emit(struct buf *b, const insn_t *I, const uint32_t *hooks)
     num_emit(b, I->snum, I->sldc);
     if (I->skind == CF_SITE_ARRAY) num_emit(b, I->scode, 0);
     buf_u1(b, OP_INVOKESTATIC);
-    buf_u2(b, hooks[site_hook(I)]);
+    buf_u2(b, hooks[site_hook(I->skind, I->scode)]);
 }
 
 int cf_sites_report(cf_result *res, const meth_t *M, const inject_t *P)
