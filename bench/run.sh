@@ -227,7 +227,8 @@ if [[ -n "$MODES" ]]; then
   for m in "${ML[@]}"; do
     m=$(echo "$m" | tr -d '[:space:]')
     [[ -n "$m" ]] || continue
-    # jvm:FLAGS (flags joined by commas): those JVM flags and no agent, e.g. what the JVM's
+    # jvm:FLAGS (flags joined by commas, "\," a comma inside one, e.g. another agent's
+    # options: jvm:-agentpath:/tmp/old.so=heap=sites\,callers=sampled): those JVM flags, e.g. what the JVM's
     # own part of a mode costs (jvm:-XX:+UnlockDiagnosticVMOptions,-XX:+DebugNonSafepoints)
     if [[ "$m" == jvm:* ]]; then
       CFG_NAME+=("$m"); CFG_KIND+=("jvm"); CFG_ARG+=("${m#jvm:}")
@@ -356,7 +357,9 @@ run_one() {
       # a rolling profile (rotate=): a pprof file per window, as bench/rolling.sh writes them
       [[ ",${CFG_ARG[$ci]}," == *",rotate="* ]] && expect="$dir/w-%t.pb.gz"
       jvm+=("-agentpath:$AGENT=${CFG_ARG[$ci]},file=$expect") ;;
-    jvm) local -a flags; IFS=, read -r -a flags <<<"${CFG_ARG[$ci]}"; jvm+=("${flags[@]}") ;;
+    jvm) local -a flags; local f arg=${CFG_ARG[$ci]//\\,/$'\x01'}  # "\," is a comma inside a flag
+      IFS=, read -r -a flags <<<"$arg"
+      for f in "${flags[@]}"; do jvm+=("${f//$'\x01'/,}"); done ;;
     jfr) jvm+=("-XX:StartFlightRecording=filename=$dir/rec.jfr,settings=${CFG_ARG[$ci]}"); expect="$dir/rec.jfr" ;;
     asprof) local ev="event=$ASPROF_EVENT"; [[ $ASPROF_EVENT == itimer ]] && ev+=",interval=10ms"
       jvm+=("-agentpath:${CFG_ARG[$ci]}=start,$ev,collapsed,file=$dir/prof.txt")

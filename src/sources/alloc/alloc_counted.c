@@ -40,7 +40,7 @@
 #define LIVE_INTERVAL (512 * 1024) /* bytes between the JVM's allocation samples */
 #define CAP_ONE       4096         /* a site with one trace: sampled one in about this many */
 #define CAP_MANY      64           /* a site seen with several traces ... */
-#define MANY_SETTLED  1024         /* ... until it has this many samples; then half as often */
+#define MANY_SETTLED  256          /* ... until it has this many samples; then half as often */
 #define ELEMENT_CODES 13           /* newarray's atype 4..11, 12 for references */
 #define SAMPLE_OVER   8            /* frames walked over a sample's depth first (site_trace) */
 
@@ -247,9 +247,10 @@ static uint32_t next_random(struct alloc_thread *at)
  * The count of the next sample at site s after one at count n (n >= 1): the 2nd, 4th,
  * 8th ... then one in about CAP_ONE, at a random point of each span, so that no pattern
  * of the program's lines up with the samples. A site seen with several traces is
- * sampled one in about CAP_MANY until it has MANY_SETTLED samples (its split known to
- * about 3%), then half as often for each MANY_SETTLED more, down to CAP_ONE: javac's
- * sites called from everywhere took 280,000 walks a round at one in CAP_MANY.
+ * sampled one in about CAP_MANY until it has MANY_SETTLED samples (a share of its split
+ * known to about 3%), then half as often for each MANY_SETTLED more, down to CAP_ONE
+ * (its samples go on adding up): javac's sites called from everywhere took 280,000 walks
+ * a round at one in CAP_MANY, 43,000 once settled with 1,024 to settle, 19,000 with 256.
  */
 static uint64_t next_mark(struct alloc_thread *at, const struct alloc_site *s, uint64_t n)
 {
