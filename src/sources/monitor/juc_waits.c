@@ -315,10 +315,23 @@ static struct trace *park_trace(struct host *h, JNIEnv *jni, uint32_t serial, bo
     jvmtiFrameInfo small[128];
     jvmtiFrameInfo *frames = want <= 128 ? small : malloc((size_t)want * sizeof *frames);
     jint count = frames ? walk(h, jni, frames, first < want ? first : want) : 0;
-    int top = fold_top(h, jni, frames, count, in_acquire);
-    if (first < want && count == first && top + depth > count) {
-        count = walk(h, jni, frames, want);
+    size_t walked = (size_t)count * sizeof *frames;
+    int top;
+    if (count > 0 && count == last->nwalked && memcmp(frames, last->walked, walked) == 0) {
+        top = last->top; /* where the thread waited last time: the fold is known */
+        *in_acquire = last->in_acquire;
+    } else {
         top = fold_top(h, jni, frames, count, in_acquire);
+        last->nwalked = 0;
+        if (first < want && count == first && top + depth > count) {
+            count = walk(h, jni, frames, want);
+            top = fold_top(h, jni, frames, count, in_acquire);
+        } else if (count > 0 && count <= WALK_FRAMES) {
+            memcpy(last->walked, frames, walked);
+            last->nwalked = count;
+            last->top = top;
+            last->in_acquire = *in_acquire;
+        }
     }
     struct trace *t = &h->t.traces.empty;
     int n = count - top < depth ? count - top : depth;
@@ -428,18 +441,21 @@ static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, j
 {
     struct stripe *s = stripe_of(w, tid);
     struct juc_wait *x = take_spare(s, tid);
-    jweak kept = x ? x->blocker : NULL;
-    struct last_site last = {.n = 0};
-    struct class_info *kept_cls = x ? x->cls : NULL;
-    bool kept_lock = x && x->contention;
-    if (x) last = x->last;
-    if (!x && !(x = malloc(sizeof *x))) return;
-    memset(x, 0, sizeof *x);
+    if (!x && !(x = calloc(1, sizeof *x))) return;
+    /* the spare's last place stays where it is (x->last: no copy of its frames) */
+    jweak kept = x->blocker;
+    struct class_info *kept_cls = x->cls;
+    bool kept_lock = x->contention;
+    struct last_site *last = &x->last;
     const struct thread_info *ti = threads_lookup(h->jvmti, NULL);
     x->tid = tid;
     x->serial = ti ? ti->serial : 0;
+    x->in_acquire = x->contention = false;
     x->parked = true;
-    struct trace *t = park_trace(h, jni, x->serial, &x->in_acquire, &last);
+    x->entry = NULL;
+    x->blocker = NULL;
+    x->cls = NULL;
+    struct trace *t = park_trace(h, jni, x->serial, &x->in_acquire, last);
     struct class_info *cls = NULL;
     if (blocker) {
         /* the object of the thread's last wait again: its class too */
@@ -451,17 +467,27 @@ static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, j
         if (same) kept = NULL;
     }
     if (kept) (*jni)->DeleteWeakGlobalRef(jni, kept);
-    bool again = last.n && last.trace == t && last.entry && last.cls == cls && last.contention == x->contention;
-    x->entry = again ? last.entry : monitors_of(x->contention ? w->contended : w->waits, t, cls, true);
-    if (last.n && last.trace == t) {
-        last.cls = cls;
-        last.contention = x->contention;
-        last.entry = x->entry;
+    bool again = last->n && last->trace == t && last->entry && last->cls == cls && last->contention == x->contention;
+    x->entry = again ? last->entry : monitors_of(x->contention ? w->contended : w->waits, t, cls, true);
+    if (last->n && last->trace == t) {
+        last->cls = cls;
+        last->contention = x->contention;
+        last->entry = x->entry;
     }
-    x->last = last;
     x->start = clock_ns();
     if (x->entry) put(s, x);
     if (!x->entry) release(jni, x);
+}
+
+/* Whether the calling thread is one of the agent's own (thread is the current one),
+ * asked once per OS thread: the answer cannot change (the agent's threads are known as
+ * its own before they start, no other thread becomes one, and a virtual thread's
+ * carrier is never one), and asking takes a JNI call per agent thread. */
+static bool own_thread(struct host *h, JNIEnv *jni, jthread thread)
+{
+    static _Thread_local signed char known; /* 0: not asked yet, 1: ours, -1: not */
+    if (!known) known = host_is_own_thread(h, jni, thread) ? 1 : -1;
+    return known > 0;
 }
 
 /* Tracker.parkBegin: at the entry of a park of LockSupport, with its blocker (NULL for
@@ -473,7 +499,7 @@ static void JNICALL native_park_begin(JNIEnv *jni, jclass cls, jint c, jint m, j
     if (!w || !thread || !atomic_load(&w->on) || !host_live(h)) return;
     jlong tid = (*jni)->GetLongField(jni, thread, w->tid);
     jobject b = blocker ? blocker : (*jni)->GetObjectField(jni, thread, w->park_blocker);
-    if (!parks_again(w, jni, tid, b) && !host_is_own_thread(h, jni, thread)) begin(h, w, jni, tid, b);
+    if (!parks_again(w, jni, tid, b) && !own_thread(h, jni, thread)) begin(h, w, jni, tid, b);
 }
 
 /* Tracker.waitEnd: at the exit of a park (class 0) or of an acquire. */

@@ -58,10 +58,16 @@ struct lock_slot {
 /* Where a thread's last wait was, kept with its spare (see keep_spare): a thread that
  * waits at the same place again takes its row without the tables' lookups. */
 #define SITE_FRAMES 8
+#define WALK_FRAMES 16 /* a first walk of depth + FOLD_FIRST frames kept, at most */
 struct last_site {
     jvmtiFrameInfo frames[SITE_FRAMES]; /* the trace's raw frames */
     int n;                              /* 0: none kept */
-    uint32_t serial;                    /* the trace's thread (thread=y), else 0 */
+    /* The last first walk whose fold needed no second one, and that fold: the same
+     * frames again fold the same way, without looking at what each method is. */
+    jvmtiFrameInfo walked[WALK_FRAMES];
+    int nwalked, top; /* nwalked 0: none kept */
+    bool in_acquire;
+    uint32_t serial; /* the trace's thread (thread=y), else 0 */
     struct trace *trace;
     struct class_info *cls;
     bool contention;
