@@ -8,3 +8,10 @@ static struct host *installed;
 void host_install(struct host *h) { installed = h; }
 
 struct host *host_get(void) { return installed; }
+
+bool host_is_own_current(struct host *h, JNIEnv *jni, jthread current)
+{
+    static _Thread_local signed char known; /* 0: not asked yet, 1: ours, -1: not */
+    if (!known) known = host_is_own_thread(h, jni, current) ? 1 : -1;
+    return known > 0;
+}

@@ -139,6 +139,12 @@ static inline bool host_is_own_thread(struct host *h, JNIEnv *jni, jthread threa
 {
     return h->services->is_own_thread(h, jni, thread);
 }
+/* host_is_own_thread for the calling thread (current is its jthread: an event's own),
+ * asked once per OS thread, since events and hooks ask it at every allocation or wait:
+ * the answer cannot change (the agent's threads are its own before they start, no other
+ * thread becomes one, and a virtual thread's carrier is never one), and asking takes a
+ * JNI call per agent thread. */
+bool host_is_own_current(struct host *h, JNIEnv *jni, jthread current);
 /* Whether a GC may be forced now: while the VM runs, and at VM death unless the
  * collector is ZGC or Shenandoah (they never finish one then). */
 static inline bool host_can_force_gc(struct host *h) { return host_live(h) || h->gc_at_exit; }

@@ -310,7 +310,7 @@ static struct class_info *class_of_object(struct host *h, JNIEnv *jni, jobject o
  * ours, not inside the agent's own work on it. */
 static struct alloc_thread *event_thread(struct host *h, JNIEnv *jni, jthread thread)
 {
-    if (!counting(h) || host_is_own_thread(h, jni, thread)) return NULL;
+    if (!counting(h) || host_is_own_current(h, jni, thread)) return NULL;
     struct alloc_thread *at = this_thread(alloc_of(h));
     return at && !at->busy ? at : NULL;
 }

@@ -557,7 +557,7 @@ void JNICALL alloc_exact_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
                                          jlong size)
 {
     struct host *h = host_get();
-    if (!counting(h) || host_is_own_thread(h, jni, thread)) return;
+    if (!counting(h) || host_is_own_current(h, jni, thread)) return;
     struct alloc_thread *at = this_thread(alloc_of(h));
     if (!at) return;
     struct class_match m = {&alloc_of(h)->sites, classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids)};

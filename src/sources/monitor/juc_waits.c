@@ -315,42 +315,33 @@ static struct trace *park_trace(struct host *h, JNIEnv *jni, uint32_t serial, bo
     jvmtiFrameInfo small[128];
     jvmtiFrameInfo *frames = want <= 128 ? small : malloc((size_t)want * sizeof *frames);
     jint count = frames ? walk(h, jni, frames, first < want ? first : want) : 0;
-    size_t walked = (size_t)count * sizeof *frames;
-    int top;
-    if (count > 0 && count == last->nwalked && memcmp(frames, last->walked, walked) == 0) {
-        top = last->top; /* where the thread waited last time: the fold is known */
-        *in_acquire = last->in_acquire;
-    } else {
-        top = fold_top(h, jni, frames, count, in_acquire);
-        last->nwalked = 0;
-        if (first < want && count == first && top + depth > count) {
-            count = walk(h, jni, frames, want);
-            top = fold_top(h, jni, frames, count, in_acquire);
-        } else if (count > 0 && count <= WALK_FRAMES) {
-            memcpy(last->walked, frames, walked);
-            last->nwalked = count;
-            last->top = top;
-            last->in_acquire = *in_acquire;
-        }
-    }
-    struct trace *t = &h->t.traces.empty;
-    int n = count - top < depth ? count - top : depth;
     uint32_t tserial = h->opt->thread ? serial : 0;
-    if (n > 0 && last->n == n && last->serial == tserial &&
-        memcmp(last->frames, frames + top, (size_t)n * sizeof *frames) == 0) {
+    struct trace *t = &h->t.traces.empty;
+    if (count > 0 && count == last->n && last->serial == tserial &&
+        memcmp(frames, last->walked, (size_t)count * sizeof *frames) == 0) {
+        *in_acquire = last->in_acquire; /* where the thread waited last time */
         t = last->trace;
-    } else if (n > 0) {
-        struct trace *got = traces_of(&h->t.traces, h->jvmti, jni, tserial, frames + top, n);
-        if (got) t = got;
-        last->n = 0;
-        if (got && n <= SITE_FRAMES) { /* kept for the next wait of this thread */
-            memcpy(last->frames, frames + top, (size_t)n * sizeof *frames);
-            last->n = n;
-            last->serial = tserial;
-            last->trace = got;
-            last->entry = NULL;
-        }
+        goto out;
     }
+    int top = fold_top(h, jni, frames, count, in_acquire);
+    bool second = first < want && count == first && top + depth > count;
+    if (second) {
+        count = walk(h, jni, frames, want);
+        top = fold_top(h, jni, frames, count, in_acquire);
+    }
+    int n = count - top < depth ? count - top : depth;
+    last->n = 0;
+    struct trace *got = n > 0 ? traces_of(&h->t.traces, h->jvmti, jni, tserial, frames + top, n) : NULL;
+    if (got) t = got;
+    if (got && !second && count <= WALK_FRAMES) { /* kept for the next wait of this thread */
+        memcpy(last->walked, frames, (size_t)count * sizeof *frames);
+        last->n = count;
+        last->in_acquire = *in_acquire;
+        last->serial = tserial;
+        last->trace = got;
+        last->entry = NULL;
+    }
+out:
     if (frames != small) free(frames);
     return t;
 }
@@ -479,17 +470,6 @@ static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, j
     if (!x->entry) release(jni, x);
 }
 
-/* Whether the calling thread is one of the agent's own (thread is the current one),
- * asked once per OS thread: the answer cannot change (the agent's threads are known as
- * its own before they start, no other thread becomes one, and a virtual thread's
- * carrier is never one), and asking takes a JNI call per agent thread. */
-static bool own_thread(struct host *h, JNIEnv *jni, jthread thread)
-{
-    static _Thread_local signed char known; /* 0: not asked yet, 1: ours, -1: not */
-    if (!known) known = host_is_own_thread(h, jni, thread) ? 1 : -1;
-    return known > 0;
-}
-
 /* Tracker.parkBegin: at the entry of a park of LockSupport, with its blocker (NULL for
  * the parks without one, which may have set the thread's blocker before). */
 static void JNICALL native_park_begin(JNIEnv *jni, jclass cls, jint c, jint m, jthread thread, jobject blocker)
@@ -499,7 +479,7 @@ static void JNICALL native_park_begin(JNIEnv *jni, jclass cls, jint c, jint m, j
     if (!w || !thread || !atomic_load(&w->on) || !host_live(h)) return;
     jlong tid = (*jni)->GetLongField(jni, thread, w->tid);
     jobject b = blocker ? blocker : (*jni)->GetObjectField(jni, thread, w->park_blocker);
-    if (!parks_again(w, jni, tid, b) && !own_thread(h, jni, thread)) begin(h, w, jni, tid, b);
+    if (!parks_again(w, jni, tid, b) && !host_is_own_current(h, jni, thread)) begin(h, w, jni, tid, b);
 }
 
 /* Tracker.waitEnd: at the exit of a park (class 0) or of an acquire. */

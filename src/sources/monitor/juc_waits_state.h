@@ -55,18 +55,15 @@ struct lock_slot {
     _Atomic uint32_t gen_lock; /* generation << 1 | is a lock */
 };
 
-/* Where a thread's last wait was, kept with its spare (see keep_spare): a thread that
- * waits at the same place again takes its row without the tables' lookups. */
-#define SITE_FRAMES 8
-#define WALK_FRAMES 16 /* a first walk of depth + FOLD_FIRST frames kept, at most */
+/* Where a thread's last wait was, kept with its spare (see keep_spare): the first walk
+ * of that wait (when its fold needed no second one), how it folded and the trace it gave,
+ * so that a thread that waits at the same place again (the same frames) takes its row
+ * without the fold's look-ups or the tables'. */
+#define WALK_FRAMES 16 /* depth + FOLD_FIRST frames kept, at most */
 struct last_site {
-    jvmtiFrameInfo frames[SITE_FRAMES]; /* the trace's raw frames */
-    int n;                              /* 0: none kept */
-    /* The last first walk whose fold needed no second one, and that fold: the same
-     * frames again fold the same way, without looking at what each method is. */
     jvmtiFrameInfo walked[WALK_FRAMES];
-    int nwalked, top; /* nwalked 0: none kept */
-    bool in_acquire;
+    int n;           /* frames walked; 0: none kept */
+    bool in_acquire; /* how they folded */
     uint32_t serial; /* the trace's thread (thread=y), else 0 */
     struct trace *trace;
     struct class_info *cls;

@@ -96,7 +96,7 @@ static struct host *counting(JNIEnv *jni, jthread thread)
 {
     struct host *h = host_get();
     if (!h || !host_monitors(h) || atomic_load(&h->phase) != PHASE_LIVE) return NULL;
-    if (host_is_own_thread(h, jni, thread)) return NULL;
+    if (host_is_own_current(h, jni, thread)) return NULL;
     return h;
 }
 
