@@ -292,7 +292,7 @@ static void enter(struct host *h, struct cpu_signal *c, JNIEnv *jni, const struc
 static void thread_start(struct host *h, JNIEnv *jni, jthread thread)
 {
     struct cpu_signal *c = of(h);
-    if (!c || atomic_load(&c->fell_back) || host_is_own_current(h, jni, thread)) return;
+    if (!c || atomic_load(&c->fell_back) || host_is_own_thread(h, jni, thread)) return;
     struct thread_info *ti = threads_lookup(h->jvmti, thread);
     if (ti) enter(h, c, jni, &(struct running_thread){.tid = gettid(), .env = jni}, ti);
 }
