@@ -32,11 +32,15 @@ run_java "$(agent cpu=samples,interval=5,sampler=$ENGINE,file=inl.txt)" InlinedH
 hot=$(share inl.txt '^InlinedHot\.hot$')
 check "inlined hot method has >= 70% of the samples ($hot%)" bash -c "[[ $RC -eq 0 && $hot -ge 70 ]]"
 
-# 2. A 3:1 split of CPU work: within 5 points of 75/25; CPU samples near CPU time / interval.
+# 2. A 3:1 split of CPU work: within 5 points of the split the program measured with its
+#    thread's own CPU clock (75/25 when both parts run equally fast; the JIT can leave one
+#    slower for a while on a loaded machine); CPU samples near CPU time / interval.
 run_java "$(agent cpu=samples,interval=10,sampler=$ENGINE,file=split.txt)" Split 3000
 a=$(share split.txt '^Split\.partA$'); b=$(share split.txt '^Split\.partB$')
 cpu_ms=$(sed -n 's/^cpu_ms=//p' out.txt); total=$(cpu_total split.txt)
-check "3:1 split comes out 75/25 within 5 points ($a/$b)" bash -c "(( a = $a, b = $b, a + b > 0 )) && (( d = 100 * $a / ($a + $b) - 75, d >= -5 && d <= 5 ))"
+real=$(sed -n 's/^share_a=//p' out.txt)
+check "3:1 split: samples within 5 points of the CPU the parts took ($a/$b, measured ${real:-?}/$((100 - ${real:-100})))" \
+  bash -c "[[ -n '$real' ]] && (( a = $a, b = $b, a + b > 0 )) && (( d = 100 * $a / ($a + $b) - $real, d >= -5 && d <= 5 ))"
 check "samples ($total) within 20% of process CPU time / interval (${cpu_ms:-?} ms / 10)" \
   bash -c "[[ -n '$cpu_ms' ]] && (( e = $cpu_ms / 10, 5 * ($total - e) <= e && 5 * (e - $total) <= e ))"
 check "failed walks are few and labelled (<= 5%)" bash -c "(( $(share split.txt '^\[walk_failed\]') <= 5 ))"
