@@ -29,6 +29,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sources/alloc/alloc_exact.h"
 #include "sources/alloc/alloc_trace.h"
@@ -200,7 +201,7 @@ static bool ours(const struct alloc_tracker *t, jmethodID m)
 /* The trace of the allocation at site s that the Tracker's frames on top of this
  * thread's stack were called for: those frames dropped, and the top frame's location
  * the allocating instruction's (the hook follows it), as a walk at the allocation finds. */
-static struct trace *site_trace(struct host *h, JNIEnv *jni, const struct alloc_site *s)
+static struct trace *site_trace(struct host *h, struct alloc_thread *at, JNIEnv *jni, const struct alloc_site *s)
 {
     struct alloc_tracker *t = alloc_of(h);
     /* The Tracker's frames over a sample: 4 for a bytecode site, 7-8 for what the VM
@@ -228,7 +229,7 @@ static struct trace *site_trace(struct host *h, JNIEnv *jni, const struct alloc_
             struct thread_info *ti = threads_lookup(h->jvmti, NULL);
             serial = ti ? ti->serial : 0;
         }
-        tr = traces_of(&h->t.traces, h->jvmti, jni, serial, frames + skip, keep);
+        tr = alloc_thread_trace(h, at, jni, serial, frames + skip, keep);
     }
     if (frames != local) free(frames);
     return tr;
@@ -249,8 +250,11 @@ static uint32_t next_random(struct alloc_thread *at)
  * of the program's lines up with the samples. A site seen with several traces is
  * sampled one in about CAP_MANY until it has MANY_SETTLED samples (a share of its split
  * known to about 3%), then half as often for each MANY_SETTLED more, down to CAP_ONE
- * (its samples go on adding up): javac's sites called from everywhere took 280,000 walks
- * a round at one in CAP_MANY, 43,000 once settled with 1,024 to settle, 19,000 with 256.
+ * (its samples go on adding up, and each stands for every allocation since the last):
+ * javac's sites called from everywhere took 280,000 walks a round at one in CAP_MANY,
+ * 43,000 once settled with 1,024 to settle, 19,000 with 256 (a walk costs about 7 us
+ * there; HPROF_STACK_STATS=1 says how many and their CPU). With 64 to settle, 10,000,
+ * but a site's 3:1 split came out 77:23 and javac's steady rounds no faster.
  */
 static uint64_t next_mark(struct alloc_thread *at, const struct alloc_site *s, uint64_t n)
 {
@@ -274,13 +278,21 @@ static jlong JNICALL native_sampled(JNIEnv *jni, jclass tracker, jint site, jlon
     struct alloc_thread *at = t ? this_thread(t) : NULL;
     if (!s || !at || !counting(h) || at->busy || n < 1) return n + CAP_ONE;
     at->busy = true;
-    struct trace *tr = site_trace(h, jni, s);
+    struct timespec t0, t1;
+    if (t->stats.on) clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    struct trace *tr = site_trace(h, at, jni, s);
     struct class_info *ci = site_class(h, jni, s);
     uint64_t b = (uint64_t)bytes;
     if (s->kind == ASITE_NEW) b = ci ? (uint64_t)objs * instance_size(h, jni, ci) : 0;
     if (tr) alloc_sites_sample(&t->count->sites, s, tr, (uint64_t)objs, b);
     at->busy = false;
-    if (t->stats.on) atomic_fetch_add_explicit(&t->count->samples, 1, memory_order_relaxed);
+    if (t->stats.on) {
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+        atomic_fetch_add_explicit(&t->count->samples, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&t->count->sample_ns,
+                                  (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec)),
+                                  memory_order_relaxed);
+    }
     return (jlong)next_mark(at, s, (uint64_t)n);
 }
 
@@ -616,8 +628,9 @@ static void count_live(struct host *h, JNIEnv *jni, bool gc)
         site_objects_sweep_at_gc(&t->live.objects, jni, add_group_live, &t->count->sites, true);
     estimate_live(t);
     if (t->stats.on)
-        log_plain("HPROF: callers=sampled: %u sites numbered, %llu samples of callers, %u live groups",
-                  alloc_sites_count(&t->count->sites), (unsigned long long)atomic_load(&t->count->samples), ng);
+        log_plain("HPROF: callers=sampled: %u sites numbered, %llu samples of callers (%llu ms of CPU), %u live groups",
+                  alloc_sites_count(&t->count->sites), (unsigned long long)atomic_load(&t->count->samples),
+                  (unsigned long long)(atomic_load(&t->count->sample_ns) / 1000000), ng);
 }
 
 /* ---- set-up ---- */

@@ -144,6 +144,7 @@ struct alloc_count {
     jmethodID sites_sum;        /* Tracker.sitesSum */
     pthread_mutex_t merge_lock; /* one merge at a time (dumps, the timeline) */
     _Atomic uint64_t samples;   /* callers sampled (HPROF_STACK_STATS) */
+    _Atomic uint64_t sample_ns; /* ... and the thread CPU time they took */
 };
 
 struct alloc_tracker {

@@ -126,8 +126,8 @@ void alloc_thread_ended(void *p)
     thread_free(at);
 }
 
-static struct trace *trace_of(struct host *h, struct alloc_thread *at, uint32_t serial, const jvmtiFrameInfo *frames,
-                              int n, JNIEnv *jni)
+struct trace *alloc_thread_trace(struct host *h, struct alloc_thread *at, JNIEnv *jni, uint32_t serial,
+                                 const jvmtiFrameInfo *frames, int n)
 {
     uint64_t hash = traces_key_hash(serial, frames, n);
     unsigned slot = (unsigned)(hash >> 40) & (at->nslots - 1);
@@ -199,7 +199,7 @@ struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *
             struct thread_info *ti = threads_lookup(h->jvmti, thread);
             serial = ti ? ti->serial : 0;
         }
-        tr = trace_of(h, at, serial, frames + skip, keep, jni);
+        tr = alloc_thread_trace(h, at, jni, serial, frames + skip, keep);
         /* Learnt only from a walk that found the Tracker's native (and, for an object,
          * Object.<init>) on top, as called from the code site. */
         if (tr && cs && skip == top_skip && keep == depth)

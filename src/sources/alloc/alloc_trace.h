@@ -84,6 +84,10 @@ static inline struct site *site_of(struct alloc_tracker *t, struct alloc_thread 
     return s;
 }
 
+/* The trace of these frames: this thread's cached one (by the frames' hash), else the
+ * table's, found or made. */
+struct trace *alloc_thread_trace(struct host *h, struct alloc_thread *at, JNIEnv *jni, uint32_t serial,
+                                 const jvmtiFrameInfo *frames, int n);
 /* The current thread's stack, up to want frames (thread: NULL or the current thread). */
 jint alloc_walk_stack(struct host *h, JNIEnv *jni, jthread thread, jvmtiFrameInfo *frames, int want);
 /*
