@@ -77,6 +77,7 @@ struct juc_wait {
     uint32_t serial; /* the thread's, for MONITOR DUMP (0: it has no entry) */
     bool in_acquire; /* parked inside an acquire: the acquire's end counts it */
     bool parked;     /* parked now (not between two parks of one acquire) */
+    bool resolved;   /* where it waits found (at its first park's exit): in_acquire, entry */
     bool contention; /* on a lock: "waiting to enter" in MONITOR DUMP */
     uint64_t start;  /* the first park */
     struct monitor_entry *entry;
