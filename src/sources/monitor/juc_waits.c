@@ -516,6 +516,8 @@ static void JNICALL native_wait_end(JNIEnv *jni, jclass cls, jint c, jint m, jth
         take(s, tid);
         pthread_mutex_unlock(&s->lock);
         resolve(h, w, jni, x);
+        /* an acquire's wait ends at its exit, after this: the walk is not waiting */
+        if (x->in_acquire) x->start += clock_ns() - now;
         pthread_mutex_lock(&s->lock);
         taken = true;
     }
