@@ -166,18 +166,21 @@ static struct juc_wait *find(struct stripe *s, jlong tid)
     return NULL;
 }
 
-/* Into the stripe (its lock held); false without memory. */
-static bool add(struct stripe *s, struct juc_wait *x)
+/* Into the stripe (its lock held); false without memory, or when the waits were
+ * forgotten since x began (forget_all counts gen up before it clears any stripe, so a
+ * wait added before that is cleared with the rest). */
+static bool add(struct juc_waits *w, struct stripe *s, struct juc_wait *x)
 {
+    if (x->gen != atomic_load(&w->gen)) return false;
     if (!grow_array((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v)) return false;
     s->v[s->n++] = x;
     return true;
 }
 
-static bool put(struct stripe *s, struct juc_wait *x)
+static bool put(struct juc_waits *w, struct stripe *s, struct juc_wait *x)
 {
     pthread_mutex_lock(&s->lock);
-    bool ok = add(s, x);
+    bool ok = add(w, s, x);
     pthread_mutex_unlock(&s->lock);
     return ok;
 }
@@ -449,6 +452,7 @@ static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, j
     bool kept_lock = x->contention;
     const struct thread_info *ti = threads_lookup(h->jvmti, NULL);
     x->tid = tid;
+    x->gen = atomic_load(&w->gen);
     x->serial = ti ? ti->serial : 0;
     x->in_acquire = x->contention = x->resolved = false;
     x->parked = true;
@@ -465,7 +469,7 @@ static void begin(struct host *h, struct juc_waits *w, JNIEnv *jni, jlong tid, j
     }
     if (kept) (*jni)->DeleteWeakGlobalRef(jni, kept);
     x->start = clock_ns();
-    if (!put(s, x)) release(jni, x);
+    if (!put(w, s, x)) release(jni, x);
 }
 
 /* Where wait x waited, found on its thread at its first park's exit (the same frames as
@@ -524,7 +528,7 @@ static void JNICALL native_wait_end(JNIEnv *jni, jclass cls, jint c, jint m, jth
     bool ends = x && (c == C_PARK) != x->in_acquire;
     if (x && !ends) {
         if (c == C_PARK) x->parked = false; /* the acquire goes on: it may park again */
-        if (taken && !add(s, x)) {          /* back into the stripe, for the acquire's end */
+        if (taken && !add(w, s, x)) {       /* back into the stripe, for the acquire's end */
             pthread_mutex_unlock(&s->lock);
             release(jni, x);
             return;
@@ -625,6 +629,7 @@ void juc_waits_start(struct host *h, JNIEnv *jni)
 
 static void forget_all(struct juc_waits *w, JNIEnv *jni)
 {
+    atomic_fetch_add(&w->gen, 1);
     for (int i = 0; i < STRIPES; i++) {
         struct stripe *s = &w->stripes[i];
         pthread_mutex_lock(&s->lock);

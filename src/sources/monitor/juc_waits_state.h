@@ -78,6 +78,7 @@ struct juc_wait {
     bool in_acquire; /* parked inside an acquire: the acquire's end counts it */
     bool parked;     /* parked now (not between two parks of one acquire) */
     bool resolved;   /* where it waits found (at its first park's exit): in_acquire, entry */
+    uint32_t gen;    /* juc_waits.gen when it began */
     bool contention; /* on a lock: "waiting to enter" in MONITOR DUMP */
     uint64_t start;  /* the first park */
     struct monitor_entry *entry;
@@ -107,6 +108,9 @@ struct juc_waits {
     jclass aqs, aqls, stamped, lock, latch, aos, reentrant;
     _Atomic unsigned hooked[NTARGETS]; /* methods rewritten, by class */
     struct stripe stripes[STRIPES];
+    /* One more each time a session's stop forgets the waits: a wait out of its stripe
+     * meanwhile (its thread walking) is not put back after. */
+    _Atomic uint32_t gen;
     struct async_trace *walker; /* the fast walk of the parking thread; NULL: GetStackTrace */
     /* jmethodID | kind << 56 (a user-space address leaves the top byte free); a method ID
      * never names another method later, and the classes whose kinds are not K_OTHER are
