@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "sources/alloc/alloc_exact.h"
+#include "sources/alloc/alloc_site_classes.h"
 #include "sources/alloc/alloc_trace.h"
 #include "sources/hotspot/async_trace.h"
 #include "sources/resolve.h"
@@ -78,115 +79,9 @@ void alloc_counted_add(struct host *h, unsigned cnum, const cf_site_info *si)
     }
 }
 
-/* ---- the classes sites make ---- */
-
-/* Names every class loaded so far (at VM init, or when attached), so that a site's
- * class is found by its signature. */
-static void name_loaded_classes(struct host *h, JNIEnv *jni)
-{
-    jint n = 0;
-    jclass *classes = NULL;
-    /* GetLoadedClasses makes a local reference per class before n is known: a frame
-     * with room for them (HotSpot only counts the room, -Xcheck:jni checks it). */
-    if ((*jni)->PushLocalFrame(jni, 1 << 16) != 0) return;
-    if ((*h->jvmti)->GetLoadedClasses(h->jvmti, &n, &classes) != JVMTI_ERROR_NONE) {
-        (*jni)->PopLocalFrame(jni, NULL);
-        return;
-    }
-    for (jint i = 0; i < n; i++) {
-        /* what naming makes is let go of class by class */
-        if ((*jni)->PushLocalFrame(jni, 16) == 0) {
-            classes_of(&h->t.classes, h->jvmti, jni, classes[i], &h->t.ids);
-            (*jni)->PopLocalFrame(jni, NULL);
-        }
-        (*jni)->DeleteLocalRef(jni, classes[i]);
-    }
-    (*h->jvmti)->Deallocate(h->jvmti, (unsigned char *)classes);
-    (*jni)->PopLocalFrame(jni, NULL);
-}
-
 static void class_prepare(struct host *h, JNIEnv *jni, jclass cls)
 {
     classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
-}
-
-static struct class_info *class_named(struct host *h, JNIEnv *jni, const char *sig, int depth);
-
-/* The class of an array of references: made from its element's (a JNI array of length
- * 0, on a thread whose own allocations are not counted meanwhile). */
-static struct class_info *array_class(struct host *h, JNIEnv *jni, const char *sig, int depth)
-{
-    struct class_info *elem = class_named(h, jni, sig + 1, depth + 1);
-    jweak m = elem ? atomic_load(&elem->mirror) : NULL;
-    jclass ec = m ? (*jni)->NewLocalRef(jni, m) : NULL;
-    if (!ec) return NULL;
-    jobjectArray a = (*jni)->NewObjectArray(jni, 0, ec, NULL);
-    struct class_info *ci = NULL;
-    if (a) {
-        jclass ac = (*jni)->GetObjectClass(jni, a);
-        ci = classes_of(&h->t.classes, h->jvmti, jni, ac, &h->t.ids);
-        (*jni)->DeleteLocalRef(jni, ac);
-        (*jni)->DeleteLocalRef(jni, a);
-    }
-    (*jni)->ExceptionClear(jni);
-    (*jni)->DeleteLocalRef(jni, ec);
-    return ci;
-}
-
-/* A class by its signature: named already (prepared classes are), else made or found
- * (primitive arrays, the boot loader's classes). NULL when not found. */
-static struct class_info *class_named(struct host *h, JNIEnv *jni, const char *sig, int depth)
-{
-    struct class_info *ci = classes_by_signature(&h->t.classes, sig);
-    if (ci || depth > 255) return ci;
-    bool primitive_array = sig[0] == '[' && sig[strspn(sig, "[")] != 'L';
-    if (sig[0] == '[' && !primitive_array) return array_class(h, jni, sig, depth);
-    char name[1024];
-    if (primitive_array)
-        snprintf(name, sizeof name, "%s", sig);
-    else if (sig[0] == 'L' && strlen(sig) > 2)
-        snprintf(name, sizeof name, "%.*s", (int)strlen(sig) - 2, sig + 1);
-    else
-        return NULL;
-    jclass cls = (*jni)->FindClass(jni, name);
-    if (!cls) {
-        (*jni)->ExceptionClear(jni);
-        return NULL;
-    }
-    ci = classes_of(&h->t.classes, h->jvmti, jni, cls, &h->t.ids);
-    (*jni)->DeleteLocalRef(jni, cls);
-    return ci;
-}
-
-static struct class_info *site_class(struct host *h, JNIEnv *jni, struct alloc_site *s)
-{
-    struct class_info *ci = atomic_load_explicit(&s->cls, memory_order_acquire);
-    if (ci) return ci;
-    ci = class_named(h, jni, s->signature, 0);
-    ci = classes_canonical(ci);
-    if (ci) atomic_store_explicit(&s->cls, ci, memory_order_release);
-    return ci;
-}
-
-/* Bytes of every instance of a class `new` makes: measured once on an object made
- * through the JNI functions as they were (ours would count it), on a thread whose own
- * allocations are not counted meanwhile. 0 when not known. */
-static uint64_t instance_size(struct host *h, JNIEnv *jni, struct class_info *ci)
-{
-    int64_t size = atomic_load_explicit(&ci->instance_size, memory_order_relaxed);
-    if (size > 0) return (uint64_t)size;
-    struct alloc_tracker *t = alloc_of(h);
-    jweak m = atomic_load(&ci->mirror);
-    jclass cls = m ? (*jni)->NewLocalRef(jni, m) : NULL;
-    if (!cls || !t->jni_table) return 0;
-    jobject obj = t->jni_table->AllocObject(jni, cls);
-    (*jni)->ExceptionClear(jni);
-    if (obj) {
-        size = (int64_t)alloc_exact_object_size(h, obj, ci);
-        (*jni)->DeleteLocalRef(jni, obj);
-    }
-    (*jni)->DeleteLocalRef(jni, cls);
-    return size > 0 ? (uint64_t)size : 0;
 }
 
 /* ---- callers, on a sample ---- */
@@ -281,9 +176,9 @@ static jlong JNICALL native_sampled(JNIEnv *jni, jclass tracker, jint site, jlon
     struct timespec t0, t1;
     if (t->stats.on) clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     struct trace *tr = site_trace(h, at, jni, s);
-    struct class_info *ci = site_class(h, jni, s);
+    struct class_info *ci = alloc_site_class(h, jni, s);
     uint64_t b = (uint64_t)bytes;
-    if (s->kind == ASITE_NEW) b = ci ? (uint64_t)objs * instance_size(h, jni, ci) : 0;
+    if (s->kind == ASITE_NEW) b = ci ? (uint64_t)objs * alloc_instance_size(h, jni, ci) : 0;
     if (tr) alloc_sites_sample(&t->count->sites, s, tr, (uint64_t)objs, b);
     at->busy = false;
     if (t->stats.on) {
@@ -588,9 +483,9 @@ static void merge(struct host *h, JNIEnv *jni)
         struct alloc_site *s = alloc_sites_at(&c->sites, i);
         uint64_t objs = (uint64_t)v[2 * i];
         if (!s || objs <= s->given_objs) continue;
-        struct class_info *ci = site_class(h, jni, s);
+        struct class_info *ci = alloc_site_class(h, jni, s);
         if (!ci) continue; /* kept for a dump that knows the class */
-        uint64_t more = objs - s->given_objs, size = s->kind == ASITE_NEW ? instance_size(h, jni, ci) : 0;
+        uint64_t more = objs - s->given_objs, size = s->kind == ASITE_NEW ? alloc_instance_size(h, jni, ci) : 0;
         uint64_t bytes = s->kind == ASITE_NEW ? more * size : (uint64_t)v[2 * i + 1] - s->given_bytes;
         give(h, s, ci, more, bytes);
         s->given_objs = objs;
@@ -782,7 +677,7 @@ static void vm_init(struct host *h)
     alloc_exact_wrap_jni(h, jni_alloc_object, wrap_new_object);
     async_trace_vm_init(alloc_of(h)->walker, h->jvmti, NULL);
     JNIEnv *jni = NULL;
-    if ((*h->vm)->GetEnv(h->vm, (void **)&jni, JNI_VERSION_1_6) == JNI_OK) name_loaded_classes(h, jni);
+    if ((*h->vm)->GetEnv(h->vm, (void **)&jni, JNI_VERSION_1_6) == JNI_OK) alloc_name_loaded_classes(h, jni);
 }
 
 /* Samples held only while counting: a paused agent costs no sampling. */
