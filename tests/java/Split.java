@@ -3,11 +3,10 @@
  * run three times as long in A. The length of a round is drawn at random: CPU timers
  * fire on the kernel's tick (4 ms at HZ=250), and a round of fixed length can take as
  * long as a tick (this loop ran at 1 ns an iteration here: 4 ms for 4,000,000), so that
- * every sample met the same point of it and the split came out 62/36 or 86/13. Prints the process's CPU time (all its threads, from
- * /proc/self/stat) at the end, for the sample-count check, and the share of the main
- * thread's CPU each part really took (its own clock around each call): the JIT may leave
- * one part slower than the other for a while (one compiled, one not yet), and then the
- * split the samples should show is not 3:1.
+ * every sample met the same point of it and the split came out 62/36 or 86/13. Prints
+ * the process's CPU time (all its threads, from /proc/self/stat) at the end, for the
+ * sample-count check, and the share of the main thread's CPU partA really took (its own
+ * clock around each call), which the samples' split is checked against.
  */
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
