@@ -111,4 +111,3 @@ uint64_t alloc_instance_size(struct host *h, JNIEnv *jni, struct class_info *ci)
     (*jni)->DeleteLocalRef(jni, cls);
     return size > 0 ? (uint64_t)size : 0;
 }
-
