@@ -93,6 +93,7 @@ static struct cmap_node *instance_make(const void *key, void *ctx)
     long number = e ? alloc_sites_number(k->t, 1) : -1;
     struct alloc_site s = {.number = (uint32_t)number,
                            .kind = k->signature && k->signature[0] == '[' ? ASITE_ARRAY : ASITE_NEW,
+                           .made = true,
                            .cnum = k->call ? k->call->cnum : 0,
                            .mnum = k->call ? k->call->mnum : 0,
                            .bci = k->call ? k->call->bci : ASITE_NO_BCI,

@@ -40,6 +40,7 @@ struct site_trace {
 struct alloc_site {
     uint32_t number, cnum, mnum, bci, new_bci;
     uint8_t kind;
+    bool made;                        /* a site of what the VM makes (alloc_sites_made) */
     char *signature;                  /* the class made: "Lp/C;", "[I", "[[Ljava/lang/String;" */
     _Atomic(struct class_info *) cls; /* once resolved (a sample, or a dump) */
     _Atomic(struct site_trace *) traces;

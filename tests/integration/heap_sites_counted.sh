@@ -10,6 +10,10 @@
 #     250,000 (the error docs/heap-sites.md states), their sum exactly 1,000,000, both
 #     rows marked *; a site with one caller (1,000,000 long[]) exact, unmarked; 200,000
 #     new int[2][3] counted at each dimension
+#   - SitesCounted late: a site with one caller for 2,000,000 allocations, then a second
+#     caller for 200,000 of the next 400,000: the split within 2 points of the site's
+#     total, exact sum, and no more walks than such a site needs (it does not start its
+#     sampling over: 1,400 walks before, about 800 now)
 #   - SitesCounted lambdas: 300,000 capturing lambdas (Unsafe.allocateInstance, counted in
 #     Java at a site per class): exact, few stack walks, each of three callers about a
 #     third; and 2,400,000 made on 8 threads at once, exact
@@ -168,6 +172,15 @@ if command -v go >/dev/null; then
 else
   skip "pprof: the exact site totals" "go is not installed"
 fi
+
+# ---- a second caller found late: the site goes on at the pace its count has reached ----
+HPROF_STACK_STATS=1 run_java -Xverify:all "$(agent heap=sites,callers=sampled,cutoff=0,file=lt2.txt)" SitesCounted late
+la=$(count lt2.txt 'SitesCounted$Item' SitesCounted.lateA) lb=$(count lt2.txt 'SitesCounted$Item' SitesCounted.lateB)
+walks=$(stack_walks)
+check "late second caller: $la and $lb, sum exactly 2400000, lateB within 2 points of the site's total of 200000" \
+  bash -c "[[ $RC -eq 0 && $((la + lb)) -eq 2400000 && $lb -ge 152000 && $lb -le 248000 ]] && grep -qx done out.txt"
+check "late second caller: the site's sampling does not start over ($walks stack walks, fewer than 1100)" \
+  bash -c "[[ -n '$walks' && $walks -lt 1100 ]]"
 
 # ---- live estimates ----
 run_java -Xverify:all "$(agent heap=sites,callers=sampled,cutoff=0,file=l.txt)" SitesCounted live

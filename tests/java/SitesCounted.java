@@ -16,6 +16,8 @@ import java.util.List;
  * (one call inside Array.newInstance makes them all); 10,000 new int[2][3] by
  * Array.newInstance(int.class, 2, 3) (10,000 int[][], 20,000 int[]).
  * "made-live": 800,000 long[64] by Array.newInstance, every 4th kept (200,000 live).
+ * "late": one site (make) called 2,000,000 times from lateA() alone, then 400,000 times
+ * from lateA() and lateB() in turn: a second caller found late (200,000 of 2,400,000).
  * "hidden": `new` in hidden classes: 100,000 Item by a constructor reference (the lambda
  * proxy makes them) and 100,000 strings by `+` (JDK 24+ makes them in a hidden class).
  */
@@ -31,6 +33,8 @@ public class SitesCounted {
     static void lambdaC(int i) { sum += capture(i).getAsInt(); }
     static void a(int i) { sink = make(i); }
     static void b(int i) { sink = make(i); }
+    static void lateA(int i) { sink = make(i); }
+    static void lateB(int i) { sink = make(i); }
     static void single(int i) { long[] l = new long[i & 7]; sum += l.length; }
     static void multi(int i) { int[][] m = new int[2][3]; sum += m[i & 1].length; }
 
@@ -94,6 +98,12 @@ public class SitesCounted {
                 if (i < 200_000) multi(i);
             }
             System.out.println("done " + sum);
+        } else if (args[0].equals("late")) {
+            for (int i = 0; i < 2_000_000; i++) lateA(i);
+            for (int i = 0; i < 400_000; i++) {
+                if ((i & 1) == 0) lateA(i); else lateB(i);
+            }
+            System.out.println("done");
         } else if (args[0].equals("made-live")) {
             List<Object> keep = new ArrayList<>();
             for (int i = 0; i < 800_000; i++) {

@@ -44,7 +44,8 @@
 #define CAP_MANY      64           /* a site seen with several traces ... */
 #define MANY_SETTLED  256          /* ... until it has this many samples; then half as often */
 #define ELEMENT_CODES 13           /* newarray's atype 4..11, 12 for references */
-#define SAMPLE_OVER   8            /* frames walked over a sample's depth first (site_trace) */
+#define OVER_BYTECODE 5            /* frames walked over a sample's depth first (site_trace): */
+#define OVER_MADE     9            /* the Tracker's 4 or 7-8 frames, and one more to see past them */
 
 static struct alloc_count *count_of(struct host *h) { return alloc_of(h) ? alloc_of(h)->count : NULL; }
 
@@ -101,8 +102,8 @@ static struct trace *site_trace(struct host *h, struct alloc_thread *at, JNIEnv 
     struct alloc_tracker *t = alloc_of(h);
     /* The Tracker's frames over a sample: 4 for a bytecode site, 7-8 for what the VM
      * makes; more only for a deep multi-dimensional array's levels, walked again. A walk
-     * costs by the frame (5% of JDK 25's javac at depth + MAX_SKIP). */
-    int depth = host_depth(h), over = SAMPLE_OVER, want = depth + over;
+     * costs by the frame (AsyncGetCallTrace decodes each), so it asks for no more. */
+    int depth = host_depth(h), over = s->made ? OVER_MADE : OVER_BYTECODE, want = depth + over;
     jvmtiFrameInfo local[72],
         *frames = depth + MAX_SKIP <= 72 ? local : malloc((size_t)(depth + MAX_SKIP) * sizeof *frames);
     if (!frames) return NULL;
@@ -150,6 +151,12 @@ static uint32_t next_random(struct alloc_thread *at)
  * 43,000 once settled with 1,024 to settle, 19,000 with 256 (a walk costs about 7 us
  * there; HPROF_STACK_STATS=1 says how many and their CPU). With 64 to settle, 10,000,
  * but a site's 3:1 split came out 77:23 and javac's steady rounds no faster.
+ *
+ * A site that had shown one trace for long and then shows a second does not start over
+ * at CAP_MANY: its span is at least the one a site with several traces from the start
+ * would have reached at this thread's count (n / MANY_SETTLED, a power of two), since
+ * the samples it has stand for its past as well. javac's sites of rare second callers
+ * found late (a tenth of its walks in rounds 7-12) were walked from one in 64 again.
  */
 static uint64_t next_mark(struct alloc_thread *at, const struct alloc_site *s, uint64_t n)
 {
@@ -157,6 +164,7 @@ static uint64_t next_mark(struct alloc_thread *at, const struct alloc_site *s, u
     if (atomic_load_explicit(&s->ntraces, memory_order_relaxed) > 1) {
         uint32_t halvings = atomic_load_explicit(&s->samples, memory_order_relaxed) / MANY_SETTLED;
         cap = halvings >= 6 ? CAP_ONE : (uint64_t)CAP_MANY << halvings;
+        while (cap < CAP_ONE && 2 * cap * MANY_SETTLED <= n) cap *= 2;
     }
     if (n < cap) return 2 * n;
     return n + cap / 2 + next_random(at) % cap;
