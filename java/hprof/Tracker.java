@@ -981,93 +981,10 @@ public final class Tracker {
     private static native void waitEnd(int c, int m, Thread t);
 
     public static void JucEntry(int c, int m, Object blocker) {
-        if (waits) {
-            Thread t = Thread.currentThread();
-            long[] mark = parkMark(threadId(t), true);
-            if (mark != null) mark[1] = 1;
-            parkBegin(c, m, t, blocker);
-        }
+        if (waits) parkBegin(c, m, Thread.currentThread(), blocker);
     }
 
-    /* A park's exit (c 0) always tells the agent; an acquire's only if its thread parked
-     * since its last acquire's end, since only a park begins a wait. */
     public static void JucExit(int c, int m) {
-        if (waits) {
-            Thread t = Thread.currentThread();
-            if (c != 0) {
-                long[] mark = parkMark(threadId(t), false);
-                if (mark != null && mark[1] == 0) return;
-                if (mark != null) mark[1] = 0;
-            }
-            waitEnd(c, m, t);
-        }
-    }
-
-    /*
-     * Which threads parked since their last acquire's end, so that the end of an acquire
-     * that never parked (most of them where a lock is handed around: an acquire spins
-     * before it parks) makes no call into the agent, which cost a lock handed among 4
-     * threads about a point. A thread's mark {thread id, 1 once it parked} is written by
-     * that thread alone; the table finds it by open addressing on the id, and is changed
-     * (a mark added, the marks of ended threads dropped) only under the lock. A thread
-     * with no mark has not parked since the table last dropped it: nothing to end.
-     */
-    private static volatile long[][] pTable = new long[MIN_SLOTS][];
-    private static Thread[] pOwners = new Thread[MIN_SLOTS];
-    private static int pUsed;
-
-    private static long[] parkMark(long id, boolean make) {
-        long[][] t = pTable;
-        int mask = t.length - 1;
-        for (int i = (int) id & mask; t[i] != null; i = (i + 1) & mask)
-            if (t[i][0] == id) return t[i];
-        return make ? newParkMark(id) : null;
-    }
-
-    @DontInline
-    private static long[] newParkMark(long id) {
-        lock();
-        try {
-            long[][] t = pTable;
-            int mask = t.length - 1, i = (int) id & mask;
-            for (; t[i] != null; i = (i + 1) & mask)
-                if (t[i][0] == id) return t[i];
-            if (2 * (pUsed + 1) > t.length) {
-                pRebuild();
-                t = pTable;
-                mask = t.length - 1;
-                for (i = (int) id & mask; t[i] != null; i = (i + 1) & mask) {}
-            }
-            long[] mark = {id, 0};
-            pOwners[i] = Thread.currentThread();
-            pUsed++;
-            t[i] = mark;
-            return mark;
-        } finally {
-            unlock();
-        }
-    }
-
-    /* The marks of live threads into a table at most a quarter full (lock held). */
-    private static void pRebuild() {
-        long[][] t = pTable;
-        Thread[] o = pOwners;
-        int live = 0;
-        for (int i = 0; i < t.length; i++)
-            if (t[i] != null && o[i].isAlive()) live++;
-        int n = MIN_SLOTS;
-        while (n < 4 * (live + 1)) n *= 2;
-        long[][] nt = new long[n][];
-        Thread[] no = new Thread[n];
-        for (int i = 0; i < t.length; i++) {
-            if (t[i] == null || !o[i].isAlive()) continue;
-            int j = (int) t[i][0] & (n - 1);
-            while (nt[j] != null) j = (j + 1) & (n - 1);
-            nt[j] = t[i];
-            no[j] = o[i];
-        }
-        pOwners = no;
-        pUsed = live;
-        pTable = nt;
+        if (waits) waitEnd(c, m, Thread.currentThread());
     }
 }

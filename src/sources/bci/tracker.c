@@ -392,14 +392,6 @@ static void JNICALL native_counted(JNIEnv *jni, jclass cls, jlong tid, jlongArra
 static void JNICALL native_lock(JNIEnv *jni, jclass cls) { pthread_mutex_lock(&host_tracker(host_get())->lock); }
 static void JNICALL native_unlock(JNIEnv *jni, jclass cls) { pthread_mutex_unlock(&host_tracker(host_get())->lock); }
 
-bool tracker_bind_lock(JNIEnv *jni, jclass cls)
-{
-    JNINativeMethod locks[] = {{"lock", "()V", (void *)native_lock}, {"unlock", "()V", (void *)native_unlock}};
-    if (cls && (*jni)->RegisterNatives(jni, cls, locks, 2) == 0) return true;
-    (*jni)->ExceptionClear(jni);
-    return false;
-}
-
 /* Tracker.openCalls (timing=gprof), on the thread, at its first count. */
 static jlongArray JNICALL native_open_calls(JNIEnv *jni, jclass cls) { return call_counts_open_calls(host_get(), jni); }
 
@@ -475,7 +467,6 @@ static void start(struct host *h, JNIEnv *jni)
     if (!cls) (*jni)->ExceptionClear(jni);
     if (!instruments(h->opt)) { /* monitor=y's hooks: the class is loaded, its file can go */
         if (cls) t->cls = (*jni)->NewGlobalRef(jni, cls);
-        tracker_bind_lock(jni, cls);
         remove_tracker_class(t);
         return;
     }
@@ -487,7 +478,8 @@ static void start(struct host *h, JNIEnv *jni)
     }
     t->cls = (*jni)->NewGlobalRef(jni, cls);
     remove_tracker_class(t); /* loaded now; nothing will look for the file again */
-    tracker_bind_lock(jni, cls);
+    JNINativeMethod locks[] = {{"lock", "()V", (void *)native_lock}, {"unlock", "()V", (void *)native_unlock}};
+    if ((*jni)->RegisterNatives(jni, cls, locks, 2) != 0) (*jni)->ExceptionClear(jni);
     if (alloc_tracker_exact(h)) alloc_tracker_vm_init(h, jni);
     if (alloc_tracker_counted(h)) hidden_classes_bind(h, jni, cls);
     if (!wants_times(h)) return;

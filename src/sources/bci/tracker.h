@@ -30,10 +30,6 @@
 
 struct host;
 
-/* Binds the Tracker's lock and unlock (its tables change under the agent's mutex), which
- * every mode that calls the Tracker needs; false if cls is NULL or they do not match. */
-bool tracker_bind_lock(JNIEnv *jni, jclass cls);
-
 /* timing=gprof: what every thread has counted so far, to the traces (before a dump). */
 void tracker_collect(struct host *h, JNIEnv *jni);
 

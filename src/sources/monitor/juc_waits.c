@@ -588,8 +588,7 @@ static bool bind(struct juc_waits *w, JNIEnv *jni)
         {"parkBegin", "(IILjava/lang/Thread;Ljava/lang/Object;)V", (void *)native_park_begin},
         {"waitEnd", "(IILjava/lang/Thread;)V", (void *)native_wait_end},
     };
-    /* (the parks' marks are made under the Tracker's lock: Tracker.parkMark) */
-    if (!w->tracker || !w->flag || !w->tid || !w->park_blocker || !tracker_bind_lock(jni, w->tracker) ||
+    if (!w->tracker || !w->flag || !w->tid || !w->park_blocker ||
         (*jni)->RegisterNatives(jni, w->tracker, natives, 2) != 0) {
         (*jni)->ExceptionClear(jni);
         w->flag = NULL; /* so that no session turns on hooks whose natives are not there */
