@@ -415,11 +415,11 @@ static int by_live_bytes(const void *x, const void *y)
     return (a->id > b->id) - (a->id < b->id);
 }
 
-/* What every site adds up to; each site is put in rows[] when rows is not NULL. */
-static struct site_totals sum_sites(struct site_table *st, struct site **rows, double cutoff)
+/* What the first n sites add up to; each is put in rows[] (room for n) when rows is not
+ * NULL. n is the caller's count: allocating threads add sites meanwhile. */
+static struct site_totals sum_sites(struct site_table *st, struct site **rows, uint32_t n, double cutoff)
 {
     struct site_totals tot = {0, 0, 0, 0, cutoff};
-    uint32_t n = sites_count(st);
     for (uint32_t i = 0; i < n; i++) {
         struct site *s = sites_by_id(st, i + 1);
         if (rows) rows[i] = s;
@@ -489,7 +489,7 @@ bool report_sites(struct report *r, JNIEnv *jni, double cutoff)
     uint32_t n = sites_count(st);
     struct site **rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) return true;
-    struct site_totals tot = sum_sites(st, rows, cutoff);
+    struct site_totals tot = sum_sites(st, rows, n, cutoff);
     qsort(rows, n, sizeof *rows, by_live_bytes);
     int keep = report_top(r, keep_sites(rows, n, &tot));
     output_lock(&r->out);
@@ -507,7 +507,7 @@ bool report_heap_summary(struct report *r, JNIEnv *jni)
     if (!st || !r->writer->heap_summary) return false;
     alloc_tracker_count_live(r->h, jni);
     sites_show_counts(st, false);
-    struct site_totals tot = sum_sites(st, NULL, 0);
+    struct site_totals tot = sum_sites(st, NULL, sites_count(st), 0);
     output_lock(&r->out);
     r->writer->heap_summary(&r->wctx, &tot);
     output_unlock(&r->out);
