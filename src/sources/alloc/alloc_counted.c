@@ -45,7 +45,7 @@
 #define MANY_SETTLED  256          /* ... until it has this many samples; then half as often */
 #define ELEMENT_CODES 13           /* newarray's atype 4..11, 12 for references */
 #define OVER_BYTECODE 5            /* frames walked over a sample's depth first (site_trace): */
-#define OVER_MADE     9            /* the Tracker's 4 or 7-8 frames, and one more to see past them */
+#define OVER_MADE     9            /* the Tracker's 4, or 7-8 (or 4 + a level of a multi-array's) */
 
 static struct alloc_count *count_of(struct host *h) { return alloc_of(h) ? alloc_of(h)->count : NULL; }
 
@@ -87,13 +87,6 @@ static void class_prepare(struct host *h, JNIEnv *jni, jclass cls)
 
 /* ---- callers, on a sample ---- */
 
-static bool ours(const struct alloc_tracker *t, jmethodID m)
-{
-    for (int i = 0; i < t->nskip; i++)
-        if (t->skip[i] == m) return true;
-    return false;
-}
-
 /* The trace of the allocation at site s that the Tracker's frames on top of this
  * thread's stack were called for: those frames dropped, and the top frame's location
  * the allocating instruction's (the hook follows it), as a walk at the allocation finds. */
@@ -101,21 +94,21 @@ static struct trace *site_trace(struct host *h, struct alloc_thread *at, JNIEnv 
 {
     struct alloc_tracker *t = alloc_of(h);
     /* The Tracker's frames over a sample: 4 for a bytecode site, 7-8 for what the VM
-     * makes; more only for a deep multi-dimensional array's levels, walked again. A walk
-     * costs by the frame (AsyncGetCallTrace decodes each), so it asks for no more. */
-    int depth = host_depth(h), over = s->made ? OVER_MADE : OVER_BYTECODE, want = depth + over;
+     * makes, 4 and one a level for a multi-dimensional array's inner arrays (past the
+     * fifth level walked again). A walk costs by the frame (AsyncGetCallTrace decodes
+     * each), so it asks for no more. */
+    int over = s->made || s->kind == ASITE_MULTI ? OVER_MADE : OVER_BYTECODE;
+    int depth = host_depth(h), want = depth + over;
     jvmtiFrameInfo local[72],
         *frames = depth + MAX_SKIP <= 72 ? local : malloc((size_t)(depth + MAX_SKIP) * sizeof *frames);
     if (!frames) return NULL;
     struct trace *tr = NULL;
     jint n = alloc_walk_stack(h, jni, NULL, frames, want);
-    int skip = 0;
-    while (skip < n && skip < over && ours(t, frames[skip].method)) skip++;
+    int skip = alloc_frames_skipped(t, frames, n, over);
     if (skip == over && n == want && over < MAX_SKIP) {
         over = MAX_SKIP;
         n = alloc_walk_stack(h, jni, NULL, frames, depth + over);
-        skip = 0;
-        while (skip < n && skip < over && ours(t, frames[skip].method)) skip++;
+        skip = alloc_frames_skipped(t, frames, n, over);
     }
     if (n >= 0 && skip < n) {
         if (s->new_bci != ASITE_NO_BCI) frames[skip].location = s->new_bci;

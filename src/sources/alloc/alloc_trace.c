@@ -157,11 +157,18 @@ jint alloc_walk_stack(struct host *h, JNIEnv *jni, jthread thread, jvmtiFrameInf
     return n;
 }
 
-static bool skipped(struct alloc_tracker *t, jmethodID m)
+static bool skipped(const struct alloc_tracker *t, jmethodID m)
 {
     for (int i = 0; i < t->nskip; i++)
         if (t->skip[i] == m) return true;
     return false;
+}
+
+int alloc_frames_skipped(const struct alloc_tracker *t, const jvmtiFrameInfo *frames, int n, int max)
+{
+    int skip = 0;
+    while (skip < n && skip < max && skipped(t, frames[skip].method)) skip++;
+    return skip;
 }
 
 /*
@@ -191,8 +198,7 @@ struct trace *alloc_site_trace(struct host *h, struct alloc_thread *at, JNIEnv *
         if (n > 0 && frames[0].method &&
             (frames[0].method == t->clone_hooks[0] || frames[0].method == t->clone_hooks[1]))
             as_clone(t, frames, n);
-        int skip = 0;
-        while (skip < n && skip < MAX_SKIP && skipped(t, frames[skip].method)) skip++;
+        int skip = alloc_frames_skipped(t, frames, n, MAX_SKIP);
         int keep = n - skip < depth ? n - skip : depth;
         uint32_t serial = 0;
         if (h->opt->thread) {

@@ -90,6 +90,9 @@ struct trace *alloc_thread_trace(struct host *h, struct alloc_thread *at, JNIEnv
                                  const jvmtiFrameInfo *frames, int n);
 /* The current thread's stack, up to want frames (thread: NULL or the current thread). */
 jint alloc_walk_stack(struct host *h, JNIEnv *jni, jthread thread, jvmtiFrameInfo *frames, int want);
+/* How many of the n frames on top (at most max) are the agent's own (the Tracker's, its
+ * hooks', Object.<init>'s: not the allocation site). */
+int alloc_frames_skipped(const struct alloc_tracker *t, const jvmtiFrameInfo *frames, int n, int max);
 /*
  * The allocation site of the current thread (thread NULL), or of the thread a JVMTI
  * event names: its stack without our frames (the walk takes top_skip more frames than
